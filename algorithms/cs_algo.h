@@ -1,0 +1,60 @@
+/*
+ * cs_algo.h - the algorithm registry: {collective, name, description,
+ * parameters, build function, alpha-beta cost}.
+ *
+ * A generator is a pure function of (collective descriptor, parameters):
+ * it builds a schedule with the builder API of core/cs_sched.h and never
+ * touches a transport.  Every generator handles every rank count P >= 1, or
+ * returns CS_ERR_UNSUPPORTED with a message that says what it does not
+ * support.
+ */
+#ifndef CS_ALGO_H
+#define CS_ALGO_H
+
+#include "cs_params.h"
+#include "cs_sched.h"
+
+typedef struct cs_param_desc {
+    const char *key;
+    const char *def;  /* default shown to users ("1", "auto", ...) */
+    const char *help; /* one line */
+} cs_param_desc_t;
+
+/* Alpha-beta model inputs for the closed-form cost. */
+typedef struct cs_ab_model {
+    double alpha; /* latency per message, seconds */
+    double beta;  /* seconds per byte (1 / bandwidth) */
+    double gamma; /* seconds per byte reduced (0 to ignore) */
+} cs_ab_model_t;
+
+typedef struct cs_algo {
+    cs_coll_t coll;
+    const char *name;
+    const char *desc; /* one line */
+    const cs_param_desc_t *params; /* terminated by {NULL} */
+    /* Build the schedule.  On success *out owns a complete schedule and
+     * CS_OK is returned; on failure *out is untouched, err says why and
+     * nothing is leaked.  Must read its parameters with the cs_params_get*
+     * getters (unknown keys are rejected by the caller afterwards). */
+    int (*build)(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **out,
+                 cs_err_t *err);
+    /* Closed-form alpha-beta time (seconds) of this algorithm for a message
+     * of `bytes` on P ranks (Ben-Nun & Hoefler style), or NULL when there is
+     * no simple formula.  Parameters as for build (may be ignored). */
+    double (*cost)(const cs_coll_desc_t *desc, cs_params_t *params, double bytes,
+                   const cs_ab_model_t *m);
+} cs_algo_t;
+
+/* Registry access.  Entries are ordered by collective, then as listed. */
+int cs_algo_count(void);
+const cs_algo_t *cs_algo_at(int i);
+/* NULL when (coll, name) is not registered. */
+const cs_algo_t *cs_algo_find(cs_coll_t coll, const char *name);
+
+/* Build with error reporting and parameter checking: unknown parameter keys
+ * are an error; the schedule's meta data (algorithm name and parameters) is
+ * recorded.  Returns a cs_status_t. */
+int cs_algo_build(const cs_algo_t *a, const cs_coll_desc_t *desc, cs_params_t *params,
+                  cs_sched_t **out, cs_err_t *err);
+
+#endif /* CS_ALGO_H */

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# setup.sh - install the Debian packages collstep needs (idempotent: quick
+# when everything is installed) and configure + build into ./build.
+#
+#   scripts/setup.sh            packages + release build in ./build
+#   scripts/setup.sh --deps     packages only
+#   CS_BUILD_DIR=dir CS_CMAKE_ARGS="-DCS_SANITIZE=ON" scripts/setup.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(
+  build-essential cmake ninja-build pkg-config git python3
+  clang libclang-rt-14-dev afl++           # fuzzing (libFuzzer, AFL++)
+  libsimgrid-dev                            # sim/: SimGrid 3.32 (smpicc, smpirun)
+  libigraph-dev                             # platforms/: topology graphs
+  libfabric-dev libfabric-bin               # exec/: libfabric transport
+  libpmix-dev openmpi-bin libopenmpi-dev    # exec/: PMIx bootstrap, mpirun, baseline
+  gnuplot-nox                               # traces/: utilization plots
+  iproute2                                  # tests: network namespaces
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "setup: missing packages: ${missing[*]} (run as root, or install them)" >&2
+    exit 1
+  fi
+  echo "setup: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+[ "${1:-}" = "--deps" ] && exit 0
+
+build=${CS_BUILD_DIR:-build}
+# shellcheck disable=SC2086
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=${CS_BUILD_TYPE:-RelWithDebInfo} ${CS_CMAKE_ARGS:-} >/dev/null
+cmake --build "$build" -j "$(nproc)"
