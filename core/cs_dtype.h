@@ -41,7 +41,10 @@ uint16_t cs_float_to_bf16(float f);
  * full input vector) is a small value chosen so that any reduction of up to
  * 2^16 ranks, in any order, is exact in every type (sums of small integers;
  * products of +-1 and a few 2s for prod).  Used by the interpreter and by
- * live runs so results can be checked exactly. */
+ * live runs so results can be checked exactly.  Data-movement collectives
+ * (allgather, broadcast, alltoall) should use CS_OP_MIN or CS_OP_MAX data:
+ * every (rank, element) pair has its own value there, while sum data is
+ * mostly zeros (most ranks contribute nothing to a given element). */
 void cs_test_fill(cs_dtype_t dt, cs_op_t op, void *buf, uint64_t n, int rank, uint64_t first);
 /* Expected value (as double) of element i after reducing the inputs of
  * ranks [0, nranks) with op, and the input value of one rank. */
@@ -55,5 +58,15 @@ double cs_test_input(cs_dtype_t dt, cs_op_t op, int rank, uint64_t i);
  * (non-root of reduce) return 0. */
 uint64_t cs_test_check(const cs_coll_desc_t *desc, cs_dtype_t dt, cs_op_t op, uint64_t count,
                        int rank, const void *out, uint64_t out_first, uint64_t out_n);
+
+/* Like cs_test_check, also reporting the global element index of the first
+ * wrong element (CS_TEST_NO_INDEX when none) and the largest absolute error
+ * (infinity for NaN); either pointer may be NULL. */
+#define CS_TEST_NO_INDEX UINT64_MAX
+uint64_t cs_test_check_detail(const cs_coll_desc_t *desc, cs_dtype_t dt, cs_op_t op,
+                              uint64_t count, int rank, const void *out, uint64_t out_first,
+                              uint64_t out_n, uint64_t *first_bad, double *max_abs_err);
+/* Element k of a buffer of type dt, as double (NaN for an unknown type). */
+double cs_test_load(cs_dtype_t dt, const void *buf, uint64_t k);
 
 #endif /* CS_DTYPE_H */
