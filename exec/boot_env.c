@@ -1,0 +1,268 @@
+/*
+ * boot_env.c - launcher-less bootstrap: RANK, WORLD_SIZE, MASTER_ADDR
+ * (default 127.0.0.1) and MASTER_PORT (default 29500), as in PyTorch.
+ *
+ * Rank 0 listens on MASTER_ADDR:MASTER_PORT; every other rank connects
+ * (retrying while the listener is not up yet) and introduces itself with
+ * {magic, rank, size}.  The connections stay open for the run: allgather is
+ * a gather to rank 0 followed by a broadcast, barrier a one-byte allgather.
+ * Every socket operation waits in poll() bounded by the deadline of the
+ * call, so a rank that never comes, or dies (EOF / reset), ends the call
+ * with an error naming it instead of a hang.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cs_boot.h"
+#include "cs_log.h"
+
+#define ENV_MAGIC 0x63736274u /* "csbt" */
+
+typedef struct boot_env {
+    cs_boot_t base; /* first member */
+    int listen_fd;
+    int *fds; /* rank 0: fds[r] connection to rank r; others: fds[0] to rank 0 */
+} boot_env_t;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Read or write exactly len bytes before `deadline`. */
+static int io_full(int fd, void *buf, size_t len, int wr, double deadline, int me, int peer,
+                   cs_err_t *err)
+{
+    char *p = buf;
+    while (len > 0) {
+        double left = deadline - now_s();
+        if (left <= 0)
+            return cs_err_set(err, CS_ERR_TIMEOUT,
+                              "rank %d: timed out in the bootstrap waiting for rank %d", me, peer);
+        struct pollfd pfd = {.fd = fd, .events = wr ? POLLOUT : POLLIN};
+        int pr = poll(&pfd, 1, (int)(left * 1000) + 1);
+        if (pr < 0 && errno == EINTR)
+            continue;
+        if (pr == 0)
+            continue;
+        ssize_t n = wr ? send(fd, p, len, MSG_NOSIGNAL) : recv(fd, p, len, 0);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (n <= 0)
+            return cs_err_set(err, CS_ERR_PEER,
+                              "rank %d: lost the bootstrap connection to rank %d (%s): did it "
+                              "die?",
+                              me, peer, n == 0 ? "closed" : strerror(errno));
+        p += n;
+        len -= (size_t)n;
+    }
+    return CS_OK;
+}
+
+static int env_allgather(cs_boot_t *b, const void *mine, size_t len, void *all, cs_err_t *err)
+{
+    boot_env_t *e = (boot_env_t *)b;
+    double deadline = now_s() + b->timeout_s;
+    int st = CS_OK;
+    if (b->rank != 0) {
+        st = io_full(e->fds[0], (void *)mine, len, 1, deadline, b->rank, 0, err);
+        if (st == CS_OK)
+            st = io_full(e->fds[0], all, len * (size_t)b->size, 0, deadline, b->rank, 0, err);
+        return st;
+    }
+    memcpy(all, mine, len);
+    for (int r = 1; r < b->size && st == CS_OK; r++)
+        st = io_full(e->fds[r], (char *)all + (size_t)r * len, len, 0, deadline, 0, r, err);
+    for (int r = 1; r < b->size && st == CS_OK; r++)
+        st = io_full(e->fds[r], all, len * (size_t)b->size, 1, deadline, 0, r, err);
+    return st;
+}
+
+static int env_barrier(cs_boot_t *b, cs_err_t *err)
+{
+    char one = 1, *all = calloc((size_t)b->size, 1);
+    if (!all)
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    int st = env_allgather(b, &one, 1, all, err);
+    free(all);
+    return st;
+}
+
+static void env_close(cs_boot_t *b)
+{
+    boot_env_t *e = (boot_env_t *)b;
+    if (!e)
+        return;
+    for (int r = 0; e->fds && r < b->size; r++)
+        if (e->fds[r] >= 0)
+            close(e->fds[r]);
+    if (e->listen_fd >= 0)
+        close(e->listen_fd);
+    free(e->fds);
+    free(e);
+}
+
+static const cs__boot_ops_t env_ops = {
+    .size = sizeof(cs__boot_ops_t),
+    .name = "env",
+    .allgather = env_allgather,
+    .barrier = env_barrier,
+    .close = env_close,
+};
+
+static int env_int(const char *name, long def, long min, long max, long *out, cs_err_t *err)
+{
+    const char *s = getenv(name);
+    if (!s) {
+        if (def < min)
+            return cs_err_set(err, CS_ERR_NOTFOUND, "environment variable %s is not set", name);
+        *out = def;
+        return CS_OK;
+    }
+    char *end = NULL;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || v < min || v > max)
+        return cs_err_set(err, CS_ERR_PARSE, "%s: expected an integer in [%ld, %ld], found '%s'",
+                          name, min, max, s);
+    *out = v;
+    return CS_OK;
+}
+
+static int resolve(const char *host, long port, struct sockaddr_in *sa, cs_err_t *err)
+{
+    struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM}, *res = NULL;
+    int rc = getaddrinfo(host, NULL, &hints, &res);
+    if (rc || !res)
+        return cs_err_set(err, CS_ERR_NOTFOUND, "MASTER_ADDR '%s': %s", host, gai_strerror(rc));
+    memcpy(sa, res->ai_addr, sizeof(*sa));
+    sa->sin_port = htons((uint16_t)port);
+    freeaddrinfo(res);
+    return CS_OK;
+}
+
+static int root_accept(boot_env_t *e, const struct sockaddr_in *sa, double deadline,
+                       cs_err_t *err)
+{
+    int one = 1, me = 0, size = e->base.size;
+    e->listen_fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (e->listen_fd < 0)
+        return cs_err_set(err, CS_ERR_IO, "socket: %s", strerror(errno));
+    setsockopt(e->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (bind(e->listen_fd, (const struct sockaddr *)sa, sizeof(*sa)) ||
+        listen(e->listen_fd, size))
+        return cs_err_set(err, CS_ERR_IO, "rank 0: cannot listen on MASTER_PORT %d: %s",
+                          ntohs(sa->sin_port), strerror(errno));
+    for (int got = 1; got < size;) {
+        double left = deadline - now_s();
+        struct pollfd pfd = {.fd = e->listen_fd, .events = POLLIN};
+        if (left <= 0 || poll(&pfd, 1, (int)(left * 1000) + 1) == 0) {
+            int missing = -1;
+            for (int r = 1; r < size && missing < 0; r++)
+                if (e->fds[r] < 0)
+                    missing = r;
+            return cs_err_set(err, CS_ERR_TIMEOUT,
+                              "rank 0: timed out waiting for rank %d (and %d others) to join",
+                              missing, size - got - 1);
+        }
+        int fd = accept(e->listen_fd, NULL, NULL);
+        if (fd < 0)
+            continue;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        uint32_t hello[3];
+        cs_err_t tmp;
+        cs_err_clear(&tmp);
+        if (io_full(fd, hello, sizeof(hello), 0, deadline, me, -1, &tmp) != CS_OK ||
+            hello[0] != ENV_MAGIC) {
+            close(fd);
+            continue;
+        }
+        int r = (int)hello[1];
+        if ((int)hello[2] != size || r < 1 || r >= size || e->fds[r] >= 0) {
+            close(fd);
+            return cs_err_set(err, CS_ERR_MISMATCH,
+                              "rank 0: a process claiming rank %d of %u joined a job of %d ranks",
+                              r, hello[2], size);
+        }
+        e->fds[r] = fd;
+        got++;
+    }
+    return CS_OK;
+}
+
+static int child_connect(boot_env_t *e, const struct sockaddr_in *sa, double deadline,
+                         cs_err_t *err)
+{
+    int one = 1;
+    for (;;) {
+        int fd = socket(AF_INET, SOCK_STREAM, 0);
+        if (fd < 0)
+            return cs_err_set(err, CS_ERR_IO, "socket: %s", strerror(errno));
+        if (connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0) {
+            setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+            e->fds[0] = fd;
+            break;
+        }
+        close(fd);
+        if (now_s() > deadline)
+            return cs_err_set(err, CS_ERR_TIMEOUT,
+                              "rank %d: timed out connecting to rank 0 at MASTER_ADDR:"
+                              "MASTER_PORT (%s:%d)",
+                              e->base.rank, inet_ntoa(sa->sin_addr), ntohs(sa->sin_port));
+        usleep(20000);
+    }
+    uint32_t hello[3] = {ENV_MAGIC, (uint32_t)e->base.rank, (uint32_t)e->base.size};
+    return io_full(e->fds[0], hello, sizeof(hello), 1, deadline, e->base.rank, 0, err);
+}
+
+int cs__boot_env_open(const cs_boot_config_t *cfg, cs_boot_t **out, cs_err_t *err)
+{
+    long rank = 0, size = 0, port = 0;
+    int st = env_int("WORLD_SIZE", -1, 1, 1 << 20, &size, err);
+    if (st == CS_OK)
+        st = env_int("RANK", -1, 0, size - 1, &rank, err);
+    if (st == CS_OK)
+        st = env_int("MASTER_PORT", 29500, 1, 65535, &port, err);
+    if (st != CS_OK)
+        return st;
+    const char *host = getenv("MASTER_ADDR") ? getenv("MASTER_ADDR") : "127.0.0.1";
+    struct sockaddr_in sa;
+    st = resolve(host, port, &sa, err);
+    if (st != CS_OK)
+        return st;
+    boot_env_t *e = calloc(1, sizeof(*e));
+    if (!e)
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    e->base.ops = &env_ops;
+    e->base.rank = (int)rank;
+    e->base.size = (int)size;
+    e->base.timeout_s = cfg->timeout_s;
+    e->listen_fd = -1;
+    e->fds = malloc((size_t)size * sizeof(int));
+    if (!e->fds) {
+        free(e);
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    }
+    for (long r = 0; r < size; r++)
+        e->fds[r] = -1;
+    double deadline = now_s() + cfg->timeout_s;
+    st = rank == 0 ? root_accept(e, &sa, deadline, err) : child_connect(e, &sa, deadline, err);
+    if (st != CS_OK) {
+        env_close(&e->base);
+        return st;
+    }
+    CS_INFO("exec", "env bootstrap: rank %ld of %ld via %s:%ld", rank, size, host, port);
+    *out = &e->base;
+    return CS_OK;
+}

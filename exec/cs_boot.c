@@ -1,0 +1,101 @@
+/*
+ * cs_boot.c - bootstrap selection and the collectives shared by all
+ * bootstraps (the "same schedule, same arguments" check).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_boot.h"
+
+int cs_boot_open(const cs_boot_config_t *cfg, cs_boot_t **out, cs_err_t *err)
+{
+    cs_boot_config_t c = *cfg;
+    if (c.timeout_s <= 0)
+        c.timeout_s = 60;
+    const char *force = c.force;
+    if (force && strcmp(force, "pmix") == 0)
+        return cs__boot_pmix_open(&c, out, err);
+    if (force && strcmp(force, "env") == 0)
+        return cs__boot_env_open(&c, out, err);
+    if (force && *force)
+        return cs_err_set(err, CS_ERR_INVAL, "unknown bootstrap '%s' (pmix, env)", force);
+    if (getenv("PMIX_RANK") && getenv("PMIX_NAMESPACE"))
+        return cs__boot_pmix_open(&c, out, err);
+    if (getenv("RANK") && getenv("WORLD_SIZE"))
+        return cs__boot_env_open(&c, out, err);
+    return cs_err_set(err, CS_ERR_NOTFOUND,
+                      "no launcher found: start under mpirun / srun --mpi=pmix, or set RANK, "
+                      "WORLD_SIZE, MASTER_ADDR and MASTER_PORT");
+}
+
+void cs_boot_close(cs_boot_t *b)
+{
+    if (b)
+        b->ops->close(b);
+}
+
+int cs_boot_rank(const cs_boot_t *b)
+{
+    return b->rank;
+}
+
+int cs_boot_size(const cs_boot_t *b)
+{
+    return b->size;
+}
+
+const char *cs_boot_kind(const cs_boot_t *b)
+{
+    return b->ops->name;
+}
+
+int cs_boot_allgather(cs_boot_t *b, const void *mine, size_t len, void *all, cs_err_t *err)
+{
+    return b->ops->allgather(b, mine, len, all, err);
+}
+
+int cs_boot_barrier(cs_boot_t *b, cs_err_t *err)
+{
+    return b->ops->barrier(b, err);
+}
+
+#define ARGS_MAX 400
+
+typedef struct same_rec {
+    uint64_t digest;
+    char args[ARGS_MAX];
+} same_rec_t;
+
+int cs_boot_check_same(cs_boot_t *b, uint64_t digest, const char *args, cs_err_t *err)
+{
+    same_rec_t mine;
+    memset(&mine, 0, sizeof(mine));
+    mine.digest = digest;
+    snprintf(mine.args, sizeof(mine.args), "%s", args ? args : "");
+    same_rec_t *all = calloc((size_t)b->size, sizeof(*all));
+    if (!all)
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    int st = cs_boot_allgather(b, &mine, sizeof(mine), all, err);
+    if (st == CS_OK) {
+        for (int r = 1; r < b->size; r++) {
+            if (strcmp(all[r].args, all[0].args) != 0) {
+                st = cs_err_set(err, CS_ERR_MISMATCH,
+                                "rank %d was started with different arguments than rank 0: "
+                                "rank 0 has '%s', rank %d has '%s'",
+                                r, all[0].args, r, all[r].args);
+                break;
+            }
+            if (all[r].digest != all[0].digest) {
+                st = cs_err_set(err, CS_ERR_MISMATCH,
+                                "rank %d built a different schedule than rank 0 (digest "
+                                "%016llx vs %016llx)",
+                                r, (unsigned long long)all[r].digest,
+                                (unsigned long long)all[0].digest);
+                break;
+            }
+        }
+    }
+    free(all);
+    return st;
+}

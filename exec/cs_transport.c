@@ -1,0 +1,44 @@
+/*
+ * cs_transport.c - the shared "not supported" stubs and the transport
+ * constructor table.  A transport points missing operations here so the
+ * engine never tests for NULL.
+ */
+#include <string.h>
+
+#include "cs_transport.h"
+
+int cs_tp_nosup_get_addr(cs_tp_t *tp, void *buf, size_t *len)
+{
+    (void)tp, (void)buf, (void)len;
+    return CS_ERR_UNSUPPORTED;
+}
+
+int cs_tp_nosup_insert_addrs(cs_tp_t *tp, const void *blobs, size_t slot, const size_t *lens)
+{
+    (void)tp, (void)blobs, (void)slot, (void)lens;
+    return CS_ERR_UNSUPPORTED;
+}
+
+int cs_tp_nosup_mr_reg(cs_tp_t *tp, void *buf, size_t len, void **mr)
+{
+    (void)tp, (void)buf, (void)len, (void)mr;
+    return CS_ERR_UNSUPPORTED;
+}
+
+void cs_tp_nosup_mr_dereg(cs_tp_t *tp, void *mr)
+{
+    (void)tp, (void)mr;
+}
+
+int cs_tp_nosup_cancel(cs_tp_t *tp, cs_tp_req_t *req)
+{
+    (void)tp, (void)req;
+    return CS_ERR_UNSUPPORTED;
+}
+
+int cs_tp_open(const char *name, const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err)
+{
+    if (!name || strcmp(name, "ofi") == 0 || strcmp(name, "libfabric") == 0)
+        return cs_tp_ofi_open(cfg, out, err);
+    return cs_err_set(err, CS_ERR_NOTFOUND, "unknown transport '%s' (known: ofi)", name);
+}

@@ -1,0 +1,139 @@
+/*
+ * cs_transport.h - the point-to-point transport ops table of the live
+ * executor.
+ *
+ * A transport moves tagged messages between the ranks of one job.  It is a
+ * small ops table in the style of libfabric's providers: every transport
+ * embeds `cs_tp_t` as its FIRST member, `cs_tp_t.ops` points to a static
+ * table whose first field is its own size (ABI check), and an operation a
+ * transport lacks points to one of the shared cs_tp_nosup_* stubs, never to
+ * NULL.  A tracing or fault-injecting transport can wrap another one.
+ *
+ * Life cycle (engine side):
+ *   open (transport specific constructor, e.g. cs_tp_ofi_open)
+ *   get_addr -> exchange blobs out of band (cs_boot) -> insert_addrs
+ *   mr_reg for every buffer it will use; isend / irecv / poll ...; mr_dereg
+ *   close
+ *
+ * Requests.  The caller owns every cs_tp_req_t (the engine preallocates
+ * them); the transport only writes into it between a successful post and
+ * the moment poll hands it back, and keeps no pointer to it afterwards.
+ * A request is handed back by poll exactly once, with `status` CS_OK or a
+ * negative cs_status_t (`nbytes` is the length received for a recv).
+ *
+ * Tags.  The caller's tag must fit in CS_TP_TAG_BITS bits; the transport
+ * uses the bits above for its own purposes (source rank, parts of a split
+ * message).  A receive from `peer` with tag t matches only a send from
+ * `peer` with tag t; two sends with the same (peer, tag) match receives in
+ * posting order.
+ *
+ * Nothing here blocks, except open, insert_addrs and close.
+ */
+#ifndef CS_TRANSPORT_H
+#define CS_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cs_status.h"
+
+#define CS_TP_TAG_BITS 36
+#define CS_TP_ADDR_MAX 512 /* largest address blob of any transport */
+
+typedef struct cs_tp cs_tp_t;
+
+/* One posted operation.  Fields marked (tp) are written by the transport. */
+typedef struct cs_tp_req {
+    void *user;         /* caller's cookie, untouched */
+    int peer;           /* caller fills before posting (informational) */
+    int status;         /* (tp) CS_INPROGRESS while posted, then CS_OK / < 0 */
+    size_t nbytes;      /* (tp) bytes transferred, valid when done */
+    uint32_t nparts;    /* (tp) parts of a split message */
+    uint32_t posted;    /* (tp) parts posted so far */
+    uint32_t left;      /* (tp) parts not completed yet */
+    uint32_t pad_;
+} cs_tp_req_t;
+
+typedef struct cs_tp_ops {
+    size_t size; /* sizeof(cs_tp_ops_t): the ABI this table was built for */
+    const char *name;
+
+    /* Release everything.  Outstanding requests are cancelled and never
+     * reported.  Blocks until the transport is quiescent. */
+    void (*close)(cs_tp_t *tp);
+
+    /* Copy this rank's address blob into buf (capacity *len) and set *len.
+     * CS_ERR_RANGE when it does not fit.  Does not block. */
+    int (*get_addr)(cs_tp_t *tp, void *buf, size_t *len);
+
+    /* Make the peers reachable: `blobs` holds nranks slots of `slot` bytes,
+     * slot r starting with rank r's blob of length lens[r].  Blocking,
+     * called once before the first post. */
+    int (*insert_addrs)(cs_tp_t *tp, const void *blobs, size_t slot, const size_t *lens);
+
+    /* Register [buf, buf+len) for transfers; *mr is the handle to pass to
+     * isend/irecv (may be NULL when the transport needs no registration;
+     * passing NULL for a buffer it needed is CS_ERR_INVAL).  Blocking,
+     * outside the progress path. */
+    int (*mr_reg)(cs_tp_t *tp, void *buf, size_t len, void **mr);
+    void (*mr_dereg)(cs_tp_t *tp, void *mr);
+
+    /* Post a send of [buf, buf+len) to `peer` (len may be 0).  Must not
+     * block.  CS_OK: posted, the request comes back through poll.
+     * CS_AGAIN: not (fully) posted for lack of resources: call poll, then
+     * call again with the same arguments and request (parts already posted
+     * are remembered in the request).  < 0: failure, request not posted.
+     * The buffer must stay untouched until the request completes. */
+    int (*isend)(cs_tp_t *tp, int peer, const void *buf, size_t len, void *mr, uint64_t tag,
+                 cs_tp_req_t *req);
+    /* Post a receive of at most len bytes from `peer`; as isend. */
+    int (*irecv)(cs_tp_t *tp, int peer, void *buf, size_t len, void *mr, uint64_t tag,
+                 cs_tp_req_t *req);
+
+    /* Make progress and return up to `max` completed requests in done[].
+     * Returns their number (>= 0), or a negative status for a failure of
+     * the transport itself (then the transport is unusable).  A failed
+     * operation is not a transport failure: it is returned with a negative
+     * req->status (CS_ERR_PEER when the peer went away).  Must not block. */
+    int (*poll)(cs_tp_t *tp, cs_tp_req_t **done, int max);
+
+    /* Ask to cancel a posted request; it still comes back through poll
+     * (status CS_ERR_TRANSPORT) unless it completed first.  Must not block. */
+    int (*cancel)(cs_tp_t *tp, cs_tp_req_t *req);
+} cs_tp_ops_t;
+
+/* The base of every transport. */
+struct cs_tp {
+    const cs_tp_ops_t *ops;
+    int rank, nranks;
+    size_t max_msg; /* largest message before the transport splits it */
+};
+
+/* Configuration common to transports. */
+typedef struct cs_tp_config {
+    int rank, nranks;
+    const char *provider; /* libfabric provider, e.g. "tcp;ofi_rxm", "shm"; NULL: default */
+    const char *node;     /* address to bind (tcp), e.g. "127.0.0.1"; NULL: provider's */
+    size_t max_msg;       /* split messages above this (0: provider's limit); for tests */
+} cs_tp_config_t;
+
+/* Shared "not supported" stubs for missing operations. */
+int cs_tp_nosup_get_addr(cs_tp_t *tp, void *buf, size_t *len);
+int cs_tp_nosup_insert_addrs(cs_tp_t *tp, const void *blobs, size_t slot, const size_t *lens);
+int cs_tp_nosup_mr_reg(cs_tp_t *tp, void *buf, size_t len, void **mr);
+void cs_tp_nosup_mr_dereg(cs_tp_t *tp, void *mr);
+int cs_tp_nosup_cancel(cs_tp_t *tp, cs_tp_req_t *req);
+
+/* Transport constructors.  Return a cs_status_t, fill *out only on success. */
+int cs_tp_ofi_open(const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err);
+
+/* Open a transport by name ("ofi"); CS_ERR_NOTFOUND for unknown names. */
+int cs_tp_open(const char *name, const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err);
+
+static inline void cs_tp_close(cs_tp_t *tp)
+{
+    if (tp)
+        tp->ops->close(tp);
+}
+
+#endif /* CS_TRANSPORT_H */

@@ -1,0 +1,406 @@
+/*
+ * tp_ofi.c - the libfabric transport: reliable datagram endpoints
+ * (FI_EP_RDM) with tagged messages, one completion queue, an address vector
+ * of type table, any provider chosen by name ("tcp;ofi_rxm", "shm",
+ * "verbs;ofi_rxm", "efa", ...).
+ *
+ * Wire tag: bits [0, 36) the caller's tag, [36, 56) the sender's rank,
+ * [56, 64) the part index.  Putting the source rank in the tag makes a
+ * receive match only its peer without requiring FI_DIRECTED_RECV.
+ * Messages above the provider's max_msg_size (or cfg->max_msg) are split
+ * into at most 256 parts, each posted with its own context taken from a
+ * pool preallocated at open (nothing is allocated while posting or
+ * polling).  Memory is registered only when the provider asks for it
+ * (FI_MR_LOCAL).  Every libfabric error code becomes a cs status in
+ * ofi_status(), the one conversion function of this backend.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_tagged.h>
+
+#include "cs_log.h"
+#include "cs_transport.h"
+
+#define OFI_RANK_SHIFT CS_TP_TAG_BITS
+#define OFI_PART_SHIFT 56
+#define OFI_MAX_PARTS 256
+#define OFI_MAX_RANKS (1 << (OFI_PART_SHIFT - OFI_RANK_SHIFT))
+#define OFI_POLL_BATCH 16
+
+typedef struct ofi_ctx {
+    struct fi_context2 fc; /* must stay first: libfabric hands it back */
+    cs_tp_req_t *req;
+    int32_t next_free;
+} ofi_ctx_t;
+
+typedef struct tp_ofi {
+    cs_tp_t base; /* first member */
+    struct fi_info *info;
+    struct fid_fabric *fabric;
+    struct fid_domain *domain;
+    struct fid_av *av;
+    struct fid_cq *cq;
+    struct fid_ep *ep;
+    fi_addr_t *peers;
+    int need_mr;
+    ofi_ctx_t *ctx;
+    int32_t nctx, free_head;
+} tp_ofi_t;
+
+/* The one conversion of libfabric error codes (positive FI_E* values). */
+static int ofi_status(int fi_err)
+{
+    if (fi_err < 0)
+        fi_err = -fi_err;
+    switch (fi_err) {
+    case 0: return CS_OK;
+    case FI_EAGAIN: return CS_AGAIN;
+    case FI_ENOMEM: return CS_ERR_NOMEM;
+    case FI_EINVAL: return CS_ERR_INVAL;
+    case FI_ENOSYS: case FI_EOPNOTSUPP: return CS_ERR_UNSUPPORTED;
+    case FI_ENODATA: case FI_ENOENT: return CS_ERR_NOTFOUND;
+    case FI_ETRUNC: case FI_EMSGSIZE: case FI_ETOOSMALL: return CS_ERR_RANGE;
+    case FI_ETIMEDOUT: return CS_ERR_TIMEOUT;
+    case FI_ECONNRESET: case FI_ECONNREFUSED: case FI_ECONNABORTED: case FI_ENOTCONN:
+    case FI_EHOSTUNREACH: case FI_ESHUTDOWN: case FI_EADDRNOTAVAIL:
+    case FI_EIO: case FI_EREMOTEIO:
+        return CS_ERR_PEER;
+    default: return CS_ERR_TRANSPORT;
+    }
+}
+
+static int ctx_get(tp_ofi_t *t, cs_tp_req_t *req, ofi_ctx_t **out)
+{
+    if (t->free_head < 0)
+        return CS_AGAIN;
+    ofi_ctx_t *c = &t->ctx[t->free_head];
+    t->free_head = c->next_free;
+    c->req = req;
+    *out = c;
+    return CS_OK;
+}
+
+static void ctx_put(tp_ofi_t *t, ofi_ctx_t *c)
+{
+    c->req = NULL;
+    c->next_free = t->free_head;
+    t->free_head = (int32_t)(c - t->ctx);
+}
+
+static void ofi_close(cs_tp_t *tp)
+{
+    tp_ofi_t *t = (tp_ofi_t *)tp;
+    if (!t)
+        return;
+    if (t->ep)
+        fi_close(&t->ep->fid);
+    if (t->cq)
+        fi_close(&t->cq->fid);
+    if (t->av)
+        fi_close(&t->av->fid);
+    if (t->domain)
+        fi_close(&t->domain->fid);
+    if (t->fabric)
+        fi_close(&t->fabric->fid);
+    if (t->info)
+        fi_freeinfo(t->info);
+    free(t->peers);
+    free(t->ctx);
+    free(t);
+}
+
+static int ofi_get_addr(cs_tp_t *tp, void *buf, size_t *len)
+{
+    tp_ofi_t *t = (tp_ofi_t *)tp;
+    size_t n = *len;
+    int rc = fi_getname(&t->ep->fid, buf, &n);
+    if (rc == -FI_ETOOSMALL)
+        return CS_ERR_RANGE;
+    if (rc)
+        return ofi_status(rc);
+    *len = n;
+    return CS_OK;
+}
+
+static int ofi_insert_addrs(cs_tp_t *tp, const void *blobs, size_t slot, const size_t *lens)
+{
+    tp_ofi_t *t = (tp_ofi_t *)tp;
+    for (int r = 0; r < tp->nranks; r++) {
+        const char *blob = (const char *)blobs + (size_t)r * slot;
+        (void)lens;
+        int rc = fi_av_insert(t->av, blob, 1, &t->peers[r], 0, NULL);
+        if (rc != 1) {
+            CS_ERROR("exec", "fi_av_insert of rank %d failed: %d", r, rc);
+            return rc < 0 ? ofi_status(rc) : CS_ERR_TRANSPORT;
+        }
+    }
+    return CS_OK;
+}
+
+static int ofi_mr_reg(cs_tp_t *tp, void *buf, size_t len, void **mr)
+{
+    tp_ofi_t *t = (tp_ofi_t *)tp;
+    if (!t->need_mr || len == 0) {
+        *mr = NULL;
+        return CS_OK;
+    }
+    struct fid_mr *m = NULL;
+    int rc = fi_mr_reg(t->domain, buf, len, FI_SEND | FI_RECV, 0, 0, 0, &m, NULL);
+    if (rc)
+        return ofi_status(rc);
+    *mr = m;
+    return CS_OK;
+}
+
+static void ofi_mr_dereg(cs_tp_t *tp, void *mr)
+{
+    (void)tp;
+    if (mr)
+        fi_close(&((struct fid_mr *)mr)->fid);
+}
+
+/* Post the remaining parts of a send (is_send) or receive. */
+static int ofi_post(tp_ofi_t *t, int is_send, int peer, char *buf, size_t len, void *mr,
+                    uint64_t tag, cs_tp_req_t *req)
+{
+    if (peer < 0 || peer >= t->base.nranks || tag >> CS_TP_TAG_BITS)
+        return CS_ERR_INVAL;
+    if (req->status != CS_INPROGRESS) { /* first call for this request */
+        size_t parts = len ? (len + t->base.max_msg - 1) / t->base.max_msg : 1;
+        if (parts > OFI_MAX_PARTS)
+            return CS_ERR_RANGE;
+        req->status = CS_INPROGRESS;
+        req->nparts = (uint32_t)parts;
+        req->posted = 0;
+        req->left = 0;
+        req->nbytes = 0;
+    }
+    void *desc = mr ? fi_mr_desc((struct fid_mr *)mr) : NULL;
+    int src = is_send ? t->base.rank : peer;
+    while (req->posted < req->nparts) {
+        uint64_t p = req->posted;
+        size_t off = p * t->base.max_msg;
+        size_t n = len - off < t->base.max_msg ? len - off : t->base.max_msg;
+        uint64_t wtag = tag | ((uint64_t)src << OFI_RANK_SHIFT) | (p << OFI_PART_SHIFT);
+        ofi_ctx_t *c = NULL;
+        if (ctx_get(t, req, &c) != CS_OK)
+            return CS_AGAIN;
+        ssize_t rc = is_send ? fi_tsend(t->ep, buf + off, n, desc, t->peers[peer], wtag, c)
+                             : fi_trecv(t->ep, buf + off, n, desc, t->peers[peer], wtag, 0, c);
+        if (rc) {
+            ctx_put(t, c);
+            int st = ofi_status((int)rc);
+            if (st != CS_AGAIN && req->posted == 0)
+                req->status = st; /* not posted: the caller owns it again */
+            return st;
+        }
+        req->posted++;
+        req->left++;
+    }
+    return CS_OK;
+}
+
+static int ofi_isend(cs_tp_t *tp, int peer, const void *buf, size_t len, void *mr,
+                     uint64_t tag, cs_tp_req_t *req)
+{
+    return ofi_post((tp_ofi_t *)tp, 1, peer, (char *)buf, len, mr, tag, req);
+}
+
+static int ofi_irecv(cs_tp_t *tp, int peer, void *buf, size_t len, void *mr, uint64_t tag,
+                     cs_tp_req_t *req)
+{
+    return ofi_post((tp_ofi_t *)tp, 0, peer, buf, len, mr, tag, req);
+}
+
+/* One part finished; returns 1 when its request is complete. */
+static int part_done(tp_ofi_t *t, ofi_ctx_t *c, size_t len, int st, cs_tp_req_t **req_out)
+{
+    cs_tp_req_t *req = c->req;
+    ctx_put(t, c);
+    req->nbytes += len;
+    req->left--;
+    if (st < 0 && req->status == CS_INPROGRESS)
+        req->status = st;
+    if (st < 0)
+        req->nparts = req->posted; /* post no more parts of a failed request */
+    if (req->left == 0 && req->posted == req->nparts) {
+        if (req->status == CS_INPROGRESS)
+            req->status = CS_OK;
+        *req_out = req;
+        return 1;
+    }
+    return 0;
+}
+
+static int ofi_poll(cs_tp_t *tp, cs_tp_req_t **done, int max)
+{
+    tp_ofi_t *t = (tp_ofi_t *)tp;
+    struct fi_cq_tagged_entry ent[OFI_POLL_BATCH];
+    int n = 0;
+    while (n < max) {
+        size_t want = (size_t)(max - n) < OFI_POLL_BATCH ? (size_t)(max - n) : OFI_POLL_BATCH;
+        ssize_t got = fi_cq_read(t->cq, ent, want);
+        if (got == -FI_EAGAIN)
+            break;
+        if (got == -FI_EAVAIL) {
+            struct fi_cq_err_entry e;
+            memset(&e, 0, sizeof(e));
+            if (fi_cq_readerr(t->cq, &e, 0) != 1)
+                break;
+            int st = ofi_status(e.err);
+            ofi_ctx_t *c = e.op_context;
+            CS_DEBUG("exec", "completion error %d (%s) from peer %d", e.err, fi_strerror(e.err),
+                     c && c->req ? c->req->peer : -1);
+            if (c && c->req && part_done(t, c, 0, st, &done[n]))
+                n++;
+            continue;
+        }
+        if (got < 0)
+            return ofi_status((int)got);
+        for (ssize_t i = 0; i < got; i++) {
+            ofi_ctx_t *c = ent[i].op_context;
+            size_t len = (ent[i].flags & FI_RECV) ? ent[i].len : 0;
+            if (c && c->req && part_done(t, c, len, CS_OK, &done[n]))
+                n++;
+        }
+        if ((size_t)got < want)
+            break;
+    }
+    return n;
+}
+
+static int ofi_cancel(cs_tp_t *tp, cs_tp_req_t *req)
+{
+    tp_ofi_t *t = (tp_ofi_t *)tp;
+    for (int32_t i = 0; i < t->nctx; i++)
+        if (t->ctx[i].req == req)
+            fi_cancel(&t->ep->fid, &t->ctx[i]);
+    return CS_OK;
+}
+
+static const cs_tp_ops_t ofi_ops = {
+    .size = sizeof(cs_tp_ops_t),
+    .name = "ofi",
+    .close = ofi_close,
+    .get_addr = ofi_get_addr,
+    .insert_addrs = ofi_insert_addrs,
+    .mr_reg = ofi_mr_reg,
+    .mr_dereg = ofi_mr_dereg,
+    .isend = ofi_isend,
+    .irecv = ofi_irecv,
+    .poll = ofi_poll,
+    .cancel = ofi_cancel,
+};
+
+static int getinfo(const cs_tp_config_t *cfg, struct fi_info **out, cs_err_t *err)
+{
+    struct fi_info *hints = fi_allocinfo();
+    if (!hints)
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    hints->ep_attr->type = FI_EP_RDM;
+    hints->caps = FI_TAGGED | FI_SEND | FI_RECV;
+    hints->mode = FI_CONTEXT | FI_CONTEXT2;
+    hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
+    hints->domain_attr->threading = FI_THREAD_DOMAIN;
+    hints->addr_format = FI_FORMAT_UNSPEC;
+    if (cfg->provider && *cfg->provider)
+        hints->fabric_attr->prov_name = strdup(cfg->provider);
+    const char *node = cfg->node;
+    if (node && cfg->provider && strstr(cfg->provider, "shm"))
+        node = NULL; /* shm has no network address to bind */
+    struct fi_info *info = NULL;
+    int rc = fi_getinfo(FI_VERSION(1, 14), node, NULL, node ? FI_SOURCE : 0, hints, &info);
+    fi_freeinfo(hints);
+    if (rc || !info)
+        return cs_err_set(err, CS_ERR_NODEVICE,
+                          "libfabric provider '%s' is not available here (fi_getinfo: %s)",
+                          cfg->provider ? cfg->provider : "(default)", fi_strerror(-rc));
+    *out = info;
+    return CS_OK;
+}
+
+int cs_tp_ofi_open(const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err)
+{
+    if (cfg->nranks < 1 || cfg->nranks > OFI_MAX_RANKS || cfg->rank < 0 ||
+        cfg->rank >= cfg->nranks)
+        return cs_err_set(err, CS_ERR_INVAL, "ofi transport: rank %d of %d out of range",
+                          cfg->rank, cfg->nranks);
+    int st = CS_OK, rc = 0;
+    const char *what = "";
+    tp_ofi_t *t = calloc(1, sizeof(*t));
+    if (!t)
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    t->base.ops = &ofi_ops;
+    t->base.rank = cfg->rank;
+    t->base.nranks = cfg->nranks;
+    st = getinfo(cfg, &t->info, err);
+    if (st != CS_OK)
+        goto fail;
+    t->need_mr = (t->info->domain_attr->mr_mode & FI_MR_LOCAL) != 0;
+    t->base.max_msg = t->info->ep_attr->max_msg_size;
+    if (cfg->max_msg && cfg->max_msg < t->base.max_msg)
+        t->base.max_msg = cfg->max_msg;
+    if (t->base.max_msg == 0)
+        t->base.max_msg = 1;
+    t->nctx = 4096;
+    t->ctx = calloc((size_t)t->nctx, sizeof(*t->ctx));
+    t->peers = calloc((size_t)cfg->nranks, sizeof(*t->peers));
+    if (!t->ctx || !t->peers) {
+        st = cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+        goto fail;
+    }
+    for (int32_t i = 0; i < t->nctx; i++)
+        t->ctx[i].next_free = i + 1 < t->nctx ? i + 1 : -1;
+    t->free_head = 0;
+
+    struct fi_av_attr av_attr = {.type = FI_AV_TABLE, .count = (size_t)cfg->nranks};
+    struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_TAGGED, .size = 0};
+    if ((rc = fi_fabric(t->info->fabric_attr, &t->fabric, NULL))) {
+        what = "fi_fabric";
+        goto fi_fail;
+    }
+    if ((rc = fi_domain(t->fabric, t->info, &t->domain, NULL))) {
+        what = "fi_domain";
+        goto fi_fail;
+    }
+    if ((rc = fi_av_open(t->domain, &av_attr, &t->av, NULL))) {
+        what = "fi_av_open";
+        goto fi_fail;
+    }
+    if ((rc = fi_cq_open(t->domain, &cq_attr, &t->cq, NULL))) {
+        what = "fi_cq_open";
+        goto fi_fail;
+    }
+    if ((rc = fi_endpoint(t->domain, t->info, &t->ep, NULL))) {
+        what = "fi_endpoint";
+        goto fi_fail;
+    }
+    if ((rc = fi_ep_bind(t->ep, &t->av->fid, 0))) {
+        what = "fi_ep_bind(av)";
+        goto fi_fail;
+    }
+    if ((rc = fi_ep_bind(t->ep, &t->cq->fid, FI_TRANSMIT | FI_RECV))) {
+        what = "fi_ep_bind(cq)";
+        goto fi_fail;
+    }
+    if ((rc = fi_enable(t->ep))) {
+        what = "fi_enable";
+        goto fi_fail;
+    }
+    CS_INFO("exec", "rank %d: libfabric provider %s, max_msg %zu, mr %s", cfg->rank,
+            t->info->fabric_attr->prov_name, t->base.max_msg, t->need_mr ? "local" : "none");
+    *out = &t->base;
+    return CS_OK;
+fi_fail:
+    st = cs_err_set(err, ofi_status(rc) == CS_ERR_TRANSPORT ? CS_ERR_TRANSPORT : ofi_status(rc),
+                    "libfabric %s failed: %s", what, fi_strerror(-rc));
+fail:
+    ofi_close(&t->base);
+    return st;
+}
