@@ -1,0 +1,65 @@
+/*
+ * cs_text.h - the schedule text format (version 1): reader and writer.
+ *
+ * The format is documented rule by rule in docs/schedule-format.md.  In
+ * short: a header line "collstep-schedule 1", a "collective" line, an
+ * optional "algorithm" line, then per rank a "rank R" line, its scratch
+ * buffers ("buffer NAME base B chunks N") and its numbered steps
+ * ("3: reduce tmp[0:2] -> out[0:2] after 0,2").
+ *
+ * Contracts
+ * ---------
+ * - Parsing never crashes and never leaks, whatever the bytes (NUL bytes,
+ *   binary garbage, truncated text, huge numbers, very long lines).  On
+ *   failure it returns NULL and fills *err (if not NULL) with CS_ERR_PARSE
+ *   (CS_ERR_NOMEM when memory runs out, CS_ERR_IO for load) and a message
+ *   "FILE:LINE:COL: expected X, found 'Y'", lines and columns counted from
+ *   1, columns in bytes.  What was found is quoted, truncated and has its
+ *   non-printable bytes escaped as \xHH.  Errors the schedule builder
+ *   reports (peer out of range, range outside its buffer, dependency not on
+ *   an earlier step, shapes that differ) carry the position of the step
+ *   and the builder's message: "FILE:LINE:COL: rank 0 step 3: ...".
+ *   On success *err is not touched.
+ * - Schedules are built through the builder API of cs_sched.h only, so a
+ *   parsed schedule satisfies every invariant the builder enforces.
+ * - The writer produces the canonical text: for every schedule s,
+ *   write(parse(write(s))) == write(s) byte for byte, and a canonical file
+ *   parsed and written again is reproduced byte for byte.  Algorithm name
+ *   and parameters are informational; bytes that cannot survive a round
+ *   trip in them ('#', control and non-ASCII bytes) are written as '?'.
+ * - Parser and writer cost O(size) time and allocate nothing per step
+ *   beyond the builder's own arrays.
+ */
+#ifndef CS_TEXT_H
+#define CS_TEXT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "cs_sched.h"
+#include "cs_status.h"
+
+/* Limits of the reader (documented in docs/schedule-format.md). */
+#define CS_TEXT_MAX_LINE (16u << 20) /* bytes per line, newline excluded */
+
+/* Parse `len` bytes of `text` (need not be NUL-terminated; may contain NUL
+ * bytes).  `fname` names the input in messages (NULL: "<input>").
+ * Returns a new schedule owned by the caller, or NULL with *err filled. */
+cs_sched_t *cs_sched_parse(const char *text, size_t len, const char *fname, cs_err_t *err);
+
+/* Read and parse a file; "-" reads standard input (named "<stdin>").
+ * Returns NULL with CS_ERR_IO when the file cannot be read. */
+cs_sched_t *cs_sched_load(const char *path, cs_err_t *err);
+
+/* Write the canonical text of `s` to `f` (output is buffered internally).
+ * Returns CS_OK, CS_ERR_INVAL (s or f NULL) or CS_ERR_IO (write failed;
+ * errno is kept). */
+int cs_sched_write(const cs_sched_t *s, FILE *f);
+
+/* Save the canonical text to `path`; "-" writes standard output.  A file is
+ * written whole or not at all: the text goes to "PATH.tmp.<pid>", which is
+ * renamed over PATH on success and removed on failure.  Returns CS_OK or
+ * CS_ERR_IO / CS_ERR_NOMEM / CS_ERR_INVAL with *err filled. */
+int cs_sched_save(const cs_sched_t *s, const char *path, cs_err_t *err);
+
+#endif /* CS_TEXT_H */

@@ -1,0 +1,285 @@
+/*
+ * cs_text_write.c - the canonical schedule text writer and atomic save
+ * (format: docs/schedule-format.md, contracts: cs_text.h).
+ *
+ * Canonical text: the header line, the collective line ("root R" only for
+ * rooted collectives, "inplace" only when set), the algorithm line only when
+ * the schedule has an algorithm name, then every rank, its scratch buffers
+ * and its steps indented by two spaces, ranges always as buf[a:b], "chan C"
+ * only when C != 0, "after" only when there are dependencies, listed with
+ * ',' and no spaces.  Output goes through a 64 KiB buffer with hand-made
+ * number formatting (no stdio call per step).
+ */
+#include "cs_text.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define OUTBUF 65536
+#define LINE_RESERVE 256 /* room for any line piece written without a check */
+
+typedef struct outbuf {
+    FILE *f;
+    size_t n;
+    int failed;
+    char b[OUTBUF];
+} outbuf_t;
+
+static void ob_flush(outbuf_t *o)
+{
+    if (o->n > 0 && !o->failed && fwrite(o->b, 1, o->n, o->f) != o->n)
+        o->failed = 1;
+    o->n = 0;
+}
+
+static inline void ob_room(outbuf_t *o, size_t need)
+{
+    if (o->n + need > OUTBUF)
+        ob_flush(o);
+}
+
+static inline void ob_mem(outbuf_t *o, const char *s, size_t n)
+{
+    if (n > OUTBUF - o->n) {
+        ob_flush(o);
+        if (n > OUTBUF) {
+            if (!o->failed && fwrite(s, 1, n, o->f) != n)
+                o->failed = 1;
+            return;
+        }
+    }
+    memcpy(o->b + o->n, s, n);
+    o->n += n;
+}
+
+static inline void ob_str(outbuf_t *o, const char *s)
+{
+    ob_mem(o, s, strlen(s));
+}
+
+static inline void ob_u64(outbuf_t *o, uint64_t v)
+{
+    char tmp[20];
+    int i = 0;
+    do {
+        tmp[i++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    ob_room(o, (size_t)i);
+    while (i > 0)
+        o->b[o->n++] = tmp[--i];
+}
+
+static void ob_range(outbuf_t *o, const cs_rank_sched_t *rk, const cs_range_t *r)
+{
+    ob_str(o, r->buf < rk->nbufs ? rk->bufs[r->buf].name : "?");
+    ob_mem(o, "[", 1);
+    ob_u64(o, r->off);
+    ob_mem(o, ":", 1);
+    ob_u64(o, (uint64_t)r->off + r->n);
+    ob_mem(o, "]", 1);
+}
+
+/* Append the tokens of `src` to `dst` (capacity cap) separated by single
+ * spaces; bytes that the reader would not take back ('#', control and
+ * non-ASCII bytes) become '?'.  Tokens that do not fit are dropped. */
+static void meta_tokens(char *dst, size_t cap, const char *src)
+{
+    size_t n = strlen(dst);
+    while (*src) {
+        while (*src == ' ' || (*src >= '\t' && *src <= '\r'))
+            src++;
+        size_t len = 0;
+        while (src[len] && src[len] != ' ' && !(src[len] >= '\t' && src[len] <= '\r'))
+            len++;
+        if (len == 0)
+            break;
+        if (n + (n > 0) + len < cap) {
+            if (n > 0)
+                dst[n++] = ' ';
+            for (size_t i = 0; i < len; i++) {
+                unsigned char c = (unsigned char)src[i];
+                dst[n++] = (c > ' ' && c < 0x7f && c != '#') ? (char)c : '?';
+            }
+            dst[n] = '\0';
+        }
+        src += len;
+    }
+}
+
+/* The algorithm line: its first token is the name (at most 63 bytes), the
+ * rest (further words of the name, then the parameters) must fit in 255. */
+static void write_algorithm(outbuf_t *o, const cs_sched_t *s)
+{
+    char all[sizeof(s->algo) + sizeof(s->params) + 2] = "";
+    char params[sizeof(s->params)] = "";
+    meta_tokens(all, sizeof(all), s->algo);
+    size_t nl = strcspn(all, " ");
+    if (nl == 0 || nl >= sizeof(s->algo))
+        return;
+    if (all[nl] == ' ')
+        meta_tokens(params, sizeof(params), all + nl + 1);
+    all[nl] = '\0';
+    meta_tokens(params, sizeof(params), s->params);
+    ob_str(o, "algorithm ");
+    ob_str(o, all);
+    if (params[0]) {
+        ob_mem(o, " ", 1);
+        ob_str(o, params);
+    }
+    ob_mem(o, "\n", 1);
+}
+
+static void write_step(outbuf_t *o, const cs_rank_sched_t *rk, uint32_t i)
+{
+    const cs_step_t *st = &rk->steps[i];
+    ob_mem(o, "  ", 2);
+    ob_u64(o, i);
+    ob_mem(o, ": ", 2);
+    ob_str(o, cs_step_kind_name((cs_step_kind_t)st->kind));
+    switch (st->kind) {
+    case CS_STEP_SEND:
+    case CS_STEP_RECV:
+    case CS_STEP_RRECV:
+        ob_str(o, st->kind == CS_STEP_SEND ? " to " : " from ");
+        ob_u64(o, (uint64_t)(uint32_t)st->peer);
+        if (st->chan != 0) {
+            ob_str(o, " chan ");
+            ob_u64(o, st->chan);
+        }
+        ob_mem(o, " ", 1);
+        ob_range(o, rk, st->kind == CS_STEP_SEND ? &st->src : &st->dst);
+        break;
+    case CS_STEP_REDUCE:
+    case CS_STEP_COPY:
+        ob_mem(o, " ", 1);
+        ob_range(o, rk, &st->src);
+        ob_str(o, " -> ");
+        ob_range(o, rk, &st->dst);
+        break;
+    default:
+        break;
+    }
+    if (st->ndeps > 0) {
+        const uint32_t *d = cs_step_deps(rk, st);
+        ob_str(o, " after ");
+        for (uint32_t j = 0; j < st->ndeps; j++) {
+            if (j)
+                ob_mem(o, ",", 1);
+            ob_u64(o, d[j]);
+        }
+    }
+    ob_mem(o, "\n", 1);
+}
+
+int cs_sched_write(const cs_sched_t *s, FILE *f)
+{
+    if (s == NULL || f == NULL || s->ranks == NULL)
+        return CS_ERR_INVAL;
+    outbuf_t *o = malloc(sizeof(*o));
+    if (o == NULL)
+        return CS_ERR_NOMEM;
+    o->f = f;
+    o->n = 0;
+    o->failed = 0;
+    ob_str(o, "collstep-schedule ");
+    ob_u64(o, CS_SCHED_FORMAT_VERSION);
+    ob_str(o, "\ncollective ");
+    ob_str(o, cs_coll_name(s->desc.coll));
+    ob_str(o, " ranks ");
+    ob_u64(o, (uint64_t)(uint32_t)s->desc.nranks);
+    ob_str(o, " chunks ");
+    ob_u64(o, s->nchunks);
+    if (cs_coll_has_root(s->desc.coll)) {
+        ob_str(o, " root ");
+        ob_u64(o, (uint64_t)(uint32_t)s->desc.root);
+    }
+    if (s->desc.inplace)
+        ob_str(o, " inplace");
+    ob_mem(o, "\n", 1);
+    write_algorithm(o, s);
+    for (int r = 0; r < s->desc.nranks; r++) {
+        const cs_rank_sched_t *rk = &s->ranks[r];
+        ob_str(o, "rank ");
+        ob_u64(o, (uint64_t)r);
+        ob_mem(o, "\n", 1);
+        for (int b = CS_BUF_FIRST_SCRATCH; b < rk->nbufs; b++) {
+            ob_str(o, "  buffer ");
+            ob_str(o, rk->bufs[b].name);
+            ob_str(o, " base ");
+            ob_u64(o, rk->bufs[b].base);
+            ob_str(o, " chunks ");
+            ob_u64(o, rk->bufs[b].nchunks);
+            ob_mem(o, "\n", 1);
+        }
+        for (uint32_t i = 0; i < rk->nsteps; i++)
+            write_step(o, rk, i);
+    }
+    ob_flush(o);
+    int failed = o->failed || fflush(f) != 0 || ferror(f);
+    free(o);
+    return failed ? CS_ERR_IO : CS_OK;
+}
+
+int cs_sched_save(const cs_sched_t *s, const char *path, cs_err_t *err)
+{
+    int rc, fd = -1;
+    FILE *f = NULL;
+    char *tmp = NULL;
+    if (s == NULL || path == NULL)
+        return cs_err_set(err, CS_ERR_INVAL, "cs_sched_save: no schedule or no path");
+    if (strcmp(path, "-") == 0) {
+        rc = cs_sched_write(s, stdout);
+        if (rc == CS_ERR_IO)
+            return cs_err_set(err, rc, "<stdout>: cannot write: %s", strerror(errno));
+        return rc == CS_OK ? CS_OK : cs_err_set(err, rc, "<stdout>: %s", cs_status_str(rc));
+    }
+    size_t n = strlen(path) + 32;
+    tmp = malloc(n);
+    if (tmp == NULL)
+        return cs_err_set(err, CS_ERR_NOMEM, "%s: out of memory", path);
+    snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
+    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        rc = cs_err_set(err, CS_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
+        goto out;
+    }
+    f = fdopen(fd, "w");
+    if (f == NULL) {
+        rc = cs_err_set(err, CS_ERR_IO, "%s: cannot open: %s", tmp, strerror(errno));
+        close(fd);
+        goto fail;
+    }
+    rc = cs_sched_write(s, f);
+    if (rc != CS_OK) {
+        rc = cs_err_set(err, rc, "%s: cannot write: %s", tmp,
+                        rc == CS_ERR_IO ? strerror(errno) : cs_status_str(rc));
+        fclose(f);
+        goto fail;
+    }
+    if (fsync(fileno(f)) != 0 && errno != EINVAL) {
+        rc = cs_err_set(err, CS_ERR_IO, "%s: cannot sync: %s", tmp, strerror(errno));
+        fclose(f);
+        goto fail;
+    }
+    if (fclose(f) != 0) {
+        rc = cs_err_set(err, CS_ERR_IO, "%s: cannot close: %s", tmp, strerror(errno));
+        goto fail;
+    }
+    if (rename(tmp, path) != 0) {
+        rc = cs_err_set(err, CS_ERR_IO, "%s: cannot rename to %s: %s", tmp, path,
+                        strerror(errno));
+        goto fail;
+    }
+    rc = CS_OK;
+    goto out;
+fail:
+    unlink(tmp);
+out:
+    free(tmp);
+    return rc;
+}
