@@ -1,0 +1,62 @@
+/*
+ * broadcast_chain.c - pipelined chain broadcast: root -> root+1 -> ... ->
+ * root+P-1 (mod P), the vector cut into segments that flow down the chain
+ * one behind the other.
+ *
+ * Method: position v = (rank - root) mod P receives segment i from v-1 into
+ * out and forwards it to v+1 while segment i+1 is arriving.  The root sends
+ * from in (out when in place) and copies in to out.
+ *
+ *   time step t (segment index in each box):
+ *     root --[t]--> 1 --[t-1]--> 2 --[t-2]--> 3 ...
+ *
+ * Cost (S segments, n bytes): P-1 hops to fill the pipe, then one segment
+ * per step:  T = (P + S - 2) (alpha + n beta / S),  which tends to n beta
+ * for large n and S: bandwidth-optimal, latency linear in P.  Every P >= 1,
+ * every root, in place or not.
+ */
+#include "common/cs_trees.h"
+#include "cs_algo.h"
+
+static const cs_param_desc_t params_desc[] = {
+    {"segments", "8", "pipelining segments (chunks of the vector)"},
+    {NULL, NULL, NULL},
+};
+
+static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **out,
+                 cs_err_t *err)
+{
+    long nseg;
+    int st = cs_params_get_int(params, "segments", 8, 1, 65536, &nseg, err);
+    if (st != CS_OK)
+        return st;
+    cs_sched_t *s = cs_tree_gen_create(desc, (uint32_t)nseg, err, &st);
+    if (s == NULL)
+        return st;
+    cs_tree_t t;
+    cs_tree_chain(&t, desc->nranks, desc->root);
+    cs_tree_pipe_t p = {.chan = 0, .first = 0, .count = (uint32_t)nseg, .nseg = (uint32_t)nseg,
+                        .src = desc->inplace ? CS_BUF_OUT : CS_BUF_IN, .dst = CS_BUF_OUT};
+    st = cs_tree_bcast(s, &t, &p, NULL, NULL);
+    return cs_tree_gen_finish(s, st, out, err);
+}
+
+static double cost(const cs_coll_desc_t *desc, cs_params_t *params, double bytes,
+                   const cs_ab_model_t *m)
+{
+    long nseg = 8;
+    cs_params_get_int(params, "segments", 8, 1, 65536, &nseg, NULL);
+    if (desc->nranks < 2)
+        return 0.0;
+    double S = (double)nseg;
+    return ((double)desc->nranks + S - 2.0) * (m->alpha + bytes * m->beta / S);
+}
+
+const cs_algo_t cs__algo_broadcast_chain = {
+    .coll = CS_COLL_BROADCAST,
+    .name = "chain",
+    .desc = "pipelined chain from the root through all ranks, in segments",
+    .params = params_desc,
+    .build = build,
+    .cost = cost,
+};

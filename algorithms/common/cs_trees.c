@@ -1,0 +1,331 @@
+/* cs_trees.c - k-nomial trees, chains, the double binary tree and the
+ * pipelined tree phases (see cs_trees.h for the contracts). */
+#include "cs_trees.h"
+
+#include <stdlib.h>
+
+void cs_tree_knomial(cs_tree_t *t, int nranks, int root, int radix)
+{
+    t->kind = CS_TREE_KNOMIAL;
+    t->nranks = nranks;
+    t->root = root;
+    t->radix = radix < 2 ? 2 : radix;
+    t->mirror = 0;
+}
+
+void cs_tree_chain(cs_tree_t *t, int nranks, int root)
+{
+    t->kind = CS_TREE_CHAIN;
+    t->nranks = nranks;
+    t->root = root;
+    t->radix = 2;
+    t->mirror = 0;
+}
+
+void cs_tree_dbtree(cs_tree_t *t, int nranks, int which)
+{
+    t->kind = CS_TREE_DBTREE;
+    t->nranks = nranks;
+    t->radix = 2;
+    /* Tree 1: mirror for even P, shift by one for odd P (P = 1: identity). */
+    t->mirror = which != 0 && nranks % 2 == 0;
+    t->root = (which != 0 && nranks % 2 == 1 && nranks > 1) ? 1 : 0;
+}
+
+int cs_ceil_log(int k, int n)
+{
+    int l = 0;
+    for (long long w = 1; w < n; w *= k)
+        l++;
+    return l;
+}
+
+int cs_tree_pos(const cs_tree_t *t, int rank)
+{
+    int P = t->nranks;
+    return t->mirror ? P - 1 - rank : (rank - t->root + P) % P;
+}
+
+int cs_tree_rank(const cs_tree_t *t, int pos)
+{
+    int P = t->nranks;
+    return t->mirror ? P - 1 - pos : (pos + t->root) % P;
+}
+
+int cs_tree_root(const cs_tree_t *t)
+{
+    return cs_tree_rank(t, 0);
+}
+
+/* Weight k^j of the lowest non-zero base-k digit of pos > 0. */
+static long low_weight(long pos, int k)
+{
+    long w = 1;
+    while ((pos / w) % k == 0)
+        w *= k;
+    return w;
+}
+
+/* Largest power of two strictly below P (P >= 2). */
+static int top_of(int P)
+{
+    int top = 1;
+    while (2L * top < P)
+        top *= 2;
+    return top;
+}
+
+static int parent_pos(const cs_tree_t *t, int pos)
+{
+    int P = t->nranks;
+    if (pos == 0)
+        return -1;
+    switch (t->kind) {
+    case CS_TREE_CHAIN:
+        return pos - 1;
+    case CS_TREE_DBTREE: {
+        int c = pos & -pos;
+        /* A left child (bit 2c clear) hangs under pos + c, a right child
+         * under pos - c; when pos + c is cut off (>= P) the nearest
+         * surviving ancestor is pos - c. */
+        long up = ((pos & (2 * c)) == 0) ? (long)pos + c : (long)pos - c;
+        return up >= P ? pos - c : (int)up;
+    }
+    default: {
+        long w = low_weight(pos, t->radix);
+        return (int)(pos - ((pos / w) % t->radix) * w);
+    }
+    }
+}
+
+int cs_tree_parent(const cs_tree_t *t, int rank)
+{
+    int pp = parent_pos(t, cs_tree_pos(t, rank));
+    return pp < 0 ? -1 : cs_tree_rank(t, pp);
+}
+
+/* Children positions of pos in broadcast order; returns the count. */
+static int children_pos(const cs_tree_t *t, int pos, int *child, int cap)
+{
+    int P = t->nranks, n = 0;
+#define CS__PUT(x)              \
+    do {                        \
+        if (n < cap)            \
+            child[n] = (int)(x); \
+        n++;                    \
+    } while (0)
+    switch (t->kind) {
+    case CS_TREE_CHAIN:
+        if (pos + 1 < P)
+            CS__PUT(pos + 1);
+        break;
+    case CS_TREE_DBTREE: {
+        if (pos == 0) {
+            if (P > 1)
+                CS__PUT(top_of(P));
+            break;
+        }
+        int c = pos & -pos;
+        if (c == 1)
+            break;
+        CS__PUT(pos - c / 2);
+        long x = c / 2;
+        while (x >= 1 && pos + x >= P)
+            x /= 2;
+        if (x >= 1)
+            CS__PUT(pos + x);
+        break;
+    }
+    default: {
+        int k = t->radix, nw = 0;
+        long limit = pos == 0 ? (long)P : low_weight(pos, k);
+        long w[64];
+        for (long x = 1; x < limit && pos + x < P && nw < 64; x *= k)
+            w[nw++] = x;
+        for (int j = nw - 1; j >= 0; j--)
+            for (int d = 1; d < k && pos + d * w[j] < P; d++)
+                CS__PUT(pos + d * w[j]);
+        break;
+    }
+    }
+#undef CS__PUT
+    return n;
+}
+
+int cs_tree_children(const cs_tree_t *t, int rank, int *child, int cap)
+{
+    int n = children_pos(t, cs_tree_pos(t, rank), child, cap);
+    for (int i = 0; i < n && i < cap; i++)
+        child[i] = cs_tree_rank(t, child[i]);
+    return n;
+}
+
+int cs_tree_max_children(const cs_tree_t *t)
+{
+    switch (t->kind) {
+    case CS_TREE_CHAIN:
+        return 1;
+    case CS_TREE_DBTREE:
+        return 2;
+    default: {
+        int m = (t->radix - 1) * cs_ceil_log(t->radix, t->nranks);
+        return m < 1 ? 1 : m;
+    }
+    }
+}
+
+int cs_tree_depth(const cs_tree_t *t)
+{
+    if (t->kind == CS_TREE_CHAIN)
+        return t->nranks - 1;
+    int depth = 0;
+    for (int pos = 1; pos < t->nranks; pos++) {
+        int d = 0;
+        for (int x = pos; x > 0; x = parent_pos(t, x))
+            d++;
+        if (d > depth)
+            depth = d;
+    }
+    return depth;
+}
+
+int cs_tree_subtree_end(const cs_tree_t *t, int pos)
+{
+    int P = t->nranks;
+    if (pos == 0 || t->kind == CS_TREE_CHAIN)
+        return P;
+    long end = pos + low_weight(pos, t->radix);
+    return end > P ? P : (int)end;
+}
+
+/* ---- pipelined phases -------------------------------------------------- */
+
+void cs_tree_seg(const cs_tree_pipe_t *p, uint32_t i, uint32_t *off, uint32_t *n)
+{
+    uint64_t a = (uint64_t)i * p->count / p->nseg, b = (uint64_t)(i + 1) * p->count / p->nseg;
+    *off = p->first + (uint32_t)a;
+    *n = (uint32_t)(b - a);
+}
+
+/* One dependency (none when x < 0). */
+static uint32_t dep1(int64_t x, uint32_t *v)
+{
+    if (x < 0)
+        return 0;
+    *v = (uint32_t)x;
+    return 1;
+}
+
+static int *kids_alloc(cs_sched_t *s, const cs_tree_t *t, int *cap)
+{
+    *cap = cs_tree_max_children(t);
+    int *kids = malloc((size_t)*cap * sizeof(*kids));
+    if (kids == NULL)
+        cs_err_set(&s->err, CS_ERR_NOMEM, "out of memory for a tree of %d ranks", t->nranks);
+    return kids;
+}
+
+int cs_tree_reduce(cs_sched_t *s, const cs_tree_t *t, const cs_tree_pipe_t *p,
+                   const int64_t *after, int64_t *done)
+{
+    int cap;
+    int *kids = kids_alloc(s, t, &cap);
+    if (kids == NULL)
+        return cs_sched_status(s);
+    for (int r = 0; r < t->nranks && cs_sched_status(s) == CS_OK; r++) {
+        int parent = cs_tree_parent(t, r);
+        int nk = cs_tree_children(t, r, kids, cap);
+        for (uint32_t i = 0; i < p->nseg; i++) {
+            uint32_t off, n, v;
+            cs_tree_seg(p, i, &off, &n);
+            int64_t prev = after ? after[(size_t)r * p->nseg + i] : -1;
+            if (nk == 0 && parent >= 0) {
+                prev = cs_send(s, r, parent, p->chan, cs_rng(p->src, off, n), &v, dep1(prev, &v));
+            } else {
+                if (p->src != p->dst)
+                    prev = cs_copy(s, r, cs_rng(p->src, off, n), cs_rng(p->dst, off, n), &v,
+                                   dep1(prev, &v));
+                /* Smallest subtree first: it is ready first. */
+                for (int c = nk - 1; c >= 0; c--)
+                    prev = cs_rrecv(s, r, kids[c], p->chan, cs_rng(p->dst, off, n), &v,
+                                    dep1(prev, &v));
+                if (parent >= 0)
+                    prev = cs_send(s, r, parent, p->chan, cs_rng(p->dst, off, n), &v,
+                                   dep1(prev, &v));
+            }
+            if (done)
+                done[(size_t)r * p->nseg + i] = prev;
+        }
+    }
+    free(kids);
+    return cs_sched_status(s);
+}
+
+int cs_tree_bcast(cs_sched_t *s, const cs_tree_t *t, const cs_tree_pipe_t *p,
+                  const int64_t *after, int64_t *done)
+{
+    int cap;
+    int *kids = kids_alloc(s, t, &cap);
+    if (kids == NULL)
+        return cs_sched_status(s);
+    for (int r = 0; r < t->nranks && cs_sched_status(s) == CS_OK; r++) {
+        int parent = cs_tree_parent(t, r);
+        int nk = cs_tree_children(t, r, kids, cap);
+        for (uint32_t i = 0; i < p->nseg; i++) {
+            uint32_t off, n, v;
+            cs_tree_seg(p, i, &off, &n);
+            int64_t a = after ? after[(size_t)r * p->nseg + i] : -1, have = a;
+            int from = p->dst;
+            if (parent < 0) {
+                from = p->src;
+                if (p->src != p->dst)
+                    have = cs_copy(s, r, cs_rng(p->src, off, n), cs_rng(p->dst, off, n), &v,
+                                   dep1(a, &v));
+                /* The root's sends read src, ready since `a`. */
+                for (int c = 0; c < nk; c++)
+                    cs_send(s, r, kids[c], p->chan, cs_rng(from, off, n), &v, dep1(a, &v));
+            } else {
+                have = cs_recv(s, r, parent, p->chan, cs_rng(p->dst, off, n), &v, dep1(a, &v));
+                for (int c = 0; c < nk; c++)
+                    cs_send(s, r, kids[c], p->chan, cs_rng(from, off, n), &v, dep1(have, &v));
+            }
+            if (done)
+                done[(size_t)r * p->nseg + i] = have;
+        }
+    }
+    free(kids);
+    return cs_sched_status(s);
+}
+
+/* ---- generator plumbing ------------------------------------------------ */
+
+cs_sched_t *cs_tree_gen_create(const cs_coll_desc_t *desc, uint32_t nchunks, cs_err_t *err,
+                               int *st)
+{
+    cs_err_t e = {0};
+    cs_sched_t *s = cs_sched_create(desc, nchunks, &e);
+    if (s == NULL) {
+        *st = e.code != CS_OK ? e.code : CS_ERR_INTERNAL;
+        cs_err_set(err, *st, "%s", e.msg);
+        return NULL;
+    }
+    *st = CS_OK;
+    return s;
+}
+
+int cs_tree_gen_finish(cs_sched_t *s, int st, cs_sched_t **out, cs_err_t *err)
+{
+    if (s != NULL && st == CS_OK && cs_sched_status(s) == CS_OK) {
+        *out = s;
+        return CS_OK;
+    }
+    if (s != NULL && cs_sched_status(s) != CS_OK) {
+        st = cs_sched_status(s);
+        cs_err_set(err, st, "%s", s->err.msg);
+    } else if (st == CS_OK) {
+        st = CS_ERR_INTERNAL;
+        cs_err_set(err, st, "generator failed without a reason");
+    }
+    cs_sched_destroy(s);
+    return st;
+}

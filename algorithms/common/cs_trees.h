@@ -1,0 +1,131 @@
+/*
+ * cs_trees.h - tree and chain arithmetic shared by the tree generators, and
+ * the two pipelined tree phases they are made of (reduce up, broadcast down).
+ *
+ * Trees
+ * -----
+ * A tree is a pure function of (kind, P, root, ...): nothing is allocated,
+ * every query is O(depth).  Ranks are mapped to "positions" (virtual ranks)
+ * with the tree's root at position 0:
+ *
+ *   k-nomial (radix k >= 2; k = 2 is binomial), any root:
+ *     pos = (rank - root) mod P.  The parent of pos > 0 is pos with its
+ *     lowest non-zero base-k digit cleared; the children of pos are
+ *     pos + d*k^j for every digit position j below that digit (all
+ *     positions for pos 0) and d = 1..k-1, when < P.  The subtree of pos is
+ *     the contiguous position range [pos, pos + k^j) (clipped to P), which
+ *     the scatter / gather phases rely on.
+ *
+ *   chain, any root: pos = (rank - root) mod P, parent pos-1, child pos+1.
+ *
+ *   double binary tree (NCCL's idea, our own arithmetic): tree 0 is an
+ *     in-order binary tree over positions 1..P-1 (node pos with lowest set
+ *     bit c has children pos - c/2 and the first of pos + c/2, pos + c/4,
+ *     ... that is < P), hung under position 0, whose only child is the
+ *     largest power of two below P.  Leaves are the odd positions.  Tree 1
+ *     maps rank r to position P-1-r when P is even (mirror) and to
+ *     (r - 1) mod P when P is odd (shift), so a rank that is a leaf in one
+ *     tree is (mostly) an inner node in the other.
+ *
+ *            pos:   0 ---- 4            P = 7, tree 0
+ *                        /   \
+ *                       2     6
+ *                      / \   /
+ *                     1   3 5
+ *
+ * cs_tree_children lists children in broadcast order: the child with the
+ * largest subtree first.  Reductions consume them in reverse order.
+ *
+ * Pipelined phases
+ * ----------------
+ * cs_tree_reduce / cs_tree_bcast append, for every rank, the steps that move
+ * the chunk range [first, first+count) along the tree, cut into `nseg`
+ * balanced segments (segment i is [first + i*count/nseg, first +
+ * (i+1)*count/nseg)).  Segments are emitted in order, so the k-th message of
+ * a channel is segment k.  Per rank and segment:
+ *
+ *   reduce: inner node: copy src -> dst (skipped when src == dst), rrecv each
+ *           child into dst (serialised: they all write the same chunks),
+ *           then send dst to the parent.  Leaf: send src to the parent.  The
+ *           root ends with the sum in dst.
+ *   bcast:  root: sends from src (and copies src -> dst when they differ);
+ *           others: recv from the parent into dst, then send dst to each
+ *           child.
+ *
+ * `after` (may be NULL) holds, per rank and segment (index rank*nseg + i),
+ * a step of that rank the segment's first steps must wait for (-1: none);
+ * `done` (may be NULL) receives the step after which the rank no longer
+ * touches the segment in this phase (reduce: the send to the parent, or the
+ * root's last combine; bcast: the recv, or the root's copy), -1 when the
+ * rank emitted nothing for it.  Passing reduce's `done` as bcast's `after`
+ * orders the broadcast's writes after the reduction's reads.
+ * Both return CS_OK or the schedule's sticky error (CS_ERR_NOMEM for their
+ * own small workspace).  They do not check shapes beyond what cs_sched_add
+ * checks: callers pass buffers whose windows cover the range.
+ */
+#ifndef CS_TREES_H
+#define CS_TREES_H
+
+#include <stdint.h>
+
+#include "cs_sched.h"
+
+typedef enum { CS_TREE_KNOMIAL = 0, CS_TREE_CHAIN, CS_TREE_DBTREE } cs_tree_kind_t;
+
+typedef struct cs_tree {
+    cs_tree_kind_t kind;
+    int nranks;
+    int root;   /* k-nomial, chain: rank at position 0; dbtree: shift (0 or 1) */
+    int radix;  /* k-nomial only */
+    int mirror; /* dbtree: position = P-1-rank */
+} cs_tree_t;
+
+/* Initialise a tree (no allocation, nothing to free). */
+void cs_tree_knomial(cs_tree_t *t, int nranks, int root, int radix);
+void cs_tree_chain(cs_tree_t *t, int nranks, int root);
+/* which = 0 or 1: the two trees of the double binary tree. */
+void cs_tree_dbtree(cs_tree_t *t, int nranks, int which);
+
+int cs_tree_pos(const cs_tree_t *t, int rank);
+int cs_tree_rank(const cs_tree_t *t, int pos);
+int cs_tree_root(const cs_tree_t *t);
+/* Parent rank, or -1 at the root. */
+int cs_tree_parent(const cs_tree_t *t, int rank);
+/* Children ranks in broadcast order; writes at most `cap`, returns how many
+ * there are (callers size `cap` with cs_tree_max_children). */
+int cs_tree_children(const cs_tree_t *t, int rank, int *child, int cap);
+int cs_tree_max_children(const cs_tree_t *t);
+/* Number of edges on the longest root-to-leaf path. */
+int cs_tree_depth(const cs_tree_t *t);
+/* k-nomial and chain: one past the last position of pos's subtree (the
+ * subtree is the position range [pos, end)). */
+int cs_tree_subtree_end(const cs_tree_t *t, int pos);
+
+/* ceil(log_k(n)) for n >= 1, k >= 2. */
+int cs_ceil_log(int k, int n);
+
+typedef struct cs_tree_pipe {
+    int chan;
+    uint32_t first, count; /* chunk range, local offsets of src and dst */
+    uint32_t nseg;         /* segments, 1 <= nseg <= count */
+    int src, dst;          /* buffer ids (same on every rank) */
+} cs_tree_pipe_t;
+
+/* First chunk and length of segment i of a pipe. */
+void cs_tree_seg(const cs_tree_pipe_t *p, uint32_t i, uint32_t *off, uint32_t *n);
+
+int cs_tree_reduce(cs_sched_t *s, const cs_tree_t *t, const cs_tree_pipe_t *p,
+                   const int64_t *after, int64_t *done);
+int cs_tree_bcast(cs_sched_t *s, const cs_tree_t *t, const cs_tree_pipe_t *p,
+                  const int64_t *after, int64_t *done);
+
+/* Generator plumbing shared by the tree, chain and all-to-all generators.
+ * cs_tree_gen_create: cs_sched_create that also returns the status (NULL
+ * and *st < 0 with err filled on failure).  cs_tree_gen_finish: when st and
+ * the schedule's sticky error are CS_OK, hands s to *out and returns CS_OK;
+ * otherwise frees s, copies the error into err and returns it. */
+cs_sched_t *cs_tree_gen_create(const cs_coll_desc_t *desc, uint32_t nchunks, cs_err_t *err,
+                               int *st);
+int cs_tree_gen_finish(cs_sched_t *s, int st, cs_sched_t **out, cs_err_t *err);
+
+#endif /* CS_TREES_H */
