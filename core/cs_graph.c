@@ -1,0 +1,441 @@
+/*
+ * cs_graph.c - message matching and one global execution order (see
+ * cs_graph.h for the contract).
+ *
+ * Method, all in O(N log n) time for N steps and n steps per rank, with a
+ * fixed number of arrays allocated once (no per-step allocation):
+ *
+ *  1. Channel queues.  For every rank, its sends are listed sorted by
+ *     (peer, channel, index) and its receives likewise; consecutive entries
+ *     with the same (peer, channel) form one FIFO queue.  Generators usually
+ *     emit queues already in order, so the sort is skipped when a linear scan
+ *     finds the list sorted.
+ *  2. Matching.  For each send queue (a -> b, c), the receive queue
+ *     (b <- a, c) is found by binary search in rank b's receive list and the
+ *     two are paired element by element; the excess of either is unmatched.
+ *  3. Order.  Kahn's algorithm over steps with in-degree = number of own
+ *     dependencies + 1 when the step has a FIFO predecessor, with a CSR of
+ *     dependents.  A step whose in-degree reaches zero is "released"; a
+ *     non-communication step is then an event, a matched pair becomes one
+ *     event when its second half is released, an unmatched one never runs.
+ *     Events are processed round by round (breadth first); each round is
+ *     sorted by global id, using order[] itself as the queue.
+ */
+#include "cs_graph.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_graph_int.h"
+
+#define CS__NOIDX UINT32_MAX
+
+typedef struct {
+    uint32_t peer, chan, idx;
+} cs__qkey_t;
+
+static int qkey_cmp(const void *pa, const void *pb)
+{
+    const cs__qkey_t *a = pa, *b = pb;
+    if (a->peer != b->peer)
+        return a->peer < b->peer ? -1 : 1;
+    if (a->chan != b->chan)
+        return a->chan < b->chan ? -1 : 1;
+    return a->idx < b->idx ? -1 : (a->idx > b->idx);
+}
+
+static int is_send(const cs_step_t *st)
+{
+    return st->kind == CS_STEP_SEND;
+}
+
+static int is_recv(const cs_step_t *st)
+{
+    return st->kind == CS_STEP_RECV || st->kind == CS_STEP_RRECV;
+}
+
+/* Sort keys[0..n) by (peer, chan, idx) unless already sorted; write the
+ * indices to q. */
+static void sort_queue(cs__qkey_t *keys, uint32_t n, uint32_t *q)
+{
+    int sorted = 1;
+    for (uint32_t i = 1; i < n && sorted; i++)
+        if (qkey_cmp(&keys[i - 1], &keys[i]) > 0)
+            sorted = 0;
+    if (!sorted)
+        qsort(keys, n, sizeof(*keys), qkey_cmp);
+    for (uint32_t i = 0; i < n; i++)
+        q[i] = keys[i].idx;
+}
+
+/* Channel queues of every rank: q[base[r] ..] holds rank r's sends sorted,
+ * then its receives sorted; nsend[r] and ncomm[r] count them.  `keys` is
+ * scratch of max-steps-per-rank entries. */
+static void build_queues(const cs_graph_t *g, uint32_t *q, uint32_t *nsend, uint32_t *ncomm,
+                         cs__qkey_t *keys)
+{
+    const cs_sched_t *s = g->s;
+    for (int r = 0; r < s->desc.nranks; r++) {
+        const cs_rank_sched_t *rk = &s->ranks[r];
+        uint32_t *qr = q + g->base[r];
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < rk->nsteps; i++)
+            if (is_send(&rk->steps[i]))
+                keys[n++] = (cs__qkey_t){(uint32_t)rk->steps[i].peer, rk->steps[i].chan, i};
+        sort_queue(keys, n, qr);
+        nsend[r] = n;
+        n = 0;
+        for (uint32_t i = 0; i < rk->nsteps; i++)
+            if (is_recv(&rk->steps[i]))
+                keys[n++] = (cs__qkey_t){(uint32_t)rk->steps[i].peer, rk->steps[i].chan, i};
+        sort_queue(keys, n, qr + nsend[r]);
+        ncomm[r] = nsend[r] + n;
+    }
+}
+
+static uint32_t max_rank_steps(const cs_sched_t *s)
+{
+    uint32_t m = 0;
+    for (int r = 0; r < s->desc.nranks; r++)
+        if (s->ranks[r].nsteps > m)
+            m = s->ranks[r].nsteps;
+    return m;
+}
+
+/* Same queue: same (peer, chan) (callers only compare within one list). */
+static int same_queue(const cs_step_t *a, const cs_step_t *b)
+{
+    return a->peer == b->peer && a->chan == b->chan;
+}
+
+/* Walk every queue of every rank and call back for consecutive elements. */
+static void fifo_links(const cs_graph_t *g, const uint32_t *q, const uint32_t *nsend,
+                       const uint32_t *ncomm, uint32_t *prev, uint32_t *next)
+{
+    const cs_sched_t *s = g->s;
+    for (int r = 0; r < s->desc.nranks; r++) {
+        const cs_rank_sched_t *rk = &s->ranks[r];
+        const uint32_t *qr = q + g->base[r];
+        for (uint32_t j = 1; j < ncomm[r]; j++) {
+            if (j == nsend[r])
+                continue; /* first receive: no predecessor among sends */
+            uint32_t a = qr[j - 1], b = qr[j];
+            if (!same_queue(&rk->steps[a], &rk->steps[b]))
+                continue;
+            if (prev != NULL)
+                prev[g->base[r] + b] = a;
+            if (next != NULL)
+                next[g->base[r] + a] = b;
+        }
+    }
+}
+
+int cs__graph_fifo_prev(const cs_graph_t *g, uint32_t *prev)
+{
+    const cs_sched_t *s = g->s;
+    int P = s->desc.nranks;
+    uint32_t *q = malloc((g->nsteps ? g->nsteps : 1) * sizeof(*q));
+    uint32_t *cnt = malloc(2 * (size_t)P * sizeof(*cnt));
+    uint32_t m = max_rank_steps(s);
+    cs__qkey_t *keys = malloc((m ? m : 1) * sizeof(*keys));
+    int st = CS_ERR_NOMEM;
+    if (q == NULL || cnt == NULL || keys == NULL)
+        goto out;
+    build_queues(g, q, cnt, cnt + P, keys);
+    for (uint64_t i = 0; i < g->nsteps; i++)
+        prev[i] = CS__NOIDX;
+    fifo_links(g, q, cnt, cnt + P, prev, NULL);
+    st = CS_OK;
+out:
+    free(keys);
+    free(cnt);
+    free(q);
+    return st;
+}
+
+/* First position in rank b's receive list whose (peer, chan) >= (a, c). */
+static uint32_t recv_lower_bound(const cs_rank_sched_t *rb, const uint32_t *list, uint32_t n,
+                                 uint32_t a, uint32_t c)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        const cs_step_t *st = &rb->steps[list[mid]];
+        uint32_t p = (uint32_t)st->peer;
+        if (p < a || (p == a && st->chan < c))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void match(cs_graph_t *g, const uint32_t *q, const uint32_t *nsend, const uint32_t *ncomm)
+{
+    const cs_sched_t *s = g->s;
+    for (int a = 0; a < s->desc.nranks; a++) {
+        const cs_rank_sched_t *ra = &s->ranks[a];
+        const uint32_t *qa = q + g->base[a];
+        uint32_t i = 0;
+        while (i < nsend[a]) {
+            const cs_step_t *first = &ra->steps[qa[i]];
+            uint32_t j = i + 1;
+            while (j < nsend[a] && same_queue(first, &ra->steps[qa[j]]))
+                j++;
+            int b = first->peer;
+            const cs_rank_sched_t *rb = &s->ranks[b];
+            const uint32_t *rl = q + g->base[b] + nsend[b];
+            uint32_t nr = ncomm[b] - nsend[b];
+            uint32_t k = recv_lower_bound(rb, rl, nr, (uint32_t)a, first->chan);
+            for (uint32_t x = i; x < j && k < nr; x++, k++) {
+                const cs_step_t *rs = &rb->steps[rl[k]];
+                if ((uint32_t)rs->peer != (uint32_t)a || rs->chan != first->chan)
+                    break;
+                uint64_t gs = g->base[a] + qa[x], gr = g->base[b] + rl[k];
+                g->partner[gs] = gr;
+                g->partner[gr] = gs;
+            }
+            i = j;
+        }
+    }
+}
+
+/* Kahn state shared by the helpers below. */
+typedef struct {
+    cs_graph_t *g;
+    uint32_t *indeg; /* unmatched sends/receives get one extra: never released */
+    uint64_t *dbase; /* per rank: first dependents entry of the rank in dadj */
+    uint32_t *doff;  /* per step: first dependents entry, relative to dbase[rank]; the
+                        entries end where the next step's start (rank's ndeps for the last) */
+    uint32_t *dadj;  /* local indices of dependents */
+    const uint32_t *fnext; /* FIFO successor (local index) or CS__NOIDX */
+    uint64_t tail;   /* events pushed to g->order */
+} cs__kahn_t;
+
+/* Called when the in-degree of `gid` has just reached 0.  A matched pair is
+ * pushed when its second half gets there (the partner's in-degree is then
+ * already 0; in the initial scan, where both may be 0, the send pushes).
+ * Only a push reads the step itself (memory traffic matters at 10^7 steps). */
+static void release(cs__kahn_t *k, uint64_t gid, const cs_step_t *st, int initial)
+{
+    cs_graph_t *g = k->g;
+    uint64_t p = g->partner[gid];
+    if (p == CS_NONE) {
+        g->order[k->tail++] = gid;
+        return;
+    }
+    if (k->indeg[p] != 0)
+        return;
+    int snd = is_send(st);
+    if (initial && !snd)
+        return;
+    g->order[k->tail++] = snd ? gid : p;
+}
+
+/* Mark one step done: decrement its dependents and its FIFO successor. */
+static void complete(cs__kahn_t *k, int r, uint32_t i)
+{
+    cs_graph_t *g = k->g;
+    const cs_rank_sched_t *rk = &g->s->ranks[r];
+    uint64_t b = g->base[r];
+    const uint32_t *adj = k->dadj + k->dbase[r];
+    uint32_t end = i + 1 < rk->nsteps ? k->doff[b + i + 1] : rk->ndeps;
+    for (uint32_t e = k->doff[b + i]; e < end; e++) {
+        uint32_t d = adj[e];
+        if (--k->indeg[b + d] == 0)
+            release(k, b + d, &rk->steps[d], 0);
+    }
+    uint32_t f = k->fnext[b + i];
+    if (f != CS__NOIDX && --k->indeg[b + f] == 0)
+        release(k, b + f, &rk->steps[f], 0);
+}
+
+static int u64_cmp(const void *pa, const void *pb)
+{
+    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    return a < b ? -1 : (a > b);
+}
+
+static void sort_round(uint64_t *v, uint64_t n)
+{
+    for (uint64_t i = 1; i < n; i++)
+        if (v[i - 1] > v[i]) {
+            qsort(v, n, sizeof(*v), u64_cmp);
+            return;
+        }
+}
+
+static void kahn(cs__kahn_t *k)
+{
+    cs_graph_t *g = k->g;
+    const cs_sched_t *s = g->s;
+    int P = s->desc.nranks;
+    for (int r = 0; r < P; r++) {
+        const cs_rank_sched_t *rk = &s->ranks[r];
+        for (uint32_t i = 0; i < rk->nsteps; i++)
+            if (k->indeg[g->base[r] + i] == 0)
+                release(k, g->base[r] + i, &rk->steps[i], 1);
+    }
+    uint64_t head = 0;
+    uint64_t executed = 0;
+    while (head < k->tail) {
+        uint64_t end = k->tail;
+        sort_round(g->order + head, end - head);
+        for (; head < end; head++) {
+            uint64_t gid = g->order[head];
+            int r;
+            uint32_t i;
+            cs_graph_locate(g, gid, &r, &i);
+            complete(k, r, i);
+            executed++;
+            uint64_t p = g->partner[gid];
+            if (p != CS_NONE) {
+                cs_graph_locate(g, p, &r, &i);
+                complete(k, r, i);
+                executed++;
+            }
+        }
+    }
+    g->norder = k->tail;
+    g->nstuck = g->nsteps - executed;
+}
+
+/* `work` (nsteps entries, contents dead) becomes the in-degree array. */
+static int build_order(cs_graph_t *g, const uint32_t *fnext, uint32_t *work)
+{
+    const cs_sched_t *s = g->s;
+    uint64_t N = g->nsteps, n1 = N ? N : 1;
+    int P = s->desc.nranks;
+    cs__kahn_t k = {.g = g, .fnext = fnext, .indeg = work};
+    uint64_t ndeps = 0;
+    int st = CS_ERR_NOMEM;
+    k.dbase = malloc((size_t)P * sizeof(*k.dbase));
+    if (k.dbase == NULL)
+        goto out;
+    for (int r = 0; r < P; r++) {
+        k.dbase[r] = ndeps;
+        ndeps += s->ranks[r].ndeps;
+    }
+    k.doff = malloc(n1 * sizeof(*k.doff));
+    k.dadj = malloc((ndeps ? ndeps : 1) * sizeof(*k.dadj));
+    if (!k.doff || !k.dadj)
+        goto out;
+    /* in-degrees and the dependents CSR of each rank: count into doff,
+     * prefix-sum to ends, fill moving each end back to its start */
+    for (int r = 0; r < P; r++) {
+        const cs_rank_sched_t *rk = &s->ranks[r];
+        uint64_t b = g->base[r];
+        for (uint32_t i = 0; i < rk->nsteps; i++) {
+            const cs_step_t *sp = &rk->steps[i];
+            k.indeg[b + i] = sp->ndeps + (g->partner[b + i] == CS_NONE &&
+                                          (is_send(sp) || is_recv(sp)));
+            k.doff[b + i] = 0;
+        }
+        for (uint32_t i = 0; i < rk->nsteps; i++) {
+            const uint32_t *d = cs_step_deps(rk, &rk->steps[i]);
+            for (uint32_t j = 0; j < rk->steps[i].ndeps; j++)
+                k.doff[b + d[j]]++;
+            if (fnext[b + i] != CS__NOIDX)
+                k.indeg[b + fnext[b + i]]++;
+        }
+        uint32_t acc = 0;
+        for (uint32_t i = 0; i < rk->nsteps; i++) {
+            acc += k.doff[b + i];
+            k.doff[b + i] = acc;
+        }
+        uint32_t *adj = k.dadj + k.dbase[r];
+        for (uint32_t i = rk->nsteps; i-- > 0;) {
+            const uint32_t *d = cs_step_deps(rk, &rk->steps[i]);
+            for (uint32_t j = rk->steps[i].ndeps; j-- > 0;)
+                adj[--k.doff[b + d[j]]] = i;
+        }
+    }
+    kahn(&k);
+    st = CS_OK;
+out:
+    free(k.dadj);
+    free(k.doff);
+    free(k.dbase);
+    return st;
+}
+
+int cs_graph_init(cs_graph_t *g, const cs_sched_t *s, cs_err_t *err)
+{
+    int P = s->desc.nranks;
+    memset(g, 0, sizeof(*g));
+    g->s = s;
+    uint32_t *q = NULL, *cnt = NULL, *fnext = NULL;
+    cs__qkey_t *keys = NULL;
+    g->base = malloc(((size_t)P + 1) * sizeof(*g->base));
+    if (g->base == NULL)
+        goto nomem;
+    g->base[0] = 0;
+    for (int r = 0; r < P; r++)
+        g->base[r + 1] = g->base[r] + s->ranks[r].nsteps;
+    uint64_t N = g->nsteps = g->base[P];
+    g->partner = malloc((N ? N : 1) * sizeof(*g->partner));
+    g->order = malloc((N ? N : 1) * sizeof(*g->order));
+    q = malloc((N ? N : 1) * sizeof(*q));
+    cnt = malloc(2 * (size_t)P * sizeof(*cnt));
+    uint32_t m = max_rank_steps(s);
+    keys = malloc((m ? m : 1) * sizeof(*keys));
+    if (!g->partner || !g->order || !q || !cnt || !keys)
+        goto nomem;
+    for (uint64_t i = 0; i < N; i++)
+        g->partner[i] = CS_NONE;
+    build_queues(g, q, cnt, cnt + P, keys);
+    free(keys);
+    keys = NULL;
+    match(g, q, cnt, cnt + P);
+    for (int r = 0; r < P; r++)
+        for (uint32_t j = 0; j < cnt[P + r]; j++)
+            if (g->partner[g->base[r] + q[g->base[r] + j]] == CS_NONE)
+                g->nunmatched++;
+    /* the FIFO successors replace the queues (same size) */
+    fnext = malloc((N ? N : 1) * sizeof(*fnext));
+    if (fnext == NULL)
+        goto nomem;
+    for (uint64_t i = 0; i < N; i++)
+        fnext[i] = CS__NOIDX;
+    fifo_links(g, q, cnt, cnt + P, NULL, fnext);
+    if (build_order(g, fnext, q) != CS_OK)
+        goto nomem;
+    free(fnext);
+    free(cnt);
+    free(q);
+    return CS_OK;
+nomem:
+    free(fnext);
+    free(keys);
+    free(cnt);
+    free(q);
+    cs_graph_fini(g);
+    g->s = s;
+    return cs_err_set(err, CS_ERR_NOMEM, "out of memory building the graph of %llu steps",
+                      (unsigned long long)cs_sched_total_steps(s));
+}
+
+void cs_graph_fini(cs_graph_t *g)
+{
+    if (g == NULL)
+        return;
+    free(g->base);
+    free(g->partner);
+    free(g->order);
+    memset(g, 0, sizeof(*g));
+}
+
+void cs_graph_locate(const cs_graph_t *g, uint64_t gid, int *rank, uint32_t *step)
+{
+    /* largest r with base[r] <= gid (empty ranks share their base) */
+    int lo = 0, hi = g->s->desc.nranks; /* answer in [lo, hi) */
+    while (hi - lo > 1) {
+        int mid = lo + (hi - lo) / 2;
+        if (g->base[mid] <= gid)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    *rank = lo;
+    *step = (uint32_t)(gid - g->base[lo]);
+}

@@ -1,0 +1,50 @@
+/*
+ * vbench_ring - time and memory of graph building (and verification, once
+ * available) on the ring fixture:  vbench_ring [P] [chunks-per-rank]
+ * Prints one line per phase.  Not a ctest (the lead runs it by hand).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "cs_graph.h"
+#include "vfix.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static double maxrss_mib(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss / 1024.0;
+}
+
+int main(int argc, char **argv)
+{
+    int P = argc > 1 ? atoi(argv[1]) : 1536;
+    uint32_t per = argc > 2 ? (uint32_t)atoi(argv[2]) : 1;
+    double t0 = now();
+    cs_sched_t *s = vfix_ring(P, per, 0, 0);
+    if (s == NULL) {
+        fprintf(stderr, "cannot build the ring\n");
+        return 1;
+    }
+    double t1 = now();
+    printf("generate: P=%d steps=%llu %.3f s, max RSS %.0f MiB\n", P,
+           (unsigned long long)cs_sched_total_steps(s), t1 - t0, maxrss_mib());
+    cs_graph_t g;
+    if (cs_graph_init(&g, s, NULL) != CS_OK)
+        return 1;
+    double t2 = now();
+    printf("graph: %.3f s, events %llu stuck %llu, max RSS %.0f MiB\n", t2 - t1,
+           (unsigned long long)g.norder, (unsigned long long)g.nstuck, maxrss_mib());
+    cs_graph_fini(&g);
+    cs_sched_destroy(s);
+    return 0;
+}
