@@ -207,15 +207,6 @@ void cs_tree_seg(const cs_tree_pipe_t *p, uint32_t i, uint32_t *off, uint32_t *n
     *n = (uint32_t)(b - a);
 }
 
-/* One dependency (none when x < 0). */
-static uint32_t dep1(int64_t x, uint32_t *v)
-{
-    if (x < 0)
-        return 0;
-    *v = (uint32_t)x;
-    return 1;
-}
-
 static int *kids_alloc(cs_sched_t *s, const cs_tree_t *t, int *cap)
 {
     *cap = cs_tree_max_children(t);
@@ -240,18 +231,18 @@ int cs_tree_reduce(cs_sched_t *s, const cs_tree_t *t, const cs_tree_pipe_t *p,
             cs_tree_seg(p, i, &off, &n);
             int64_t prev = after ? after[(size_t)r * p->nseg + i] : -1;
             if (nk == 0 && parent >= 0) {
-                prev = cs_send(s, r, parent, p->chan, cs_rng(p->src, off, n), &v, dep1(prev, &v));
+                prev = cs_send(s, r, parent, p->chan, cs_rng(p->src, off, n), &v, cs_dep1(prev, &v));
             } else {
                 if (p->src != p->dst)
                     prev = cs_copy(s, r, cs_rng(p->src, off, n), cs_rng(p->dst, off, n), &v,
-                                   dep1(prev, &v));
+                                   cs_dep1(prev, &v));
                 /* Smallest subtree first: it is ready first. */
                 for (int c = nk - 1; c >= 0; c--)
                     prev = cs_rrecv(s, r, kids[c], p->chan, cs_rng(p->dst, off, n), &v,
-                                    dep1(prev, &v));
+                                    cs_dep1(prev, &v));
                 if (parent >= 0)
                     prev = cs_send(s, r, parent, p->chan, cs_rng(p->dst, off, n), &v,
-                                   dep1(prev, &v));
+                                   cs_dep1(prev, &v));
             }
             if (done)
                 done[(size_t)r * p->nseg + i] = prev;
@@ -280,14 +271,14 @@ int cs_tree_bcast(cs_sched_t *s, const cs_tree_t *t, const cs_tree_pipe_t *p,
                 from = p->src;
                 if (p->src != p->dst)
                     have = cs_copy(s, r, cs_rng(p->src, off, n), cs_rng(p->dst, off, n), &v,
-                                   dep1(a, &v));
+                                   cs_dep1(a, &v));
                 /* The root's sends read src, ready since `a`. */
                 for (int c = 0; c < nk; c++)
-                    cs_send(s, r, kids[c], p->chan, cs_rng(from, off, n), &v, dep1(a, &v));
+                    cs_send(s, r, kids[c], p->chan, cs_rng(from, off, n), &v, cs_dep1(a, &v));
             } else {
-                have = cs_recv(s, r, parent, p->chan, cs_rng(p->dst, off, n), &v, dep1(a, &v));
+                have = cs_recv(s, r, parent, p->chan, cs_rng(p->dst, off, n), &v, cs_dep1(a, &v));
                 for (int c = 0; c < nk; c++)
-                    cs_send(s, r, kids[c], p->chan, cs_rng(from, off, n), &v, dep1(have, &v));
+                    cs_send(s, r, kids[c], p->chan, cs_rng(from, off, n), &v, cs_dep1(have, &v));
             }
             if (done)
                 done[(size_t)r * p->nseg + i] = have;

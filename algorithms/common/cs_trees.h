@@ -101,6 +101,16 @@ int cs_tree_depth(const cs_tree_t *t);
  * subtree is the position range [pos, end)). */
 int cs_tree_subtree_end(const cs_tree_t *t, int pos);
 
+/* One dependency for the builder calls: stores x in *v and returns 1, or
+ * returns 0 (no dependency) when x < 0. */
+static inline uint32_t cs_dep1(int64_t x, uint32_t *v)
+{
+    if (x < 0)
+        return 0;
+    *v = (uint32_t)x;
+    return 1;
+}
+
 /* ceil(log_k(n)) for n >= 1, k >= 2. */
 int cs_ceil_log(int k, int n);
 

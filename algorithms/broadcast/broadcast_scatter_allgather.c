@@ -1,0 +1,111 @@
+/*
+ * broadcast_scatter_allgather.c - van de Geijn's long-message broadcast:
+ * binomial scatter of P pieces from the root, then a ring allgather.
+ *
+ * Method: positions are ranks relative to the root; the vector is P pieces
+ * of `nchunks` chunks, piece v belonging to position v.  Scatter (channel
+ * 0): position v receives the pieces of its binomial subtree [v, end(v))
+ * from its parent into out and sends each child c the pieces [c, end(c)).
+ * Allgather (channel 1): a ring over positions, P-1 steps; in step t
+ * position v sends piece v-t to v+1.  The ring is cut before the root (it
+ * needs nothing; it re-injects pieces from its own copy instead) and a
+ * piece is not sent to a rank that already holds it from the scatter.
+ *
+ *   scatter, P = 8:  0 -[4..7]-> 4,  0 -[2,3]-> 2,  4 -[6,7]-> 6,  0 -[1]-> 1 ...
+ *   ring step t:     v --piece (v-t)--> v+1      (7 -> 0 is cut)
+ *
+ * Cost (L = ceil(log2 P), n bytes):
+ *     T = (L + P - 1) alpha + 2 (P-1)/P n beta
+ * i.e. about twice the bandwidth bound, for large n better than a tree.
+ * Every P >= 1, every root, in place or not.  The vector is cut into P
+ * pieces, so counts below P leave some pieces empty.
+ */
+#include <stdlib.h>
+
+#include "common/cs_trees.h"
+#include "cs_algo.h"
+
+static const cs_param_desc_t params_desc[] = {
+    {"nchunks", "1", "chunks per piece (the vector is P x nchunks chunks)"},
+    {NULL, NULL, NULL},
+};
+
+/* Steps of one rank.  have[j]: the step after which out holds piece j. */
+static void emit_rank(cs_sched_t *s, const cs_tree_t *t, int r, uint32_t m, int src,
+                      int *kids, int cap, int64_t *have)
+{
+    int P = t->nranks, v = cs_tree_pos(t, r), end = cs_tree_subtree_end(t, v);
+    int next = (v + 1) % P, nend = cs_tree_subtree_end(t, next);
+    int from = v == 0 ? src : CS_BUF_OUT;
+    uint32_t dv;
+    int64_t got = -1;
+    if (v != 0)
+        got = cs_recv(s, r, cs_tree_parent(t, r), 0,
+                      cs_rng(CS_BUF_OUT, (uint32_t)v * m, (uint32_t)(end - v) * m), NULL, 0);
+    else if (src != CS_BUF_OUT)
+        cs_copy(s, r, cs_rng(src, 0, (uint32_t)P * m), cs_rng(CS_BUF_OUT, 0, (uint32_t)P * m),
+                NULL, 0);
+    int nk = cs_tree_children(t, r, kids, cap);
+    for (int c = 0; c < nk; c++) {
+        int pc = cs_tree_pos(t, kids[c]), ec = cs_tree_subtree_end(t, pc);
+        cs_send(s, r, kids[c], 0, cs_rng(from, (uint32_t)pc * m, (uint32_t)(ec - pc) * m), &dv,
+                cs_dep1(got, &dv));
+    }
+    for (int j = 0; j < P; j++)
+        have[j] = (j >= v && j < end) ? got : -1;
+    for (int step = 0; step < P - 1; step++) {
+        int js = ((v - step) % P + P) % P, jr = ((v - 1 - step) % P + P) % P;
+        if (next != 0 && !(js >= next && js < nend))
+            cs_send(s, r, cs_tree_rank(t, next), 1, cs_rng(from, (uint32_t)js * m, m), &dv,
+                    cs_dep1(have[js], &dv));
+        if (v != 0 && !(jr >= v && jr < end))
+            have[jr] = cs_recv(s, r, cs_tree_rank(t, (v - 1 + P) % P), 1,
+                               cs_rng(CS_BUF_OUT, (uint32_t)jr * m, m), NULL, 0);
+    }
+}
+
+static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **out,
+                 cs_err_t *err)
+{
+    long m;
+    int st = cs_params_get_int(params, "nchunks", 1, 1, 65536, &m, err);
+    if (st != CS_OK)
+        return st;
+    int P = desc->nranks;
+    if ((uint64_t)P * (uint64_t)m > UINT32_MAX / 2)
+        return cs_err_set(err, CS_ERR_RANGE, "%d ranks x %ld chunks per piece is too many chunks",
+                          P, m);
+    cs_sched_t *s = cs_tree_gen_create(desc, (uint32_t)(P * m), err, &st);
+    if (s == NULL)
+        return st;
+    cs_tree_t t;
+    cs_tree_knomial(&t, P, desc->root, 2);
+    int cap = cs_tree_max_children(&t);
+    int *kids = malloc((size_t)cap * sizeof(*kids));
+    int64_t *have = malloc((size_t)P * sizeof(*have));
+    if (kids == NULL || have == NULL)
+        st = cs_err_set(err, CS_ERR_NOMEM, "out of memory for %d ranks", P);
+    int src = desc->inplace ? CS_BUF_OUT : CS_BUF_IN;
+    for (int r = 0; r < P && st == CS_OK && cs_sched_status(s) == CS_OK; r++)
+        emit_rank(s, &t, r, (uint32_t)m, src, kids, cap, have);
+    free(have);
+    free(kids);
+    return cs_tree_gen_finish(s, st, out, err);
+}
+
+static double cost(const cs_coll_desc_t *desc, cs_params_t *params, double bytes,
+                   const cs_ab_model_t *m)
+{
+    (void)params;
+    double P = desc->nranks, L = cs_ceil_log(2, desc->nranks);
+    return (L + P - 1.0) * m->alpha + 2.0 * (P - 1.0) / P * bytes * m->beta;
+}
+
+const cs_algo_t cs__algo_broadcast_scatter_allgather = {
+    .coll = CS_COLL_BROADCAST,
+    .name = "scatter_allgather",
+    .desc = "van de Geijn: binomial scatter of P pieces, then ring allgather",
+    .params = params_desc,
+    .build = build,
+    .cost = cost,
+};
