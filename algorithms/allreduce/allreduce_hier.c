@@ -1,0 +1,143 @@
+/*
+ * allreduce_hier.c - hierarchical multi-tier allreduce (PowerAI DDL,
+ * BlueConnect): one reduce-scatter per tier from the innermost tier
+ * outwards, each on the window the tier below left, then the all-gathers
+ * back inwards.
+ *
+ * dims = d0 x d1 x .. (innermost first, product P): rank r has coordinates
+ * c_t = (r / (d0 .. d_{t-1})) % d_t, and its tier-t group is the d_t ranks
+ * that differ from it only in c_t.  The vector is C = P * nchunks chunks.
+ * After the tier-0 reduce-scatter a rank holds the tier-0 sum of 1/d0 of
+ * the vector; tier 1 reduce-scatters that window among its tier-1 group,
+ * and so on; after the last tier every rank holds 1/P of the total.  Each
+ * tier runs its own algorithm (algos: ring, rhd or direct).
+ *
+ *    dims 2x3 (P = 6), tier 0 pairs {0,1} {2,3} {4,5}, tier 1 {0,2,4} {1,3,5}:
+ *
+ *      tier 0 RS:  r0 <-> r1 : r0 keeps half A, r1 half B (tier-0 sums)
+ *      tier 1 RS:  r0, r2, r4 reduce-scatter half A in thirds
+ *      tier 1 AG, then tier 0 AG (mirror image)
+ *
+ * Cost: the sum over tiers t of RS_t + AG_t on d_t ranks over the window
+ * n / (d0 .. d_{t-1}) (see cs__cost_phase); each tier should be costed
+ * with its own link model, which one alpha-beta model cannot express.
+ * Supports every P and dims whose product is P, any algorithm per tier
+ * (rhd folds non-power-of-two tiers), in place.  At most 8 tiers.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "common/cs_peers.h"
+#include "common/cs_phase.h"
+
+#define HIER_MAX_TIERS 8
+
+static const cs_param_desc_t params[] = {
+    {"dims", "P", "tier sizes, innermost first, product P (6x256, 3x2x256)"},
+    {"algos", "ring", "algorithm per tier, '+'-separated (ring+rhd); one name applies to all"},
+    {"nchunks", "1", "chunks per rank segment (pipelining of ring tiers)"},
+    {NULL, NULL, NULL},
+};
+
+/* dims, algos and nchunks from the parameters, validated against P. */
+static int parse(const cs_coll_desc_t *desc, cs_params_t *p, int *dims, cs__ph_alg_t *algs,
+                 int *ntiers, uint32_t *nchunks, cs_err_t *err)
+{
+    int P = desc->nranks;
+    int n = cs_params_get_dims(p, "dims", dims, HIER_MAX_TIERS, err);
+    if (n < 0)
+        return n;
+    if (n == 0) {
+        dims[0] = P;
+        n = 1;
+    }
+    long prod = 1;
+    for (int t = 0; t < n; t++)
+        prod *= dims[t];
+    if (prod != P)
+        return cs_err_set(err, CS_ERR_INVAL,
+                          "parameter dims: the product of the tier sizes must be the number of "
+                          "ranks %d, found %ld", P, prod);
+    const char *a = cs_params_get(p, "algos");
+    int na = 0;
+    for (const char *c = a ? a : "ring"; na < HIER_MAX_TIERS;) {
+        int len = (int)strcspn(c, "+,:/");
+        algs[na] = cs__ph_alg_parse(c, len);
+        if (algs[na] == CS__PH_COUNT)
+            return cs_err_set(err, CS_ERR_UNSUPPORTED,
+                              "parameter algos: expected ring, rhd or direct per tier, found "
+                              "'%.*s'", len, c);
+        na++;
+        if (c[len] == '\0')
+            break;
+        c += len + 1;
+    }
+    if (na == 1)
+        for (int t = 1; t < n; t++)
+            algs[t] = algs[0];
+    else if (na != n)
+        return cs_err_set(err, CS_ERR_INVAL,
+                          "parameter algos: %d algorithms for %d tiers (give one per tier, or "
+                          "one for all)", na, n);
+    *ntiers = n;
+    return cs__param_nchunks(p, nchunks, err);
+}
+
+static int build(const cs_coll_desc_t *desc, cs_params_t *p, cs_sched_t **out, cs_err_t *err)
+{
+    int dims[HIER_MAX_TIERS], order[HIER_MAX_TIERS], n = 0;
+    cs__ph_alg_t algs[HIER_MAX_TIERS];
+    uint32_t nc = 1;
+    int st = parse(desc, p, dims, algs, &n, &nc, err);
+    if (st != CS_OK)
+        return st;
+    uint64_t C = (uint64_t)desc->nranks * nc;
+    if (C > UINT32_MAX / 2)
+        return cs_err_set(err, CS_ERR_RANGE, "%d ranks x %u chunks is too many chunks",
+                          desc->nranks, nc);
+    cs_sched_t *s = cs_sched_create(desc, (uint32_t)C, err);
+    if (s == NULL)
+        return err ? err->code : CS_ERR_INVAL;
+    for (int t = 0; t < n; t++)
+        order[t] = t;
+    cs__phase_t ph;
+    st = cs__phase_init(&ph, s);
+    if (st == CS_OK)
+        st = cs__phase_multitier(&ph, dims, order, algs, n, 0, (uint32_t)C,
+                                 desc->inplace ? CS_BUF_OUT : CS_BUF_IN, 0, nc);
+    cs__phase_fini(&ph);
+    if (st != CS_OK) {
+        if (err != NULL)
+            *err = s->err;
+        cs_sched_destroy(s);
+        return st;
+    }
+    *out = s;
+    return CS_OK;
+}
+
+static double cost(const cs_coll_desc_t *desc, cs_params_t *p, double bytes,
+                   const cs_ab_model_t *m)
+{
+    int dims[HIER_MAX_TIERS], n = 0;
+    cs__ph_alg_t algs[HIER_MAX_TIERS];
+    uint32_t nc = 1;
+    cs_err_t e = {0};
+    if (parse(desc, p, dims, algs, &n, &nc, &e) != CS_OK)
+        return -1.0;
+    double t = 0.0, w = bytes;
+    for (int i = 0; i < n; i++) {
+        t += cs__cost_phase(algs[i], dims[i], w, m, 1) + cs__cost_phase(algs[i], dims[i], w, m, 0);
+        w /= dims[i];
+    }
+    return t;
+}
+
+const cs_algo_t cs__algo_allreduce_hier = {
+    .coll = CS_COLL_ALLREDUCE,
+    .name = "hier",
+    .desc = "hierarchical: per-tier reduce-scatter inside out, all-gather back (BlueConnect)",
+    .params = params,
+    .build = build,
+    .cost = cost,
+};

@@ -1,0 +1,586 @@
+/*
+ * cs_phase.c - phase emitters (see cs_phase.h for the contracts).
+ *
+ * Each emitter walks the members of its group one at a time and appends all
+ * of that member's steps, so a rank's steps of one channel are appended in
+ * the order its peers expect them.  Per member it keeps the last send and
+ * the last receive (the chains) and a terminal list that becomes the new
+ * front.  Data location rule for reduce-scatter: a range is read from `src`
+ * until the member first reduces into it; that first reduce is preceded by
+ * a copy src -> target when they differ, so `in` is never written.
+ */
+#include "cs_phase.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_peers.h"
+
+/* ---- small helpers ---------------------------------------------------- */
+
+int cs__phase_init(cs__phase_t *ph, cs_sched_t *s)
+{
+    memset(ph, 0, sizeof(*ph));
+    ph->s = s;
+    ph->front = malloc((size_t)s->desc.nranks * sizeof(*ph->front));
+    if (ph->front == NULL)
+        return cs_err_set(&s->err, CS_ERR_NOMEM, "out of memory (phase fronts)");
+    for (int r = 0; r < s->desc.nranks; r++)
+        ph->front[r] = -1;
+    return CS_OK;
+}
+
+void cs__phase_fini(cs__phase_t *ph)
+{
+    free(ph->front);
+    ph->front = NULL;
+    cs_deps_fini(&ph->term);
+}
+
+cs_range_t cs__grng(const cs_sched_t *s, int rank, int buf, uint32_t gpos, uint32_t n)
+{
+    return cs_rng(buf, gpos - s->ranks[rank].bufs[buf].base, n);
+}
+
+cs__dl_t cs__dl(int64_t a, int64_t b, int64_t c)
+{
+    cs__dl_t d = {{0}, 0};
+    int64_t in[3] = {a, b, c};
+    for (int i = 0; i < 3; i++) {
+        if (in[i] < 0)
+            continue;
+        int dup = 0;
+        for (uint32_t j = 0; j < d.n; j++)
+            dup |= d.v[j] == (uint32_t)in[i];
+        if (!dup)
+            d.v[d.n++] = (uint32_t)in[i];
+    }
+    return d;
+}
+
+static const char *const ph_names[CS__PH_COUNT] = {"ring", "rhd", "direct"};
+
+const char *cs__ph_alg_name(cs__ph_alg_t a)
+{
+    return (a >= 0 && a < CS__PH_COUNT) ? ph_names[a] : "unknown";
+}
+
+cs__ph_alg_t cs__ph_alg_parse(const char *s, int len)
+{
+    for (int a = 0; a < CS__PH_COUNT; a++)
+        if ((int)strlen(ph_names[a]) == len && strncmp(s, ph_names[a], (size_t)len) == 0)
+            return (cs__ph_alg_t)a;
+    return CS__PH_COUNT;
+}
+
+/* Step wrappers: global chunk positions, a cs__dl_t of dependencies. */
+static int64_t p_send(cs__phase_t *ph, int r, int peer, int chan, int buf, uint32_t g,
+                      uint32_t n, cs__dl_t d)
+{
+    return cs_send(ph->s, r, peer, chan, cs__grng(ph->s, r, buf, g, n), d.v, d.n);
+}
+
+static int64_t p_recv(cs__phase_t *ph, int r, int peer, int chan, int reduce, int buf,
+                      uint32_t g, uint32_t n, cs__dl_t d)
+{
+    cs_range_t dst = cs__grng(ph->s, r, buf, g, n);
+    return reduce ? cs_rrecv(ph->s, r, peer, chan, dst, d.v, d.n)
+                  : cs_recv(ph->s, r, peer, chan, dst, d.v, d.n);
+}
+
+static int64_t p_copy(cs__phase_t *ph, int r, int from, int to, uint32_t g, uint32_t n,
+                      cs__dl_t d)
+{
+    if (from == to || n == 0)
+        return -1;
+    return cs_copy(ph->s, r, cs__grng(ph->s, r, from, g, n), cs__grng(ph->s, r, to, g, n), d.v,
+                   d.n);
+}
+
+/* Close a member: its front becomes its single terminal step or a nop. */
+static void member_end(cs__phase_t *ph, int r)
+{
+    if (ph->term.n == 1)
+        ph->front[r] = ph->term.v[0];
+    else if (ph->term.n > 1)
+        ph->front[r] = cs_nop(ph->s, r, ph->term.v, ph->term.n);
+    cs_deps_clear(&ph->term);
+}
+
+/* A group of one: the own segment only has to reach dst. */
+static int single(cs__phase_t *ph, const cs__grp_t *g, int src, int dst)
+{
+    int r = g->ranks[0];
+    cs_deps_push(&ph->term, p_copy(ph, r, src, dst, g->cut[0], g->cut[1] - g->cut[0],
+                                   cs__dl(ph->front[r], -1, -1)));
+    member_end(ph, r);
+    return cs_sched_status(ph->s);
+}
+
+#define SEG_LO(g, j) ((g)->cut[(j)])
+#define SEG_N(g, j) ((g)->cut[(j) + 1] - (g)->cut[(j)])
+
+/* ---- ring ------------------------------------------------------------- */
+
+/* One ring phase; `rs` selects reduce-scatter (else all-gather). */
+static int ring(cs__phase_t *ph, const cs__grp_t *g, cs__bufs_t b, int chan, uint32_t pieces,
+                int rs)
+{
+    int n = g->n;
+    if (n == 1)
+        return single(ph, g, b.src, b.dst);
+    if (pieces < 1)
+        pieces = 1;
+    int64_t *mem = malloc(2 * (size_t)pieces * sizeof(*mem));
+    if (mem == NULL)
+        return cs_err_set(&ph->s->err, CS_ERR_NOMEM, "out of memory (ring pieces)");
+    int64_t *prev = mem, *cur = mem + pieces; /* receives of the step before / this step */
+    for (int m = 0; m < n; m++) {
+        int r = g->ranks[m], next = g->ranks[cs__ring_next(m, n)];
+        int prv = g->ranks[cs__ring_prev(m, n)];
+        int64_t f = ph->front[r], last_send = -1, last_recv = -1;
+        if (!rs) /* own segment into the result */
+            cs_deps_push(&ph->term,
+                         p_copy(ph, r, b.src, b.dst, SEG_LO(g, m), SEG_N(g, m), cs__dl(f, -1, -1)));
+        for (int i = 0; i < n - 1; i++) {
+            int sseg = cs__ring_add(m, rs ? -i - 1 : -i, n);
+            int rseg = cs__ring_add(m, rs ? -i - 2 : -i - 1, n);
+            /* send: step 0 reads the start data, later steps what arrived */
+            uint32_t a = SEG_LO(g, sseg), len = SEG_N(g, sseg);
+            uint32_t np = len < pieces ? len : pieces;
+            int sbuf = i == 0 ? b.src : (rs ? b.work : b.dst);
+            for (uint32_t q = 0; q < np; q++) {
+                uint32_t lo = cs__split(a, a + len, np, q), hi = cs__split(a, a + len, np, q + 1);
+                last_send = p_send(ph, r, next, chan, sbuf, lo, hi - lo,
+                                   cs__dl(last_send, i == 0 ? f : prev[q], f));
+            }
+            /* receive (reduce) the next segment */
+            a = SEG_LO(g, rseg);
+            len = SEG_N(g, rseg);
+            np = len < pieces ? len : pieces;
+            int tbuf = !rs ? b.dst : (rseg == m ? b.dst : b.work);
+            int64_t cp = rs ? p_copy(ph, r, b.src, tbuf, a, len, cs__dl(f, -1, -1)) : -1;
+            for (uint32_t q = 0; q < np; q++) {
+                uint32_t lo = cs__split(a, a + len, np, q), hi = cs__split(a, a + len, np, q + 1);
+                cur[q] = last_recv = p_recv(ph, r, prv, chan, rs, tbuf, lo, hi - lo,
+                                            cs__dl(last_recv, cp, f));
+            }
+            int64_t *t = prev;
+            prev = cur;
+            cur = t;
+        }
+        cs_deps_push(&ph->term, last_send);
+        cs_deps_push(&ph->term, last_recv);
+        member_end(ph, r);
+    }
+    free(mem);
+    return cs_sched_status(ph->s);
+}
+
+int cs__phase_rs_ring(cs__phase_t *ph, const cs__grp_t *g, cs__bufs_t b, int chan,
+                      uint32_t pieces)
+{
+    return ring(ph, g, b, chan, pieces, 1);
+}
+
+int cs__phase_ag_ring(cs__phase_t *ph, const cs__grp_t *g, cs__bufs_t b, int chan,
+                      uint32_t pieces)
+{
+    return ring(ph, g, b, chan, pieces, 0);
+}
+
+/* ---- recursive halving / doubling -------------------------------------- */
+
+/* Chunk range of the virtual members [v0, v0 + cnt). */
+static void vrange(const cs__grp_t *g, const cs__fold_t *f, int v0, int cnt, uint32_t *lo,
+                   uint32_t *n)
+{
+    *lo = g->cut[cs__fold_first(f, v0)];
+    *n = g->cut[cs__fold_end(f, v0 + cnt - 1)] - *lo;
+}
+
+/* The window less member x's segment: one or two ranges (returns count). */
+static int window_less(const cs__grp_t *g, int x, uint32_t lo[2], uint32_t n[2])
+{
+    int k = 0;
+    if (SEG_N(g, x) == 0) {
+        lo[0] = g->cut[0];
+        n[0] = g->cut[g->n] - g->cut[0];
+        return n[0] > 0;
+    }
+    if (g->cut[x] > g->cut[0]) {
+        lo[k] = g->cut[0];
+        n[k++] = g->cut[x] - g->cut[0];
+    }
+    if (g->cut[g->n] > g->cut[x + 1]) {
+        lo[k] = g->cut[x + 1];
+        n[k++] = g->cut[g->n] - g->cut[x + 1];
+    }
+    return k;
+}
+
+int cs__phase_rs_halving(cs__phase_t *ph, const cs__grp_t *g, cs__bufs_t b, int chan)
+{
+    int n = g->n;
+    if (n == 1)
+        return single(ph, g, b.src, b.dst);
+    cs__fold_t f = cs__fold_make(n);
+    uint32_t wlo = g->cut[0], wn = g->cut[n] - g->cut[0];
+    for (int m = 0; m < n; m++) {
+        int r = g->ranks[m], v = cs__fold_virt(&f, m);
+        int64_t fr = ph->front[r], last_recv = -1;
+        if (cs__fold_is_extra(&f, m)) {
+            /* fold in: give the whole window to 2i, get the own segment back */
+            int64_t s = p_send(ph, r, g->ranks[m - 1], chan, b.src, wlo, wn, cs__dl(fr, -1, -1));
+            cs_deps_push(&ph->term, s);
+            if (SEG_N(g, m) > 0)
+                cs_deps_push(&ph->term, p_recv(ph, r, g->ranks[m - 1], chan, 0, b.dst,
+                                               SEG_LO(g, m), SEG_N(g, m), cs__dl(fr, s, -1)));
+            member_end(ph, r);
+            continue;
+        }
+        int loc = b.src; /* where the data of not-yet-reduced ranges is */
+        if (m < 2 * f.rem) {
+            int64_t cp = p_copy(ph, r, b.src, b.work, wlo, wn, cs__dl(fr, -1, -1));
+            last_recv = p_recv(ph, r, g->ranks[m + 1], chan, 1, b.work, wlo, wn,
+                               cs__dl(fr, cp, -1));
+            loc = b.work;
+        }
+        for (int d = f.n2 / 2; d >= 1; d /= 2) {
+            int u = v ^ d, a = v & ~(2 * d - 1);
+            int kv = (v & d) ? a + d : a, sv = (v & d) ? a : a + d;
+            uint32_t klo, kn, slo, sn;
+            vrange(g, &f, kv, d, &klo, &kn);
+            vrange(g, &f, sv, d, &slo, &sn);
+            int peer = g->ranks[cs__fold_first(&f, u)];
+            if (sn > 0)
+                cs_deps_push(&ph->term, p_send(ph, r, peer, chan, loc, slo, sn,
+                                               cs__dl(last_recv, fr, -1)));
+            if (kn > 0) {
+                int64_t cp = loc != b.work ? p_copy(ph, r, loc, b.work, klo, kn, cs__dl(fr, -1, -1))
+                                           : -1;
+                last_recv = p_recv(ph, r, peer, chan, 1, b.work, klo, kn,
+                                   cs__dl(last_recv, cp, fr));
+            }
+            loc = b.work;
+        }
+        /* hand segment 2i+1 back, move the own segment to dst */
+        if (m < 2 * f.rem && SEG_N(g, m + 1) > 0)
+            cs_deps_push(&ph->term, p_send(ph, r, g->ranks[m + 1], chan, loc, SEG_LO(g, m + 1),
+                                           SEG_N(g, m + 1), cs__dl(last_recv, fr, -1)));
+        cs_deps_push(&ph->term, p_copy(ph, r, loc, b.dst, SEG_LO(g, m), SEG_N(g, m),
+                                       cs__dl(last_recv, fr, -1)));
+        cs_deps_push(&ph->term, last_recv);
+        member_end(ph, r);
+    }
+    return cs_sched_status(ph->s);
+}
+
+int cs__phase_ag_doubling(cs__phase_t *ph, const cs__grp_t *g, cs__bufs_t b, int chan)
+{
+    int n = g->n;
+    if (n == 1)
+        return single(ph, g, b.src, b.dst);
+    cs__fold_t f = cs__fold_make(n);
+    uint32_t lo[2], len[2];
+    for (int m = 0; m < n; m++) {
+        int r = g->ranks[m], v = cs__fold_virt(&f, m);
+        int64_t fr = ph->front[r], last_recv = -1;
+        uint32_t olo = SEG_LO(g, m), on = SEG_N(g, m);
+        int64_t own = p_copy(ph, r, b.src, b.dst, olo, on, cs__dl(fr, -1, -1));
+        cs_deps_push(&ph->term, own);
+        if (cs__fold_is_extra(&f, m)) {
+            int peer = g->ranks[m - 1];
+            if (on > 0)
+                cs_deps_push(&ph->term, p_send(ph, r, peer, chan, b.src, olo, on, cs__dl(fr, -1, -1)));
+            int k = window_less(g, m, lo, len);
+            for (int i = 0; i < k; i++)
+                last_recv = p_recv(ph, r, peer, chan, 0, b.dst, lo[i], len[i],
+                                   cs__dl(last_recv, fr, -1));
+            cs_deps_push(&ph->term, last_recv);
+            member_end(ph, r);
+            continue;
+        }
+        if (m < 2 * f.rem && SEG_N(g, m + 1) > 0)
+            last_recv = p_recv(ph, r, g->ranks[m + 1], chan, 0, b.dst, SEG_LO(g, m + 1),
+                               SEG_N(g, m + 1), cs__dl(fr, -1, -1));
+        for (int d = 1; d < f.n2; d *= 2) {
+            int u = v ^ d, peer = g->ranks[cs__fold_first(&f, u)];
+            uint32_t slo, sn, rlo, rn;
+            vrange(g, &f, v & ~(d - 1), d, &slo, &sn);
+            vrange(g, &f, u & ~(d - 1), d, &rlo, &rn);
+            if (sn > 0) {
+                int from_src = slo == olo && sn == on;
+                cs__dl_t dl = from_src ? cs__dl(fr, -1, -1) : cs__dl(own, last_recv, fr);
+                cs_deps_push(&ph->term, p_send(ph, r, peer, chan, from_src ? b.src : b.dst, slo,
+                                               sn, dl));
+            }
+            if (rn > 0)
+                last_recv = p_recv(ph, r, peer, chan, 0, b.dst, rlo, rn,
+                                   cs__dl(last_recv, fr, -1));
+        }
+        if (m < 2 * f.rem) {
+            int k = window_less(g, m + 1, lo, len);
+            for (int i = 0; i < k; i++)
+                cs_deps_push(&ph->term, p_send(ph, r, g->ranks[m + 1], chan, b.dst, lo[i], len[i],
+                                               cs__dl(own, last_recv, fr)));
+        }
+        cs_deps_push(&ph->term, last_recv);
+        member_end(ph, r);
+    }
+    return cs_sched_status(ph->s);
+}
+
+/* ---- direct ----------------------------------------------------------- */
+
+int cs__phase_rs_direct(cs__phase_t *ph, const cs__grp_t *g, cs__bufs_t b, int chan)
+{
+    int n = g->n;
+    if (n == 1)
+        return single(ph, g, b.src, b.dst);
+    for (int m = 0; m < n; m++) {
+        int r = g->ranks[m];
+        int64_t fr = ph->front[r], last_recv = -1;
+        for (int d = 1; d < n; d++) {
+            int j = cs__ring_add(m, d, n);
+            if (SEG_N(g, j) > 0)
+                cs_deps_push(&ph->term, p_send(ph, r, g->ranks[j], chan, b.src, SEG_LO(g, j),
+                                               SEG_N(g, j), cs__dl(fr, -1, -1)));
+        }
+        if (SEG_N(g, m) > 0) {
+            last_recv = p_copy(ph, r, b.src, b.dst, SEG_LO(g, m), SEG_N(g, m), cs__dl(fr, -1, -1));
+            for (int d = 1; d < n; d++)
+                last_recv = p_recv(ph, r, g->ranks[cs__ring_add(m, -d, n)], chan, 1, b.dst,
+                                   SEG_LO(g, m), SEG_N(g, m), cs__dl(last_recv, fr, -1));
+        }
+        cs_deps_push(&ph->term, last_recv);
+        member_end(ph, r);
+    }
+    return cs_sched_status(ph->s);
+}
+
+int cs__phase_ag_direct(cs__phase_t *ph, const cs__grp_t *g, cs__bufs_t b, int chan)
+{
+    int n = g->n;
+    if (n == 1)
+        return single(ph, g, b.src, b.dst);
+    for (int m = 0; m < n; m++) {
+        int r = g->ranks[m];
+        int64_t fr = ph->front[r];
+        cs_deps_push(&ph->term,
+                     p_copy(ph, r, b.src, b.dst, SEG_LO(g, m), SEG_N(g, m), cs__dl(fr, -1, -1)));
+        for (int d = 1; d < n; d++) {
+            int j = cs__ring_add(m, d, n), i = cs__ring_add(m, -d, n);
+            if (SEG_N(g, m) > 0)
+                cs_deps_push(&ph->term, p_send(ph, r, g->ranks[j], chan, b.src, SEG_LO(g, m),
+                                               SEG_N(g, m), cs__dl(fr, -1, -1)));
+            if (SEG_N(g, i) > 0)
+                cs_deps_push(&ph->term, p_recv(ph, r, g->ranks[i], chan, 0, b.dst, SEG_LO(g, i),
+                                               SEG_N(g, i), cs__dl(fr, -1, -1)));
+        }
+        member_end(ph, r);
+    }
+    return cs_sched_status(ph->s);
+}
+
+/* ---- dispatch --------------------------------------------------------- */
+
+int cs__phase_rs(cs__phase_t *ph, cs__ph_alg_t a, const cs__grp_t *g, cs__bufs_t b, int chan,
+                 uint32_t pieces)
+{
+    switch (a) {
+    case CS__PH_RING:
+        return cs__phase_rs_ring(ph, g, b, chan, pieces);
+    case CS__PH_RHD:
+        return cs__phase_rs_halving(ph, g, b, chan);
+    case CS__PH_DIRECT:
+        return cs__phase_rs_direct(ph, g, b, chan);
+    default:
+        return cs_err_set(&ph->s->err, CS_ERR_INTERNAL, "unknown phase algorithm %d", (int)a);
+    }
+}
+
+int cs__phase_ag(cs__phase_t *ph, cs__ph_alg_t a, const cs__grp_t *g, cs__bufs_t b, int chan,
+                 uint32_t pieces)
+{
+    switch (a) {
+    case CS__PH_RING:
+        return cs__phase_ag_ring(ph, g, b, chan, pieces);
+    case CS__PH_RHD:
+        return cs__phase_ag_doubling(ph, g, b, chan);
+    case CS__PH_DIRECT:
+        return cs__phase_ag_direct(ph, g, b, chan);
+    default:
+        return cs_err_set(&ph->s->err, CS_ERR_INTERNAL, "unknown phase algorithm %d", (int)a);
+    }
+}
+
+/* ---- multi-tier ------------------------------------------------------- */
+
+/* One tier phase of the multi-tier allreduce, for every group of tier t. */
+static int tier_phase(cs__phase_t *ph, const int *dims, const int *order, const cs__ph_alg_t *algs,
+                      int ntiers, int level, int ag, uint32_t base, uint32_t len, int src,
+                      int chan, uint32_t pieces, int *ranks, uint32_t *cut, int *coord)
+{
+    int t = order[level], st = CS_OK;
+    cs__bufs_t b = {src, CS_BUF_OUT, CS_BUF_OUT};
+    cs__grp_t g = {ranks, dims[t], cut};
+    for (int r = 0; r < ph->s->desc.nranks && st == CS_OK; r++) {
+        cs__radix_coords(r, dims, ntiers, coord);
+        if (coord[t] != 0)
+            continue; /* one group per leader (coordinate t == 0) */
+        uint32_t wlo = base, wlen = len;
+        for (int i = 0; i < level; i++) { /* the window the tiers before left */
+            wlen /= (uint32_t)dims[order[i]];
+            wlo += (uint32_t)coord[order[i]] * wlen;
+        }
+        cs__radix_group(r, dims, t, ranks);
+        for (int m = 0; m <= dims[t]; m++)
+            cut[m] = wlo + (uint32_t)((uint64_t)wlen * (uint64_t)m / (uint64_t)dims[t]);
+        st = ag ? cs__phase_ag(ph, algs[t], &g, b, chan, pieces)
+                : cs__phase_rs(ph, algs[t], &g, b, chan, pieces);
+    }
+    return st;
+}
+
+int cs__phase_multitier(cs__phase_t *ph, const int *dims, const int *order,
+                        const cs__ph_alg_t *algs, int ntiers, uint32_t base, uint32_t len,
+                        int src, int chan0, uint32_t pieces)
+{
+    cs_sched_t *s = ph->s;
+    int maxd = 1, st = CS_OK;
+    for (int t = 0; t < ntiers; t++)
+        maxd = dims[t] > maxd ? dims[t] : maxd;
+    int *ranks = malloc((size_t)maxd * sizeof(*ranks));
+    uint32_t *cut = malloc(((size_t)maxd + 1) * sizeof(*cut));
+    int *coord = malloc((size_t)ntiers * sizeof(*coord));
+    if (ranks == NULL || cut == NULL || coord == NULL) {
+        st = cs_err_set(&s->err, CS_ERR_NOMEM, "out of memory (tier groups)");
+        goto done;
+    }
+    /* reduce-scatter inward-out through order[], then all-gather back;
+     * tiers of size 1 are skipped */
+    for (int l = 0; l < ntiers && st == CS_OK; l++) {
+        if (dims[order[l]] == 1)
+            continue;
+        st = tier_phase(ph, dims, order, algs, ntiers, l, 0, base, len, src, chan0 + 2 * l,
+                        pieces, ranks, cut, coord);
+        src = CS_BUF_OUT;
+    }
+    for (int r = 0; r < s->desc.nranks && st == CS_OK && src != CS_BUF_OUT; r++) {
+        cs_deps_push(&ph->term, p_copy(ph, r, src, CS_BUF_OUT, base, len,
+                                       cs__dl(ph->front[r], -1, -1)));
+        member_end(ph, r);
+    }
+    for (int l = ntiers - 1; l >= 0 && st == CS_OK; l--) {
+        if (dims[order[l]] == 1)
+            continue;
+        st = tier_phase(ph, dims, order, algs, ntiers, l, 1, base, len, CS_BUF_OUT,
+                        chan0 + 2 * l + 1, pieces, ranks, cut, coord);
+    }
+done:
+    free(ranks);
+    free(cut);
+    free(coord);
+    return st != CS_OK ? st : cs_sched_status(s);
+}
+
+int cs__param_nchunks(cs_params_t *params, uint32_t *nchunks, cs_err_t *err)
+{
+    long v = 1;
+    int st = cs_params_get_int(params, "nchunks", 1, 1, 1L << 16, &v, err);
+    if (st == CS_OK)
+        *nchunks = (uint32_t)v;
+    return st;
+}
+
+/* ---- flat generators -------------------------------------------------- */
+
+int cs__flat_build(const cs_coll_desc_t *desc, cs__ph_alg_t a, uint32_t nchunks,
+                   cs_sched_t **out, cs_err_t *err)
+{
+    int P = desc->nranks, st;
+    cs__fold_t f = cs__fold_make(P > 0 ? P : 1);
+    int balanced_rhd = desc->coll == CS_COLL_ALLREDUCE && a == CS__PH_RHD;
+    /* rhd allreduce: the extra members own nothing, n2 segments in all */
+    uint64_t C = (uint64_t)(balanced_rhd ? f.n2 : P) * nchunks;
+    if (C > UINT32_MAX / 2)
+        return cs_err_set(err, CS_ERR_RANGE, "%d ranks x %u chunks is too many chunks", P,
+                          nchunks);
+    cs_sched_t *s = cs_sched_create(desc, (uint32_t)C, err);
+    if (s == NULL)
+        return err ? err->code : CS_ERR_INVAL;
+    cs__phase_t ph;
+    int *ranks = malloc((size_t)P * sizeof(*ranks));
+    uint32_t *cut = malloc(((size_t)P + 1) * sizeof(*cut));
+    st = cs__phase_init(&ph, s);
+    if (ranks == NULL || cut == NULL) {
+        st = cs_err_set(&s->err, CS_ERR_NOMEM, "out of memory");
+        goto fail;
+    }
+    if (st != CS_OK)
+        goto fail;
+    cut[0] = 0;
+    for (int m = 0; m < P; m++) {
+        ranks[m] = m;
+        int owned = balanced_rhd ? (cs__fold_is_extra(&f, m) ? 0 : 1) : 1;
+        cut[m + 1] = cut[m] + (uint32_t)owned * nchunks;
+    }
+    cs__grp_t g = {ranks, P, cut};
+    int in = desc->inplace ? CS_BUF_OUT : CS_BUF_IN;
+    if (desc->coll == CS_COLL_ALLGATHER) {
+        st = cs__phase_ag(&ph, a, &g, (cs__bufs_t){in, CS_BUF_OUT, CS_BUF_OUT}, 0, nchunks);
+    } else if (desc->coll == CS_COLL_REDUCE_SCATTER) {
+        int work = a == CS__PH_DIRECT ? CS_BUF_OUT : CS_BUF_FIRST_SCRATCH;
+        for (int r = 0; r < P && work != CS_BUF_OUT && P > 1; r++)
+            cs_sched_add_buffer(s, r, "acc", 0, (uint32_t)C);
+        if (P == 1)
+            work = CS_BUF_OUT;
+        st = cs__phase_rs(&ph, a, &g, (cs__bufs_t){CS_BUF_IN, work, CS_BUF_OUT}, 0, nchunks);
+    } else if (desc->coll == CS_COLL_ALLREDUCE) {
+        st = cs__phase_rs(&ph, a, &g, (cs__bufs_t){in, CS_BUF_OUT, CS_BUF_OUT}, 0, nchunks);
+        if (st == CS_OK)
+            st = cs__phase_ag(&ph, a, &g, (cs__bufs_t){CS_BUF_OUT, CS_BUF_OUT, CS_BUF_OUT}, 1,
+                              nchunks);
+    } else {
+        st = cs_err_set(&s->err, CS_ERR_UNSUPPORTED, "%s is not a reduce-scatter / all-gather "
+                        "collective", cs_coll_name(desc->coll));
+    }
+    if (st == CS_OK)
+        st = cs_sched_status(s);
+    if (st != CS_OK)
+        goto fail;
+    cs__phase_fini(&ph);
+    free(ranks);
+    free(cut);
+    *out = s;
+    return CS_OK;
+fail:
+    if (err != NULL && s->err.code != CS_OK)
+        *err = s->err;
+    cs__phase_fini(&ph);
+    free(ranks);
+    free(cut);
+    cs_sched_destroy(s);
+    return st != CS_OK ? st : CS_ERR_INTERNAL;
+}
+
+/* ---- alpha-beta ------------------------------------------------------- */
+
+double cs__cost_phase(cs__ph_alg_t a, int n, double bytes, const cs_ab_model_t *m,
+                      int with_gamma)
+{
+    if (n <= 1)
+        return 0.0;
+    double frac = (double)(n - 1) / n, g = with_gamma ? m->gamma : 0.0;
+    double t = frac * bytes * (m->beta + g); /* every algorithm moves (n-1)/n of the window */
+    if (a == CS__PH_RHD) {
+        cs__fold_t f = cs__fold_make(n);
+        t += cs__log2_floor((uint64_t)f.n2) * m->alpha;
+        if (f.rem > 0) /* the fold: the whole window in (RS) or out (AG) */
+            t += m->alpha + bytes * (m->beta + g);
+    } else {
+        t += (n - 1) * m->alpha;
+    }
+    return t;
+}
