@@ -1,0 +1,489 @@
+/*
+ * cs_stats.c - schedule statistics and the alpha-beta event simulation
+ * (contracts in cs_stats.h).
+ *
+ * The simulation keeps, per global step id: the number of dependencies not
+ * yet done, the time the last one finished, and for a matched pair (indexed
+ * by its send) how many halves are ready.  Completion events (end of a
+ * transfer, end of a combination) sit in a binary heap ordered by
+ * (time, sequence number).  All events of one time are processed first,
+ * zero-cost steps cascading through a work list; then the transfers that may
+ * start are gathered (pairs ready at this time and pairs waiting on a port
+ * that was freed), sorted by (ready time, send id) and started while both of
+ * their ports are free.  Waiting pairs sit in two intrusive doubly linked
+ * lists, the sender's send queue and the receiver's receive queue, so that
+ * starting one removes it from both in O(1).  Every array is allocated once
+ * in ab_init and freed in ab_fini.
+ */
+#include "cs_stats.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_graph.h"
+
+/* ---- statistics ------------------------------------------------------------ */
+
+/* cs_step_deps without pointer arithmetic on a rank with no dependencies
+ * (deps may be NULL there). */
+static const uint32_t *deps_of(const cs_rank_sched_t *rk, const cs_step_t *st)
+{
+    return st->ndeps ? cs_step_deps(rk, st) : NULL;
+}
+
+static int is_comm(const cs_step_t *st)
+{
+    return st->kind == CS_STEP_SEND || st->kind == CS_STEP_RECV || st->kind == CS_STEP_RRECV;
+}
+
+/* Longest chain of matched pairs along dependencies, over g's order. */
+static uint32_t critical_rounds(const cs_graph_t *g, uint32_t *depth)
+{
+    uint32_t best = 0;
+    for (uint64_t e = 0; e < g->norder; e++) {
+        uint64_t gid = g->order[e], other = g->partner[gid];
+        int r;
+        uint32_t i, d = 0;
+        cs_graph_locate(g, gid, &r, &i);
+        const cs_rank_sched_t *rk = &g->s->ranks[r];
+        const uint32_t *dp = deps_of(rk, &rk->steps[i]);
+        for (uint32_t k = 0; k < rk->steps[i].ndeps; k++)
+            d = depth[g->base[r] + dp[k]] > d ? depth[g->base[r] + dp[k]] : d;
+        if (is_comm(&rk->steps[i]) && other != CS_NONE) {
+            int pr;
+            uint32_t pi;
+            cs_graph_locate(g, other, &pr, &pi);
+            const cs_rank_sched_t *pk = &g->s->ranks[pr];
+            const uint32_t *pd = deps_of(pk, &pk->steps[pi]);
+            for (uint32_t k = 0; k < pk->steps[pi].ndeps; k++)
+                d = depth[g->base[pr] + pd[k]] > d ? depth[g->base[pr] + pd[k]] : d;
+            d++;
+            depth[other] = d;
+        }
+        depth[gid] = d;
+        best = d > best ? d : best;
+    }
+    return best;
+}
+
+int cs_stats_compute(const cs_sched_t *s, cs_stats_t *out, cs_err_t *err)
+{
+    if (s == NULL || out == NULL)
+        return cs_err_set(err, CS_ERR_INVAL, "stats: no schedule");
+    int P = s->desc.nranks, st;
+    cs_stats_t r = {0};
+    cs_graph_t g;
+    uint32_t *depth = NULL;
+    r.ranks = calloc((size_t)P, sizeof(*r.ranks));
+    if (r.ranks == NULL)
+        return cs_err_set(err, CS_ERR_NOMEM, "stats: %d ranks", P);
+    st = cs_graph_init(&g, s, err);
+    if (st != CS_OK)
+        goto fail_graph;
+    depth = calloc(g.nsteps ? g.nsteps : 1, sizeof(*depth));
+    if (depth == NULL) {
+        st = cs_err_set(err, CS_ERR_NOMEM, "stats: %llu steps", (unsigned long long)g.nsteps);
+        goto fail;
+    }
+    double C = (double)s->nchunks;
+    for (int q = 0; q < P; q++) {
+        const cs_rank_sched_t *rk = &s->ranks[q];
+        cs_rank_stats_t *rs = &r.ranks[q];
+        uint64_t sent = 0, recvd = 0;
+        rs->steps = rk->nsteps;
+        for (uint32_t i = 0; i < rk->nsteps; i++) {
+            const cs_step_t *sp = &rk->steps[i];
+            switch (sp->kind) {
+            case CS_STEP_SEND:
+                rs->sends++;
+                sent += sp->src.n;
+                break;
+            case CS_STEP_RRECV:
+                rs->reduces++;
+                /* fall through */
+            case CS_STEP_RECV:
+                rs->recvs++;
+                recvd += sp->dst.n;
+                break;
+            case CS_STEP_REDUCE:
+                rs->reduces++;
+                break;
+            case CS_STEP_COPY:
+                rs->copies++;
+                break;
+            default:
+                break;
+            }
+        }
+        rs->sent = (double)sent / C;
+        rs->recvd = (double)recvd / C;
+        r.total_sent += rs->sent;
+        r.max_sent = rs->sent > r.max_sent ? rs->sent : r.max_sent;
+        r.max_recvd = rs->recvd > r.max_recvd ? rs->recvd : r.max_recvd;
+        r.max_steps = rs->steps > r.max_steps ? rs->steps : r.max_steps;
+    }
+    r.rounds = critical_rounds(&g, depth);
+    free(depth);
+    cs_graph_fini(&g);
+    *out = r;
+    return CS_OK;
+fail:
+    cs_graph_fini(&g);
+fail_graph:
+    free(r.ranks);
+    return st;
+}
+
+void cs_stats_fini(cs_stats_t *st)
+{
+    if (st == NULL)
+        return;
+    free(st->ranks);
+    st->ranks = NULL;
+}
+
+/* ---- alpha-beta simulation -------------------------------------------------- */
+
+enum { EV_XFER_END = 0, EV_STEP_END = 1 };
+
+typedef struct cs__ev {
+    double t;
+    uint64_t seq;
+    uint64_t id; /* send gid (transfer) or step gid (combination) */
+    int kind;
+} cs__ev_t;
+
+typedef struct cs__cand {
+    double ready; /* pair ready time */
+    uint64_t sid; /* send gid */
+} cs__cand_t;
+
+typedef struct cs__ab {
+    const cs_sched_t *s;
+    cs_graph_t g;
+    uint64_t n, count;
+    double alpha, beta, gamma, makespan;
+    int32_t *rank_of;          /* n */
+    uint32_t *pending;         /* n: dependencies not done */
+    double *ready;             /* n: time the last dependency finished */
+    uint8_t *halves;           /* n (by send id): halves of the pair ready */
+    uint64_t *succ_off, *succ; /* CSR of dependents */
+    uint64_t *sq_next, *sq_prev, *rq_next, *rq_prev; /* waiting queues, by send id */
+    uint64_t *sq_head, *rq_head; /* per rank */
+    double *cpu_free;            /* per rank: end of its last combination */
+    uint8_t *sbusy, *rbusy, *trig; /* per rank: ports, trigger flags (1 send, 2 recv) */
+    int32_t *trig_list;
+    uint32_t ntrig;
+    cs__ev_t *heap;
+    uint64_t nheap, seq, ndone;
+    uint64_t *work, nwork; /* steps whose dependencies are all done */
+    cs__cand_t *cand;      /* transfers that may start now */
+    uint64_t ncand;
+} cs__ab_t;
+
+static int ev_less(const cs__ev_t *a, const cs__ev_t *b)
+{
+    return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+static void heap_push(cs__ab_t *a, double t, int kind, uint64_t id)
+{
+    uint64_t i = a->nheap++;
+    cs__ev_t e = {t, a->seq++, id, kind};
+    while (i > 0 && ev_less(&e, &a->heap[(i - 1) / 2])) {
+        a->heap[i] = a->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    a->heap[i] = e;
+}
+
+static cs__ev_t heap_pop(cs__ab_t *a)
+{
+    cs__ev_t top = a->heap[0], last = a->heap[--a->nheap];
+    uint64_t i = 0;
+    for (;;) {
+        uint64_t c = 2 * i + 1;
+        if (c >= a->nheap)
+            break;
+        if (c + 1 < a->nheap && ev_less(&a->heap[c + 1], &a->heap[c]))
+            c++;
+        if (!ev_less(&a->heap[c], &last))
+            break;
+        a->heap[i] = a->heap[c];
+        i = c;
+    }
+    if (a->nheap > 0)
+        a->heap[i] = last;
+    return top;
+}
+
+static const cs_step_t *step_of(const cs__ab_t *a, uint64_t gid)
+{
+    int r = a->rank_of[gid];
+    return &a->s->ranks[r].steps[gid - a->g.base[r]];
+}
+
+static double range_bytes(const cs__ab_t *a, int r, const cs_range_t *rg)
+{
+    const cs_buffer_t *b = &a->s->ranks[r].bufs[rg->buf];
+    return (double)cs_range_elems(a->s, b, a->count, rg->off, rg->n);
+}
+
+static void trigger(cs__ab_t *a, int r, uint8_t what)
+{
+    if (a->trig[r] == 0)
+        a->trig_list[a->ntrig++] = r;
+    a->trig[r] |= what;
+}
+
+static void step_done(cs__ab_t *a, uint64_t gid, double t)
+{
+    a->ndone++;
+    a->makespan = t > a->makespan ? t : a->makespan;
+    for (uint64_t k = a->succ_off[gid]; k < a->succ_off[gid + 1]; k++) {
+        uint64_t d = a->succ[k];
+        a->ready[d] = t > a->ready[d] ? t : a->ready[d];
+        if (--a->pending[d] == 0)
+            a->work[a->nwork++] = d;
+    }
+}
+
+/* A combination of `bytes` on rank r, from time t; completes step gid. */
+static void combine(cs__ab_t *a, int r, uint64_t gid, double t, double bytes)
+{
+    double cost = bytes * a->gamma;
+    if (cost <= 0.0) {
+        step_done(a, gid, t);
+        return;
+    }
+    double start = a->cpu_free[r] > t ? a->cpu_free[r] : t;
+    a->cpu_free[r] = start + cost;
+    heap_push(a, start + cost, EV_STEP_END, gid);
+}
+
+static void add_cand(cs__ab_t *a, uint64_t sid)
+{
+    cs__cand_t c = {a->ready[sid], sid};
+    a->cand[a->ncand++] = c;
+}
+
+static void queue_pair(cs__ab_t *a, uint64_t sid)
+{
+    int sr = a->rank_of[sid], rr = a->rank_of[a->g.partner[sid]];
+    a->sq_prev[sid] = CS_NONE;
+    a->sq_next[sid] = a->sq_head[sr];
+    if (a->sq_head[sr] != CS_NONE)
+        a->sq_prev[a->sq_head[sr]] = sid;
+    a->sq_head[sr] = sid;
+    a->rq_prev[sid] = CS_NONE;
+    a->rq_next[sid] = a->rq_head[rr];
+    if (a->rq_head[rr] != CS_NONE)
+        a->rq_prev[a->rq_head[rr]] = sid;
+    a->rq_head[rr] = sid;
+    add_cand(a, sid);
+}
+
+static void unqueue_pair(cs__ab_t *a, uint64_t sid)
+{
+    int sr = a->rank_of[sid], rr = a->rank_of[a->g.partner[sid]];
+    if (a->sq_prev[sid] != CS_NONE)
+        a->sq_next[a->sq_prev[sid]] = a->sq_next[sid];
+    else
+        a->sq_head[sr] = a->sq_next[sid];
+    if (a->sq_next[sid] != CS_NONE)
+        a->sq_prev[a->sq_next[sid]] = a->sq_prev[sid];
+    if (a->rq_prev[sid] != CS_NONE)
+        a->rq_next[a->rq_prev[sid]] = a->rq_next[sid];
+    else
+        a->rq_head[rr] = a->rq_next[sid];
+    if (a->rq_next[sid] != CS_NONE)
+        a->rq_prev[a->rq_next[sid]] = a->rq_prev[sid];
+    a->sq_next[sid] = a->sq_prev[sid] = a->rq_next[sid] = a->rq_prev[sid] = CS_NONE;
+}
+
+/* Run the work list: steps whose dependencies are all done at time t. */
+static void drain(cs__ab_t *a)
+{
+    while (a->nwork > 0) {
+        uint64_t gid = a->work[--a->nwork];
+        const cs_step_t *st = step_of(a, gid);
+        double t = a->ready[gid];
+        int r = a->rank_of[gid];
+        if (st->kind == CS_STEP_REDUCE) {
+            combine(a, r, gid, t, range_bytes(a, r, &st->dst));
+        } else if (is_comm(st)) {
+            uint64_t sid = st->kind == CS_STEP_SEND ? gid : a->g.partner[gid];
+            a->ready[sid] = t > a->ready[sid] ? t : a->ready[sid];
+            if (++a->halves[sid] == 2)
+                queue_pair(a, sid);
+        } else {
+            step_done(a, gid, t); /* copy, nop: free */
+        }
+    }
+}
+
+static int cand_cmp(const void *pa, const void *pb)
+{
+    const cs__cand_t *x = pa, *y = pb;
+    if (x->ready != y->ready)
+        return x->ready < y->ready ? -1 : 1;
+    return x->sid < y->sid ? -1 : x->sid > y->sid;
+}
+
+/* Gather the candidates of the triggered ports and start what can start. */
+static void start_transfers(cs__ab_t *a, double t)
+{
+    for (uint32_t k = 0; k < a->ntrig; k++) {
+        int r = a->trig_list[k];
+        if ((a->trig[r] & 1) && !a->sbusy[r])
+            for (uint64_t p = a->sq_head[r]; p != CS_NONE; p = a->sq_next[p])
+                if (!a->rbusy[a->rank_of[a->g.partner[p]]])
+                    add_cand(a, p);
+        if ((a->trig[r] & 2) && !a->rbusy[r])
+            for (uint64_t p = a->rq_head[r]; p != CS_NONE; p = a->rq_next[p])
+                if (!a->sbusy[a->rank_of[p]])
+                    add_cand(a, p);
+        a->trig[r] = 0;
+    }
+    a->ntrig = 0;
+    qsort(a->cand, a->ncand, sizeof(*a->cand), cand_cmp);
+    for (uint64_t k = 0; k < a->ncand; k++) {
+        uint64_t sid = a->cand[k].sid, rid = a->g.partner[sid];
+        int sr = a->rank_of[sid], rr = a->rank_of[rid];
+        if (a->halves[sid] != 2 || a->sbusy[sr] || a->rbusy[rr])
+            continue;
+        a->halves[sid] = 3; /* started */
+        a->sbusy[sr] = a->rbusy[rr] = 1;
+        unqueue_pair(a, sid);
+        double b = range_bytes(a, sr, &step_of(a, sid)->src);
+        heap_push(a, t + a->alpha + b * a->beta, EV_XFER_END, sid);
+    }
+    a->ncand = 0;
+}
+
+static void on_event(cs__ab_t *a, const cs__ev_t *e)
+{
+    if (e->kind == EV_STEP_END) {
+        step_done(a, e->id, e->t);
+        return;
+    }
+    uint64_t sid = e->id, rid = a->g.partner[sid];
+    int sr = a->rank_of[sid], rr = a->rank_of[rid];
+    a->sbusy[sr] = a->rbusy[rr] = 0;
+    trigger(a, sr, 1);
+    trigger(a, rr, 2);
+    step_done(a, sid, e->t);
+    const cs_step_t *rs = step_of(a, rid);
+    if (rs->kind == CS_STEP_RRECV)
+        combine(a, rr, rid, e->t, range_bytes(a, rr, &rs->dst));
+    else
+        step_done(a, rid, e->t);
+}
+
+#define CS__ALLOC(p, n) (((p) = calloc((size_t)(n) + 1, sizeof(*(p)))) != NULL)
+
+static void ab_fini(cs__ab_t *a)
+{
+    void *ptrs[] = {a->rank_of, a->pending, a->ready, a->halves, a->succ_off, a->succ,
+                    a->sq_next, a->sq_prev, a->rq_next, a->rq_prev, a->sq_head, a->rq_head,
+                    a->cpu_free, a->sbusy, a->rbusy, a->trig, a->trig_list, a->heap,
+                    a->work, a->cand};
+    for (size_t i = 0; i < sizeof(ptrs) / sizeof(ptrs[0]); i++)
+        free(ptrs[i]);
+    cs_graph_fini(&a->g);
+}
+
+static int ab_init(cs__ab_t *a, const cs_sched_t *s, cs_err_t *err)
+{
+    int P = s->desc.nranks;
+    a->s = s;
+    int st = cs_graph_init(&a->g, s, err);
+    if (st != CS_OK)
+        return st;
+    uint64_t n = a->n = a->g.nsteps, ndeps = 0;
+    for (int r = 0; r < P; r++)
+        ndeps += s->ranks[r].ndeps;
+    if (!(CS__ALLOC(a->rank_of, n) && CS__ALLOC(a->pending, n) && CS__ALLOC(a->ready, n) &&
+          CS__ALLOC(a->halves, n) && CS__ALLOC(a->succ_off, n + 1) && CS__ALLOC(a->succ, ndeps) &&
+          CS__ALLOC(a->sq_next, n) && CS__ALLOC(a->sq_prev, n) && CS__ALLOC(a->rq_next, n) &&
+          CS__ALLOC(a->rq_prev, n) && CS__ALLOC(a->sq_head, P) && CS__ALLOC(a->rq_head, P) &&
+          CS__ALLOC(a->cpu_free, P) && CS__ALLOC(a->sbusy, P) && CS__ALLOC(a->rbusy, P) &&
+          CS__ALLOC(a->trig, P) && CS__ALLOC(a->trig_list, P) && CS__ALLOC(a->heap, n) &&
+          CS__ALLOC(a->work, n) && CS__ALLOC(a->cand, 2 * n)))
+        return cs_err_set(err, CS_ERR_NOMEM, "alpha-beta simulation of %llu steps",
+                          (unsigned long long)n);
+    for (int r = 0; r < P; r++) {
+        const cs_rank_sched_t *rk = &s->ranks[r];
+        uint64_t b = a->g.base[r];
+        a->sq_head[r] = a->rq_head[r] = CS_NONE;
+        for (uint32_t i = 0; i < rk->nsteps; i++) {
+            const uint32_t *dp = deps_of(rk, &rk->steps[i]);
+            a->rank_of[b + i] = r;
+            a->pending[b + i] = rk->steps[i].ndeps;
+            for (uint32_t k = 0; k < rk->steps[i].ndeps; k++)
+                a->succ_off[b + dp[k] + 1]++;
+            if (rk->steps[i].ndeps == 0)
+                a->work[a->nwork++] = b + i;
+        }
+    }
+    for (uint64_t i = 0; i < n; i++)
+        a->succ_off[i + 1] += a->succ_off[i];
+    uint64_t *fill = a->sq_next; /* borrowed as a cursor, reset below */
+    memcpy(fill, a->succ_off, n * sizeof(*fill));
+    for (int r = 0; r < P; r++) {
+        const cs_rank_sched_t *rk = &s->ranks[r];
+        uint64_t b = a->g.base[r];
+        for (uint32_t i = 0; i < rk->nsteps; i++) {
+            const uint32_t *dp = deps_of(rk, &rk->steps[i]);
+            for (uint32_t k = 0; k < rk->steps[i].ndeps; k++)
+                a->succ[fill[b + dp[k]]++] = b + i;
+        }
+    }
+    for (uint64_t i = 0; i < n; i++)
+        a->sq_next[i] = a->sq_prev[i] = a->rq_next[i] = a->rq_prev[i] = CS_NONE;
+    return CS_OK;
+}
+
+double cs_stats_ab_time(const cs_sched_t *s, double bytes, double alpha, double beta,
+                        double gamma, cs_err_t *err)
+{
+    if (s == NULL || !(bytes >= 0 && alpha >= 0 && beta >= 0 && gamma >= 0)) {
+        cs_err_set(err, CS_ERR_INVAL, "alpha-beta: expected a schedule and non-negative bytes, "
+                                      "alpha, beta and gamma");
+        return -1.0;
+    }
+    cs__ab_t a;
+    memset(&a, 0, sizeof(a));
+    double result = -1.0;
+    if (ab_init(&a, s, err) != CS_OK)
+        goto done;
+    if (a.g.nstuck > 0) {
+        cs_err_set(err, CS_ERR_VERIFY, "alpha-beta: %llu steps can never run",
+                   (unsigned long long)a.g.nstuck);
+        goto done;
+    }
+    a.count = cs_coll_block_count(s->desc.coll, s->desc.nranks, (uint64_t)(bytes + 0.5), 1);
+    a.alpha = alpha;
+    a.beta = beta;
+    a.gamma = gamma;
+    drain(&a);
+    start_transfers(&a, 0.0);
+    while (a.nheap > 0) {
+        double t = a.heap[0].t;
+        while (a.nheap > 0 && a.heap[0].t == t) {
+            cs__ev_t e = heap_pop(&a);
+            on_event(&a, &e);
+            drain(&a);
+        }
+        start_transfers(&a, t);
+    }
+    if (a.ndone != a.n) {
+        cs_err_set(err, CS_ERR_INTERNAL, "alpha-beta: %llu of %llu steps ran",
+                   (unsigned long long)a.ndone, (unsigned long long)a.n);
+        goto done;
+    }
+    result = a.makespan;
+done:
+    ab_fini(&a);
+    return result;
+}
