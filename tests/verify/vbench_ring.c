@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "cs_graph.h"
+#include "cs_verify.h"
 #include "vfix.h"
 
 static double now(void)
@@ -45,6 +46,16 @@ int main(int argc, char **argv)
     printf("graph: %.3f s, events %llu stuck %llu, max RSS %.0f MiB\n", t2 - t1,
            (unsigned long long)g.norder, (unsigned long long)g.nstuck, maxrss_mib());
     cs_graph_fini(&g);
+    double t3 = now();
+    cs_verify_report_t rep;
+    cs_err_t err = {0};
+    int st = cs_verify(s, NULL, &rep, &err);
+    double t4 = now();
+    printf("verify (graph included): %.3f s, status %d, findings %llu, max RSS %.0f MiB\n",
+           t4 - t3, st, (unsigned long long)rep.total, maxrss_mib());
+    for (uint32_t i = 0; i < rep.n; i++)
+        printf("  %s: %s\n", rep.findings[i].kind, rep.findings[i].msg);
+    cs_verify_report_fini(&rep);
     cs_sched_destroy(s);
     return 0;
 }

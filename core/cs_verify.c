@@ -1,0 +1,313 @@
+/*
+ * cs_verify.c - the verifier's driver and report, the matching check and
+ * the deadlock explanation (see cs_verify.h for what is checked).
+ *
+ * Deadlock method: a step the graph could not execute is blocked by
+ * something not executed: its first unexecuted dependency, else its
+ * unexecuted FIFO predecessor, else (it is ready itself) its partner, which
+ * then is not ready.  Following "blocked by" from every stuck step ends
+ * either in a cycle (a deadlock, reported once with its steps in order) or
+ * at an unmatched send/receive (already reported by the matching check; the
+ * steps behind it get one "stuck" summary).  Each step is walked once.
+ */
+#include "cs_verify.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_graph_int.h"
+#include "cs_verify_int.h"
+
+#define CS__NOIDX UINT32_MAX
+
+int cs__vfind(cs__vctx_t *v, const char *kind, int rank, int64_t step, int64_t chunk,
+              const char *fmt, ...)
+{
+    v->rep->total++;
+    if (v->rep->n >= v->max)
+        return 0;
+    cs_finding_t *f = &v->rep->findings[v->rep->n++];
+    f->rank = rank;
+    f->step = step;
+    f->chunk = chunk;
+    snprintf(f->kind, sizeof(f->kind), "%s", kind);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->msg, sizeof(f->msg), fmt, ap);
+    va_end(ap);
+    return 1;
+}
+
+const char *cs__vstep(const cs_sched_t *s, int rank, uint32_t i, char *buf, size_t n)
+{
+    const cs_step_t *st = &s->ranks[rank].steps[i];
+    const char *kn = cs_step_kind_name((cs_step_kind_t)st->kind);
+    if (st->kind == CS_STEP_SEND || st->kind == CS_STEP_RECV || st->kind == CS_STEP_RRECV) {
+        char chan[32] = "";
+        if (st->chan != 0)
+            snprintf(chan, sizeof(chan), " on channel %u", st->chan);
+        snprintf(buf, n, "step %u (%s %s %d%s)", i, kn, st->kind == CS_STEP_SEND ? "to" : "from",
+                 st->peer, chan);
+    } else {
+        snprintf(buf, n, "step %u (%s)", i, kn);
+    }
+    return buf;
+}
+
+const char *cs__vrange(const cs_sched_t *s, int rank, uint16_t buf, uint32_t off, uint32_t n,
+                       char *out, size_t size)
+{
+    const char *name = s->ranks[rank].bufs[buf].name;
+    if (n == 1)
+        snprintf(out, size, "%s[%u]", name, off);
+    else
+        snprintf(out, size, "%s[%u:%llu]", name, off, (unsigned long long)off + n);
+    return out;
+}
+
+static int is_comm(const cs_step_t *st)
+{
+    return st->kind == CS_STEP_SEND || st->kind == CS_STEP_RECV || st->kind == CS_STEP_RRECV;
+}
+
+/* ---- 1. matching ------------------------------------------------------ */
+
+static void check_matching(cs__vctx_t *v)
+{
+    const cs_sched_t *s = v->s;
+    const cs_graph_t *g = v->g;
+    uint32_t k = cs_sched_block_chunks(s);
+    char a[96], b[96], ra[64], rb[64];
+    for (int r = 0; r < s->desc.nranks; r++) {
+        const cs_rank_sched_t *rk = &s->ranks[r];
+        for (uint32_t i = 0; i < rk->nsteps; i++) {
+            const cs_step_t *st = &rk->steps[i];
+            if (!is_comm(st))
+                continue;
+            uint64_t p = g->partner[g->base[r] + i];
+            if (p == CS_NONE) {
+                int snd = st->kind == CS_STEP_SEND;
+                cs__vfind(v, "unmatched", r, i, -1,
+                          "rank %d %s: no matching %s: rank %d %s fewer messages %s rank %d on "
+                          "channel %u than rank %d %s",
+                          r, cs__vstep(s, r, i, a, sizeof(a)), snd ? "receive" : "send", st->peer,
+                          snd ? "receives" : "sends", snd ? "from" : "to", r, st->chan, r,
+                          snd ? "sends" : "receives");
+                continue;
+            }
+            if (st->kind != CS_STEP_SEND)
+                continue;
+            int pr;
+            uint32_t pi;
+            cs_graph_locate(g, p, &pr, &pi);
+            const cs_step_t *rs = &s->ranks[pr].steps[pi];
+            const cs_buffer_t *sb = &rk->bufs[st->src.buf], *db = &s->ranks[pr].bufs[rs->dst.buf];
+            uint32_t sg = sb->base + st->src.off, dg = db->base + rs->dst.off;
+            if (rs->dst.n != st->src.n || sg % k != dg % k) {
+                int sz = rs->dst.n != st->src.n;
+                cs__vfind(v, "size", pr, pi, sz ? -1 : (int64_t)dg,
+                          "rank %d %s receives %s but the matched send, rank %d %s, sends %s: %s",
+                          pr, cs__vstep(s, pr, pi, a, sizeof(a)),
+                          cs__vrange(s, pr, rs->dst.buf, rs->dst.off, rs->dst.n, rb, sizeof(rb)),
+                          r, cs__vstep(s, r, i, b, sizeof(b)),
+                          cs__vrange(s, r, st->src.buf, st->src.off, st->src.n, ra, sizeof(ra)),
+                          sz ? "the chunk counts differ" : "the chunk shapes differ");
+            }
+        }
+    }
+}
+
+/* ---- 2. deadlock ------------------------------------------------------- */
+
+enum { ST_STUCK = 0, ST_DONE_OK = 1, ST_ON_PATH = 2, ST_EXPLAINED = 3 };
+enum { WHY_NONE, WHY_DEP, WHY_FIFO, WHY_PARTNER };
+
+typedef struct {
+    cs__vctx_t *v;
+    uint8_t *state;
+    uint32_t *prev;
+    uint64_t *path;
+    uint64_t nbehind_unmatched; /* stuck steps explained by an unmatched step */
+    uint64_t first_behind;      /* one such step, for the summary */
+} cs__dl_t;
+
+static uint64_t blocker(cs__dl_t *d, uint64_t x, int *why)
+{
+    const cs_graph_t *g = d->v->g;
+    int r;
+    uint32_t i;
+    cs_graph_locate(g, x, &r, &i);
+    const cs_rank_sched_t *rk = &g->s->ranks[r];
+    const uint32_t *dp = cs_step_deps(rk, &rk->steps[i]);
+    for (uint32_t j = 0; j < rk->steps[i].ndeps; j++)
+        if (d->state[g->base[r] + dp[j]] != ST_DONE_OK) {
+            *why = WHY_DEP;
+            return g->base[r] + dp[j];
+        }
+    uint32_t p = d->prev[x];
+    if (p != CS__NOIDX && d->state[g->base[r] + p] != ST_DONE_OK) {
+        *why = WHY_FIFO;
+        return g->base[r] + p;
+    }
+    *why = g->partner[x] == CS_NONE ? WHY_NONE : WHY_PARTNER;
+    return g->partner[x];
+}
+
+static const char *why_verb(int why)
+{
+    return why == WHY_DEP ? "depends on" : why == WHY_FIFO ? "is queued behind" : "needs its partner";
+}
+
+/* "ranks 0,3,2: deadlock: rank 0 step 1 (rrecv from 2) needs its partner
+ * rank 2 step 2 (send to 0), which depends on ..., which needs its partner
+ * rank 0 step 1 again" */
+static void report_cycle(cs__dl_t *d, const uint64_t *cyc, uint64_t n)
+{
+    const cs_graph_t *g = d->v->g;
+    const cs_sched_t *s = g->s;
+    uint64_t first = 0; /* start at the smallest id for a stable message */
+    for (uint64_t j = 1; j < n; j++)
+        if (cyc[j] < cyc[first])
+            first = j;
+    char msg[512], ranks[80] = "", sd[96];
+    size_t len = 0, rl = 0;
+    int r0 = -1, prev_r = -1;
+    uint32_t i0 = 0;
+    for (uint64_t t = 0; t < n; t++) {
+        int r, why;
+        uint32_t i;
+        uint64_t x = cyc[(first + t) % n];
+        cs_graph_locate(g, x, &r, &i);
+        if (t == 0) {
+            r0 = r;
+            i0 = i;
+        }
+        if (r != prev_r && rl + 16 < sizeof(ranks))
+            rl += (size_t)snprintf(ranks + rl, sizeof(ranks) - rl, "%s%d", rl ? "," : "", r);
+        else if (r != prev_r && !strstr(ranks, "..."))
+            rl += (size_t)snprintf(ranks + rl, sizeof(ranks) - rl, ",...");
+        prev_r = r;
+        blocker(d, x, &why);
+        if (len + 1 < sizeof(msg))
+            len += (size_t)snprintf(msg + len, sizeof(msg) - len, "%srank %d %s %s ",
+                                    t ? ", which " : "", r, cs__vstep(s, r, i, sd, sizeof(sd)),
+                                    why_verb(why));
+    }
+    if (len + 1 < sizeof(msg))
+        snprintf(msg + len, sizeof(msg) - len, "rank %d step %u again", r0, i0);
+    cs__vfind(d->v, "deadlock", r0, i0, -1, "ranks %s: deadlock: %s", ranks, msg);
+}
+
+/* Walk "blocked by" from x; mark everything walked as explained. */
+static void walk(cs__dl_t *d, uint64_t x)
+{
+    uint64_t n = 0;
+    uint64_t cur = x;
+    int why;
+    for (;;) {
+        if (d->state[cur] == ST_EXPLAINED)
+            break;
+        if (d->state[cur] == ST_ON_PATH) {
+            uint64_t j = n;
+            while (j > 0 && d->path[j - 1] != cur)
+                j--;
+            report_cycle(d, d->path + j - 1, n - j + 1);
+            break;
+        }
+        d->state[cur] = ST_ON_PATH;
+        d->path[n++] = cur;
+        uint64_t nx = blocker(d, cur, &why);
+        if (why == WHY_NONE) { /* an unmatched send/receive: reported already */
+            if (n > 1 && d->nbehind_unmatched++ == 0)
+                d->first_behind = x;
+            break;
+        }
+        cur = nx;
+    }
+    for (uint64_t j = 0; j < n; j++)
+        d->state[d->path[j]] = ST_EXPLAINED;
+}
+
+static int check_deadlock(cs__vctx_t *v)
+{
+    const cs_graph_t *g = v->g;
+    if (g->nstuck == 0)
+        return CS_OK;
+    cs__dl_t d = {.v = v};
+    int st = CS_ERR_NOMEM;
+    d.state = calloc(g->nsteps, 1);
+    d.prev = malloc(g->nsteps * sizeof(*d.prev));
+    d.path = malloc(g->nstuck * sizeof(*d.path));
+    if (!d.state || !d.prev || !d.path || cs__graph_fifo_prev(g, d.prev) != CS_OK)
+        goto out;
+    for (uint64_t e = 0; e < g->norder; e++) {
+        d.state[g->order[e]] = ST_DONE_OK;
+        if (g->partner[g->order[e]] != CS_NONE)
+            d.state[g->partner[g->order[e]]] = ST_DONE_OK;
+    }
+    for (uint64_t x = 0; x < g->nsteps; x++)
+        if (d.state[x] == ST_STUCK)
+            walk(&d, x);
+    if (d.nbehind_unmatched > 0) {
+        int r;
+        uint32_t i;
+        char sd[96];
+        cs_graph_locate(g, d.first_behind, &r, &i);
+        cs__vfind(v, "stuck", r, i, -1,
+                  "rank %d %s and %llu other steps never run: they wait, directly or not, for "
+                  "an unmatched send or receive",
+                  r, cs__vstep(v->s, r, i, sd, sizeof(sd)),
+                  (unsigned long long)d.nbehind_unmatched - 1);
+    }
+    st = CS_OK;
+out:
+    free(d.path);
+    free(d.prev);
+    free(d.state);
+    return st;
+}
+
+/* ---- driver ------------------------------------------------------------ */
+
+int cs_verify(const cs_sched_t *s, const cs_verify_opts_t *opts, cs_verify_report_t *rep,
+              cs_err_t *err)
+{
+    memset(rep, 0, sizeof(*rep));
+    if (s == NULL || cs_sched_status(s) != CS_OK)
+        return cs_err_set(err, CS_ERR_INVAL, "cannot verify a schedule with a builder error: %s",
+                          s ? s->err.msg : "no schedule");
+    uint32_t max = opts && opts->max_findings ? opts->max_findings : 20;
+    rep->findings = calloc(max, sizeof(*rep->findings));
+    if (rep->findings == NULL)
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory for the verifier's report");
+    cs_graph_t g;
+    int st = cs_graph_init(&g, s, err);
+    if (st != CS_OK)
+        return st;
+    cs__vctx_t v = {.s = s, .g = &g, .rep = rep, .max = max};
+    check_matching(&v);
+    st = check_deadlock(&v);
+    if (st == CS_OK)
+        st = cs__verify_races(&v);
+    if (st == CS_OK)
+        st = cs__verify_values(&v);
+    cs_graph_fini(&g);
+    if (st != CS_OK)
+        return cs_err_set(err, st, "out of memory verifying a schedule of %llu steps",
+                          (unsigned long long)cs_sched_total_steps(s));
+    if (rep->total > 0)
+        return cs_err_set(err, CS_ERR_VERIFY, "%llu finding%s; first: %s: %s",
+                          (unsigned long long)rep->total, rep->total > 1 ? "s" : "",
+                          rep->findings[0].kind, rep->findings[0].msg);
+    return CS_OK;
+}
+
+void cs_verify_report_fini(cs_verify_report_t *rep)
+{
+    if (rep == NULL)
+        return;
+    free(rep->findings);
+    memset(rep, 0, sizeof(*rep));
+}

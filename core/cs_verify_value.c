@@ -1,0 +1,471 @@
+/*
+ * cs_verify_value.c - symbolic execution of a schedule's values.
+ *
+ * Every chunk slot (one per chunk of every buffer of every rank) holds a
+ * 64-bit value id:
+ *   0                 undefined (never written)
+ *   1                 poisoned: produced by a step already reported; reading
+ *                     it reports nothing more
+ *   bit 63 set        the input of one rank: origin chunk g (bits 0-31),
+ *                     rank (bits 32-62)
+ *   other             2 + index of a record in the arena:
+ *                     [g, n, lo_0, hi_0, ..., lo_n-1, hi_n-1]: origin chunk g
+ *                     combined over the ranks of n disjoint sorted
+ *                     half-open intervals
+ * Records are immutable, so send, recv and copy move ids without copying;
+ * only rrecv and reduce allocate, one record per combined chunk.  Ring,
+ * tree and butterfly schedules keep one or two intervals per set.
+ *
+ * The initial state follows the table of cs_sched.h; events run in the
+ * graph's order (a matched pair as one event; stuck steps never run).  At the
+ * end every out chunk of every rank that has a result (all ranks, or the
+ * root for reduce) is compared with the expected (chunk, ranks).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_verify_int.h"
+
+#define V_UNDEF 0ull
+#define V_POISON 1ull
+#define V_SINGLE (1ull << 63)
+
+enum { F_UNINIT_SRC = 1, F_UNINIT_DST = 2, F_WRONG = 4, F_TWICE = 8 };
+
+typedef struct {
+    uint32_t g, n;
+    const uint32_t *iv;
+    uint32_t one[2];
+} cs__view_t;
+
+typedef struct {
+    cs__vctx_t *v;
+    uint64_t *slot;   /* all chunk slots */
+    uint64_t *boff;   /* slot offset of buffer b of rank r: boff[bstart[r] + b] */
+    uint64_t *bstart; /* per rank */
+    uint32_t *ar;     /* arena of set records */
+    uint64_t na, cap;
+    int nomem;
+    /* the step being executed, for findings */
+    int r;
+    uint32_t i;
+    unsigned flags;
+} cs__val_t;
+
+static uint64_t v_single(uint32_t g, uint32_t r)
+{
+    return V_SINGLE | ((uint64_t)r << 32) | g;
+}
+
+static uint64_t *slots(cs__val_t *x, int r, uint16_t buf)
+{
+    return x->slot + x->boff[x->bstart[r] + buf];
+}
+
+static uint32_t v_nint(const cs__val_t *x, uint64_t val)
+{
+    return (val & V_SINGLE) ? 1 : x->ar[val - 2 + 1];
+}
+
+/* The view of a defined, unpoisoned value (valid until the arena grows). */
+static void v_view(const cs__val_t *x, uint64_t val, cs__view_t *w)
+{
+    if (val & V_SINGLE) {
+        w->g = (uint32_t)val;
+        w->one[0] = (uint32_t)(val >> 32) & 0x7fffffffu;
+        w->one[1] = w->one[0] + 1;
+        w->n = 1;
+        w->iv = w->one;
+    } else {
+        const uint32_t *rec = x->ar + (val - 2);
+        w->g = rec[0];
+        w->n = rec[1];
+        w->iv = rec + 2;
+    }
+}
+
+static int reserve(cs__val_t *x, uint64_t words)
+{
+    if (x->na + words <= x->cap)
+        return CS_OK;
+    uint64_t cap = x->cap ? x->cap : 1u << 16;
+    while (cap < x->na + words)
+        cap *= 2;
+    uint32_t *na = realloc(x->ar, cap * sizeof(*na));
+    if (na == NULL) {
+        x->nomem = 1;
+        return CS_ERR_NOMEM;
+    }
+    x->ar = na;
+    x->cap = cap;
+    return CS_OK;
+}
+
+/* "rank 5", "ranks 1-3", "ranks 0, 4-6, 9" for up to n intervals (more: "..."). */
+static const char *fmt_ranks(const uint32_t *iv, uint32_t n, int more, char *buf, size_t size)
+{
+    size_t len = 0;
+    int plural = n > 1 || more || iv[1] - iv[0] > 1;
+    len += (size_t)snprintf(buf, size, "rank%s ", plural ? "s" : "");
+    for (uint32_t j = 0; j < n && len + 1 < size; j++) {
+        const char *sep = j ? ", " : "";
+        if (iv[2 * j + 1] - iv[2 * j] == 1)
+            len += (size_t)snprintf(buf + len, size - len, "%s%u", sep, iv[2 * j]);
+        else
+            len += (size_t)snprintf(buf + len, size - len, "%s%u-%u", sep, iv[2 * j],
+                                    iv[2 * j + 1] - 1);
+    }
+    if (more && len + 1 < size)
+        snprintf(buf + len, size - len, ", ...");
+    return buf;
+}
+
+/* dst (op) src for one chunk slot of the current step; reports once per step
+ * and kind.  `what` names the destination chunk ("out[5]"). */
+static uint64_t combine(cs__val_t *x, uint64_t dv, uint64_t sv, uint16_t buf, uint32_t c)
+{
+    const cs_sched_t *s = x->v->s;
+    char sd[96], rg[64];
+    if (dv == V_POISON || sv == V_POISON)
+        return V_POISON;
+    if (dv == V_UNDEF) {
+        if (!(x->flags & F_UNINIT_DST)) {
+            x->flags |= F_UNINIT_DST;
+            cs__vfind(x->v, "uninit", x->r, x->i, (int64_t)s->ranks[x->r].bufs[buf].base + c,
+                      "rank %d %s combines into %s, which holds no data yet", x->r,
+                      cs__vstep(s, x->r, x->i, sd, sizeof(sd)),
+                      cs__vrange(s, x->r, buf, c, 1, rg, sizeof(rg)));
+        }
+        return V_POISON;
+    }
+    if (sv == V_UNDEF)
+        return V_POISON; /* reported where it was read */
+    uint32_t nd = v_nint(x, dv), ns = v_nint(x, sv);
+    if (reserve(x, 2 + 2 * (uint64_t)(nd + ns)) != CS_OK)
+        return V_POISON;
+    cs__view_t a, b;
+    v_view(x, dv, &a);
+    v_view(x, sv, &b);
+    if (a.g != b.g) {
+        if (!(x->flags & F_WRONG)) {
+            x->flags |= F_WRONG;
+            cs__vfind(x->v, "wrong-chunk", x->r, x->i,
+                      (int64_t)s->ranks[x->r].bufs[buf].base + c,
+                      "rank %d %s: %s holds chunk %u but the data combined into it is chunk %u",
+                      x->r, cs__vstep(s, x->r, x->i, sd, sizeof(sd)),
+                      cs__vrange(s, x->r, buf, c, 1, rg, sizeof(rg)), a.g, b.g);
+        }
+        return V_POISON;
+    }
+    uint64_t at = x->na;
+    uint32_t *out = x->ar + at + 2, m = 0, ia = 0, ib = 0;
+    uint32_t ov[2] = {0, 0};
+    int overlap = 0;
+    while (ia < a.n || ib < b.n) {
+        const uint32_t *p;
+        if (ib >= b.n || (ia < a.n && a.iv[2 * ia] <= b.iv[2 * ib]))
+            p = a.iv + 2 * ia++;
+        else
+            p = b.iv + 2 * ib++;
+        if (m > 0 && p[0] < out[2 * m - 1]) {
+            if (!overlap) {
+                overlap = 1;
+                ov[0] = p[0];
+                ov[1] = p[1] < out[2 * m - 1] ? p[1] : out[2 * m - 1];
+            }
+        }
+        if (m > 0 && p[0] <= out[2 * m - 1]) {
+            if (p[1] > out[2 * m - 1])
+                out[2 * m - 1] = p[1];
+        } else {
+            out[2 * m] = p[0];
+            out[2 * m + 1] = p[1];
+            m++;
+        }
+    }
+    if (overlap && !(x->flags & F_TWICE)) {
+        x->flags |= F_TWICE;
+        char rs[96];
+        cs__vfind(x->v, "twice", x->r, x->i, (int64_t)s->ranks[x->r].bufs[buf].base + c,
+                  "rank %d %s: %s would hold the input of %s twice", x->r,
+                  cs__vstep(s, x->r, x->i, sd, sizeof(sd)),
+                  cs__vrange(s, x->r, buf, c, 1, rg, sizeof(rg)),
+                  fmt_ranks(ov, 1, 0, rs, sizeof(rs)));
+    }
+    x->ar[at] = a.g;
+    x->ar[at + 1] = m;
+    x->na += 2 + 2 * (uint64_t)m;
+    return at + 2;
+}
+
+/* Read src slot c of the current step; reports an undefined read once. */
+static uint64_t read_src(cs__val_t *x, const cs_range_t *src, uint32_t c)
+{
+    uint64_t val = slots(x, x->r, src->buf)[src->off + c];
+    if (val == V_UNDEF) {
+        if (!(x->flags & F_UNINIT_SRC)) {
+            x->flags |= F_UNINIT_SRC;
+            const cs_sched_t *s = x->v->s;
+            char sd[96], rg[64];
+            cs__vfind(x->v, "uninit", x->r, x->i,
+                      (int64_t)s->ranks[x->r].bufs[src->buf].base + src->off + c,
+                      "rank %d %s reads %s, which holds no data yet", x->r,
+                      cs__vstep(s, x->r, x->i, sd, sizeof(sd)),
+                      cs__vrange(s, x->r, src->buf, src->off + c, 1, rg, sizeof(rg)));
+        }
+        return V_POISON;
+    }
+    return val;
+}
+
+static void set_step(cs__val_t *x, int r, uint32_t i, unsigned flags)
+{
+    x->r = r;
+    x->i = i;
+    x->flags = flags;
+}
+
+static void run_pair(cs__val_t *x, uint64_t sg, uint64_t rg)
+{
+    const cs_graph_t *g = x->v->g;
+    const cs_sched_t *s = x->v->s;
+    int sr, rr;
+    uint32_t si, ri;
+    cs_graph_locate(g, sg, &sr, &si);
+    cs_graph_locate(g, rg, &rr, &ri);
+    const cs_step_t *ss = &s->ranks[sr].steps[si], *rs = &s->ranks[rr].steps[ri];
+    uint64_t *dst = slots(x, rr, rs->dst.buf) + rs->dst.off;
+    uint32_t k = cs_sched_block_chunks(s);
+    uint32_t sgc = s->ranks[sr].bufs[ss->src.buf].base + ss->src.off;
+    uint32_t dgc = s->ranks[rr].bufs[rs->dst.buf].base + rs->dst.off;
+    if (ss->src.n != rs->dst.n || sgc % k != dgc % k) {
+        /* reported by the matching check: the receiver's data is garbage */
+        for (uint32_t c = 0; c < rs->dst.n; c++)
+            dst[c] = V_POISON;
+        return;
+    }
+    unsigned sfl = 0, rfl = 0; /* findings already made by each half */
+    for (uint32_t c = 0; c < rs->dst.n; c++) {
+        set_step(x, sr, si, sfl);
+        uint64_t val = read_src(x, &ss->src, c);
+        sfl = x->flags;
+        if (rs->kind == CS_STEP_RECV) {
+            dst[c] = val;
+            continue;
+        }
+        set_step(x, rr, ri, rfl);
+        dst[c] = combine(x, dst[c], val, rs->dst.buf, rs->dst.off + c);
+        rfl = x->flags;
+    }
+}
+
+static void run_local(cs__val_t *x, int r, uint32_t i)
+{
+    const cs_step_t *st = &x->v->s->ranks[r].steps[i];
+    if (st->kind != CS_STEP_REDUCE && st->kind != CS_STEP_COPY)
+        return;
+    set_step(x, r, i, 0);
+    uint64_t *dst = slots(x, r, st->dst.buf) + st->dst.off;
+    for (uint32_t c = 0; c < st->dst.n; c++) {
+        uint64_t val = read_src(x, &st->src, c);
+        dst[c] = st->kind == CS_STEP_COPY ? val : combine(x, dst[c], val, st->dst.buf,
+                                                           st->dst.off + c);
+    }
+}
+
+/* Expected content of out chunk g of rank r: origin chunk and rank interval. */
+static void expected(const cs_sched_t *s, int r, uint32_t g, uint32_t *eg, uint32_t iv[2])
+{
+    uint32_t k = cs_sched_block_chunks(s), P = (uint32_t)s->desc.nranks;
+    *eg = g;
+    iv[0] = 0;
+    iv[1] = P;
+    switch (s->desc.coll) {
+    case CS_COLL_ALLGATHER:
+        iv[0] = g / k;
+        iv[1] = iv[0] + 1;
+        break;
+    case CS_COLL_BROADCAST:
+        iv[0] = (uint32_t)s->desc.root;
+        iv[1] = iv[0] + 1;
+        break;
+    case CS_COLL_ALLTOALL:
+        *eg = (uint32_t)r * k + g % k;
+        iv[0] = g / k;
+        iv[1] = iv[0] + 1;
+        break;
+    default:
+        break;
+    }
+}
+
+#define CS__MAXIV 8
+
+/* a \ [lo, hi) into out (at most CS__MAXIV intervals; *more when cut) */
+static uint32_t diff_outside(const cs__view_t *a, uint32_t lo, uint32_t hi, uint32_t *out,
+                             int *more)
+{
+    uint32_t m = 0;
+    *more = 0;
+    for (uint32_t j = 0; j < a->n; j++) {
+        uint32_t parts[4] = {a->iv[2 * j], a->iv[2 * j + 1] < lo ? a->iv[2 * j + 1] : lo,
+                             a->iv[2 * j] > hi ? a->iv[2 * j] : hi, a->iv[2 * j + 1]};
+        for (int p = 0; p < 4; p += 2)
+            if (parts[p] < parts[p + 1]) {
+                if (m == CS__MAXIV) {
+                    *more = 1;
+                    return m;
+                }
+                out[2 * m] = parts[p];
+                out[2 * m + 1] = parts[p + 1];
+                m++;
+            }
+    }
+    return m;
+}
+
+/* [lo, hi) \ a */
+static uint32_t diff_inside(const cs__view_t *a, uint32_t lo, uint32_t hi, uint32_t *out, int *more)
+{
+    uint32_t m = 0, cur = lo;
+    *more = 0;
+    for (uint32_t j = 0; j <= a->n && cur < hi; j++) {
+        uint32_t nlo = j < a->n ? a->iv[2 * j] : hi, nhi = j < a->n ? a->iv[2 * j + 1] : hi;
+        if (nlo > hi)
+            nlo = hi;
+        if (nlo > cur) {
+            if (m == CS__MAXIV) {
+                *more = 1;
+                return m;
+            }
+            out[2 * m] = cur;
+            out[2 * m + 1] = nlo;
+            m++;
+        }
+        if (nhi > cur)
+            cur = nhi;
+    }
+    return m;
+}
+
+static void check_end(cs__val_t *x)
+{
+    const cs_sched_t *s = x->v->s;
+    char rg[64], rs[160];
+    uint32_t miss[2 * CS__MAXIV];
+    for (int r = 0; r < s->desc.nranks; r++) {
+        if (s->desc.coll == CS_COLL_REDUCE && r != s->desc.root)
+            continue;
+        const cs_buffer_t *ob = &s->ranks[r].bufs[CS_BUF_OUT];
+        const uint64_t *sl = slots(x, r, CS_BUF_OUT);
+        for (uint32_t j = 0; j < ob->nchunks; j++) {
+            uint32_t g = ob->base + j, eg, iv[2];
+            expected(s, r, g, &eg, iv);
+            if (sl[j] == V_POISON)
+                continue;
+            if (sl[j] == V_UNDEF) {
+                uint32_t e = j + 1;
+                while (e < ob->nchunks && sl[e] == V_UNDEF)
+                    e++;
+                cs__vfind(x->v, "missing", r, -1, g,
+                          "rank %d %s: never written (the result is missing)", r,
+                          cs__vrange(s, r, CS_BUF_OUT, j, e - j, rg, sizeof(rg)));
+                j = e - 1;
+                continue;
+            }
+            cs__view_t w;
+            v_view(x, sl[j], &w);
+            cs__vrange(s, r, CS_BUF_OUT, j, 1, rg, sizeof(rg));
+            if (w.g != eg) {
+                cs__vfind(x->v, "wrong-chunk", r, -1, g,
+                          "rank %d %s holds chunk %u instead of chunk %u", r, rg, w.g, eg);
+                continue;
+            }
+            int more;
+            uint32_t m = diff_inside(&w, iv[0], iv[1], miss, &more);
+            if (m > 0)
+                cs__vfind(x->v, "missing", r, -1, g, "rank %d %s: missing the input of %s", r,
+                          rg, fmt_ranks(miss, m, more, rs, sizeof(rs)));
+            m = diff_outside(&w, iv[0], iv[1], miss, &more);
+            if (m > 0)
+                cs__vfind(x->v, "extra", r, -1, g,
+                          "rank %d %s: holds the input of %s, which does not belong there", r,
+                          rg, fmt_ranks(miss, m, more, rs, sizeof(rs)));
+        }
+    }
+}
+
+/* Initial state (table of cs_sched.h); slots start undefined (zeroed). */
+static void init_state(cs__val_t *x)
+{
+    const cs_sched_t *s = x->v->s;
+    int inplace = s->desc.inplace, root = s->desc.root;
+    cs_coll_t coll = s->desc.coll;
+    uint32_t k = cs_sched_block_chunks(s);
+    for (int r = 0; r < s->desc.nranks; r++) {
+        const cs_rank_sched_t *rk = &s->ranks[r];
+        const cs_buffer_t *ib = &rk->bufs[CS_BUF_IN], *ob = &rk->bufs[CS_BUF_OUT];
+        uint64_t *in = slots(x, r, CS_BUF_IN), *out = slots(x, r, CS_BUF_OUT);
+        int has_input = coll != CS_COLL_BROADCAST || r == root;
+        for (uint32_t j = 0; j < ib->nchunks; j++)
+            in[j] = inplace ? V_POISON : has_input ? v_single(ib->base + j, (uint32_t)r) : V_UNDEF;
+        if (!inplace || !has_input)
+            continue;
+        for (uint32_t j = 0; j < ob->nchunks; j++) {
+            uint32_t g = ob->base + j;
+            if (coll == CS_COLL_ALLGATHER && g / k != (uint32_t)r)
+                continue;
+            out[j] = v_single(g, (uint32_t)r);
+        }
+    }
+}
+
+int cs__verify_values(cs__vctx_t *v)
+{
+    const cs_sched_t *s = v->s;
+    const cs_graph_t *g = v->g;
+    int P = s->desc.nranks;
+    cs__val_t x = {.v = v};
+    int st = CS_ERR_NOMEM;
+    uint64_t nb = 0, ns = 0;
+    for (int r = 0; r < P; r++)
+        nb += s->ranks[r].nbufs;
+    x.bstart = malloc((size_t)P * sizeof(*x.bstart));
+    x.boff = malloc((nb ? nb : 1) * sizeof(*x.boff));
+    if (!x.bstart || !x.boff)
+        goto out;
+    nb = 0;
+    for (int r = 0; r < P; r++) {
+        x.bstart[r] = nb;
+        for (uint16_t b = 0; b < s->ranks[r].nbufs; b++) {
+            x.boff[nb++] = ns;
+            ns += s->ranks[r].bufs[b].nchunks;
+        }
+    }
+    x.slot = calloc(ns ? ns : 1, sizeof(*x.slot));
+    if (x.slot == NULL || reserve(&x, 1u << 16) != CS_OK)
+        goto out;
+    init_state(&x);
+    for (uint64_t e = 0; e < g->norder && !x.nomem; e++) {
+        uint64_t id = g->order[e];
+        if (g->partner[id] != CS_NONE) {
+            run_pair(&x, id, g->partner[id]);
+        } else {
+            int r;
+            uint32_t i;
+            cs_graph_locate(g, id, &r, &i);
+            run_local(&x, r, i);
+        }
+    }
+    if (x.nomem)
+        goto out;
+    check_end(&x);
+    st = CS_OK;
+out:
+    free(x.ar);
+    free(x.slot);
+    free(x.boff);
+    free(x.bstart);
+    return st;
+}
