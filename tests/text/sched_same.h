@@ -1,0 +1,48 @@
+/*
+ * sched_same.h - field-by-field schedule equality for the text tests and the
+ * fuzz harness.  (cs_sched_digest is not used for this: it forms
+ * `deps + dep_off` on a NULL deps array, which UBSan reports.)
+ * Returns NULL when equal, else a static string naming the first difference.
+ */
+#ifndef CS_TEST_SCHED_SAME_H
+#define CS_TEST_SCHED_SAME_H
+
+#include <string.h>
+
+#include "cs_sched.h"
+
+static inline int cs__range_eq(cs_range_t a, cs_range_t b)
+{
+    return a.buf == b.buf && a.off == b.off && a.n == b.n;
+}
+
+static inline const char *cs_test_sched_diff(const cs_sched_t *a, const cs_sched_t *b)
+{
+    if (a->desc.coll != b->desc.coll || a->desc.nranks != b->desc.nranks ||
+        a->desc.root != b->desc.root || a->desc.inplace != b->desc.inplace)
+        return "collective";
+    if (a->nchunks != b->nchunks || a->nblocks != b->nblocks)
+        return "chunks";
+    for (int r = 0; r < a->desc.nranks; r++) {
+        const cs_rank_sched_t *x = &a->ranks[r], *y = &b->ranks[r];
+        if (x->nbufs != y->nbufs || x->nsteps != y->nsteps)
+            return "number of buffers or steps";
+        for (int i = 0; i < x->nbufs; i++)
+            if (strcmp(x->bufs[i].name, y->bufs[i].name) != 0 ||
+                x->bufs[i].base != y->bufs[i].base || x->bufs[i].nchunks != y->bufs[i].nchunks)
+                return "buffer";
+        for (uint32_t i = 0; i < x->nsteps; i++) {
+            const cs_step_t *p = &x->steps[i], *q = &y->steps[i];
+            if (p->kind != q->kind || p->chan != q->chan || p->peer != q->peer ||
+                !cs__range_eq(p->src, q->src) || !cs__range_eq(p->dst, q->dst) ||
+                p->ndeps != q->ndeps)
+                return "step";
+            if (p->ndeps > 0 && memcmp(x->deps + p->dep_off, y->deps + q->dep_off,
+                                       p->ndeps * sizeof(uint32_t)) != 0)
+                return "dependencies";
+        }
+    }
+    return NULL;
+}
+
+#endif /* CS_TEST_SCHED_SAME_H */
