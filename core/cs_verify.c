@@ -160,9 +160,10 @@ static const char *why_verb(int why)
     return why == WHY_DEP ? "depends on" : why == WHY_FIFO ? "is queued behind" : "needs its partner";
 }
 
-/* "ranks 0,3,2: deadlock: rank 0 step 1 (rrecv from 2) needs its partner
- * rank 2 step 2 (send to 0), which depends on ..., which needs its partner
- * rank 0 step 1 again" */
+/* "ranks 0,2: deadlock: rank 0 step 1 (rrecv from 2) needs its partner rank
+ * 2 step 2 (send to 0), which depends on rank 2 step 1 (rrecv from 0), which
+ * needs its partner rank 0 step 2 (send to 2), which depends on the first";
+ * long cycles are shortened in the middle. */
 static void report_cycle(cs__dl_t *d, const uint64_t *cyc, uint64_t n)
 {
     const cs_graph_t *g = d->v->g;
@@ -171,32 +172,39 @@ static void report_cycle(cs__dl_t *d, const uint64_t *cyc, uint64_t n)
     for (uint64_t j = 1; j < n; j++)
         if (cyc[j] < cyc[first])
             first = j;
-    char msg[512], ranks[80] = "", sd[96];
+    char msg[512], ranks[64] = "", sd[96];
     size_t len = 0, rl = 0;
-    int r0 = -1, prev_r = -1;
+    int r0 = -1, prev_r = -1, why = WHY_NONE;
     uint32_t i0 = 0;
     for (uint64_t t = 0; t < n; t++) {
-        int r, why;
+        int r;
         uint32_t i;
-        uint64_t x = cyc[(first + t) % n];
-        cs_graph_locate(g, x, &r, &i);
+        cs_graph_locate(g, cyc[(first + t) % n], &r, &i);
         if (t == 0) {
             r0 = r;
             i0 = i;
         }
-        if (r != prev_r && rl + 16 < sizeof(ranks))
-            rl += (size_t)snprintf(ranks + rl, sizeof(ranks) - rl, "%s%d", rl ? "," : "", r);
-        else if (r != prev_r && !strstr(ranks, "..."))
-            rl += (size_t)snprintf(ranks + rl, sizeof(ranks) - rl, ",...");
+        if (r != prev_r && (t == 0 || r != r0)) {
+            if (rl + 12 < sizeof(ranks))
+                rl += (size_t)snprintf(ranks + rl, sizeof(ranks) - rl, "%s%d", rl ? "," : "", r);
+            else if (!strstr(ranks, "..."))
+                rl += (size_t)snprintf(ranks + rl, sizeof(ranks) - rl, ",...");
+        }
         prev_r = r;
-        blocker(d, x, &why);
-        if (len + 1 < sizeof(msg))
-            len += (size_t)snprintf(msg + len, sizeof(msg) - len, "%srank %d %s %s ",
-                                    t ? ", which " : "", r, cs__vstep(s, r, i, sd, sizeof(sd)),
-                                    why_verb(why));
+        if (t == 0)
+            len += (size_t)snprintf(msg, sizeof(msg), "rank %d %s", r,
+                                    cs__vstep(s, r, i, sd, sizeof(sd)));
+        else if (len < 90)
+            len += (size_t)snprintf(msg + len, sizeof(msg) - len, " %s rank %d %s%s",
+                                    why_verb(why), r, cs__vstep(s, r, i, sd, sizeof(sd)),
+                                    ", which");
+        else if (t + 1 == n)
+            len += (size_t)snprintf(msg + len, sizeof(msg) - len,
+                                    " ... (%llu steps), the last",
+                                    (unsigned long long)n);
+        blocker(d, cyc[(first + t) % n], &why);
     }
-    if (len + 1 < sizeof(msg))
-        snprintf(msg + len, sizeof(msg) - len, "rank %d step %u again", r0, i0);
+    snprintf(msg + len, sizeof(msg) - len, " %s the first", why_verb(why));
     cs__vfind(d->v, "deadlock", r0, i0, -1, "ranks %s: deadlock: %s", ranks, msg);
 }
 
