@@ -172,7 +172,7 @@ static int ofi_post(tp_ofi_t *t, int is_send, int peer, char *buf, size_t len, v
     if (peer < 0 || peer >= t->base.nranks || tag >> CS_TP_TAG_BITS)
         return CS_ERR_INVAL;
     if (req->status != CS_INPROGRESS) { /* first call for this request */
-        size_t parts = len ? (len + t->base.max_msg - 1) / t->base.max_msg : 1;
+        size_t parts = len ? 1 + (len - 1) / t->base.max_msg : 1;
         if (parts > OFI_MAX_PARTS)
             return CS_ERR_RANGE;
         req->status = CS_INPROGRESS;

@@ -1,0 +1,508 @@
+/*
+ * cmd_run.c - `collstep run`: execute a schedule live, one process per rank.
+ *
+ * Start N copies under a launcher (mpirun, srun --mpi=pmix: PMIx bootstrap)
+ * or with RANK / WORLD_SIZE / MASTER_ADDR / MASTER_PORT set (env
+ * bootstrap).  Every rank builds (or loads) the schedule, checks with the
+ * others that schedule digest and arguments agree, opens the transport,
+ * exchanges addresses, and runs the size sweep: warmup runs, then `iters`
+ * timed runs per size.  Rank 0 prints nccl-tests style rows (time is the
+ * slowest rank's average per run); with --check inputs come from
+ * cs_test_fill and the outputs of all ranks are checked (wrong = sum over
+ * ranks of mismatching elements).
+ *
+ * Exit codes: 0 success, 1 wrong results, 2 usage errors, 3 run-time
+ * failure (a rank died or timed out, ranks disagree, transport errors):
+ * every rank then prints why on stderr, naming the rank it blames.
+ * Nothing is written to files.
+ */
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cs_algo.h"
+#include "cs_boot.h"
+#include "cs_dtype.h"
+#include "cs_engine.h"
+#include "cs_text.h"
+#include "cs_transport.h"
+
+#define EXIT_RUNTIME 3
+
+static const char usage_text[] =
+    "usage: collstep run --coll COLL --algo ALGO --size SIZE[:MAX[:FACTOR]] [options]\n"
+    "       (start under mpirun -np N, srun --mpi=pmix, or with RANK, WORLD_SIZE,\n"
+    "        MASTER_ADDR, MASTER_PORT set for every process)\n"
+    "  --coll COLL          allreduce, reduce-scatter, allgather, broadcast, reduce, alltoall\n"
+    "  --algo ALGO          a registered algorithm (collstep algos)\n"
+    "  --schedule FILE      run a schedule file instead of --coll/--algo\n"
+    "  --param K=V          generator parameter (repeatable, or K=V,K=V)\n"
+    "  --size S[:MAX[:F]]   message size in bytes (64K, 1M, ...); sweep by factor F (2)\n"
+    "  --dtype T            float (default), double, half, bfloat16, int32, int64\n"
+    "  --op OP              sum (default), prod, min, max\n"
+    "  --root R             root of broadcast / reduce (0)\n"
+    "  --transport NAME     ofi (default)\n"
+    "  --provider NAME      libfabric provider: tcp;ofi_rxm (default), shm, verbs;ofi_rxm, efa\n"
+    "  --iface ADDR         address tcp binds to (127.0.0.1)\n"
+    "  --iters N            timed runs per size (20)\n"
+    "  --warmup N           untimed runs per size (5)\n"
+    "  --check              fill inputs with test data and count wrong outputs\n"
+    "  --timeout S          give up when nothing progresses for S seconds (60)\n"
+    "  --format F           table (default), csv, json\n"
+    "  --boot B             force the bootstrap: pmix or env (default: auto)\n"
+    "  --max-msg BYTES      split messages above BYTES (testing the transport)\n"
+    "  --help               this text\n";
+
+typedef struct run_opts {
+    const char *coll, *algo, *schedule, *dtype, *op, *transport, *provider, *iface, *format, *boot;
+    char size[64];
+    cs_params_t params;
+    long root, iters, warmup, check;
+    double timeout;
+    uint64_t max_msg;
+} run_opts_t;
+
+static int fail(const cs_err_t *err, int rank)
+{
+    const char *m = err->msg[0] ? err->msg : "failed";
+    if (strncmp(m, "rank ", 5) == 0)
+        fprintf(stderr, "collstep run: %s\n", m);
+    else
+        fprintf(stderr, "collstep run: rank %d: %s\n", rank, m);
+    return EXIT_RUNTIME;
+}
+
+static int parse_bytes(const char *s, uint64_t *out)
+{
+    char *end = NULL;
+    double v = strtod(s, &end);
+    if (end == s || v < 0)
+        return -1;
+    double mul = 1;
+    if (*end == 'K' || *end == 'k')
+        mul = 1024.0, end++;
+    else if (*end == 'M' || *end == 'm')
+        mul = 1024.0 * 1024, end++;
+    else if (*end == 'G' || *end == 'g')
+        mul = 1024.0 * 1024 * 1024, end++;
+    if (*end == 'i')
+        end++;
+    if (*end == 'B' || *end == 'b')
+        end++;
+    if (*end)
+        return -1;
+    *out = (uint64_t)(v * mul);
+    return 0;
+}
+
+/* "SIZE" or "SIZE:MAX[:FACTOR]". */
+static int parse_sweep(const char *s, uint64_t *min, uint64_t *max, double *factor)
+{
+    char a[64], *p, *q;
+    snprintf(a, sizeof(a), "%s", s);
+    *factor = 2;
+    p = strchr(a, ':');
+    if (p)
+        *p++ = 0;
+    if (parse_bytes(a, min))
+        return -1;
+    *max = *min;
+    if (!p)
+        return 0;
+    q = strchr(p, ':');
+    if (q) {
+        *q++ = 0;
+        char *end = NULL;
+        *factor = strtod(q, &end);
+        if (*end || *factor <= 1)
+            return -1;
+    }
+    return (parse_bytes(p, max) || *max < *min) ? -1 : 0;
+}
+
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "collstep run: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " (see collstep run --help)\n");
+    va_end(ap);
+    return CS_EXIT_USAGE;
+}
+
+static int parse_long(const char *name, const char *s, long min, long max, long *out)
+{
+    char *end = NULL;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || v < min || v > max)
+        return usage_error("%s: expected an integer in [%ld, %ld], found '%s'", name, min, max, s);
+    *out = v;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, run_opts_t *o)
+{
+    static const struct option lo[] = {
+        {"coll", 1, 0, 'c'},     {"algo", 1, 0, 'a'},    {"schedule", 1, 0, 'f'},
+        {"param", 1, 0, 'p'},    {"size", 1, 0, 's'},    {"dtype", 1, 0, 'd'},
+        {"op", 1, 0, 'o'},       {"root", 1, 0, 'r'},    {"transport", 1, 0, 't'},
+        {"provider", 1, 0, 'P'}, {"iface", 1, 0, 'I'},   {"iters", 1, 0, 'n'},
+        {"warmup", 1, 0, 'w'},   {"check", 0, 0, 'k'},   {"timeout", 1, 0, 'T'},
+        {"format", 1, 0, 'F'},   {"boot", 1, 0, 'B'},    {"max-msg", 1, 0, 'M'},
+        {"help", 0, 0, 'h'},     {0, 0, 0, 0}};
+    memset(o, 0, sizeof(*o));
+    cs_params_init(&o->params);
+    o->dtype = "float", o->op = "sum", o->transport = "ofi", o->provider = "tcp;ofi_rxm";
+    o->iface = "127.0.0.1", o->format = "table", o->iters = 20, o->warmup = 5, o->timeout = 60;
+    optind = 1;
+    opterr = 0;
+    int c;
+    cs_err_t err;
+    cs_err_clear(&err);
+    while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
+        int rc = 0;
+        switch (c) {
+        case 'c': o->coll = optarg; break;
+        case 'a': o->algo = optarg; break;
+        case 'f': o->schedule = optarg; break;
+        case 'p':
+            if (cs_params_parse(&o->params, optarg, &err) != CS_OK)
+                return usage_error("--param: %s", err.msg);
+            break;
+        case 's': snprintf(o->size, sizeof(o->size), "%s", optarg); break;
+        case 'd': o->dtype = optarg; break;
+        case 'o': o->op = optarg; break;
+        case 'r': rc = parse_long("--root", optarg, 0, 1 << 20, &o->root); break;
+        case 't': o->transport = optarg; break;
+        case 'P': o->provider = optarg; break;
+        case 'I': o->iface = optarg; break;
+        case 'n': rc = parse_long("--iters", optarg, 1, 1000000, &o->iters); break;
+        case 'w': rc = parse_long("--warmup", optarg, 0, 1000000, &o->warmup); break;
+        case 'k': o->check = 1; break;
+        case 'T': {
+            char *end = NULL;
+            o->timeout = strtod(optarg, &end);
+            if (*end || o->timeout <= 0)
+                return usage_error("--timeout: expected seconds > 0, found '%s'", optarg);
+            break;
+        }
+        case 'F': o->format = optarg; break;
+        case 'B': o->boot = optarg; break;
+        case 'M':
+            if (parse_bytes(optarg, &o->max_msg) || o->max_msg == 0)
+                return usage_error("--max-msg: expected a size, found '%s'", optarg);
+            break;
+        case 'h': fputs(usage_text, stdout); return -1;
+        case ':': return usage_error("option %s needs a value", argv[optind - 1]);
+        default: return usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+        if (rc)
+            return rc;
+    }
+    if (optind < argc)
+        return usage_error("unexpected argument '%s'", argv[optind]);
+    if (!o->schedule && (!o->coll || !o->algo))
+        return usage_error("--coll and --algo (or --schedule) are required");
+    if (!o->size[0])
+        return usage_error("--size is required");
+    if (strcmp(o->format, "table") && strcmp(o->format, "csv") && strcmp(o->format, "json"))
+        return usage_error("--format: expected table, csv or json, found '%s'", o->format);
+    return 0;
+}
+
+/* Every rank contributes its status; CS_OK only when all are OK, else the
+ * first failing rank is named (its own message stays on its own stderr). */
+static int agree(cs_boot_t *b, int st, const char *what, cs_err_t *err)
+{
+    int n = cs_boot_size(b);
+    int32_t mine = st, *all = calloc((size_t)n, sizeof(*all));
+    if (!all)
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    int rc = cs_boot_allgather(b, &mine, sizeof(mine), all, err);
+    for (int r = 0; rc == CS_OK && r < n; r++)
+        if (all[r] != CS_OK)
+            rc = cs_err_set(err, all[r], "%s failed on rank %d (%s)", what, r,
+                            cs_status_str(all[r]));
+    free(all);
+    return rc;
+}
+
+typedef struct run_ctx {
+    run_opts_t *o;
+    cs_boot_t *boot;
+    cs_sched_t *sched;
+    cs_tp_t *tp;
+    cs_engine_t *eng;
+    cs_dtype_t dt;
+    cs_op_t op;
+    int rank, nranks, rows;
+} run_ctx_t;
+
+static int build_schedule(run_ctx_t *c, cs_err_t *err)
+{
+    run_opts_t *o = c->o;
+    if (o->schedule) {
+        c->sched = cs_sched_load(o->schedule, err);
+        if (!c->sched)
+            return err->code ? err->code : CS_ERR_IO;
+        if (c->sched->desc.nranks != c->nranks)
+            return cs_err_set(err, CS_ERR_MISMATCH, "%s is a schedule for %d ranks, started %d",
+                              o->schedule, c->sched->desc.nranks, c->nranks);
+        return CS_OK;
+    }
+    cs_coll_t coll = cs_coll_parse(o->coll);
+    if (coll == CS_COLL_COUNT)
+        return cs_err_set(err, CS_ERR_INVAL, "unknown collective '%s'", o->coll);
+    const cs_algo_t *a = cs_algo_find(coll, o->algo);
+    if (!a)
+        return cs_err_set(err, CS_ERR_NOTFOUND, "no algorithm '%s' for %s (see collstep algos)",
+                          o->algo, cs_coll_name(coll));
+    if (o->root >= c->nranks)
+        return cs_err_set(err, CS_ERR_RANGE, "--root %ld: only %d ranks", o->root, c->nranks);
+    cs_coll_desc_t d = {coll, c->nranks, cs_coll_has_root(coll) ? (int32_t)o->root : 0, 0};
+    return cs_algo_build(a, &d, &o->params, &c->sched, err);
+}
+
+static int open_transport(run_ctx_t *c, cs_err_t *err)
+{
+    cs_tp_config_t cfg = {c->rank, c->nranks, c->o->provider, c->o->iface, c->o->max_msg};
+    int st = cs_tp_open(c->o->transport, &cfg, &c->tp, err);
+    struct {
+        int32_t st;
+        uint32_t len;
+        char blob[CS_TP_ADDR_MAX];
+    } mine, *all = NULL;
+    memset(&mine, 0, sizeof(mine));
+    size_t len = sizeof(mine.blob);
+    if (st == CS_OK)
+        st = c->tp->ops->get_addr(c->tp, mine.blob, &len);
+    mine.st = st;
+    mine.len = (uint32_t)len;
+    all = calloc((size_t)c->nranks, sizeof(mine));
+    size_t *lens = calloc((size_t)c->nranks, sizeof(size_t));
+    char *blobs = calloc((size_t)c->nranks, CS_TP_ADDR_MAX);
+    if (!all || !lens || !blobs) {
+        st = cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    /* Always take part in the exchange so a failing rank cannot hang others. */
+    int rc = cs_boot_allgather(c->boot, &mine, sizeof(mine), all, err);
+    if (st != CS_OK || rc != CS_OK) {
+        st = st != CS_OK ? st : rc;
+        goto out;
+    }
+    for (int r = 0; r < c->nranks; r++) {
+        if (all[r].st != CS_OK) {
+            st = cs_err_set(err, all[r].st, "opening the transport failed on rank %d (%s)", r,
+                            cs_status_str(all[r].st));
+            goto out;
+        }
+        lens[r] = all[r].len;
+        memcpy(blobs + (size_t)r * CS_TP_ADDR_MAX, all[r].blob, all[r].len);
+    }
+    st = c->tp->ops->insert_addrs(c->tp, blobs, CS_TP_ADDR_MAX, lens);
+    if (st != CS_OK)
+        cs_err_set(err, st, "inserting peer addresses failed: %s", cs_status_str(st));
+out:
+    free(all);
+    free(lens);
+    free(blobs);
+    return st;
+}
+
+static void print_header(run_ctx_t *c)
+{
+    const char *f = c->o->format;
+    const char *algo = c->sched->algo[0] ? c->sched->algo : "(file)";
+    if (!strcmp(f, "table")) {
+        printf("# collstep run: %s %s, %d ranks, %s/%s, bootstrap %s\n",
+               cs_coll_name(c->sched->desc.coll), algo, c->nranks, c->o->transport,
+               c->o->provider, cs_boot_kind(c->boot));
+        printf("%12s %12s %8s %6s %6s %12s %10s %10s%s\n", "size(B)", "count", "type", "redop",
+               "root", "time(us)", "algbw(GB/s)", "busbw(GB/s)", c->o->check ? "      wrong" : "");
+    } else if (!strcmp(f, "csv")) {
+        printf("collective,algorithm,ranks,size,count,type,redop,root,time_us,algbw_gbs,"
+               "busbw_gbs,wrong\n");
+    } else {
+        printf("[\n");
+    }
+}
+
+static void print_row(run_ctx_t *c, uint64_t bytes, uint64_t count, double t, long long wrong)
+{
+    const cs_sched_t *s = c->sched;
+    double algbw = t > 0 ? (double)bytes / t / 1e9 : 0;
+    double busbw = algbw * cs_coll_busbw_factor(s->desc.coll, c->nranks);
+    const char *ty = cs_dtype_name(c->dt), *op = cs_op_name(c->op), *f = c->o->format;
+    int root = cs_coll_has_root(s->desc.coll) ? s->desc.root : -1;
+    if (!strcmp(f, "table")) {
+        printf("%12llu %12llu %8s %6s %6d %12.2f %10.3f %10.3f", (unsigned long long)bytes,
+               (unsigned long long)count, ty, op, root, t * 1e6, algbw, busbw);
+        if (c->o->check)
+            printf(" %10lld", wrong);
+        printf("\n");
+    } else if (!strcmp(f, "csv")) {
+        printf("%s,%s,%d,%llu,%llu,%s,%s,%d,%.3f,%.4f,%.4f,%lld\n", cs_coll_name(s->desc.coll),
+               s->algo, c->nranks, (unsigned long long)bytes, (unsigned long long)count, ty, op,
+               root, t * 1e6, algbw, busbw, c->o->check ? wrong : -1);
+    } else {
+        printf("%s  {\"collective\": \"%s\", \"algorithm\": \"%s\", \"ranks\": %d, \"size\": %llu, "
+               "\"count\": %llu, \"type\": \"%s\", \"redop\": \"%s\", \"root\": %d, "
+               "\"time_us\": %.3f, \"algbw_gbs\": %.4f, \"busbw_gbs\": %.4f, \"wrong\": %lld}",
+               c->rows ? ",\n" : "", cs_coll_name(s->desc.coll), s->algo, c->nranks,
+               (unsigned long long)bytes, (unsigned long long)count, ty, op, root, t * 1e6,
+               algbw, busbw, c->o->check ? wrong : -1);
+    }
+    c->rows++;
+    fflush(stdout);
+}
+
+/* One size: fill, warm up, time, check, report.  *wrong_total grows. */
+static int run_size(run_ctx_t *c, uint64_t bytes, long long *wrong_total, cs_err_t *err)
+{
+    const cs_sched_t *s = c->sched;
+    const cs_rank_sched_t *rs = &s->ranks[c->rank];
+    size_t es = cs_dtype_size(c->dt);
+    uint64_t count = cs_coll_block_count(s->desc.coll, c->nranks, bytes, es);
+    uint64_t n_in = cs_engine_buf_elems(c->eng, CS_BUF_IN, count);
+    uint64_t n_out = cs_engine_buf_elems(c->eng, CS_BUF_OUT, count);
+    void *in = cs_engine_buf(c->eng, CS_BUF_IN), *out = cs_engine_buf(c->eng, CS_BUF_OUT);
+    cs_test_fill(c->dt, c->op, in, n_in, c->rank, cs_chunk_start(s, count, rs->bufs[0].base));
+    if (c->o->check)
+        memset(out, 0xff, n_out * es);
+    int st = CS_OK;
+    for (long i = 0; i < c->o->warmup && st == CS_OK; i++)
+        st = cs_engine_run(c->eng, count, err);
+    if (st == CS_OK)
+        st = cs_boot_barrier(c->boot, err);
+    uint64_t t0 = cs_engine_now_ns();
+    for (long i = 0; i < c->o->iters && st == CS_OK; i++)
+        st = cs_engine_run(c->eng, count, err);
+    double t = (double)(cs_engine_now_ns() - t0) * 1e-9 / (double)c->o->iters;
+    if (st != CS_OK)
+        return st;
+    struct {
+        double t;
+        uint64_t wrong;
+    } mine = {t, 0}, *all = calloc((size_t)c->nranks, sizeof(mine));
+    if (!all)
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    if (c->o->check)
+        mine.wrong = cs_test_check(&s->desc, c->dt, c->op, count, c->rank, out,
+                                   cs_chunk_start(s, count, rs->bufs[1].base), n_out);
+    st = cs_boot_allgather(c->boot, &mine, sizeof(mine), all, err);
+    if (st == CS_OK && c->rank == 0) {
+        double tmax = 0;
+        long long wrong = 0;
+        for (int r = 0; r < c->nranks; r++) {
+            tmax = all[r].t > tmax ? all[r].t : tmax;
+            wrong += (long long)all[r].wrong;
+        }
+        *wrong_total += wrong;
+        print_row(c, bytes, count, tmax, wrong);
+    } else if (st == CS_OK) {
+        for (int r = 0; r < c->nranks; r++)
+            *wrong_total += (long long)all[r].wrong;
+    }
+    free(all);
+    return st;
+}
+
+static int run_all(run_ctx_t *c, uint64_t lo, uint64_t hi, double factor)
+{
+    cs_err_t err;
+    cs_err_clear(&err);
+    run_opts_t *o = c->o;
+    cs_boot_config_t bc = {o->timeout, o->boot};
+    int st = cs_boot_open(&bc, &c->boot, &err);
+    if (st != CS_OK) {
+        fprintf(stderr, "collstep run: %s\n", err.msg);
+        return st == CS_ERR_NOTFOUND ? CS_EXIT_USAGE : EXIT_RUNTIME;
+    }
+    c->rank = cs_boot_rank(c->boot);
+    c->nranks = cs_boot_size(c->boot);
+    int bst = build_schedule(c, &err);
+    char args[400];
+    char pbuf[256];
+    cs_params_format(&o->params, pbuf, sizeof(pbuf));
+    int alen = snprintf(args, sizeof(args),
+             "coll=%s algo=%s schedule=%s params='%s' size=%s dtype=%s op=%s root=%ld iters=%ld "
+             "warmup=%ld check=%ld transport=%s provider=%s max_msg=%llu",
+             o->coll ? o->coll : "", o->algo ? o->algo : "", o->schedule ? o->schedule : "", pbuf,
+             o->size, o->dtype, o->op, o->root, o->iters, o->warmup, o->check, o->transport,
+             o->provider, (unsigned long long)o->max_msg);
+    if (alen < 0 || (size_t)alen >= sizeof(args))
+        args[sizeof(args) - 1] = 0; /* long arguments: compared as truncated */
+    cs_err_t e2;
+    cs_err_clear(&e2);
+    st = cs_boot_check_same(c->boot, bst == CS_OK ? cs_sched_digest(c->sched) : 0, args, &e2);
+    if (bst != CS_OK) {
+        fprintf(stderr, "collstep run: %s\n", err.msg);
+        return CS_EXIT_USAGE;
+    }
+    if (st != CS_OK)
+        return fail(&e2, c->rank);
+    st = open_transport(c, &err);
+    if (st != CS_OK)
+        return fail(&err, c->rank);
+    size_t es = cs_dtype_size(c->dt);
+    cs_engine_config_t ec = {c->dt, c->op,
+                             cs_coll_block_count(c->sched->desc.coll, c->nranks, hi, es),
+                             o->timeout};
+    st = cs_engine_create(c->sched, c->rank, c->tp, &ec, &c->eng, &err);
+    int ast = agree(c->boot, st, "setting up the engine", st == CS_OK ? &err : &e2);
+    if (st != CS_OK || ast != CS_OK)
+        return fail(st != CS_OK ? &err : &err, c->rank);
+    if (c->rank == 0)
+        print_header(c);
+    long long wrong = 0;
+    for (uint64_t b = lo;;) {
+        st = run_size(c, b, &wrong, &err);
+        if (st != CS_OK) {
+            if (c->rank == 0 && !strcmp(o->format, "json"))
+                printf("\n]\n");
+            return fail(&err, c->rank);
+        }
+        if (b >= hi)
+            break;
+        uint64_t next = (uint64_t)((double)b * factor);
+        b = next > b ? next : b + es;
+        b = b > hi ? hi : b;
+    }
+    if (c->rank == 0 && !strcmp(o->format, "json"))
+        printf("\n]\n");
+    if (c->rank == 0 && c->o->check && wrong)
+        fprintf(stderr, "collstep run: %lld wrong elements\n", wrong);
+    return wrong ? CS_EXIT_FAIL : CS_EXIT_OK;
+}
+
+int cs_cli_run(int argc, char **argv)
+{
+    run_opts_t o;
+    int rc = parse_args(argc, argv, &o);
+    if (rc)
+        return rc < 0 ? CS_EXIT_OK : rc;
+    uint64_t lo, hi;
+    double factor;
+    if (parse_sweep(o.size, &lo, &hi, &factor))
+        return usage_error("--size: expected SIZE[:MAX[:FACTOR]], found '%s'", o.size);
+    run_ctx_t c;
+    memset(&c, 0, sizeof(c));
+    c.o = &o;
+    c.dt = cs_dtype_parse(o.dtype);
+    c.op = cs_op_parse(o.op);
+    if (c.dt == CS_DT_COUNT)
+        return usage_error("--dtype: unknown type '%s'", o.dtype);
+    if (c.op == CS_OP_COUNT)
+        return usage_error("--op: unknown operator '%s'", o.op);
+    rc = run_all(&c, lo, hi, factor);
+    cs_engine_destroy(c.eng);
+    cs_tp_close(c.tp);
+    cs_sched_destroy(c.sched);
+    cs_boot_close(c.boot);
+    return rc;
+}

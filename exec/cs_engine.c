@@ -1,0 +1,550 @@
+/*
+ * cs_engine.c - the live step engine (contract in cs_engine.h).
+ *
+ * Data structures, all built at create time:
+ *   st[]     one record per step: static fields (kind, peer, successors,
+ *            channel neighbours, sequence number on its channel) and the
+ *            run-time state (unmet dependencies, posted, pointers and byte
+ *            counts for the current element count).
+ *   succ[]   successor lists back to back (CSR), the reverse of deps.
+ *   rq[]     FIFO of send/recv steps ready to post; lq[] FIFO of local
+ *            work (reduce, copy, nop, and the reduction of a completed
+ *            rrecv).  Each step enters a queue at most once per run, so
+ *            arrays of nsteps entries never overflow.
+ *   req[]    one transport request per step (request slot = step index).
+ *
+ * Main loop: post everything postable (until the transport says CS_AGAIN),
+ * poll completions, do one slice of local work, and check the no-progress
+ * timer.  When idle for a while it yields the CPU, since ranks are often
+ * oversubscribed on a few cores.
+ */
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cs_engine.h"
+#include "cs_log.h"
+
+#define TAG_SEQ_BITS 19
+#define TAG_SEQ_MASK ((1ull << TAG_SEQ_BITS) - 1)
+#define TAG_CTRL (1ull << (CS_TP_TAG_BITS - 1))
+#define SLICE_BYTES (256u * 1024u)
+#define POLL_MAX 64
+#define IDLE_YIELD 32
+
+enum { ST_WAIT = 0, ST_QUEUED, ST_POSTED, ST_LOCAL, ST_DONE };
+
+typedef struct estep {
+    uint8_t kind, state, depready, posted;
+    uint16_t chan;
+    int32_t peer;
+    uint32_t ndeps, unmet;
+    uint32_t succ_off, nsucc;
+    int32_t chan_prev, chan_next; /* same (peer, chan, direction) */
+    uint32_t seq, chan_len;       /* position on the channel, its length */
+    size_t stage_off;             /* rrecv: staging slot */
+    /* for the current count */
+    char *a, *b; /* send/reduce/copy source (rrecv: staging); recv/rrecv/reduce/copy dest */
+    void *mr;    /* registration of the communicated memory */
+    uint64_t elems, cursor;
+} estep_t;
+
+struct cs_engine {
+    const cs_sched_t *s;
+    const cs_rank_sched_t *rs;
+    int rank;
+    cs_tp_t *tp;
+    cs_engine_config_t cfg;
+    size_t esize;
+    cs_reduce_fn_t red;
+    uint32_t n;
+    estep_t *st;
+    uint32_t *succ;
+    cs_tp_req_t *req;
+    uint32_t *rq, *lq;
+    uint32_t rq_head, rq_tail, lq_head, lq_tail, ndone;
+    uint32_t nmem; /* nbufs + 1: the last one is the staging area */
+    char **mem;
+    size_t *mem_bytes;
+    void **mr;
+    cs_step_time_t *times;
+    uint64_t t0, runs, prepared;
+};
+
+uint64_t cs_engine_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int is_comm(int kind)
+{
+    return kind == CS_STEP_SEND || kind == CS_STEP_RECV || kind == CS_STEP_RRECV;
+}
+
+/* ---- creation ---------------------------------------------------------- */
+
+typedef struct chan_key {
+    uint64_t key;
+    uint32_t idx;
+} chan_key_t;
+
+static int chan_key_cmp(const void *x, const void *y)
+{
+    const chan_key_t *a = x, *b = y;
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+/* Link the steps of every (direction, peer, channel) in schedule order. */
+static int link_channels(cs_engine_t *e)
+{
+    chan_key_t *k = malloc((e->n ? e->n : 1) * sizeof(*k));
+    if (!k)
+        return CS_ERR_NOMEM;
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < e->n; i++) {
+        estep_t *x = &e->st[i];
+        x->chan_prev = x->chan_next = -1;
+        if (!is_comm(x->kind))
+            continue;
+        uint64_t dir = x->kind == CS_STEP_SEND ? 1 : 0;
+        k[m].key = (dir << 56) | ((uint64_t)(uint32_t)x->peer << 16) | x->chan;
+        k[m++].idx = i;
+    }
+    qsort(k, m, sizeof(*k), chan_key_cmp);
+    for (uint32_t j = 0; j < m;) {
+        uint32_t end = j;
+        while (end < m && k[end].key == k[j].key)
+            end++;
+        for (uint32_t q = j; q < end; q++) {
+            estep_t *x = &e->st[k[q].idx];
+            x->seq = q - j;
+            x->chan_len = end - j;
+            x->chan_prev = q > j ? (int32_t)k[q - 1].idx : -1;
+            x->chan_next = q + 1 < end ? (int32_t)k[q + 1].idx : -1;
+        }
+        j = end;
+    }
+    free(k);
+    return CS_OK;
+}
+
+static int build_succ(cs_engine_t *e)
+{
+    const cs_rank_sched_t *rs = e->rs;
+    uint32_t *cnt = calloc(e->n + 1, sizeof(*cnt));
+    e->succ = malloc((rs->ndeps ? rs->ndeps : 1) * sizeof(*e->succ));
+    if (!cnt || !e->succ) {
+        free(cnt);
+        return CS_ERR_NOMEM;
+    }
+    for (uint32_t i = 0; i < e->n; i++) {
+        const uint32_t *d = cs_step_deps(rs, &rs->steps[i]);
+        for (uint32_t j = 0; j < rs->steps[i].ndeps; j++)
+            cnt[d[j]]++;
+    }
+    uint32_t off = 0;
+    for (uint32_t i = 0; i < e->n; i++) {
+        e->st[i].succ_off = off;
+        e->st[i].nsucc = 0;
+        off += cnt[i];
+    }
+    for (uint32_t i = 0; i < e->n; i++) {
+        const uint32_t *d = cs_step_deps(rs, &rs->steps[i]);
+        for (uint32_t j = 0; j < rs->steps[i].ndeps; j++) {
+            estep_t *p = &e->st[d[j]];
+            e->succ[p->succ_off + p->nsucc++] = i;
+        }
+    }
+    free(cnt);
+    return CS_OK;
+}
+
+static int alloc_memory(cs_engine_t *e, cs_err_t *err)
+{
+    const cs_rank_sched_t *rs = e->rs;
+    e->nmem = (uint32_t)rs->nbufs + 1;
+    e->mem = calloc(e->nmem, sizeof(*e->mem));
+    e->mem_bytes = calloc(e->nmem, sizeof(*e->mem_bytes));
+    e->mr = calloc(e->nmem, sizeof(*e->mr));
+    if (!e->mem || !e->mem_bytes || !e->mr)
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    for (uint32_t b = 0; b < rs->nbufs; b++)
+        e->mem_bytes[b] = cs_range_elems(e->s, &rs->bufs[b], e->cfg.max_count, 0,
+                                         rs->bufs[b].nchunks) * e->esize;
+    size_t stage = 0;
+    for (uint32_t i = 0; i < e->n; i++) {
+        const cs_step_t *x = &rs->steps[i];
+        if (x->kind != CS_STEP_RRECV)
+            continue;
+        e->st[i].stage_off = stage;
+        size_t bytes = cs_range_elems(e->s, &rs->bufs[x->dst.buf], e->cfg.max_count, x->dst.off,
+                                      x->dst.n) * e->esize;
+        stage += (bytes + 63) & ~(size_t)63;
+    }
+    e->mem_bytes[e->nmem - 1] = stage;
+    for (uint32_t b = 0; b < e->nmem; b++) {
+        size_t bytes = (e->mem_bytes[b] + 63) & ~(size_t)63;
+        if (posix_memalign((void **)&e->mem[b], 64, bytes ? bytes : 64)) {
+            e->mem[b] = NULL;
+            return cs_err_set(err, CS_ERR_NOMEM, "cannot allocate %zu bytes for buffer %u",
+                              bytes, b);
+        }
+        int st = e->tp->ops->mr_reg(e->tp, e->mem[b], bytes ? bytes : 64, &e->mr[b]);
+        if (st != CS_OK) {
+            e->mr[b] = NULL;
+            return cs_err_set(err, st, "memory registration of %zu bytes failed: %s", bytes,
+                              cs_status_str(st));
+        }
+    }
+    return CS_OK;
+}
+
+int cs_engine_create(const cs_sched_t *s, int rank, cs_tp_t *tp, const cs_engine_config_t *cfg,
+                     cs_engine_t **out, cs_err_t *err)
+{
+    if (rank < 0 || rank >= s->desc.nranks || tp->nranks != s->desc.nranks)
+        return cs_err_set(err, CS_ERR_INVAL, "rank %d / transport of %d ranks for a schedule "
+                          "of %d ranks", rank, tp->nranks, s->desc.nranks);
+    cs_reduce_fn_t red = cs_reduce_fn(cfg->dtype, cfg->op);
+    if (!red || cs_dtype_size(cfg->dtype) == 0)
+        return cs_err_set(err, CS_ERR_UNSUPPORTED, "no host reduction for %s / %s",
+                          cs_dtype_name(cfg->dtype), cs_op_name(cfg->op));
+    int st = CS_OK;
+    cs_engine_t *e = calloc(1, sizeof(*e));
+    if (!e)
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    e->s = s;
+    e->rs = &s->ranks[rank];
+    e->rank = rank;
+    e->tp = tp;
+    e->cfg = *cfg;
+    if (e->cfg.timeout_s <= 0)
+        e->cfg.timeout_s = 60;
+    e->esize = cs_dtype_size(cfg->dtype);
+    e->red = red;
+    e->n = e->rs->nsteps;
+    e->prepared = UINT64_MAX;
+    size_t n1 = e->n ? e->n : 1;
+    e->st = calloc(n1, sizeof(*e->st));
+    e->req = calloc(n1, sizeof(*e->req));
+    e->rq = calloc(n1, sizeof(*e->rq));
+    e->lq = calloc(n1, sizeof(*e->lq));
+    e->times = calloc(n1, sizeof(*e->times));
+    if (!e->st || !e->req || !e->rq || !e->lq || !e->times) {
+        st = cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+        goto fail;
+    }
+    for (uint32_t i = 0; i < e->n; i++) {
+        const cs_step_t *x = &e->rs->steps[i];
+        e->st[i].kind = x->kind;
+        e->st[i].chan = x->chan;
+        e->st[i].peer = x->peer;
+        e->st[i].ndeps = x->ndeps;
+        e->req[i].user = &e->st[i];
+        e->req[i].peer = x->peer;
+    }
+    if ((st = build_succ(e)) != CS_OK || (st = link_channels(e)) != CS_OK) {
+        cs_err_set(err, st, "out of memory");
+        goto fail;
+    }
+    if ((st = alloc_memory(e, err)) != CS_OK)
+        goto fail;
+    *out = e;
+    return CS_OK;
+fail:
+    cs_engine_destroy(e);
+    return st;
+}
+
+/* Cancel and drain whatever is still posted (after a failed run). */
+static void drain(cs_engine_t *e)
+{
+    int pending = 0;
+    for (uint32_t i = 0; i < e->n; i++)
+        if (e->req[i].status == CS_INPROGRESS) {
+            e->tp->ops->cancel(e->tp, &e->req[i]);
+            pending++;
+        }
+    uint64_t until = cs_engine_now_ns() + 200000000ull;
+    cs_tp_req_t *done[POLL_MAX];
+    while (pending > 0 && cs_engine_now_ns() < until) {
+        int k = e->tp->ops->poll(e->tp, done, POLL_MAX);
+        if (k < 0)
+            break;
+        pending -= k;
+    }
+}
+
+void cs_engine_destroy(cs_engine_t *e)
+{
+    if (!e)
+        return;
+    if (e->req)
+        drain(e);
+    for (uint32_t b = 0; e->mem && b < e->nmem; b++) {
+        if (e->mr && e->mr[b])
+            e->tp->ops->mr_dereg(e->tp, e->mr[b]);
+        free(e->mem[b]);
+    }
+    free(e->mem);
+    free(e->mem_bytes);
+    free(e->mr);
+    free(e->st);
+    free(e->succ);
+    free(e->req);
+    free(e->rq);
+    free(e->lq);
+    free(e->times);
+    free(e);
+}
+
+void *cs_engine_buf(cs_engine_t *e, int buf)
+{
+    return (buf >= 0 && buf < e->rs->nbufs) ? e->mem[buf] : NULL;
+}
+
+uint64_t cs_engine_buf_elems(const cs_engine_t *e, int buf, uint64_t count)
+{
+    if (buf < 0 || buf >= e->rs->nbufs)
+        return 0;
+    return cs_range_elems(e->s, &e->rs->bufs[buf], count, 0, e->rs->bufs[buf].nchunks);
+}
+
+const cs_step_time_t *cs_engine_step_times(const cs_engine_t *e, uint32_t *nsteps)
+{
+    *nsteps = e->n;
+    return e->times;
+}
+
+/* ---- running ----------------------------------------------------------- */
+
+static char *range_ptr(cs_engine_t *e, const cs_range_t *r, uint64_t count)
+{
+    const cs_buffer_t *b = &e->rs->bufs[r->buf];
+    return e->mem[r->buf] + cs_buf_elem_off(e->s, b, count, r->off) * e->esize;
+}
+
+static void prepare(cs_engine_t *e, uint64_t count)
+{
+    char *stage = e->mem[e->nmem - 1];
+    for (uint32_t i = 0; i < e->n; i++) {
+        const cs_step_t *x = &e->rs->steps[i];
+        estep_t *t = &e->st[i];
+        const cs_range_t *r = x->kind == CS_STEP_SEND ? &x->src : &x->dst;
+        t->a = t->b = NULL;
+        t->mr = NULL;
+        t->elems = 0;
+        if (x->kind == CS_STEP_NOP)
+            continue;
+        t->elems = cs_range_elems(e->s, &e->rs->bufs[r->buf], count, r->off, r->n);
+        if (x->kind == CS_STEP_SEND || x->kind == CS_STEP_REDUCE || x->kind == CS_STEP_COPY)
+            t->a = range_ptr(e, &x->src, count);
+        if (x->kind != CS_STEP_SEND)
+            t->b = range_ptr(e, &x->dst, count);
+        if (x->kind == CS_STEP_RRECV)
+            t->a = stage + t->stage_off;
+        if (x->kind == CS_STEP_SEND)
+            t->mr = e->mr[x->src.buf];
+        else if (x->kind == CS_STEP_RECV)
+            t->mr = e->mr[x->dst.buf];
+        else if (x->kind == CS_STEP_RRECV)
+            t->mr = e->mr[e->nmem - 1];
+    }
+    e->prepared = count;
+}
+
+static void make_ready(cs_engine_t *e, uint32_t i)
+{
+    estep_t *t = &e->st[i];
+    if (is_comm(t->kind)) {
+        t->depready = 1;
+        if (t->chan_prev < 0 || e->st[t->chan_prev].posted) {
+            t->state = ST_QUEUED;
+            e->rq[e->rq_tail++] = i;
+        }
+    } else {
+        t->state = ST_LOCAL;
+        t->cursor = 0;
+        e->times[i].t_start = cs_engine_now_ns() - e->t0;
+        e->lq[e->lq_tail++] = i;
+    }
+}
+
+static void complete(cs_engine_t *e, uint32_t i)
+{
+    estep_t *t = &e->st[i];
+    t->state = ST_DONE;
+    e->times[i].t_end = cs_engine_now_ns() - e->t0;
+    e->ndone++;
+    for (uint32_t j = 0; j < t->nsucc; j++) {
+        uint32_t q = e->succ[t->succ_off + j];
+        if (--e->st[q].unmet == 0)
+            make_ready(e, q);
+    }
+}
+
+static int post(cs_engine_t *e, uint32_t i)
+{
+    estep_t *t = &e->st[i];
+    uint64_t seq = (e->runs * t->chan_len + t->seq) & TAG_SEQ_MASK;
+    uint64_t tag = ((uint64_t)t->chan << TAG_SEQ_BITS) | seq;
+    size_t bytes = t->elems * e->esize;
+    if (t->kind == CS_STEP_SEND)
+        return e->tp->ops->isend(e->tp, t->peer, t->a, bytes, t->mr, tag, &e->req[i]);
+    return e->tp->ops->irecv(e->tp, t->peer, t->kind == CS_STEP_RRECV ? t->a : t->b, bytes,
+                             t->mr, tag, &e->req[i]);
+}
+
+/* One slice of the local work at the head of lq; 1 when progress. */
+static int local_slice(cs_engine_t *e)
+{
+    uint32_t i = e->lq[e->lq_head];
+    estep_t *t = &e->st[i];
+    uint64_t n = t->elems - t->cursor, max = SLICE_BYTES / e->esize;
+    if (n > max)
+        n = max;
+    size_t off = t->cursor * e->esize;
+    if (t->kind == CS_STEP_COPY)
+        memcpy(t->b + off, t->a + off, n * e->esize);
+    else if (t->kind == CS_STEP_REDUCE || t->kind == CS_STEP_RRECV)
+        e->red(t->b + off, t->a + off, n);
+    t->cursor += n;
+    if (t->cursor >= t->elems) {
+        e->lq_head++;
+        complete(e, i);
+    }
+    return 1;
+}
+
+/* The peer this rank is most plausibly waiting for. */
+static int blame(const cs_engine_t *e, uint32_t *step)
+{
+    int best = -1;
+    for (uint32_t i = 0; i < e->n; i++) {
+        const estep_t *t = &e->st[i];
+        if (!is_comm(t->kind) || t->state == ST_DONE)
+            continue;
+        int score = t->state == ST_POSTED ? (t->kind == CS_STEP_SEND ? 2 : 3) : 1;
+        if (best < 0 || score > best) {
+            best = score;
+            *step = i;
+        }
+    }
+    return best < 0 ? -1 : e->st[*step].peer;
+}
+
+static int handle_done(cs_engine_t *e, cs_tp_req_t *r, cs_err_t *err)
+{
+    estep_t *t = r->user;
+    uint32_t i = (uint32_t)(t - e->st);
+    if (r->status < 0)
+        return cs_err_set(err, r->status == CS_ERR_PEER ? CS_ERR_PEER : r->status,
+                          "rank %d: %s with rank %d failed in step %u (channel %u): %s", e->rank,
+                          t->kind == CS_STEP_SEND ? "send" : "receive", t->peer, i, t->chan,
+                          cs_status_str(r->status));
+    if (t->kind != CS_STEP_SEND && r->nbytes != t->elems * e->esize)
+        return cs_err_set(err, CS_ERR_MISMATCH,
+                          "rank %d: step %u expected %llu bytes from rank %d, got %zu", e->rank,
+                          i, (unsigned long long)(t->elems * e->esize), t->peer, r->nbytes);
+    if (t->kind == CS_STEP_RRECV) {
+        t->state = ST_LOCAL;
+        t->cursor = 0;
+        e->lq[e->lq_tail++] = i;
+    } else {
+        complete(e, i);
+    }
+    return CS_OK;
+}
+
+int cs_engine_run(cs_engine_t *e, uint64_t count, cs_err_t *err)
+{
+    if (count > e->cfg.max_count)
+        return cs_err_set(err, CS_ERR_RANGE, "count %llu above the engine's maximum %llu",
+                          (unsigned long long)count, (unsigned long long)e->cfg.max_count);
+    if (count != e->prepared)
+        prepare(e, count);
+    e->rq_head = e->rq_tail = e->lq_head = e->lq_tail = e->ndone = 0;
+    for (uint32_t i = 0; i < e->n; i++) {
+        estep_t *t = &e->st[i];
+        t->unmet = t->ndeps;
+        t->state = ST_WAIT;
+        t->posted = t->depready = 0;
+        e->req[i].status = CS_OK;
+        e->times[i].t_start = e->times[i].t_end = 0;
+    }
+    e->t0 = cs_engine_now_ns();
+    for (uint32_t i = 0; i < e->n; i++)
+        if (e->st[i].ndeps == 0)
+            make_ready(e, i);
+    uint64_t last = e->t0, limit = (uint64_t)(e->cfg.timeout_s * 1e9);
+    unsigned idle = 0;
+    cs_tp_req_t *done[POLL_MAX];
+    int st = CS_OK;
+    while (e->ndone < e->n) {
+        int progress = 0;
+        while (e->rq_head < e->rq_tail) {
+            uint32_t i = e->rq[e->rq_head];
+            int rc = post(e, i);
+            if (rc == CS_AGAIN)
+                break;
+            if (rc < 0) {
+                st = cs_err_set(err, rc, "rank %d: posting step %u to rank %d failed: %s",
+                                e->rank, i, e->st[i].peer, cs_status_str(rc));
+                goto out;
+            }
+            e->rq_head++;
+            progress = 1;
+            estep_t *t = &e->st[i];
+            t->state = ST_POSTED;
+            t->posted = 1;
+            e->times[i].t_start = cs_engine_now_ns() - e->t0;
+            if (t->chan_next >= 0) {
+                estep_t *nx = &e->st[t->chan_next];
+                if (nx->depready && nx->state == ST_WAIT) {
+                    nx->state = ST_QUEUED;
+                    e->rq[e->rq_tail++] = (uint32_t)t->chan_next;
+                }
+            }
+        }
+        int k = e->tp->ops->poll(e->tp, done, POLL_MAX);
+        if (k < 0) {
+            st = cs_err_set(err, k, "rank %d: transport failure: %s", e->rank, cs_status_str(k));
+            goto out;
+        }
+        for (int j = 0; j < k; j++)
+            if ((st = handle_done(e, done[j], err)) != CS_OK)
+                goto out;
+        if (k > 0)
+            progress = 1;
+        if (e->lq_head < e->lq_tail)
+            progress |= local_slice(e);
+        if (progress) {
+            idle = 0;
+            last = 0;
+            continue;
+        }
+        uint64_t now = cs_engine_now_ns();
+        if (last == 0)
+            last = now;
+        if (now - last > limit) {
+            uint32_t step = 0;
+            int peer = blame(e, &step);
+            st = cs_err_set(err, CS_ERR_TIMEOUT,
+                            "no progress for %.0f s, waiting for rank %d (step %u, "
+                            "channel %u); did it die or run something else?",
+                            e->cfg.timeout_s, peer, step, peer >= 0 ? e->st[step].chan : 0);
+            goto out;
+        }
+        if (++idle > IDLE_YIELD)
+            sched_yield();
+    }
+out:
+    e->runs++;
+    return st;
+}

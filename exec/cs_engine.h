@@ -1,0 +1,76 @@
+/*
+ * cs_engine.h - the live step engine: runs one rank's DAG of a schedule
+ * over a transport, on real host memory.
+ *
+ * Binding.  At create time the engine allocates this rank's in, out and
+ * scratch buffers for the largest element count it will run (cfg.max_count
+ * elements per block, see cs_coll_block_count), a staging area for every
+ * recv-reduce, per-step request slots and queues, and registers all memory
+ * with the transport.  Nothing is allocated while a collective runs.
+ *
+ * Running.  cs_engine_run(count) executes the DAG once: a step is issued as
+ * soon as its dependencies are done and, for sends and receives, once the
+ * previous step on the same (peer, channel, direction) has been posted
+ * (posting order = schedule order).  The wire tag of a message is
+ * (channel, sequence number on that channel), so messages match in schedule
+ * order.  Receive-reduce lands in its staging slot and is then combined
+ * with cs_reduce_fn; local reduce / copy work is done in slices between
+ * polls, so no step holds up the others for long.  A run fails (negative
+ * status, err names the peer) on an error completion, or when no operation
+ * completed for cfg.timeout_s seconds ("waiting for rank N").
+ *
+ * After a failure the engine must only be destroyed.
+ */
+#ifndef CS_ENGINE_H
+#define CS_ENGINE_H
+
+#include <stdint.h>
+
+#include "cs_dtype.h"
+#include "cs_sched.h"
+#include "cs_transport.h"
+
+typedef struct cs_engine cs_engine_t;
+
+typedef struct cs_engine_config {
+    cs_dtype_t dtype;
+    cs_op_t op;
+    uint64_t max_count; /* largest count per block passed to cs_engine_run */
+    double timeout_s;   /* no-progress limit; <= 0: 60 s */
+} cs_engine_config_t;
+
+/* Per-step timestamps of the last run, ns since the run started (cheap to
+ * record; the trace writer reads them).  t_end == 0 for steps not run. */
+typedef struct cs_step_time {
+    uint64_t t_start, t_end;
+} cs_step_time_t;
+
+/* `s` must stay alive as long as the engine; `tp` must have its peers'
+ * addresses inserted.  Returns a cs_status_t, *out only on success. */
+int cs_engine_create(const cs_sched_t *s, int rank, cs_tp_t *tp, const cs_engine_config_t *cfg,
+                     cs_engine_t **out, cs_err_t *err);
+void cs_engine_destroy(cs_engine_t *e); /* NULL is fine */
+
+/* Memory of buffer `buf` (CS_BUF_IN, CS_BUF_OUT, scratch ids) and its
+ * number of elements for `count` elements per block. */
+void *cs_engine_buf(cs_engine_t *e, int buf);
+uint64_t cs_engine_buf_elems(const cs_engine_t *e, int buf, uint64_t count);
+
+/* Run the collective once with `count` elements per block (<= max_count).
+ * Blocking; CS_OK or a negative status with err filled. */
+int cs_engine_run(cs_engine_t *e, uint64_t count, cs_err_t *err);
+
+const cs_step_time_t *cs_engine_step_times(const cs_engine_t *e, uint32_t *nsteps);
+
+/* Clock alignment for traces: rank 0 is the reference; every other rank
+ * estimates the offset of its CLOCK_MONOTONIC to rank 0's by `rounds`
+ * ping-pongs (the round with the smallest round trip wins).  *offset_ns is
+ * what to add to a local timestamp (0 on rank 0).  Collective over all
+ * ranks of the transport; call between runs. */
+int cs_engine_clock_align(cs_tp_t *tp, int rounds, double timeout_s, int64_t *offset_ns,
+                          cs_err_t *err);
+
+/* CLOCK_MONOTONIC in ns. */
+uint64_t cs_engine_now_ns(void);
+
+#endif /* CS_ENGINE_H */
