@@ -204,11 +204,10 @@ static void match(cs_graph_t *g, const uint32_t *q, const uint32_t *nsend, const
 typedef struct {
     cs_graph_t *g;
     uint32_t *indeg; /* unmatched sends/receives get one extra: never released */
-    uint64_t *dbase; /* per rank: first dependents entry of the rank in dadj */
-    uint32_t *doff;  /* per step: first dependents entry, relative to dbase[rank]; the
-                        entries end where the next step's start (rank's ndeps for the last) */
-    uint32_t *dadj;  /* local indices of dependents */
-    const uint32_t *fnext; /* FIFO successor (local index) or CS__NOIDX */
+    uint64_t *dbase; /* P + 1: first successor entry of each rank in dadj */
+    uint32_t *doff;  /* per step: first successor entry, relative to dbase[rank]; the
+                        entries end where the next step's start */
+    uint32_t *dadj;  /* local indices of successors: dependents and the FIFO successor */
     uint64_t tail;   /* events pushed to g->order */
 } cs__kahn_t;
 
@@ -232,22 +231,20 @@ static void release(cs__kahn_t *k, uint64_t gid, const cs_step_t *st, int initia
     g->order[k->tail++] = snd ? gid : p;
 }
 
-/* Mark one step done: decrement its dependents and its FIFO successor. */
+/* Mark one step done: decrement its successors. */
 static void complete(cs__kahn_t *k, int r, uint32_t i)
 {
     cs_graph_t *g = k->g;
     const cs_rank_sched_t *rk = &g->s->ranks[r];
     uint64_t b = g->base[r];
     const uint32_t *adj = k->dadj + k->dbase[r];
-    uint32_t end = i + 1 < rk->nsteps ? k->doff[b + i + 1] : rk->ndeps;
+    uint32_t end = i + 1 < rk->nsteps ? k->doff[b + i + 1]
+                                      : (uint32_t)(k->dbase[r + 1] - k->dbase[r]);
     for (uint32_t e = k->doff[b + i]; e < end; e++) {
         uint32_t d = adj[e];
         if (--k->indeg[b + d] == 0)
             release(k, b + d, &rk->steps[d], 0);
     }
-    uint32_t f = k->fnext[b + i];
-    if (f != CS__NOIDX && --k->indeg[b + f] == 0)
-        release(k, b + f, &rk->steps[f], 0);
 }
 
 static int u64_cmp(const void *pa, const void *pb)
@@ -300,31 +297,52 @@ static void kahn(cs__kahn_t *k)
     g->nstuck = g->nsteps - executed;
 }
 
-/* `work` (nsteps entries, contents dead) becomes the in-degree array. */
-static int build_order(cs_graph_t *g, const uint32_t *fnext, uint32_t *work)
+/* FIFO links of one rank from its queues qr (see build_queues): writes the
+ * pairs (a, b), "b is queued behind a", to pairs[]; returns their number. */
+static uint32_t rank_links(const cs_rank_sched_t *rk, const uint32_t *qr, uint32_t nsend,
+                           uint32_t ncomm, uint32_t *pairs)
+{
+    uint32_t n = 0;
+    for (uint32_t j = 1; j < ncomm; j++) {
+        if (j == nsend)
+            continue; /* first receive: no predecessor among sends */
+        uint32_t a = qr[j - 1], b = qr[j];
+        if (same_queue(&rk->steps[a], &rk->steps[b])) {
+            pairs[2 * n] = a;
+            pairs[2 * n + 1] = b;
+            n++;
+        }
+    }
+    return n;
+}
+
+/* Build the successor CSR and in-degrees, then run Kahn.  `q` (the queues,
+ * nsteps entries) is overwritten rank by rank with the in-degrees. */
+static int build_order(cs_graph_t *g, uint32_t *q, const uint32_t *nsend, const uint32_t *ncomm)
 {
     const cs_sched_t *s = g->s;
     uint64_t N = g->nsteps, n1 = N ? N : 1;
     int P = s->desc.nranks;
-    cs__kahn_t k = {.g = g, .fnext = fnext, .indeg = work};
-    uint64_t ndeps = 0;
+    cs__kahn_t k = {.g = g, .indeg = q};
+    uint64_t nsucc = 0;
+    uint32_t m = max_rank_steps(s);
+    uint32_t *links = malloc(2 * (size_t)(m ? m : 1) * sizeof(*links));
     int st = CS_ERR_NOMEM;
-    k.dbase = malloc((size_t)P * sizeof(*k.dbase));
-    if (k.dbase == NULL)
+    k.dbase = malloc(((size_t)P + 1) * sizeof(*k.dbase));
+    if (k.dbase == NULL || links == NULL)
         goto out;
-    for (int r = 0; r < P; r++) {
-        k.dbase[r] = ndeps;
-        ndeps += s->ranks[r].ndeps;
-    }
+    for (int r = 0; r < P; r++)
+        nsucc += s->ranks[r].ndeps + ncomm[r];
     k.doff = malloc(n1 * sizeof(*k.doff));
-    k.dadj = malloc((ndeps ? ndeps : 1) * sizeof(*k.dadj));
+    k.dadj = malloc((nsucc ? nsucc : 1) * sizeof(*k.dadj));
     if (!k.doff || !k.dadj)
         goto out;
-    /* in-degrees and the dependents CSR of each rank: count into doff,
-     * prefix-sum to ends, fill moving each end back to its start */
+    k.dbase[0] = 0;
     for (int r = 0; r < P; r++) {
         const cs_rank_sched_t *rk = &s->ranks[r];
         uint64_t b = g->base[r];
+        uint32_t nl = rank_links(rk, q + b, nsend[r], ncomm[r], links);
+        /* the queues of this rank are consumed: its part of q becomes indeg */
         for (uint32_t i = 0; i < rk->nsteps; i++) {
             const cs_step_t *sp = &rk->steps[i];
             k.indeg[b + i] = sp->ndeps + (g->partner[b + i] == CS_NONE &&
@@ -335,15 +353,20 @@ static int build_order(cs_graph_t *g, const uint32_t *fnext, uint32_t *work)
             const uint32_t *d = cs_step_deps(rk, &rk->steps[i]);
             for (uint32_t j = 0; j < rk->steps[i].ndeps; j++)
                 k.doff[b + d[j]]++;
-            if (fnext[b + i] != CS__NOIDX)
-                k.indeg[b + fnext[b + i]]++;
         }
-        uint32_t acc = 0;
+        for (uint32_t l = 0; l < nl; l++) {
+            k.doff[b + links[2 * l]]++;
+            k.indeg[b + links[2 * l + 1]]++;
+        }
+        uint32_t acc = 0; /* counts to ends, then each fill moves an end back */
         for (uint32_t i = 0; i < rk->nsteps; i++) {
             acc += k.doff[b + i];
             k.doff[b + i] = acc;
         }
+        k.dbase[r + 1] = k.dbase[r] + acc;
         uint32_t *adj = k.dadj + k.dbase[r];
+        for (uint32_t l = nl; l-- > 0;)
+            adj[--k.doff[b + links[2 * l]]] = links[2 * l + 1];
         for (uint32_t i = rk->nsteps; i-- > 0;) {
             const uint32_t *d = cs_step_deps(rk, &rk->steps[i]);
             for (uint32_t j = rk->steps[i].ndeps; j-- > 0;)
@@ -356,6 +379,7 @@ out:
     free(k.dadj);
     free(k.doff);
     free(k.dbase);
+    free(links);
     return st;
 }
 
@@ -364,7 +388,7 @@ int cs_graph_init(cs_graph_t *g, const cs_sched_t *s, cs_err_t *err)
     int P = s->desc.nranks;
     memset(g, 0, sizeof(*g));
     g->s = s;
-    uint32_t *q = NULL, *cnt = NULL, *fnext = NULL;
+    uint32_t *q = NULL, *cnt = NULL;
     cs__qkey_t *keys = NULL;
     g->base = malloc(((size_t)P + 1) * sizeof(*g->base));
     if (g->base == NULL)
@@ -391,21 +415,12 @@ int cs_graph_init(cs_graph_t *g, const cs_sched_t *s, cs_err_t *err)
         for (uint32_t j = 0; j < cnt[P + r]; j++)
             if (g->partner[g->base[r] + q[g->base[r] + j]] == CS_NONE)
                 g->nunmatched++;
-    /* the FIFO successors replace the queues (same size) */
-    fnext = malloc((N ? N : 1) * sizeof(*fnext));
-    if (fnext == NULL)
+    if (build_order(g, q, cnt, cnt + P) != CS_OK)
         goto nomem;
-    for (uint64_t i = 0; i < N; i++)
-        fnext[i] = CS__NOIDX;
-    fifo_links(g, q, cnt, cnt + P, NULL, fnext);
-    if (build_order(g, fnext, q) != CS_OK)
-        goto nomem;
-    free(fnext);
     free(cnt);
     free(q);
     return CS_OK;
 nomem:
-    free(fnext);
     free(keys);
     free(cnt);
     free(q);
@@ -427,15 +442,15 @@ void cs_graph_fini(cs_graph_t *g)
 
 void cs_graph_locate(const cs_graph_t *g, uint64_t gid, int *rank, uint32_t *step)
 {
-    /* largest r with base[r] <= gid (empty ranks share their base) */
-    int lo = 0, hi = g->s->desc.nranks; /* answer in [lo, hi) */
-    while (hi - lo > 1) {
-        int mid = lo + (hi - lo) / 2;
-        if (g->base[mid] <= gid)
-            lo = mid;
-        else
-            hi = mid;
+    /* largest r < P with base[r] <= gid (empty ranks share their base);
+     * branch-free halving: the loop runs log2(P) times with a cmov */
+    const uint64_t *b = g->base;
+    int lo = 0, len = g->s->desc.nranks;
+    while (len > 1) {
+        int half = len / 2;
+        lo = b[lo + half] <= gid ? lo + half : lo;
+        len -= half;
     }
     *rank = lo;
-    *step = (uint32_t)(gid - g->base[lo]);
+    *step = (uint32_t)(gid - b[lo]);
 }
