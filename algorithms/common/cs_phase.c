@@ -122,6 +122,41 @@ static int single(cs__phase_t *ph, const cs__grp_t *g, int src, int dst)
 
 /* ---- ring ------------------------------------------------------------- */
 
+/* Copies src -> target that precede the first reduce into a segment, for
+ * the ring reduce-scatter.  One copy per segment would cost P-1 steps per
+ * rank; one copy of everything would stall the first step behind it.  So
+ * the copies for steps [2^k - 1, 2^(k+1) - 1) are issued together at step
+ * 2^k - 1 (about 2 log2 P copies): each has as many ring steps to complete
+ * as it holds segments.  Consecutive steps reduce adjacent segments, so a
+ * group is one run of chunks, split at most at the wrap and where the
+ * target changes (the own segment goes to dst). */
+typedef struct copy_run {
+    uint32_t lo, hi; /* chunk range */
+    int buf;         /* target buffer */
+    int64_t step;
+} copy_run_t;
+
+static int ring_copies(cs__phase_t *ph, const cs__grp_t *g, cs__bufs_t b, int m, int i,
+                       copy_run_t run[4])
+{
+    int n = g->n, r = g->ranks[m], nrun = 0;
+    int end = 2 * i < n - 2 ? 2 * i : n - 2;
+    for (int j = i; j <= end; j++) {
+        int seg = cs__ring_add(m, -j - 2, n);
+        int tb = seg == m ? b.dst : b.work;
+        if (tb == b.src || SEG_N(g, seg) == 0)
+            continue;
+        if (nrun > 0 && run[nrun - 1].lo == g->cut[seg + 1] && run[nrun - 1].buf == tb)
+            run[nrun - 1].lo = g->cut[seg];
+        else if (nrun < 4)
+            run[nrun++] = (copy_run_t){g->cut[seg], g->cut[seg + 1], tb, -1};
+    }
+    for (int k = 0; k < nrun; k++)
+        run[k].step = p_copy(ph, r, b.src, run[k].buf, run[k].lo, run[k].hi - run[k].lo,
+                             cs__dl(ph->front[r], -1, -1));
+    return nrun;
+}
+
 /* One ring phase; `rs` selects reduce-scatter (else all-gather). */
 static int ring(cs__phase_t *ph, const cs__grp_t *g, cs__bufs_t b, int chan, uint32_t pieces,
                 int rs)
@@ -139,6 +174,8 @@ static int ring(cs__phase_t *ph, const cs__grp_t *g, cs__bufs_t b, int chan, uin
         int r = g->ranks[m], next = g->ranks[cs__ring_next(m, n)];
         int prv = g->ranks[cs__ring_prev(m, n)];
         int64_t f = ph->front[r], last_send = -1, last_recv = -1;
+        copy_run_t run[4];
+        int nrun = 0;
         if (!rs) /* own segment into the result */
             cs_deps_push(&ph->term,
                          p_copy(ph, r, b.src, b.dst, SEG_LO(g, m), SEG_N(g, m), cs__dl(f, -1, -1)));
@@ -159,7 +196,12 @@ static int ring(cs__phase_t *ph, const cs__grp_t *g, cs__bufs_t b, int chan, uin
             len = SEG_N(g, rseg);
             np = len < pieces ? len : pieces;
             int tbuf = !rs ? b.dst : (rseg == m ? b.dst : b.work);
-            int64_t cp = rs ? p_copy(ph, r, b.src, tbuf, a, len, cs__dl(f, -1, -1)) : -1;
+            if (rs && ((i + 1) & i) == 0) /* steps i = 2^k - 1: copies for steps i .. 2i */
+                nrun = ring_copies(ph, g, b, m, i, run);
+            int64_t cp = -1;
+            for (int k = 0; k < nrun; k++)
+                if (run[k].buf == tbuf && run[k].lo <= a && a + len <= run[k].hi)
+                    cp = run[k].step;
             for (uint32_t q = 0; q < np; q++) {
                 uint32_t lo = cs__split(a, a + len, np, q), hi = cs__split(a, a + len, np, q + 1);
                 cur[q] = last_recv = p_recv(ph, r, prv, chan, rs, tbuf, lo, hi - lo,
