@@ -183,7 +183,7 @@ static size_t word(lex_t *lx, const char **w)
     return n;
 }
 
-static int is_kw(const char *w, size_t n, const char *kw)
+static inline int is_kw(const char *w, size_t n, const char *kw)
 {
     return n == strlen(kw) && memcmp(w, kw, n) == 0;
 }
@@ -366,8 +366,10 @@ static int parse_algorithm(lex_t *lx, pstate_t *ps)
 
 static int find_buffer(const cs_rank_sched_t *rk, const char *w, size_t n)
 {
+    if (n == 0 || n >= CS_BUF_NAME_MAX)
+        return -1;
     for (int b = 0; b < rk->nbufs; b++)
-        if (strlen(rk->bufs[b].name) == n && memcmp(rk->bufs[b].name, w, n) == 0)
+        if (memcmp(rk->bufs[b].name, w, n) == 0 && rk->bufs[b].name[n] == '\0')
             return b;
     return -1;
 }

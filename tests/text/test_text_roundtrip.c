@@ -6,6 +6,7 @@
  * and load through files, and their I/O errors.
  */
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -262,9 +263,49 @@ static void test_files(void)
     cs_sched_destroy(s);
 }
 
+/* "-" loads from standard input and saves to standard output. */
+static void test_std_streams(void)
+{
+    char path[] = "/tmp/cs_text_std_XXXXXX";
+    cs_err_t err = {0};
+    cs_sched_t *s = random_sched(2), *s2 = NULL;
+    int fd = mkstemp(path), saved = dup(STDOUT_FILENO);
+    CS_TEST_CHECK(s != NULL && fd >= 0 && saved >= 0, "setup");
+    if (s == NULL || fd < 0 || saved < 0)
+        goto out;
+    fflush(stdout);
+    dup2(fd, STDOUT_FILENO);
+    int rc = cs_sched_save(s, "-", &err);
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    CS_TEST_CHECK(rc == CS_OK, "save to stdout: %s", err.msg);
+    int in = open(path, O_RDONLY), saved_in = dup(STDIN_FILENO);
+    CS_TEST_CHECK(in >= 0 && saved_in >= 0, "reopen");
+    if (in >= 0 && saved_in >= 0) {
+        dup2(in, STDIN_FILENO);
+        s2 = cs_sched_load("-", &err);
+        dup2(saved_in, STDIN_FILENO);
+    }
+    CS_TEST_CHECK(s2 != NULL && cs_test_sched_diff(s, s2) == NULL, "load from stdin: %s",
+                  err.msg);
+    if (in >= 0)
+        close(in);
+    if (saved_in >= 0)
+        close(saved_in);
+out:
+    if (fd >= 0)
+        close(fd);
+    if (saved >= 0)
+        close(saved);
+    unlink(path);
+    cs_sched_destroy(s2);
+    cs_sched_destroy(s);
+}
+
 int main(void)
 {
     test_random_round_trips();
     test_files();
+    test_std_streams();
     return cs_test_finish();
 }
