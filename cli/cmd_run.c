@@ -41,6 +41,7 @@ static const char usage_text[] =
     "  --schedule FILE      run a schedule file instead of --coll/--algo\n"
     "  --param K=V          generator parameter (repeatable, or K=V,K=V)\n"
     "  --size S[:MAX[:F]]   message size in bytes (64K, 1M, ...); sweep by factor F (2)\n"
+    "  --size S1,S2,...     an explicit list of sizes\n"
     "  --dtype T            float (default), double, half, bfloat16, int32, int64\n"
     "  --op OP              sum (default), prod, min, max\n"
     "  --root R             root of broadcast / reduce (0)\n"
@@ -58,7 +59,7 @@ static const char usage_text[] =
 
 typedef struct run_opts {
     const char *coll, *algo, *schedule, *dtype, *op, *transport, *provider, *iface, *format, *boot;
-    char size[64];
+    char size[512];
     cs_params_t params;
     long root, iters, warmup, check;
     double timeout;
@@ -102,7 +103,8 @@ static int parse_bytes(const char *s, uint64_t *out)
 static int parse_sweep(const char *s, uint64_t *min, uint64_t *max, double *factor)
 {
     char a[64], *p, *q;
-    snprintf(a, sizeof(a), "%s", s);
+    if (snprintf(a, sizeof(a), "%s", s) >= (int)sizeof(a))
+        return -1;
     *factor = 2;
     p = strchr(a, ':');
     if (p)
@@ -412,7 +414,39 @@ static int run_size(run_ctx_t *c, uint64_t bytes, long long *wrong_total, cs_err
     return st;
 }
 
-static int run_all(run_ctx_t *c, uint64_t lo, uint64_t hi, double factor)
+#define SIZES_MAX 64
+
+/* The sizes to run: a list "a,b,c" or a sweep "lo:hi:factor". */
+static int parse_sizes(const char *text, uint64_t *sizes, int *n)
+{
+    if (!strchr(text, ',')) {
+        uint64_t lo, hi;
+        double f;
+        if (parse_sweep(text, &lo, &hi, &f))
+            return -1;
+        *n = 0;
+        for (uint64_t b = lo; *n < SIZES_MAX; ) {
+            sizes[(*n)++] = b;
+            if (b >= hi)
+                return 0;
+            uint64_t next = (uint64_t)((double)b * f);
+            b = next > b ? next : b + 1;
+            b = b > hi ? hi : b;
+        }
+        return -1;
+    }
+    char buf[512], *save = NULL;
+    snprintf(buf, sizeof(buf), "%s", text);
+    *n = 0;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (*n >= SIZES_MAX || parse_bytes(t, &sizes[*n]))
+            return -1;
+        (*n)++;
+    }
+    return *n ? 0 : -1;
+}
+
+static int run_all(run_ctx_t *c, const uint64_t *sizes, int nsizes)
 {
     cs_err_t err;
     cs_err_clear(&err);
@@ -450,6 +484,9 @@ static int run_all(run_ctx_t *c, uint64_t lo, uint64_t hi, double factor)
     if (st != CS_OK)
         return fail(&err, c->rank);
     size_t es = cs_dtype_size(c->dt);
+    uint64_t hi = 0;
+    for (int i = 0; i < nsizes; i++)
+        hi = sizes[i] > hi ? sizes[i] : hi;
     cs_engine_config_t ec = {c->dt, c->op,
                              cs_coll_block_count(c->sched->desc.coll, c->nranks, hi, es),
                              o->timeout};
@@ -460,18 +497,13 @@ static int run_all(run_ctx_t *c, uint64_t lo, uint64_t hi, double factor)
     if (c->rank == 0)
         print_header(c);
     long long wrong = 0;
-    for (uint64_t b = lo;;) {
-        st = run_size(c, b, &wrong, &err);
+    for (int i = 0; i < nsizes; i++) {
+        st = run_size(c, sizes[i], &wrong, &err);
         if (st != CS_OK) {
             if (c->rank == 0 && !strcmp(o->format, "json"))
                 printf("\n]\n");
             return fail(&err, c->rank);
         }
-        if (b >= hi)
-            break;
-        uint64_t next = (uint64_t)((double)b * factor);
-        b = next > b ? next : b + es;
-        b = b > hi ? hi : b;
     }
     if (c->rank == 0 && !strcmp(o->format, "json"))
         printf("\n]\n");
@@ -486,10 +518,11 @@ int cs_cli_run(int argc, char **argv)
     int rc = parse_args(argc, argv, &o);
     if (rc)
         return rc < 0 ? CS_EXIT_OK : rc;
-    uint64_t lo, hi;
-    double factor;
-    if (parse_sweep(o.size, &lo, &hi, &factor))
-        return usage_error("--size: expected SIZE[:MAX[:FACTOR]], found '%s'", o.size);
+    uint64_t sizes[SIZES_MAX];
+    int nsizes = 0;
+    if (parse_sizes(o.size, sizes, &nsizes))
+        return usage_error("--size: expected SIZE[:MAX[:FACTOR]] or SIZE,SIZE,... (at most %d "
+                           "sizes), found '%s'", SIZES_MAX, o.size);
     run_ctx_t c;
     memset(&c, 0, sizeof(c));
     c.o = &o;
@@ -499,7 +532,7 @@ int cs_cli_run(int argc, char **argv)
         return usage_error("--dtype: unknown type '%s'", o.dtype);
     if (c.op == CS_OP_COUNT)
         return usage_error("--op: unknown operator '%s'", o.op);
-    rc = run_all(&c, lo, hi, factor);
+    rc = run_all(&c, sizes, nsizes);
     cs_engine_destroy(c.eng);
     cs_tp_close(c.tp);
     cs_sched_destroy(c.sched);

@@ -20,7 +20,8 @@ int cs_boot_open(const cs_boot_config_t *cfg, cs_boot_t **out, cs_err_t *err)
         return cs__boot_env_open(&c, out, err);
     if (force && *force)
         return cs_err_set(err, CS_ERR_INVAL, "unknown bootstrap '%s' (pmix, env)", force);
-    if (getenv("PMIX_RANK") && getenv("PMIX_NAMESPACE"))
+    const char *pr = getenv("PMIX_RANK"), *pn = getenv("PMIX_NAMESPACE");
+    if (pr && *pr && pn && *pn)
         return cs__boot_pmix_open(&c, out, err);
     if (getenv("RANK") && getenv("WORLD_SIZE"))
         return cs__boot_env_open(&c, out, err);

@@ -1,0 +1,46 @@
+# exec_launch.sh - sourced by the exec tests: start N ranks of a command.
+#   launch_mpi N CMD...   under mpirun (PMIx bootstrap)
+#   launch_env N CMD...   N background processes with RANK / WORLD_SIZE /
+#                         MASTER_ADDR / MASTER_PORT (env bootstrap); waits
+#                         for all, returns the first non-zero status
+# Both print the ranks' stdout/stderr as they come.
+
+have_mpirun() { command -v mpirun >/dev/null 2>&1; }
+
+launch_mpi() {
+    local n=$1; shift
+    mpirun --allow-run-as-root --oversubscribe -np "$n" "$@"
+}
+
+# A free TCP port (the kernel picks one; a tiny race is acceptable here).
+free_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+launch_env() {
+    local n=$1; shift
+    local port; port=$(free_port)
+    local pids=() rc=0 r
+    for ((r = 0; r < n; r++)); do
+        env -u PMIX_RANK -u PMIX_NAMESPACE RANK=$r WORLD_SIZE=$n MASTER_ADDR=127.0.0.1 \
+            MASTER_PORT=$port "$@" &
+        pids+=($!)
+    done
+    for p in "${pids[@]}"; do
+        wait "$p" || { [ $rc -eq 0 ] && rc=$?; }
+    done
+    return $rc
+}
+
+# Is a libfabric provider usable here?
+have_provider() {
+    command -v fi_info >/dev/null 2>&1 || return 0
+    fi_info -p "$1" >/dev/null 2>&1
+}
+
+# pick_run "COLLSTEP:DRIVER" -> RUN array: `collstep run` when that binary
+# exists, else the test driver.
+pick_run() {
+    local cs=${1%%:*} drv=${1#*:}
+    if [ -n "$cs" ] && [ -x "$cs" ]; then RUN=("$cs" run); else RUN=("$drv"); fi
+}

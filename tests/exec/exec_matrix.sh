@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# exec_matrix.sh - every registered algorithm (matching FILTER, an ERE on
+# "collective algorithm") on NP ranks over PROVIDER, started by LAUNCH
+# (mpi or env), with --check at sizes 0, one element per block, an odd
+# count that does not divide, and a mid size.  Fails on any wrong element,
+# non-zero exit, or missing row; exits 77 when mpirun / the provider is
+# missing.
+#   exec_matrix.sh COLLSTEP:DRIVER LIST_BIN LAUNCH PROVIDER NP [FILTER]
+set -u
+run=$1 list=$2 launch=$3 prov=$4 np=$5 filter=${6:-.}
+. "$(dirname "$0")/exec_launch.sh"
+pick_run "$run"
+if [ "$launch" = mpi ] && ! have_mpirun; then echo "SKIP: no mpirun"; exit 77; fi
+if ! have_provider "$prov"; then echo "SKIP: provider $prov missing"; exit 77; fi
+
+sizes="0,$((4 * np)),$((4 * (1237 * np + 3))),$((4 * (65539 * np + 1)))"
+pass=0 failn=0
+while read -r coll algo; do
+    out=$(launch_"$launch" "$np" "${RUN[@]}" --coll "$coll" --algo "$algo" --size "$sizes" --check \
+          --iters 2 --warmup 1 --provider "$prov" --timeout 20 --format csv 2>&1 </dev/null)
+    rc=$?
+    rows=$(printf '%s\n' "$out" | grep -c "^$coll,")
+    bad=$(printf '%s\n' "$out" | grep "^$coll," | awk -F, '$12 != 0' | wc -l)
+    if [ $rc -eq 2 ] && printf '%s' "$out" | grep -q "not support\|unsupported"; then
+        echo "ok   $coll $algo P=$np: not supported for this P (said so)"
+        pass=$((pass + 1))
+    elif [ $rc -ne 0 ] || [ "$rows" -ne 4 ] || [ "$bad" -ne 0 ]; then
+        echo "FAIL $coll $algo P=$np $prov $launch: rc=$rc rows=$rows wrong-rows=$bad"
+        printf '%s\n' "$out" | tail -15
+        failn=$((failn + 1))
+    else
+        echo "ok   $coll $algo P=$np"
+        pass=$((pass + 1))
+    fi
+done < <("$list" | grep -E -- "$filter")
+[ $((pass + failn)) -gt 0 ] || { echo "no algorithm matched '$filter'"; failn=1; }
+echo "$pass passed, $failn failed"
+[ $failn -eq 0 ]

@@ -1,0 +1,16 @@
+/*
+ * list_algos.c - prints "collective algorithm" for every registered
+ * generator, so the exec test matrix follows the registry automatically.
+ */
+#include <stdio.h>
+
+#include "cs_algo.h"
+
+int main(void)
+{
+    for (int i = 0; i < cs_algo_count(); i++) {
+        const cs_algo_t *a = cs_algo_at(i);
+        printf("%s %s\n", cs_coll_name(a->coll), a->name);
+    }
+    return 0;
+}
