@@ -21,10 +21,10 @@
  * Bandwidth-poor for large n (every level moves the whole vector); use ring
  * or dbtree there.  Supports every P >= 1 and in-place operation.
  */
-#include <stdlib.h>
-
 #include "common/cs_trees.h"
 #include "cs_algo.h"
+
+#include <stdlib.h>
 
 static const cs_param_desc_t params_desc[] = {
     {"nchunks", "1", "pipelining segments (chunks of the vector)"},
@@ -40,8 +40,7 @@ static int get_params(cs_params_t *params, long *nch, long *radix, cs_err_t *err
     return st;
 }
 
-static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **out,
-                 cs_err_t *err)
+static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **out, cs_err_t *err)
 {
     long nch, radix;
     int st = get_params(params, &nch, &radix, err);
@@ -58,8 +57,12 @@ static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **o
     }
     cs_tree_t t;
     cs_tree_knomial(&t, P, 0, (int)radix);
-    cs_tree_pipe_t p = {.chan = 0, .first = 0, .count = (uint32_t)nch, .nseg = (uint32_t)nch,
-                        .src = desc->inplace ? CS_BUF_OUT : CS_BUF_IN, .dst = CS_BUF_OUT};
+    cs_tree_pipe_t p = {.chan = 0,
+                        .first = 0,
+                        .count = (uint32_t)nch,
+                        .nseg = (uint32_t)nch,
+                        .src = desc->inplace ? CS_BUF_OUT : CS_BUF_IN,
+                        .dst = CS_BUF_OUT};
     st = cs_tree_reduce(s, &t, &p, NULL, done);
     p.src = CS_BUF_OUT;
     if (st == CS_OK)

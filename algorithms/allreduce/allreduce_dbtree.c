@@ -24,18 +24,17 @@
  * Supports every P >= 1 (P = 1: a copy) and in-place operation.  Not
  * topology aware: the trees are laid over rank numbers.
  */
-#include <stdlib.h>
-
 #include "common/cs_trees.h"
 #include "cs_algo.h"
+
+#include <stdlib.h>
 
 static const cs_param_desc_t params_desc[] = {
     {"nchunks", "1", "pipelining segments per tree (the vector is 2 x nchunks chunks)"},
     {NULL, NULL, NULL},
 };
 
-static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **out,
-                 cs_err_t *err)
+static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **out, cs_err_t *err)
 {
     long nch;
     int st = cs_params_get_int(params, "nchunks", 1, 1, 32768, &nch, err);

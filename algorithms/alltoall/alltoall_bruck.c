@@ -23,10 +23,10 @@
  * pack/unpack copies.  Latency-optimal, for small blocks; pairwise is better
  * for large ones.  Every P >= 1; the chunk count is P x nchunks.
  */
-#include <stdlib.h>
-
 #include "common/cs_trees.h"
 #include "cs_algo.h"
+
+#include <stdlib.h>
 
 static const cs_param_desc_t params_desc[] = {
     {"nchunks", "1", "chunks per block (the vector is P x nchunks chunks)"},
@@ -43,11 +43,11 @@ static uint32_t round_blocks(int P, int bit)
 }
 
 typedef struct bruck_ws {
-    int *lbuf;       /* per distance: buffer holding the block now */
-    uint32_t *loff;  /* ... and its chunk offset there */
-    int64_t *last;   /* ... and the step that wrote it (-1: the input) */
-    int64_t *pk;     /* per slot of the current round: its pack copy */
-    cs_deps_t d[2];  /* previous round's unpacks; this round's packs */
+    int *lbuf;      /* per distance: buffer holding the block now */
+    uint32_t *loff; /* ... and its chunk offset there */
+    int64_t *last;  /* ... and the step that wrote it (-1: the input) */
+    int64_t *pk;    /* per slot of the current round: its pack copy */
+    cs_deps_t d[2]; /* previous round's unpacks; this round's packs */
 } bruck_ws_t;
 
 static void emit_rank(cs_sched_t *s, int P, int r, uint32_t k, int inplace, uint32_t maxnb,
@@ -82,15 +82,15 @@ static void emit_rank(cs_sched_t *s, int P, int r, uint32_t k, int inplace, uint
                 continue;
             uint32_t n = cs_dep1(w->last[i], &dv[0]);
             n += cs_dep1(prev_send, &dv[n]);
-            w->pk[slot] = cs_copy(s, r, cs_rng(w->lbuf[i], w->loff[i], k),
-                                  cs_rng(spack, slot * k, k), dv, n);
+            w->pk[slot] =
+                cs_copy(s, r, cs_rng(w->lbuf[i], w->loff[i], k), cs_rng(spack, slot * k, k), dv, n);
             cs_deps_push(&w->d[1], w->pk[slot]);
             slot++;
         }
-        prev_send = cs_send(s, r, (r + bit) % P, 0, cs_rng(spack, 0, slot * k), w->d[1].v,
-                            w->d[1].n);
-        int64_t rv = cs_recv(s, r, (r - bit + P) % P, 0, cs_rng(rpack, 0, slot * k), w->d[0].v,
-                             w->d[0].n);
+        prev_send =
+            cs_send(s, r, (r + bit) % P, 0, cs_rng(spack, 0, slot * k), w->d[1].v, w->d[1].n);
+        int64_t rv =
+            cs_recv(s, r, (r - bit + P) % P, 0, cs_rng(rpack, 0, slot * k), w->d[0].v, w->d[0].n);
         cs_deps_clear(&w->d[0]);
         slot = 0;
         for (int i = 1; i < P; i++) {
@@ -111,8 +111,7 @@ static void emit_rank(cs_sched_t *s, int P, int r, uint32_t k, int inplace, uint
     }
 }
 
-static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **out,
-                 cs_err_t *err)
+static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **out, cs_err_t *err)
 {
     long k;
     int st = cs_params_get_int(params, "nchunks", 1, 1, 65536, &k, err);

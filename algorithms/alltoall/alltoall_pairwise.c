@@ -54,8 +54,7 @@ static void emit_rank(cs_sched_t *s, int P, int r, uint32_t k, int inplace)
     }
 }
 
-static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **out,
-                 cs_err_t *err)
+static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **out, cs_err_t *err)
 {
     long k;
     int st = cs_params_get_int(params, "nchunks", 1, 1, 65536, &k, err);

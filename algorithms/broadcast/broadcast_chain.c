@@ -23,8 +23,7 @@ static const cs_param_desc_t params_desc[] = {
     {NULL, NULL, NULL},
 };
 
-static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **out,
-                 cs_err_t *err)
+static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **out, cs_err_t *err)
 {
     long nseg;
     int st = cs_params_get_int(params, "segments", 8, 1, 65536, &nseg, err);
@@ -35,8 +34,12 @@ static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **o
         return st;
     cs_tree_t t;
     cs_tree_chain(&t, desc->nranks, desc->root);
-    cs_tree_pipe_t p = {.chan = 0, .first = 0, .count = (uint32_t)nseg, .nseg = (uint32_t)nseg,
-                        .src = desc->inplace ? CS_BUF_OUT : CS_BUF_IN, .dst = CS_BUF_OUT};
+    cs_tree_pipe_t p = {.chan = 0,
+                        .first = 0,
+                        .count = (uint32_t)nseg,
+                        .nseg = (uint32_t)nseg,
+                        .src = desc->inplace ? CS_BUF_OUT : CS_BUF_IN,
+                        .dst = CS_BUF_OUT};
     st = cs_tree_bcast(s, &t, &p, NULL, NULL);
     return cs_tree_gen_finish(s, st, out, err);
 }

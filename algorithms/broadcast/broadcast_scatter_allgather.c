@@ -20,10 +20,10 @@
  * Every P >= 1, every root, in place or not.  The vector is cut into P
  * pieces, so counts below P leave some pieces empty.
  */
-#include <stdlib.h>
-
 #include "common/cs_trees.h"
 #include "cs_algo.h"
+
+#include <stdlib.h>
 
 static const cs_param_desc_t params_desc[] = {
     {"nchunks", "1", "chunks per piece (the vector is P x nchunks chunks)"},
@@ -31,8 +31,8 @@ static const cs_param_desc_t params_desc[] = {
 };
 
 /* Steps of one rank.  have[j]: the step after which out holds piece j. */
-static void emit_rank(cs_sched_t *s, const cs_tree_t *t, int r, uint32_t m, int src,
-                      int *kids, int cap, int64_t *have)
+static void emit_rank(cs_sched_t *s, const cs_tree_t *t, int r, uint32_t m, int src, int *kids,
+                      int cap, int64_t *have)
 {
     int P = t->nranks, v = cs_tree_pos(t, r), end = cs_tree_subtree_end(t, v);
     int next = (v + 1) % P, nend = cs_tree_subtree_end(t, next);
@@ -43,8 +43,8 @@ static void emit_rank(cs_sched_t *s, const cs_tree_t *t, int r, uint32_t m, int 
         got = cs_recv(s, r, cs_tree_parent(t, r), 0,
                       cs_rng(CS_BUF_OUT, (uint32_t)v * m, (uint32_t)(end - v) * m), NULL, 0);
     else if (src != CS_BUF_OUT)
-        cs_copy(s, r, cs_rng(src, 0, (uint32_t)P * m), cs_rng(CS_BUF_OUT, 0, (uint32_t)P * m),
-                NULL, 0);
+        cs_copy(s, r, cs_rng(src, 0, (uint32_t)P * m), cs_rng(CS_BUF_OUT, 0, (uint32_t)P * m), NULL,
+                0);
     int nk = cs_tree_children(t, r, kids, cap);
     for (int c = 0; c < nk; c++) {
         int pc = cs_tree_pos(t, kids[c]), ec = cs_tree_subtree_end(t, pc);
@@ -64,8 +64,7 @@ static void emit_rank(cs_sched_t *s, const cs_tree_t *t, int r, uint32_t m, int 
     }
 }
 
-static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **out,
-                 cs_err_t *err)
+static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **out, cs_err_t *err)
 {
     long m;
     int st = cs_params_get_int(params, "nchunks", 1, 1, 65536, &m, err);

@@ -108,11 +108,11 @@ int cs_tree_parent(const cs_tree_t *t, int rank)
 static int children_pos(const cs_tree_t *t, int pos, int *child, int cap)
 {
     int P = t->nranks, n = 0;
-#define CS__PUT(x)              \
-    do {                        \
-        if (n < cap)            \
-            child[n] = (int)(x); \
-        n++;                    \
+#define CS__PUT(x)                                                                                 \
+    do {                                                                                           \
+        if (n < cap)                                                                               \
+            child[n] = (int)(x);                                                                   \
+        n++;                                                                                       \
     } while (0)
     switch (t->kind) {
     case CS_TREE_CHAIN:
@@ -216,8 +216,8 @@ static int *kids_alloc(cs_sched_t *s, const cs_tree_t *t, int *cap)
     return kids;
 }
 
-int cs_tree_reduce(cs_sched_t *s, const cs_tree_t *t, const cs_tree_pipe_t *p,
-                   const int64_t *after, int64_t *done)
+int cs_tree_reduce(cs_sched_t *s, const cs_tree_t *t, const cs_tree_pipe_t *p, const int64_t *after,
+                   int64_t *done)
 {
     int cap;
     int *kids = kids_alloc(s, t, &cap);
@@ -231,7 +231,8 @@ int cs_tree_reduce(cs_sched_t *s, const cs_tree_t *t, const cs_tree_pipe_t *p,
             cs_tree_seg(p, i, &off, &n);
             int64_t prev = after ? after[(size_t)r * p->nseg + i] : -1;
             if (nk == 0 && parent >= 0) {
-                prev = cs_send(s, r, parent, p->chan, cs_rng(p->src, off, n), &v, cs_dep1(prev, &v));
+                prev =
+                    cs_send(s, r, parent, p->chan, cs_rng(p->src, off, n), &v, cs_dep1(prev, &v));
             } else {
                 if (p->src != p->dst)
                     prev = cs_copy(s, r, cs_rng(p->src, off, n), cs_rng(p->dst, off, n), &v,
@@ -252,8 +253,8 @@ int cs_tree_reduce(cs_sched_t *s, const cs_tree_t *t, const cs_tree_pipe_t *p,
     return cs_sched_status(s);
 }
 
-int cs_tree_bcast(cs_sched_t *s, const cs_tree_t *t, const cs_tree_pipe_t *p,
-                  const int64_t *after, int64_t *done)
+int cs_tree_bcast(cs_sched_t *s, const cs_tree_t *t, const cs_tree_pipe_t *p, const int64_t *after,
+                  int64_t *done)
 {
     int cap;
     int *kids = kids_alloc(s, t, &cap);
@@ -290,8 +291,7 @@ int cs_tree_bcast(cs_sched_t *s, const cs_tree_t *t, const cs_tree_pipe_t *p,
 
 /* ---- generator plumbing ------------------------------------------------ */
 
-cs_sched_t *cs_tree_gen_create(const cs_coll_desc_t *desc, uint32_t nchunks, cs_err_t *err,
-                               int *st)
+cs_sched_t *cs_tree_gen_create(const cs_coll_desc_t *desc, uint32_t nchunks, cs_err_t *err, int *st)
 {
     cs_err_t e = {0};
     cs_sched_t *s = cs_sched_create(desc, nchunks, &e);

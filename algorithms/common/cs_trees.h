@@ -66,9 +66,9 @@
 #ifndef CS_TREES_H
 #define CS_TREES_H
 
-#include <stdint.h>
-
 #include "cs_sched.h"
+
+#include <stdint.h>
 
 typedef enum { CS_TREE_KNOMIAL = 0, CS_TREE_CHAIN, CS_TREE_DBTREE } cs_tree_kind_t;
 
@@ -124,10 +124,10 @@ typedef struct cs_tree_pipe {
 /* First chunk and length of segment i of a pipe. */
 void cs_tree_seg(const cs_tree_pipe_t *p, uint32_t i, uint32_t *off, uint32_t *n);
 
-int cs_tree_reduce(cs_sched_t *s, const cs_tree_t *t, const cs_tree_pipe_t *p,
-                   const int64_t *after, int64_t *done);
-int cs_tree_bcast(cs_sched_t *s, const cs_tree_t *t, const cs_tree_pipe_t *p,
-                  const int64_t *after, int64_t *done);
+int cs_tree_reduce(cs_sched_t *s, const cs_tree_t *t, const cs_tree_pipe_t *p, const int64_t *after,
+                   int64_t *done);
+int cs_tree_bcast(cs_sched_t *s, const cs_tree_t *t, const cs_tree_pipe_t *p, const int64_t *after,
+                  int64_t *done);
 
 /* Generator plumbing shared by the tree, chain and all-to-all generators.
  * cs_tree_gen_create: cs_sched_create that also returns the status (NULL

@@ -33,8 +33,7 @@ static int get_params(cs_params_t *params, long *nch, long *radix, cs_err_t *err
     return st;
 }
 
-static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **out,
-                 cs_err_t *err)
+static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **out, cs_err_t *err)
 {
     long nch, radix;
     int st = get_params(params, &nch, &radix, err);
@@ -45,8 +44,12 @@ static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **o
         return st;
     cs_tree_t t;
     cs_tree_knomial(&t, desc->nranks, desc->root, (int)radix);
-    cs_tree_pipe_t p = {.chan = 0, .first = 0, .count = (uint32_t)nch, .nseg = (uint32_t)nch,
-                        .src = desc->inplace ? CS_BUF_OUT : CS_BUF_IN, .dst = CS_BUF_OUT};
+    cs_tree_pipe_t p = {.chan = 0,
+                        .first = 0,
+                        .count = (uint32_t)nch,
+                        .nseg = (uint32_t)nch,
+                        .src = desc->inplace ? CS_BUF_OUT : CS_BUF_IN,
+                        .dst = CS_BUF_OUT};
     st = cs_tree_reduce(s, &t, &p, NULL, NULL);
     return cs_tree_gen_finish(s, st, out, err);
 }

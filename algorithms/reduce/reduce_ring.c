@@ -19,10 +19,10 @@
  * bandwidth-efficient for large n, latency linear in P.  Every P >= 1,
  * every root, in place or not; non-root ranks use out as accumulator.
  */
-#include <stdlib.h>
-
 #include "common/cs_trees.h"
 #include "cs_algo.h"
+
+#include <stdlib.h>
 
 static const cs_param_desc_t params_desc[] = {
     {"nchunks", "1", "chunks per piece (the vector is P x nchunks chunks)"},
@@ -35,8 +35,8 @@ static uint32_t pmod(int a, int P)
 }
 
 /* Steps of one rank.  last[j]: the last step touching out's piece j. */
-static void emit_rank(cs_sched_t *s, const cs_tree_t *t, int r, uint32_t m, int src,
-                      int *kids, int cap, int64_t *last, cs_deps_t d[2])
+static void emit_rank(cs_sched_t *s, const cs_tree_t *t, int r, uint32_t m, int src, int *kids,
+                      int cap, int64_t *last, cs_deps_t d[2])
 {
     int P = t->nranks, v = cs_tree_pos(t, r);
     int next = cs_tree_rank(t, (v + 1) % P), prev = cs_tree_rank(t, (v - 1 + P) % P);
@@ -61,8 +61,8 @@ static void emit_rank(cs_sched_t *s, const cs_tree_t *t, int r, uint32_t m, int 
                             cs_dep1(last[js], &dv));
         if (step > 0 || src == CS_BUF_OUT)
             last[js] = x;
-        last[jr] = cs_rrecv(s, r, prev, 0, cs_rng(CS_BUF_OUT, jr * m, m), &dv,
-                            cs_dep1(last[jr], &dv));
+        last[jr] =
+            cs_rrecv(s, r, prev, 0, cs_rng(CS_BUF_OUT, jr * m, m), &dv, cs_dep1(last[jr], &dv));
     }
     /* Gather up the binomial tree, smallest subtree first.  d[0]: what the
      * send to the parent waits for; d[1]: one receive's dependencies (the
@@ -86,8 +86,7 @@ static void emit_rank(cs_sched_t *s, const cs_tree_t *t, int r, uint32_t m, int 
     }
 }
 
-static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **out,
-                 cs_err_t *err)
+static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **out, cs_err_t *err)
 {
     long m;
     int st = cs_params_get_int(params, "nchunks", 1, 1, 65536, &m, err);

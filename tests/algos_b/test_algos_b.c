@@ -13,15 +13,15 @@
  *   test_algos_b scale          dbtree and binomial at P = 1536 (verified),
  *                               binomial at 27648 ranks (built, timed)
  */
-#include <stdio.h>
-#include <string.h>
-#include <time.h>
-
 #include "common/cs_trees.h"
 #include "cs_algo.h"
 #include "cs_dtype.h"
 #include "cs_interp.h"
 #include "cs_test.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
 #if __has_include("cs_verify.h") && !defined(CS_TEST_NO_VERIFY)
 #include "cs_verify.h"
 #define HAVE_VERIFY 1
@@ -30,18 +30,25 @@
 #endif
 
 static const char *const mine[][2] = {
-    {"allreduce", "binomial"}, {"allreduce", "dbtree"},  {"broadcast", "binomial"},
-    {"broadcast", "chain"},    {"broadcast", "scatter_allgather"},
-    {"reduce", "binomial"},    {"reduce", "ring"},       {"alltoall", "pairwise"},
+    {"allreduce", "binomial"},
+    {"allreduce", "dbtree"},
+    {"broadcast", "binomial"},
+    {"broadcast", "chain"},
+    {"broadcast", "scatter_allgather"},
+    {"reduce", "binomial"},
+    {"reduce", "ring"},
+    {"alltoall", "pairwise"},
     {"alltoall", "bruck"},
 };
 #define NMINE ((int)(sizeof(mine) / sizeof(mine[0])))
 
 /* Parameter sets run besides the defaults. */
 static const char *const extra_params[][2] = {
-    {"binomial", "nchunks=3"}, {"binomial", "radix=3,nchunks=2"}, {"dbtree", "nchunks=4"},
-    {"chain", "segments=1"},   {"chain", "segments=5"},          {"scatter_allgather", "nchunks=2"},
-    {"ring", "nchunks=2"},     {"pairwise", "nchunks=2"},        {"bruck", "nchunks=3"},
+    {"binomial", "nchunks=3"}, {"binomial", "radix=3,nchunks=2"},
+    {"dbtree", "nchunks=4"},   {"chain", "segments=1"},
+    {"chain", "segments=5"},   {"scatter_allgather", "nchunks=2"},
+    {"ring", "nchunks=2"},     {"pairwise", "nchunks=2"},
+    {"bruck", "nchunks=3"},
 };
 
 static double now(void)
@@ -288,8 +295,10 @@ typedef struct {
 
 static void run_interp(const cs_sched_t *s, int P, const char *what)
 {
-    static const kind_t reducing[] = {
-        {CS_DT_I32, CS_OP_SUM}, {CS_DT_F32, CS_OP_SUM}, {CS_DT_I64, CS_OP_MIN}, {CS_DT_F64, CS_OP_MAX}};
+    static const kind_t reducing[] = {{CS_DT_I32, CS_OP_SUM},
+                                      {CS_DT_F32, CS_OP_SUM},
+                                      {CS_DT_I64, CS_OP_MIN},
+                                      {CS_DT_F64, CS_OP_MAX}};
     static const kind_t moving[] = {{CS_DT_I32, CS_OP_MAX}, {CS_DT_F32, CS_OP_MIN}};
     int red = s->desc.coll == CS_COLL_ALLREDUCE || s->desc.coll == CS_COLL_REDUCE;
     const kind_t *kinds = red ? reducing : moving;
@@ -363,13 +372,15 @@ static void test_scale(void)
         const char *coll, *name, *params;
         int P;
     } big[] = {
-        {"allreduce", "dbtree", "nchunks=4", 1536}, {"allreduce", "binomial", NULL, 1536},
-        {"broadcast", "binomial", NULL, 1536},     {"reduce", "binomial", NULL, 1536},
+        {"allreduce", "dbtree", "nchunks=4", 1536},
+        {"allreduce", "binomial", NULL, 1536},
+        {"broadcast", "binomial", NULL, 1536},
+        {"reduce", "binomial", NULL, 1536},
     };
     for (size_t i = 0; i < sizeof(big) / sizeof(big[0]); i++) {
         double t0 = now();
-        cs_sched_t *s = build(find(big[i].coll, big[i].name), big[i].P, big[i].P / 3, 0,
-                              big[i].params, 1);
+        cs_sched_t *s =
+            build(find(big[i].coll, big[i].name), big[i].P, big[i].P / 3, 0, big[i].params, 1);
         double t1 = now();
         if (s)
             printf("%s %s P=%d: %llu steps, built and verified in %.3f s\n", big[i].coll,
