@@ -1,6 +1,6 @@
 /*
- * cs_text_write.c - the canonical schedule text writer and atomic save
- * (format: docs/schedule-format.md, contracts: cs_text.h).
+ * cs_text_write.c - the canonical schedule text writer (format:
+ * docs/schedule-format.md, contracts: cs_text.h).
  *
  * Canonical text: the header line, the collective line ("root R" only for
  * rooted collectives, "inplace" only when set), the algorithm line only when
@@ -12,12 +12,9 @@
  */
 #include "cs_text.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define OUTBUF 65536
 #define LINE_RESERVE 256 /* room for any line piece written without a check */
@@ -223,63 +220,4 @@ int cs_sched_write(const cs_sched_t *s, FILE *f)
     int failed = o->failed || fflush(f) != 0 || ferror(f);
     free(o);
     return failed ? CS_ERR_IO : CS_OK;
-}
-
-int cs_sched_save(const cs_sched_t *s, const char *path, cs_err_t *err)
-{
-    int rc, fd = -1;
-    FILE *f = NULL;
-    char *tmp = NULL;
-    if (s == NULL || path == NULL)
-        return cs_err_set(err, CS_ERR_INVAL, "cs_sched_save: no schedule or no path");
-    if (strcmp(path, "-") == 0) {
-        rc = cs_sched_write(s, stdout);
-        if (rc == CS_ERR_IO)
-            return cs_err_set(err, rc, "<stdout>: cannot write: %s", strerror(errno));
-        return rc == CS_OK ? CS_OK : cs_err_set(err, rc, "<stdout>: %s", cs_status_str(rc));
-    }
-    size_t n = strlen(path) + 32;
-    tmp = malloc(n);
-    if (tmp == NULL)
-        return cs_err_set(err, CS_ERR_NOMEM, "%s: out of memory", path);
-    snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd < 0) {
-        rc = cs_err_set(err, CS_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
-        goto out;
-    }
-    f = fdopen(fd, "w");
-    if (f == NULL) {
-        rc = cs_err_set(err, CS_ERR_IO, "%s: cannot open: %s", tmp, strerror(errno));
-        close(fd);
-        goto fail;
-    }
-    rc = cs_sched_write(s, f);
-    if (rc != CS_OK) {
-        rc = cs_err_set(err, rc, "%s: cannot write: %s", tmp,
-                        rc == CS_ERR_IO ? strerror(errno) : cs_status_str(rc));
-        fclose(f);
-        goto fail;
-    }
-    if (fsync(fileno(f)) != 0 && errno != EINVAL) {
-        rc = cs_err_set(err, CS_ERR_IO, "%s: cannot sync: %s", tmp, strerror(errno));
-        fclose(f);
-        goto fail;
-    }
-    if (fclose(f) != 0) {
-        rc = cs_err_set(err, CS_ERR_IO, "%s: cannot close: %s", tmp, strerror(errno));
-        goto fail;
-    }
-    if (rename(tmp, path) != 0) {
-        rc = cs_err_set(err, CS_ERR_IO, "%s: cannot rename to %s: %s", tmp, path,
-                        strerror(errno));
-        goto fail;
-    }
-    rc = CS_OK;
-    goto out;
-fail:
-    unlink(tmp);
-out:
-    free(tmp);
-    return rc;
 }

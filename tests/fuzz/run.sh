@@ -33,7 +33,7 @@ fi
 "$cc" -g -O1 -std=gnu11 -Wall -Wextra -Werror -fno-omit-frame-pointer \
     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
     -DCS_TEXT_MAX_RANKS=4096 -I"$root/core" -I"$root/tests/text" \
-    "$here/fuzz_parse.c" "$root/core/cs_text_read.c" "$root/core/cs_text_write.c" \
+    "$here/fuzz_parse.c" "$root/core/cs_text.c" "$root/core/cs_text_read.c" "$root/core/cs_text_write.c" \
     "$root/core/cs_sched.c" "$root/core/cs_status.c" -o "$out/fuzz_parse"
 
 opts="-dict=$here/schedule.dict -max_len=4096 -timeout=10 -rss_limit_mb=2048"
