@@ -332,6 +332,7 @@ static void print_header(run_ctx_t *c)
     } else {
         printf("[\n");
     }
+    fflush(stdout);
 }
 
 static void print_row(run_ctx_t *c, uint64_t bytes, uint64_t count, double t, long long wrong)

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# exec_faults.sh - failure behaviour of `collstep run` (env bootstrap, so
+# the test controls every process):
+#   kill PROVIDER      3 ranks run a long allreduce; rank 1 is killed with
+#                      SIGKILL mid-collective; ranks 0 and 2 must exit
+#                      non-zero within the --timeout (plus slack), and their
+#                      messages must name rank 1.
+#   mismatch PROVIDER  rank 1 is started with another --size, then another
+#                      --algo: every rank exits non-zero quickly, naming
+#                      rank 1 and saying what differs.
+#   exec_faults.sh COLLSTEP:DRIVER MODE PROVIDER
+set -u
+. "$(dirname "$0")/exec_launch.sh"
+pick_run "$1"
+mode=$2 prov=$3
+have_provider "$prov" || { echo "SKIP: provider $prov missing"; exit 77; }
+tmp=$(mktemp -d)
+trap 'kill -9 "${pids[@]}" 2>/dev/null; rm -rf "$tmp"' EXIT
+pass=0 failn=0
+check() { if eval "$1"; then pass=$((pass + 1)); else echo "FAIL: $2"; failn=$((failn + 1)); fi; }
+
+# start N ARGS_FOR_RANK_FN: starts ranks, fills pids[]
+start() {
+    local n=$1 fn=$2 port r; port=$(free_port)
+    pids=()
+    for ((r = 0; r < n; r++)); do
+        env -u PMIX_RANK -u PMIX_NAMESPACE RANK=$r WORLD_SIZE=$n MASTER_ADDR=127.0.0.1 \
+            MASTER_PORT=$port "${RUN[@]}" $($fn $r) >"$tmp/out$r" 2>"$tmp/err$r" </dev/null &
+        pids+=($!)
+    done
+}
+
+# wait_all LIMIT_S: waits for pids; rcs[r] = exit code or "hang"
+wait_all() {
+    local limit=$1 t0=$SECONDS r
+    rcs=()
+    for r in "${!pids[@]}"; do
+        while kill -0 "${pids[$r]}" 2>/dev/null && [ $((SECONDS - t0)) -lt "$limit" ]; do
+            sleep 0.2
+        done
+        if kill -0 "${pids[$r]}" 2>/dev/null; then rcs[$r]=hang; else wait "${pids[$r]}"; rcs[$r]=$?; fi
+    done
+    elapsed=$((SECONDS - t0))
+}
+
+case $mode in
+kill)
+    timeout=6
+    args_kill() { echo "--coll allreduce --algo ring --size 8M --iters 100000 --warmup 0 --provider $prov --timeout $timeout"; }
+    start 3 args_kill
+    for ((i = 0; i < 200; i++)); do grep -q "time" "$tmp/out0" 2>/dev/null && break; sleep 0.1; done
+    check '[ $i -lt 200 ]' "rank 0 never started the collective"
+    sleep 1
+    kill -9 "${pids[1]}"
+    wait_all $((timeout + 20))
+    for r in 0 2; do
+        check '[ "${rcs[$r]}" != hang ] && [ "${rcs[$r]}" -ne 0 ]' "rank $r: exit ${rcs[$r]} (want non-zero, no hang)"
+        cat "$tmp/err$r"
+    done
+    check '[ $elapsed -le $((timeout + 15)) ]' "took ${elapsed}s for a ${timeout}s timeout"
+    check 'grep -q "rank 1" "$tmp/err0" "$tmp/err2"' "no message names rank 1"
+    ;;
+mismatch)
+    base="--coll allreduce --iters 2 --warmup 1 --provider $prov --timeout 20"
+    args_size() { [ "$1" = 1 ] && echo "$base --algo ring --size 2M" || echo "$base --algo ring --size 1M"; }
+    args_algo() { [ "$1" = 1 ] && echo "$base --algo rhd --size 1M" || echo "$base --algo ring --size 1M"; }
+    for fn in args_size args_algo; do
+        start 3 $fn
+        wait_all 30
+        for r in 0 1 2; do
+            check '[ "${rcs[$r]}" != hang ] && [ "${rcs[$r]}" -ne 0 ]' "$fn rank $r: exit ${rcs[$r]}"
+        done
+        cat "$tmp/err0"
+        check 'grep -q "rank 1 .*different arguments" "$tmp/err0"' "$fn: rank 0 does not name rank 1"
+        check '[ $elapsed -le 15 ]' "$fn: took ${elapsed}s"
+    done
+    ;;
+*) echo "unknown mode $mode"; exit 2 ;;
+esac
+echo "$pass passed, $failn failed"
+[ $failn -eq 0 ]
