@@ -14,11 +14,20 @@
  * keeping, per chunk, the last writer and the readers since.  A read must
  * follow the last writer; a write must follow every reader since the last
  * write, or the last writer when there was no reader (each reader was
- * already checked to follow that writer).  "A precedes B" is a backward
- * depth-first search from B over dependencies, pruned to indices > A, with
- * an epoch-stamped visited array (no clearing), after a fast look at B's
- * direct dependencies and a one-entry memo (a step touching many chunks
- * usually asks about the same predecessor for all of them).
+ * already checked to follow that writer).
+ *
+ * "A precedes B", two ways:
+ *  - chains (used when a rank's DAG is narrow, as generators that chain
+ *    their sends and their receives make it): the steps are split greedily
+ *    into chains (a step extends the chain of a dependency that is that
+ *    chain's last step), and each step gets a row holding, per chain, the
+ *    latest member preceding or equal to it (maximum of its dependencies'
+ *    rows).  A precedes B iff row(B)[chain(A)] >= A: O(1) per query after
+ *    O(steps x chains x deps) per rank.
+ *  - otherwise a backward depth-first search from B over dependencies,
+ *    pruned to indices > A, with an epoch-stamped visited array.
+ * Both after a fast look at B's direct dependencies and a one-entry memo (a
+ * step touching many chunks usually asks about the same predecessor).
  * Chunk states are stamped with the rank, so one array serves every rank
  * without being cleared.
  */
@@ -51,6 +60,11 @@ typedef struct {
     uint32_t nn, capn;
     uint32_t *visit, *stack; /* DFS */
     uint32_t epoch;
+    uint32_t *chain; /* chain of each step; tail (last step) of each chain */
+    uint32_t *tail;
+    uint32_t *rows;  /* nsteps x nch: latest member + 1 of each chain, 0 = none */
+    uint64_t caprows;
+    uint32_t nch;    /* 0: chains not used for this rank (DFS) */
     uint32_t memo_a, memo_b; /* last ancestor query and its answer */
     int memo_res;
     uint32_t rep_a, rep_b; /* last race reported */
@@ -67,7 +81,9 @@ static int precedes(cs__race_t *rc, uint32_t a, uint32_t b)
     int res = 0;
     for (uint32_t j = 0; j < sb->ndeps && !res; j++)
         res = d[j] == a;
-    if (!res) {
+    if (!res && rc->nch > 0) {
+        res = rc->rows[(uint64_t)b * rc->nch + rc->chain[a]] > a;
+    } else if (!res) {
         if (++rc->epoch == 0) {
             memset(rc->visit, 0, rk->nsteps * sizeof(*rc->visit));
             rc->epoch = 1;
@@ -178,6 +194,54 @@ static void inplace_check(cs__race_t *rc, uint32_t i, const cs_step_t *st)
               cs__vrange(rc->v->s, rc->r, rg->buf, rg->off, rg->n, rs, sizeof(rs)));
 }
 
+#define CS__MAX_CHAINS 128
+#define CS__MAX_ROWS (16u << 20) /* row entries: 64 MiB */
+
+/* Chains and rows for the current rank; nch = 0 when too wide (DFS then). */
+static int build_chains(cs__race_t *rc)
+{
+    const cs_rank_sched_t *rk = rc->rk;
+    uint32_t nch = 0;
+    rc->nch = 0;
+    for (uint32_t i = 0; i < rk->nsteps; i++) {
+        const uint32_t *d = cs_step_deps(rk, &rk->steps[i]);
+        uint32_t c = CS__NOIDX;
+        for (uint32_t j = 0; j < rk->steps[i].ndeps && c == CS__NOIDX; j++)
+            if (rc->tail[rc->chain[d[j]]] == d[j])
+                c = rc->chain[d[j]];
+        if (c == CS__NOIDX) {
+            if (nch == CS__MAX_CHAINS)
+                return CS_OK;
+            c = nch++;
+        }
+        rc->chain[i] = c;
+        rc->tail[c] = i;
+    }
+    uint64_t need = (uint64_t)rk->nsteps * nch;
+    if (need > CS__MAX_ROWS)
+        return CS_OK;
+    if (need > rc->caprows) {
+        uint32_t *nr = realloc(rc->rows, need * sizeof(*nr));
+        if (nr == NULL)
+            return CS_ERR_NOMEM;
+        rc->rows = nr;
+        rc->caprows = need;
+    }
+    for (uint32_t i = 0; i < rk->nsteps; i++) {
+        uint32_t *row = rc->rows + (uint64_t)i * nch;
+        memset(row, 0, nch * sizeof(*row));
+        const uint32_t *d = cs_step_deps(rk, &rk->steps[i]);
+        for (uint32_t j = 0; j < rk->steps[i].ndeps; j++) {
+            const uint32_t *dr = rc->rows + (uint64_t)d[j] * nch;
+            for (uint32_t c = 0; c < nch; c++)
+                row[c] = dr[c] > row[c] ? dr[c] : row[c];
+        }
+        row[rc->chain[i]] = i + 1;
+    }
+    rc->nch = nch;
+    return CS_OK;
+}
+
 static int check_rank(cs__race_t *rc)
 {
     const cs_rank_sched_t *rk = rc->rk;
@@ -189,6 +253,9 @@ static int check_rank(cs__race_t *rc)
     }
     rc->nn = 0;
     rc->memo_a = rc->memo_b = rc->rep_a = rc->rep_b = CS__NOIDX;
+    int st = build_chains(rc);
+    if (st != CS_OK)
+        return st;
     for (uint32_t i = 0; i < rk->nsteps; i++) {
         const cs_step_t *st = &rk->steps[i];
         int st_ok = CS_OK;
@@ -246,7 +313,9 @@ int cs__verify_races(cs__vctx_t *v)
     rc.cst = calloc(maxch ? maxch : 1, sizeof(*rc.cst));
     rc.visit = calloc(maxsteps, sizeof(*rc.visit));
     rc.stack = malloc((size_t)maxsteps * sizeof(*rc.stack));
-    if (!rc.bufoff || !rc.cst || !rc.visit || !rc.stack)
+    rc.chain = malloc((size_t)maxsteps * sizeof(*rc.chain));
+    rc.tail = malloc(CS__MAX_CHAINS * sizeof(*rc.tail));
+    if (!rc.bufoff || !rc.cst || !rc.visit || !rc.stack || !rc.chain || !rc.tail)
         goto out;
     for (int r = 0; r < s->desc.nranks; r++) {
         rc.r = r;
@@ -257,6 +326,9 @@ int cs__verify_races(cs__vctx_t *v)
     }
     st = CS_OK;
 out:
+    free(rc.rows);
+    free(rc.tail);
+    free(rc.chain);
     free(rc.nodes);
     free(rc.stack);
     free(rc.visit);

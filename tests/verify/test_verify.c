@@ -391,9 +391,22 @@ static void mutate_others(void)
     cs_sched_destroy(s);
 }
 
+/* A rank DAG wider than the chain limit: the race check falls back to the
+ * depth-first search; same answers. */
+static void test_wide(void)
+{
+    int P = 150;
+    cs_sched_t *s = vfix_ring(P, 1, 0, 0);
+    expect_ok(s, "wide ring");
+    step(s, 5, vfix_ring_idx(P, 0, 1, 7, 1))->ndeps = 0;
+    expect_finding(s, "race", 5, vfix_ring_idx(P, 0, 1, 7, 1), "wide ring removed dependency");
+    cs_sched_destroy(s);
+}
+
 int main(void)
 {
     test_correct();
+    test_wide();
     test_single_rank();
     mutate_ring(4);
     mutate_ring(7);
