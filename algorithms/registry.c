@@ -24,9 +24,16 @@ int cs_algo_count(void)
     return (int)(sizeof(registry) / sizeof(registry[0]));
 }
 
+/* Entries grouped by collective (in cs_coll_t order), then in list order. */
 const cs_algo_t *cs_algo_at(int i)
 {
-    return (i >= 0 && i < cs_algo_count()) ? registry[i] : NULL;
+    if (i < 0 || i >= cs_algo_count())
+        return NULL;
+    for (int c = 0; c < CS_COLL_COUNT; c++)
+        for (int j = 0; j < cs_algo_count(); j++)
+            if (registry[j]->coll == (cs_coll_t)c && i-- == 0)
+                return registry[j];
+    return NULL;
 }
 
 const cs_algo_t *cs_algo_find(cs_coll_t coll, const char *name)

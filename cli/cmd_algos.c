@@ -1,0 +1,103 @@
+/* cmd_algos.c - `collstep algos`: the algorithm registry for humans and tools. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cs_algo.h"
+
+static void help(FILE *f)
+{
+    fprintf(f,
+            "usage: collstep algos [--coll COLL] [--format table|json]\n"
+            "\n"
+            "List the registered algorithms: collective, name, one-line description and\n"
+            "parameters with their defaults (pass them as --param KEY=VALUE to gen, sim, run).\n"
+            "\n"
+            "  --coll COLL      only this collective (allreduce, reduce-scatter, allgather,\n"
+            "                   broadcast, reduce, alltoall)\n"
+            "  --format FMT     table (default) or json\n");
+}
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            fprintf(f, "\\u%04x", *s);
+        else
+            fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+int cs_cli_algos(int argc, char **argv)
+{
+    static const struct option opts[] = {{"coll", required_argument, 0, 'c'},
+                                         {"format", required_argument, 0, 'f'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    int json = 0, c;
+    cs_coll_t only = CS_COLL_COUNT;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'c':
+            only = cs_coll_parse(optarg);
+            if (only == CS_COLL_COUNT)
+                return cs_cli_usage_error("algos", "unknown collective '%s'", optarg);
+            break;
+        case 'f':
+            if (strcmp(optarg, "json") == 0)
+                json = 1;
+            else if (strcmp(optarg, "table") != 0)
+                return cs_cli_usage_error("algos", "--format: expected table or json, found '%s'",
+                                          optarg);
+            break;
+        case 'h':
+            help(stdout);
+            return CS_EXIT_OK;
+        default:
+            help(stderr);
+            return CS_EXIT_USAGE;
+        }
+    }
+    if (optind < argc)
+        return cs_cli_usage_error("algos", "unexpected argument '%s'", argv[optind]);
+    int first = 1;
+    if (json)
+        printf("[");
+    for (int i = 0; i < cs_algo_count(); i++) {
+        const cs_algo_t *a = cs_algo_at(i);
+        if (only != CS_COLL_COUNT && a->coll != only)
+            continue;
+        if (json) {
+            printf("%s\n  {\"collective\": \"%s\", \"name\": ", first ? "" : ",", cs_coll_name(a->coll));
+            json_str(stdout, a->name);
+            printf(", \"description\": ");
+            json_str(stdout, a->desc);
+            printf(", \"alpha_beta_formula\": %s, \"params\": [", a->cost ? "true" : "false");
+            for (const cs_param_desc_t *p = a->params; p && p->key; p++) {
+                printf("%s{\"key\": ", p == a->params ? "" : ", ");
+                json_str(stdout, p->key);
+                printf(", \"default\": ");
+                json_str(stdout, p->def ? p->def : "");
+                printf(", \"help\": ");
+                json_str(stdout, p->help ? p->help : "");
+                printf("}");
+            }
+            printf("]}");
+        } else {
+            printf("%-15s %-18s %s\n", cs_coll_name(a->coll), a->name, a->desc);
+            for (const cs_param_desc_t *p = a->params; p && p->key; p++)
+                printf("%-15s %-18s   --param %s=%s  %s\n", "", "", p->key, p->def ? p->def : "",
+                       p->help ? p->help : "");
+        }
+        first = 0;
+    }
+    if (json)
+        printf("\n]\n");
+    return CS_EXIT_OK;
+}

@@ -1,0 +1,212 @@
+/* cmd_stats.c - `collstep stats`: traffic, rounds and alpha-beta cost. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cs_algo.h"
+#include "cs_stats.h"
+#include "cs_text.h"
+
+static void help(FILE *f)
+{
+    fprintf(f,
+            "usage: collstep stats FILE [--size BYTES] [--latency T] [--bandwidth B]\n"
+            "                      [--gamma G] [--per-rank] [--format text|json]\n"
+            "\n"
+            "Per-rank steps and bytes sent / received as a fraction of the message size,\n"
+            "communication rounds on the critical path, and the alpha-beta time of the\n"
+            "schedule (one full-duplex port per rank) next to the algorithm's closed-form\n"
+            "Ben-Nun & Hoefler formula when the schedule names a registered generator.\n"
+            "\n"
+            "  --size BYTES       message size (default 1M; K/M/G suffixes)\n"
+            "  --latency T        alpha: per-message latency (default 1us; s/ms/us/ns)\n"
+            "  --bandwidth B      1/beta: link bandwidth (default 10GB/s; B/s, KB/s, MB/s, GB/s;\n"
+            "                     powers of 10)\n"
+            "  --gamma G          reduction cost in seconds per byte (default 0)\n"
+            "  --per-rank         print every rank (default: only when P <= 16)\n"
+            "  --format FMT       text (default) or json\n");
+}
+
+/* "2us" -> 2e-6.  Returns 0 or -1. */
+static int parse_time(const char *s, double *out)
+{
+    char *end = NULL;
+    double v = strtod(s, &end);
+    if (end == s || !(v >= 0) || isinf(v))
+        return -1;
+    double mul = 1;
+    if (strcmp(end, "") == 0 || strcmp(end, "s") == 0)
+        mul = 1;
+    else if (strcmp(end, "ms") == 0)
+        mul = 1e-3;
+    else if (strcmp(end, "us") == 0)
+        mul = 1e-6;
+    else if (strcmp(end, "ns") == 0)
+        mul = 1e-9;
+    else
+        return -1;
+    *out = v * mul;
+    return 0;
+}
+
+/* "12.5GB/s" -> 12.5e9 bytes/s.  Returns 0 or -1. */
+static int parse_bw(const char *s, double *out)
+{
+    char *end = NULL;
+    double v = strtod(s, &end);
+    if (end == s || !(v > 0) || isinf(v))
+        return -1;
+    static const struct {
+        const char *suf;
+        double mul;
+    } sufs[] = {{"", 1},          {"B/s", 1},     {"KB/s", 1e3}, {"MB/s", 1e6},
+                {"GB/s", 1e9},    {"TB/s", 1e12}, {"Gb/s", 1.25e8}, {"Gbps", 1.25e8}};
+    for (size_t i = 0; i < sizeof(sufs) / sizeof(sufs[0]); i++)
+        if (strcmp(end, sufs[i].suf) == 0) {
+            *out = v * sufs[i].mul;
+            return 0;
+        }
+    return -1;
+}
+
+/* Closed-form cost of the generator named in the schedule, or NAN. */
+static double formula_time(const cs_sched_t *s, double bytes, const cs_ab_model_t *m)
+{
+    const cs_algo_t *a = cs_algo_find(s->desc.coll, s->algo);
+    if (a == NULL || a->cost == NULL)
+        return NAN;
+    cs_params_t p;
+    cs_params_init(&p);
+    if (s->params[0] && cs_params_parse(&p, s->params, NULL) != CS_OK)
+        return NAN;
+    return a->cost(&s->desc, &p, bytes, m);
+}
+
+int cs_cli_stats(int argc, char **argv)
+{
+    static const struct option opts[] = {{"size", required_argument, 0, 's'},
+                                         {"latency", required_argument, 0, 'l'},
+                                         {"bandwidth", required_argument, 0, 'b'},
+                                         {"gamma", required_argument, 0, 'g'},
+                                         {"per-rank", no_argument, 0, 'r'},
+                                         {"format", required_argument, 0, 'f'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    uint64_t size = 1u << 20;
+    double alpha = 1e-6, bw = 10e9, gamma = 0;
+    int per_rank = -1, json = 0, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 's':
+            if (cs_cli_parse_size(optarg, &size) != 0)
+                return cs_cli_usage_error("stats", "--size: expected a size like 1M, found '%s'", optarg);
+            break;
+        case 'l':
+            if (parse_time(optarg, &alpha) != 0)
+                return cs_cli_usage_error("stats", "--latency: expected a time like 2us, found '%s'",
+                                          optarg);
+            break;
+        case 'b':
+            if (parse_bw(optarg, &bw) != 0)
+                return cs_cli_usage_error("stats",
+                                          "--bandwidth: expected a bandwidth like 12.5GB/s, found '%s'",
+                                          optarg);
+            break;
+        case 'g':
+            if (parse_time(optarg, &gamma) != 0)
+                return cs_cli_usage_error("stats", "--gamma: expected seconds per byte, found '%s'",
+                                          optarg);
+            break;
+        case 'r':
+            per_rank = 1;
+            break;
+        case 'f':
+            if (strcmp(optarg, "json") == 0)
+                json = 1;
+            else if (strcmp(optarg, "text") != 0)
+                return cs_cli_usage_error("stats", "--format: expected text or json, found '%s'", optarg);
+            break;
+        case 'h':
+            help(stdout);
+            return CS_EXIT_OK;
+        default:
+            help(stderr);
+            return CS_EXIT_USAGE;
+        }
+    }
+    if (argc - optind != 1) {
+        help(stderr);
+        return CS_EXIT_USAGE;
+    }
+    cs_err_t err = {0};
+    cs_sched_t *s = cs_sched_load(argv[optind], &err);
+    if (s == NULL) {
+        fprintf(stderr, "%s\n", err.msg);
+        return CS_EXIT_USAGE;
+    }
+    cs_stats_t st = {0};
+    int rc = CS_EXIT_OK;
+    if (cs_stats_compute(s, &st, &err) != CS_OK) {
+        fprintf(stderr, "collstep stats: %s\n", err.msg);
+        cs_sched_destroy(s);
+        return CS_EXIT_FAIL;
+    }
+    double t = cs_stats_ab_time(s, (double)size, alpha, 1.0 / bw, gamma, &err);
+    cs_ab_model_t m = {alpha, 1.0 / bw, gamma};
+    double f = formula_time(s, (double)size, &m);
+    int P = s->desc.nranks;
+    if (per_rank < 0)
+        per_rank = P <= 16;
+    if (json) {
+        printf("{\"collective\": \"%s\", \"algorithm\": \"%s\", \"params\": \"%s\", \"ranks\": %d, "
+               "\"chunks\": %u, \"steps\": %llu, \"max_steps_per_rank\": %u, \"rounds\": %u,\n"
+               " \"max_sent\": %.9g, \"max_recvd\": %.9g, \"total_sent\": %.9g,\n"
+               " \"size_bytes\": %llu, \"alpha_s\": %.9g, \"bandwidth_Bps\": %.9g, \"gamma_s_per_B\": %.9g,\n"
+               " \"ab_time_us\": %.6f, \"formula_time_us\": ",
+               cs_coll_name(s->desc.coll), s->algo, s->params, P, s->nchunks,
+               (unsigned long long)cs_sched_total_steps(s), st.max_steps, st.rounds, st.max_sent,
+               st.max_recvd, st.total_sent, (unsigned long long)size, alpha, bw, gamma, t * 1e6);
+        if (isnan(f))
+            printf("null");
+        else
+            printf("%.6f", f * 1e6);
+        printf(",\n \"ranks_detail\": [");
+        for (int r = 0; r < P; r++) {
+            const cs_rank_stats_t *rs = &st.ranks[r];
+            printf("%s\n  {\"rank\": %d, \"steps\": %u, \"sends\": %u, \"recvs\": %u, \"reduces\": %u, "
+                   "\"copies\": %u, \"sent\": %.9g, \"recvd\": %.9g}",
+                   r ? "," : "", r, rs->steps, rs->sends, rs->recvs, rs->reduces, rs->copies, rs->sent,
+                   rs->recvd);
+        }
+        printf("\n]}\n");
+    } else {
+        printf("schedule     %s %s%s%s on %d ranks, %u chunks, %llu steps\n", cs_coll_name(s->desc.coll),
+               s->algo[0] ? s->algo : "(hand written)", s->params[0] ? " " : "", s->params, P,
+               s->nchunks, (unsigned long long)cs_sched_total_steps(s));
+        printf("traffic      max sent %.6f, max received %.6f of the message per rank; total %.6f\n",
+               st.max_sent, st.max_recvd, st.total_sent);
+        printf("rounds       %u communication rounds on the critical path; max %u steps per rank\n",
+               st.rounds, st.max_steps);
+        printf("alpha-beta   %.3f us for %llu bytes (alpha %.3g us, bandwidth %.4g GB/s, gamma %.3g s/B)\n",
+               t * 1e6, (unsigned long long)size, alpha * 1e6, bw / 1e9, gamma);
+        if (!isnan(f))
+            printf("formula      %.3f us (closed form of %s; schedule / formula = %.4f)\n", f * 1e6,
+                   s->algo, f > 0 ? t / f : 1.0);
+        if (per_rank) {
+            printf("\n%6s %7s %6s %6s %7s %6s %10s %10s\n", "rank", "steps", "sends", "recvs",
+                   "reduces", "copies", "sent", "received");
+            for (int r = 0; r < P; r++) {
+                const cs_rank_stats_t *rs = &st.ranks[r];
+                printf("%6d %7u %6u %6u %7u %6u %10.6f %10.6f\n", r, rs->steps, rs->sends, rs->recvs,
+                       rs->reduces, rs->copies, rs->sent, rs->recvd);
+            }
+        }
+    }
+    cs_stats_fini(&st);
+    cs_sched_destroy(s);
+    return rc;
+}

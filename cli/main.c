@@ -1,0 +1,108 @@
+/*
+ * main.c - the `collstep` command: dispatch to subcommands.
+ *
+ * Each subcommand lives in its own cmd_<name>.c and is only linked when the
+ * library it fronts was built (see cli/CMakeLists.txt); an absent one says
+ * how to enable it instead of pretending.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+typedef struct cli_cmd {
+    const char *name;
+    int (*fn)(int argc, char **argv); /* NULL: not built in this configuration */
+    const char *help;
+    const char *needs; /* what enables it when fn is NULL */
+} cli_cmd_t;
+
+#ifdef CS_HAVE_SIM
+#define CS_SIM_FN cs_cli_sim
+#else
+#define CS_SIM_FN NULL
+#endif
+#ifdef CS_HAVE_PLATFORMS
+#define CS_PLATFORM_FN cs_cli_platform
+#else
+#define CS_PLATFORM_FN NULL
+#endif
+#ifdef CS_HAVE_TRACES
+#define CS_TRACE_FN cs_cli_trace
+#else
+#define CS_TRACE_FN NULL
+#endif
+#ifdef CS_HAVE_EXEC
+#define CS_RUN_FN cs_cli_run
+#else
+#define CS_RUN_FN NULL
+#endif
+
+static const cli_cmd_t commands[] = {
+    {"algos", cs_cli_algos, "list collectives, algorithms, descriptions and parameters", NULL},
+    {"gen", cs_cli_gen, "generate a schedule in the text format", NULL},
+    {"verify", cs_cli_verify, "statically verify a schedule file", NULL},
+    {"stats", cs_cli_stats, "traffic, rounds and alpha-beta cost of a schedule", NULL},
+    {"platform", CS_PLATFORM_FN, "list, show and export platform presets", "SimGrid and igraph"},
+    {"sim", CS_SIM_FN, "simulate schedules on a platform with SimGrid", "SimGrid (-DCS_WITH_SIMGRID=ON)"},
+    {"run", CS_RUN_FN, "run schedules live over libfabric (or NCCL)", "libfabric and PMIx (-DCS_WITH_EXEC=ON)"},
+    {"trace", CS_TRACE_FN, "summarise or re-export a trace directory", "the traces library"},
+};
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: collstep [--version] [--help] <command> [<args>]\n"
+            "\n"
+            "Collective algorithms written once as step graphs: verified, simulated,\n"
+            "executed live and traced.\n"
+            "\n"
+            "commands:\n");
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        fprintf(f, "  %-9s %s%s\n", commands[i].name, commands[i].help,
+                commands[i].fn ? "" : " (not built)");
+    fprintf(f,
+            "\n"
+            "'collstep <command> --help' describes a command.\n"
+            "Exit codes: 0 success, 1 negative answer (schedule wrong, results wrong),\n"
+            "2 usage error or malformed input.\n"
+            "Logging: CS_LOG=error|warn|info|debug|trace, CS_LOG_SUBSYS=core,sim,exec,...\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return CS_EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        if (argc > 2 && strcmp(cmd, "help") == 0) {
+            char help[] = "--help";
+            char *sub[] = {argv[2], help, NULL};
+            for (size_t i = 0; i < NCOMMANDS; i++)
+                if (strcmp(argv[2], commands[i].name) == 0 && commands[i].fn)
+                    return commands[i].fn(2, sub);
+        }
+        usage(stdout);
+        return CS_EXIT_OK;
+    }
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
+        printf("collstep %s (schedule format %d)\n", CS_VERSION, 1);
+        return CS_EXIT_OK;
+    }
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        if (strcmp(cmd, commands[i].name) != 0)
+            continue;
+        if (commands[i].fn == NULL) {
+            fprintf(stderr, "collstep: '%s' is not built in this configuration (needs %s)\n",
+                    cmd, commands[i].needs);
+            return CS_EXIT_USAGE;
+        }
+        return commands[i].fn(argc - 1, argv + 1);
+    }
+    fprintf(stderr, "collstep: unknown command '%s'\n\n", cmd);
+    usage(stderr);
+    return CS_EXIT_USAGE;
+}
