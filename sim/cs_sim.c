@@ -1,0 +1,390 @@
+/*
+ * cs_sim.c - cs_sim_run: SimGrid set-up, the driver actor, routes.
+ *
+ * Flow of one run (see cs_sim.h for the contract):
+ *   1. outside SimGrid: resolve rank -> host names (map or devices in XML
+ *      order), compile each distinct schedule once (cs_sim_prog.c), and
+ *      allocate the run-wide work arrays sized for the largest schedule;
+ *   2. simgrid_init with the model flags, load the XML through a temporary
+ *      file (removed right after), install the simulated clock in cs_log;
+ *   3. one driver actor (on rank 0's host) applies the calibrated factors
+ *      at time 0, then for each instance starts one actor per rank on its
+ *      host and waits on a barrier of P + 1 (no simulated time passes in
+ *      it); the instance's time is the last rank's finish minus the start;
+ *   4. a deadlocked schedule leaves the barrier unreached: SimGrid ends the
+ *      run, and the missing instances are reported as CS_ERR_VERIFY.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <simgrid/actor.h>
+#include <simgrid/barrier.h>
+#include <simgrid/engine.h>
+#include <simgrid/host.h>
+#include <simgrid/link.h>
+#include <xbt/dynar.h>
+
+#include "cs_log.h"
+#include "cs_sim_int.h"
+
+uint32_t *cs__work_npend, *cs__work_q, *cs__work_sq;
+double *cs__work_post;
+void **cs__work_pay;
+
+static int sim_used;    /* SimGrid was initialised in this process */
+static int sim_loaded;  /* a platform is loaded: routes can be asked */
+
+static const char *const model_names[] = {"ideal", "calibrated"};
+
+const char *cs_sim_model_name(cs_sim_model_t m)
+{
+    return (m >= 0 && m < CS_SIM_MODEL_COUNT) ? model_names[m] : "?";
+}
+
+cs_sim_model_t cs_sim_model_parse(const char *s)
+{
+    for (int i = 0; i < CS_SIM_MODEL_COUNT; i++)
+        if (s && strcmp(s, model_names[i]) == 0)
+            return (cs_sim_model_t)i;
+    return CS_SIM_MODEL_COUNT;
+}
+
+void cs_sim_opts_init(cs_sim_opts_t *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->model = CS_SIM_IDEAL;
+}
+
+void cs_sim_hosts_free(char **hosts, int n)
+{
+    if (!hosts)
+        return;
+    for (int i = 0; i < n; i++)
+        free(hosts[i]);
+    free(hosts);
+}
+
+int cs_sim_hosts(const cs_platform_t *plat, const cs_sim_opts_t *opts, int nranks, char ***out,
+                 cs_err_t *err)
+{
+    char **dev = NULL, **v = NULL;
+    int ndev = 0, st;
+    if (opts && opts->map) {
+        if (nranks > opts->nmap)
+            return cs_err_set(err, CS_ERR_INVAL, "sim: %d ranks but the map names only %d hosts",
+                              nranks, opts->nmap);
+        v = calloc((size_t)nranks + 1, sizeof(char *));
+        if (!v)
+            return cs_err_set(err, CS_ERR_NOMEM, "sim: out of memory");
+        for (int r = 0; r < nranks; r++) {
+            v[r] = strdup(opts->map[r]);
+            if (!v[r]) {
+                cs_sim_hosts_free(v, r);
+                return cs_err_set(err, CS_ERR_NOMEM, "sim: out of memory");
+            }
+        }
+        *out = v;
+        return CS_OK;
+    }
+    st = cs__xml_devices(plat->xml, &dev, &ndev, err);
+    if (st != CS_OK)
+        return st;
+    if (nranks > ndev) {
+        cs_sim_hosts_free(dev, ndev);
+        return cs_err_set(err, CS_ERR_INVAL, "sim: %d ranks but platform %s has only %d devices",
+                          nranks, plat->name, ndev);
+    }
+    for (int i = nranks; i < ndev; i++)
+        free(dev[i]);
+    *out = dev;
+    return CS_OK;
+}
+
+/* ---- the driver actor ---------------------------------------------------- */
+
+typedef struct driver {
+    cs__run_t run;
+    cs_sim_instance_t *inst;
+    int n;
+    cs__prog_t *progs;
+    int *prog_of;        /* instance -> progs index */
+    cs__rank_arg_t *args; /* max ranks */
+    double *finish;       /* max ranks */
+    int completed;        /* instances that finished */
+} driver_t;
+
+static void apply_calibration(const cs_platform_t *plat)
+{
+    size_t n = sg_link_count();
+    sg_link_t *links = sg_link_list();
+    for (size_t i = 0; i < n; i++) {
+        const char *tier = cs__sg_link_prop(links[i], "tier");
+        if (!tier)
+            continue;
+        for (int t = 0; t < plat->ntiers; t++) {
+            const cs_tier_info_t *ti = &plat->tiers[t];
+            if (strcmp(ti->name, tier) != 0)
+                continue;
+            if (ti->bw_factor > 0 && ti->bw_factor != 1.0)
+                sg_link_set_bandwidth(links[i], sg_link_get_bandwidth(links[i]) * ti->bw_factor);
+            if (ti->lat_factor > 0 && ti->lat_factor != 1.0)
+                sg_link_set_latency(links[i], sg_link_get_latency(links[i]) * ti->lat_factor);
+            break;
+        }
+    }
+    free(links);
+}
+
+static void driver_main(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    driver_t *d = sg_actor_self_get_data();
+    if (d->run.opts->model == CS_SIM_CALIBRATED)
+        apply_calibration(d->run.plat);
+    const cs_sim_observer_t *obs = d->run.opts->obs;
+    for (int i = 0; i < d->n; i++) {
+        cs_sim_instance_t *in = &d->inst[i];
+        const cs_sched_t *s = in->sched;
+        int P = s->desc.nranks;
+        cs__inst_t I;
+        memset(&I, 0, sizeof(I));
+        I.run = &d->run;
+        I.index = i;
+        I.in = in;
+        I.prog = &d->progs[d->prog_of[i]];
+        I.esize = cs_dtype_size(in->dtype);
+        I.count = cs_coll_block_count(s->desc.coll, P, in->bytes, I.esize);
+        I.finish = d->finish;
+        I.t0 = simgrid_get_clock();
+        d->run.cur = &I;
+        CS_DEBUG("sim", "instance %d: %s %s P=%d bytes=%llu", i, cs_coll_name(s->desc.coll),
+                 s->algo, P, (unsigned long long)in->bytes);
+        if (obs && obs->instance_begin)
+            obs->instance_begin(obs->ctx, i, in, I.t0);
+        sg_bar_t bar = sg_barrier_init((unsigned)P + 1);
+        for (int r = 0; r < P; r++) {
+            char name[32];
+            snprintf(name, sizeof(name), "rank%d", r);
+            d->args[r].inst = &I;
+            d->args[r].rank = r;
+            d->args[r].bar = bar;
+            sg_actor_t a = sg_actor_init(name, d->run.hosts[r]);
+            sg_actor_set_data(a, &d->args[r]);
+            sg_actor_start(a, cs__rank_main, 0, NULL);
+        }
+        sg_barrier_wait(bar);
+        sg_barrier_destroy(bar);
+        double end = I.t0;
+        for (int r = 0; r < P; r++)
+            if (I.finish[r] > end)
+                end = I.finish[r];
+        in->time = end - I.t0;
+        d->run.cur = NULL;
+        if (d->run.failed)
+            break;
+        d->completed++;
+        if (obs && obs->instance_end)
+            obs->instance_end(obs->ctx, i, in, end);
+    }
+}
+
+/* ---- set-up ----------------------------------------------------------------- */
+
+static int load_xml(const char *xml, cs_err_t *err)
+{
+    const char *dir = getenv("TMPDIR");
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/cs_sim_XXXXXX.xml", dir && *dir ? dir : "/tmp");
+    int fd = mkstemps(path, 4);
+    if (fd < 0)
+        return cs_err_set(err, CS_ERR_IO, "sim: cannot create a temporary file in %s",
+                          dir && *dir ? dir : "/tmp");
+    size_t len = strlen(xml), off = 0;
+    while (off < len) {
+        ssize_t w = write(fd, xml + off, len - off);
+        if (w <= 0) {
+            close(fd);
+            unlink(path);
+            return cs_err_set(err, CS_ERR_IO, "sim: cannot write %s", path);
+        }
+        off += (size_t)w;
+    }
+    close(fd);
+    simgrid_load_platform(path);
+    unlink(path);
+    return CS_OK;
+}
+
+static double sim_clock(void)
+{
+    return simgrid_get_clock();
+}
+
+static int check_args(const cs_platform_t *plat, cs_sim_instance_t *inst, int n, int *maxp,
+                      cs_err_t *err)
+{
+    if (!plat || !plat->xml || (n > 0 && !inst) || n < 0)
+        return cs_err_set(err, CS_ERR_INVAL, "sim: no platform or no instances");
+    *maxp = 0;
+    for (int i = 0; i < n; i++) {
+        if (!inst[i].sched)
+            return cs_err_set(err, CS_ERR_INVAL, "sim: instance %d has no schedule", i);
+        if (inst[i].dtype < 0 || inst[i].dtype >= CS_DT_COUNT)
+            return cs_err_set(err, CS_ERR_INVAL, "sim: instance %d has an unknown type", i);
+        if (inst[i].sched->desc.nranks > *maxp)
+            *maxp = inst[i].sched->desc.nranks;
+    }
+    return CS_OK;
+}
+
+int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_instance_t *inst,
+               int n, cs_err_t *err)
+{
+    cs_sim_opts_t defopts;
+    driver_t d;
+    int maxp = 0, nprogs = 0, st;
+    memset(&d, 0, sizeof(d));
+    if (!opts_in) {
+        cs_sim_opts_init(&defopts);
+        opts_in = &defopts;
+    }
+    if (sim_used)
+        return cs_err_set(err, CS_ERR_UNSUPPORTED,
+                          "sim: SimGrid runs one simulation per process; pass every instance "
+                          "to one cs_sim_run call");
+    st = check_args(plat, inst, n, &maxp, err);
+    if (st != CS_OK)
+        return st;
+    d.run.plat = plat;
+    d.run.opts = opts_in;
+    d.inst = inst;
+    d.n = n;
+    st = cs_sim_hosts(plat, opts_in, maxp > 0 ? maxp : 1, &d.run.host_names, err);
+    if (st != CS_OK)
+        return st;
+    d.run.nhosts = maxp > 0 ? maxp : 1;
+    st = CS_ERR_NOMEM;
+    d.progs = calloc((size_t)n + 1, sizeof(cs__prog_t));
+    d.prog_of = calloc((size_t)n + 1, sizeof(int));
+    d.args = calloc((size_t)d.run.nhosts, sizeof(cs__rank_arg_t));
+    d.finish = calloc((size_t)d.run.nhosts, sizeof(double));
+    d.run.hosts = calloc((size_t)d.run.nhosts, sizeof(sg_host_t));
+    if (!d.progs || !d.prog_of || !d.args || !d.finish || !d.run.hosts) {
+        cs_err_set(err, st, "sim: out of memory");
+        goto out;
+    }
+    uint64_t maxsteps = 1;
+    for (int i = 0; i < n; i++) {
+        int j = 0;
+        while (j < nprogs && d.progs[j].s != inst[i].sched)
+            j++;
+        if (j == nprogs) {
+            st = cs__prog_build(&d.progs[j], inst[i].sched, err);
+            if (st != CS_OK)
+                goto out;
+            nprogs++;
+            if (d.progs[j].base[d.progs[j].nranks] > maxsteps)
+                maxsteps = d.progs[j].base[d.progs[j].nranks];
+        }
+        d.prog_of[i] = j;
+    }
+    st = CS_ERR_NOMEM;
+    cs__work_npend = malloc(sizeof(uint32_t) * maxsteps);
+    cs__work_q = malloc(sizeof(uint32_t) * maxsteps);
+    cs__work_sq = malloc(sizeof(uint32_t) * maxsteps);
+    if (opts_in->obs) {
+        cs__work_post = calloc(maxsteps, sizeof(double));
+        cs__work_pay = calloc(maxsteps, sizeof(void *));
+    }
+    if (!cs__work_npend || !cs__work_q || !cs__work_sq || (opts_in->obs && (!cs__work_post || !cs__work_pay))) {
+        cs_err_set(err, st, "sim: out of memory for %llu steps", (unsigned long long)maxsteps);
+        goto out;
+    }
+
+    /* SimGrid: once per process from here on */
+    sim_used = 1;
+    char *args[] = {"collstep",
+                    "--cfg=network/model:CM02",
+                    "--cfg=network/crosstraffic:0",
+                    "--cfg=network/TCP-gamma:0",
+                    "--cfg=contexts/stack-size:256",
+                    "--log=root.thres:warning",
+                    NULL};
+    int argc = (int)(sizeof(args) / sizeof(args[0])) - 1;
+    simgrid_init(&argc, args);
+    st = load_xml(plat->xml, err);
+    if (st != CS_OK)
+        goto out;
+    sim_loaded = 1;
+    for (int r = 0; r < d.run.nhosts; r++) {
+        d.run.hosts[r] = sg_host_by_name(d.run.host_names[r]);
+        if (!d.run.hosts[r]) {
+            st = cs_err_set(err, CS_ERR_INVAL, "sim: rank %d: no host named '%s' in platform %s",
+                            r, d.run.host_names[r], plat->name);
+            goto out;
+        }
+    }
+    cs_log_set_clock(sim_clock, "sim");
+    sg_actor_t drv = sg_actor_init("driver", d.run.hosts[0]);
+    sg_actor_set_data(drv, &d);
+    sg_actor_start(drv, driver_main, 0, NULL);
+    simgrid_run();
+    cs_log_set_clock(NULL, NULL);
+    if (d.run.failed)
+        st = cs_err_set(err, d.run.failed, "sim: internal failure while simulating instance %d",
+                        d.completed);
+    else if (d.completed < n)
+        st = cs_err_set(err, CS_ERR_VERIFY,
+                        "sim: instance %d (%s %s, %d ranks) deadlocked: verify the schedule",
+                        d.completed, cs_coll_name(inst[d.completed].sched->desc.coll),
+                        inst[d.completed].sched->algo, inst[d.completed].sched->desc.nranks);
+    else
+        st = CS_OK;
+out:
+    for (int j = 0; j < nprogs; j++)
+        cs__prog_fini(&d.progs[j]);
+    free(d.progs);
+    free(d.prog_of);
+    free(d.args);
+    free(d.finish);
+    free(d.run.hosts);
+    cs_sim_hosts_free(d.run.host_names, d.run.nhosts);
+    free(cs__work_npend);
+    free(cs__work_q);
+    free(cs__work_sq);
+    free(cs__work_post);
+    free(cs__work_pay);
+    cs__work_npend = cs__work_q = cs__work_sq = NULL;
+    cs__work_post = NULL;
+    cs__work_pay = NULL;
+    return st;
+}
+
+/* ---- routes ------------------------------------------------------------------ */
+
+int cs_sim_route(const char *src, const char *dst, cs_sim_link_t *links, int max, int *nlinks,
+                 cs_err_t *err)
+{
+    if (!sim_loaded)
+        return cs_err_set(err, CS_ERR_INVAL, "sim: no platform loaded");
+    sg_host_t a = sg_host_by_name(src), b = sg_host_by_name(dst);
+    if (!a || !b)
+        return cs_err_set(err, CS_ERR_NOTFOUND, "sim: no host named '%s'", a ? dst : src);
+    xbt_dynar_t v = xbt_dynar_new(sizeof(sg_link_t), NULL);
+    sg_host_get_route(a, b, v);
+    int cnt = (int)xbt_dynar_length(v);
+    for (int i = 0; i < cnt && i < max; i++) {
+        sg_link_t l = xbt_dynar_get_as(v, (unsigned)i, sg_link_t);
+        const char *tier = cs__sg_link_prop(l, "tier");
+        links[i].name = sg_link_get_name(l);
+        links[i].tier = tier ? tier : "";
+        links[i].bandwidth = sg_link_get_bandwidth(l);
+        links[i].latency = sg_link_get_latency(l);
+    }
+    xbt_dynar_free(&v);
+    *nlinks = cnt;
+    return CS_OK;
+}

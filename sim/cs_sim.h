@@ -1,0 +1,170 @@
+/*
+ * cs_sim.h - the SimGrid backend: simulate schedules on a modeled fabric.
+ *
+ * One call, one simulation.  cs_sim_run loads the platform's XML into
+ * SimGrid, then runs the given instances (schedule, message size) back to
+ * back inside that one simulation, because SimGrid cannot be initialised
+ * twice in a process: a second cs_sim_run in the same process fails with
+ * CS_ERR_UNSUPPORTED.  Put every (schedule, size) pair of a sweep in one
+ * call; run separate processes for separate platforms.
+ *
+ * Model.  CS_SIM_IDEAL selects SimGrid's CM02 network model without
+ * cross-traffic and without the TCP window bound; on split-duplex links a
+ * message of B bytes over a route of links l1..ln then takes exactly
+ * sum(latency) + B / min(bandwidth) when it does not share a link.
+ * CS_SIM_CALIBRATED uses the same base model, and before the run scales
+ * every link whose `tier` property names a tier of the platform: bandwidth
+ * by tier.bw_factor, latency by tier.lat_factor (sg_link_set_bandwidth /
+ * sg_link_set_latency on both halves of a split-duplex link).
+ *
+ * Ranks and hosts.  Rank r of an instance runs as one SimGrid actor on
+ * host hosts[r]: opts->map[r] when a map is given, else the r-th device
+ * (host with prop device=gpu, in document order of the XML).  More ranks
+ * than devices (or map entries) is an error; several ranks may share a
+ * host through a map.
+ *
+ * Step semantics.  Each rank actor interprets its rank's DAG: a step is
+ * issued as soon as its dependencies are done and, for a receive, once the
+ * previous receive on the same (peer, channel) has been issued; for a
+ * send, once the previous send on the same (peer, channel) has COMPLETED.
+ * So a channel is posted in schedule order (SimGrid's FIFO mailboxes match
+ * the k-th send with the k-th receive, as cs_sched.h requires) and carries
+ * one message at a time, like one connection: the segments of a pipeline
+ * follow each other instead of sharing the link.  Sends to different peers
+ * or on different channels run concurrently and share the links they
+ * cross, unless opts->ports limits how many sends a rank has in flight
+ * (ports = 1 is the single-port model of textbook alpha-beta analyses:
+ * sends leave one after another, in the order they became issuable, ties
+ * broken by step index).  Mailbox of a message: one per (src, dst, channel).
+ *   send    asynchronous put of the range's bytes; done when delivered
+ *   recv    asynchronous get; done when the message has arrived
+ *   rrecv   get, then a reduction of the range's bytes; done after both
+ *   reduce  a reduction of the range's bytes
+ *   copy    free, or a reduction-like cost of 2 * bytes with opts->copy_cost
+ *   nop     free
+ * Reductions run on the rank's device stream: one after another, each
+ * taking bytes / host speed (the platform's host speed is the device's
+ * reduction bandwidth in bytes/s), overlapping the rank's communication.
+ * Ranks mapped to the same host have one stream each (their reductions do
+ * not slow each other down).  A rank waits on its small set of outstanding
+ * comms (never a global set), so the cost per completion does not grow
+ * with the rank count.
+ * Schedules must be deadlock free (verify them first): a deadlocked
+ * instance is reported as CS_ERR_VERIFY after SimGrid gives up.
+ *
+ * Instances.  All ranks of an instance start at the same simulated time
+ * t0 (right after the previous instance's last rank finished; the
+ * synchronisation costs no simulated time); the instance's time is the
+ * last rank's finish minus t0.  Message size: `bytes` is the whole vector
+ * as in nccl-tests; elements per block = cs_coll_block_count(coll, P,
+ * bytes, dtype size) and a range's bytes follow cs_sched.h's chunk layout.
+ *
+ * Observer.  Optional callbacks, called from inside the simulation (from
+ * rank actors and from the driver actor) with simulated times in seconds.
+ * They must not call blocking SimGrid functions; they may call
+ * cs_sim_route.  Record pointers are only valid during the call.
+ *
+ * Logging goes through cs_log with the simulated clock as prefix while a
+ * simulation runs.
+ */
+#ifndef CS_SIM_H
+#define CS_SIM_H
+
+#include <stdint.h>
+
+#include "cs_dtype.h"
+#include "cs_platform.h"
+#include "cs_sched.h"
+#include "cs_status.h"
+
+typedef enum { CS_SIM_IDEAL = 0, CS_SIM_CALIBRATED, CS_SIM_MODEL_COUNT } cs_sim_model_t;
+
+/* "ideal", "calibrated"; parse returns CS_SIM_MODEL_COUNT when unknown. */
+const char *cs_sim_model_name(cs_sim_model_t m);
+cs_sim_model_t cs_sim_model_parse(const char *s);
+
+/* One (schedule, size) pair to simulate. */
+typedef struct cs_sim_instance {
+    const cs_sched_t *sched; /* borrowed; instances may share one schedule */
+    uint64_t bytes;          /* message size in bytes (nccl-tests convention) */
+    cs_dtype_t dtype;        /* element type (sets the element size) */
+    double time;             /* out: simulated seconds, set by cs_sim_run */
+} cs_sim_instance_t;
+
+/* A step as it ran: issued at `start`, done at `end`. */
+typedef struct cs_sim_step_rec {
+    int rank;
+    uint32_t step;   /* index in the rank's steps */
+    int kind;        /* cs_step_kind_t */
+    int peer;        /* -1 for local steps */
+    uint64_t bytes;  /* bytes of the range (0 for nop) */
+    double start, end;
+} cs_sim_step_rec_t;
+
+/* A message as it ran, reported when it arrives.  `start` is when both
+ * sides were posted (the transfer can begin), `end` its arrival. */
+typedef struct cs_sim_xfer_rec {
+    int src, dst;              /* ranks */
+    const char *src_host, *dst_host;
+    uint32_t src_step, dst_step;
+    uint16_t chan;
+    uint64_t bytes;
+    double start, end;
+} cs_sim_xfer_rec_t;
+
+typedef struct cs_sim_observer {
+    void *ctx;
+    /* Every callback may be NULL. */
+    void (*instance_begin)(void *ctx, int inst, const cs_sim_instance_t *in, double t0);
+    void (*step)(void *ctx, int inst, const cs_sim_step_rec_t *rec);
+    void (*xfer)(void *ctx, int inst, const cs_sim_xfer_rec_t *rec);
+    void (*instance_end)(void *ctx, int inst, const cs_sim_instance_t *in, double t_end);
+} cs_sim_observer_t;
+
+typedef struct cs_sim_opts {
+    cs_sim_model_t model;
+    const char *const *map; /* host name per rank, or NULL: devices in order */
+    int nmap;
+    int copy_cost;          /* 0: copies are free; 1: 2 * bytes / host speed */
+    int ports;              /* sends in flight per rank: 0 = unlimited, 1 = single port */
+    const cs_sim_observer_t *obs; /* NULL: no records */
+} cs_sim_opts_t;
+
+/* Defaults: ideal model, devices in order, free copies, unlimited ports,
+ * no observer. */
+void cs_sim_opts_init(cs_sim_opts_t *o);
+
+/* Run instances [0, n) on `plat` (its xml, tiers and device count).  Sets
+ * inst[i].time.  Returns CS_OK, or a negative status with err filled:
+ * CS_ERR_INVAL (bad arguments, too many ranks, unknown mapped host),
+ * CS_ERR_IO (temporary file), CS_ERR_UNSUPPORTED (second simulation in
+ * this process), CS_ERR_VERIFY (an instance deadlocked). */
+int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts, cs_sim_instance_t *inst,
+               int n, cs_err_t *err);
+
+/* One link of a route, source to destination. */
+typedef struct cs_sim_link {
+    const char *name;   /* SimGrid's name (split-duplex halves end in _UP / _DOWN) */
+    const char *tier;   /* the link's tier property, "" when absent */
+    double bandwidth;   /* bytes/s, as currently set (calibrated factors applied) */
+    double latency;     /* seconds */
+} cs_sim_link_t;
+
+/* The route from host `src` to host `dst` (names).  Valid while a
+ * simulation runs (observer callbacks) and after cs_sim_run returned.
+ * Writes up to `max` links and the route's length to *nlinks (the route
+ * may be longer than max: call again with more room).  Strings belong to
+ * SimGrid.  CS_ERR_NOTFOUND for unknown hosts, CS_ERR_INVAL when no
+ * platform is loaded. */
+int cs_sim_route(const char *src, const char *dst, cs_sim_link_t *links, int max, int *nlinks,
+                 cs_err_t *err);
+
+/* Host name of each rank for `nranks` ranks under `opts` (map or devices in
+ * document order), computed from the XML alone (no simulation needed).
+ * *out is a malloc'ed array of malloc'ed strings: free with
+ * cs_sim_hosts_free.  CS_ERR_INVAL when there are fewer hosts than ranks. */
+int cs_sim_hosts(const cs_platform_t *plat, const cs_sim_opts_t *opts, int nranks, char ***out,
+                 cs_err_t *err);
+void cs_sim_hosts_free(char **hosts, int n);
+
+#endif /* CS_SIM_H */

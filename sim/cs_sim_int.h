@@ -1,0 +1,103 @@
+/*
+ * cs_sim_int.h - internals of the SimGrid backend shared by its files.
+ *
+ *   cs_sim.c       cs_sim_run: SimGrid set-up, the driver actor, routes
+ *   cs_sim_prog.c  a schedule compiled for interpretation (successor
+ *                  lists, channel order), built once and shared by every
+ *                  instance that runs the schedule
+ *   cs_sim_rank.c  the rank actor: interprets one rank's DAG
+ *   cs_sim_xml.c   device hosts of the XML in document order
+ *   cs_sim_sg.cpp  the s4u operations the C API lacks (timed wait_any that
+ *                  keeps references, link properties)
+ */
+#ifndef CS_SIM_INT_H
+#define CS_SIM_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <simgrid/forward.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- cs_sim_sg.cpp ---------------------------------------------------- */
+typedef struct cs__sg_act cs__sg_act_t; /* an s4u::Activity with one reference */
+cs__sg_act_t *cs__sg_put(sg_mailbox_t mb, void *payload, double bytes);
+cs__sg_act_t *cs__sg_get(sg_mailbox_t mb, void **data);
+/* Wait until one of acts[0..n) finishes, release it, return its index;
+ * -1 when `timeout` seconds passed first (timeout < 0: no limit). */
+long cs__sg_wait_any(cs__sg_act_t **acts, size_t n, double timeout);
+/* Property of a link, NULL when absent. */
+const char *cs__sg_link_prop(sg_link_t link, const char *key);
+void cs__sg_seal(void);
+
+#ifdef __cplusplus
+}
+#else
+
+#include "cs_sim.h"
+
+/* ---- cs_sim_prog.c ---------------------------------------------------- */
+#define CS__NONE32 UINT32_MAX
+
+/* A schedule compiled for the interpreter.  Arrays are indexed by global
+ * step id base[r] + i. */
+typedef struct cs__prog {
+    const cs_sched_t *s;
+    uint64_t *base;      /* nranks + 1 */
+    uint32_t *npend0;    /* ndeps + 1 if the step waits for a channel predecessor */
+    uint32_t *chan_next; /* next step (local index) of the same channel direction */
+    uint32_t *chan_first; /* first step (local index) of its channel direction */
+    uint64_t *succ_off;  /* nsteps + 1: successors of gid in succ[succ_off[gid]..] */
+    uint32_t *succ;      /* local step indices */
+    sg_mailbox_t *mbox;  /* at the gid of a channel's first step, resolved on first use */
+    int nranks;
+} cs__prog_t;
+
+int cs__prog_build(cs__prog_t *p, const cs_sched_t *s, cs_err_t *err);
+void cs__prog_fini(cs__prog_t *p);
+
+/* ---- shared run state -------------------------------------------------- */
+typedef struct cs__run cs__run_t;
+
+/* One instance being run: what rank actors read and write. */
+typedef struct cs__inst {
+    cs__run_t *run;
+    int index;
+    cs_sim_instance_t *in;
+    cs__prog_t *prog;
+    uint64_t count;      /* elements per block */
+    size_t esize;
+    double t0;
+    double *finish;      /* per rank */
+    double *post;        /* per global step: time issued (only with an observer) */
+    int done_ranks;
+} cs__inst_t;
+
+struct cs__run {
+    const cs_platform_t *plat;
+    const cs_sim_opts_t *opts;
+    sg_host_t *hosts; /* per rank (up to the largest instance) */
+    char **host_names;
+    int nhosts;
+    cs__inst_t *cur;  /* instance running now */
+    int failed;       /* a rank met an internal error */
+};
+
+typedef struct cs__rank_arg {
+    cs__inst_t *inst;
+    int rank;
+    sg_bar_t bar;
+} cs__rank_arg_t;
+
+/* ---- cs_sim_rank.c ---------------------------------------------------- */
+void cs__rank_main(int argc, char **argv);
+
+/* ---- cs_sim_xml.c ----------------------------------------------------- */
+/* Ids of <host> elements with prop device=gpu, in document order. */
+int cs__xml_devices(const char *xml, char ***names, int *n, cs_err_t *err);
+
+#endif /* __cplusplus */
+#endif /* CS_SIM_INT_H */

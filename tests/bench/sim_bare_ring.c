@@ -1,0 +1,94 @@
+/*
+ * sim_bare_ring.c - the reference for bench_sim.sh: a ring allreduce's
+ * communication done directly with SimGrid's C API, nothing else (no step
+ * graph, no reductions, no observer).  One actor per device, in document
+ * order; 2(P-1) rounds, each an async put of size/P bytes to the next rank
+ * and an async get from the previous one, then wait for both.  Same model
+ * flags as collstep's ideal model.
+ *
+ *   sim_bare_ring PLATFORM-SPEC BYTES [RANKS]
+ * prints "bare ring: P ranks, BYTES bytes, simulated T s".
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <simgrid/actor.h>
+#include <simgrid/comm.h>
+#include <simgrid/engine.h>
+#include <simgrid/host.h>
+#include <simgrid/mailbox.h>
+
+#include "cs_platform.h"
+#include "cs_sim.h"
+
+static int P;
+static double chunk;
+static sg_mailbox_t *mb; /* mb[r]: messages to rank r */
+static double tend;
+
+static void rank_main(int argc, char **argv)
+{
+    (void)argc;
+    int r = atoi(argv[1]);
+    int next = (r + 1) % P;
+    static int token;
+    for (int k = 0; k < 2 * (P - 1); k++) {
+        void *got;
+        sg_comm_t s = sg_mailbox_put_async(mb[next], &token, (long)chunk);
+        sg_comm_t g = sg_mailbox_get_async(mb[r], &got);
+        sg_comm_wait(s);
+        sg_comm_wait(g);
+    }
+    if (simgrid_get_clock() > tend)
+        tend = simgrid_get_clock();
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s PLATFORM BYTES [RANKS]\n", argv[0]);
+        return 2;
+    }
+    cs_platform_t *plat;
+    cs_err_t err = {0};
+    if (cs_platform_open(argv[1], &plat, &err) != CS_OK) {
+        fprintf(stderr, "%s\n", err.msg);
+        return 2;
+    }
+    char **hosts;
+    P = argc > 3 ? atoi(argv[3]) : (int)plat->ndevices;
+    if (cs_sim_hosts(plat, NULL, P, &hosts, &err) != CS_OK) {
+        fprintf(stderr, "%s\n", err.msg);
+        return 2;
+    }
+    chunk = atof(argv[2]) / P;
+    char path[] = "/tmp/bare_ring_XXXXXX.xml";
+    int fd = mkstemps(path, 4);
+    if (fd < 0 || write(fd, plat->xml, strlen(plat->xml)) != (ssize_t)strlen(plat->xml))
+        return 1;
+    close(fd);
+    char *sgargv[] = {"bare", "--cfg=network/model:CM02", "--cfg=network/crosstraffic:0",
+                      "--cfg=network/TCP-gamma:0", "--cfg=contexts/stack-size:256",
+                      "--log=root.thres:warning", NULL};
+    int sgargc = 6;
+    simgrid_init(&sgargc, sgargv);
+    simgrid_load_platform(path);
+    unlink(path);
+    mb = calloc((size_t)P, sizeof(*mb));
+    for (int r = 0; r < P; r++) {
+        char name[32], num[16];
+        snprintf(name, sizeof(name), "ring%d", r);
+        mb[r] = sg_mailbox_by_name(name);
+        snprintf(num, sizeof(num), "%d", r);
+        char *av[] = {name, num, NULL};
+        sg_actor_create(name, sg_host_by_name(hosts[r]), rank_main, 2, av);
+    }
+    simgrid_run();
+    printf("bare ring: %d ranks, %s bytes, simulated %.6f s\n", P, argv[2], tend);
+    cs_sim_hosts_free(hosts, P);
+    cs_platform_close(plat);
+    free(mb);
+    return 0;
+}
