@@ -12,7 +12,7 @@
 set -u
 . "$(dirname "$0")/exec_launch.sh"
 pick_run "$1"
-mode=$2 prov=$3
+mode=$2 prov=$(provider_name "$3")
 have_provider "$prov" || { echo "SKIP: provider $prov missing"; exit 77; }
 tmp=$(mktemp -d)
 trap 'kill -9 "${pids[@]}" 2>/dev/null; rm -rf "$tmp"' EXIT

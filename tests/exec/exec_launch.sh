@@ -44,3 +44,9 @@ pick_run() {
     local cs=${1%%:*} drv=${1#*:}
     if [ -n "$cs" ] && [ -x "$cs" ]; then RUN=("$cs" run); else RUN=("$drv"); fi
 }
+
+# Provider short names (a ';' cannot cross a CMake argument list):
+# tcp -> tcp;ofi_rxm, verbs -> verbs;ofi_rxm.
+provider_name() {
+    case $1 in tcp | verbs) echo "$1;ofi_rxm" ;; *) echo "$1" ;; esac
+}

@@ -10,6 +10,7 @@ set -u
 run=$1 list=$2 launch=$3 prov=$4 np=$5 filter=${6:-.}
 . "$(dirname "$0")/exec_launch.sh"
 pick_run "$run"
+prov=$(provider_name "$prov")
 if [ "$launch" = mpi ] && ! have_mpirun; then echo "SKIP: no mpirun"; exit 77; fi
 if ! have_provider "$prov"; then echo "SKIP: provider $prov missing"; exit 77; fi
 
