@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# test_cli.sh COLLSTEP - the command line: help, version, exit codes
+# (0 ok, 1 negative answer, 2 usage / malformed input), gen -> verify -> stats,
+# stats traffic figures, atomic output files.
+set -u
+cs=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+check() { # check "what" expected_rc cmd...
+  local what=$1 want=$2; shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
+  if [ "$rc" -eq "$want" ]; then pass=$((pass+1)); else
+    fail=$((fail+1)); echo "FAIL: $what: exit $rc, expected $want"; cat "$tmp/out" "$tmp/err" | head -5; fi
+}
+grep_out() { # grep_out "what" pattern file
+  if grep -q -- "$2" "$3"; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: $1: '$2' not in $3:"; head -5 "$3"; fi
+}
+
+check "no args" 2 "$cs"
+check "--help" 0 "$cs" --help
+check "--version" 0 "$cs" --version
+grep_out "version text" "collstep [0-9]" "$tmp/out"
+check "unknown command" 2 "$cs" frobnicate
+for sub in algos gen verify stats; do check "$sub --help" 0 "$cs" $sub --help; done
+check "algos json" 0 "$cs" algos --format json
+python3 -c "import json,sys; d=json.load(open('$tmp/out')); assert len(d) >= 22 and all('name' in a and 'params' in a for a in d)" \
+  && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL: algos json not valid"; }
+
+# gen -> verify -> stats
+check "gen ring 8" 0 "$cs" gen allreduce ring --ranks 8 -o "$tmp/ring8.sched"
+check "verify ring 8" 0 "$cs" verify "$tmp/ring8.sched" --run 1001
+grep_out "verify says OK" "OK: allreduce on 8 ranks" "$tmp/out"
+grep_out "interpreter exact" "all exact" "$tmp/out"
+check "stats ring 8" 0 "$cs" stats "$tmp/ring8.sched" --format json
+python3 - "$tmp/out" <<'PY' && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL: ring stats traffic"; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+P = d["ranks"]
+# ring allreduce sends exactly 2(P-1)/P of the message per rank
+assert all(abs(r["sent"] - 2 * (P - 1) / P) < 1e-12 for r in d["ranks_detail"]), d["ranks_detail"][0]
+assert d["rounds"] == 2 * (P - 1)
+assert abs(d["ab_time_us"] - d["formula_time_us"]) <= 1e-6 * d["formula_time_us"]
+PY
+check "gen rd 16 | stats -" 0 bash -c "'$cs' gen allreduce rd --ranks 16 | '$cs' stats - --format json > '$tmp/rd.json'"
+python3 -c "
+import json; d=json.load(open('$tmp/rd.json'))
+assert all(abs(r['sent'] - 4.0) < 1e-12 for r in d['ranks_detail']), 'rd sends log2(P) full messages'" \
+  && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL: rd traffic"; }
+check "gen hier 24" 0 "$cs" gen allreduce hier --ranks 24 --param dims=6x4 --param algos=ring+rhd --verify -o "$tmp/h.sched"
+check "gen broadcast root" 0 "$cs" gen broadcast chain --ranks 5 --root 4 --param segments=3 --verify -o "$tmp/b.sched"
+check "verify broadcast" 0 "$cs" verify "$tmp/b.sched" --run 17 --dtype float --op max
+
+# usage errors: exit 2 and a message
+check "gen unknown coll" 2 "$cs" gen allfoo ring --ranks 4
+grep_out "unknown coll message" "unknown collective" "$tmp/err"
+check "gen unknown algo" 2 "$cs" gen allreduce nosuch --ranks 4
+check "gen missing ranks" 2 "$cs" gen allreduce ring
+check "gen bad ranks" 2 "$cs" gen allreduce ring --ranks 0
+check "gen unknown param" 2 "$cs" gen allreduce ring --ranks 4 --param bogus=1
+grep_out "unknown param named" "bogus" "$tmp/err"
+check "gen bad dims" 2 "$cs" gen allreduce hier --ranks 24 --param dims=5x5
+check "gen root too big" 2 "$cs" gen broadcast binomial --ranks 4 --root 4
+check "verify missing file" 2 "$cs" verify "$tmp/nope.sched"
+printf 'collstep-schedule 1\ncollective allreduce ranks 2 chunks 1\nrank 0\n  0: sned to 1 in[0:1]\n' > "$tmp/bad.sched"
+check "verify malformed" 2 "$cs" verify "$tmp/bad.sched"
+grep_out "malformed has line:col" "bad.sched:4:" "$tmp/err"
+check "stats malformed" 2 "$cs" stats "$tmp/bad.sched"
+check "stats bad latency" 2 "$cs" stats "$tmp/ring8.sched" --latency fast
+
+# an incorrect schedule: exit 1 with findings naming rank and step
+sed '/^rank 3$/,/^rank 4$/ s/^\(  6: \)rrecv/\1recv/' "$tmp/ring8.sched" > "$tmp/wrong.sched"
+if cmp -s "$tmp/ring8.sched" "$tmp/wrong.sched"; then fail=$((fail+1)); echo "FAIL: mutation did not apply"; fi
+check "verify wrong" 1 "$cs" verify "$tmp/wrong.sched"
+grep_out "finding names rank" "rank" "$tmp/out"
+grep_out "incorrect summary" "INCORRECT" "$tmp/out"
+
+# output is whole or not at all: a failing gen leaves no file behind
+check "gen into missing dir" 1 "$cs" gen allreduce ring --ranks 4 -o "$tmp/no/such/dir/x.sched"
+[ -z "$(ls "$tmp" | grep '\.tmp')" ] && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL: temp file left"; }
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
