@@ -3,25 +3,30 @@
  * each, for every P (not only powers of two).
  *
  * Method: a rank's block for rank r+i is "at distance i".  In round j
- * (2^j < P) every rank sends all blocks whose distance has bit j set to
- * r + 2^j and receives the same distances from r - 2^j; after the rounds a
+ * (b = 2^j < P) every rank sends all blocks whose distance has bit j set to
+ * r + b and receives the same distances from r - b; after the rounds a
  * block at distance i has moved i ranks forward and sits at its
- * destination.  A round's blocks are not contiguous, so they are packed
- * (copies into scratch `spack`), sent as one message into `rpack`, and
- * unpacked: into out block r-i when bit j is the highest bit of i (the
- * block has arrived), else into scratch `hold` block i for a later round.
- * Blocks that have not moved yet are read straight from in (no initial
- * rotation); the own block is one local copy.  In place, out is first
- * copied into scratch `src`.
+ * destination.  Where a block of distance i is parked on rank r between
+ * rounds, and where it finally lands, is the same place: out block r-i (a
+ * parked block always leaves before the final one arrives).  The distances
+ * of a round form runs [a, a+b) with the same high bits; listing a run in
+ * decreasing distance makes its out blocks r-i contiguous, so a round is
+ * packed with one copy per run (plus one for distance a, still in `in`,
+ * and one more where a range wraps around P) into scratch `spack`, sent as
+ * one message into `rpack` and unpacked with one copy per run into out.
+ * The own block is one local copy.  In place, out is first copied into
+ * scratch `src`, which plays the role of in.
  *
- *   round j = 0, P = 5: distances {1,3} go r -> r+1
- *   round j = 1:        distances {2,3} go r -> r+2
- *   round j = 2:        distance  {4}   goes r -> r+4
+ *   P = 5, rank r:  round 0: distances {1,3} -> r+1   (runs [1,2) [3,4))
+ *                   round 1: distances {3,2} -> r+2   (run [2,4))
+ *                   round 2: distance  {4}   -> r+4   (run [4,5))
  *
  * Cost (L = ceil(log2 P), n = bytes of a rank's whole vector; each round
  * moves about half the blocks):  T ~ L (alpha + n beta / 2)  plus the local
- * pack/unpack copies.  Latency-optimal, for small blocks; pairwise is better
- * for large ones.  Every P >= 1; the chunk count is P x nchunks.
+ * pack/unpack copies (about 2n per round).  Latency-optimal, for small
+ * blocks; pairwise is better for large ones.  About 3P local steps per rank
+ * (round 0 touches every other block).  Every P >= 1; the chunk count is
+ * P x nchunks.
  */
 #include "common/cs_trees.h"
 #include "cs_algo.h"
@@ -43,17 +48,36 @@ static uint32_t round_blocks(int P, int bit)
 }
 
 typedef struct bruck_ws {
-    int *lbuf;      /* per distance: buffer holding the block now */
-    uint32_t *loff; /* ... and its chunk offset there */
-    int64_t *last;  /* ... and the step that wrote it (-1: the input) */
-    int64_t *pk;    /* per slot of the current round: its pack copy */
-    cs_deps_t d[2]; /* previous round's unpacks; this round's packs */
+    int64_t *last;  /* per out block: the step that last wrote it (-1: none) */
+    uint32_t *pk;   /* this round's pack copies */
+    uint32_t *up;   /* this round's unpack copies (the next receive waits for them) */
+    uint32_t *dd;   /* dependency list under construction */
+    uint32_t *runs; /* index in pk where each run's packs start */
 } bruck_ws_t;
+
+/* Copy `len` blocks between out blocks [q, q+len) (mod P) and pack slots
+ * [slot, slot+len), towards out when to_out; step ids are appended to
+ * list[*n]. */
+static void out_copy(cs_sched_t *s, int r, uint32_t P, uint32_t k, int pack, uint32_t slot,
+                     uint32_t q, uint32_t len, int to_out, const uint32_t *deps, uint32_t nd,
+                     uint32_t *list, uint32_t *n)
+{
+    while (len > 0) {
+        uint32_t piece = q + len > P ? P - q : len;
+        cs_range_t o = cs_rng(CS_BUF_OUT, q * k, piece * k), pk = cs_rng(pack, slot * k, piece * k);
+        int64_t x = to_out ? cs_copy(s, r, pk, o, deps, nd) : cs_copy(s, r, o, pk, deps, nd);
+        if (x >= 0)
+            list[(*n)++] = (uint32_t)x;
+        slot += piece;
+        q = (q + piece) % P;
+        len -= piece;
+    }
+}
 
 static void emit_rank(cs_sched_t *s, int P, int r, uint32_t k, int inplace, uint32_t maxnb,
                       bruck_ws_t *w)
 {
-    uint32_t C = (uint32_t)P * k, dv[2];
+    uint32_t C = (uint32_t)P * k, UP = (uint32_t)P, dv[2], nup = 0;
     int src = CS_BUF_IN;
     int64_t init = -1, prev_send = -1;
     if (inplace) {
@@ -67,46 +91,56 @@ static void emit_rank(cs_sched_t *s, int P, int r, uint32_t k, int inplace, uint
         return;
     int spack = cs_sched_add_buffer(s, r, "spack", 0, maxnb * k);
     int rpack = cs_sched_add_buffer(s, r, "rpack", 0, maxnb * k);
-    int hold = P > 2 ? cs_sched_add_buffer(s, r, "hold", 0, C) : -1;
-    for (int i = 1; i < P; i++) {
-        w->lbuf[i] = src;
-        w->loff[i] = (uint32_t)((r + i) % P) * k;
-        w->last[i] = init;
-    }
-    cs_deps_clear(&w->d[0]);
-    for (int bit = 1; bit < P && cs_sched_status(s) == CS_OK; bit <<= 1) {
-        uint32_t slot = 0;
-        cs_deps_clear(&w->d[1]);
-        for (int i = 1; i < P; i++) {
-            if (!(i & bit))
-                continue;
-            uint32_t n = cs_dep1(w->last[i], &dv[0]);
-            n += cs_dep1(prev_send, &dv[n]);
-            w->pk[slot] =
-                cs_copy(s, r, cs_rng(w->lbuf[i], w->loff[i], k), cs_rng(spack, slot * k, k), dv, n);
-            cs_deps_push(&w->d[1], w->pk[slot]);
-            slot++;
+    for (int q = 0; q < P; q++)
+        w->last[q] = init; /* in place, out is read by the copy into src */
+    for (int b = 1; b < P && cs_sched_status(s) == CS_OK; b <<= 1) {
+        uint32_t slot = 0, npk = 0, nrun = 0;
+        /* Pack: run [a, a+len) fills slots in decreasing distance. */
+        for (int a = b; a < P; a += 2 * b) {
+            uint32_t len = (uint32_t)((a + b < P ? a + b : P) - a);
+            uint32_t q0 = (uint32_t)(((r - (a + (int)len - 1)) % P + P) % P);
+            w->runs[nrun++] = npk;
+            if (len > 1) {
+                /* distances a+1 .. a+len-1 moved before: parked in out */
+                uint32_t nd = 0;
+                for (uint32_t j = 0; j < len - 1; j++) {
+                    int64_t x = w->last[(q0 + j) % UP];
+                    if (x >= 0 && (nd == 0 || w->dd[nd - 1] != (uint32_t)x))
+                        w->dd[nd++] = (uint32_t)x;
+                }
+                nd += cs_dep1(prev_send, &w->dd[nd]);
+                out_copy(s, r, UP, k, spack, slot, q0, len - 1, 0, w->dd, nd, w->pk, &npk);
+            }
+            /* distance a has not moved yet: still in the input */
+            uint32_t nd = cs_dep1(prev_send, dv);
+            nd += cs_dep1(init, &dv[nd]);
+            int64_t x = cs_copy(s, r, cs_rng(src, (uint32_t)((r + a) % P) * k, k),
+                                cs_rng(spack, (slot + len - 1) * k, k), dv, nd);
+            if (x >= 0)
+                w->pk[npk++] = (uint32_t)x;
+            slot += len;
         }
-        prev_send =
-            cs_send(s, r, (r + bit) % P, 0, cs_rng(spack, 0, slot * k), w->d[1].v, w->d[1].n);
-        int64_t rv =
-            cs_recv(s, r, (r - bit + P) % P, 0, cs_rng(rpack, 0, slot * k), w->d[0].v, w->d[0].n);
-        cs_deps_clear(&w->d[0]);
+        w->runs[nrun] = npk;
+        prev_send = cs_send(s, r, (r + b) % P, 0, cs_rng(spack, 0, slot * k), w->pk, npk);
+        int64_t rv = cs_recv(s, r, (r - b + P) % P, 0, cs_rng(rpack, 0, slot * k), w->up, nup);
+        /* Unpack each run into out blocks r-i, after this round's packs of
+         * the same run (they read those blocks). */
+        nup = 0;
         slot = 0;
-        for (int i = 1; i < P; i++) {
-            if (!(i & bit))
-                continue;
-            int arrived = (i & ~(2 * bit - 1)) == 0;
-            int to = arrived ? CS_BUF_OUT : hold;
-            uint32_t off = arrived ? (uint32_t)((r - i + P) % P) * k : (uint32_t)i * k;
-            uint32_t n = cs_dep1(rv, &dv[0]);
-            n += cs_dep1(w->pk[slot], &dv[n]);
-            int64_t u = cs_copy(s, r, cs_rng(rpack, slot * k, k), cs_rng(to, off, k), dv, n);
-            cs_deps_push(&w->d[0], u);
-            w->lbuf[i] = to;
-            w->loff[i] = off;
-            w->last[i] = u;
-            slot++;
+        nrun = 0;
+        for (int a = b; a < P; a += 2 * b, nrun++) {
+            uint32_t len = (uint32_t)((a + b < P ? a + b : P) - a);
+            uint32_t q0 = (uint32_t)(((r - (a + (int)len - 1)) % P + P) % P), nd = 0, first = nup;
+            nd += cs_dep1(rv, &w->dd[nd]);
+            for (uint32_t j = w->runs[nrun]; j < w->runs[nrun + 1]; j++)
+                w->dd[nd++] = w->pk[j];
+            out_copy(s, r, UP, k, rpack, slot, q0, len, 1, w->dd, nd, w->up, &nup);
+            /* out_copy made one copy, or two when the range wrapped */
+            for (uint32_t j = 0; j < len && nup > first; j++) {
+                uint32_t which = (q0 + j >= UP && nup - first == 2) ? 1 : 0;
+                w->last[(q0 + j) % UP] = w->up[first + which];
+            }
+            slot += len;
         }
     }
 }
@@ -129,20 +163,21 @@ static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **o
         if (round_blocks(P, bit) > maxnb)
             maxnb = round_blocks(P, bit);
     bruck_ws_t w = {0};
-    w.lbuf = malloc((size_t)P * sizeof(*w.lbuf));
-    w.loff = malloc((size_t)P * sizeof(*w.loff));
+    size_t cap = 3 * (size_t)P + 8;
     w.last = malloc((size_t)P * sizeof(*w.last));
-    w.pk = malloc((size_t)maxnb * sizeof(*w.pk));
-    if (w.lbuf == NULL || w.loff == NULL || w.last == NULL || w.pk == NULL)
+    w.pk = malloc(cap * sizeof(*w.pk));
+    w.up = malloc(cap * sizeof(*w.up));
+    w.dd = malloc(cap * sizeof(*w.dd));
+    w.runs = malloc(cap * sizeof(*w.runs));
+    if (w.last == NULL || w.pk == NULL || w.up == NULL || w.dd == NULL || w.runs == NULL)
         st = cs_err_set(err, CS_ERR_NOMEM, "out of memory for %d ranks", P);
     for (int r = 0; r < P && st == CS_OK && cs_sched_status(s) == CS_OK; r++)
         emit_rank(s, P, r, (uint32_t)k, desc->inplace, maxnb, &w);
-    cs_deps_fini(&w.d[0]);
-    cs_deps_fini(&w.d[1]);
+    free(w.runs);
+    free(w.dd);
+    free(w.up);
     free(w.pk);
     free(w.last);
-    free(w.loff);
-    free(w.lbuf);
     return cs_tree_gen_finish(s, st, out, err);
 }
 
