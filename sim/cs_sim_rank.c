@@ -298,10 +298,8 @@ void cs__rank_main(int argc, char **argv)
             /* the stream's head ends first, or a comm before it */
             double wait = c.rq_end[c.rqh] - simgrid_get_clock();
             long k = -1;
-            if (wait > 0 && c.nact > 0)
+            if (wait > 0)
                 k = cs__sg_wait_any(c.acts, c.nact, wait);
-            else if (wait > 0)
-                sg_actor_sleep_for(wait);
             if (k < 0) {
                 complete(&c, c.rq_step[c.rqh++]);
                 continue;

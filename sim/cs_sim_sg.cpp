@@ -39,8 +39,12 @@ cs__sg_act_t *cs__sg_get(sg_mailbox_t mb, void **data)
 
 long cs__sg_wait_any(cs__sg_act_t **acts, size_t n, double timeout)
 {
-    if (n == 0)
+    if (n == 0) {
+        /* a bare timer: cheaper than sleep_for, which creates a CPU action */
+        if (timeout > 0)
+            sg4::Activity::wait_any_for(std::vector<sg4::ActivityPtr>(), timeout);
         return -1;
+    }
     sg4::Activity *done;
     long pos = 0;
     if (n == 1 && timeout < 0) {
