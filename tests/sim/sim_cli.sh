@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# sim_cli.sh COLLSTEP - `collstep sim` from the command line: bad input
+# exits 2 with a message naming the problem; a good run prints the
+# nccl-tests table, CSV and JSON with the right rows.
+collstep=$1
+pass=0 fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+bad() { # EXPECTED-TEXT ARGS...
+  local want=$1; shift
+  "$collstep" sim "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  if [ $rc -eq 2 ] && grep -qi -- "$want" "$tmp/err"; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1))
+    echo "FAIL: collstep sim $* -> exit $rc, stderr: $(head -c 300 "$tmp/err") (wanted exit 2 and '$want')" >&2
+  fi
+}
+check() { # DESCRIPTION COMMAND...
+  local what=$1; shift
+  if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what" >&2; fi
+}
+
+P=x86-p100-pcie-10gbe:nodes=2
+bad "nosuchpreset" --platform nosuchpreset --algo ring --size 1M
+bad "bogus" --platform "$P" --algo ring --size 1M --param bogus=1
+bad "nosuchalgo" --platform "$P" --algo ring,nosuchalgo --size 1M
+bad "only 8 devices" --platform "$P" --algo ring --size 1M --ranks 9
+bad "size" --platform "$P" --algo ring --size 12Q
+bad "size" --platform "$P" --algo ring --size 1G:1M
+bad "model" --platform "$P" --algo ring --size 1M --model fancy
+bad "format" --platform "$P" --algo ring --size 1M --format xml
+bad "dtype" --platform "$P" --algo ring --size 1M --dtype complex
+bad "exactly one" --platform "$P" --size 1M
+bad "platform" --algo ring --size 1M
+"$collstep" gen allreduce ring --ranks 4 -o "$tmp/r4.sched" 2>/dev/null
+bad "4 ranks, not 8" --platform "$P" --schedule "$tmp/r4.sched" --ranks 8 --size 1M
+printf 'n0_g0\n' >"$tmp/map"
+bad "map" --platform "$P" --algo ring --size 1M --ranks 2 --map "$tmp/map"
+
+# good runs
+"$collstep" sim --platform "$P" --algo ring,rd --size 1M:4M --format csv >"$tmp/csv" 2>"$tmp/err"
+check "csv run exits 0" [ $? -eq 0 ]
+check "csv has header + 6 rows" [ "$(wc -l <"$tmp/csv")" -eq 7 ]
+check "csv header" grep -q '^algo,coll,size_bytes,count,dtype,redop,time_us,algbw_GBps,busbw_GBps,ranks,platform$' "$tmp/csv"
+check "csv row" grep -q '^"rd",allreduce,2097152,524288,float,sum,' "$tmp/csv"
+"$collstep" sim --platform "$P" --algo ring --size 1M --format json -o "$tmp/json" 2>"$tmp/err"
+check "json run exits 0" [ $? -eq 0 ]
+check "json fields" grep -q '"algo": "ring", "coll": "allreduce", "size_bytes": 1048576, "count": 262144, "dtype": "float", "redop": "sum", "time_us": ' "$tmp/json"
+check "json is valid" python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d)==1 and d[0]["ranks"]==8 and d[0]["busbw_GBps"]>0' "$tmp/json"
+"$collstep" sim --platform "$P" --schedule "$tmp/r4.sched" --size 64K >"$tmp/table" 2>"$tmp/err"
+check "schedule file run" grep -q '^ *65536 *16384 *float *sum' "$tmp/table"
+"$collstep" sim --help >"$tmp/help"
+check "help" grep -q -- "--platform" "$tmp/help"
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
