@@ -1,0 +1,123 @@
+/*
+ * cs_plat_desc.c - the human description of every preset: one node as an
+ * ASCII picture, one worked route, the numbers used and their sources
+ * (HARDWARE.md: [V] read in a primary source, [U] estimate).  The text is
+ * also written as an XML comment at the top of exported files, so it must
+ * never contain two dashes in a row.
+ *
+ * Common to all presets: node gateway "hca" ==nic==> rack leaf switch
+ * ==leaf==> spine (core link, tier spine).  Cross-rack route tiers:
+ * node links, nic, leaf, spine, leaf, nic, node links.  Same rack: nic, nic.
+ * Leaf uplink of a rack = nodes_in_rack * node NIC bw / oversub.
+ * Switch hop latency 0.1 us (EDR switch 90 to 130 ns [U]); NIC link 1 us
+ * (so that two NIC links plus switches give about TACCL's IB alpha of
+ * 2.6 us [V]).  NVLink latency 0.3 us (TACCL NDv2 alpha [V]).  PCIe 1 us,
+ * X-Bus/QPI 0.5 us [U].
+ */
+
+const char *const cs__desc_summit =
+    "Summit node (IBM AC922, 6 x V100), one of 18 per rack:\n"
+    "\n"
+    "      g0 ===== g1          g3 ===== g4        ===  NVLink 2.0, 2 bricks,\n"
+    "        \\\\   //             \\\\   //               50 GB/s/dir per pair [V]\n"
+    "         g2                   g5\n"
+    "   (g0,g1,g2 each = cpu0)  (g3,g4,g5 each = cpu1)  NVLink 50 GB/s/dir [V]\n"
+    "        cpu0 ====== X-Bus ====== cpu1          X-Bus 64 GB/s bidir = 32/dir [V]\n"
+    "          |  PCIe Gen4 x8 [U]      |           15.75 GB/s/dir per socket\n"
+    "          +========= hca ==========+           ConnectX-5 multi-host\n"
+    "                      |  nic: 2 rails x EDR 12.5 GB/s = 25 GB/s/dir [V]\n"
+    "                 rack leaf (18 nodes) => spine, non-blocking fat tree [V]\n"
+    "\n"
+    "Worked route n0-g0 to n18-g3 (rack 0 to rack 1): nvlink-n0-cpu0-g0, pcie-n0-cpu0-hca,\n"
+    "nic-n0, leaf-r0, spine-core, leaf-r1, nic-n18, pcie-n18-cpu1-hca, nvlink-n18-cpu1-g3:\n"
+    "tiers nvlink pcie nic leaf spine leaf nic pcie nvlink; bottleneck 12.5 GB/s x 0.976\n"
+    "calibrated (12.2 GB/s per rail, nccl-tests#29 [V]) for one GPU on one socket/rail.\n"
+    "Cross-socket in a node: g0 to g3 = nvlink, xbus, nvlink.\n"
+    "\n"
+    "Numbers: 4608 nodes / 27648 V100 / 256 racks of 18 nodes (EETimes [V]); default 256\n"
+    "nodes = 1536 GPUs.  GPU reduce_bw = 800 GB/s achievable HBM2 (900 peak) / 3 bytes\n"
+    "moved per reduced byte = 266.7 GB/s [U].  The two ToR switches of a rack and the\n"
+    "core switches are modeled as one leaf per rack and one spine core [U model].\n"
+    "Each rail is a separate PCIe x8 path per socket; the two rails share one node nic\n"
+    "link of 25 GB/s/dir (a GPU's traffic uses its socket's rail path).\n";
+
+const char *const cs__desc_ac922 =
+    "AC922 node (IBM Power System AC922, 4 x V100):\n"
+    "\n"
+    "      g0 ===== g1          g2 ===== g3        ===  NVLink 2.0, 3 bricks per\n"
+    "       \\\\     //            \\\\     //              connection, 75 GB/s/dir [V]\n"
+    "        cpu0 ====== X-Bus ====== cpu1          X-Bus 32 GB/s/dir [V]\n"
+    "          | PCIe Gen4 x16 31.5 GB/s/dir [U]\n"
+    "         hca   1 x EDR 100 Gb/s = 12.5 GB/s/dir [U: one adapter]\n"
+    "          |\n"
+    "     rack leaf (18 nodes [U]) => spine (oversub 1 [U])\n"
+    "\n"
+    "Worked route n0-g2 to n1-g0 (same rack): nvlink-n0-cpu1-g2, xbus-n0-cpu0-cpu1,\n"
+    "pcie-n0-cpu0-hca, nic-n0, nic-n1, pcie-n1-cpu0-hca, nvlink-n1-cpu0-g0.\n"
+    "Bottleneck: nic 12.5 GB/s (12.2 calibrated [V]).\n"
+    "\n"
+    "Numbers: NVLink 75 GB/s/dir and measured CPU-GPU 68 GB/s (NextPlatform [V,\n"
+    "secondary]); reduce_bw 800/3 = 266.7 GB/s [U]; 64 nodes default [U].\n";
+
+const char *const cs__desc_minsky =
+    "Minsky node (IBM Power S822LC for HPC, 4 x P100 SXM2), the PowerAI DDL cluster:\n"
+    "\n"
+    "      g0 ===== g1          g2 ===== g3        ===  NVLink 1.0, 2 links,\n"
+    "       \\\\     //            \\\\     //              40 GB/s/dir [U wiring, V per-link 20]\n"
+    "        cpu0 ====== X-Bus ====== cpu1          X-Bus 38.4 GB/s/dir [U]\n"
+    "          | PCIe Gen3 x16 15.75 GB/s/dir\n"
+    "         hca   1 x EDR 100 Gb/s = 12.5 GB/s/dir [U: adapter count]\n"
+    "          |\n"
+    "     rack leaf (16 nodes [U]) => spine\n"
+    "\n"
+    "Worked route n0-g0 to n0-g3: nvlink-n0-cpu0-g0, xbus-n0-cpu0-cpu1, nvlink-n0-cpu1-g3;\n"
+    "bottleneck the X-Bus 38.4 GB/s [U].  n0-g0 to n16-g0 (rack 0 to rack 1): nvlink,\n"
+    "pcie, nic, leaf, spine, leaf, nic, pcie, nvlink.\n"
+    "\n"
+    "Numbers: 4 x 20 GB/s/dir NVLink per P100 (AnandTech [V]); CPU-GPU and GPU-GPU 2 links\n"
+    "each (Redbook REDP-5405 [U]); 64 nodes = 256 P100 (PowerAI DDL [V]); P100 HBM2\n"
+    "720 GB/s peak [V], reduce_bw ~ 0.8 x 720 / 3 = 192 GB/s [U].\n";
+
+const char *const cs__desc_x86 =
+    "x86 P100 PCIe node (2-socket Xeon, Dell C4140 config G style), 10 GbE:\n"
+    "\n"
+    "     g0   g1              g2   g3       P100 PCIe, Gen3 x16 15.75 GB/s/dir [V]\n"
+    "      \\  /                 \\  /         (~12.5 achievable [U])\n"
+    "      sw0                   sw1          PCIe switch per socket, x16 uplink\n"
+    "       |                     |\n"
+    "      cpu0 ===== QPI ====== cpu1         QPI 2 x 9.6 GT/s = 38.4 GB/s/dir [U]\n"
+    "       | PCIe x8 7.9 GB/s/dir\n"
+    "      hca  10 GbE = 1.25 GB/s/dir [V line rate]\n"
+    "       |\n"
+    "   rack leaf (16 nodes [U]) => spine with oversub 3:1 uplinks [U]\n"
+    "\n"
+    "Worked route n0-g0 to n0-g2: pcie-n0-g0-sw0, pcie-n0-sw0-cpu0, qpi-n0-cpu0-cpu1,\n"
+    "pcie-n0-sw1-cpu1, pcie-n0-g2-sw1 (P2P across QPI is slow or disabled: Li et al.\n"
+    "TPDS'20 [V]).  n0-g0 to n16-g0 (two racks): pcie, pcie, pcie, nic, leaf, spine,\n"
+    "leaf, nic, pcie, pcie, pcie; bottleneck 10 GbE 1.25 GB/s and, under load, the\n"
+    "3:1 uplink.  TCP small-message latency tens of us [U]: nic link 5 us.\n"
+    "GPUs: gpus=N splits them ceil(N/2) on socket 0, the rest on socket 1.\n";
+
+const char *const cs__desc_dgx1 =
+    "DGX-1 V100 node: 8 x V100 hybrid cube mesh, 2 Xeon sockets, 4 PCIe switches, 4 EDR:\n"
+    "\n"
+    "   NVLink 2.0 bricks (25 GB/s/dir each) per GPU pair, rows sum to 6 [V]:\n"
+    "         g0 g1 g2 g3 g4 g5 g6 g7\n"
+    "     g0   .  2  1  1  2  .  .  .        quad g0..g3 fully connected,\n"
+    "     g1   2  .  1  2  .  1  .  .        quad g4..g7 fully connected,\n"
+    "     g2   1  1  .  2  .  .  2  .        plus links to the other quad\n"
+    "     g3   1  2  2  .  .  .  .  1\n"
+    "     g4   2  .  .  .  .  2  1  1\n"
+    "     g5   .  1  .  .  2  .  1  2\n"
+    "     g6   .  .  2  .  1  1  .  2\n"
+    "     g7   .  .  .  1  1  2  2  .\n"
+    "   PCIe:  {g0,g1} sw0   {g2,g3} sw1 (cpu0)   {g4,g5} sw2   {g6,g7} sw3 (cpu1)\n"
+    "          NIC s on switch s; cpu0 ===== QPI 38.4 GB/s/dir [U] ===== cpu1\n"
+    "          hca = 4 x EDR 12.5 GB/s = 50 GB/s/dir per node [V: 48 GB/s NCCL]\n"
+    "   rack leaf (4 nodes [U]) => spine\n"
+    "\n"
+    "Worked route n0-g0 to n4-g7 (rack 0 to rack 1): pcie-n0-g0-sw0, pcie-n0-sw0-hca,\n"
+    "nic-n0, leaf-r0, spine-core, leaf-r1, nic-n4, pcie-n4-sw3-hca, pcie-n4-g7-sw3.\n"
+    "n0-g0 to n0-g6 (no direct NVLink): two NVLink hops, e.g. via g2 or g4.\n"
+    "Numbers: msccl-tools / TE-CCL dgx1 link matrix [V]; TACCL NDv2 alpha 0.3 us,\n"
+    "43.5 GB/s double / 21.7 GB/s single links [V]; reduce_bw 800/3 GB/s [U].\n";

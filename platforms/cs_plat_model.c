@@ -1,0 +1,343 @@
+/*
+ * cs_plat_model.c - the fabric model (see cs_plat_model.h): building it,
+ * summarising it as tiers, and writing it as SimGrid XML.
+ *
+ * XML layout (platform version 4.1), two levels of zones:
+ *
+ *   top zone (Floyd, racks + 1 members): props collstep_spec / collstep_dims
+ *                                        / collstep_factors
+ *     zone "links" (routing None): every link: node links, nic-nN, leaf-rR,
+ *       spine-core
+ *     zone "spine" (one router spine-sw)
+ *     zone rR (DijkstraCache), one per rack: router rR-leaf (the gateway),
+ *       every node's hosts and routers (nN-g0, nN-cpu0, nN-hca, ...), one
+ *       <route> per node link and nN-hca -> rR-leaf [nic-nN] (symmetrical)
+ *     zoneRoute rR -> spine [leaf-rR UP, spine-core UP], spine -> rR [leaf-rR DOWN]
+ *
+ * Why no zone per node: SimGrid 3.32 checks every new link and host name,
+ * and resolves every <link_ctn> of a split-duplex link, by a depth-first
+ * search over ALL zones (NetZoneImpl::get_link_by_name_or_null), so
+ * loading costs O(links x zones).  With a zone per node, 768 Summit nodes
+ * took 11 s and 1024 did not load in 30 s; with a zone per rack the full
+ * 4,608 nodes load in seconds.  All links are declared in the first
+ * child zone "links" (the DTD does not allow links before sub-zones in the
+ * top zone), so lookups succeed at once and the failing uniqueness checks
+ * only visit zones whose link maps are empty.  Dijkstra (not Floyd) inside a rack because
+ * Floyd's O(V^3) on 18 x 9 + 1 vertices per rack is slow at 256 racks;
+ * DijkstraCache computes a rack's routes on first use.
+ *
+ * Every link is SPLITDUPLEX and carries <prop id="tier">.  Link names start
+ * with their tier ("nvlink-n3-g0-g1", "nic-n3", "leaf-r0", "spine-core"), so
+ * a route's tiers can be read from the link names alone (SimGrid's C API
+ * has no link properties).
+ */
+#include "cs_plat_model.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cs__model_tier(cs__model_t *m, const char *name, double lat_factor, double bw_factor)
+{
+    for (int i = 0; i < m->ntiers; i++)
+        if (strcmp(m->tier[i].name, name) == 0)
+            return i;
+    if (m->ntiers == CS_PLAT_MAX_TIERS)
+        return -1;
+    cs__tier_def_t *t = &m->tier[m->ntiers];
+    snprintf(t->name, sizeof(t->name), "%s", name);
+    t->lat_factor = lat_factor;
+    t->bw_factor = bw_factor;
+    return m->ntiers++;
+}
+
+int cs__model_elem(cs__model_t *m, const char *name, int kind, double speed)
+{
+    if (m->nelem == CS__NODE_MAX_ELEM)
+        return -1;
+    cs__node_elem_t *e = &m->elem[m->nelem];
+    snprintf(e->name, sizeof(e->name), "%s", name);
+    e->kind = kind;
+    e->speed = speed;
+    if (kind == CS__EL_GPU)
+        m->ngpus++;
+    return m->nelem++;
+}
+
+int cs__model_link(cs__model_t *m, int a, int b, int tier, double bw, double lat)
+{
+    if (m->nlinks == CS__NODE_MAX_LINKS || a < 0 || b < 0 || tier < 0)
+        return -1;
+    m->link[m->nlinks] = (cs__node_link_t){.a = a, .b = b, .tier = tier, .bw = bw, .lat = lat};
+    return m->nlinks++;
+}
+
+/* ---- tiers summary: per tier, count links and find the most common bw/lat */
+
+#define CS__MODE_MAX 16
+typedef struct {
+    int n;
+    double bw[CS__MODE_MAX], lat[CS__MODE_MAX];
+    uint64_t w[CS__MODE_MAX];
+} cs__mode_t;
+
+static void cs__mode_add(cs__mode_t *md, double bw, double lat, uint64_t w)
+{
+    for (int i = 0; i < md->n; i++)
+        if (md->bw[i] == bw && md->lat[i] == lat) {
+            md->w[i] += w;
+            return;
+        }
+    if (md->n < CS__MODE_MAX) {
+        md->bw[md->n] = bw;
+        md->lat[md->n] = lat;
+        md->w[md->n++] = w;
+    }
+}
+
+void cs__model_summary(const cs__model_t *m, cs_platform_t *p)
+{
+    cs__mode_t md[CS_PLAT_MAX_TIERS];
+    memset(md, 0, sizeof(md));
+    uint64_t nodes = (uint64_t)m->nodes;
+    for (int i = 0; i < m->nlinks; i++)
+        cs__mode_add(&md[m->link[i].tier], m->link[i].bw, m->link[i].lat, nodes);
+    cs__mode_add(&md[m->tier_nic], m->nic_bw, m->nic_lat, nodes);
+    int racks = cs__model_racks(m);
+    double total_up = 0;
+    for (int r = 0; r < racks; r++) {
+        double up = cs__model_rack_nodes(m, r) * m->nic_bw / m->oversub;
+        total_up += up;
+        cs__mode_add(&md[m->tier_leaf], up, m->leaf_lat, 1);
+    }
+    cs__mode_add(&md[m->tier_spine], total_up, m->spine_lat, 1);
+
+    p->ntiers = m->ntiers;
+    for (int t = 0; t < m->ntiers; t++) {
+        cs_tier_info_t *ti = &p->tiers[t];
+        memset(ti, 0, sizeof(*ti));
+        snprintf(ti->name, sizeof(ti->name), "%s", m->tier[t].name);
+        ti->lat_factor = m->tier[t].lat_factor;
+        ti->bw_factor = m->tier[t].bw_factor;
+        uint64_t best = 0;
+        for (int i = 0; i < md[t].n; i++) {
+            ti->nlinks += md[t].w[i];
+            if (md[t].w[i] > best) {
+                best = md[t].w[i];
+                ti->bandwidth = md[t].bw[i];
+                ti->latency = md[t].lat[i];
+            }
+        }
+    }
+    p->ndevices = (uint64_t)m->ngpus * nodes;
+    p->ndims = 2;
+    p->dims[0] = m->ngpus;
+    p->dims[1] = m->nodes;
+}
+
+/* ---- XML writer -------------------------------------------------------- */
+
+typedef struct {
+    char *s;
+    size_t len, cap;
+    int failed;
+} cs__sb_t;
+
+static void cs__sb_printf(cs__sb_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void cs__sb_printf(cs__sb_t *b, const char *fmt, ...)
+{
+    if (b->failed)
+        return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        size_t room = b->cap - b->len;
+        int w = vsnprintf(b->s ? b->s + b->len : NULL, room, fmt, ap);
+        va_end(ap);
+        if (w < 0) {
+            b->failed = 1;
+            return;
+        }
+        if ((size_t)w < room) {
+            b->len += (size_t)w;
+            return;
+        }
+        size_t ncap = b->cap ? b->cap * 2 : 1 << 16;
+        while (ncap - b->len <= (size_t)w)
+            ncap *= 2;
+        char *ns = realloc(b->s, ncap);
+        if (ns == NULL) {
+            b->failed = 1;
+            return;
+        }
+        b->s = ns;
+        b->cap = ncap;
+    }
+}
+
+static void cs__xml_link(cs__sb_t *b, const char *indent, const char *id, const char *tier,
+                         double bw, double lat)
+{
+    cs__sb_printf(b,
+                  "%s<link id=\"%s\" bandwidth=\"%.0fBps\" latency=\"%.3fns\" "
+                  "sharing_policy=\"SPLITDUPLEX\"><prop id=\"tier\" value=\"%s\"/></link>\n",
+                  indent, id, bw, lat * 1e9, tier);
+}
+
+static void cs__xml_node(cs__sb_t *b, const cs__model_t *m, int n)
+{
+    const char *in = "    ";
+    for (int i = 0; i < m->nelem; i++) {
+        const cs__node_elem_t *e = &m->elem[i];
+        if (e->kind == CS__EL_ROUTER)
+            cs__sb_printf(b, "%s<router id=\"n%d-%s\"/>\n", in, n, e->name);
+        else if (e->kind == CS__EL_GPU)
+            cs__sb_printf(b,
+                          "%s<host id=\"n%d-%s\" speed=\"%.0ff\"><prop id=\"device\" "
+                          "value=\"gpu\"/></host>\n",
+                          in, n, e->name, e->speed);
+        else
+            cs__sb_printf(b, "%s<host id=\"n%d-%s\" speed=\"%.0ff\"/>\n", in, n, e->name,
+                          e->speed);
+    }
+}
+
+static void cs__xml_node_links(cs__sb_t *b, const cs__model_t *m, int n)
+{
+    char id[96];
+    for (int i = 0; i < m->nlinks; i++) {
+        const cs__node_link_t *l = &m->link[i];
+        snprintf(id, sizeof(id), "%s-n%d-%s-%s", m->tier[l->tier].name, n, m->elem[l->a].name,
+                 m->elem[l->b].name);
+        cs__xml_link(b, "  ", id, m->tier[l->tier].name, l->bw, l->lat);
+    }
+    snprintf(id, sizeof(id), "nic-n%d", n);
+    cs__xml_link(b, "  ", id, m->tier[m->tier_nic].name, m->nic_bw, m->nic_lat);
+}
+
+static void cs__xml_node_routes(cs__sb_t *b, const cs__model_t *m, int n, int r)
+{
+    for (int i = 0; i < m->nlinks; i++) {
+        const cs__node_link_t *l = &m->link[i];
+        cs__sb_printf(b,
+                      "    <route src=\"n%d-%s\" dst=\"n%d-%s\"><link_ctn id=\"%s-n%d-%s-%s\" "
+                      "direction=\"UP\"/></route>\n",
+                      n, m->elem[l->a].name, n, m->elem[l->b].name, m->tier[l->tier].name, n,
+                      m->elem[l->a].name, m->elem[l->b].name);
+    }
+    cs__sb_printf(b,
+                  "    <route src=\"n%d-%s\" dst=\"r%d-leaf\"><link_ctn id=\"nic-n%d\" "
+                  "direction=\"UP\"/></route>\n",
+                  n, m->elem[m->gw].name, r, n);
+}
+
+static void cs__xml_rack(cs__sb_t *b, const cs__model_t *m, int r)
+{
+    int first = r * m->npr, cnt = cs__model_rack_nodes(m, r);
+    cs__sb_printf(b, "  <zone id=\"r%d\" routing=\"DijkstraCache\">\n", r);
+    cs__sb_printf(b, "    <router id=\"r%d-leaf\"/>\n", r);
+    for (int n = first; n < first + cnt; n++)
+        cs__xml_node(b, m, n);
+    for (int n = first; n < first + cnt; n++)
+        cs__xml_node_routes(b, m, n, r);
+    cs__sb_printf(b, "  </zone>\n");
+}
+
+int cs__model_xml(const cs__model_t *m, const char *zone_id, const char *spec,
+                  const char *comment, const cs_platform_t *p, char **xml, cs_err_t *err)
+{
+    cs__sb_t b = {0};
+    int racks = cs__model_racks(m);
+    cs__sb_printf(&b, "<?xml version='1.0'?>\n"
+                      "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+                      "<platform version=\"4.1\">\n");
+    if (comment && *comment)
+        cs__sb_printf(&b, "<!--\n%s-->\n", comment);
+    cs__sb_printf(&b, "<zone id=\"%s\" routing=\"Floyd\">\n", zone_id);
+    cs__sb_printf(&b, "  <prop id=\"collstep_spec\" value=\"%s\"/>\n", spec);
+    cs__sb_printf(&b, "  <prop id=\"collstep_dims\" value=\"%dx%d\"/>\n", p->dims[0], p->dims[1]);
+    cs__sb_printf(&b, "  <prop id=\"collstep_factors\" value=\"");
+    for (int t = 0; t < m->ntiers; t++)
+        cs__sb_printf(&b, "%s%s:%.6g:%.6g", t ? "," : "", m->tier[t].name, m->tier[t].lat_factor,
+                      m->tier[t].bw_factor);
+    cs__sb_printf(&b, "\"/>\n");
+    cs__sb_printf(&b, "  <zone id=\"links\" routing=\"None\">\n");
+    for (int n = 0; n < m->nodes; n++)
+        cs__xml_node_links(&b, m, n);
+    double total_up = 0;
+    char id[32];
+    for (int r = 0; r < racks; r++) {
+        double up = cs__model_rack_nodes(m, r) * m->nic_bw / m->oversub;
+        total_up += up;
+        snprintf(id, sizeof(id), "leaf-r%d", r);
+        cs__xml_link(&b, "  ", id, m->tier[m->tier_leaf].name, up, m->leaf_lat);
+    }
+    cs__xml_link(&b, "  ", "spine-core", m->tier[m->tier_spine].name, total_up, m->spine_lat);
+    cs__sb_printf(&b, "  </zone>\n");
+    cs__sb_printf(&b, "  <zone id=\"spine\" routing=\"Floyd\"><router id=\"spine-sw\"/></zone>\n");
+    for (int r = 0; r < racks; r++)
+        cs__xml_rack(&b, m, r);
+    for (int r = 0; r < racks; r++) {
+        cs__sb_printf(&b,
+                      "  <zoneRoute src=\"r%d\" dst=\"spine\" gw_src=\"r%d-leaf\" "
+                      "gw_dst=\"spine-sw\" symmetrical=\"NO\"><link_ctn id=\"leaf-r%d\" "
+                      "direction=\"UP\"/><link_ctn id=\"spine-core\" direction=\"UP\"/>"
+                      "</zoneRoute>\n",
+                      r, r, r);
+        cs__sb_printf(&b,
+                      "  <zoneRoute src=\"spine\" dst=\"r%d\" gw_src=\"spine-sw\" "
+                      "gw_dst=\"r%d-leaf\" symmetrical=\"NO\"><link_ctn id=\"leaf-r%d\" "
+                      "direction=\"DOWN\"/></zoneRoute>\n",
+                      r, r, r);
+    }
+    cs__sb_printf(&b, "</zone>\n</platform>\n");
+    if (b.failed) {
+        free(b.s);
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory writing the platform XML");
+    }
+    *xml = b.s;
+    return CS_OK;
+}
+
+/* ---- units ------------------------------------------------------------- */
+
+typedef struct {
+    const char *suffix;
+    double mult;
+} cs__unit_t;
+
+static int cs__parse_unit(const char *s, const cs__unit_t *u, int nu, double *out)
+{
+    char *end = NULL;
+    double v = strtod(s, &end);
+    if (end == s || v < 0)
+        return -1;
+    for (int i = 0; i < nu; i++)
+        if (strcmp(end, u[i].suffix) == 0) {
+            *out = v * u[i].mult;
+            return 0;
+        }
+    return -1;
+}
+
+int cs__parse_bandwidth(const char *s, double *out)
+{
+    static const cs__unit_t u[] = {
+        {"Bps", 1},          {"kBps", 1e3},       {"KBps", 1e3},       {"MBps", 1e6},
+        {"GBps", 1e9},       {"TBps", 1e12},      {"KiBps", 1024.0},   {"MiBps", 1048576.0},
+        {"GiBps", 1073741824.0}, {"TiBps", 1099511627776.0}, {"bps", 0.125}, {"kbps", 125},
+        {"Kbps", 125},       {"Mbps", 1.25e5},    {"Gbps", 1.25e8},    {"Tbps", 1.25e11},
+        {"", 1},
+    };
+    return cs__parse_unit(s, u, (int)(sizeof(u) / sizeof(u[0])), out);
+}
+
+int cs__parse_latency(const char *s, double *out)
+{
+    static const cs__unit_t u[] = {
+        {"s", 1},   {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}, {"ps", 1e-12},
+        {"m", 60},  {"h", 3600},  {"", 1},
+    };
+    return cs__parse_unit(s, u, (int)(sizeof(u) / sizeof(u[0])), out);
+}

@@ -1,0 +1,115 @@
+/*
+ * cs_plat_model.h - internal: the fabric model every preset is built from.
+ *
+ * A preset is one node template repeated `nodes` times, grouped into racks
+ * of `npr` nodes behind one leaf switch, and racks joined by one logical
+ * spine.  The same model produces (1) the SimGrid XML (cs__model_xml),
+ * (2) the tiers table (cs__model_tiers) and (3) the igraph graph
+ * (cs__model_graph in cs_plat_topo.c), so the three always agree.
+ *
+ * Node template: elements 0..nelem-1 are hosts (GPU devices or CPUs) or
+ * routers (PCIe switches, the host channel adapter); `gw` is the element
+ * that is the node's gateway (the adapter router "hca").  Internal links
+ * join two elements and each is one route hop (Floyd picks shortest hop
+ * paths inside the node).
+ *
+ * Fabric: node gateway --nic--> rack leaf switch --leaf--> spine (and the
+ * spine's core link, tier spine, on the way up), so a route between GPUs
+ * of two racks crosses  ...node links, nic, leaf, spine, leaf, nic, node
+ * links...; two nodes of one rack: nic, nic.  The leaf (rack uplink) of a
+ * rack with m nodes carries m * nic_bw / oversub; the spine core carries the
+ * sum of all uplinks (it never limits: it models the spine layer as one
+ * adaptive-routing switch, which fully provisioned Clos fabrics approach).
+ *
+ * All bandwidths are bytes/s per direction; latencies are seconds.
+ */
+#ifndef CS_PLAT_MODEL_H
+#define CS_PLAT_MODEL_H
+
+#include <stdint.h>
+
+#include "cs_platform.h"
+
+#define CS__NODE_MAX_ELEM 24
+#define CS__NODE_MAX_LINKS 48
+
+enum { CS__EL_GPU = 0, CS__EL_CPU, CS__EL_ROUTER };
+
+typedef struct cs__node_elem {
+    char name[12]; /* g0, cpu0, sw0, hca */
+    int kind;      /* CS__EL_* */
+    double speed;  /* hosts: flop/s (GPU: reduce bandwidth in bytes/s) */
+} cs__node_elem_t;
+
+typedef struct cs__node_link {
+    int a, b;      /* element indices */
+    int tier;      /* index into cs__model_t.tier */
+    double bw, lat;
+} cs__node_link_t;
+
+typedef struct cs__tier_def {
+    char name[16];
+    double lat_factor, bw_factor;
+} cs__tier_def_t;
+
+typedef struct cs__model {
+    /* node template */
+    int nelem, gw, ngpus;
+    cs__node_elem_t elem[CS__NODE_MAX_ELEM];
+    int nlinks;
+    cs__node_link_t link[CS__NODE_MAX_LINKS];
+    /* fabric */
+    int nodes, npr; /* nodes, nodes per rack (last rack may be partial) */
+    int tier_nic, tier_leaf, tier_spine;
+    double nic_bw, nic_lat, leaf_lat, spine_lat, oversub;
+    /* tiers (names and calibrated factors) */
+    int ntiers;
+    cs__tier_def_t tier[CS_PLAT_MAX_TIERS];
+} cs__model_t;
+
+/* Add a tier (or find it by name); returns its index or -1 when full. */
+int cs__model_tier(cs__model_t *m, const char *name, double lat_factor, double bw_factor);
+/* Add a node element / internal link; return the index, -1 when full. */
+int cs__model_elem(cs__model_t *m, const char *name, int kind, double speed);
+int cs__model_link(cs__model_t *m, int a, int b, int tier, double bw, double lat);
+
+static inline int cs__model_racks(const cs__model_t *m)
+{
+    return (m->nodes + m->npr - 1) / m->npr;
+}
+/* Nodes in rack r. */
+static inline int cs__model_rack_nodes(const cs__model_t *m, int r)
+{
+    int left = m->nodes - r * m->npr;
+    return left < m->npr ? left : m->npr;
+}
+
+/* Fill p->tiers / ntiers / ndevices / dims {ngpus, nodes} from the model. */
+void cs__model_summary(const cs__model_t *m, cs_platform_t *p);
+/* The SimGrid XML of the model; *xml is malloc'ed.  `comment` goes into an
+ * XML comment (must not contain "--"), `spec` into the collstep_spec prop. */
+int cs__model_xml(const cs__model_t *m, const char *zone_id, const char *spec,
+                  const char *comment, const cs_platform_t *p, char **xml, cs_err_t *err);
+
+/* Presets (cs_plat_presets.c): build the model of "name" with params text
+ * ("k=v,..." or ""); also returns the description (malloc'ed). */
+int cs__preset_find(const char *name);
+int cs__preset_build(int idx, const char *params, cs__model_t *m, char **description,
+                     cs_err_t *err);
+
+/* Units: "12.5GBps" etc.  Return 0 on success. */
+int cs__parse_bandwidth(const char *s, double *out);
+int cs__parse_latency(const char *s, double *out);
+
+/* User XML scanner (cs_plat_xml.c): checks well-formedness, tier props on
+ * every link, counts devices, reads collstep_* props of the top zone and
+ * fills p's ndevices, dims, tiers.  `fname` names the file in errors.
+ * *spec_out (may be NULL) receives the collstep_spec prop or "". */
+int cs__xml_scan(const char *text, const char *fname, cs_platform_t *p, char *spec_out,
+                 size_t spec_len, cs_err_t *err);
+
+/* The model behind a platform: its preset spec, or the collstep_spec prop
+ * of an exported file (CS_ERR_UNSUPPORTED for hand-written XML). */
+int cs__platform_model(const cs_platform_t *p, cs__model_t *m, cs_err_t *err);
+
+#endif /* CS_PLAT_MODEL_H */

@@ -1,0 +1,276 @@
+/*
+ * cs_platform.c - opening presets and XML files, export, printing
+ * (interface and contracts in cs_platform.h).
+ *
+ * A spec is a file when it ends in ".xml" or names a readable file that is
+ * not a preset name; otherwise it is "NAME" or "NAME:key=value,...".
+ * Out-parameters are written only on success; cs_platform_close(NULL) is
+ * fine.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cs_plat_model.h"
+
+#define CS__MAX_XML_BYTES (1ull << 31)
+
+static int cs__is_file_spec(const char *spec)
+{
+    size_t n = strlen(spec);
+    if (n >= 4 && strcmp(spec + n - 4, ".xml") == 0)
+        return 1;
+    struct stat st;
+    return strchr(spec, ':') == NULL && cs__preset_find(spec) < 0 && stat(spec, &st) == 0 &&
+           S_ISREG(st.st_mode);
+}
+
+static int cs__read_file(const char *path, char **out, cs_err_t *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return cs_err_set(err, errno == ENOENT ? CS_ERR_NOTFOUND : CS_ERR_IO, "%s: %s", path,
+                          strerror(errno));
+    int st = CS_OK;
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (cap - len < 65536) {
+            cap = cap ? cap * 2 : 1 << 20;
+            if (cap > CS__MAX_XML_BYTES) {
+                st = cs_err_set(err, CS_ERR_RANGE, "%s: file larger than %llu bytes", path,
+                                CS__MAX_XML_BYTES);
+                goto out;
+            }
+            char *nb = realloc(buf, cap);
+            if (nb == NULL) {
+                st = cs_err_set(err, CS_ERR_NOMEM, "%s: out of memory", path);
+                goto out;
+            }
+            buf = nb;
+        }
+        size_t r = fread(buf + len, 1, cap - len - 1, f);
+        len += r;
+        if (r == 0)
+            break;
+    }
+    if (ferror(f)) {
+        st = cs_err_set(err, CS_ERR_IO, "%s: read error", path);
+        goto out;
+    }
+    buf[len] = '\0';
+    if (strlen(buf) != len) {
+        st = cs_err_set(err, CS_ERR_PARSE, "%s:1:1: expected XML text, found a NUL byte", path);
+        goto out;
+    }
+    *out = buf;
+    buf = NULL;
+out:
+    free(buf);
+    fclose(f);
+    return st;
+}
+
+static void cs__preset_list(char *buf, size_t len)
+{
+    size_t off = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < cs_platform_preset_count() && off < len; i++) {
+        int w = snprintf(buf + off, len - off, "%s%s", i ? ", " : "", cs_platform_preset_name(i));
+        if (w < 0)
+            break;
+        off += (size_t)w;
+    }
+}
+
+/* Build a preset's model from "NAME[:params]". */
+static int cs__model_from_spec(const char *spec, cs__model_t *m, int *idx, char **desc,
+                               cs_err_t *err)
+{
+    char name[64];
+    const char *colon = strchr(spec, ':');
+    size_t nl = colon ? (size_t)(colon - spec) : strlen(spec);
+    if (nl >= sizeof(name))
+        nl = sizeof(name) - 1;
+    memcpy(name, spec, nl);
+    name[nl] = '\0';
+    int i = cs__preset_find(name);
+    if (i < 0) {
+        char list[512];
+        cs__preset_list(list, sizeof(list));
+        return cs_err_set(err, CS_ERR_NOTFOUND,
+                          "unknown platform '%s': expected a preset (%s) or a SimGrid .xml file",
+                          name, list);
+    }
+    int st = cs__preset_build(i, colon ? colon + 1 : "", m, desc, err);
+    if (st == CS_OK)
+        *idx = i;
+    return st;
+}
+
+static int cs__open_preset(const char *spec, cs_platform_t *p, cs_err_t *err)
+{
+    cs__model_t *m = calloc(1, sizeof(*m));
+    if (m == NULL)
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    int idx = -1;
+    int st = cs__model_from_spec(spec, m, &idx, &p->description, err);
+    if (st == CS_OK) {
+        snprintf(p->name, sizeof(p->name), "%s", cs_platform_preset_name(idx));
+        cs__model_summary(m, p);
+        st = cs__model_xml(m, p->name, spec, p->description, p, &p->xml, err);
+    }
+    free(m);
+    return st;
+}
+
+static int cs__open_file(const char *path, cs_platform_t *p, cs_err_t *err)
+{
+    char embedded[256];
+    int st = cs__read_file(path, &p->xml, err);
+    if (st == CS_OK)
+        st = cs__xml_scan(p->xml, path, p, embedded, sizeof(embedded), err);
+    if (st != CS_OK)
+        return st;
+    snprintf(p->name, sizeof(p->name), "%s", path);
+    size_t len = strlen(path) + strlen(embedded) + 256;
+    p->description = malloc(len);
+    if (p->description == NULL)
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    snprintf(p->description, len, "SimGrid XML file %s: %llu devices%s%s%s\n", path,
+             (unsigned long long)p->ndevices, embedded[0] ? " (exported from preset " : "",
+             embedded, embedded[0] ? ")" : "");
+    return CS_OK;
+}
+
+int cs_platform_open(const char *spec, cs_platform_t **out, cs_err_t *err)
+{
+    if (spec == NULL || out == NULL || *spec == '\0')
+        return cs_err_set(err, CS_ERR_INVAL, "platform: expected a preset name or an XML file");
+    if (strlen(spec) >= sizeof(((cs_platform_t *)0)->spec))
+        return cs_err_set(err, CS_ERR_INVAL, "platform spec too long (at most %zu characters)",
+                          sizeof(((cs_platform_t *)0)->spec) - 1);
+    cs_platform_t *p = calloc(1, sizeof(*p));
+    if (p == NULL)
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    snprintf(p->spec, sizeof(p->spec), "%s", spec);
+    int st = cs__is_file_spec(spec) ? cs__open_file(spec, p, err) : cs__open_preset(spec, p, err);
+    if (st != CS_OK) {
+        cs_platform_close(p);
+        return st;
+    }
+    *out = p;
+    return CS_OK;
+}
+
+void cs_platform_close(cs_platform_t *p)
+{
+    if (p == NULL)
+        return;
+    free(p->xml);
+    free(p->description);
+    free(p);
+}
+
+int cs_platform_export(const cs_platform_t *p, const char *path, cs_err_t *err)
+{
+    if (p == NULL || p->xml == NULL || path == NULL)
+        return cs_err_set(err, CS_ERR_INVAL, "platform export: nothing to export");
+    size_t n = strlen(path) + 16;
+    char *tmp = malloc(n);
+    if (tmp == NULL)
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    snprintf(tmp, n, "%s.tmpXXXXXX", path);
+    int st = CS_OK;
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        st = cs_err_set(err, CS_ERR_IO, "%s: cannot create a temporary file: %s", path,
+                        strerror(errno));
+        goto out;
+    }
+    FILE *f = fdopen(fd, "wb");
+    if (f == NULL) {
+        close(fd);
+        st = cs_err_set(err, CS_ERR_IO, "%s: %s", path, strerror(errno));
+        goto unlink_tmp;
+    }
+    size_t len = strlen(p->xml);
+    int bad = fwrite(p->xml, 1, len, f) != len;
+    bad |= fclose(f) != 0;
+    if (bad) {
+        st = cs_err_set(err, CS_ERR_IO, "%s: write failed: %s", path, strerror(errno));
+        goto unlink_tmp;
+    }
+    if (rename(tmp, path) != 0) {
+        st = cs_err_set(err, CS_ERR_IO, "%s: rename failed: %s", path, strerror(errno));
+        goto unlink_tmp;
+    }
+    goto out;
+unlink_tmp:
+    unlink(tmp);
+out:
+    free(tmp);
+    return st;
+}
+
+/* Used by cs_plat_topo.c: the model behind a platform (a preset spec, or
+ * the collstep_spec an exported file carries). */
+int cs__platform_model(const cs_platform_t *p, cs__model_t *m, cs_err_t *err)
+{
+    char spec[256];
+    if (cs__is_file_spec(p->spec)) {
+        cs_platform_t tmp;
+        memset(&tmp, 0, sizeof(tmp));
+        int st = cs__xml_scan(p->xml, p->spec, &tmp, spec, sizeof(spec), err);
+        if (st != CS_OK)
+            return st;
+        if (spec[0] == '\0')
+            return cs_err_set(err, CS_ERR_UNSUPPORTED,
+                              "%s: topology figures need a platform exported by collstep "
+                              "(a collstep_spec prop); hand-written XML is not analysed",
+                              p->spec);
+    } else {
+        snprintf(spec, sizeof(spec), "%s", p->spec);
+    }
+    char *desc = NULL;
+    int idx;
+    int st = cs__model_from_spec(spec, m, &idx, &desc, err);
+    free(desc);
+    return st;
+}
+
+int cs_platform_print(const cs_platform_t *p, FILE *f, cs_err_t *err)
+{
+    if (p == NULL || f == NULL)
+        return cs_err_set(err, CS_ERR_INVAL, "platform print: no platform");
+    fprintf(f, "platform %s (%s): %llu devices", p->name, p->spec,
+            (unsigned long long)p->ndevices);
+    if (p->ndims > 0) {
+        fprintf(f, ", dims ");
+        for (int i = 0; i < p->ndims; i++)
+            fprintf(f, "%s%d", i ? "x" : "", p->dims[i]);
+    }
+    fprintf(f, "\n\n%-8s %10s %14s %12s %10s %10s\n", "tier", "links", "bw GB/s/dir",
+            "latency us", "lat x", "bw x");
+    for (int t = 0; t < p->ntiers; t++) {
+        const cs_tier_info_t *ti = &p->tiers[t];
+        fprintf(f, "%-8s %10llu %14.3f %12.3f %10.3g %10.3g\n", ti->name,
+                (unsigned long long)ti->nlinks, ti->bandwidth / 1e9, ti->latency * 1e6,
+                ti->lat_factor, ti->bw_factor);
+    }
+    fprintf(f, "\n%s\n", p->description ? p->description : "");
+    cs_topo_figures_t fig;
+    cs_err_t terr = {0};
+    if (cs_platform_topology(p, &fig, &terr) == CS_OK)
+        fprintf(f,
+                "topology: %llu vertices, %llu edges, diameter %d hops between devices, "
+                "bisection %.3f GB/s (max-flow, first half of devices to second half)\n",
+                (unsigned long long)fig.nvertices, (unsigned long long)fig.nedges,
+                fig.diameter_hops, fig.bisection_bw / 1e9);
+    else
+        fprintf(f, "topology: not available (%s)\n", terr.msg);
+    return ferror(f) ? cs_err_set(err, CS_ERR_IO, "platform print: write error") : CS_OK;
+}
