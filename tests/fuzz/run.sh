@@ -36,7 +36,8 @@ fi
     "$here/fuzz_parse.c" "$root/core/cs_text.c" "$root/core/cs_text_read.c" "$root/core/cs_text_write.c" \
     "$root/core/cs_sched.c" "$root/core/cs_status.c" -o "$out/fuzz_parse"
 
-opts="-dict=$here/schedule.dict -max_len=4096 -timeout=10 -rss_limit_mb=2048"
+# libFuzzer exits 77 on a crash by default: ctest would call that "skipped".
+opts="-dict=$here/schedule.dict -max_len=4096 -timeout=10 -rss_limit_mb=2048 -error_exitcode=1 -timeout_exitcode=1"
 if [ "$mode" = merge ]; then
     rm -rf "$out/merged" && mkdir -p "$out/merged"
     # shellcheck disable=SC2086
