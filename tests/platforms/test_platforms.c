@@ -1,3 +1,385 @@
+/*
+ * test_platforms.c - presets, parameters and their errors, the XML scanner
+ * (malformed files, links without a tier, with file:line:col), export and
+ * reload, printing, and the igraph figures (diameter, bisection).
+ * SimGrid loading and routes are checked by test_plat_sim.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "cs_platform.h"
 #include "cs_test.h"
-int main(void) { return cs_test_finish(); }
+
+static char g_dir[] = "/tmp/cs_plat_testXXXXXX";
+
+static const cs_tier_info_t *tier(const cs_platform_t *p, const char *name)
+{
+    for (int i = 0; i < p->ntiers; i++)
+        if (strcmp(p->tiers[i].name, name) == 0)
+            return &p->tiers[i];
+    return NULL;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+static int near(double a, double b)
+{
+    return fabs(a - b) <= 1e-9 * fabs(b);
+}
+
+static void test_presets(void)
+{
+    static const struct {
+        const char *spec;
+        uint64_t ndev;
+        int d0, d1;
+        const char *tiers;
+    } cases[] = {
+        {"x86-p100-pcie-10gbe", 128, 4, 32, "pcie qpi nic leaf spine"},
+        {"minsky-p100-ib100", 256, 4, 64, "nvlink xbus pcie nic leaf spine"},
+        {"ac922-v100-ib100", 256, 4, 64, "nvlink xbus pcie nic leaf spine"},
+        {"summit", 1536, 6, 256, "nvlink xbus pcie nic leaf spine"},
+        {"summit:nodes=4608", 27648, 6, 4608, "nvlink xbus pcie nic leaf spine"},
+        {"dgx1-v100-ib100", 256, 8, 32, "nvlink pcie qpi nic leaf spine"},
+        {"x86-p100-pcie-10gbe:gpus=3,nodes=5", 15, 3, 5, "pcie qpi nic leaf spine"},
+    };
+    CS_TEST_CHECK(cs_platform_preset_count() == 5, "5 presets, found %d",
+                  cs_platform_preset_count());
+    for (int i = 0; i < cs_platform_preset_count(); i++)
+        CS_TEST_CHECK(cs_platform_preset_summary(i) && cs_platform_preset_params(i) &&
+                          strstr(cs_platform_preset_params(i), "nodes="),
+                      "preset %d has a summary and parameters", i);
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        cs_platform_t *p = NULL;
+        cs_err_t err = {0};
+        int st = cs_platform_open(cases[c].spec, &p, &err);
+        CS_TEST_CHECK(st == CS_OK, "open %s: %s", cases[c].spec, err.msg);
+        if (st != CS_OK)
+            continue;
+        CS_TEST_CHECK(p->ndevices == cases[c].ndev, "%s: ndevices %llu, expected %llu",
+                      cases[c].spec, (unsigned long long)p->ndevices,
+                      (unsigned long long)cases[c].ndev);
+        CS_TEST_CHECK(p->ndims == 2 && p->dims[0] == cases[c].d0 && p->dims[1] == cases[c].d1,
+                      "%s: dims %dx%d", cases[c].spec, p->dims[0], p->dims[1]);
+        char names[128] = "";
+        for (int t = 0; t < p->ntiers; t++) {
+            strcat(names, t ? " " : "");
+            strcat(names, p->tiers[t].name);
+            CS_TEST_CHECK(p->tiers[t].nlinks > 0 && p->tiers[t].bandwidth > 0 &&
+                              p->tiers[t].latency > 0 && p->tiers[t].bw_factor > 0 &&
+                              p->tiers[t].bw_factor <= 1 && p->tiers[t].lat_factor >= 1,
+                          "%s: tier %s has links, bandwidth, latency, factors", cases[c].spec,
+                          p->tiers[t].name);
+        }
+        CS_TEST_CHECK(strcmp(names, cases[c].tiers) == 0, "%s: tiers '%s', expected '%s'",
+                      cases[c].spec, names, cases[c].tiers);
+        CS_TEST_CHECK(p->description && strstr(p->description, "Worked route") &&
+                          strstr(p->description, "--") == NULL,
+                      "%s: description with a worked route and no '--'", cases[c].spec);
+        CS_TEST_CHECK(p->xml && strstr(p->xml, "<prop id=\"tier\" value=\"nic\"/>") &&
+                          strstr(p->xml, "<prop id=\"device\" value=\"gpu\"/>") &&
+                          strstr(p->xml, "SPLITDUPLEX"),
+                      "%s: XML has tiers, devices, split-duplex links", cases[c].spec);
+        cs_platform_close(p);
+    }
+    /* Summit numbers: HARDWARE.md section 1 */
+    cs_platform_t *p = NULL;
+    cs_err_t err = {0};
+    if (cs_platform_open("summit", &p, &err) == CS_OK) {
+        const cs_tier_info_t *nv = tier(p, "nvlink"), *xb = tier(p, "xbus"),
+                             *nic = tier(p, "nic"), *leaf = tier(p, "leaf");
+        CS_TEST_CHECK(nv && near(nv->bandwidth, 50e9) && nv->nlinks == 256 * 12,
+                      "summit nvlink 50 GB/s/dir, 12 links per node");
+        CS_TEST_CHECK(xb && near(xb->bandwidth, 32e9) && xb->nlinks == 256, "summit xbus 32 GB/s");
+        CS_TEST_CHECK(nic && near(nic->bandwidth, 25e9) && near(nic->bw_factor * 12.5e9, 12.2e9),
+                      "summit nic 2 x 12.5 GB/s, calibrated to 12.2 per rail");
+        CS_TEST_CHECK(leaf && leaf->nlinks == 15 && near(leaf->bandwidth, 18 * 25e9),
+                      "summit: 15 racks, non-blocking uplinks 18 x 25 GB/s");
+        cs_platform_close(p);
+    }
+    p = NULL;
+    CS_TEST_CHECK(cs_platform_open("summit:nodes=40,racks=4", &p, &err) == CS_OK &&
+                      tier(p, "leaf")->nlinks == 4,
+                  "racks=4 gives 4 racks: %s", err.msg);
+    cs_platform_close(p);
+}
+
+static void expect_error(const char *spec, int code, const char *needle)
+{
+    cs_platform_t *p = (cs_platform_t *)0x1;
+    cs_err_t err = {0};
+    int st = cs_platform_open(spec, &p, &err);
+    CS_TEST_CHECK(st == code && p == (cs_platform_t *)0x1 && strstr(err.msg, needle),
+                  "open '%s': expected %s mentioning '%s', found %s: %s", spec,
+                  cs_status_name(code), needle, cs_status_name(st), err.msg);
+}
+
+static void test_param_errors(void)
+{
+    expect_error("nosuch", CS_ERR_NOTFOUND, "summit");
+    expect_error("summit:colour=red", CS_ERR_INVAL, "nvlink_bw=");
+    expect_error("summit:nodes=0", CS_ERR_PARSE, "nodes");
+    expect_error("summit:nodes=abc", CS_ERR_PARSE, "found 'abc'");
+    expect_error("summit:nvlink_bw=fast", CS_ERR_INVAL, "nvlink_bw");
+    expect_error("summit:nvlink_bw=-3", CS_ERR_INVAL, "nvlink_bw");
+    expect_error("summit:oversub=0.5", CS_ERR_INVAL, "oversub");
+    expect_error("summit:racks=3,nodes_per_rack=4", CS_ERR_INVAL, "not both");
+    expect_error("summit:nodes", CS_ERR_PARSE, "KEY=VALUE");
+    expect_error("dgx1-v100-ib100:rails=2", CS_ERR_INVAL, "rails");
+    expect_error("x86-p100-pcie-10gbe:gpus=9", CS_ERR_PARSE, "gpus");
+    expect_error("/nonexistent/plat.xml", CS_ERR_NOTFOUND, "/nonexistent/plat.xml");
+    /* units */
+    cs_platform_t *p = NULL;
+    cs_err_t err = {0};
+    CS_TEST_CHECK(cs_platform_open("summit:nodes=2,nvlink_bw=400Gbps,nic_lat=700ns", &p, &err) ==
+                          CS_OK &&
+                      near(tier(p, "nvlink")->bandwidth, 50e9) &&
+                      near(tier(p, "nic")->latency, 700e-9),
+                  "units 400Gbps and 700ns: %s", err.msg);
+    cs_platform_close(p);
+}
+
+static void expect_xml_error(const char *name, const char *text, int code, const char *loc,
+                             const char *needle)
+{
+    char path[256], want[300];
+    snprintf(path, sizeof(path), "%s/%s", g_dir, name);
+    write_file(path, text);
+    snprintf(want, sizeof(want), "%s:%s: ", path, loc);
+    cs_platform_t *p = NULL;
+    cs_err_t err = {0};
+    int st = cs_platform_open(path, &p, &err);
+    CS_TEST_CHECK(st == code && strstr(err.msg, want) && strstr(err.msg, needle),
+                  "%s: expected %s at %s mentioning '%s', found %s: %s", name,
+                  cs_status_name(code), loc, needle, cs_status_name(st), err.msg);
+    cs_platform_close(st == CS_OK ? p : NULL);
+}
+
+#define HDR "<?xml version='1.0'?>\n<platform version=\"4.1\">\n"
+
+static void test_xml(void)
+{
+    expect_xml_error("notier.xml",
+                     HDR "<zone id=\"z\" routing=\"Full\">\n"
+                         "  <host id=\"a\" speed=\"1f\"/>\n"
+                         "  <link id=\"l1\" bandwidth=\"1GBps\" latency=\"1us\"><prop id=\"tier\" "
+                         "value=\"nic\"/></link>\n"
+                         "    <link id=\"l2\" bandwidth=\"1GBps\" latency=\"1us\"/>\n"
+                         "</zone>\n</platform>\n",
+                     CS_ERR_PARSE, "6:5", "without a tier");
+    expect_xml_error("mismatch.xml", HDR "<zone id=\"z\" routing=\"Full\">\n</zonex>\n</platform>\n",
+                     CS_ERR_PARSE, "4:1", "expected </zone>, found </zonex>");
+    expect_xml_error("unquoted.xml", HDR "<zone id=z routing=\"Full\">\n</zone>\n</platform>\n",
+                     CS_ERR_PARSE, "3:10", "quoted value");
+    expect_xml_error("eof.xml", HDR "<zone id=\"z\" routing=\"Full\">\n", CS_ERR_PARSE, "4:1",
+                     "expected </zone>, found end of file");
+    expect_xml_error("comment.xml", HDR "<!-- never closed\n", CS_ERR_PARSE, "3:1", "comment");
+    expect_xml_error("root.xml", "<?xml version='1.0'?>\n  <zone id=\"z\"/>\n", CS_ERR_PARSE,
+                     "2:4", "<platform>");
+    expect_xml_error("cluster.xml",
+                     HDR "<cluster id=\"c\" prefix=\"h\" suffix=\"\" radical=\"0-3\" speed=\"1f\" "
+                         "bw=\"1GBps\" lat=\"1us\"/>\n</platform>\n",
+                     CS_ERR_UNSUPPORTED, "3:2", "cluster");
+    expect_xml_error("badbw.xml",
+                     HDR "<zone id=\"z\" routing=\"Full\">\n<link id=\"l\" bandwidth=\"fast\" "
+                         "latency=\"1us\"><prop id=\"tier\" value=\"x\"/></link>\n</zone>\n"
+                         "</platform>\n",
+                     CS_ERR_PARSE, "4:25", "bandwidth");
+    expect_xml_error("baddims.xml",
+                     HDR "<zone id=\"z\" routing=\"Full\">\n<prop id=\"collstep_dims\" "
+                         "value=\"2x2\"/>\n<host id=\"a\" speed=\"1f\"><prop id=\"device\" "
+                         "value=\"gpu\"/></host>\n</zone>\n</platform>\n",
+                     CS_ERR_PARSE, "4:1", "collstep_dims");
+    expect_xml_error("trailing.xml", HDR "</platform>\n<platform/>\n", CS_ERR_PARSE, "4:1",
+                     "end of file");
+
+    /* a small hand-written file */
+    char path[256];
+    snprintf(path, sizeof(path), "%s/hand.xml", g_dir);
+    write_file(path, HDR "<!-- two GPUs -->\n<zone id=\"z\" routing=\"Full\">\n"
+                         "  <prop id=\"collstep_dims\" value=\"2x1\"/>\n"
+                         "  <host id=\"g0\" speed=\"100Gf\"><prop id=\"device\" value=\"gpu\"/></host>\n"
+                         "  <host id=\"g1\" speed=\"100Gf\"><prop id=\"device\" value='gpu'/></host>\n"
+                         "  <host id=\"cpu\" speed=\"1Gf\"/>\n"
+                         "  <link id=\"a\" bandwidth=\"25GBps\" latency=\"300ns\" "
+                         "sharing_policy=\"SPLITDUPLEX\"><prop id=\"tier\" value=\"nvlink\"/></link>\n"
+                         "  <link id=\"b\" bandwidth=\"16GBps\" latency=\"1us\"><prop id=\"tier\" "
+                         "value=\"pcie\"/></link>\n"
+                         "  <link id=\"c\" bandwidth=\"16GBps\" latency=\"1us\"><prop id=\"tier\" "
+                         "value=\"pcie\"/></link>\n"
+                         "  <route src=\"g0\" dst=\"g1\"><link_ctn id=\"a\" direction=\"UP\"/></route>\n"
+                         "</zone>\n</platform>\n");
+    cs_platform_t *p = NULL;
+    cs_err_t err = {0};
+    CS_TEST_CHECK(cs_platform_open(path, &p, &err) == CS_OK, "hand.xml: %s", err.msg);
+    if (p) {
+        const cs_tier_info_t *nv = tier(p, "nvlink"), *pc = tier(p, "pcie");
+        CS_TEST_CHECK(p->ndevices == 2 && p->ndims == 2 && p->dims[0] == 2 && p->dims[1] == 1,
+                      "hand.xml: 2 devices, dims 2x1");
+        CS_TEST_CHECK(nv && nv->nlinks == 1 && near(nv->bandwidth, 25e9) &&
+                          near(nv->latency, 300e-9) && nv->bw_factor == 1.0,
+                      "hand.xml: nvlink tier");
+        CS_TEST_CHECK(pc && pc->nlinks == 2 && near(pc->bandwidth, 16e9), "hand.xml: pcie tier");
+        cs_topo_figures_t fig;
+        cs_err_t terr = {0};
+        CS_TEST_CHECK(cs_platform_topology(p, &fig, &terr) == CS_ERR_UNSUPPORTED,
+                      "hand-written XML: figures unsupported, %s", terr.msg);
+        cs_platform_close(p);
+    }
+}
+
+static void test_roundtrip(const char *spec)
+{
+    cs_platform_t *a = NULL, *b = NULL;
+    cs_err_t err = {0};
+    char path[256];
+    snprintf(path, sizeof(path), "%s/export.xml", g_dir);
+    CS_TEST_CHECK(cs_platform_open(spec, &a, &err) == CS_OK, "open %s: %s", spec, err.msg);
+    if (a == NULL)
+        return;
+    CS_TEST_CHECK(cs_platform_export(a, path, &err) == CS_OK, "export: %s", err.msg);
+    CS_TEST_CHECK(cs_platform_open(path, &b, &err) == CS_OK, "reload %s: %s", spec, err.msg);
+    if (b) {
+        int same = b->ndevices == a->ndevices && b->ntiers == a->ntiers && b->ndims == a->ndims;
+        for (int i = 0; same && i < a->ndims; i++)
+            same = a->dims[i] == b->dims[i];
+        for (int t = 0; same && t < a->ntiers; t++) {
+            const cs_tier_info_t *x = &a->tiers[t], *y = &b->tiers[t];
+            same = strcmp(x->name, y->name) == 0 && x->nlinks == y->nlinks &&
+                   near(y->bandwidth, x->bandwidth) && fabs(y->latency - x->latency) < 1e-12 &&
+                   near(y->lat_factor, x->lat_factor) && near(y->bw_factor, x->bw_factor);
+            if (!same)
+                fprintf(stderr, "tier %s: %llu %g %g / %s: %llu %g %g\n", x->name,
+                        (unsigned long long)x->nlinks, x->bandwidth, x->latency, y->name,
+                        (unsigned long long)y->nlinks, y->bandwidth, y->latency);
+        }
+        CS_TEST_CHECK(same, "%s: export then load gives the same devices, dims, tiers", spec);
+        cs_topo_figures_t fa, fb;
+        CS_TEST_CHECK(cs_platform_topology(a, &fa, &err) == CS_OK &&
+                          cs_platform_topology(b, &fb, &err) == CS_OK &&
+                          fa.bisection_bw == fb.bisection_bw,
+                      "%s: exported file has the same figures: %s", spec, err.msg);
+        cs_platform_close(b);
+    }
+    cs_platform_close(a);
+    CS_TEST_CHECK(cs_platform_export(NULL, path, NULL) == CS_ERR_INVAL,
+                  "export of nothing fails");
+}
+
+static void test_figures(void)
+{
+    static const struct {
+        const char *spec;
+        double bisection;
+        int diameter;
+    } cases[] = {
+        /* non-blocking: half the devices' nodes x node NIC bandwidth */
+        {"summit", 128 * 25e9, 8},
+        {"summit:nodes=18", 9 * 25e9, 6},                 /* one rack: via the leaf only */
+        {"summit:nodes=1", 32e9 + 15.75e9, 3}, /* X-Bus, and PCIe via the hca */
+        {"x86-p100-pcie-10gbe", 16 * 1.25e9 / 3, 12},     /* 3:1 uplink of one rack */
+        {"x86-p100-pcie-10gbe:oversub=1", 16 * 1.25e9, 12},
+        {"dgx1-v100-ib100", 16 * 50e9, 8},
+        {"ac922-v100-ib100", 32 * 12.5e9, 10}, /* hca on socket 0 only */
+    };
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        cs_platform_t *p = NULL;
+        cs_err_t err = {0};
+        cs_topo_figures_t fig;
+        if (cs_platform_open(cases[c].spec, &p, &err) != CS_OK) {
+            CS_TEST_CHECK(0, "open %s: %s", cases[c].spec, err.msg);
+            continue;
+        }
+        int st = cs_platform_topology(p, &fig, &err);
+        CS_TEST_CHECK(st == CS_OK, "%s: topology: %s", cases[c].spec, err.msg);
+        if (st == CS_OK) {
+            CS_TEST_CHECK(near(fig.bisection_bw, cases[c].bisection),
+                          "%s: bisection %.4g GB/s, expected %.4g", cases[c].spec,
+                          fig.bisection_bw / 1e9, cases[c].bisection / 1e9);
+            CS_TEST_CHECK(fig.diameter_hops == cases[c].diameter,
+                          "%s: diameter %d hops, expected %d", cases[c].spec, fig.diameter_hops,
+                          cases[c].diameter);
+            CS_TEST_CHECK(fig.nvertices > p->ndevices && fig.nedges > fig.nvertices / 2,
+                          "%s: graph size", cases[c].spec);
+        }
+        cs_platform_close(p);
+    }
+    /* the full machine: report time */
+    cs_platform_t *p = NULL;
+    cs_err_t err = {0};
+    double t0 = now();
+    if (cs_platform_open("summit:nodes=4608", &p, &err) == CS_OK) {
+        double t1 = now();
+        cs_topo_figures_t fig;
+        int st = cs_platform_topology(p, &fig, &err);
+        double t2 = now();
+        CS_TEST_CHECK(st == CS_OK && near(fig.bisection_bw, 2304 * 25e9) &&
+                          fig.diameter_hops == 8,
+                      "summit 4608: bisection %.4g GB/s diameter %d: %s", fig.bisection_bw / 1e9,
+                      fig.diameter_hops, err.msg);
+        printf("summit:nodes=4608: open+XML %.2f s, figures %.2f s (%llu vertices, %llu edges, "
+               "bisection %.1f TB/s)\n",
+               t1 - t0, t2 - t1, (unsigned long long)fig.nvertices,
+               (unsigned long long)fig.nedges, fig.bisection_bw / 1e12);
+        cs_platform_close(p);
+    }
+}
+
+static void test_print(void)
+{
+    cs_platform_t *p = NULL;
+    cs_err_t err = {0};
+    if (cs_platform_open("summit:nodes=36", &p, &err) != CS_OK) {
+        CS_TEST_CHECK(0, "open: %s", err.msg);
+        return;
+    }
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CS_TEST_CHECK(f && cs_platform_print(p, f, &err) == CS_OK, "print: %s", err.msg);
+    if (f)
+        fclose(f);
+    CS_TEST_CHECK(buf && strstr(buf, "216 devices") && strstr(buf, "nvlink ") &&
+                      strstr(buf, "50.000") && strstr(buf, "g0 ===== g1") &&
+                      strstr(buf, "bisection 450.000 GB/s"),
+                  "print shows devices, tiers, the picture, figures:\n%s", buf ? buf : "");
+    free(buf);
+    cs_platform_close(p);
+}
+
+int main(void)
+{
+    if (mkdtemp(g_dir) == NULL)
+        CS_TEST_SKIP("cannot create a temporary directory");
+    test_presets();
+    test_param_errors();
+    test_xml();
+    test_roundtrip("summit");
+    test_roundtrip("dgx1-v100-ib100:nodes=9");
+    test_roundtrip("x86-p100-pcie-10gbe:gpus=3");
+    test_figures();
+    test_print();
+    char cmd[300];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", g_dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", g_dir);
+    return cs_test_finish();
+}
