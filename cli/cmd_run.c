@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cs_algo.h"
@@ -490,7 +491,7 @@ static int run_all(run_ctx_t *c, const uint64_t *sizes, int nsizes)
         hi = sizes[i] > hi ? sizes[i] : hi;
     cs_engine_config_t ec = {c->dt, c->op,
                              cs_coll_block_count(c->sched->desc.coll, c->nranks, hi, es),
-                             o->timeout};
+                             o->timeout, c->nranks > sysconf(_SC_NPROCESSORS_ONLN)};
     st = cs_engine_create(c->sched, c->rank, c->tp, &ec, &c->eng, &err);
     int ast = agree(c->boot, st, "setting up the engine", st == CS_OK ? &err : &e2);
     if (st != CS_OK || ast != CS_OK)

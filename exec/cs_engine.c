@@ -541,7 +541,7 @@ int cs_engine_run(cs_engine_t *e, uint64_t count, cs_err_t *err)
                             e->cfg.timeout_s, peer, step, peer >= 0 ? e->st[step].chan : 0);
             goto out;
         }
-        if (++idle > IDLE_YIELD)
+        if (e->cfg.oversubscribed ? ++idle > IDLE_YIELD : now - last > 1000000ull)
             sched_yield();
     }
 out:

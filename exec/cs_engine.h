@@ -37,6 +37,8 @@ typedef struct cs_engine_config {
     cs_op_t op;
     uint64_t max_count; /* largest count per block passed to cs_engine_run */
     double timeout_s;   /* no-progress limit; <= 0: 60 s */
+    int oversubscribed; /* more ranks than cores here: yield the CPU as soon as idle
+                         * instead of spinning (spinning wins latency otherwise) */
 } cs_engine_config_t;
 
 /* Per-step timestamps of the last run, ns since the run started (cheap to

@@ -5,11 +5,11 @@
 # both times and the speed-up (MPI time / collstep time).  Targets: >= 1.5x
 # from 1 MiB up, small-message latency within 1.5x of MPI.  Not a ctest.
 #   tests/bench/bench_exec.sh [build-dir] [max-bytes] [factor]
-#   env: ALGOS="ring rhd direct" ITERS=20 WARMUP=5 NP=2
+#   env: ALGOS="ring rhd direct rd" ITERS=20 WARMUP=5 NP=2
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 b=${1:-build} max=${2:-268435456} factor=${3:-4}
-algos=${ALGOS:-"ring rhd direct"} iters=${ITERS:-20} warm=${WARMUP:-5} np=${NP:-2}
+algos=${ALGOS:-"ring rhd direct rd"} iters=${ITERS:-20} warm=${WARMUP:-5} np=${NP:-2}
 cmake --build "$b" --target bench_exec_mpi >/dev/null
 run=("$b/cli/collstep" run)
 [ -x "$b/cli/collstep" ] || { cmake --build "$b" --target cs_run_driver >/dev/null; run=("$b/tests/exec/cs_run_driver"); }
