@@ -2,19 +2,19 @@
  * cs_verify_value.c - symbolic execution of a schedule's values.
  *
  * Every chunk slot (one per chunk of every buffer of every rank) holds a
- * 64-bit value id:
- *   0                 undefined (never written)
- *   1                 poisoned: produced by a step already reported; reading
- *                     it reports nothing more
- *   bit 63 set        the input of one rank: origin chunk g (bits 0-31),
- *                     rank (bits 32-62)
- *   other             2 + index of a record in the arena:
- *                     [g, n, lo_0, hi_0, ..., lo_n-1, hi_n-1]: origin chunk g
- *                     combined over the ranks of n disjoint sorted
- *                     half-open intervals
- * Records are immutable, so send, recv and copy move ids without copying;
- * only rrecv and reduce allocate, one record per combined chunk.  Ring,
- * tree and butterfly schedules keep one or two intervals per set.
+ * 64-bit value: origin chunk g in bits 0-31, set code in bits 32-63:
+ *   set code 0        no data: g = 0 undefined (never written), g = 1
+ *                     poisoned (produced by a step already reported;
+ *                     reading it reports nothing more)
+ *   bit 31 set        the set {rank} (rank in bits 0-30 of the code)
+ *   other             1 + index of a record in the arena:
+ *                     [n, lo_0, hi_0, ..., lo_n-1, hi_n-1]: the ranks of n
+ *                     disjoint sorted half-open intervals
+ * Records are immutable and shared by every chunk with the same set, so
+ * send, recv and copy move values without copying, and rrecv or reduce over
+ * a range of chunks usually computes one union for the whole range (a
+ * one-entry memo of the last union).  Ring, tree and butterfly schedules
+ * keep one or two intervals per set.
  *
  * The initial state follows the table of cs_sched.h; events run in the
  * graph's order (a matched pair as one event; stuck steps never run).  At the
@@ -29,7 +29,7 @@
 
 #define V_UNDEF 0ull
 #define V_POISON 1ull
-#define V_SINGLE (1ull << 63)
+#define V_SINGLE 0x80000000u /* in the set code */
 
 enum { F_UNINIT_SRC = 1, F_UNINIT_DST = 2, F_WRONG = 4, F_TWICE = 8 };
 
@@ -47,6 +47,8 @@ typedef struct {
     uint32_t *ar;     /* arena of set records */
     uint64_t na, cap;
     int nomem;
+    uint32_t memo_a, memo_b, memo_res; /* last union: codes of a, b and a | b */
+    uint32_t memo_ov[3];               /* its overlap: flag, first overlapping interval */
     /* the step being executed, for findings */
     int r;
     uint32_t i;
@@ -55,7 +57,7 @@ typedef struct {
 
 static uint64_t v_single(uint32_t g, uint32_t r)
 {
-    return V_SINGLE | ((uint64_t)r << 32) | g;
+    return ((uint64_t)(V_SINGLE | r) << 32) | g;
 }
 
 static uint64_t *slots(cs__val_t *x, int r, uint16_t buf)
@@ -63,25 +65,30 @@ static uint64_t *slots(cs__val_t *x, int r, uint16_t buf)
     return x->slot + x->boff[x->bstart[r] + buf];
 }
 
+static uint32_t v_set(uint64_t val)
+{
+    return (uint32_t)(val >> 32);
+}
+
 static uint32_t v_nint(const cs__val_t *x, uint64_t val)
 {
-    return (val & V_SINGLE) ? 1 : x->ar[val - 2 + 1];
+    return (v_set(val) & V_SINGLE) ? 1 : x->ar[v_set(val) - 1];
 }
 
 /* The view of a defined, unpoisoned value (valid until the arena grows). */
 static void v_view(const cs__val_t *x, uint64_t val, cs__view_t *w)
 {
-    if (val & V_SINGLE) {
-        w->g = (uint32_t)val;
-        w->one[0] = (uint32_t)(val >> 32) & 0x7fffffffu;
+    uint32_t set = v_set(val);
+    w->g = (uint32_t)val;
+    if (set & V_SINGLE) {
+        w->one[0] = set & ~V_SINGLE;
         w->one[1] = w->one[0] + 1;
         w->n = 1;
         w->iv = w->one;
     } else {
-        const uint32_t *rec = x->ar + (val - 2);
-        w->g = rec[0];
-        w->n = rec[1];
-        w->iv = rec + 2;
+        const uint32_t *rec = x->ar + (set - 1);
+        w->n = rec[0];
+        w->iv = rec + 1;
     }
 }
 
@@ -121,6 +128,8 @@ static const char *fmt_ranks(const uint32_t *iv, uint32_t n, int more, char *buf
     return buf;
 }
 
+static void set_union(cs__val_t *x, uint32_t ca, uint32_t cb, uint64_t dv, uint64_t sv);
+
 /* dst (op) src for one chunk slot of the current step; reports once per step
  * and kind.  `what` names the destination chunk ("out[5]"). */
 static uint64_t combine(cs__val_t *x, uint64_t dv, uint64_t sv, uint16_t buf, uint32_t c)
@@ -141,25 +150,48 @@ static uint64_t combine(cs__val_t *x, uint64_t dv, uint64_t sv, uint16_t buf, ui
     }
     if (sv == V_UNDEF)
         return V_POISON; /* reported where it was read */
-    uint32_t nd = v_nint(x, dv), ns = v_nint(x, sv);
-    if (reserve(x, 2 + 2 * (uint64_t)(nd + ns)) != CS_OK)
-        return V_POISON;
-    cs__view_t a, b;
-    v_view(x, dv, &a);
-    v_view(x, sv, &b);
-    if (a.g != b.g) {
+    if ((uint32_t)dv != (uint32_t)sv) {
         if (!(x->flags & F_WRONG)) {
             x->flags |= F_WRONG;
             cs__vfind(x->v, "wrong-chunk", x->r, x->i,
                       (int64_t)s->ranks[x->r].bufs[buf].base + c,
                       "rank %d %s: %s holds chunk %u but the data combined into it is chunk %u",
                       x->r, cs__vstep(s, x->r, x->i, sd, sizeof(sd)),
-                      cs__vrange(s, x->r, buf, c, 1, rg, sizeof(rg)), a.g, b.g);
+                      cs__vrange(s, x->r, buf, c, 1, rg, sizeof(rg)), (uint32_t)dv,
+                      (uint32_t)sv);
         }
         return V_POISON;
     }
+    if (v_set(dv) != x->memo_a || v_set(sv) != x->memo_b)
+        set_union(x, v_set(dv), v_set(sv), dv, sv);
+    if (x->nomem)
+        return V_POISON;
+    if (x->memo_ov[0] && !(x->flags & F_TWICE)) {
+        x->flags |= F_TWICE;
+        char rs[96];
+        cs__vfind(x->v, "twice", x->r, x->i, (int64_t)s->ranks[x->r].bufs[buf].base + c,
+                  "rank %d %s: %s would hold the input of %s twice", x->r,
+                  cs__vstep(s, x->r, x->i, sd, sizeof(sd)),
+                  cs__vrange(s, x->r, buf, c, 1, rg, sizeof(rg)),
+                  fmt_ranks(x->memo_ov + 1, 1, 0, rs, sizeof(rs)));
+    }
+    return ((uint64_t)x->memo_res << 32) | (uint32_t)dv;
+}
+
+/* The union of the sets of dv and sv (codes ca, cb) into a new record; the
+ * result and any overlap go to the memo. */
+static void set_union(cs__val_t *x, uint32_t ca, uint32_t cb, uint64_t dv, uint64_t sv)
+{
+    uint32_t nd = v_nint(x, dv), ns = v_nint(x, sv);
+    if (reserve(x, 1 + 2 * (uint64_t)(nd + ns)) != CS_OK || x->na + 1 >= V_SINGLE) {
+        x->nomem = 1;
+        return;
+    }
+    cs__view_t a, b;
+    v_view(x, dv, &a);
+    v_view(x, sv, &b);
     uint64_t at = x->na;
-    uint32_t *out = x->ar + at + 2, m = 0, ia = 0, ib = 0;
+    uint32_t *out = x->ar + at + 1, m = 0, ia = 0, ib = 0;
     uint32_t ov[2] = {0, 0};
     int overlap = 0;
     while (ia < a.n || ib < b.n) {
@@ -184,19 +216,14 @@ static uint64_t combine(cs__val_t *x, uint64_t dv, uint64_t sv, uint16_t buf, ui
             m++;
         }
     }
-    if (overlap && !(x->flags & F_TWICE)) {
-        x->flags |= F_TWICE;
-        char rs[96];
-        cs__vfind(x->v, "twice", x->r, x->i, (int64_t)s->ranks[x->r].bufs[buf].base + c,
-                  "rank %d %s: %s would hold the input of %s twice", x->r,
-                  cs__vstep(s, x->r, x->i, sd, sizeof(sd)),
-                  cs__vrange(s, x->r, buf, c, 1, rg, sizeof(rg)),
-                  fmt_ranks(ov, 1, 0, rs, sizeof(rs)));
-    }
-    x->ar[at] = a.g;
-    x->ar[at + 1] = m;
-    x->na += 2 + 2 * (uint64_t)m;
-    return at + 2;
+    x->ar[at] = m;
+    x->na += 1 + 2 * (uint64_t)m;
+    x->memo_a = ca;
+    x->memo_b = cb;
+    x->memo_res = (uint32_t)at + 1;
+    x->memo_ov[0] = (uint32_t)overlap;
+    x->memo_ov[1] = ov[0];
+    x->memo_ov[2] = ov[1];
 }
 
 /* Read src slot c of the current step; reports an undefined read once. */
