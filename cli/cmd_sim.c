@@ -23,6 +23,9 @@
 #include "cs_sim.h"
 #include "cs_text.h"
 #include "cs_verify.h"
+#ifdef CS_HAVE_TRACES
+#include "cs_trace_sim.h"
+#endif
 
 #define MAX_ALGOS 32
 #define MAX_SIZES 64
@@ -58,6 +61,15 @@ static void help(FILE *f)
             "  --no-verify          skip verifying the schedules before simulating\n"
             "  --format F           table (default), csv or json\n"
             "  -o, --output FILE    write results to FILE (default stdout)\n"
+#ifdef CS_HAVE_TRACES
+            "  --trace DIR          write per-step and per-link/per-tier utilization traces to\n"
+            "                       DIR (whole or not at all; several algorithms or sizes: one\n"
+            "                       DIR/ALGO-BYTES/ each and DIR/index.csv); see 'collstep trace'\n"
+            "  --trace-links N      per-link counter tracks in trace.json for the N busiest links\n"
+            "  --trace-ranks N      step slices of N evenly spaced ranks only (default 64, 0 = all)\n"
+            "  --trace-buckets N    time buckets of the utilization series (default 1024)\n"
+            "  --trace-no-plot      do not run gnuplot (no utilization.png)\n"
+#endif
             "\n"
             "example: collstep sim --platform summit --algo ring,hier --size 1M:1G\n");
 }
@@ -168,9 +180,9 @@ static int verify_one(const cs_sched_t *s)
 
 typedef struct args {
     const char *platform, *coll, *algos, *schedule, *size, *dtype, *op, *model, *map, *format,
-        *output;
-    long ranks, root, ports;
-    int no_verify;
+        *output, *trace;
+    long ranks, root, ports, trace_links, trace_ranks, trace_buckets;
+    int no_verify, trace_no_plot;
     cs_params_t params;
 } args_t;
 
@@ -185,7 +197,13 @@ static int parse(int argc, char **argv, args_t *a)
         {"model", required_argument, 0, 'm'},    {"map", required_argument, 0, 'M'},
         {"ports", required_argument, 0, 'x'},    {"no-verify", no_argument, 0, 'V'},
         {"format", required_argument, 0, 'f'},   {"output", required_argument, 0, 'o'},
-        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
+        {"help", no_argument, 0, 'h'},
+#ifdef CS_HAVE_TRACES
+        {"trace", required_argument, 0, 'T'},    {"trace-links", required_argument, 0, 'L'},
+        {"trace-ranks", required_argument, 0, 'R'}, {"trace-buckets", required_argument, 0, 'B'},
+        {"trace-no-plot", no_argument, 0, 'N'},
+#endif
+        {0, 0, 0, 0}};
     cs_err_t err = {0};
     int c;
     optind = 1;
@@ -204,6 +222,19 @@ static int parse(int argc, char **argv, args_t *a)
         case 'f': a->format = optarg; break;
         case 'o': a->output = optarg; break;
         case 'V': a->no_verify = 1; break;
+        case 'T': a->trace = optarg; break;
+        case 'N': a->trace_no_plot = 1; break;
+        case 'L':
+        case 'R':
+        case 'B': {
+            long v = strtol(optarg, &end, 10);
+            if (*end != '\0' || v < (c == 'B' ? 16 : 0) || v > (1L << 24))
+                return cs_cli_usage_error("sim", "--trace-%s: expected %s integer, found '%s'",
+                                          c == 'L' ? "links" : c == 'R' ? "ranks" : "buckets",
+                                          c == 'B' ? "an (>= 16)" : "a non-negative", optarg);
+            *(c == 'L' ? &a->trace_links : c == 'R' ? &a->trace_ranks : &a->trace_buckets) = v;
+            break;
+        }
         case 'n':
         case 'r':
         case 'x': {
@@ -267,6 +298,8 @@ int cs_cli_sim(int argc, char **argv)
     a.model = "ideal";
     a.format = "table";
     a.ranks = -1;
+    a.trace_ranks = 64;
+    a.trace_buckets = 1024;
     cs_params_init(&a.params);
     int rc = parse(argc, argv, &a);
     if (rc != CS_EXIT_OK)
@@ -298,6 +331,10 @@ int cs_cli_sim(int argc, char **argv)
     cs_sim_instance_t *inst = NULL;
     cs_result_t *rows = NULL;
     char **map = NULL;
+#ifdef CS_HAVE_TRACES
+    cs_trace_session_t *tsess = NULL;
+    cs_trace_sim_t tsim;
+#endif
     int nmap = 0, nsched = 0, ranks = 0;
     FILE *out = NULL;
     cs_err_t err = {0};
@@ -385,6 +422,23 @@ int cs_cli_sim(int argc, char **argv)
     so.nmap = nmap;
     so.ports = (int)a.ports;
     so.obs = isatty(2) ? &obs : NULL;
+#ifdef CS_HAVE_TRACES
+    if (a.trace) {
+        cs_trace_opts_t to;
+        cs_trace_opts_init(&to);
+        to.link_tracks = (int)a.trace_links;
+        to.ranks = (int)a.trace_ranks;
+        to.buckets = (int)a.trace_buckets;
+        to.plot = !a.trace_no_plot;
+        if (cs_trace_session_open(a.trace, &to, n, &tsess, &err) != CS_OK) {
+            fprintf(stderr, "collstep sim: %s\n", err.msg);
+            rc = CS_EXIT_FAIL;
+            goto done;
+        }
+        cs_trace_sim_init(&tsim, tsess, plat->spec[0] ? plat->spec : plat->name, a.model, so.obs);
+        so.obs = &tsim.obs;
+    }
+#endif
     int st = cs_sim_run(plat, &so, inst, n, &err);
     if (prog.shown)
         fputc('\n', stderr);
@@ -393,6 +447,13 @@ int cs_cli_sim(int argc, char **argv)
         rc = st == CS_ERR_INVAL ? CS_EXIT_USAGE : CS_EXIT_FAIL;
         goto done;
     }
+#ifdef CS_HAVE_TRACES
+    if (tsess && cs_trace_session_commit(tsess, &err) != CS_OK) {
+        fprintf(stderr, "collstep sim: --trace %s: %s\n", a.trace, err.msg);
+        rc = CS_EXIT_FAIL;
+        goto done;
+    }
+#endif
     for (int i = 0; i < n; i++) {
         const cs_sched_t *s = inst[i].sched;
         const char *name = s->algo[0] ? s->algo : a.schedule;
@@ -411,6 +472,9 @@ int cs_cli_sim(int argc, char **argv)
     if (rc != CS_EXIT_OK)
         fprintf(stderr, "collstep sim: cannot write %s\n", a.output ? a.output : "results");
 done:
+#ifdef CS_HAVE_TRACES
+    cs_trace_session_close(tsess);
+#endif
     for (int i = 0; i < nsched; i++)
         cs_sched_destroy(scheds[i]);
     for (int i = 0; i < nmap; i++)
