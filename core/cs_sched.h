@@ -236,9 +236,10 @@ static inline int cs_sched_status(const cs_sched_t *s)
 
 /* ---- reading ----------------------------------------------------------- */
 
+/* The dependencies of a step (NULL when it has none). */
 static inline const uint32_t *cs_step_deps(const cs_rank_sched_t *r, const cs_step_t *st)
 {
-    return r->deps + st->dep_off;
+    return st->ndeps ? r->deps + st->dep_off : NULL;
 }
 
 /* Total number of steps over all ranks. */

@@ -39,6 +39,7 @@ typedef struct pstate {
     cs_sched_t *s;
     uint32_t *deps; /* dependency list of the step being read */
     uint32_t ndeps, cap_deps;
+    int seen_end; /* the "end" line was read */
 } pstate_t;
 
 /* ---- errors ------------------------------------------------------------ */
@@ -545,6 +546,17 @@ static int parse_ranks(lex_t *lx, pstate_t *ps)
             continue;
         }
         size_t n = word(lx, &w);
+        if (is_kw(w, n, "end")) {
+            /* The last line: whatever follows is an error, and its absence
+             * means the file was cut short. */
+            if ((rc = expect_eol(lx)) != CS_OK || (rc = next_line(lx)) != CS_OK)
+                return rc;
+            if ((rc = seek_content(lx)) == 1)
+                return err_at(lx, lx->p, "end of file after 'end'");
+            if (rc == 0)
+                ps->seen_end = 1;
+            return rc;
+        }
         if (is_kw(w, n, "rank")) {
             const char *npos = (skip_blanks(lx), lx->p);
             if ((rc = number(lx, 0, INT32_MAX, "a rank", &r)) != CS_OK)
@@ -566,6 +578,10 @@ static int parse_ranks(lex_t *lx, pstate_t *ps)
             return err_at(lx, pos, "'rank' or a step number (buffers come before steps)");
         }
     }
+    if (rc == 0 && !ps->seen_end)
+        return err_at(lx, lx->p,
+                      "%s or 'end' (the last line of every schedule: the file may be truncated)",
+                      cur < 0 ? "'rank'" : "a step, 'rank'");
     return rc;
 }
 

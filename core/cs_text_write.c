@@ -216,6 +216,7 @@ int cs_sched_write(const cs_sched_t *s, FILE *f)
         for (uint32_t i = 0; i < rk->nsteps; i++)
             write_step(o, rk, i);
     }
+    ob_str(o, "end\n");
     ob_flush(o);
     int failed = o->failed || fflush(f) != 0 || ferror(f);
     free(o);

@@ -133,6 +133,13 @@ static const bad_case_t cases[] = {
      "t.sched:4:13: expected a peer rank, found end of file"},
     {"truncated range", H0 "  0: send to 1 in[0:", 0, CS_ERR_PARSE,
      "t.sched:4:21: expected a chunk index, found end of file"},
+    {"truncated at a line boundary", H0 "  0: send to 1 in[0:1]\n", 0, CS_ERR_PARSE,
+     "t.sched:5:1: expected a step, 'rank' or 'end' (the last line of every schedule: the file "
+     "may be truncated), found end of file"},
+    {"content after end", H0 "end\nrank 1\n", 0, CS_ERR_PARSE,
+     "t.sched:5:1: expected end of file after 'end', found 'rank'"},
+    {"no rank before end", "collstep-schedule 1\ncollective allreduce ranks 2 chunks 2\n", 0,
+     CS_ERR_PARSE, "t.sched:3:1: expected 'rank' or 'end'"},
     {"NUL byte inside a line", H0 "  0: nop\0 after\n", sizeof(H0 "  0: nop\0 after\n") - 1,
      CS_ERR_PARSE, "t.sched:4:9: expected end of line, found '\\x00'"},
     {"quote is escaped", H0 "  0: 'x\n", 0, CS_ERR_PARSE,
@@ -163,7 +170,7 @@ static void run_case(const bad_case_t *c)
 static void test_long_line(void)
 {
     size_t hl = strlen(H0), n = hl + CS_TEXT_MAX_LINE + 2;
-    char *t = malloc(n);
+    char *t = malloc(n + 4);
     CS_TEST_CHECK(t != NULL, "malloc");
     if (t == NULL)
         return;
@@ -179,8 +186,9 @@ static void test_long_line(void)
                   "long line: %s", err.msg);
     /* A line of exactly the limit is fine (a comment here). */
     t[n - 2] = '\n';
+    memcpy(t + n - 1, "end\n", 4);
     cs_err_clear(&err);
-    cs_sched_t *s = cs_sched_parse(t, n - 1, "t.sched", &err);
+    cs_sched_t *s = cs_sched_parse(t, n + 3, "t.sched", &err);
     CS_TEST_CHECK(s != NULL, "line at the limit: %s", err.msg);
     cs_sched_destroy(s);
     free(t);
