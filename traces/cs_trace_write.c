@@ -278,7 +278,8 @@ static int write_plot(const cs_trace_t *t, const order_t *o, uint32_t rows)
     const cs_trace_meta_t *m = &t->meta;
     double Dms = cs__trace_width(t->level) * 1e3;
     fprintf(f, "# collstep trace plot: run 'gnuplot plot.gp' in this directory\n"
-               "set terminal pngcairo size 1280,960 font ',10'\nset output 'utilization.png'\n"
+               "set terminal pngcairo noenhanced size 1280,960 font ',10'\n"
+               "set output 'utilization.png'\n"
                "set multiplot layout 2,1 title \"%s %s on %s, %d ranks, %llu B (%s, %.3f ms)\"\n",
             m->coll, m->algo, m->platform, m->nranks, (unsigned long long)m->bytes,
             m->backend == CS_TRACE_LIVE ? "live" : "sim", t->T * 1e3);
@@ -302,7 +303,7 @@ static int write_plot(const cs_trace_t *t, const order_t *o, uint32_t rows)
         fprintf(f, "0 notitle");
     fprintf(f, "\nset datafile separator whitespace\nunset grid\n"
                "set title 'utilization of the %u busiest links (busiest on top)'\n"
-               "set ylabel ''\nset cbrange [0:1]\nset palette rgb 33,13,10\n"
+               "set ylabel ''\nset cbrange [0:1]\nset palette rgb 33,13,10\nset xlabel 'time (ms)'\n"
                "set yrange [%f:-0.5]\nset ytics font ',7' (",
             rows, rows ? rows - 0.5 : 0.5);
     for (uint32_t j = 0; j < rows; j++)
