@@ -79,5 +79,28 @@ grep_out "incorrect summary" "INCORRECT" "$tmp/out"
 check "gen into missing dir" 1 "$cs" gen allreduce ring --ranks 4 -o "$tmp/no/such/dir/x.sched"
 [ -z "$(ls "$tmp" | grep '\.tmp')" ] && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL: temp file left"; }
 
+# platforms (when built)
+if "$cs" platform --help >/dev/null 2>&1; then
+  check "platform list" 0 "$cs" platform list
+  for p in x86-p100-pcie-10gbe minsky-p100-ib100 ac922-v100-ib100 summit dgx1-v100-ib100; do
+    grep_out "list names $p" "$p" "$tmp/out"
+  done
+  check "platform show" 0 "$cs" platform show summit:nodes=4
+  grep_out "show tiers" "nvlink" "$tmp/out"
+  grep_out "show figures" "bisection" "$tmp/out"
+  check "platform export" 0 "$cs" platform export summit:nodes=4 -o "$tmp/s4.xml"
+  grep_out "export has tiers" 'id="tier"' "$tmp/s4.xml"
+  check "platform show exported" 0 "$cs" platform show "$tmp/s4.xml"
+  grep_out "exported devices" "24 devices" "$tmp/out"
+  check "platform unknown preset" 2 "$cs" platform show nosuch
+  grep_out "unknown preset lists presets" "summit" "$tmp/err"
+  check "platform unknown param" 2 "$cs" platform show summit:flux=3
+  check "platform bad verb" 2 "$cs" platform frob
+  check "platform export without -o" 2 "$cs" platform export summit
+  printf '<?xml version="1.0"?>\n<platform version="4.1">\n<zone id="z" routing="Full">\n<link id="l" bandwidth="1GBps"/>\n</zone></platform>\n' > "$tmp/notier.xml"
+  check "platform link without tier" 2 "$cs" platform show "$tmp/notier.xml"
+  grep_out "no tier names line" "notier.xml:4:" "$tmp/err"
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,0 +1,106 @@
+/* cmd_platform.c - `collstep platform`: list, show and export platforms. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cs_platform.h"
+
+static void help(FILE *f)
+{
+    fprintf(f,
+            "usage: collstep platform list\n"
+            "       collstep platform show NAME[:key=value,...] | FILE.xml\n"
+            "       collstep platform export NAME[:key=value,...] -o FILE.xml\n"
+            "\n"
+            "Platforms are presets of the seed systems' fabrics (every link tagged with its\n"
+            "tier) or SimGrid XML files whose links carry a 'tier' property.\n"
+            "\n"
+            "  list      presets with a one-line summary and their parameters\n"
+            "  show      tiers (links, bandwidth, latency, calibration factors), the node\n"
+            "            picture with sources, and topology figures from an igraph graph:\n"
+            "            diameter in hops, bisection bandwidth (max-flow between the halves)\n"
+            "  export    write the SimGrid XML (whole or not at all) for editing; load it\n"
+            "            back with --platform FILE.xml\n"
+            "\n"
+            "example: collstep platform show summit:nodes=16\n");
+}
+
+static int cmd_list(void)
+{
+    for (int i = 0; i < cs_platform_preset_count(); i++) {
+        printf("%-22s %s\n", cs_platform_preset_name(i), cs_platform_preset_summary(i));
+        printf("%-22s   parameters: %s\n", "", cs_platform_preset_params(i));
+    }
+    return CS_EXIT_OK;
+}
+
+static int open_or_fail(const char *spec, cs_platform_t **p)
+{
+    cs_err_t err = {0};
+    if (cs_platform_open(spec, p, &err) != CS_OK) {
+        fprintf(stderr, "collstep platform: %s\n", err.msg);
+        return CS_EXIT_USAGE;
+    }
+    return CS_EXIT_OK;
+}
+
+int cs_cli_platform(int argc, char **argv)
+{
+    static const struct option opts[] = {{"output", required_argument, 0, 'o'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    const char *output = NULL;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            output = optarg;
+            break;
+        case 'h':
+            help(stdout);
+            return CS_EXIT_OK;
+        default:
+            help(stderr);
+            return CS_EXIT_USAGE;
+        }
+    }
+    if (optind >= argc) {
+        help(stderr);
+        return CS_EXIT_USAGE;
+    }
+    const char *verb = argv[optind];
+    int nargs = argc - optind - 1;
+    if (strcmp(verb, "list") == 0) {
+        if (nargs != 0)
+            return cs_cli_usage_error("platform", "list takes no argument");
+        return cmd_list();
+    }
+    if (strcmp(verb, "show") != 0 && strcmp(verb, "export") != 0)
+        return cs_cli_usage_error("platform", "unknown verb '%s' (expected list, show or export)",
+                                  verb);
+    if (nargs != 1)
+        return cs_cli_usage_error("platform", "%s takes one platform", verb);
+    if (strcmp(verb, "export") == 0 && output == NULL)
+        return cs_cli_usage_error("platform", "export needs -o FILE.xml");
+    cs_platform_t *p = NULL;
+    int rc = open_or_fail(argv[optind + 1], &p);
+    if (rc != CS_EXIT_OK)
+        return rc;
+    cs_err_t err = {0};
+    if (strcmp(verb, "show") == 0) {
+        if (cs_platform_print(p, stdout, &err) != CS_OK) {
+            fprintf(stderr, "collstep platform: %s\n", err.msg);
+            rc = CS_EXIT_FAIL;
+        }
+    } else if (cs_platform_export(p, output, &err) != CS_OK) {
+        fprintf(stderr, "collstep platform: %s\n", err.msg);
+        rc = CS_EXIT_FAIL;
+    } else {
+        fprintf(stderr, "collstep platform: wrote %s (%llu devices)\n", output,
+                (unsigned long long)p->ndevices);
+    }
+    cs_platform_close(p);
+    return rc;
+}
