@@ -439,26 +439,52 @@ static double expected_out(const cs_coll_desc_t *d, cs_dtype_t dt, cs_op_t op, u
     }
 }
 
-uint64_t cs_test_check_detail(const cs_coll_desc_t *desc, cs_dtype_t dt, cs_op_t op,
-                              uint64_t count, int rank, const void *out, uint64_t out_first,
-                              uint64_t out_n, uint64_t *first_bad, double *max_abs_err)
+uint64_t cs_test_compare(cs_dtype_t dt, const void *out, const double *want, uint64_t n,
+                         uint64_t first, uint64_t *first_bad, double *max_abs_err)
 {
-    uint64_t wrong = 0, first = CS_TEST_NO_INDEX;
+    uint64_t wrong = 0, fb = CS_TEST_NO_INDEX;
     double maxerr = 0.0;
-    if (desc->coll == CS_COLL_REDUCE && rank != desc->root)
-        out_n = 0; /* no defined output */
-    for (uint64_t k = 0; k < out_n; k++) {
-        double want = expected_out(desc, dt, op, count, rank, out_first + k);
+    for (uint64_t k = 0; k < n; k++) {
         double got = cs_test_load(dt, out, k);
-        if (got == want)
+        if (got == want[k])
             continue;
-        double err = fabs(got - want);
+        double err = fabs(got - want[k]);
         if (isnan(err))
             err = INFINITY;
         if (err > maxerr)
             maxerr = err;
         if (wrong++ == 0)
-            first = out_first + k;
+            fb = first + k;
+    }
+    if (first_bad)
+        *first_bad = fb;
+    if (max_abs_err)
+        *max_abs_err = maxerr;
+    return wrong;
+}
+
+uint64_t cs_test_check_detail(const cs_coll_desc_t *desc, cs_dtype_t dt, cs_op_t op,
+                              uint64_t count, int rank, const void *out, uint64_t out_first,
+                              uint64_t out_n, uint64_t *first_bad, double *max_abs_err)
+{
+    enum { BLK = 512 };
+    double want[BLK];
+    uint64_t wrong = 0, first = CS_TEST_NO_INDEX;
+    double maxerr = 0.0;
+    size_t esz = cs_dtype_size(dt);
+    if (desc->coll == CS_COLL_REDUCE && rank != desc->root)
+        out_n = 0; /* no defined output */
+    for (uint64_t k0 = 0; k0 < out_n; k0 += BLK) {
+        uint64_t n = out_n - k0 < BLK ? out_n - k0 : BLK, fb;
+        double me;
+        for (uint64_t k = 0; k < n; k++)
+            want[k] = expected_out(desc, dt, op, count, rank, out_first + k0 + k);
+        uint64_t w = cs_test_compare(dt, (const unsigned char *)out + k0 * esz, want, n,
+                                     out_first + k0, &fb, &me);
+        if (w > 0 && wrong == 0)
+            first = fb;
+        wrong += w;
+        maxerr = me > maxerr ? me : maxerr;
     }
     if (first_bad)
         *first_bad = first;

@@ -66,6 +66,12 @@ uint64_t cs_test_check(const cs_coll_desc_t *desc, cs_dtype_t dt, cs_op_t op, ui
 uint64_t cs_test_check_detail(const cs_coll_desc_t *desc, cs_dtype_t dt, cs_op_t op,
                               uint64_t count, int rank, const void *out, uint64_t out_first,
                               uint64_t out_n, uint64_t *first_bad, double *max_abs_err);
+/* Compare out[0..n) (type dt) with want[0..n); `first` is the global index
+ * of out[0], used for *first_bad.  Same reporting as cs_test_check_detail.
+ * Lets a caller that checks many ranks against one vector (allreduce)
+ * compute the expected values once. */
+uint64_t cs_test_compare(cs_dtype_t dt, const void *out, const double *want, uint64_t n,
+                         uint64_t first, uint64_t *first_bad, double *max_abs_err);
 /* Element k of a buffer of type dt, as double (NaN for an unknown type). */
 double cs_test_load(cs_dtype_t dt, const void *buf, uint64_t k);
 

@@ -218,10 +218,61 @@ static void test_allgather3(void)
     cs_sched_destroy(s);
 }
 
+/* P ranks, direct allreduce: everyone sends its input to everyone and
+ * combines with rrecv into out after a copy.  `skip` makes rank P-1 receive
+ * rank 0's input with a plain recv (overwriting instead of combining). */
+static cs_sched_t *direct_allreduce(int P, int skip)
+{
+    cs_coll_desc_t d = {CS_COLL_ALLREDUCE, P, 0, 0};
+    cs_sched_t *s = cs_sched_create(&d, 2, NULL);
+    if (!s)
+        return NULL;
+    for (int r = 0; r < P; r++) {
+        uint32_t last = (uint32_t)cs_copy(s, r, cs_rng(CS_BUF_IN, 0, 2), cs_rng(CS_BUF_OUT, 0, 2),
+                                          NULL, 0);
+        for (int q = 0; q < P; q++) {
+            if (q == r)
+                continue;
+            cs_send(s, r, q, 0, cs_rng(CS_BUF_IN, 0, 2), NULL, 0);
+            int plain = skip && r == P - 1 && q == 0;
+            last = (uint32_t)(plain ? cs_recv : cs_rrecv)(s, r, q, 0, cs_rng(CS_BUF_OUT, 0, 2),
+                                                         &last, 1);
+        }
+    }
+    if (cs_sched_status(s) != CS_OK) {
+        cs_sched_destroy(s);
+        return NULL;
+    }
+    return s;
+}
+
+static void test_direct(void)
+{
+    for (int P = 1; P <= 9; P += 4) {
+        cs_sched_t *s = direct_allreduce(P, 0);
+        REQUIRE_V(s != NULL);
+        for (int o = 0; o < CS_OP_COUNT; o++)
+            for (uint64_t count = 0; count < 6; count += 5)
+                run_ok(s, CS_DT_F16, (cs_op_t)o, count, "direct allreduce");
+        cs_sched_destroy(s);
+    }
+    /* rank 8 overwrites its partial sum with rank 0's input: only rank 8
+     * can be wrong (the vector-wide expected values are used for P >= 4) */
+    cs_sched_t *s = direct_allreduce(9, 1);
+    REQUIRE_V(s != NULL);
+    cs_interp_result_t res;
+    int st = cs_interp_run(s, CS_DT_F64, CS_OP_SUM, 50, &res, NULL);
+    CS_TEST_CHECK(st == CS_OK && res.wrong > 0 && res.wrong <= 50 && res.first_bad_rank == 8,
+                  "broken direct allreduce: wrong %llu rank %d", (unsigned long long)res.wrong,
+                  res.first_bad_rank);
+    cs_sched_destroy(s);
+}
+
 int main(void)
 {
     test_allreduce2();
     test_bcast3();
     test_allgather3();
+    test_direct();
     return cs_test_finish();
 }
