@@ -15,8 +15,11 @@
  * hierarchical allreduce (cs__phase_multitier) on its own dependency
  * stream and its own channels.
  * Cost: each half moves n/2 through RS_X(n/2) + RS_Y(n/2X) + AG_Y + AG_X
- * with ring costs; the halves overlap, so with separate X and Y links the
- * time is the larger of the two orders.
+ * with ring costs.  The halves overlap, so the latency is 2(X-1 + Y-1)
+ * alpha; with one port per rank (the alpha-beta model) their bytes add up:
+ * 2 (P-1)/P n beta + (P-1)/P n gamma, like the ring.  On a real torus the X
+ * and Y links work at once, which is the point: up to twice the ring's
+ * bandwidth, a gain the single-link model cannot show.
  * Supports every P (a prime P degenerates to 1 x P, i.e. two concurrent
  * rings) and in-place; dims must multiply to P.
  */
@@ -87,14 +90,19 @@ static double cost(const cs_coll_desc_t *desc, cs_params_t *p, double bytes,
     cs_err_t e = {0};
     if (parse(desc, p, d, &nc, &e) != CS_OK)
         return -1.0;
-    double h = bytes / 2, t[2];
+    /* latency: the halves overlap (max); bandwidth: one port per rank in the
+     * alpha-beta model, so the two halves' bytes add up */
+    cs_ab_model_t lat = {m->alpha, 0, 0}, bw = {0, m->beta, m->gamma};
+    double h = bytes / 2, tl[2], tb = 0;
     for (int o = 0; o < 2; o++) {
         int a = d[o], b = d[1 - o];
-        t[o] = cs__cost_phase(CS__PH_RING, a, h, m, 1) + cs__cost_phase(CS__PH_RING, a, h, m, 0) +
-               cs__cost_phase(CS__PH_RING, b, h / a, m, 1) +
-               cs__cost_phase(CS__PH_RING, b, h / a, m, 0);
+        tl[o] = 2 * (cs__cost_phase(CS__PH_RING, a, h, &lat, 0) +
+                     cs__cost_phase(CS__PH_RING, b, h / a, &lat, 0));
+        tb += cs__cost_phase(CS__PH_RING, a, h, &bw, 1) + cs__cost_phase(CS__PH_RING, a, h, &bw, 0) +
+              cs__cost_phase(CS__PH_RING, b, h / a, &bw, 1) +
+              cs__cost_phase(CS__PH_RING, b, h / a, &bw, 0);
     }
-    return t[0] > t[1] ? t[0] : t[1];
+    return (tl[0] > tl[1] ? tl[0] : tl[1]) + tb;
 }
 
 const cs_algo_t cs__algo_allreduce_torus2d = {

@@ -17,7 +17,7 @@
 
 /* Build coll/name on P ranks with "k=v,..." parameters (NULL: none).
  * Returns the schedule or NULL (a failure is recorded). */
-static cs_sched_t *aa_build(cs_coll_t coll, const char *name, int P, int inplace,
+static inline cs_sched_t *aa_build(cs_coll_t coll, const char *name, int P, int inplace,
                             const char *params)
 {
     const cs_algo_t *a = cs_algo_find(coll, name);
@@ -41,7 +41,7 @@ static cs_sched_t *aa_build(cs_coll_t coll, const char *name, int P, int inplace
 }
 
 /* Verify; returns 1 when the verifier accepts the schedule. */
-static int aa_verify(const cs_sched_t *s, const char *what)
+static inline int aa_verify(const cs_sched_t *s, const char *what)
 {
     cs_verify_report_t rep;
     cs_err_t err = {0};
@@ -54,7 +54,7 @@ static int aa_verify(const cs_sched_t *s, const char *what)
 }
 
 /* Run the interpreter at `count` with (dt, op); returns 1 when all right. */
-static int aa_interp(const cs_sched_t *s, cs_dtype_t dt, cs_op_t op, uint64_t count,
+static inline int aa_interp(const cs_sched_t *s, cs_dtype_t dt, cs_op_t op, uint64_t count,
                      const char *what)
 {
     cs_interp_result_t res;
@@ -71,7 +71,7 @@ static int aa_interp(const cs_sched_t *s, cs_dtype_t dt, cs_op_t op, uint64_t co
 /* The full check of one configuration: build, verify, interpret at the
  * matrix counts with int32 sum and float sum (and int32 max for the
  * data-movement all-gather, whose sum data is mostly zeros). */
-static void aa_check(cs_coll_t coll, const char *name, int P, int inplace, const char *params)
+static inline void aa_check(cs_coll_t coll, const char *name, int P, int inplace, const char *params)
 {
     char what[160];
     snprintf(what, sizeof(what), "%s %s P=%d%s%s%s", cs_coll_name(coll), name, P,
