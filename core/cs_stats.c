@@ -175,10 +175,11 @@ typedef struct cs__ab {
     int32_t *trig_list;
     uint32_t ntrig;
     cs__ev_t *heap;
-    uint64_t nheap, seq, ndone;
+    uint64_t nheap, cap_heap, seq, ndone;
+    int nomem; /* a growing array could not grow: the run fails */
     uint64_t *work, nwork; /* steps whose dependencies are all done */
     cs__cand_t *cand;      /* transfers that may start now */
-    uint64_t ncand;
+    uint64_t ncand, cap_cand;
 } cs__ab_t;
 
 static int ev_less(const cs__ev_t *a, const cs__ev_t *b)
@@ -186,8 +187,26 @@ static int ev_less(const cs__ev_t *a, const cs__ev_t *b)
     return a->t < b->t || (a->t == b->t && a->seq < b->seq);
 }
 
+/* Make room for one more element in a growing array (doubling). */
+static int grow(cs__ab_t *a, void **arr, uint64_t *cap, uint64_t used, size_t esz)
+{
+    if (used < *cap)
+        return 1;
+    uint64_t nc = *cap ? 2 * *cap : 1024;
+    void *p = realloc(*arr, (size_t)nc * esz);
+    if (p == NULL) {
+        a->nomem = 1;
+        return 0;
+    }
+    *arr = p;
+    *cap = nc;
+    return 1;
+}
+
 static void heap_push(cs__ab_t *a, double t, int kind, uint64_t id)
 {
+    if (!grow(a, (void **)&a->heap, &a->cap_heap, a->nheap, sizeof(*a->heap)))
+        return;
     uint64_t i = a->nheap++;
     cs__ev_t e = {t, a->seq++, id, kind};
     while (i > 0 && ev_less(&e, &a->heap[(i - 1) / 2])) {
@@ -264,7 +283,8 @@ static void combine(cs__ab_t *a, int r, uint64_t gid, double t, double bytes)
 static void add_cand(cs__ab_t *a, uint64_t sid)
 {
     cs__cand_t c = {a->ready[sid], sid};
-    a->cand[a->ncand++] = c;
+    if (grow(a, (void **)&a->cand, &a->cap_cand, a->ncand, sizeof(*a->cand)))
+        a->cand[a->ncand++] = c;
 }
 
 static void queue_pair(cs__ab_t *a, uint64_t sid)
@@ -346,7 +366,8 @@ static void start_transfers(cs__ab_t *a, double t)
         a->trig[r] = 0;
     }
     a->ntrig = 0;
-    qsort(a->cand, a->ncand, sizeof(*a->cand), cand_cmp);
+    if (a->ncand > 1)
+        qsort(a->cand, a->ncand, sizeof(*a->cand), cand_cmp);
     for (uint64_t k = 0; k < a->ncand; k++) {
         uint64_t sid = a->cand[k].sid, rid = a->g.partner[sid];
         int sr = a->rank_of[sid], rr = a->rank_of[rid];
@@ -408,8 +429,7 @@ static int ab_init(cs__ab_t *a, const cs_sched_t *s, cs_err_t *err)
           CS__ALLOC(a->sq_next, n) && CS__ALLOC(a->sq_prev, n) && CS__ALLOC(a->rq_next, n) &&
           CS__ALLOC(a->rq_prev, n) && CS__ALLOC(a->sq_head, P) && CS__ALLOC(a->rq_head, P) &&
           CS__ALLOC(a->cpu_free, P) && CS__ALLOC(a->sbusy, P) && CS__ALLOC(a->rbusy, P) &&
-          CS__ALLOC(a->trig, P) && CS__ALLOC(a->trig_list, P) && CS__ALLOC(a->heap, n) &&
-          CS__ALLOC(a->work, n) && CS__ALLOC(a->cand, 2 * n)))
+          CS__ALLOC(a->trig, P) && CS__ALLOC(a->trig_list, P) && CS__ALLOC(a->work, n)))
         return cs_err_set(err, CS_ERR_NOMEM, "alpha-beta simulation of %llu steps",
                           (unsigned long long)n);
     for (int r = 0; r < P; r++) {
@@ -468,7 +488,7 @@ double cs_stats_ab_time(const cs_sched_t *s, double bytes, double alpha, double 
     a.gamma = gamma;
     drain(&a);
     start_transfers(&a, 0.0);
-    while (a.nheap > 0) {
+    while (a.nheap > 0 && !a.nomem) {
         double t = a.heap[0].t;
         while (a.nheap > 0 && a.heap[0].t == t) {
             cs__ev_t e = heap_pop(&a);
@@ -476,6 +496,10 @@ double cs_stats_ab_time(const cs_sched_t *s, double bytes, double alpha, double 
             drain(&a);
         }
         start_transfers(&a, t);
+    }
+    if (a.nomem) {
+        cs_err_set(err, CS_ERR_NOMEM, "alpha-beta simulation: event queue");
+        goto done;
     }
     if (a.ndone != a.n) {
         cs_err_set(err, CS_ERR_INTERNAL, "alpha-beta: %llu of %llu steps ran",
