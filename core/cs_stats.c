@@ -158,15 +158,19 @@ typedef struct cs__cand {
     uint64_t sid; /* send gid */
 } cs__cand_t;
 
+typedef struct cs__st {
+    double ready;     /* time the last dependency finished (pair: both halves) */
+    uint32_t pending; /* dependencies not done */
+    int32_t rank;
+    uint8_t halves; /* by send id: halves of the pair ready (3: started) */
+} cs__st_t;
+
 typedef struct cs__ab {
     const cs_sched_t *s;
     cs_graph_t g;
     uint64_t n, count;
     double alpha, beta, gamma, makespan;
-    int32_t *rank_of;          /* n */
-    uint32_t *pending;         /* n: dependencies not done */
-    double *ready;             /* n: time the last dependency finished */
-    uint8_t *halves;           /* n (by send id): halves of the pair ready */
+    cs__st_t *st;              /* n: per-step state, one cache line per access */
     uint64_t *succ_off, *succ; /* CSR of dependents */
     uint64_t *sq_next, *sq_prev, *rq_next, *rq_prev; /* waiting queues, by send id */
     uint64_t *sq_head, *rq_head; /* per rank */
@@ -238,7 +242,7 @@ static cs__ev_t heap_pop(cs__ab_t *a)
 
 static const cs_step_t *step_of(const cs__ab_t *a, uint64_t gid)
 {
-    int r = a->rank_of[gid];
+    int r = a->st[gid].rank;
     return &a->s->ranks[r].steps[gid - a->g.base[r]];
 }
 
@@ -261,8 +265,8 @@ static void step_done(cs__ab_t *a, uint64_t gid, double t)
     a->makespan = t > a->makespan ? t : a->makespan;
     for (uint64_t k = a->succ_off[gid]; k < a->succ_off[gid + 1]; k++) {
         uint64_t d = a->succ[k];
-        a->ready[d] = t > a->ready[d] ? t : a->ready[d];
-        if (--a->pending[d] == 0)
+        a->st[d].ready = t > a->st[d].ready ? t : a->st[d].ready;
+        if (--a->st[d].pending == 0)
             a->work[a->nwork++] = d;
     }
 }
@@ -282,14 +286,14 @@ static void combine(cs__ab_t *a, int r, uint64_t gid, double t, double bytes)
 
 static void add_cand(cs__ab_t *a, uint64_t sid)
 {
-    cs__cand_t c = {a->ready[sid], sid};
+    cs__cand_t c = {a->st[sid].ready, sid};
     if (grow(a, (void **)&a->cand, &a->cap_cand, a->ncand, sizeof(*a->cand)))
         a->cand[a->ncand++] = c;
 }
 
 static void queue_pair(cs__ab_t *a, uint64_t sid)
 {
-    int sr = a->rank_of[sid], rr = a->rank_of[a->g.partner[sid]];
+    int sr = a->st[sid].rank, rr = a->st[a->g.partner[sid]].rank;
     a->sq_prev[sid] = CS_NONE;
     a->sq_next[sid] = a->sq_head[sr];
     if (a->sq_head[sr] != CS_NONE)
@@ -305,7 +309,7 @@ static void queue_pair(cs__ab_t *a, uint64_t sid)
 
 static void unqueue_pair(cs__ab_t *a, uint64_t sid)
 {
-    int sr = a->rank_of[sid], rr = a->rank_of[a->g.partner[sid]];
+    int sr = a->st[sid].rank, rr = a->st[a->g.partner[sid]].rank;
     if (a->sq_prev[sid] != CS_NONE)
         a->sq_next[a->sq_prev[sid]] = a->sq_next[sid];
     else
@@ -327,14 +331,14 @@ static void drain(cs__ab_t *a)
     while (a->nwork > 0) {
         uint64_t gid = a->work[--a->nwork];
         const cs_step_t *st = step_of(a, gid);
-        double t = a->ready[gid];
-        int r = a->rank_of[gid];
+        double t = a->st[gid].ready;
+        int r = a->st[gid].rank;
         if (st->kind == CS_STEP_REDUCE) {
             combine(a, r, gid, t, range_bytes(a, r, &st->dst));
         } else if (is_comm(st)) {
             uint64_t sid = st->kind == CS_STEP_SEND ? gid : a->g.partner[gid];
-            a->ready[sid] = t > a->ready[sid] ? t : a->ready[sid];
-            if (++a->halves[sid] == 2)
+            a->st[sid].ready = t > a->st[sid].ready ? t : a->st[sid].ready;
+            if (++a->st[sid].halves == 2)
                 queue_pair(a, sid);
         } else {
             step_done(a, gid, t); /* copy, nop: free */
@@ -357,11 +361,11 @@ static void start_transfers(cs__ab_t *a, double t)
         int r = a->trig_list[k];
         if ((a->trig[r] & 1) && !a->sbusy[r])
             for (uint64_t p = a->sq_head[r]; p != CS_NONE; p = a->sq_next[p])
-                if (!a->rbusy[a->rank_of[a->g.partner[p]]])
+                if (!a->rbusy[a->st[a->g.partner[p]].rank])
                     add_cand(a, p);
         if ((a->trig[r] & 2) && !a->rbusy[r])
             for (uint64_t p = a->rq_head[r]; p != CS_NONE; p = a->rq_next[p])
-                if (!a->sbusy[a->rank_of[p]])
+                if (!a->sbusy[a->st[p].rank])
                     add_cand(a, p);
         a->trig[r] = 0;
     }
@@ -370,10 +374,10 @@ static void start_transfers(cs__ab_t *a, double t)
         qsort(a->cand, a->ncand, sizeof(*a->cand), cand_cmp);
     for (uint64_t k = 0; k < a->ncand; k++) {
         uint64_t sid = a->cand[k].sid, rid = a->g.partner[sid];
-        int sr = a->rank_of[sid], rr = a->rank_of[rid];
-        if (a->halves[sid] != 2 || a->sbusy[sr] || a->rbusy[rr])
+        int sr = a->st[sid].rank, rr = a->st[rid].rank;
+        if (a->st[sid].halves != 2 || a->sbusy[sr] || a->rbusy[rr])
             continue;
-        a->halves[sid] = 3; /* started */
+        a->st[sid].halves = 3; /* started */
         a->sbusy[sr] = a->rbusy[rr] = 1;
         unqueue_pair(a, sid);
         double b = range_bytes(a, sr, &step_of(a, sid)->src);
@@ -389,7 +393,7 @@ static void on_event(cs__ab_t *a, const cs__ev_t *e)
         return;
     }
     uint64_t sid = e->id, rid = a->g.partner[sid];
-    int sr = a->rank_of[sid], rr = a->rank_of[rid];
+    int sr = a->st[sid].rank, rr = a->st[rid].rank;
     a->sbusy[sr] = a->rbusy[rr] = 0;
     trigger(a, sr, 1);
     trigger(a, rr, 2);
@@ -405,7 +409,7 @@ static void on_event(cs__ab_t *a, const cs__ev_t *e)
 
 static void ab_fini(cs__ab_t *a)
 {
-    void *ptrs[] = {a->rank_of, a->pending, a->ready, a->halves, a->succ_off, a->succ,
+    void *ptrs[] = {a->st, a->succ_off, a->succ,
                     a->sq_next, a->sq_prev, a->rq_next, a->rq_prev, a->sq_head, a->rq_head,
                     a->cpu_free, a->sbusy, a->rbusy, a->trig, a->trig_list, a->heap,
                     a->work, a->cand};
@@ -424,8 +428,7 @@ static int ab_init(cs__ab_t *a, const cs_sched_t *s, cs_err_t *err)
     uint64_t n = a->n = a->g.nsteps, ndeps = 0;
     for (int r = 0; r < P; r++)
         ndeps += s->ranks[r].ndeps;
-    if (!(CS__ALLOC(a->rank_of, n) && CS__ALLOC(a->pending, n) && CS__ALLOC(a->ready, n) &&
-          CS__ALLOC(a->halves, n) && CS__ALLOC(a->succ_off, n + 1) && CS__ALLOC(a->succ, ndeps) &&
+    if (!(CS__ALLOC(a->st, n) && CS__ALLOC(a->succ_off, n + 1) && CS__ALLOC(a->succ, ndeps) &&
           CS__ALLOC(a->sq_next, n) && CS__ALLOC(a->sq_prev, n) && CS__ALLOC(a->rq_next, n) &&
           CS__ALLOC(a->rq_prev, n) && CS__ALLOC(a->sq_head, P) && CS__ALLOC(a->rq_head, P) &&
           CS__ALLOC(a->cpu_free, P) && CS__ALLOC(a->sbusy, P) && CS__ALLOC(a->rbusy, P) &&
@@ -438,8 +441,8 @@ static int ab_init(cs__ab_t *a, const cs_sched_t *s, cs_err_t *err)
         a->sq_head[r] = a->rq_head[r] = CS_NONE;
         for (uint32_t i = 0; i < rk->nsteps; i++) {
             const uint32_t *dp = deps_of(rk, &rk->steps[i]);
-            a->rank_of[b + i] = r;
-            a->pending[b + i] = rk->steps[i].ndeps;
+            a->st[b + i].rank = r;
+            a->st[b + i].pending = rk->steps[i].ndeps;
             for (uint32_t k = 0; k < rk->steps[i].ndeps; k++)
                 a->succ_off[b + dp[k] + 1]++;
             if (rk->steps[i].ndeps == 0)
