@@ -253,6 +253,19 @@ int cs_tree_reduce(cs_sched_t *s, const cs_tree_t *t, const cs_tree_pipe_t *p, c
     return cs_sched_status(s);
 }
 
+/* Send `rg` to the children one after another, biggest subtree first: a
+ * node has one port, so the tree's cost is the textbook one (each round a
+ * node feeds one child) whether or not the fabric would let the sends share
+ * the uplink. */
+static void send_kids(cs_sched_t *s, int r, const int *kids, int nk, int chan, cs_range_t rg,
+                      int64_t first_dep)
+{
+    uint32_t v;
+    int64_t prev = first_dep;
+    for (int c = 0; c < nk; c++)
+        prev = cs_send(s, r, kids[c], chan, rg, &v, cs_dep1(prev, &v));
+}
+
 int cs_tree_bcast(cs_sched_t *s, const cs_tree_t *t, const cs_tree_pipe_t *p, const int64_t *after,
                   int64_t *done)
 {
@@ -274,12 +287,10 @@ int cs_tree_bcast(cs_sched_t *s, const cs_tree_t *t, const cs_tree_pipe_t *p, co
                     have = cs_copy(s, r, cs_rng(p->src, off, n), cs_rng(p->dst, off, n), &v,
                                    cs_dep1(a, &v));
                 /* The root's sends read src, ready since `a`. */
-                for (int c = 0; c < nk; c++)
-                    cs_send(s, r, kids[c], p->chan, cs_rng(from, off, n), &v, cs_dep1(a, &v));
+                send_kids(s, r, kids, nk, p->chan, cs_rng(from, off, n), a);
             } else {
                 have = cs_recv(s, r, parent, p->chan, cs_rng(p->dst, off, n), &v, cs_dep1(a, &v));
-                for (int c = 0; c < nk; c++)
-                    cs_send(s, r, kids[c], p->chan, cs_rng(from, off, n), &v, cs_dep1(have, &v));
+                send_kids(s, r, kids, nk, p->chan, cs_rng(from, off, n), have);
             }
             if (done)
                 done[(size_t)r * p->nseg + i] = have;

@@ -69,17 +69,16 @@ int main(int argc, char **argv)
         {1 << 14, 16 << 20, 1ull << 30},
         {1 << 16, 64 << 20, 1ull << 30},
     };
-    /* tree generators leave a node's sends to its children unordered, while
-     * their formulas assume they leave one after another: exact only in the
-     * single-port model */
+    /* single_only: exact only in the single-port model (none at present:
+     * the tree generators send to a node's children one after another) */
     static const struct {
         cs_coll_t coll;
         const char *name;
         int single_only;
     } algos[] = {
         {CS_COLL_ALLREDUCE, "ring", 0},     {CS_COLL_ALLREDUCE, "rd", 0},
-        {CS_COLL_ALLREDUCE, "rhd", 0},      {CS_COLL_ALLREDUCE, "binomial", 1},
-        {CS_COLL_BROADCAST, "binomial", 1}, {CS_COLL_BROADCAST, "chain", 0},
+        {CS_COLL_ALLREDUCE, "rhd", 0},      {CS_COLL_ALLREDUCE, "binomial", 0},
+        {CS_COLL_BROADCAST, "binomial", 0}, {CS_COLL_BROADCAST, "chain", 0},
     };
     const int nalg = (int)(sizeof(algos) / sizeof(algos[0]));
     cs_platform_t plat;
