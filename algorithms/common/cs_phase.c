@@ -558,10 +558,10 @@ int cs__flat_build(const cs_coll_desc_t *desc, cs__ph_alg_t a, uint32_t nchunks,
     st = cs__phase_init(&ph, s);
     if (ranks == NULL || cut == NULL) {
         st = cs_err_set(&s->err, CS_ERR_NOMEM, "out of memory");
-        goto fail;
+        goto done;
     }
     if (st != CS_OK)
-        goto fail;
+        goto done;
     cut[0] = 0;
     for (int m = 0; m < P; m++) {
         ranks[m] = m;
@@ -588,23 +588,20 @@ int cs__flat_build(const cs_coll_desc_t *desc, cs__ph_alg_t a, uint32_t nchunks,
         st = cs_err_set(&s->err, CS_ERR_UNSUPPORTED, "%s is not a reduce-scatter / all-gather "
                         "collective", cs_coll_name(desc->coll));
     }
+done:
     if (st == CS_OK)
         st = cs_sched_status(s);
-    if (st != CS_OK)
-        goto fail;
     cs__phase_fini(&ph);
     free(ranks);
     free(cut);
+    if (st != CS_OK) {
+        if (err != NULL && s->err.code != CS_OK)
+            *err = s->err;
+        cs_sched_destroy(s);
+        return st;
+    }
     *out = s;
     return CS_OK;
-fail:
-    if (err != NULL && s->err.code != CS_OK)
-        *err = s->err;
-    cs__phase_fini(&ph);
-    free(ranks);
-    free(cut);
-    cs_sched_destroy(s);
-    return st != CS_OK ? st : CS_ERR_INTERNAL;
 }
 
 /* ---- alpha-beta ------------------------------------------------------- */
