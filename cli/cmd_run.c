@@ -77,55 +77,6 @@ static int fail(const cs_err_t *err, int rank)
     return EXIT_RUNTIME;
 }
 
-static int parse_bytes(const char *s, uint64_t *out)
-{
-    char *end = NULL;
-    double v = strtod(s, &end);
-    if (end == s || v < 0)
-        return -1;
-    double mul = 1;
-    if (*end == 'K' || *end == 'k')
-        mul = 1024.0, end++;
-    else if (*end == 'M' || *end == 'm')
-        mul = 1024.0 * 1024, end++;
-    else if (*end == 'G' || *end == 'g')
-        mul = 1024.0 * 1024 * 1024, end++;
-    if (*end == 'i')
-        end++;
-    if (*end == 'B' || *end == 'b')
-        end++;
-    if (*end)
-        return -1;
-    *out = (uint64_t)(v * mul);
-    return 0;
-}
-
-/* "SIZE" or "SIZE:MAX[:FACTOR]". */
-static int parse_sweep(const char *s, uint64_t *min, uint64_t *max, double *factor)
-{
-    char a[64], *p, *q;
-    if (snprintf(a, sizeof(a), "%s", s) >= (int)sizeof(a))
-        return -1;
-    *factor = 2;
-    p = strchr(a, ':');
-    if (p)
-        *p++ = 0;
-    if (parse_bytes(a, min))
-        return -1;
-    *max = *min;
-    if (!p)
-        return 0;
-    q = strchr(p, ':');
-    if (q) {
-        *q++ = 0;
-        char *end = NULL;
-        *factor = strtod(q, &end);
-        if (*end || *factor <= 1)
-            return -1;
-    }
-    return (parse_bytes(p, max) || *max < *min) ? -1 : 0;
-}
-
 static int usage_error(const char *fmt, ...)
 {
     va_list ap;
@@ -196,7 +147,7 @@ static int parse_args(int argc, char **argv, run_opts_t *o)
         case 'F': o->format = optarg; break;
         case 'B': o->boot = optarg; break;
         case 'M':
-            if (parse_bytes(optarg, &o->max_msg) || o->max_msg == 0)
+            if (cs_cli_parse_size(optarg, &o->max_msg) || o->max_msg == 0)
                 return usage_error("--max-msg: expected a size, found '%s'", optarg);
             break;
         case 'h': fputs(usage_text, stdout); return -1;
@@ -424,7 +375,7 @@ static int parse_sizes(const char *text, uint64_t *sizes, int *n)
     if (!strchr(text, ',')) {
         uint64_t lo, hi;
         double f;
-        if (parse_sweep(text, &lo, &hi, &f))
+        if (cs_cli_parse_sweep(text, &lo, &hi, &f))
             return -1;
         *n = 0;
         for (uint64_t b = lo; *n < SIZES_MAX; ) {
@@ -441,7 +392,7 @@ static int parse_sizes(const char *text, uint64_t *sizes, int *n)
     snprintf(buf, sizeof(buf), "%s", text);
     *n = 0;
     for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        if (*n >= SIZES_MAX || parse_bytes(t, &sizes[*n]))
+        if (*n >= SIZES_MAX || cs_cli_parse_size(t, &sizes[*n]))
             return -1;
         (*n)++;
     }

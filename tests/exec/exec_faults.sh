@@ -8,6 +8,7 @@
 #   mismatch PROVIDER  rank 1 is started with another --size, then another
 #                      --algo: every rank exits non-zero quickly, naming
 #                      rank 1 and saying what differs.
+#   split PROVIDER     --max-msg 1000 forces split messages; results exact.
 #   exec_faults.sh COLLSTEP:DRIVER MODE PROVIDER
 set -u
 . "$(dirname "$0")/exec_launch.sh"
@@ -74,6 +75,17 @@ mismatch)
         check 'grep -q "rank 1 .*different arguments" "$tmp/err0"' "$fn: rank 0 does not name rank 1"
         check '[ $elapsed -le 15 ]' "$fn: took ${elapsed}s"
     done
+    ;;
+split)
+    # messages above --max-msg are split into parts by the transport
+    args_split() { echo "--coll allreduce --algo ring --size 0,4,1000,200004 --check --iters 2 --warmup 1 --provider $prov --max-msg 1000 --format csv"; }
+    start 3 args_split
+    wait_all 60
+    for r in 0 1 2; do
+        check '[ "${rcs[$r]}" = 0 ]' "split rank $r: exit ${rcs[$r]}"
+    done
+    cat "$tmp/out0" "$tmp/err0"
+    check '[ "$(grep -c "^allreduce,ring,3,.*,0$" "$tmp/out0")" = 4 ]' "split: want 4 rows with 0 wrong"
     ;;
 *) echo "unknown mode $mode"; exit 2 ;;
 esac
