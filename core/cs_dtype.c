@@ -301,10 +301,9 @@ static inline int is_active(int rank, uint64_t i)
     return rank < 8 || (((uint64_t)(uint32_t)rank + i) & (active_period(rank) - 1)) == 0;
 }
 
-static double input_value(cs_op_t op, int rank, uint64_t i)
+static inline double value_of(cs_op_t op, int rank, uint64_t i, int act)
 {
     uint32_t h = data_hash(rank, i);
-    int act = is_active(rank, i);
     switch (op) {
     case CS_OP_SUM: {
         if (!act)
@@ -327,6 +326,11 @@ static double input_value(cs_op_t op, int rank, uint64_t i)
     default:
         return 0.0;
     }
+}
+
+static double input_value(cs_op_t op, int rank, uint64_t i)
+{
+    return value_of(op, rank, i, is_active(rank, i));
 }
 
 double cs_test_input(cs_dtype_t dt, cs_op_t op, int rank, uint64_t i)
@@ -355,14 +359,14 @@ double cs_test_expected_reduced(cs_dtype_t dt, cs_op_t op, int nranks, uint64_t 
     if (nranks <= 0)
         return 0.0;
     /* Only active ranks matter (see the file comment): enumerate them. */
-    double acc = input_value(op, 0, i);
+    double acc = value_of(op, 0, i, 1);
     int first = nranks < 8 ? nranks : 8;
     for (int r = 1; r < first; r++)
-        acc = combine(op, acc, input_value(op, r, i));
+        acc = combine(op, acc, value_of(op, r, i, 1));
     for (uint64_t lo = 8; lo < (uint64_t)nranks; lo <<= 1) {
         uint64_t m = lo >> 2, t = (m - (i & (m - 1))) & (m - 1);
         for (; t < lo && lo + t < (uint64_t)nranks; t += m)
-            acc = combine(op, acc, input_value(op, (int)(lo + t), i));
+            acc = combine(op, acc, value_of(op, (int)(lo + t), i, 1));
     }
     return acc;
 }
