@@ -29,7 +29,7 @@
 #include "cs_log.h"
 #include "cs_sim_int.h"
 
-uint32_t *cs__work_npend, *cs__work_q, *cs__work_sq;
+uint32_t *cs__work_q, *cs__work_sq;
 double *cs__work_post;
 void **cs__work_pay;
 
@@ -155,6 +155,7 @@ static void driver_main(int argc, char **argv)
         I.index = i;
         I.in = in;
         I.prog = &d->progs[d->prog_of[i]];
+        cs__prog_mailboxes(I.prog);
         I.esize = cs_dtype_size(in->dtype);
         I.count = cs_coll_block_count(s->desc.coll, P, in->bytes, I.esize);
         I.finish = d->finish;
@@ -292,14 +293,13 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
         d.prog_of[i] = j;
     }
     st = CS_ERR_NOMEM;
-    cs__work_npend = malloc(sizeof(uint32_t) * maxsteps);
     cs__work_q = malloc(sizeof(uint32_t) * maxsteps);
     cs__work_sq = malloc(sizeof(uint32_t) * maxsteps);
     if (opts_in->obs) {
         cs__work_post = calloc(maxsteps, sizeof(double));
         cs__work_pay = calloc(maxsteps, sizeof(void *));
     }
-    if (!cs__work_npend || !cs__work_q || !cs__work_sq || (opts_in->obs && (!cs__work_post || !cs__work_pay))) {
+    if (!cs__work_q || !cs__work_sq || (opts_in->obs && (!cs__work_post || !cs__work_pay))) {
         cs_err_set(err, st, "sim: out of memory for %llu steps", (unsigned long long)maxsteps);
         goto out;
     }
@@ -352,12 +352,11 @@ out:
     free(d.finish);
     free(d.run.hosts);
     cs_sim_hosts_free(d.run.host_names, d.run.nhosts);
-    free(cs__work_npend);
     free(cs__work_q);
     free(cs__work_sq);
     free(cs__work_post);
     free(cs__work_pay);
-    cs__work_npend = cs__work_q = cs__work_sq = NULL;
+    cs__work_q = cs__work_sq = NULL;
     cs__work_post = NULL;
     cs__work_pay = NULL;
     return st;

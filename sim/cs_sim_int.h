@@ -42,22 +42,40 @@ void cs__sg_seal(void);
 /* ---- cs_sim_prog.c ---------------------------------------------------- */
 #define CS__NONE32 UINT32_MAX
 
-/* A schedule compiled for the interpreter.  Arrays are indexed by global
- * step id base[r] + i. */
+/* One step compiled for the interpreter: everything the rank loop reads
+ * or writes for a step sits in these 40 bytes, so a step costs one or two
+ * cache lines (the schedule itself is not touched while simulating; a rank
+ * actor runs for a few steps between context switches, so locality is
+ * what the loop's speed depends on). */
+typedef struct cs__op {
+    sg_mailbox_t mb;     /* send/recv/rrecv: its channel's mailbox (set by the driver) */
+    double bytes;        /* bytes of the range, for the instance running now */
+    uint32_t succ;       /* successors: the rank's succ slice [succ, succ + nsucc) */
+    uint32_t nsucc;
+    uint32_t chan_next;  /* next step (local index) of the same channel direction */
+    uint32_t npend;      /* events still awaited (reset per instance from npend0) */
+    uint32_t npend0;     /* ndeps + 1 if the step waits for a channel predecessor */
+    uint8_t kind;        /* cs_step_kind_t */
+    uint8_t chan_head;   /* first step of its channel direction */
+} cs__op_t;
+
+/* A schedule compiled for the interpreter.  ops[] is indexed by global
+ * step id base[r] + i; successor lists are local step indices, rank r's
+ * in succ + succ_base[r]. */
 typedef struct cs__prog {
     const cs_sched_t *s;
     uint64_t *base;      /* nranks + 1 */
-    uint32_t *npend0;    /* ndeps + 1 if the step waits for a channel predecessor */
-    uint32_t *chan_next; /* next step (local index) of the same channel direction */
-    uint32_t *chan_first; /* first step (local index) of its channel direction */
-    uint64_t *succ_off;  /* nsteps + 1: successors of gid in succ[succ_off[gid]..] */
-    uint32_t *succ;      /* local step indices */
-    sg_mailbox_t *mbox;  /* at the gid of a channel's first step, resolved on first use */
+    uint64_t *succ_base; /* nranks + 1 */
+    cs__op_t *ops;
+    uint32_t *succ;
+    int mb_ready;        /* mailboxes resolved (cs__prog_mailboxes) */
     int nranks;
 } cs__prog_t;
 
 int cs__prog_build(cs__prog_t *p, const cs_sched_t *s, cs_err_t *err);
 void cs__prog_fini(cs__prog_t *p);
+/* Resolve every channel's mailbox (from an actor, once per program). */
+void cs__prog_mailboxes(cs__prog_t *p);
 
 /* ---- shared run state -------------------------------------------------- */
 typedef struct cs__run cs__run_t;

@@ -2,8 +2,14 @@
  * cs_sim_rank.c - the rank actor: interprets one rank's DAG in SimGrid.
  *
  * State per rank, for one instance:
- *   npend[i]  events step i still waits for (dependencies + channel order),
- *             starting from the compiled npend0 (cs_sim_prog.c);
+ *   op[i]     the compiled step (cs_sim_int.h cs__op_t): events it still
+ *             waits for (dependencies + channel order, reset from npend0
+ *             when the instance starts), its bytes for this instance, its
+ *             mailbox, successors and channel successor.  Only this compact
+ *             array is touched while the rank runs (the schedule is read
+ *             once per instance to fill the bytes): a context switch
+ *             between actors evicts most of the cache, so the bytes
+ *             touched per step decide the loop's speed;
  *   a FIFO of issuable steps (each step enters it exactly once);
  *   a small set of outstanding SimGrid comms (puts and gets), tagged with
  *             their step index;
@@ -24,7 +30,7 @@
  * flight, usually a handful, so a completion costs O(outstanding), never
  * O(ranks).
  *
- * The run-wide work arrays (npend, queue, post times, payload slots) are
+ * The run-wide work arrays (queue, post times, payload slots) are
  * allocated by the driver before the simulation, indexed by global step id,
  * so a rank actor allocates only its outstanding set.
  */
@@ -48,7 +54,8 @@ typedef struct rank_ctx {
     const cs_sim_observer_t *obs;
     int r;
     uint64_t b;       /* global id of step 0 */
-    uint32_t *npend;  /* slice of the run's array */
+    cs__op_t *op;     /* the rank's compiled steps (npend, bytes live here) */
+    const uint32_t *succ; /* the rank's successor lists */
     uint32_t *q;      /* slice: issuable FIFO */
     uint32_t qh, qt;
     uint32_t *sq;     /* slice: sends waiting for a port (FIFO) */
@@ -70,7 +77,7 @@ typedef struct rank_ctx {
     int err;
 } rank_ctx_t;
 
-extern uint32_t *cs__work_npend, *cs__work_q, *cs__work_sq;
+extern uint32_t *cs__work_q, *cs__work_sq;
 extern double *cs__work_post;
 extern void **cs__work_pay;
 
@@ -123,36 +130,25 @@ static void add_act(rank_ctx_t *c, cs__sg_act_t *a, uint64_t tag)
     c->nact++;
 }
 
-static void release(rank_ctx_t *c, uint32_t i)
+static inline void release(rank_ctx_t *c, uint32_t i)
 {
-    if (--c->npend[i] == 0)
+    if (--c->op[i].npend == 0)
         c->q[c->qt++] = i;
 }
 
 static void complete(rank_ctx_t *c, uint32_t i)
 {
-    const cs__prog_t *p = c->p;
-    uint64_t g = c->b + i;
+    const cs__op_t *o = &c->op[i];
+    const uint32_t *sc = c->succ + o->succ;
     c->done++;
-    for (uint64_t k = p->succ_off[g]; k < p->succ_off[g + 1]; k++)
-        release(c, p->succ[k]);
+    for (uint32_t k = 0; k < o->nsucc; k++)
+        release(c, sc[k]);
     if (c->obs && c->obs->step) {
         const cs_step_t *st = &c->rk->steps[i];
-        cs_sim_step_rec_t rec = {c->r, i, st->kind, st->peer, step_bytes(c, st), c->post[g],
-                                 simgrid_get_clock()};
+        cs_sim_step_rec_t rec = {c->r, i, st->kind, st->peer, (uint64_t)o->bytes,
+                                 c->post[c->b + i], simgrid_get_clock()};
         c->obs->step(c->obs->ctx, c->I->index, &rec);
     }
-}
-
-static sg_mailbox_t mailbox(rank_ctx_t *c, uint32_t i, int src, int dst, unsigned chan)
-{
-    sg_mailbox_t *slot = &c->p->mbox[c->b + c->p->chan_first[c->b + i]];
-    if (!*slot) {
-        char name[64];
-        snprintf(name, sizeof(name), "cs:%d:%d:%u", src, dst, chan);
-        *slot = sg_mailbox_by_name(name);
-    }
-    return *slot;
 }
 
 /* Queue a computation of `flops` bytes for step i on the stream, or
@@ -189,38 +185,45 @@ static void compute(rank_ctx_t *c, uint32_t i, double flops)
 
 static void issue(rank_ctx_t *c, uint32_t i)
 {
-    const cs_step_t *st = &c->rk->steps[i];
-    uint64_t g = c->b + i;
-    if (c->post && !(st->kind == CS_STEP_SEND && c->ports > 0 && c->inflight >= c->ports))
-        c->post[g] = simgrid_get_clock();
-    switch (st->kind) {
+    cs__op_t *o = &c->op[i];
+    switch (o->kind) {
     case CS_STEP_SEND: {
         if (c->ports > 0 && c->inflight >= c->ports) {
             c->sq[c->sqt++] = i;
             return;
         }
+        if (c->post)
+            c->post[c->b + i] = simgrid_get_clock();
         c->inflight++;
         void *payload = (void *)(uintptr_t)(i + 1); /* SimGrid refuses NULL */
-        sg_mailbox_t mb = mailbox(c, i, c->r, st->peer, st->chan);
-        add_act(c, cs__sg_put(mb, payload, (double)step_bytes(c, st)), (uint64_t)i);
+        add_act(c, cs__sg_put(o->mb, payload, o->bytes), (uint64_t)i);
         break;
     }
     case CS_STEP_RECV:
     case CS_STEP_RRECV: {
-        sg_mailbox_t mb = mailbox(c, i, st->peer, c->r, st->chan);
-        void **slot = c->pay ? &c->pay[g] : &c->sink;
-        add_act(c, cs__sg_get(mb, slot), (uint64_t)i);
-        if (c->p->chan_next[g] != CS__NONE32)
-            release(c, c->p->chan_next[g]);
+        void **slot = &c->sink;
+        if (c->post) {
+            c->post[c->b + i] = simgrid_get_clock();
+            slot = &c->pay[c->b + i];
+        }
+        add_act(c, cs__sg_get(o->mb, slot), (uint64_t)i);
+        if (o->chan_next != CS__NONE32)
+            release(c, o->chan_next);
         break;
     }
     case CS_STEP_REDUCE:
-        compute(c, i, (double)step_bytes(c, st));
+        if (c->post)
+            c->post[c->b + i] = simgrid_get_clock();
+        compute(c, i, o->bytes);
         break;
     case CS_STEP_COPY:
-        compute(c, i, c->copy_cost ? 2.0 * (double)step_bytes(c, st) : 0.0);
+        if (c->post)
+            c->post[c->b + i] = simgrid_get_clock();
+        compute(c, i, c->copy_cost ? 2.0 * o->bytes : 0.0);
         break;
     default:
+        if (c->post)
+            c->post[c->b + i] = simgrid_get_clock();
         complete(c, i);
         break;
     }
@@ -235,7 +238,7 @@ static void report_xfer(rank_ctx_t *c, uint32_t i)
     double rpost = c->post[g];
     cs__run_t *run = c->I->run;
     cs_sim_xfer_rec_t rec = {st->peer, c->r, run->host_names[st->peer], run->host_names[c->r],
-                             sstep, i, st->chan, step_bytes(c, st),
+                             sstep, i, st->chan, (uint64_t)c->op[i].bytes,
                              spost > rpost ? spost : rpost, simgrid_get_clock()};
     c->obs->xfer(c->obs->ctx, c->I->index, &rec);
 }
@@ -243,19 +246,18 @@ static void report_xfer(rank_ctx_t *c, uint32_t i)
 static void finished(rank_ctx_t *c, uint64_t tag)
 {
     uint32_t i = (uint32_t)tag;
-    const cs_step_t *st = &c->rk->steps[i];
-    if (st->kind == CS_STEP_SEND) {
-        uint64_t g = c->b + i;
+    const cs__op_t *o = &c->op[i];
+    if (o->kind == CS_STEP_SEND) {
         c->inflight--;
-        if (c->p->chan_next[g] != CS__NONE32)
-            release(c, c->p->chan_next[g]);
+        if (o->chan_next != CS__NONE32)
+            release(c, o->chan_next);
         if (c->sqh < c->sqt)
             issue(c, c->sq[c->sqh++]); /* a port is free now */
     } else {
         if (c->obs && c->obs->xfer)
             report_xfer(c, i);
-        if (st->kind == CS_STEP_RRECV) {
-            compute(c, i, (double)step_bytes(c, st));
+        if (o->kind == CS_STEP_RRECV) {
+            compute(c, i, o->bytes);
             return;
         }
     }
@@ -276,7 +278,8 @@ void cs__rank_main(int argc, char **argv)
     c.rk = &c.p->s->ranks[c.r];
     c.obs = I->run->opts->obs;
     c.b = c.p->base[c.r];
-    c.npend = cs__work_npend + c.b;
+    c.op = c.p->ops + c.b;
+    c.succ = c.p->succ + c.p->succ_base[c.r];
     c.q = cs__work_q + c.b;
     c.sq = cs__work_sq + c.b;
     c.ports = I->run->opts->ports;
@@ -285,10 +288,13 @@ void cs__rank_main(int argc, char **argv)
     c.speed = sg_host_get_speed(sg_host_self());
     c.copy_cost = I->run->opts->copy_cost;
     uint32_t n = c.rk->nsteps;
-    memcpy(c.npend, c.p->npend0 + c.b, sizeof(uint32_t) * n);
-    for (uint32_t i = 0; i < n; i++)
-        if (c.npend[i] == 0)
+    for (uint32_t i = 0; i < n; i++) {
+        cs__op_t *o = &c.op[i];
+        o->npend = o->npend0;
+        o->bytes = (double)step_bytes(&c, &c.rk->steps[i]);
+        if (o->npend == 0)
             c.q[c.qt++] = i;
+    }
     while (c.done < n) {
         while (c.qh < c.qt)
             issue(&c, c.q[c.qh++]);
