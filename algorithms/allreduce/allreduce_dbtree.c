@@ -3,7 +3,8 @@
  * tree algorithm): two complementary binary trees each reduce and then
  * broadcast one half of the vector, pipelined in segments.
  *
- * Method: the vector is 2 S chunks; tree 0 moves chunks [0, S), tree 1
+ * Method: the vector is 2 S chunks (S = nchunks, default 16: pipelined by
+ * default, as NCCL is); tree 0 moves chunks [0, S), tree 1
  * chunks [S, 2S), one chunk per pipeline segment, each tree on its own
  * channel.  In each tree a segment is reduced up (copy in -> out, rrecv from
  * each child, send to the parent) and, once the root holds the sum, sent
@@ -30,14 +31,14 @@
 #include <stdlib.h>
 
 static const cs_param_desc_t params_desc[] = {
-    {"nchunks", "1", "pipelining segments per tree (the vector is 2 x nchunks chunks)"},
+    {"nchunks", "16", "pipelining segments per tree (the vector is 2 x nchunks chunks)"},
     {NULL, NULL, NULL},
 };
 
 static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **out, cs_err_t *err)
 {
     long nch;
-    int st = cs_params_get_int(params, "nchunks", 1, 1, 32768, &nch, err);
+    int st = cs_params_get_int(params, "nchunks", 16, 1, 32768, &nch, err);
     if (st != CS_OK)
         return st;
     cs_sched_t *s = cs_tree_gen_create(desc, 2u * (uint32_t)nch, err, &st);
@@ -72,7 +73,7 @@ static double cost(const cs_coll_desc_t *desc, cs_params_t *params, double bytes
                    const cs_ab_model_t *m)
 {
     long nch = 1;
-    cs_params_get_int(params, "nchunks", 1, 1, 32768, &nch, NULL);
+    cs_params_get_int(params, "nchunks", 16, 1, 32768, &nch, NULL);
     if (desc->nranks < 2)
         return 0.0;
     cs_tree_t t;
