@@ -1,0 +1,589 @@
+/*
+ * cs_engine_gpu.c - the GPU step engine (contract in cs_gpu.h).
+ *
+ * Plan, computed once at create time.  Every step gets a host phase H:
+ *   odd  H = 2g+1   communication step in NCCL group g (comm stream)
+ *   even H = 2k     local work (reduce, copy, the reduction half of an
+ *                   rrecv) enqueued on the compute stream between group
+ *                   k-1 and group k
+ * with  comm:  g = max over deps d of ceil(H(d) / 2), and g >= the group of
+ *              the previous step of its (peer, channel, direction);
+ *       local: H = the smallest even number >= every H(d);
+ *       rrecv: its receive is a comm step at 2g+1, its reduction at 2g+2;
+ *       nop:   H = max H(d) (it only forwards its dependencies).
+ * Runs walk the items sorted by (H, step index): the compute stream gets
+ * its work in that order, each group is one ncclGroupStart/End with its
+ * sends and receives in step order.  Cross-stream waits:
+ *   - a compute item waits for the event of the latest group it depends on
+ *     (directly or through nops), unless the compute stream already did;
+ *   - a group waits for the event recorded after the latest compute item
+ *     any of its steps depends on.
+ * Everything in the same stream is ordered by the stream itself.  A run
+ * starts with the compute stream waiting for the comm (main) stream and
+ * ends with the main stream waiting for the compute stream.
+ */
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cs_gpu.h"
+#include "cs_log.h"
+
+typedef struct gstep {
+    uint8_t kind;
+    int32_t peer;
+    int32_t H;       /* phase of the step as seen by its dependents */
+    int32_t group;   /* comm part's group, -1 for local steps */
+    int32_t cseq;    /* position on the compute stream, -1 when none */
+    int32_t dg, dc;  /* done when group dg and compute item dc are done */
+    int32_t rg, rc;  /* needs group rg and compute item rc (max over deps) */
+    int32_t ev;      /* event recorded after the compute item, -1 none */
+    uint16_t comm;   /* index of the channel's communicator */
+    size_t stage_off;
+    char *a, *b;     /* send src / recv dst / local src (rrecv: staging), local dst */
+    uint64_t elems;
+} gstep_t;
+
+typedef struct item {
+    int32_t H;
+    uint32_t step;
+} item_t;
+
+struct cs_gpu_engine {
+    const cs_sched_t *s;
+    const cs_rank_sched_t *rs;
+    cs_nccl_t *nc;
+    cs_engine_config_t cfg;
+    int rank;
+    size_t esize;
+    uint32_t n, nitems, ngroups, nevents, ncomms;
+    gstep_t *st;
+    item_t *items;
+    int32_t *ev_of; /* compute item -> its event, -1 none */
+    ncclComm_t comms[CS_GPU_MAX_CHANNELS];
+    int own_comm[CS_GPU_MAX_CHANNELS];
+    cudaStream_t main, compute;
+    cudaEvent_t start, end, t0, t1, *gev, *cev;
+    char **mem;
+    size_t *mem_bytes;
+    uint32_t nmem;
+    uint64_t prepared;
+    int failed;
+};
+
+static int is_comm(int k)
+{
+    return k == CS_STEP_SEND || k == CS_STEP_RECV || k == CS_STEP_RRECV;
+}
+
+static int item_cmp(const void *x, const void *y)
+{
+    const item_t *a = x, *b = y;
+    if (a->H != b->H)
+        return a->H < b->H ? -1 : 1;
+    return a->step < b->step ? -1 : a->step > b->step;
+}
+
+static int32_t imax(int32_t a, int32_t b) { return a > b ? a : b; }
+
+/* Channels -> communicators: the sorted distinct channels of all ranks. */
+static int map_channels(cs_gpu_engine_t *e, uint16_t *chans, cs_err_t *err)
+{
+    uint32_t nc = 0;
+    for (int r = 0; r < e->s->desc.nranks; r++) {
+        const cs_rank_sched_t *rs = &e->s->ranks[r];
+        for (uint32_t i = 0; i < rs->nsteps; i++) {
+            if (!is_comm(rs->steps[i].kind))
+                continue;
+            uint16_t ch = rs->steps[i].chan;
+            uint32_t j = 0;
+            while (j < nc && chans[j] != ch)
+                j++;
+            if (j < nc)
+                continue;
+            if (nc == CS_GPU_MAX_CHANNELS)
+                return cs_err_set(err, CS_ERR_UNSUPPORTED,
+                                  "the schedule uses more than %d channels (one NCCL communicator "
+                                  "each)", CS_GPU_MAX_CHANNELS);
+            chans[nc++] = ch;
+        }
+    }
+    e->ncomms = nc ? nc : 1;
+    return CS_OK;
+}
+
+/* Phases, groups, compute order, events (see the top comment). */
+static int plan(cs_gpu_engine_t *e, const uint16_t *chans, cs_err_t *err)
+{
+    const cs_rank_sched_t *rs = e->rs;
+    int32_t *last_on_chan = NULL; /* group of the last step per (dir, peer, chan index) */
+    size_t nkey = 2 * (size_t)e->s->desc.nranks * e->ncomms;
+    last_on_chan = malloc(nkey * sizeof(*last_on_chan));
+    if (!last_on_chan)
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    for (size_t k = 0; k < nkey; k++)
+        last_on_chan[k] = 0;
+    e->nitems = 0;
+    for (uint32_t i = 0; i < e->n; i++) {
+        const cs_step_t *x = &rs->steps[i];
+        gstep_t *t = &e->st[i];
+        const uint32_t *d = cs_step_deps(rs, x);
+        int32_t hmax = -1;
+        for (uint32_t j = 0; j < x->ndeps; j++)
+            hmax = imax(hmax, e->st[d[j]].H);
+        t->kind = x->kind, t->peer = x->peer, t->group = -1, t->cseq = -1, t->ev = -1;
+        if (is_comm(x->kind)) {
+            uint32_t ci = 0;
+            while (ci + 1 < e->ncomms && chans[ci] != x->chan)
+                ci++;
+            t->comm = (uint16_t)ci;
+            size_t key = ((size_t)(x->kind == CS_STEP_SEND) * e->s->desc.nranks + (size_t)x->peer) *
+                             e->ncomms + ci;
+            int32_t g = imax((hmax + 1) / 2, last_on_chan[key]);
+            last_on_chan[key] = g;
+            t->group = g;
+            t->H = x->kind == CS_STEP_RRECV ? 2 * g + 2 : 2 * g + 1;
+            e->ngroups = (uint32_t)imax((int32_t)e->ngroups, g + 1);
+        } else if (x->kind == CS_STEP_NOP) {
+            t->H = hmax;
+        } else {
+            t->H = hmax < 0 ? 0 : (hmax + 1) & ~1;
+        }
+        if (x->kind != CS_STEP_NOP)
+            e->items[e->nitems++] = (item_t){t->kind == CS_STEP_RRECV ? 2 * t->group + 1 : t->H, i};
+        if (x->kind == CS_STEP_RRECV)
+            e->items[e->nitems++] = (item_t){t->H, i};
+    }
+    free(last_on_chan);
+    qsort(e->items, e->nitems, sizeof(*e->items), item_cmp);
+    /* Compute order; an rrecv has two items, its second one is the reduction. */
+    int32_t c = 0;
+    for (uint32_t k = 0; k < e->nitems; k++) {
+        gstep_t *t = &e->st[e->items[k].step];
+        if ((e->items[k].H & 1) == 0)
+            t->cseq = c++;
+    }
+    /* Done / needs pairs, in step order (dependencies come first). */
+    for (uint32_t i = 0; i < e->n; i++) {
+        const cs_step_t *x = &rs->steps[i];
+        gstep_t *t = &e->st[i];
+        const uint32_t *d = cs_step_deps(rs, x);
+        t->rg = t->rc = -1;
+        for (uint32_t j = 0; j < x->ndeps; j++) {
+            t->rg = imax(t->rg, e->st[d[j]].dg);
+            t->rc = imax(t->rc, e->st[d[j]].dc);
+        }
+        if (x->kind == CS_STEP_NOP)
+            t->dg = t->rg, t->dc = t->rc;
+        else if (x->kind == CS_STEP_SEND || x->kind == CS_STEP_RECV)
+            t->dg = t->group, t->dc = -1;
+        else
+            t->dg = -1, t->dc = t->cseq;
+    }
+    /* Events: a compute item some group waits for. */
+    int32_t *need = e->ev_of = calloc((size_t)c + 1, sizeof(*need));
+    if (!need)
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    for (uint32_t i = 0; i < e->n; i++)
+        if (is_comm(e->st[i].kind) && e->st[i].rc >= 0)
+            need[e->st[i].rc] = 1;
+    for (uint32_t i = 0; i < e->n; i++) {
+        int32_t q = e->st[i].cseq;
+        if (q >= 0)
+            e->st[i].ev = need[q] ? (int32_t)e->nevents++ : -1;
+        if (q >= 0)
+            need[q] = e->st[i].ev;
+    }
+    return CS_OK;
+}
+
+static int alloc_all(cs_gpu_engine_t *e, cs_err_t *err)
+{
+    const cs_rank_sched_t *rs = e->rs;
+    cudaError_t ce;
+    if ((ce = cudaStreamCreateWithFlags(&e->main, cudaStreamNonBlocking)) != cudaSuccess ||
+        (ce = cudaStreamCreateWithFlags(&e->compute, cudaStreamNonBlocking)) != cudaSuccess)
+        return cs__gpu_cuda_err(err, ce, "cudaStreamCreate");
+    cudaEvent_t *evs[] = {&e->start, &e->end};
+    for (int k = 0; k < 2; k++)
+        if ((ce = cudaEventCreateWithFlags(evs[k], cudaEventDisableTiming)) != cudaSuccess)
+            return cs__gpu_cuda_err(err, ce, "cudaEventCreate");
+    if ((ce = cudaEventCreate(&e->t0)) != cudaSuccess || (ce = cudaEventCreate(&e->t1)) != cudaSuccess)
+        return cs__gpu_cuda_err(err, ce, "cudaEventCreate");
+    e->gev = calloc(e->ngroups + 1, sizeof(*e->gev));
+    e->cev = calloc(e->nevents + 1, sizeof(*e->cev));
+    e->nmem = (uint32_t)rs->nbufs + 1;
+    e->mem = calloc(e->nmem, sizeof(*e->mem));
+    e->mem_bytes = calloc(e->nmem, sizeof(*e->mem_bytes));
+    if (!e->gev || !e->cev || !e->mem || !e->mem_bytes)
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    for (uint32_t g = 0; g < e->ngroups; g++)
+        if ((ce = cudaEventCreateWithFlags(&e->gev[g], cudaEventDisableTiming)) != cudaSuccess)
+            return cs__gpu_cuda_err(err, ce, "cudaEventCreate");
+    for (uint32_t k = 0; k < e->nevents; k++)
+        if ((ce = cudaEventCreateWithFlags(&e->cev[k], cudaEventDisableTiming)) != cudaSuccess)
+            return cs__gpu_cuda_err(err, ce, "cudaEventCreate");
+    for (uint32_t b = 0; b < rs->nbufs; b++)
+        e->mem_bytes[b] = cs_range_elems(e->s, &rs->bufs[b], e->cfg.max_count, 0,
+                                         rs->bufs[b].nchunks) * e->esize;
+    size_t stage = 0;
+    for (uint32_t i = 0; i < e->n; i++) {
+        const cs_step_t *x = &rs->steps[i];
+        if (x->kind != CS_STEP_RRECV)
+            continue;
+        e->st[i].stage_off = stage;
+        size_t bytes = cs_range_elems(e->s, &rs->bufs[x->dst.buf], e->cfg.max_count, x->dst.off,
+                                      x->dst.n) * e->esize;
+        stage += (bytes + 255) & ~(size_t)255;
+    }
+    e->mem_bytes[e->nmem - 1] = stage;
+    for (uint32_t b = 0; b < e->nmem; b++) {
+        size_t bytes = e->mem_bytes[b] ? e->mem_bytes[b] : 256;
+        if ((ce = cudaMalloc((void **)&e->mem[b], bytes)) != cudaSuccess) {
+            e->mem[b] = NULL;
+            return cs__gpu_cuda_err(err, ce, "cudaMalloc");
+        }
+    }
+    return CS_OK;
+}
+
+int cs_gpu_engine_create(const cs_sched_t *s, cs_nccl_t *c, const cs_engine_config_t *cfg,
+                         cs_gpu_engine_t **out, cs_err_t *err)
+{
+    int rank = cs_nccl_rank(c);
+    if (cs_nccl_size(c) != s->desc.nranks)
+        return cs_err_set(err, CS_ERR_INVAL, "communicator of %d ranks for a schedule of %d ranks",
+                          cs_nccl_size(c), s->desc.nranks);
+    if ((unsigned)cfg->dtype >= CS_DT_COUNT || (unsigned)cfg->op >= CS_OP_COUNT)
+        return cs_err_set(err, CS_ERR_UNSUPPORTED, "no GPU reduction for this type / operator");
+    uint16_t chans[CS_GPU_MAX_CHANNELS];
+    int st = CS_OK;
+    cs_gpu_engine_t *e = calloc(1, sizeof(*e));
+    if (!e)
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    e->s = s, e->rs = &s->ranks[rank], e->nc = c, e->cfg = *cfg, e->rank = rank;
+    if (e->cfg.timeout_s <= 0)
+        e->cfg.timeout_s = 60;
+    e->esize = cs_dtype_size(cfg->dtype);
+    e->n = e->rs->nsteps;
+    e->prepared = UINT64_MAX;
+    e->st = calloc(e->n ? e->n : 1, sizeof(*e->st));
+    e->items = calloc(2 * (size_t)e->n + 1, sizeof(*e->items));
+    if (!e->st || !e->items) {
+        st = cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+        goto fail;
+    }
+    if ((st = map_channels(e, chans, err)) != CS_OK || (st = plan(e, chans, err)) != CS_OK ||
+        (st = alloc_all(e, err)) != CS_OK)
+        goto fail;
+    e->comms[0] = (ncclComm_t)cs__nccl_comm(c);
+    for (uint32_t k = 1; k < e->ncomms; k++) {
+        void *nc = NULL;
+        if ((st = cs__nccl_split(c, &nc, err)) != CS_OK)
+            goto fail;
+        e->comms[k] = nc;
+        e->own_comm[k] = 1;
+    }
+    CS_INFO("exec", "rank %d: %u steps in %u NCCL groups, %u communicators, %u events", rank, e->n,
+            e->ngroups, e->ncomms, e->nevents);
+    *out = e;
+    return CS_OK;
+fail:
+    cs_gpu_engine_destroy(e);
+    return st;
+}
+
+void cs_gpu_engine_destroy(cs_gpu_engine_t *e)
+{
+    if (!e)
+        return;
+    if (!e->failed && e->main)
+        cudaStreamSynchronize(e->main);
+    for (uint32_t k = 0; k < e->ncomms; k++)
+        if (e->own_comm[k] && e->comms[k]) {
+            if (e->failed)
+                ncclCommAbort(e->comms[k]);
+            else
+                ncclCommDestroy(e->comms[k]);
+        }
+    for (uint32_t b = 0; e->mem && b < e->nmem; b++)
+        if (e->mem[b])
+            cudaFree(e->mem[b]);
+    for (uint32_t g = 0; e->gev && g < e->ngroups; g++)
+        if (e->gev[g])
+            cudaEventDestroy(e->gev[g]);
+    for (uint32_t k = 0; e->cev && k < e->nevents; k++)
+        if (e->cev[k])
+            cudaEventDestroy(e->cev[k]);
+    cudaEvent_t evs[] = {e->start, e->end, e->t0, e->t1};
+    for (int k = 0; k < 4; k++)
+        if (evs[k])
+            cudaEventDestroy(evs[k]);
+    if (e->main)
+        cudaStreamDestroy(e->main);
+    if (e->compute)
+        cudaStreamDestroy(e->compute);
+    free(e->gev);
+    free(e->cev);
+    free(e->mem);
+    free(e->mem_bytes);
+    free(e->st);
+    free(e->items);
+    free(e->ev_of);
+    free(e);
+}
+
+void *cs_gpu_engine_buf(cs_gpu_engine_t *e, int buf)
+{
+    return (buf >= 0 && buf < e->rs->nbufs) ? e->mem[buf] : NULL;
+}
+
+uint64_t cs_gpu_engine_buf_elems(const cs_gpu_engine_t *e, int buf, uint64_t count)
+{
+    if (buf < 0 || buf >= e->rs->nbufs)
+        return 0;
+    return cs_range_elems(e->s, &e->rs->bufs[buf], count, 0, e->rs->bufs[buf].nchunks);
+}
+
+void *cs_gpu_engine_stream(cs_gpu_engine_t *e) { return e->main; }
+uint32_t cs_gpu_engine_levels(const cs_gpu_engine_t *e) { return e->ngroups; }
+
+static int check_buf(cs_gpu_engine_t *e, int buf, size_t bytes, cs_err_t *err)
+{
+    if (buf < 0 || buf >= e->rs->nbufs || bytes > e->mem_bytes[buf])
+        return cs_err_set(err, CS_ERR_RANGE, "buffer %d: %zu bytes out of range", buf, bytes);
+    return CS_OK;
+}
+
+int cs_gpu_engine_upload(cs_gpu_engine_t *e, int buf, const void *host, size_t bytes, cs_err_t *err)
+{
+    int st = check_buf(e, buf, bytes, err);
+    cudaError_t ce;
+    if (st == CS_OK && bytes &&
+        ((ce = cudaMemcpyAsync(e->mem[buf], host, bytes, cudaMemcpyHostToDevice, e->main)) !=
+             cudaSuccess ||
+         (ce = cudaStreamSynchronize(e->main)) != cudaSuccess))
+        st = cs__gpu_cuda_err(err, ce, "cudaMemcpy to device");
+    return st;
+}
+
+int cs_gpu_engine_download(cs_gpu_engine_t *e, int buf, void *host, size_t bytes, cs_err_t *err)
+{
+    int st = check_buf(e, buf, bytes, err);
+    cudaError_t ce;
+    if (st == CS_OK && (ce = cudaStreamSynchronize(e->main)) != cudaSuccess)
+        st = cs__gpu_cuda_err(err, ce, "cudaStreamSynchronize");
+    if (st == CS_OK && bytes &&
+        ((ce = cudaMemcpyAsync(host, e->mem[buf], bytes, cudaMemcpyDeviceToHost, e->main)) !=
+             cudaSuccess ||
+         (ce = cudaStreamSynchronize(e->main)) != cudaSuccess))
+        st = cs__gpu_cuda_err(err, ce, "cudaMemcpy to host");
+    return st;
+}
+
+int cs_gpu_engine_memset(cs_gpu_engine_t *e, int buf, int byte, size_t bytes, cs_err_t *err)
+{
+    int st = check_buf(e, buf, bytes, err);
+    cudaError_t ce;
+    if (st == CS_OK && ((ce = cudaMemsetAsync(e->mem[buf], byte, bytes, e->main)) != cudaSuccess ||
+                        (ce = cudaStreamSynchronize(e->main)) != cudaSuccess))
+        st = cs__gpu_cuda_err(err, ce, "cudaMemset");
+    return st;
+}
+
+static char *range_ptr(cs_gpu_engine_t *e, const cs_range_t *r, uint64_t count)
+{
+    const cs_buffer_t *b = &e->rs->bufs[r->buf];
+    return e->mem[r->buf] + cs_buf_elem_off(e->s, b, count, r->off) * e->esize;
+}
+
+static void prepare(cs_gpu_engine_t *e, uint64_t count)
+{
+    char *stage = e->mem[e->nmem - 1];
+    for (uint32_t i = 0; i < e->n; i++) {
+        const cs_step_t *x = &e->rs->steps[i];
+        gstep_t *t = &e->st[i];
+        const cs_range_t *r = x->kind == CS_STEP_SEND ? &x->src : &x->dst;
+        t->a = t->b = NULL;
+        t->elems = 0;
+        if (x->kind == CS_STEP_NOP)
+            continue;
+        t->elems = cs_range_elems(e->s, &e->rs->bufs[r->buf], count, r->off, r->n);
+        if (x->kind == CS_STEP_SEND || x->kind == CS_STEP_REDUCE || x->kind == CS_STEP_COPY)
+            t->a = range_ptr(e, &x->src, count);
+        if (x->kind != CS_STEP_SEND)
+            t->b = range_ptr(e, &x->dst, count);
+        if (x->kind == CS_STEP_RRECV)
+            t->a = stage + t->stage_off;
+    }
+    e->prepared = count;
+}
+
+/* One compute item: the local step (or the reduction of an rrecv). */
+static int enqueue_local(cs_gpu_engine_t *e, gstep_t *t, int32_t *waited_g, cs_err_t *err)
+{
+    cudaError_t ce = cudaSuccess;
+    int32_t need = t->kind == CS_STEP_RRECV ? t->group : t->rg;
+    if (need > *waited_g) {
+        if ((ce = cudaStreamWaitEvent(e->compute, e->gev[need], 0)) != cudaSuccess)
+            return cs__gpu_cuda_err(err, ce, "cudaStreamWaitEvent");
+        *waited_g = need;
+    }
+    size_t bytes = t->elems * e->esize;
+    if (t->kind == CS_STEP_COPY && bytes)
+        ce = cudaMemcpyAsync(t->b, t->a, bytes, cudaMemcpyDeviceToDevice, e->compute);
+    else if (t->kind == CS_STEP_REDUCE || t->kind == CS_STEP_RRECV)
+        ce = (cudaError_t)cs__gpu_reduce(t->b, t->a, t->elems, e->cfg.dtype, e->cfg.op, e->compute);
+    if (ce != cudaSuccess)
+        return cs__gpu_cuda_err(err, ce, "local step");
+    if (t->ev >= 0 && (ce = cudaEventRecord(e->cev[t->ev], e->compute)) != cudaSuccess)
+        return cs__gpu_cuda_err(err, ce, "cudaEventRecord");
+    return CS_OK;
+}
+
+/* Group g: items [k, end) all with H == 2g+1. */
+static int enqueue_group(cs_gpu_engine_t *e, int32_t g, uint32_t k, uint32_t end,
+                         int32_t *waited_c, cs_err_t *err)
+{
+    int32_t need = -1;
+    for (uint32_t j = k; j < end; j++)
+        need = imax(need, e->st[e->items[j].step].rc);
+    cudaError_t ce;
+    if (need > *waited_c) {
+        int32_t ev = e->ev_of[need];
+        if (ev < 0)
+            return cs_err_set(err, CS_ERR_INTERNAL, "group %d: no event for compute item %d", g, need);
+        if ((ce = cudaStreamWaitEvent(e->main, e->cev[ev], 0)) != cudaSuccess)
+            return cs__gpu_cuda_err(err, ce, "cudaStreamWaitEvent");
+        *waited_c = need;
+    }
+    ncclResult_t r = ncclGroupStart();
+    for (uint32_t j = k; j < end && r == ncclSuccess; j++) {
+        gstep_t *t = &e->st[e->items[j].step];
+        size_t bytes = t->elems * e->esize;
+        if (!bytes)
+            continue; /* both sides skip an empty message */
+        if (t->kind == CS_STEP_SEND)
+            r = ncclSend(t->a, bytes, ncclUint8, t->peer, e->comms[t->comm], e->main);
+        else
+            r = ncclRecv(t->kind == CS_STEP_RRECV ? t->a : t->b, bytes, ncclUint8, t->peer,
+                         e->comms[t->comm], e->main);
+    }
+    ncclResult_t r2 = ncclGroupEnd();
+    r = r != ncclSuccess ? r : r2;
+    if (r != ncclSuccess)
+        return cs_err_set(err, cs__gpu_nccl_status(r), "rank %d: NCCL group %d: %s (%d)", e->rank,
+                          g, ncclGetErrorString(r), (int)r);
+    if ((ce = cudaEventRecord(e->gev[g], e->main)) != cudaSuccess)
+        return cs__gpu_cuda_err(err, ce, "cudaEventRecord");
+    return CS_OK;
+}
+
+int cs_gpu_engine_enqueue(cs_gpu_engine_t *e, uint64_t count, cs_err_t *err)
+{
+    if (e->failed)
+        return cs_err_set(err, CS_ERR_INVAL, "the engine failed before: destroy it");
+    if (count > e->cfg.max_count)
+        return cs_err_set(err, CS_ERR_RANGE, "count %llu above the engine's maximum %llu",
+                          (unsigned long long)count, (unsigned long long)e->cfg.max_count);
+    if (count != e->prepared)
+        prepare(e, count);
+    cudaError_t ce;
+    if ((ce = cudaEventRecord(e->start, e->main)) != cudaSuccess ||
+        (ce = cudaStreamWaitEvent(e->compute, e->start, 0)) != cudaSuccess)
+        return cs__gpu_cuda_err(err, ce, "starting a run");
+    int32_t waited_g = -1, waited_c = -1;
+    int st = CS_OK;
+    for (uint32_t k = 0; k < e->nitems && st == CS_OK;) {
+        int32_t H = e->items[k].H;
+        if (H & 1) {
+            uint32_t end = k;
+            while (end < e->nitems && e->items[end].H == H)
+                end++;
+            st = enqueue_group(e, H / 2, k, end, &waited_c, err);
+            k = end;
+        } else {
+            st = enqueue_local(e, &e->st[e->items[k].step], &waited_g, err);
+            k++;
+        }
+    }
+    if (st == CS_OK && ((ce = cudaEventRecord(e->end, e->compute)) != cudaSuccess ||
+                        (ce = cudaStreamWaitEvent(e->main, e->end, 0)) != cudaSuccess))
+        st = cs__gpu_cuda_err(err, ce, "ending a run");
+    if (st != CS_OK)
+        e->failed = 1;
+    return st;
+}
+
+/* Wait for `ev` (recorded on the main stream), bounded by the timeout. */
+static int wait_event(cs_gpu_engine_t *e, cudaEvent_t ev, cs_err_t *err)
+{
+    struct timespec t0, now, nap = {0, 20000};
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        cudaError_t ce = cudaEventQuery(ev);
+        if (ce == cudaSuccess)
+            return CS_OK;
+        if (ce != cudaErrorNotReady) {
+            e->failed = 1;
+            return cs__gpu_cuda_err(err, ce, "waiting for a run");
+        }
+        for (uint32_t k = 0; k < e->ncomms; k++) {
+            int st = cs__nccl_async_error(e->comms[k], err);
+            if (st != CS_OK) {
+                e->failed = 1;
+                cs__nccl_set_failed(e->nc);
+                return st;
+            }
+        }
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        double dt = (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) * 1e-9;
+        if (dt > e->cfg.timeout_s) {
+            e->failed = 1;
+            cs__nccl_set_failed(e->nc);
+            return cs_err_set(err, CS_ERR_TIMEOUT,
+                              "rank %d: no completion for %.0f s; did a peer die or run "
+                              "something else?", e->rank, e->cfg.timeout_s);
+        }
+        nanosleep(&nap, NULL);
+    }
+}
+
+int cs_gpu_engine_wait(cs_gpu_engine_t *e, cs_err_t *err)
+{
+    cudaError_t ce = cudaEventRecord(e->t1, e->main);
+    if (ce != cudaSuccess)
+        return cs__gpu_cuda_err(err, ce, "cudaEventRecord");
+    return wait_event(e, e->t1, err);
+}
+
+int cs_gpu_engine_run(cs_gpu_engine_t *e, uint64_t count, cs_err_t *err)
+{
+    int st = cs_gpu_engine_enqueue(e, count, err);
+    return st == CS_OK ? cs_gpu_engine_wait(e, err) : st;
+}
+
+int cs_gpu_engine_time(cs_gpu_engine_t *e, uint64_t count, long iters, int baseline,
+                       double *seconds, cs_err_t *err)
+{
+    if (iters < 1)
+        return cs_err_set(err, CS_ERR_INVAL, "iters must be >= 1");
+    cudaError_t ce = cudaEventRecord(e->t0, e->main);
+    if (ce != cudaSuccess)
+        return cs__gpu_cuda_err(err, ce, "cudaEventRecord");
+    int st = CS_OK;
+    for (long i = 0; i < iters && st == CS_OK; i++)
+        st = baseline ? cs_nccl_baseline(e->nc, &e->s->desc, e->cfg.dtype, e->cfg.op, count,
+                                         e->mem[CS_BUF_IN], e->mem[CS_BUF_OUT], e->main, err)
+                      : cs_gpu_engine_enqueue(e, count, err);
+    if (st == CS_OK)
+        st = cs_gpu_engine_wait(e, err);
+    float ms = 0;
+    if (st == CS_OK && (ce = cudaEventElapsedTime(&ms, e->t0, e->t1)) != cudaSuccess)
+        st = cs__gpu_cuda_err(err, ce, "cudaEventElapsedTime");
+    if (st == CS_OK)
+        *seconds = (double)ms * 1e-3 / (double)iters;
+    return st;
+}
