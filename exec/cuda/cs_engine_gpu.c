@@ -40,7 +40,8 @@ typedef struct gstep {
     int32_t dg, dc;  /* done when group dg and compute item dc are done */
     int32_t rg, rc;  /* needs group rg and compute item rc (max over deps) */
     int32_t ev;      /* event recorded after the compute item, -1 none */
-    uint16_t comm;   /* index of the channel's communicator */
+    uint16_t chan;
+    uint32_t seq;    /* position on its (peer, channel, direction) */
     size_t stage_off;
     char *a, *b;     /* send src / recv dst / local src (rrecv: staging), local dst */
     uint64_t elems;
@@ -58,12 +59,11 @@ struct cs_gpu_engine {
     cs_engine_config_t cfg;
     int rank;
     size_t esize;
-    uint32_t n, nitems, ngroups, nevents, ncomms;
+    uint32_t n, nitems, ngroups, nevents;
     gstep_t *st;
     item_t *items;
     int32_t *ev_of; /* compute item -> its event, -1 none */
-    ncclComm_t comms[CS_GPU_MAX_CHANNELS];
-    int own_comm[CS_GPU_MAX_CHANNELS];
+    ncclComm_t comm;
     cudaStream_t main, compute;
     cudaEvent_t start, end, t0, t1, *gev, *cev;
     char **mem;
@@ -78,85 +78,55 @@ static int is_comm(int k)
     return k == CS_STEP_SEND || k == CS_STEP_RECV || k == CS_STEP_RRECV;
 }
 
+static const struct gstep *sort_items; /* qsort has no context argument */
+
+/* By phase; inside a group by (peer, channel, position on the channel), the
+ * order both sides of a peer pair agree on; local work in step order. */
 static int item_cmp(const void *x, const void *y)
 {
     const item_t *a = x, *b = y;
     if (a->H != b->H)
         return a->H < b->H ? -1 : 1;
+    if (a->H & 1) {
+        const struct gstep *p = &sort_items[a->step], *q = &sort_items[b->step];
+        if (p->peer != q->peer)
+            return p->peer < q->peer ? -1 : 1;
+        if (p->chan != q->chan)
+            return p->chan < q->chan ? -1 : 1;
+        if (p->seq != q->seq)
+            return p->seq < q->seq ? -1 : 1;
+    }
     return a->step < b->step ? -1 : a->step > b->step;
 }
 
 static int32_t imax(int32_t a, int32_t b) { return a > b ? a : b; }
 
-/* Channels -> communicators: the sorted distinct channels of all ranks. */
-static int map_channels(cs_gpu_engine_t *e, uint16_t *chans, cs_err_t *err)
-{
-    uint32_t nc = 0;
-    for (int r = 0; r < e->s->desc.nranks; r++) {
-        const cs_rank_sched_t *rs = &e->s->ranks[r];
-        for (uint32_t i = 0; i < rs->nsteps; i++) {
-            if (!is_comm(rs->steps[i].kind))
-                continue;
-            uint16_t ch = rs->steps[i].chan;
-            uint32_t j = 0;
-            while (j < nc && chans[j] != ch)
-                j++;
-            if (j < nc)
-                continue;
-            if (nc == CS_GPU_MAX_CHANNELS)
-                return cs_err_set(err, CS_ERR_UNSUPPORTED,
-                                  "the schedule uses more than %d channels (one NCCL communicator "
-                                  "each)", CS_GPU_MAX_CHANNELS);
-            chans[nc++] = ch;
-        }
-    }
-    e->ncomms = nc ? nc : 1;
-    return CS_OK;
-}
-
-/* Phases, groups, compute order, events (see the top comment). */
-static int plan(cs_gpu_engine_t *e, const uint16_t *chans, cs_err_t *err)
+/* Phases, groups (cs__gpu_plan), compute order, events. */
+static int plan(cs_gpu_engine_t *e, cs_err_t *err)
 {
     const cs_rank_sched_t *rs = e->rs;
-    int32_t *last_on_chan = NULL; /* group of the last step per (dir, peer, chan index) */
-    size_t nkey = 2 * (size_t)e->s->desc.nranks * e->ncomms;
-    last_on_chan = malloc(nkey * sizeof(*last_on_chan));
-    if (!last_on_chan)
-        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
-    for (size_t k = 0; k < nkey; k++)
-        last_on_chan[k] = 0;
+    size_t n1 = e->n ? e->n : 1;
+    int32_t *grp = malloc(n1 * sizeof(*grp)), *H = malloc(n1 * sizeof(*H));
+    uint32_t *seq = malloc(n1 * sizeof(*seq));
+    int st = grp && H && seq ? cs__gpu_plan(e->s, e->rank, grp, H, seq, err)
+                             : cs_err_set(err, CS_ERR_NOMEM, "out of memory");
     e->nitems = 0;
-    for (uint32_t i = 0; i < e->n; i++) {
+    for (uint32_t i = 0; i < e->n && st == CS_OK; i++) {
         const cs_step_t *x = &rs->steps[i];
         gstep_t *t = &e->st[i];
-        const uint32_t *d = cs_step_deps(rs, x);
-        int32_t hmax = -1;
-        for (uint32_t j = 0; j < x->ndeps; j++)
-            hmax = imax(hmax, e->st[d[j]].H);
-        t->kind = x->kind, t->peer = x->peer, t->group = -1, t->cseq = -1, t->ev = -1;
-        if (is_comm(x->kind)) {
-            uint32_t ci = 0;
-            while (ci + 1 < e->ncomms && chans[ci] != x->chan)
-                ci++;
-            t->comm = (uint16_t)ci;
-            size_t key = ((size_t)(x->kind == CS_STEP_SEND) * e->s->desc.nranks + (size_t)x->peer) *
-                             e->ncomms + ci;
-            int32_t g = imax((hmax + 1) / 2, last_on_chan[key]);
-            last_on_chan[key] = g;
-            t->group = g;
-            t->H = x->kind == CS_STEP_RRECV ? 2 * g + 2 : 2 * g + 1;
-            e->ngroups = (uint32_t)imax((int32_t)e->ngroups, g + 1);
-        } else if (x->kind == CS_STEP_NOP) {
-            t->H = hmax;
-        } else {
-            t->H = hmax < 0 ? 0 : (hmax + 1) & ~1;
-        }
+        t->kind = x->kind, t->peer = x->peer, t->chan = x->chan, t->seq = seq[i];
+        t->group = grp[i], t->H = H[i], t->cseq = -1, t->ev = -1;
+        if (t->group >= 0)
+            e->ngroups = (uint32_t)imax((int32_t)e->ngroups, t->group + 1);
         if (x->kind != CS_STEP_NOP)
             e->items[e->nitems++] = (item_t){t->kind == CS_STEP_RRECV ? 2 * t->group + 1 : t->H, i};
         if (x->kind == CS_STEP_RRECV)
             e->items[e->nitems++] = (item_t){t->H, i};
     }
-    free(last_on_chan);
+    free(grp), free(H), free(seq);
+    if (st != CS_OK)
+        return st;
+    sort_items = e->st;
     qsort(e->items, e->nitems, sizeof(*e->items), item_cmp);
     /* Compute order; an rrecv has two items, its second one is the reduction. */
     int32_t c = 0;
@@ -258,7 +228,6 @@ int cs_gpu_engine_create(const cs_sched_t *s, cs_nccl_t *c, const cs_engine_conf
                           cs_nccl_size(c), s->desc.nranks);
     if ((unsigned)cfg->dtype >= CS_DT_COUNT || (unsigned)cfg->op >= CS_OP_COUNT)
         return cs_err_set(err, CS_ERR_UNSUPPORTED, "no GPU reduction for this type / operator");
-    uint16_t chans[CS_GPU_MAX_CHANNELS];
     int st = CS_OK;
     cs_gpu_engine_t *e = calloc(1, sizeof(*e));
     if (!e)
@@ -275,19 +244,11 @@ int cs_gpu_engine_create(const cs_sched_t *s, cs_nccl_t *c, const cs_engine_conf
         st = cs_err_set(err, CS_ERR_NOMEM, "out of memory");
         goto fail;
     }
-    if ((st = map_channels(e, chans, err)) != CS_OK || (st = plan(e, chans, err)) != CS_OK ||
-        (st = alloc_all(e, err)) != CS_OK)
+    if ((st = plan(e, err)) != CS_OK || (st = alloc_all(e, err)) != CS_OK)
         goto fail;
-    e->comms[0] = (ncclComm_t)cs__nccl_comm(c);
-    for (uint32_t k = 1; k < e->ncomms; k++) {
-        void *nc = NULL;
-        if ((st = cs__nccl_split(c, &nc, err)) != CS_OK)
-            goto fail;
-        e->comms[k] = nc;
-        e->own_comm[k] = 1;
-    }
-    CS_INFO("exec", "rank %d: %u steps in %u NCCL groups, %u communicators, %u events", rank, e->n,
-            e->ngroups, e->ncomms, e->nevents);
+    e->comm = (ncclComm_t)cs__nccl_comm(c);
+    CS_INFO("exec", "rank %d: %u steps in %u NCCL groups, %u events", rank, e->n, e->ngroups,
+            e->nevents);
     *out = e;
     return CS_OK;
 fail:
@@ -301,13 +262,6 @@ void cs_gpu_engine_destroy(cs_gpu_engine_t *e)
         return;
     if (!e->failed && e->main)
         cudaStreamSynchronize(e->main);
-    for (uint32_t k = 0; k < e->ncomms; k++)
-        if (e->own_comm[k] && e->comms[k]) {
-            if (e->failed)
-                ncclCommAbort(e->comms[k]);
-            else
-                ncclCommDestroy(e->comms[k]);
-        }
     for (uint32_t b = 0; e->mem && b < e->nmem; b++)
         if (e->mem[b])
             cudaFree(e->mem[b]);
@@ -466,10 +420,10 @@ static int enqueue_group(cs_gpu_engine_t *e, int32_t g, uint32_t k, uint32_t end
         if (!bytes)
             continue; /* both sides skip an empty message */
         if (t->kind == CS_STEP_SEND)
-            r = ncclSend(t->a, bytes, ncclUint8, t->peer, e->comms[t->comm], e->main);
+            r = ncclSend(t->a, bytes, ncclUint8, t->peer, e->comm, e->main);
         else
             r = ncclRecv(t->kind == CS_STEP_RRECV ? t->a : t->b, bytes, ncclUint8, t->peer,
-                         e->comms[t->comm], e->main);
+                         e->comm, e->main);
     }
     ncclResult_t r2 = ncclGroupEnd();
     r = r != ncclSuccess ? r : r2;
@@ -530,13 +484,11 @@ static int wait_event(cs_gpu_engine_t *e, cudaEvent_t ev, cs_err_t *err)
             e->failed = 1;
             return cs__gpu_cuda_err(err, ce, "waiting for a run");
         }
-        for (uint32_t k = 0; k < e->ncomms; k++) {
-            int st = cs__nccl_async_error(e->comms[k], err);
-            if (st != CS_OK) {
-                e->failed = 1;
-                cs__nccl_set_failed(e->nc);
-                return st;
-            }
+        int st = cs__nccl_async_error(e->comm, err);
+        if (st != CS_OK) {
+            e->failed = 1;
+            cs__nccl_set_failed(e->nc);
+            return st;
         }
         clock_gettime(CLOCK_MONOTONIC, &now);
         double dt = (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) * 1e-9;

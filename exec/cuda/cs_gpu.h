@@ -23,15 +23,14 @@
  * reduce / copy and the reduction of a received rrecv run on a second,
  * compute stream; CUDA events carry the dependencies between the two so
  * that a reduction overlaps with later, independent transfers.  Sends and
- * receives are grouped in "levels": a communication step goes in the first
- * group after all its dependencies, and never before the previous step of
- * its (peer, channel, direction), so each channel is posted in schedule
- * order.  Every channel of the schedule gets its own communicator
- * (ncclCommSplit), because NCCL matches by posting order per peer pair.
- * Limitation: NCCL runs the groups of one rank one after another, so a
- * schedule that is deadlock free only when a later send overtakes an
- * earlier unfinished one of another level can hang (the standard
- * algorithms do not need that); at most CS_GPU_MAX_CHANNELS channels.
+ * receives are grouped in levels computed over the whole schedule
+ * (cs__gpu_plan): both halves of a message are in groups of the same index
+ * on their two ranks, so the groups (which NCCL runs one after another per
+ * rank) cannot wait in a circle, and inside a group the messages to a peer
+ * are posted by (channel, position on the channel) on both sides, which is
+ * how NCCL (matching by posting order per peer pair) pairs them right with
+ * one communicator for all channels.  Price: a message may wait for
+ * unrelated messages of the previous level of its rank.
  *
  * cs_gpu_engine_enqueue never blocks; cs_gpu_engine_wait blocks until the
  * enqueued work is done, bounded by cfg.timeout_s (CS_ERR_TIMEOUT, after
@@ -49,8 +48,6 @@
 #include "cs_dtype.h"
 #include "cs_engine.h"
 #include "cs_sched.h"
-
-#define CS_GPU_MAX_CHANNELS 64
 
 /* ---- devices and errors -------------------------------------------------- */
 
@@ -82,10 +79,8 @@ void cs_nccl_close(cs_nccl_t *c); /* NULL is fine; aborts when a run failed */
 int cs_nccl_rank(const cs_nccl_t *c);
 int cs_nccl_size(const cs_nccl_t *c);
 int cs_nccl_device(const cs_nccl_t *c);
-/* The communicator (ncclComm_t) and a new one split off it (collective:
- * every rank calls it in the same order). */
+/* The communicator (an ncclComm_t). */
 void *cs__nccl_comm(cs_nccl_t *c);
-int cs__nccl_split(cs_nccl_t *c, void **comm, cs_err_t *err);
 /* Mark the communicator failed (close aborts instead of destroying) and
  * report NCCL's asynchronous error of `comm`, if any, as a status. */
 void cs__nccl_set_failed(cs_nccl_t *c);
@@ -100,6 +95,13 @@ int cs_nccl_baseline(cs_nccl_t *c, const cs_coll_desc_t *desc, cs_dtype_t dt, cs
                      uint64_t count, const void *in, void *out, void *stream, cs_err_t *err);
 
 /* ---- the GPU engine ------------------------------------------------------ */
+
+/* The level plan of `rank` (cs_plan_gpu.c): per step its group (-1 for
+ * local steps), its phase H as seen by dependents and its position on its
+ * channel.  Arrays of s->ranks[rank].nsteps entries.  CS_ERR_VERIFY when
+ * messages do not pair up or the schedule deadlocks. */
+int cs__gpu_plan(const cs_sched_t *s, int rank, int32_t *group, int32_t *H, uint32_t *seq,
+                 cs_err_t *err);
 
 typedef struct cs_gpu_engine cs_gpu_engine_t;
 

@@ -208,16 +208,6 @@ int cs_nccl_device(const cs_nccl_t *c) { return c->device; }
 void *cs__nccl_comm(cs_nccl_t *c) { return c->comm; }
 void cs__nccl_set_failed(cs_nccl_t *c) { c->failed = 1; }
 
-int cs__nccl_split(cs_nccl_t *c, void **comm, cs_err_t *err)
-{
-    ncclComm_t n = NULL;
-    ncclResult_t r = ncclCommSplit(c->comm, 0, c->rank, &n, NULL);
-    if (r != ncclSuccess)
-        return nccl_err(err, r, c->comm, "ncclCommSplit");
-    *comm = n;
-    return CS_OK;
-}
-
 int cs__nccl_async_error(void *comm, cs_err_t *err)
 {
     ncclResult_t a = ncclSuccess;
