@@ -11,9 +11,18 @@
  * cs_test_fill and the outputs of all ranks are checked (wrong = sum over
  * ranks of mismatching elements).
  *
+ * --transport nccl (when built with CUDA and NCCL, CS_HAVE_NCCL) runs the
+ * same schedule on GPU memory through the GPU engine of exec/cuda/cs_gpu.h,
+ * one rank per GPU; inputs are filled on the host and copied in, --check
+ * copies the outputs back, times come from CUDA events.  --baseline nccl
+ * adds, for every size, a row for NCCL's own collective on the same
+ * buffers (algorithm "nccl").
+ *
  * Exit codes: 0 success, 1 wrong results, 2 usage errors, 3 run-time
- * failure (a rank died or timed out, ranks disagree, transport errors):
- * every rank then prints why on stderr, naming the rank it blames.
+ * failure (a rank died or timed out, ranks disagree, transport errors, no
+ * CUDA device or driver for --transport nccl: "no CUDA device/driver:
+ * cudaGetDeviceCount: ... (35)"): every rank then prints why on stderr,
+ * naming the rank it blames.
  * Nothing is written to files.
  */
 #include <getopt.h>
@@ -30,6 +39,9 @@
 #include "cs_engine.h"
 #include "cs_text.h"
 #include "cs_transport.h"
+#ifdef CS_HAVE_NCCL
+#include "cs_gpu.h"
+#endif
 
 #define EXIT_RUNTIME 3
 
@@ -46,7 +58,8 @@ static const char usage_text[] =
     "  --dtype T            float (default), double, half, bfloat16, int32, int64\n"
     "  --op OP              sum (default), prod, min, max\n"
     "  --root R             root of broadcast / reduce (0)\n"
-    "  --transport NAME     ofi (default)\n"
+    "  --transport NAME     ofi (default), nccl (GPU memory, one rank per GPU)\n"
+    "  --baseline nccl      with --transport nccl: also time NCCL's own collective\n"
     "  --provider NAME      libfabric provider: tcp;ofi_rxm (default), shm, verbs;ofi_rxm, efa\n"
     "  --iface ADDR         address tcp binds to (127.0.0.1)\n"
     "  --iters N            timed runs per size (20)\n"
@@ -60,6 +73,7 @@ static const char usage_text[] =
 
 typedef struct run_opts {
     const char *coll, *algo, *schedule, *dtype, *op, *transport, *provider, *iface, *format, *boot;
+    const char *baseline;
     char size[512];
     cs_params_t params;
     long root, iters, warmup, check;
@@ -107,7 +121,7 @@ static int parse_args(int argc, char **argv, run_opts_t *o)
         {"provider", 1, 0, 'P'}, {"iface", 1, 0, 'I'},   {"iters", 1, 0, 'n'},
         {"warmup", 1, 0, 'w'},   {"check", 0, 0, 'k'},   {"timeout", 1, 0, 'T'},
         {"format", 1, 0, 'F'},   {"boot", 1, 0, 'B'},    {"max-msg", 1, 0, 'M'},
-        {"help", 0, 0, 'h'},     {0, 0, 0, 0}};
+        {"help", 0, 0, 'h'},     {"baseline", 1, 0, 'b'}, {0, 0, 0, 0}};
     memset(o, 0, sizeof(*o));
     cs_params_init(&o->params);
     o->dtype = "float", o->op = "sum", o->transport = "ofi", o->provider = "tcp;ofi_rxm";
@@ -146,6 +160,7 @@ static int parse_args(int argc, char **argv, run_opts_t *o)
         }
         case 'F': o->format = optarg; break;
         case 'B': o->boot = optarg; break;
+        case 'b': o->baseline = optarg; break;
         case 'M':
             if (cs_cli_parse_size(optarg, &o->max_msg) || o->max_msg == 0)
                 return usage_error("--max-msg: expected a size, found '%s'", optarg);
@@ -163,6 +178,8 @@ static int parse_args(int argc, char **argv, run_opts_t *o)
         return usage_error("--coll and --algo (or --schedule) are required");
     if (!o->size[0])
         return usage_error("--size is required");
+    if (o->baseline && (strcmp(o->baseline, "nccl") || strcmp(o->transport, "nccl")))
+        return usage_error("--baseline: only 'nccl', with --transport nccl");
     if (strcmp(o->format, "table") && strcmp(o->format, "csv") && strcmp(o->format, "json"))
         return usage_error("--format: expected table, csv or json, found '%s'", o->format);
     return 0;
@@ -194,6 +211,7 @@ typedef struct run_ctx {
     cs_dtype_t dt;
     cs_op_t op;
     int rank, nranks, rows;
+    const char *row_algo; /* algorithm column of the next rows (NULL: the schedule's) */
 } run_ctx_t;
 
 static int build_schedule(run_ctx_t *c, cs_err_t *err)
@@ -275,9 +293,10 @@ static void print_header(run_ctx_t *c)
     if (!strcmp(f, "table")) {
         printf("# collstep run: %s %s, %d ranks, %s/%s, bootstrap %s\n",
                cs_coll_name(c->sched->desc.coll), algo, c->nranks, c->o->transport,
-               c->o->provider, cs_boot_kind(c->boot));
-        printf("%12s %12s %8s %6s %6s %12s %10s %10s%s\n", "size(B)", "count", "type", "redop",
-               "root", "time(us)", "algbw(GB/s)", "busbw(GB/s)", c->o->check ? "      wrong" : "");
+               strcmp(c->o->transport, "nccl") ? c->o->provider : "cuda", cs_boot_kind(c->boot));
+        printf("%12s %12s %8s %6s %6s %12s %10s %10s%s%s\n", "size(B)", "count", "type", "redop",
+               "root", "time(us)", "algbw(GB/s)", "busbw(GB/s)", c->o->check ? "      wrong" : "",
+               c->o->baseline ? "  algorithm" : "");
     } else if (!strcmp(f, "csv")) {
         printf("collective,algorithm,ranks,size,count,type,redop,root,time_us,algbw_gbs,"
                "busbw_gbs,wrong\n");
@@ -293,28 +312,34 @@ static void print_row(run_ctx_t *c, uint64_t bytes, uint64_t count, double t, lo
     double algbw = t > 0 ? (double)bytes / t / 1e9 : 0;
     double busbw = algbw * cs_coll_busbw_factor(s->desc.coll, c->nranks);
     const char *ty = cs_dtype_name(c->dt), *op = cs_op_name(c->op), *f = c->o->format;
+    const char *algo = c->row_algo ? c->row_algo : s->algo;
     int root = cs_coll_has_root(s->desc.coll) ? s->desc.root : -1;
     if (!strcmp(f, "table")) {
         printf("%12llu %12llu %8s %6s %6d %12.2f %10.3f %10.3f", (unsigned long long)bytes,
                (unsigned long long)count, ty, op, root, t * 1e6, algbw, busbw);
         if (c->o->check)
             printf(" %10lld", wrong);
+        if (c->o->baseline)
+            printf("  %s", algo);
         printf("\n");
     } else if (!strcmp(f, "csv")) {
         printf("%s,%s,%d,%llu,%llu,%s,%s,%d,%.3f,%.4f,%.4f,%lld\n", cs_coll_name(s->desc.coll),
-               s->algo, c->nranks, (unsigned long long)bytes, (unsigned long long)count, ty, op,
+               algo, c->nranks, (unsigned long long)bytes, (unsigned long long)count, ty, op,
                root, t * 1e6, algbw, busbw, c->o->check ? wrong : -1);
     } else {
         printf("%s  {\"collective\": \"%s\", \"algorithm\": \"%s\", \"ranks\": %d, \"size\": %llu, "
                "\"count\": %llu, \"type\": \"%s\", \"redop\": \"%s\", \"root\": %d, "
                "\"time_us\": %.3f, \"algbw_gbs\": %.4f, \"busbw_gbs\": %.4f, \"wrong\": %lld}",
-               c->rows ? ",\n" : "", cs_coll_name(s->desc.coll), s->algo, c->nranks,
+               c->rows ? ",\n" : "", cs_coll_name(s->desc.coll), algo, c->nranks,
                (unsigned long long)bytes, (unsigned long long)count, ty, op, root, t * 1e6,
                algbw, busbw, c->o->check ? wrong : -1);
     }
     c->rows++;
     fflush(stdout);
 }
+
+static int report(run_ctx_t *c, uint64_t bytes, uint64_t count, double t, uint64_t w,
+                  long long *wrong_total, cs_err_t *err);
 
 /* One size: fill, warm up, time, check, report.  *wrong_total grows. */
 static int run_size(run_ctx_t *c, uint64_t bytes, long long *wrong_total, cs_err_t *err)
@@ -340,16 +365,24 @@ static int run_size(run_ctx_t *c, uint64_t bytes, long long *wrong_total, cs_err
     double t = (double)(cs_engine_now_ns() - t0) * 1e-9 / (double)c->o->iters;
     if (st != CS_OK)
         return st;
+    uint64_t w = 0;
+    if (c->o->check)
+        w = cs_test_check(&s->desc, c->dt, c->op, count, c->rank, out,
+                          cs_chunk_start(s, count, rs->bufs[1].base), n_out);
+    return report(c, bytes, count, t, w, wrong_total, err);
+}
+
+/* Gather time and wrong count of every rank; rank 0 prints the row. */
+static int report(run_ctx_t *c, uint64_t bytes, uint64_t count, double t, uint64_t w,
+                  long long *wrong_total, cs_err_t *err)
+{
     struct {
         double t;
         uint64_t wrong;
-    } mine = {t, 0}, *all = calloc((size_t)c->nranks, sizeof(mine));
+    } mine = {t, w}, *all = calloc((size_t)c->nranks, sizeof(mine));
     if (!all)
         return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
-    if (c->o->check)
-        mine.wrong = cs_test_check(&s->desc, c->dt, c->op, count, c->rank, out,
-                                   cs_chunk_start(s, count, rs->bufs[1].base), n_out);
-    st = cs_boot_allgather(c->boot, &mine, sizeof(mine), all, err);
+    int st = cs_boot_allgather(c->boot, &mine, sizeof(mine), all, err);
     if (st == CS_OK && c->rank == 0) {
         double tmax = 0;
         long long wrong = 0;
@@ -399,6 +432,88 @@ static int parse_sizes(const char *text, uint64_t *sizes, int *n)
     return *n ? 0 : -1;
 }
 
+#ifdef CS_HAVE_NCCL
+/* One size on the GPU: the schedule, then (--baseline) NCCL's collective. */
+static int run_size_gpu(run_ctx_t *c, cs_gpu_engine_t *g, uint64_t bytes, long long *wrong_total,
+                        cs_err_t *err)
+{
+    const cs_rank_sched_t *rs = &c->sched->ranks[c->rank];
+    size_t es = cs_dtype_size(c->dt);
+    uint64_t count = cs_coll_block_count(c->sched->desc.coll, c->nranks, bytes, es);
+    uint64_t n_in = cs_gpu_engine_buf_elems(g, CS_BUF_IN, count);
+    uint64_t n_out = cs_gpu_engine_buf_elems(g, CS_BUF_OUT, count);
+    char *host = malloc(((n_in > n_out ? n_in : n_out) + 1) * es);
+    if (!host)
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    cs_test_fill(c->dt, c->op, host, n_in, c->rank, cs_chunk_start(c->sched, count, rs->bufs[0].base));
+    int st = cs_gpu_engine_upload(g, CS_BUF_IN, host, n_in * es, err);
+    for (int base = 0; base <= (c->o->baseline != NULL) && st == CS_OK; base++) {
+        double t = 0;
+        uint64_t w = 0;
+        if (c->o->check)
+            st = cs_gpu_engine_memset(g, CS_BUF_OUT, 0xff, n_out * es, err);
+        if (st == CS_OK && c->o->warmup > 0)
+            st = cs_gpu_engine_time(g, count, c->o->warmup, base, &t, err);
+        if (st == CS_OK)
+            st = cs_boot_barrier(c->boot, err);
+        if (st == CS_OK)
+            st = cs_gpu_engine_time(g, count, c->o->iters, base, &t, err);
+        if (st == CS_OK && c->o->check) {
+            st = cs_gpu_engine_download(g, CS_BUF_OUT, host, n_out * es, err);
+            w = cs_test_check(&c->sched->desc, c->dt, c->op, count, c->rank, host,
+                              cs_chunk_start(c->sched, count, rs->bufs[1].base), n_out);
+        }
+        c->row_algo = base ? "nccl" : NULL;
+        if (st == CS_OK)
+            st = report(c, bytes, count, t, w, wrong_total, err);
+        c->row_algo = NULL;
+    }
+    free(host);
+    return st;
+}
+
+/* --transport nccl: communicator, GPU engine, the sweep. */
+static int run_all_gpu(run_ctx_t *c, const uint64_t *sizes, int nsizes)
+{
+    cs_err_t err, e2;
+    cs_err_clear(&err);
+    cs_err_clear(&e2);
+    cs_nccl_t *nc = NULL;
+    cs_gpu_engine_t *g = NULL;
+    long long wrong = 0;
+    int rc = EXIT_RUNTIME, st = cs_nccl_open(c->boot, &nc, &err);
+    if (st != CS_OK)
+        goto out;
+    uint64_t hi = 0;
+    for (int i = 0; i < nsizes; i++)
+        hi = sizes[i] > hi ? sizes[i] : hi;
+    cs_engine_config_t ec = {c->dt, c->op,
+                             cs_coll_block_count(c->sched->desc.coll, c->nranks, hi,
+                                                 cs_dtype_size(c->dt)), c->o->timeout, 0};
+    st = cs_gpu_engine_create(c->sched, nc, &ec, &g, &err);
+    int ast = agree(c->boot, st, "setting up the GPU engine", &e2);
+    if (st == CS_OK && ast != CS_OK)
+        err = e2, st = ast;
+    if (st != CS_OK)
+        goto out;
+    if (c->rank == 0)
+        print_header(c);
+    for (int i = 0; i < nsizes && st == CS_OK; i++)
+        st = run_size_gpu(c, g, sizes[i], &wrong, &err);
+    if (c->rank == 0 && !strcmp(c->o->format, "json"))
+        printf("\n]\n");
+    if (st == CS_OK && c->rank == 0 && c->o->check && wrong)
+        fprintf(stderr, "collstep run: %lld wrong elements\n", wrong);
+    rc = st != CS_OK ? EXIT_RUNTIME : wrong ? CS_EXIT_FAIL : CS_EXIT_OK;
+out:
+    if (st != CS_OK)
+        fail(&err, c->rank);
+    cs_gpu_engine_destroy(g);
+    cs_nccl_close(nc);
+    return rc;
+}
+#endif
+
 static int run_all(run_ctx_t *c, const uint64_t *sizes, int nsizes)
 {
     cs_err_t err;
@@ -433,6 +548,15 @@ static int run_all(run_ctx_t *c, const uint64_t *sizes, int nsizes)
     }
     if (st != CS_OK)
         return fail(&e2, c->rank);
+    if (!strcmp(o->transport, "nccl")) {
+#ifdef CS_HAVE_NCCL
+        return run_all_gpu(c, sizes, nsizes);
+#else
+        cs_err_set(&err, CS_ERR_UNSUPPORTED, "--transport nccl: collstep was built without "
+                   "CUDA and NCCL (CS_WITH_CUDA)");
+        return fail(&err, c->rank);
+#endif
+    }
     st = open_transport(c, &err);
     if (st != CS_OK)
         return fail(&err, c->rank);
