@@ -29,7 +29,7 @@ static int xfer(cs_tp_t *tp, int send, int peer, void *buf, size_t len, uint64_t
     }
     if (st < 0)
         return cs_err_set(err, st, "clock alignment with rank %d: %s", peer, cs_status_str(st));
-    for (;;) {
+    while (req.status == CS_INPROGRESS) { /* a send may have completed inline */
         cs_tp_req_t *d = NULL;
         int k = tp->ops->poll(tp, &d, 1);
         if (k < 0)

@@ -41,10 +41,13 @@ typedef struct cs_engine_config {
                          * instead of spinning (spinning wins latency otherwise) */
 } cs_engine_config_t;
 
-/* Per-step timestamps of the last run, ns since the run started (cheap to
- * record; the trace writer reads them).  t_end == 0 for steps not run. */
+/* Per-step timestamps of the last run (when recording), ns since the run
+ * started (cs_engine_run_start_ns).  t_start: a send / recv was posted, or
+ * local work began; t_data: the transfer of a send / recv / rrecv finished
+ * (for rrecv, before its reduction); t_end: the step was done.  All zero
+ * for steps not run. */
 typedef struct cs_step_time {
-    uint64_t t_start, t_end;
+    uint64_t t_start, t_data, t_end;
 } cs_step_time_t;
 
 /* `s` must stay alive as long as the engine; `tp` must have its peers'
@@ -62,7 +65,13 @@ uint64_t cs_engine_buf_elems(const cs_engine_t *e, int buf, uint64_t count);
  * Blocking; CS_OK or a negative status with err filled. */
 int cs_engine_run(cs_engine_t *e, uint64_t count, cs_err_t *err);
 
+/* Keep per-step timestamps from the next run on (on != 0).  Off by default:
+ * a run then reads the clock once instead of a few times per step. */
+void cs_engine_record_times(cs_engine_t *e, int on);
 const cs_step_time_t *cs_engine_step_times(const cs_engine_t *e, uint32_t *nsteps);
+
+/* CLOCK_MONOTONIC (ns) at the start of the last run. */
+uint64_t cs_engine_run_start_ns(const cs_engine_t *e);
 
 /* Clock alignment for traces: rank 0 is the reference; every other rank
  * estimates the offset of its CLOCK_MONOTONIC to rank 0's by `rounds`

@@ -83,7 +83,11 @@ typedef struct cs_tp_ops {
      * CS_AGAIN: not (fully) posted for lack of resources: call poll, then
      * call again with the same arguments and request (parts already posted
      * are remembered in the request).  < 0: failure, request not posted.
-     * The buffer must stay untouched until the request completes. */
+     * The buffer must stay untouched until the request completes.
+     * Inline completion: a transport may copy a tiny message out at once
+     * (libfabric inject); it then returns CS_OK with req->status already
+     * CS_OK (not CS_INPROGRESS), the buffer is free again, and poll will
+     * never hand this request back. */
     int (*isend)(cs_tp_t *tp, int peer, const void *buf, size_t len, void *mr, uint64_t tag,
                  cs_tp_req_t *req);
     /* Post a receive of at most len bytes from `peer`; as isend. */

@@ -11,7 +11,9 @@
  * into at most 256 parts, each posted with its own context taken from a
  * pool preallocated at open (nothing is allocated while posting or
  * polling).  Memory is registered only when the provider asks for it
- * (FI_MR_LOCAL).  Every libfabric error code becomes a cs status in
+ * (FI_MR_LOCAL).  Sends up to the provider's inject size (at most
+ * OFI_INJECT_MAX) go out with fi_tinject and complete inline (see isend in
+ * cs_transport.h).  Every libfabric error code becomes a cs status in
  * ofi_status(), the one conversion function of this backend.
  */
 #include <stdlib.h>
@@ -32,6 +34,7 @@
 #define OFI_MAX_PARTS 256
 #define OFI_MAX_RANKS (1 << (OFI_PART_SHIFT - OFI_RANK_SHIFT))
 #define OFI_POLL_BATCH 16
+#define OFI_INJECT_MAX 1024 /* above it a copy-out costs more than a completion */
 
 typedef struct ofi_ctx {
     struct fi_context2 fc; /* must stay first: libfabric hands it back */
@@ -49,6 +52,7 @@ typedef struct tp_ofi {
     struct fid_ep *ep;
     fi_addr_t *peers;
     int need_mr;
+    size_t inject; /* largest send copied out inline (fi_tinject), 0: none */
     ofi_ctx_t *ctx;
     int32_t nctx, free_head;
 } tp_ofi_t;
@@ -183,6 +187,19 @@ static int ofi_post(tp_ofi_t *t, int is_send, int peer, char *buf, size_t len, v
     }
     void *desc = mr ? fi_mr_desc((struct fid_mr *)mr) : NULL;
     int src = is_send ? t->base.rank : peer;
+    if (is_send && len <= t->inject && req->nparts == 1 && req->posted == 0) {
+        /* tiny message: copied out now, no completion entry (inline) */
+        uint64_t wtag = tag | ((uint64_t)src << OFI_RANK_SHIFT);
+        ssize_t rc = fi_tinject(t->ep, buf, len, t->peers[peer], wtag);
+        if (rc == 0) {
+            req->status = CS_OK;
+            req->nbytes = len;
+            return CS_OK;
+        }
+        if (rc != -FI_EAGAIN)
+            req->status = ofi_status((int)rc);
+        return ofi_status((int)rc);
+    }
     while (req->posted < req->nparts) {
         uint64_t p = req->posted;
         size_t off = p * t->base.max_msg;
@@ -348,6 +365,11 @@ int cs_tp_ofi_open(const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err)
         t->base.max_msg = cfg->max_msg;
     if (t->base.max_msg == 0)
         t->base.max_msg = 1;
+    t->inject = t->info->tx_attr->inject_size;
+    if (t->inject > OFI_INJECT_MAX)
+        t->inject = OFI_INJECT_MAX;
+    if (t->inject > t->base.max_msg)
+        t->inject = t->base.max_msg;
     t->nctx = 4096;
     t->ctx = calloc((size_t)t->nctx, sizeof(*t->ctx));
     t->peers = calloc((size_t)cfg->nranks, sizeof(*t->peers));
@@ -393,8 +415,9 @@ int cs_tp_ofi_open(const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err)
         what = "fi_enable";
         goto fi_fail;
     }
-    CS_INFO("exec", "rank %d: libfabric provider %s, max_msg %zu, mr %s", cfg->rank,
-            t->info->fabric_attr->prov_name, t->base.max_msg, t->need_mr ? "local" : "none");
+    CS_INFO("exec", "rank %d: libfabric provider %s, max_msg %zu, inject %zu, mr %s", cfg->rank,
+            t->info->fabric_attr->prov_name, t->base.max_msg, t->inject,
+            t->need_mr ? "local" : "none");
     *out = &t->base;
     return CS_OK;
 fi_fail:
