@@ -1,19 +1,17 @@
 /*
  * cs_engine_gpu.c - the GPU step engine (contract in cs_gpu.h).
  *
- * Plan, computed once at create time.  Every step gets a host phase H:
- *   odd  H = 2g+1   communication step in NCCL group g (comm stream)
+ * Plan, computed once at create time.  cs__gpu_plan (cs_plan_gpu.c) gives
+ * every step a host phase H:
+ *   odd  H = 2g+1   communication step in NCCL group g (comm stream); both
+ *                   halves of a message are in group g on their two ranks
  *   even H = 2k     local work (reduce, copy, the reduction half of an
  *                   rrecv) enqueued on the compute stream between group
  *                   k-1 and group k
- * with  comm:  g = max over deps d of ceil(H(d) / 2), and g >= the group of
- *              the previous step of its (peer, channel, direction);
- *       local: H = the smallest even number >= every H(d);
- *       rrecv: its receive is a comm step at 2g+1, its reduction at 2g+2;
- *       nop:   H = max H(d) (it only forwards its dependencies).
- * Runs walk the items sorted by (H, step index): the compute stream gets
- * its work in that order, each group is one ncclGroupStart/End with its
- * sends and receives in step order.  Cross-stream waits:
+ * Runs walk the items sorted by H: the compute stream gets its work in step
+ * order, each group is one ncclGroupStart/End with its messages sorted by
+ * (peer, channel, position on the channel), the order both sides agree
+ * on.  Cross-stream waits:
  *   - a compute item waits for the event of the latest group it depends on
  *     (directly or through nops), unless the compute stream already did;
  *   - a group waits for the event recorded after the latest compute item
