@@ -32,7 +32,7 @@ allreduce)
     cat "$tmp/out" "$tmp/err"
     [ $rc = 0 ] || { echo "FAIL: exit $rc"; exit 1; }
     # columns found by their header names (wrong, algorithm) so the layout may grow
-    cols='NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "wrong") w = i; if ($i == "algorithm") a = i } }'
+    cols='NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "wrong") w = i; if ($i == "algorithm" || $i == "algo") a = i } }'
     rows=$(awk -F, "$cols"' NR > 1 && w && $w == 0' "$tmp/out" | wc -l)
     nccl=$(awk -F, "$cols"' NR > 1 && a && $a == "nccl"' "$tmp/out" | wc -l)
     [ "$rows" = 14 ] && [ "$nccl" = 7 ] || { echo "FAIL: $rows good rows, $nccl nccl rows"; exit 1; }
