@@ -9,6 +9,9 @@
  * schedule order, so each element waits for its predecessor to be posted.
  * `prev` has g->nsteps entries, filled by the call.  Returns CS_OK or
  * CS_ERR_NOMEM (prev is then unspecified).
+ *
+ * cs__graph_locate_hint, cs__graph_partner_step: cheap forms of
+ * cs_graph_locate for the passes that walk order[].
  */
 #ifndef CS_GRAPH_INT_H
 #define CS_GRAPH_INT_H
@@ -16,5 +19,26 @@
 #include "cs_graph.h"
 
 int cs__graph_fifo_prev(const cs_graph_t *g, uint32_t *prev);
+
+/* cs_graph_locate with a guess: *rank is tried first (order[] runs through
+ * one rank's steps in long stretches, so the guess is usually right). */
+static inline void cs__graph_locate_hint(const cs_graph_t *g, uint64_t gid, int *rank,
+                                         uint32_t *step)
+{
+    int r = *rank;
+    if (gid >= g->base[r] && gid < g->base[r + 1]) {
+        *step = (uint32_t)(gid - g->base[r]);
+        return;
+    }
+    cs_graph_locate(g, gid, rank, step);
+}
+
+/* The rank and local index of the partner of a matched send or receive
+ * (the partner lives on the step's peer). */
+static inline uint32_t cs__graph_partner_step(const cs_graph_t *g, const cs_step_t *st,
+                                              uint64_t partner)
+{
+    return (uint32_t)(partner - g->base[st->peer]);
+}
 
 #endif /* CS_GRAPH_INT_H */

@@ -99,9 +99,8 @@ static void check_matching(cs__vctx_t *v)
             }
             if (st->kind != CS_STEP_SEND)
                 continue;
-            int pr;
-            uint32_t pi;
-            cs_graph_locate(g, p, &pr, &pi);
+            int pr = st->peer;
+            uint32_t pi = cs__graph_partner_step(g, st, p);
             const cs_step_t *rs = &s->ranks[pr].steps[pi];
             const cs_buffer_t *sb = &rk->bufs[st->src.buf], *db = &s->ranks[pr].bufs[rs->dst.buf];
             uint32_t sg = sb->base + st->src.off, dg = db->base + rs->dst.off;

@@ -16,18 +16,21 @@
  * write, or the last writer when there was no reader (each reader was
  * already checked to follow that writer).
  *
- * "A precedes B", two ways:
- *  - chains (used when a rank's DAG is narrow, as generators that chain
- *    their sends and their receives make it): the steps are split greedily
- *    into chains (a step extends the chain of a dependency that is that
- *    chain's last step), and each step gets a row holding, per chain, the
- *    latest member preceding or equal to it (maximum of its dependencies'
- *    rows).  A precedes B iff row(B)[chain(A)] >= A: O(1) per query after
- *    O(steps x chains x deps) per rank.
- *  - otherwise a backward depth-first search from B over dependencies,
- *    pruned to indices > A, with an epoch-stamped visited array.
- * Both after a fast look at B's direct dependencies and a one-entry memo (a
- * step touching many chunks usually asks about the same predecessor).
+ * "A precedes B": first a look at B's direct dependencies and a one-entry
+ * memo (a step touching many chunks usually asks about the same
+ * predecessor), which answer nearly every query of the usual generators;
+ * then one of two ways:
+ *  - a backward depth-first search from B over dependencies, pruned to
+ *    indices > A, with an epoch-stamped visited array;
+ *  - chains, once the searches of a rank have visited more than 4 times
+ *    its steps (so a rank costs O(steps) when searches are rare, and never
+ *    much more than the chains): the steps are split greedily into chains
+ *    (a step extends the chain of a dependency that is that chain's last
+ *    step), and each step gets a row holding, per chain, the latest member
+ *    preceding or equal to it (maximum of its dependencies' rows).  A
+ *    precedes B iff row(B)[chain(A)] >= A: O(1) per query after
+ *    O(steps x chains x deps) per rank.  Ranks too wide for chains (more
+ *    than CS__MAX_CHAINS, or too many row entries) stay with the search.
  * Chunk states are stamped with the rank, so one array serves every rank
  * without being cleared.
  */
@@ -59,16 +62,100 @@ typedef struct {
     cs__rnode_t *nodes;   /* reader lists of the current rank */
     uint32_t nn, capn;
     uint32_t *visit, *stack; /* DFS */
+    uint32_t *lb;    /* per step: latest barrier preceding or equal to it, or CS__NOIDX */
+    uint8_t *open;   /* per step: no successor yet (a sink of the steps so far) */
     uint32_t epoch;
     uint32_t *chain; /* chain of each step; tail (last step) of each chain */
     uint32_t *tail;
     uint32_t *rows;  /* nsteps x nch: latest member + 1 of each chain, 0 = none */
     uint64_t caprows;
     uint32_t nch;    /* 0: chains not used for this rank (DFS) */
+    int chains_tried; /* build_chains ran for this rank (nch may still be 0) */
+    uint64_t dfs_work; /* steps visited by DFS on this rank */
+    int nomem;
     uint32_t memo_a, memo_b; /* last ancestor query and its answer */
     int memo_res;
     uint32_t rep_a, rep_b; /* last race reported */
 } cs__race_t;
+
+#define CS__MAX_CHAINS 128
+#define CS__MAX_ROWS (16u << 20) /* row entries: 64 MiB */
+
+/* Chains and rows for the current rank; nch = 0 when too wide (DFS then). */
+static int build_chains(cs__race_t *rc)
+{
+    const cs_rank_sched_t *rk = rc->rk;
+    uint32_t nch = 0;
+    rc->nch = 0;
+    for (uint32_t i = 0; i < rk->nsteps; i++) {
+        const uint32_t *d = cs_step_deps(rk, &rk->steps[i]);
+        uint32_t c = CS__NOIDX;
+        for (uint32_t j = 0; j < rk->steps[i].ndeps && c == CS__NOIDX; j++)
+            if (rc->tail[rc->chain[d[j]]] == d[j])
+                c = rc->chain[d[j]];
+        if (c == CS__NOIDX) {
+            if (nch == CS__MAX_CHAINS)
+                return CS_OK;
+            c = nch++;
+        }
+        rc->chain[i] = c;
+        rc->tail[c] = i;
+    }
+    uint64_t need = (uint64_t)rk->nsteps * nch;
+    if (need > CS__MAX_ROWS)
+        return CS_OK;
+    if (need > rc->caprows) {
+        uint32_t *nr = realloc(rc->rows, need * sizeof(*nr));
+        if (nr == NULL)
+            return CS_ERR_NOMEM;
+        rc->rows = nr;
+        rc->caprows = need;
+    }
+    for (uint32_t i = 0; i < rk->nsteps; i++) {
+        uint32_t *row = rc->rows + (uint64_t)i * nch;
+        memset(row, 0, nch * sizeof(*row));
+        const uint32_t *d = cs_step_deps(rk, &rk->steps[i]);
+        for (uint32_t j = 0; j < rk->steps[i].ndeps; j++) {
+            const uint32_t *dr = rc->rows + (uint64_t)d[j] * nch;
+            for (uint32_t c = 0; c < nch; c++)
+                row[c] = dr[c] > row[c] ? dr[c] : row[c];
+        }
+        row[rc->chain[i]] = i + 1;
+    }
+    rc->nch = nch;
+    return CS_OK;
+}
+
+/* Barriers of the current rank: step X is a barrier when every step before
+ * it precedes it.  Every step of [0, X) reaches a sink of [0, X) (a step
+ * without successor there), and a sink can only reach X by a direct edge,
+ * so X is a barrier iff all sinks of [0, X) are among its dependencies:
+ * one scan keeping the number of open sinks decides it exactly.  lb[i] is
+ * then the latest barrier preceding or equal to step i (maximum over its
+ * dependencies), and a <= lb[b] proves "a precedes b" in O(1).  Phase
+ * generators join each rank's work in a nop between phases, which is a
+ * barrier: queries across phases then never search. */
+static void build_barriers(cs__race_t *rc)
+{
+    const cs_rank_sched_t *rk = rc->rk;
+    uint32_t nopen = 0;
+    for (uint32_t i = 0; i < rk->nsteps; i++) {
+        const uint32_t *d = cs_step_deps(rk, &rk->steps[i]);
+        uint32_t closed = 0, lb = CS__NOIDX;
+        for (uint32_t j = 0; j < rk->steps[i].ndeps; j++) {
+            uint32_t y = d[j];
+            if (rc->open[y]) {
+                rc->open[y] = 0;
+                closed++;
+            }
+            if (rc->lb[y] != CS__NOIDX && (lb == CS__NOIDX || rc->lb[y] > lb))
+                lb = rc->lb[y];
+        }
+        rc->lb[i] = closed == nopen ? i : lb;
+        nopen = nopen - closed + 1;
+        rc->open[i] = 1;
+    }
+}
 
 /* Does step a precede step b (a < b) through b's dependencies? */
 static int precedes(cs__race_t *rc, uint32_t a, uint32_t b)
@@ -81,6 +168,13 @@ static int precedes(cs__race_t *rc, uint32_t a, uint32_t b)
     int res = 0;
     for (uint32_t j = 0; j < sb->ndeps && !res; j++)
         res = d[j] == a;
+    if (!res && rc->lb[b] != CS__NOIDX && a <= rc->lb[b])
+        res = 1;
+    if (!res && rc->nch == 0 && !rc->chains_tried && rc->dfs_work > 4 * (uint64_t)rk->nsteps) {
+        rc->chains_tried = 1;
+        if (build_chains(rc) != CS_OK)
+            rc->nomem = 1;
+    }
     if (!res && rc->nch > 0) {
         res = rc->rows[(uint64_t)b * rc->nch + rc->chain[a]] > a;
     } else if (!res) {
@@ -95,13 +189,14 @@ static int precedes(cs__race_t *rc, uint32_t a, uint32_t b)
             const uint32_t *dx = cs_step_deps(rk, sx);
             for (uint32_t j = 0; j < sx->ndeps; j++) {
                 uint32_t y = dx[j];
-                if (y == a) {
+                if (y == a || (rc->lb[y] != CS__NOIDX && rc->lb[y] >= a)) {
                     res = 1;
                     break;
                 }
                 if (y > a && rc->visit[y] != rc->epoch) {
                     rc->visit[y] = rc->epoch;
                     rc->stack[top++] = y;
+                    rc->dfs_work++;
                 }
             }
         }
@@ -194,54 +289,6 @@ static void inplace_check(cs__race_t *rc, uint32_t i, const cs_step_t *st)
               cs__vrange(rc->v->s, rc->r, rg->buf, rg->off, rg->n, rs, sizeof(rs)));
 }
 
-#define CS__MAX_CHAINS 128
-#define CS__MAX_ROWS (16u << 20) /* row entries: 64 MiB */
-
-/* Chains and rows for the current rank; nch = 0 when too wide (DFS then). */
-static int build_chains(cs__race_t *rc)
-{
-    const cs_rank_sched_t *rk = rc->rk;
-    uint32_t nch = 0;
-    rc->nch = 0;
-    for (uint32_t i = 0; i < rk->nsteps; i++) {
-        const uint32_t *d = cs_step_deps(rk, &rk->steps[i]);
-        uint32_t c = CS__NOIDX;
-        for (uint32_t j = 0; j < rk->steps[i].ndeps && c == CS__NOIDX; j++)
-            if (rc->tail[rc->chain[d[j]]] == d[j])
-                c = rc->chain[d[j]];
-        if (c == CS__NOIDX) {
-            if (nch == CS__MAX_CHAINS)
-                return CS_OK;
-            c = nch++;
-        }
-        rc->chain[i] = c;
-        rc->tail[c] = i;
-    }
-    uint64_t need = (uint64_t)rk->nsteps * nch;
-    if (need > CS__MAX_ROWS)
-        return CS_OK;
-    if (need > rc->caprows) {
-        uint32_t *nr = realloc(rc->rows, need * sizeof(*nr));
-        if (nr == NULL)
-            return CS_ERR_NOMEM;
-        rc->rows = nr;
-        rc->caprows = need;
-    }
-    for (uint32_t i = 0; i < rk->nsteps; i++) {
-        uint32_t *row = rc->rows + (uint64_t)i * nch;
-        memset(row, 0, nch * sizeof(*row));
-        const uint32_t *d = cs_step_deps(rk, &rk->steps[i]);
-        for (uint32_t j = 0; j < rk->steps[i].ndeps; j++) {
-            const uint32_t *dr = rc->rows + (uint64_t)d[j] * nch;
-            for (uint32_t c = 0; c < nch; c++)
-                row[c] = dr[c] > row[c] ? dr[c] : row[c];
-        }
-        row[rc->chain[i]] = i + 1;
-    }
-    rc->nch = nch;
-    return CS_OK;
-}
-
 static int check_rank(cs__race_t *rc)
 {
     const cs_rank_sched_t *rk = rc->rk;
@@ -253,9 +300,10 @@ static int check_rank(cs__race_t *rc)
     }
     rc->nn = 0;
     rc->memo_a = rc->memo_b = rc->rep_a = rc->rep_b = CS__NOIDX;
-    int st = build_chains(rc);
-    if (st != CS_OK)
-        return st;
+    rc->nch = 0;
+    rc->chains_tried = 0;
+    rc->dfs_work = 0;
+    build_barriers(rc);
     for (uint32_t i = 0; i < rk->nsteps; i++) {
         const cs_step_t *st = &rk->steps[i];
         int st_ok = CS_OK;
@@ -284,6 +332,8 @@ static int check_rank(cs__race_t *rc)
         default:
             break;
         }
+        if (st_ok == CS_OK && rc->nomem)
+            st_ok = CS_ERR_NOMEM;
         if (st_ok != CS_OK)
             return st_ok;
     }
@@ -312,10 +362,13 @@ int cs__verify_races(cs__vctx_t *v)
     rc.bufoff = malloc(maxbufs * sizeof(*rc.bufoff));
     rc.cst = calloc(maxch ? maxch : 1, sizeof(*rc.cst));
     rc.visit = calloc(maxsteps, sizeof(*rc.visit));
+    rc.lb = malloc((size_t)maxsteps * sizeof(*rc.lb));
+    rc.open = malloc(maxsteps);
     rc.stack = malloc((size_t)maxsteps * sizeof(*rc.stack));
     rc.chain = malloc((size_t)maxsteps * sizeof(*rc.chain));
     rc.tail = malloc(CS__MAX_CHAINS * sizeof(*rc.tail));
-    if (!rc.bufoff || !rc.cst || !rc.visit || !rc.stack || !rc.chain || !rc.tail)
+    if (!rc.bufoff || !rc.cst || !rc.visit || !rc.lb || !rc.open || !rc.stack || !rc.chain ||
+        !rc.tail)
         goto out;
     for (int r = 0; r < s->desc.nranks; r++) {
         rc.r = r;
@@ -331,6 +384,8 @@ out:
     free(rc.chain);
     free(rc.nodes);
     free(rc.stack);
+    free(rc.open);
+    free(rc.lb);
     free(rc.visit);
     free(rc.cst);
     free(rc.bufoff);

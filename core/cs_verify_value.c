@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_graph_int.h"
 #include "cs_verify_int.h"
 
 #define V_UNDEF 0ull
@@ -253,14 +254,9 @@ static void set_step(cs__val_t *x, int r, uint32_t i, unsigned flags)
     x->flags = flags;
 }
 
-static void run_pair(cs__val_t *x, uint64_t sg, uint64_t rg)
+static void run_pair(cs__val_t *x, int sr, uint32_t si, int rr, uint32_t ri)
 {
-    const cs_graph_t *g = x->v->g;
     const cs_sched_t *s = x->v->s;
-    int sr, rr;
-    uint32_t si, ri;
-    cs_graph_locate(g, sg, &sr, &si);
-    cs_graph_locate(g, rg, &rr, &ri);
     const cs_step_t *ss = &s->ranks[sr].steps[si], *rs = &s->ranks[rr].steps[ri];
     uint64_t *dst = slots(x, rr, rs->dst.buf) + rs->dst.off;
     uint32_t k = cs_sched_block_chunks(s);
@@ -500,14 +496,15 @@ int cs__verify_values(cs__vctx_t *v)
     if (x.slot == NULL || reserve(&x, 1u << 16) != CS_OK)
         goto out;
     init_state(&x);
+    int r = 0;
     for (uint64_t e = 0; e < g->norder && !x.nomem; e++) {
-        uint64_t id = g->order[e];
-        if (g->partner[id] != CS_NONE) {
-            run_pair(&x, id, g->partner[id]);
+        uint64_t id = g->order[e], p = g->partner[id];
+        uint32_t i;
+        cs__graph_locate_hint(g, id, &r, &i);
+        if (p != CS_NONE) {
+            const cs_step_t *st = &s->ranks[r].steps[i];
+            run_pair(&x, r, i, st->peer, cs__graph_partner_step(g, st, p));
         } else {
-            int r;
-            uint32_t i;
-            cs_graph_locate(g, id, &r, &i);
             run_local(&x, r, i);
         }
     }
