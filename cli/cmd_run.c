@@ -6,10 +6,15 @@
  * bootstrap).  Every rank builds (or loads) the schedule, checks with the
  * others that schedule digest and arguments agree, opens the transport,
  * exchanges addresses, and runs the size sweep: warmup runs, then `iters`
- * timed runs per size.  Rank 0 prints nccl-tests style rows (time is the
- * slowest rank's average per run); with --check inputs come from
- * cs_test_fill and the outputs of all ranks are checked (wrong = sum over
- * ranks of mismatching elements).
+ * timed runs per size.  Rank 0 prints the rows at the end through
+ * core/cs_results.h, in the layouts of `collstep sim` (time is the slowest
+ * rank's average per run; platform is "TRANSPORT/PROVIDER"); with --check
+ * inputs come from cs_test_fill, the outputs of all ranks are checked and
+ * the `wrong` column is the sum over ranks of mismatching elements.
+ *
+ * --trace DIR (exec/cs_live_trace.h): the last timed run of every size is
+ * recorded with aligned per-step timestamps and written by rank 0 in the
+ * trace schema of `collstep sim --trace` (DIR whole or not at all).
  *
  * --transport nccl (when built with CUDA and NCCL, CS_HAVE_NCCL) runs the
  * same schedule on GPU memory through the GPU engine of exec/cuda/cs_gpu.h,
@@ -23,7 +28,7 @@
  * CUDA device or driver for --transport nccl: "no CUDA device/driver:
  * cudaGetDeviceCount: ... (35)"): every rank then prints why on stderr,
  * naming the rank it blames.
- * Nothing is written to files.
+ * Nothing is written to files except the --trace directory.
  */
 #include <getopt.h>
 #include <stdarg.h>
@@ -37,13 +42,18 @@
 #include "cs_boot.h"
 #include "cs_dtype.h"
 #include "cs_engine.h"
+#include "cs_results.h"
 #include "cs_text.h"
 #include "cs_transport.h"
+#ifdef CS_EXEC_HAVE_TRACES
+#include "cs_live_trace.h"
+#endif
 #ifdef CS_HAVE_NCCL
 #include "cs_gpu.h"
 #endif
 
 #define EXIT_RUNTIME 3
+#define SIZES_MAX 64
 
 static const char usage_text[] =
     "usage: collstep run --coll COLL --algo ALGO --size SIZE[:MAX[:FACTOR]] [options]\n"
@@ -69,6 +79,17 @@ static const char usage_text[] =
     "  --format F           table (default), csv, json\n"
     "  --boot B             force the bootstrap: pmix or env (default: auto)\n"
     "  --max-msg BYTES      split messages above BYTES (testing the transport)\n"
+    "  --trace DIR          write per-step and per-link/per-tier traces of the last timed\n"
+    "                       run of every size to DIR (as collstep sim --trace; whole or\n"
+    "                       not at all); tiers: host (same host), network (other host)\n"
+    "  --trace-host NAME    this rank's host in traces (default: hostname, told apart by\n"
+    "                       network namespace)\n"
+    "  --trace-bw TIER=B/s  link bandwidth of tier host or network for utilization, e.g.\n"
+    "                       network=1.25G (default: the best rate one transfer of 64 KiB\n"
+    "                       or more reached on that tier in the traced run)\n"
+    "  --trace-ranks N      step slices of N evenly spaced ranks (64, 0 = all)\n"
+    "  --trace-buckets N    time buckets of the utilization series (1024)\n"
+    "  --trace-no-plot      do not run gnuplot (no utilization.png)\n"
     "  --help               this text\n";
 
 typedef struct run_opts {
@@ -79,7 +100,31 @@ typedef struct run_opts {
     long root, iters, warmup, check;
     double timeout;
     uint64_t max_msg;
+    const char *trace, *trace_host;
+    double trace_bw[2]; /* host, network; 0: measured */
+    long trace_ranks, trace_buckets, trace_plot;
 } run_opts_t;
+
+/* "10G", "1.25e9", "800MB/s": bytes per second (powers of 10); < 0: bad. */
+static double parse_rate(const char *s)
+{
+    char *end = NULL;
+    double v = strtod(s, &end);
+    if (end == s || !(v > 0))
+        return -1;
+    switch (*end) {
+    case 'k': case 'K': v *= 1e3, end++; break;
+    case 'M': v *= 1e6, end++; break;
+    case 'G': v *= 1e9, end++; break;
+    case 'T': v *= 1e12, end++; break;
+    default: break;
+    }
+    if (*end == 'B')
+        end++;
+    if (!strcmp(end, "/s"))
+        end += 2;
+    return *end ? -1 : v;
+}
 
 static int fail(const cs_err_t *err, int rank)
 {
@@ -121,11 +166,14 @@ static int parse_args(int argc, char **argv, run_opts_t *o)
         {"provider", 1, 0, 'P'}, {"iface", 1, 0, 'I'},   {"iters", 1, 0, 'n'},
         {"warmup", 1, 0, 'w'},   {"check", 0, 0, 'k'},   {"timeout", 1, 0, 'T'},
         {"format", 1, 0, 'F'},   {"boot", 1, 0, 'B'},    {"max-msg", 1, 0, 'M'},
-        {"help", 0, 0, 'h'},     {"baseline", 1, 0, 'b'}, {0, 0, 0, 0}};
+        {"help", 0, 0, 'h'},     {"baseline", 1, 0, 'b'}, {"trace", 1, 0, 'x'},
+        {"trace-host", 1, 0, 'H'}, {"trace-bw", 1, 0, 'W'}, {"trace-ranks", 1, 0, 'R'},
+        {"trace-buckets", 1, 0, 'U'}, {"trace-no-plot", 0, 0, 'N'}, {0, 0, 0, 0}};
     memset(o, 0, sizeof(*o));
     cs_params_init(&o->params);
     o->dtype = "float", o->op = "sum", o->transport = "ofi", o->provider = "tcp;ofi_rxm";
     o->iface = "127.0.0.1", o->format = "table", o->iters = 20, o->warmup = 5, o->timeout = 60;
+    o->trace_ranks = 64, o->trace_buckets = 1024, o->trace_plot = 1;
     optind = 1;
     opterr = 0;
     int c;
@@ -161,6 +209,20 @@ static int parse_args(int argc, char **argv, run_opts_t *o)
         case 'F': o->format = optarg; break;
         case 'B': o->boot = optarg; break;
         case 'b': o->baseline = optarg; break;
+        case 'x': o->trace = optarg; break;
+        case 'H': o->trace_host = optarg; break;
+        case 'N': o->trace_plot = 0; break;
+        case 'R': rc = parse_long("--trace-ranks", optarg, 0, 1 << 24, &o->trace_ranks); break;
+        case 'U': rc = parse_long("--trace-buckets", optarg, 16, 1 << 24, &o->trace_buckets); break;
+        case 'W': {
+            int net = !strncmp(optarg, "network=", 8);
+            double v = net || !strncmp(optarg, "host=", 5) ? parse_rate(strchr(optarg, '=') + 1) : -1;
+            if (v <= 0)
+                return usage_error("--trace-bw: expected host=RATE or network=RATE (e.g. "
+                                   "network=1.25G), found '%s'", optarg);
+            o->trace_bw[net] = v;
+            break;
+        }
         case 'M':
             if (cs_cli_parse_size(optarg, &o->max_msg) || o->max_msg == 0)
                 return usage_error("--max-msg: expected a size, found '%s'", optarg);
@@ -180,8 +242,15 @@ static int parse_args(int argc, char **argv, run_opts_t *o)
         return usage_error("--size is required");
     if (o->baseline && (strcmp(o->baseline, "nccl") || strcmp(o->transport, "nccl")))
         return usage_error("--baseline: only 'nccl', with --transport nccl");
-    if (strcmp(o->format, "table") && strcmp(o->format, "csv") && strcmp(o->format, "json"))
+    if (cs_results_fmt_parse(o->format) == CS_FMT_COUNT)
         return usage_error("--format: expected table, csv or json, found '%s'", o->format);
+#ifdef CS_EXEC_HAVE_TRACES
+    if (o->trace && !strcmp(o->transport, "nccl"))
+        return usage_error("--trace: only with --transport ofi");
+#else
+    if (o->trace)
+        return usage_error("--trace: collstep was built without traces/");
+#endif
     return 0;
 }
 
@@ -210,8 +279,12 @@ typedef struct run_ctx {
     cs_engine_t *eng;
     cs_dtype_t dt;
     cs_op_t op;
-    int rank, nranks, rows;
+    int rank, nranks, nrows;
     const char *row_algo; /* algorithm column of the next rows (NULL: the schedule's) */
+    cs_result_t rows[2 * SIZES_MAX]; /* rank 0: what it prints at the end */
+#ifdef CS_EXEC_HAVE_TRACES
+    cs_live_trace_t *lt;
+#endif
 } run_ctx_t;
 
 static int build_schedule(run_ctx_t *c, cs_err_t *err)
@@ -286,55 +359,12 @@ out:
     return st;
 }
 
-static void print_header(run_ctx_t *c)
+/* Rank 0: the rows measured so far, in the layout of `collstep sim`. */
+static void print_rows(run_ctx_t *c)
 {
-    const char *f = c->o->format;
-    const char *algo = c->sched->algo[0] ? c->sched->algo : "(file)";
-    if (!strcmp(f, "table")) {
-        printf("# collstep run: %s %s, %d ranks, %s/%s, bootstrap %s\n",
-               cs_coll_name(c->sched->desc.coll), algo, c->nranks, c->o->transport,
-               strcmp(c->o->transport, "nccl") ? c->o->provider : "cuda", cs_boot_kind(c->boot));
-        printf("%12s %12s %8s %6s %6s %12s %10s %10s%s%s\n", "size(B)", "count", "type", "redop",
-               "root", "time(us)", "algbw(GB/s)", "busbw(GB/s)", c->o->check ? "      wrong" : "",
-               c->o->baseline ? "  algorithm" : "");
-    } else if (!strcmp(f, "csv")) {
-        printf("collective,algorithm,ranks,size,count,type,redop,root,time_us,algbw_gbs,"
-               "busbw_gbs,wrong\n");
-    } else {
-        printf("[\n");
-    }
-    fflush(stdout);
-}
-
-static void print_row(run_ctx_t *c, uint64_t bytes, uint64_t count, double t, long long wrong)
-{
-    const cs_sched_t *s = c->sched;
-    double algbw = t > 0 ? (double)bytes / t / 1e9 : 0;
-    double busbw = algbw * cs_coll_busbw_factor(s->desc.coll, c->nranks);
-    const char *ty = cs_dtype_name(c->dt), *op = cs_op_name(c->op), *f = c->o->format;
-    const char *algo = c->row_algo ? c->row_algo : s->algo;
-    int root = cs_coll_has_root(s->desc.coll) ? s->desc.root : -1;
-    if (!strcmp(f, "table")) {
-        printf("%12llu %12llu %8s %6s %6d %12.2f %10.3f %10.3f", (unsigned long long)bytes,
-               (unsigned long long)count, ty, op, root, t * 1e6, algbw, busbw);
-        if (c->o->check)
-            printf(" %10lld", wrong);
-        if (c->o->baseline)
-            printf("  %s", algo);
-        printf("\n");
-    } else if (!strcmp(f, "csv")) {
-        printf("%s,%s,%d,%llu,%llu,%s,%s,%d,%.3f,%.4f,%.4f,%lld\n", cs_coll_name(s->desc.coll),
-               algo, c->nranks, (unsigned long long)bytes, (unsigned long long)count, ty, op,
-               root, t * 1e6, algbw, busbw, c->o->check ? wrong : -1);
-    } else {
-        printf("%s  {\"collective\": \"%s\", \"algorithm\": \"%s\", \"ranks\": %d, \"size\": %llu, "
-               "\"count\": %llu, \"type\": \"%s\", \"redop\": \"%s\", \"root\": %d, "
-               "\"time_us\": %.3f, \"algbw_gbs\": %.4f, \"busbw_gbs\": %.4f, \"wrong\": %lld}",
-               c->rows ? ",\n" : "", cs_coll_name(s->desc.coll), algo, c->nranks,
-               (unsigned long long)bytes, (unsigned long long)count, ty, op, root, t * 1e6,
-               algbw, busbw, c->o->check ? wrong : -1);
-    }
-    c->rows++;
+    if (c->rank == 0 && c->nrows > 0 &&
+        cs_results_print(stdout, cs_results_fmt_parse(c->o->format), c->rows, c->nrows) != CS_OK)
+        fprintf(stderr, "collstep run: cannot write the results\n");
     fflush(stdout);
 }
 
@@ -360,15 +390,25 @@ static int run_size(run_ctx_t *c, uint64_t bytes, long long *wrong_total, cs_err
     if (st == CS_OK)
         st = cs_boot_barrier(c->boot, err);
     uint64_t t0 = cs_engine_now_ns();
-    for (long i = 0; i < c->o->iters && st == CS_OK; i++)
+    for (long i = 0; i < c->o->iters && st == CS_OK; i++) {
+#ifdef CS_EXEC_HAVE_TRACES
+        if (c->lt && i == c->o->iters - 1)
+            cs_engine_record_times(c->eng, 1); /* the traced run: the last one */
+#endif
         st = cs_engine_run(c->eng, count, err);
+    }
     double t = (double)(cs_engine_now_ns() - t0) * 1e-9 / (double)c->o->iters;
+    cs_engine_record_times(c->eng, 0);
     if (st != CS_OK)
         return st;
     uint64_t w = 0;
     if (c->o->check)
         w = cs_test_check(&s->desc, c->dt, c->op, count, c->rank, out,
                           cs_chunk_start(s, count, rs->bufs[1].base), n_out);
+#ifdef CS_EXEC_HAVE_TRACES
+    if (c->lt && (st = cs_live_trace_record(c->lt, c->eng, bytes, count, err)) != CS_OK)
+        return st;
+#endif
     return report(c, bytes, count, t, w, wrong_total, err);
 }
 
@@ -391,7 +431,17 @@ static int report(run_ctx_t *c, uint64_t bytes, uint64_t count, double t, uint64
             wrong += (long long)all[r].wrong;
         }
         *wrong_total += wrong;
-        print_row(c, bytes, count, tmax, wrong);
+        char plat[64];
+        if (strcmp(c->o->transport, "nccl"))
+            snprintf(plat, sizeof(plat), "%s/%s", c->o->transport, c->o->provider);
+        else
+            snprintf(plat, sizeof(plat), "nccl");
+        cs_result_t *row = &c->rows[c->nrows < 2 * SIZES_MAX ? c->nrows++ : c->nrows - 1];
+        cs_result_fill(row, c->row_algo ? c->row_algo : c->sched->algo[0] ? c->sched->algo
+                       : c->o->schedule, c->sched->desc.coll, c->nranks, bytes, c->dt, c->op,
+                       tmax * 1e6, plat);
+        row->count = count;
+        row->wrong = c->o->check ? wrong : -1;
     } else if (st == CS_OK) {
         for (int r = 0; r < c->nranks; r++)
             *wrong_total += (long long)all[r].wrong;
@@ -399,8 +449,6 @@ static int report(run_ctx_t *c, uint64_t bytes, uint64_t count, double t, uint64
     free(all);
     return st;
 }
-
-#define SIZES_MAX 64
 
 /* The sizes to run: a list "a,b,c" or a sweep "lo:hi:factor". */
 static int parse_sizes(const char *text, uint64_t *sizes, int *n)
@@ -496,12 +544,9 @@ static int run_all_gpu(run_ctx_t *c, const uint64_t *sizes, int nsizes)
         err = e2, st = ast;
     if (st != CS_OK)
         goto out;
-    if (c->rank == 0)
-        print_header(c);
     for (int i = 0; i < nsizes && st == CS_OK; i++)
         st = run_size_gpu(c, g, sizes[i], &wrong, &err);
-    if (c->rank == 0 && !strcmp(c->o->format, "json"))
-        printf("\n]\n");
+    print_rows(c);
     if (st == CS_OK && c->rank == 0 && c->o->check && wrong)
         fprintf(stderr, "collstep run: %lld wrong elements\n", wrong);
     rc = st != CS_OK ? EXIT_RUNTIME : wrong ? CS_EXIT_FAIL : CS_EXIT_OK;
@@ -533,10 +578,10 @@ static int run_all(run_ctx_t *c, const uint64_t *sizes, int nsizes)
     cs_params_format(&o->params, pbuf, sizeof(pbuf));
     int alen = snprintf(args, sizeof(args),
              "coll=%s algo=%s schedule=%s params='%s' size=%s dtype=%s op=%s root=%ld iters=%ld "
-             "warmup=%ld check=%ld transport=%s provider=%s max_msg=%llu",
+             "warmup=%ld check=%ld transport=%s provider=%s max_msg=%llu trace=%d",
              o->coll ? o->coll : "", o->algo ? o->algo : "", o->schedule ? o->schedule : "", pbuf,
              o->size, o->dtype, o->op, o->root, o->iters, o->warmup, o->check, o->transport,
-             o->provider, (unsigned long long)o->max_msg);
+             o->provider, (unsigned long long)o->max_msg, o->trace != NULL);
     if (alen < 0 || (size_t)alen >= sizeof(args))
         args[sizeof(args) - 1] = 0; /* long arguments: compared as truncated */
     cs_err_t e2;
@@ -570,20 +615,31 @@ static int run_all(run_ctx_t *c, const uint64_t *sizes, int nsizes)
     st = cs_engine_create(c->sched, c->rank, c->tp, &ec, &c->eng, &err);
     int ast = agree(c->boot, st, "setting up the engine", st == CS_OK ? &err : &e2);
     if (st != CS_OK || ast != CS_OK)
-        return fail(st != CS_OK ? &err : &err, c->rank);
-    if (c->rank == 0)
-        print_header(c);
-    long long wrong = 0;
-    for (int i = 0; i < nsizes; i++) {
-        st = run_size(c, sizes[i], &wrong, &err);
-        if (st != CS_OK) {
-            if (c->rank == 0 && !strcmp(o->format, "json"))
-                printf("\n]\n");
+        return fail(&err, c->rank);
+#ifdef CS_EXEC_HAVE_TRACES
+    if (o->trace) {
+        char model[64];
+        snprintf(model, sizeof(model), "%s/%s", o->transport, o->provider);
+        cs_live_trace_config_t tc = {o->trace, {0}, o->trace_host, o->trace_bw[0],
+                                     o->trace_bw[1], model, nsizes, o->timeout};
+        cs_trace_opts_init(&tc.opts);
+        tc.opts.ranks = (int)o->trace_ranks;
+        tc.opts.buckets = (int)o->trace_buckets;
+        tc.opts.plot = (int)o->trace_plot;
+        if ((st = cs_live_trace_open(&tc, c->boot, c->tp, c->sched, c->dt, &c->lt, &err)))
             return fail(&err, c->rank);
-        }
     }
-    if (c->rank == 0 && !strcmp(o->format, "json"))
-        printf("\n]\n");
+#endif
+    long long wrong = 0;
+    for (int i = 0; i < nsizes && st == CS_OK; i++)
+        st = run_size(c, sizes[i], &wrong, &err);
+#ifdef CS_EXEC_HAVE_TRACES
+    if (st == CS_OK && c->lt)
+        st = cs_live_trace_commit(c->lt, &err);
+#endif
+    print_rows(c);
+    if (st != CS_OK)
+        return fail(&err, c->rank);
     if (c->rank == 0 && c->o->check && wrong)
         fprintf(stderr, "collstep run: %lld wrong elements\n", wrong);
     return wrong ? CS_EXIT_FAIL : CS_EXIT_OK;
@@ -610,6 +666,9 @@ int cs_cli_run(int argc, char **argv)
     if (c.op == CS_OP_COUNT)
         return usage_error("--op: unknown operator '%s'", o.op);
     rc = run_all(&c, sizes, nsizes);
+#ifdef CS_EXEC_HAVE_TRACES
+    cs_live_trace_close(c.lt);
+#endif
     cs_engine_destroy(c.eng);
     cs_tp_close(c.tp);
     cs_sched_destroy(c.sched);

@@ -11,8 +11,8 @@ cd "$(dirname "$0")/../.."
 b=${1:-build} max=${2:-268435456} factor=${3:-4}
 algos=${ALGOS:-"ring rhd direct rd"} iters=${ITERS:-20} warm=${WARMUP:-5} np=${NP:-2}
 cmake --build "$b" --target bench_exec_mpi >/dev/null
+cmake --build "$b" --target collstep >/dev/null
 run=("$b/cli/collstep" run)
-[ -x "$b/cli/collstep" ] || { cmake --build "$b" --target cs_run_driver >/dev/null; run=("$b/tests/exec/cs_run_driver"); }
 mpi=(mpirun --allow-run-as-root --oversubscribe -np "$np")
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 echo "# $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $np ranks; float sum"
@@ -23,7 +23,7 @@ for prov in shm tcp; do
     for a in $algos; do
         "${mpi[@]}" "${run[@]}" --coll allreduce --algo "$a" --size "8:$max:$factor" \
             --iters "$iters" --warmup "$warm" --provider "$fp" --format csv </dev/null |
-            awk -F, -v a="$a" 'NR > 1 { print $4, $9, a }' >>"$tmp/cs"
+            awk -F, -v a="$a" 'NR > 1 { print $3, $7, a }' >>"$tmp/cs"
     done
     printf '\n%-8s %12s %10s %12s %12s %8s\n' "$prov" "size(B)" "best" "collstep(us)" "MPI(us)" "speedup"
     while read -r size tmpi; do

@@ -4,12 +4,13 @@
 #   kill PROVIDER      3 ranks run a long allreduce; rank 1 is killed with
 #                      SIGKILL mid-collective; ranks 0 and 2 must exit
 #                      non-zero within the --timeout (plus slack), and their
-#                      messages must name rank 1.
+#                      messages must name rank 1.  With --trace: no trace
+#                      directory (nor its temporary) is left behind.
 #   mismatch PROVIDER  rank 1 is started with another --size, then another
 #                      --algo: every rank exits non-zero quickly, naming
 #                      rank 1 and saying what differs.
 #   split PROVIDER     --max-msg 1000 forces split messages; results exact.
-#   exec_faults.sh COLLSTEP:DRIVER MODE PROVIDER
+#   exec_faults.sh COLLSTEP MODE PROVIDER
 set -u
 . "$(dirname "$0")/exec_launch.sh"
 pick_run "$1"
@@ -25,7 +26,7 @@ start() {
     local n=$1 fn=$2 port r; port=$(free_port)
     pids=()
     for ((r = 0; r < n; r++)); do
-        env -u PMIX_RANK -u PMIX_NAMESPACE RANK=$r WORLD_SIZE=$n MASTER_ADDR=127.0.0.1 \
+        env -u PMIX_RANK -u PMIX_NAMESPACE CS_LOG=${CS_LOG:-warn} RANK=$r WORLD_SIZE=$n MASTER_ADDR=127.0.0.1 \
             MASTER_PORT=$port "${RUN[@]}" $($fn $r) >"$tmp/out$r" 2>"$tmp/err$r" </dev/null &
         pids+=($!)
     done
@@ -47,11 +48,12 @@ wait_all() {
 case $mode in
 kill)
     timeout=6
-    args_kill() { echo "--coll allreduce --algo ring --size 8M --iters 100000 --warmup 0 --provider $prov --timeout $timeout"; }
-    start 3 args_kill
-    for ((i = 0; i < 200; i++)); do grep -q "time" "$tmp/out0" 2>/dev/null && break; sleep 0.1; done
-    check '[ $i -lt 200 ]' "rank 0 never started the collective"
-    sleep 1
+    args_kill() { echo "--coll allreduce --algo ring --size 8M --iters 100000 --warmup 0 --provider $prov --timeout $timeout --trace $tmp/trace"; }
+    CS_LOG=info start 3 args_kill
+    # start-up done (clock aligned for the trace), then let the ranks run a while
+    for ((i = 0; i < 200; i++)); do grep -q "clock offset" "$tmp/err0" 2>/dev/null && break; sleep 0.1; done
+    check '[ $i -lt 200 ]' "rank 0 never got past the start-up"
+    sleep 1.5
     kill -9 "${pids[1]}"
     wait_all $((timeout + 20))
     for r in 0 2; do
@@ -60,6 +62,7 @@ kill)
     done
     check '[ $elapsed -le $((timeout + 15)) ]' "took ${elapsed}s for a ${timeout}s timeout"
     check 'grep -q "rank 1" "$tmp/err0" "$tmp/err2"' "no message names rank 1"
+    check '[ ! -e "$tmp/trace" ] && ! ls -d "$tmp"/trace.* 2>/dev/null' "a partial trace was left"
     ;;
 mismatch)
     base="--coll allreduce --iters 2 --warmup 1 --provider $prov --timeout 20"
@@ -85,7 +88,7 @@ split)
         check '[ "${rcs[$r]}" = 0 ]' "split rank $r: exit ${rcs[$r]}"
     done
     cat "$tmp/out0" "$tmp/err0"
-    check '[ "$(grep -c "^allreduce,ring,3,.*,0$" "$tmp/out0")" = 4 ]' "split: want 4 rows with 0 wrong"
+    check '[ "$(grep -c "^\"ring\",allreduce,.*,3,\"ofi/.*\",0$" "$tmp/out0")" = 4 ]' "split: want 4 rows with 0 wrong"
     ;;
 *) echo "unknown mode $mode"; exit 2 ;;
 esac

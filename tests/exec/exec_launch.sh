@@ -38,11 +38,11 @@ have_provider() {
     fi_info -p "$1" >/dev/null 2>&1
 }
 
-# pick_run "COLLSTEP:DRIVER" -> RUN array: `collstep run` when that binary
-# exists, else the test driver.
+# pick_run COLLSTEP -> RUN array (`collstep run`); exits 77 when the
+# binary was not built.
 pick_run() {
-    local cs=${1%%:*} drv=${1#*:}
-    if [ -n "$cs" ] && [ -x "$cs" ]; then RUN=("$cs" run); else RUN=("$drv"); fi
+    if [ -z "$1" ] || [ ! -x "$1" ]; then echo "SKIP: collstep not built ('$1')"; exit 77; fi
+    RUN=("$1" run)
 }
 
 # Provider short names (a ';' cannot cross a CMake argument list):

@@ -5,7 +5,7 @@
 # count that does not divide, and a mid size.  Fails on any wrong element,
 # non-zero exit, or missing row; exits 77 when mpirun / the provider is
 # missing.
-#   exec_matrix.sh COLLSTEP:DRIVER LIST_BIN LAUNCH PROVIDER NP [FILTER]
+#   exec_matrix.sh COLLSTEP LIST_BIN LAUNCH PROVIDER NP [FILTER]
 set -u
 run=$1 list=$2 launch=$3 prov=$4 np=$5 filter=${6:-.}
 . "$(dirname "$0")/exec_launch.sh"
@@ -18,10 +18,11 @@ sizes="0,$((4 * np)),$((4 * (1237 * np + 3))),$((4 * (65539 * np + 1)))"
 pass=0 failn=0
 while read -r coll algo; do
     out=$(launch_"$launch" "$np" "${RUN[@]}" --coll "$coll" --algo "$algo" --size "$sizes" --check \
-          --iters 2 --warmup 1 --provider "$prov" --timeout 20 --format csv 2>&1 </dev/null)
+          --iters 2 --warmup 0 --provider "$prov" --timeout 20 --format csv 2>&1 </dev/null)
     rc=$?
-    rows=$(printf '%s\n' "$out" | grep -c "^$coll,")
-    bad=$(printf '%s\n' "$out" | grep "^$coll," | awk -F, '$12 != 0' | wc -l)
+    # CSV of cs_results: "algo",coll,size_bytes,...,platform,wrong
+    rows=$(printf '%s\n' "$out" | grep -c "^\"$algo\",$coll,")
+    bad=$(printf '%s\n' "$out" | grep "^\"$algo\",$coll," | awk -F, '$12 != 0' | wc -l)
     if [ $rc -eq 2 ] && printf '%s' "$out" | grep -q "not support\|unsupported"; then
         echo "ok   $coll $algo P=$np: not supported for this P (said so)"
         pass=$((pass + 1))
