@@ -27,8 +27,11 @@ typedef struct cs__sg_act cs__sg_act_t; /* an s4u::Activity with one reference *
 cs__sg_act_t *cs__sg_put(sg_mailbox_t mb, void *payload, double bytes);
 cs__sg_act_t *cs__sg_get(sg_mailbox_t mb, void **data);
 /* Wait until one of acts[0..n) finishes, release it, return its index;
- * -1 when `timeout` seconds passed first (timeout < 0: no limit). */
-long cs__sg_wait_any(cs__sg_act_t **acts, size_t n, double timeout);
+ * -1 when `timeout` seconds passed first (timeout < 0: no limit).  *cache
+ * (NULL at first) keeps the caller's wait vector between calls: free it
+ * with cs__sg_wait_cache_free. */
+long cs__sg_wait_any(cs__sg_act_t **acts, size_t n, double timeout, void **cache);
+void cs__sg_wait_cache_free(void *cache);
 /* Property of a link, NULL when absent. */
 const char *cs__sg_link_prop(sg_link_t link, const char *key);
 void cs__sg_seal(void);

@@ -68,6 +68,7 @@ typedef struct rank_ctx {
     cs__sg_act_t **acts;
     uint64_t *tags;
     size_t nact, cap;
+    void *wcache;     /* cs__sg_wait_any's vector */
     double speed;
     double stream_free;   /* when the compute stream becomes idle */
     double *rq_end;       /* stream FIFO: end times and steps */
@@ -117,7 +118,7 @@ static void add_act(rank_ctx_t *c, cs__sg_act_t *a, uint64_t tag)
             if (na)
                 c->acts = na;
             c->err = CS_ERR_NOMEM;
-            cs__sg_wait_any(&a, 1, -1.0);
+            cs__sg_wait_any(&a, 1, -1.0, &c->wcache);
             finished(c, tag);
             return;
         }
@@ -305,7 +306,7 @@ void cs__rank_main(int argc, char **argv)
             double wait = c.rq_end[c.rqh] - simgrid_get_clock();
             long k = -1;
             if (wait > 0)
-                k = cs__sg_wait_any(c.acts, c.nact, wait);
+                k = cs__sg_wait_any(c.acts, c.nact, wait, &c.wcache);
             if (k < 0) {
                 complete(&c, c.rq_step[c.rqh++]);
                 continue;
@@ -322,7 +323,7 @@ void cs__rank_main(int argc, char **argv)
             c.err = CS_ERR_INTERNAL;
             break;
         }
-        long k = cs__sg_wait_any(c.acts, c.nact, -1.0);
+        long k = cs__sg_wait_any(c.acts, c.nact, -1.0, &c.wcache);
         if (k < 0) {
             c.err = CS_ERR_INTERNAL;
             break;
@@ -338,6 +339,7 @@ void cs__rank_main(int argc, char **argv)
         I->run->failed = c.err;
     else
         I->done_ranks++;
+    cs__sg_wait_cache_free(c.wcache);
     free(c.acts);
     free(c.tags);
     free(c.rq_end);

@@ -37,7 +37,7 @@ cs__sg_act_t *cs__sg_get(sg_mailbox_t mb, void **data)
     return reinterpret_cast<cs__sg_act_t *>(a);
 }
 
-long cs__sg_wait_any(cs__sg_act_t **acts, size_t n, double timeout)
+long cs__sg_wait_any(cs__sg_act_t **acts, size_t n, double timeout, void **cache)
 {
     if (n == 0) {
         /* a bare timer: cheaper than sleep_for, which creates a CPU action */
@@ -51,17 +51,28 @@ long cs__sg_wait_any(cs__sg_act_t **acts, size_t n, double timeout)
         done = reinterpret_cast<sg4::Activity *>(acts[0]);
         done->wait();
     } else {
-        std::vector<sg4::ActivityPtr> v;
-        v.reserve(n);
+        /* the caller's vector, kept between calls: no allocation per wait */
+        auto *v = static_cast<std::vector<sg4::ActivityPtr> *>(*cache);
+        if (!v) {
+            v = new std::vector<sg4::ActivityPtr>();
+            *cache = v;
+        }
+        v->clear();
         for (size_t i = 0; i < n; i++)
-            v.emplace_back(reinterpret_cast<sg4::Activity *>(acts[i]));
-        pos = (long)sg4::Activity::wait_any_for(v, timeout);
+            v->emplace_back(reinterpret_cast<sg4::Activity *>(acts[i]));
+        pos = (long)sg4::Activity::wait_any_for(*v, timeout);
+        done = pos < 0 ? nullptr : (*v)[(size_t)pos].get();
+        v->clear();
         if (pos < 0)
             return -1;
-        done = v[(size_t)pos].get();
     }
     done->unref();
     return pos;
+}
+
+void cs__sg_wait_cache_free(void *cache)
+{
+    delete static_cast<std::vector<sg4::ActivityPtr> *>(cache);
 }
 
 /* Split-duplex halves ("x_UP", "x_DOWN") may not carry the properties of

@@ -1,41 +1,114 @@
 #!/usr/bin/env bash
 # bench_sim.sh - speed of the SimGrid backend (not a ctest: run by hand).
 #
-#   tests/bench/bench_sim.sh [build-dir] [nodes]
+#   tests/bench/bench_sim.sh [build-dir] [nodes] [reps]
+#     build-dir  default build; nodes: summit nodes for parts 1-2 (default
+#     256 = 1536 GPUs); reps: runs per measurement (default 3; the best
+#     wall and the best CPU time are kept, the machine being shared).
+#   BENCH_FULL=1   also part 3 (full Summit, minutes)
+#   BENCH_SMPI=0   skip part 4 (needs smpicc/smpirun from libsimgrid-dev)
 #
-# 1. `collstep sim` ring allreduce, summit (default 256 nodes = 1536 GPUs),
-#    100 MB, ideal model: wall time and peak RSS (/usr/bin/time -v);
-# 2. the bare SimGrid ring (tests/bench/sim_bare_ring.c: the same puts and
-#    gets, same platform, same model flags, no step graph, no reductions),
-#    measured in the same run; prints engine / bare (target <= 1.10);
-# 3. `collstep sim` hier allreduce on the same platform (target < 5 s).
-# Both simulated times are printed too: they must agree within the cost of
-# the reductions (the bare ring does none).
+# Every line "LABEL wall W s cpu C s rss R MB" is one measurement: wall
+# clock, user+sys CPU time and peak RSS from /usr/bin/time.  Ratios are
+# against a peer measured in the same run, for wall and for CPU time (CPU
+# time is the steadier figure when other jobs share the machine).
+#
+# 1. ring allreduce, summit:nodes=N, 100 MB, ideal model:
+#    `collstep sim` against two bare SimGrid rings (tests/bench/
+#    sim_bare_ring.c: one actor per GPU doing only the ring's puts and gets,
+#    same platform, same model flags, same message sizes):
+#      comm-only    no reductions: strictly less simulated work than
+#                   collstep, which also models the P-1 reductions;
+#      reductions   sleeps block / host speed after each reduce-scatter
+#                   receive, as collstep's reduction stream: the same
+#                   simulated work, and the same simulated time.
+#    Prints engine / bare for both (target <= 1.10 against the bare ring);
+# 2. hier allreduce (dims = the platform's 6 x nodes, ring per tier) on the
+#    same platform (target < 5 s at 1536 GPUs), and hier with a logarithmic
+#    inter-node tier (algos=ring+rhd);
+# 3. (BENCH_FULL=1) full Summit, 27,648 GPUs: hier, dims=6x4608,
+#    algos=ring+rhd (target < 10 min and 8 GiB);
+# 4. SMPI against collstep on 256 ranks x 100 MB: the platform exported by
+#    `collstep platform export summit:nodes=43` (258 GPUs), a hostfile of
+#    its first 256 GPU hosts, tests/bench/bench_sim_smpi.c built with
+#    smpicc, smpirun --cfg=smpi/allreduce:lr plus the ideal model flags
+#    (smpi/bw-factor and smpi/lat-factor 1, shared malloc, computations not
+#    timed); then `collstep sim --ranks 256 --algo ring` on the same XML.
+#    Prints both simulated times and collstep / SMPI wall and CPU ratios.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 b=${1:-build}
 nodes=${2:-256}
+reps=${3:-3}
 plat="summit:nodes=$nodes"
 cmake --build "$b" --target collstep sim_bare_ring >/dev/null
+cs="$b/cli/collstep"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 
-measure() { # LABEL COMMAND... -> "LABEL wall_s rss_MB", output kept in $out
+# measure LABEL COMMAND... : best of $reps; sets wall cpu rss, output in $out
+measure() {
   local label=$1; shift
-  local log
-  log=$(mktemp)
-  /usr/bin/time -v "$@" >"$log.out" 2>"$log"
-  wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,t,":"); s=0; for(i=1;i<=n;i++) s=s*60+t[i]; print s}' "$log")
-  rss=$(awk -F': ' '/Maximum resident set size/ {printf "%.0f", $2/1024}' "$log")
-  out=$(cat "$log.out")
-  rm -f "$log" "$log.out"
-  printf '%-28s wall %8.2f s  peak RSS %6s MB\n' "$label" "$wall" "$rss"
+  wall="" cpu="" rss=0
+  for ((i = 0; i < reps; i++)); do
+    /usr/bin/time -f '%e %U %S %M' -o "$tmp/time" "$@" >"$tmp/out" 2>"$tmp/err" ||
+      { echo "$label: failed: $(tail -3 "$tmp/err")" >&2; return 1; }
+    read -r w u s m <"$tmp/time"
+    c=$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')
+    wall=$(awk -v a="$wall" -v b="$w" 'BEGIN { print (a == "" || b < a) ? b : a }')
+    cpu=$(awk -v a="$cpu" -v b="$c" 'BEGIN { print (a == "" || b < a) ? b : a }')
+    ((m > rss)) && rss=$m
+  done
+  out=$(cat "$tmp/out")
+  printf '%-34s wall %8.2f s  cpu %8.2f s  rss %7.0f MB\n' "$label" "$wall" "$cpu" \
+    "$(awk -v m="$rss" 'BEGIN { print m / 1024 }')"
 }
+ratio() { # LABEL ENGINE_WALL ENGINE_CPU PEER_WALL PEER_CPU [TARGET]
+  awk -v l="$1" -v ew="$2" -v ec="$3" -v pw="$4" -v pc="$5" -v t="${6:-}" 'BEGIN {
+    printf "  %-32s wall %.3f  cpu %.3f%s\n", l, ew / pw, ec / pc, t == "" ? "" : "  (target <= " t ")" }'
+}
+simtime() { echo "$out" | awk -F, 'NR > 1 { printf "%.6f s", $7 / 1e6 }'; }
 
-measure "collstep sim ring" "$b"/cli/collstep sim --platform "$plat" --algo ring --size 100M --format csv --no-verify
-engine_wall=$wall
-echo "  $(echo "$out" | tail -1)"
-measure "bare SimGrid ring" "$b"/tests/bench/sim_bare_ring "$plat" 104857600
-bare_wall=$wall
-echo "  $out"
-awk -v e="$engine_wall" -v b="$bare_wall" 'BEGIN { printf "engine / bare ring: %.3f (target <= 1.10)\n", e / b }'
-measure "collstep sim hier" "$b"/cli/collstep sim --platform "$plat" --algo hier --size 100M --format csv --no-verify
-echo "  $(echo "$out" | tail -1)  (target < 5 s)"
+echo "== 1. ring allreduce, $plat, 100 MB"
+measure "collstep sim ring" "$cs" sim --platform "$plat" --algo ring --size 100M --format csv --no-verify
+ew=$wall ec=$cpu; echo "  simulated $(simtime)"
+measure "bare ring, comm only" "$b"/tests/bench/sim_bare_ring "$plat" 104857600
+bw=$wall bc=$cpu; echo "  $out"
+measure "bare ring, with reductions" "$b"/tests/bench/sim_bare_ring "$plat" 104857600 0 reduce
+rw=$wall rc=$cpu; echo "  $out"
+ratio "engine / bare (reductions)" "$ew" "$ec" "$rw" "$rc" 1.10
+ratio "engine / bare (comm only)" "$ew" "$ec" "$bw" "$bc"
+
+echo "== 2. hier allreduce, $plat, 100 MB"
+measure "collstep sim hier" "$cs" sim --platform "$plat" --algo hier --size 100M --format csv --no-verify
+echo "  simulated $(simtime)  (target < 5 s wall at 1536 GPUs)"
+measure "collstep sim hier ring+rhd" "$cs" sim --platform "$plat" --algo hier --param algos=ring+rhd \
+  --size 100M --format csv --no-verify
+echo "  simulated $(simtime)"
+
+if [ "${BENCH_FULL:-0}" = 1 ]; then
+  echo "== 3. full Summit (27,648 GPUs), hier dims=6x4608 algos=ring+rhd, 100 MB"
+  reps_save=$reps reps=1
+  measure "collstep sim hier (full)" "$cs" sim --platform summit:nodes=4608 --algo hier \
+    --param dims=6x4608 --param algos=ring+rhd --size 100M --format csv --no-verify
+  echo "  simulated $(simtime)  (target < 600 s wall, < 8192 MB)"
+  reps=$reps_save
+fi
+
+if [ "${BENCH_SMPI:-1}" = 1 ] && command -v smpicc >/dev/null && command -v smpirun >/dev/null; then
+  echo "== 4. SMPI (MPI_Allreduce, smpi/allreduce:lr) vs collstep sim ring, 256 ranks x 100 MB"
+  "$cs" platform export summit:nodes=43 -o "$tmp/s43.xml" 2>/dev/null
+  grep -o '<host id="[^"]*"[^>]*>[[:space:]]*<prop id="device" value="gpu"' "$tmp/s43.xml" |
+    sed 's/<host id="\([^"]*\)".*/\1/' | head -256 >"$tmp/hosts"
+  smpicc -O2 -o "$tmp/smpi_ar" tests/bench/bench_sim_smpi.c
+  measure "smpirun MPI_Allreduce lr" smpirun -np 256 -platform "$tmp/s43.xml" -hostfile "$tmp/hosts" \
+    --cfg=smpi/allreduce:lr --cfg=network/model:CM02 --cfg=network/crosstraffic:0 \
+    --cfg=network/TCP-gamma:0 --cfg=smpi/bw-factor:1 --cfg=smpi/lat-factor:1 \
+    --cfg=smpi/simulate-computation:no --cfg=smpi/shared-malloc:global \
+    --cfg=contexts/stack-size:256 --log=root.thres:warning "$tmp/smpi_ar" 104857600
+  sw=$wall sc=$cpu; echo "  $out"
+  measure "collstep sim ring --ranks 256" "$cs" sim --platform "$tmp/s43.xml" --ranks 256 --algo ring \
+    --size 100M --format csv --no-verify
+  echo "  collstep simulated $(simtime)"
+  ratio "collstep / smpi" "$wall" "$cpu" "$sw" "$sc"
+fi

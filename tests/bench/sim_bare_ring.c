@@ -6,7 +6,13 @@
  * and an async get from the previous one, then wait for both.  Same model
  * flags as collstep's ideal model.
  *
- *   sim_bare_ring PLATFORM-SPEC BYTES [RANKS]
+ * With `reduce` as 4th argument it also models the reductions the way
+ * collstep does (cs_sim.h): in the first P-1 rounds (reduce-scatter) the
+ * received block is combined, costing block bytes / host speed, before the
+ * next round's send; the rank sleeps for that long (a timer, as collstep's
+ * reduction stream).  Its simulated time then equals collstep's ring.
+ *
+ *   sim_bare_ring PLATFORM-SPEC BYTES [RANKS [reduce]]
  * prints "bare ring: P ranks, BYTES bytes, simulated T s".
  */
 #include <stdio.h>
@@ -27,6 +33,7 @@ static int P;
 static double chunk;
 static sg_mailbox_t *mb; /* mb[r]: messages to rank r */
 static double tend;
+static int reduce;
 
 static void rank_main(int argc, char **argv)
 {
@@ -40,6 +47,8 @@ static void rank_main(int argc, char **argv)
         sg_comm_t g = sg_mailbox_get_async(mb[r], &got);
         sg_comm_wait(s);
         sg_comm_wait(g);
+        if (reduce && k < P - 1)
+            sg_actor_sleep_for(chunk / sg_host_get_speed(sg_host_self()));
     }
     if (simgrid_get_clock() > tend)
         tend = simgrid_get_clock();
@@ -58,7 +67,8 @@ int main(int argc, char **argv)
         return 2;
     }
     char **hosts;
-    P = argc > 3 ? atoi(argv[3]) : (int)plat->ndevices;
+    P = argc > 3 && atoi(argv[3]) > 0 ? atoi(argv[3]) : (int)plat->ndevices;
+    reduce = argc > 4 && strcmp(argv[4], "reduce") == 0;
     if (cs_sim_hosts(plat, NULL, P, &hosts, &err) != CS_OK) {
         fprintf(stderr, "%s\n", err.msg);
         return 2;
@@ -86,7 +96,8 @@ int main(int argc, char **argv)
         sg_actor_create(name, sg_host_by_name(hosts[r]), rank_main, 2, av);
     }
     simgrid_run();
-    printf("bare ring: %d ranks, %s bytes, simulated %.6f s\n", P, argv[2], tend);
+    printf("bare ring%s: %d ranks, %s bytes, simulated %.6f s\n", reduce ? " (reductions)" : "",
+           P, argv[2], tend);
     cs_sim_hosts_free(hosts, P);
     cs_platform_close(plat);
     free(mb);
