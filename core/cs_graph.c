@@ -204,6 +204,39 @@ static void match(cs_graph_t *g, const uint32_t *q, const uint32_t *nsend, const
     }
 }
 
+/* A rank's ready list: a growable ring of local step indices (short in
+ * practice: a rank rarely has more than a few events ready at once). */
+typedef struct {
+    uint32_t *v;
+    uint32_t head, len, cap; /* cap is 0 or a power of two */
+} cs__rlist_t;
+
+static int rl_push(cs__rlist_t *l, uint32_t i)
+{
+    if (l->len == l->cap) {
+        uint32_t cap = l->cap ? 2 * l->cap : 8;
+        uint32_t *v = malloc((size_t)cap * sizeof(*v));
+        if (v == NULL)
+            return CS_ERR_NOMEM;
+        for (uint32_t j = 0; j < l->len; j++)
+            v[j] = l->v[(l->head + j) & (l->cap - 1)];
+        free(l->v);
+        l->v = v;
+        l->head = 0;
+        l->cap = cap;
+    }
+    l->v[(l->head + l->len++) & (l->cap - 1)] = i;
+    return CS_OK;
+}
+
+static uint32_t rl_pop(cs__rlist_t *l)
+{
+    uint32_t i = l->v[l->head];
+    l->head = (l->head + 1) & (l->cap - 1);
+    l->len--;
+    return i;
+}
+
 /* Kahn state shared by the helpers below. */
 typedef struct {
     cs_graph_t *g;
@@ -212,10 +245,10 @@ typedef struct {
     uint32_t *doff;  /* per step: first successor entry, relative to dbase[rank]; the
                         entries end where the next step's start */
     uint32_t *dadj;  /* local indices of successors: dependents and the FIFO successor */
-    uint32_t *rnext; /* per step: next event of its rank's ready list (local index) */
-    uint32_t *rhead, *rtail; /* per rank: ready list, CS__NOIDX when empty */
+    cs__rlist_t *rl; /* per rank: ready list */
     uint32_t *rq;    /* FIFO ring of ranks with a non-empty ready list (P entries) */
     uint8_t *inq;    /* per rank: in rq, or being drained */
+    int nomem;
     uint32_t qhead, qlen;
     uint64_t tail;   /* events written to g->order */
 } cs__kahn_t;
@@ -223,12 +256,10 @@ typedef struct {
 /* Append the event (r, i) to rank r's ready list; queue r if idle. */
 static void push(cs__kahn_t *k, int r, uint32_t i)
 {
-    k->rnext[k->g->base[r] + i] = CS__NOIDX;
-    if (k->rhead[r] == CS__NOIDX)
-        k->rhead[r] = i;
-    else
-        k->rnext[k->g->base[r] + k->rtail[r]] = i;
-    k->rtail[r] = i;
+    if (rl_push(&k->rl[r], i) != CS_OK) {
+        k->nomem = 1;
+        return;
+    }
     if (!k->inq[r]) {
         int P = k->g->s->desc.nranks;
         uint32_t at = k->qhead + k->qlen++;
@@ -291,14 +322,13 @@ static void kahn(cs__kahn_t *k)
                 release(k, r, i, 1);
     }
     uint64_t executed = 0;
-    while (k->qlen > 0) {
+    while (k->qlen > 0 && !k->nomem) {
         int r = (int)k->rq[k->qhead];
         k->qhead = k->qhead + 1 == (uint32_t)P ? 0 : k->qhead + 1;
         k->qlen--;
-        while (k->rhead[r] != CS__NOIDX) {
-            uint32_t i = k->rhead[r];
+        while (k->rl[r].len > 0) {
+            uint32_t i = rl_pop(&k->rl[r]);
             uint64_t gid = g->base[r] + i;
-            k->rhead[r] = k->rnext[gid];
             g->order[k->tail++] = gid;
             complete(k, r, i);
             executed++;
@@ -315,8 +345,22 @@ static void kahn(cs__kahn_t *k)
     g->nstuck = g->nsteps - executed;
 }
 
+/* Is a among b's own dependencies? */
+static int depends_on(const cs_rank_sched_t *rk, uint32_t b, uint32_t a)
+{
+    const cs_step_t *st = &rk->steps[b];
+    const uint32_t *d = rk->deps + st->dep_off;
+    for (uint32_t j = 0; j < st->ndeps; j++)
+        if (d[j] == a)
+            return 1;
+    return 0;
+}
+
 /* FIFO links of one rank from its queues qr (see build_queues): writes the
- * pairs (a, b), "b is queued behind a", to pairs[]; returns their number. */
+ * pairs (a, b), "b is queued behind a", to pairs[]; returns their number.
+ * A link that repeats one of b's dependencies is left out (generators
+ * usually chain a queue's operations themselves): it would only add an
+ * edge that Kahn counts twice. */
 static uint32_t rank_links(const cs_rank_sched_t *rk, const uint32_t *qr, uint32_t nsend,
                            uint32_t ncomm, uint32_t *pairs)
 {
@@ -325,7 +369,7 @@ static uint32_t rank_links(const cs_rank_sched_t *rk, const uint32_t *qr, uint32
         if (j == nsend)
             continue; /* first receive: no predecessor among sends */
         uint32_t a = qr[j - 1], b = qr[j];
-        if (same_queue(&rk->steps[a], &rk->steps[b])) {
+        if (same_queue(&rk->steps[a], &rk->steps[b]) && !depends_on(rk, b, a)) {
             pairs[2 * n] = a;
             pairs[2 * n + 1] = b;
             n++;
@@ -353,15 +397,11 @@ static int build_order(cs_graph_t *g, uint32_t *q, const uint32_t *nsend, const 
         nsucc += s->ranks[r].ndeps + ncomm[r];
     k.doff = malloc(n1 * sizeof(*k.doff));
     k.dadj = malloc((nsucc ? nsucc : 1) * sizeof(*k.dadj));
-    k.rnext = malloc(n1 * sizeof(*k.rnext));
-    k.rhead = malloc((size_t)P * sizeof(*k.rhead));
-    k.rtail = malloc((size_t)P * sizeof(*k.rtail));
+    k.rl = calloc((size_t)P, sizeof(*k.rl));
     k.rq = malloc((size_t)P * sizeof(*k.rq));
     k.inq = calloc((size_t)P, sizeof(*k.inq));
-    if (!k.doff || !k.dadj || !k.rnext || !k.rhead || !k.rtail || !k.rq || !k.inq)
+    if (!k.doff || !k.dadj || !k.rl || !k.rq || !k.inq)
         goto out;
-    for (int r = 0; r < P; r++)
-        k.rhead[r] = k.rtail[r] = CS__NOIDX;
     k.dbase[0] = 0;
     for (int r = 0; r < P; r++) {
         const cs_rank_sched_t *rk = &s->ranks[r];
@@ -399,13 +439,13 @@ static int build_order(cs_graph_t *g, uint32_t *q, const uint32_t *nsend, const 
         }
     }
     kahn(&k);
-    st = CS_OK;
+    st = k.nomem ? CS_ERR_NOMEM : CS_OK;
 out:
+    for (int r = 0; k.rl != NULL && r < P; r++)
+        free(k.rl[r].v);
+    free(k.rl);
     free(k.inq);
     free(k.rq);
-    free(k.rtail);
-    free(k.rhead);
-    free(k.rnext);
     free(k.dadj);
     free(k.doff);
     free(k.dbase);

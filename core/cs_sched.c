@@ -251,6 +251,29 @@ static int check_range(cs_sched_t *s, int rank, uint32_t idx, const char *what,
     return CS_OK;
 }
 
+/* Growth of a rank's step or dependency array: the larger of twice the
+ * capacity and what the previous rank holds now (generators usually build
+ * ranks one after another with about as many steps each, so a rank gets
+ * its final size in one allocation instead of ten copies), at least
+ * `need`, at most UINT32_MAX. */
+static uint32_t grow_cap(uint32_t cap, uint64_t need, uint32_t hint)
+{
+    uint64_t c = cap ? 2 * (uint64_t)cap : 16;
+    if (hint > c)
+        c = hint;
+    if (c < need)
+        c = need;
+    return c > UINT32_MAX ? UINT32_MAX : (uint32_t)c;
+}
+
+static uint32_t neighbour_hint(const cs_sched_t *s, int rank, int deps)
+{
+    if (rank == 0)
+        return 0;
+    const cs_rank_sched_t *pr = &s->ranks[rank - 1];
+    return deps ? pr->ndeps : pr->nsteps;
+}
+
 int64_t cs_sched_add(cs_sched_t *s, int rank, const cs_step_t *st, const uint32_t *deps,
                      uint32_t ndeps)
 {
@@ -309,7 +332,7 @@ int64_t cs_sched_add(cs_sched_t *s, int rank, const cs_step_t *st, const uint32_
             return -1;
         }
     if (rk->nsteps == rk->cap_steps) {
-        uint32_t cap = rk->cap_steps ? rk->cap_steps * 2 : 16;
+        uint32_t cap = grow_cap(rk->cap_steps, rk->nsteps + 1u, neighbour_hint(s, rank, 0));
         cs_step_t *ns = realloc(rk->steps, (size_t)cap * sizeof(*ns));
         if (ns == NULL)
             goto nomem;
@@ -321,11 +344,7 @@ int64_t cs_sched_add(cs_sched_t *s, int rank, const cs_step_t *st, const uint32_
         return -1;
     }
     if (rk->ndeps + ndeps > rk->cap_deps) {
-        uint64_t cap = rk->cap_deps ? rk->cap_deps : 16;
-        while (cap < (uint64_t)rk->ndeps + ndeps)
-            cap *= 2;
-        if (cap > UINT32_MAX)
-            cap = UINT32_MAX;
+        uint32_t cap = grow_cap(rk->cap_deps, rk->ndeps + ndeps, neighbour_hint(s, rank, 1));
         uint32_t *nd = realloc(rk->deps, (size_t)cap * sizeof(*nd));
         if (nd == NULL)
             goto nomem;
