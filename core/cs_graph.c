@@ -3,27 +3,30 @@
  * cs_graph.h for the contract).
  *
  * Method, all in O(N log n) time for N steps and n steps per rank, with a
- * fixed number of arrays allocated once (no per-step allocation):
+ * fixed number of arrays allocated once (no per-step allocation).  At
+ * 10^7 steps the cost is memory traffic, so each rank's steps are read in
+ * one pass while they are in cache, and later phases avoid touching them:
  *
- *  1. Channel queues.  For every rank, its sends are listed sorted by
- *     (peer, channel, index) and its receives likewise; consecutive entries
- *     with the same (peer, channel) form one FIFO queue.  Generators usually
- *     emit queues already in order, so the sort is skipped when a linear scan
- *     finds the list sorted.
- *  2. Matching.  For each send queue (a -> b, c), the receive queue
- *     (b <- a, c) is found by binary search in rank b's receive list and the
- *     two are paired element by element; the excess of either is unmatched.
- *  3. Order.  Kahn's algorithm over steps with in-degree = number of own
- *     dependencies + 1 when the step has a FIFO predecessor, with a CSR of
- *     dependents.  A step whose in-degree reaches zero is "released"; a
- *     non-communication step is then an event, a matched pair becomes one
- *     event when its second half is released, an unmatched one never runs.
- *     Each rank has a FIFO ready list (its local events and the pairs it
- *     sends); ranks with work wait in a FIFO of ranks, and a rank's list is
- *     drained completely before the next rank's.  Compared with breadth
- *     first rounds over all ranks this touches each rank's arrays in long
- *     runs instead of one step per rank per round (at P = 1536 the rounds
- *     were bound by cache misses), and it needs no sorting.
+ *  1. Per rank, one pass: its sends are listed sorted by (peer, channel,
+ *     index) and its receives likewise (generators usually emit them in
+ *     order, so the sort is skipped when a linear scan finds the list
+ *     sorted); consecutive entries with the same (peer, channel) form one
+ *     FIFO queue, recorded as a run.  The same pass counts in-degrees (own
+ *     dependencies + 1 for a FIFO predecessor that is not already a
+ *     dependency) and fills the rank's CSR of successors.
+ *  2. Matching, on the runs alone: for each send queue (a -> b, c), the
+ *     receive queue (b <- a, c) is found by binary search among rank b's
+ *     runs and the two are paired element by element; the excess of either
+ *     is unmatched and gets one more in-degree (it never runs).
+ *  3. Order.  Kahn's algorithm.  A step whose in-degree reaches zero is
+ *     "released"; a non-communication step is then an event, a matched pair
+ *     becomes one event when its second half is released, an unmatched one
+ *     never runs.  Each rank has a FIFO ready list (its local events and
+ *     the pairs it sends); ranks with work wait in a FIFO of ranks, and a
+ *     rank's list is drained completely before the next rank's.  Compared
+ *     with breadth-first rounds over all ranks this touches each rank's
+ *     arrays in long runs instead of one step per rank per round (at
+ *     P = 1536 the rounds were bound by cache misses), and needs no sorting.
  */
 #include "cs_graph.h"
 
@@ -155,53 +158,6 @@ out:
     free(cnt);
     free(q);
     return st;
-}
-
-/* First position in rank b's receive list whose (peer, chan) >= (a, c). */
-static uint32_t recv_lower_bound(const cs_rank_sched_t *rb, const uint32_t *list, uint32_t n,
-                                 uint32_t a, uint32_t c)
-{
-    uint32_t lo = 0, hi = n;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        const cs_step_t *st = &rb->steps[list[mid]];
-        uint32_t p = (uint32_t)st->peer;
-        if (p < a || (p == a && st->chan < c))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-static void match(cs_graph_t *g, const uint32_t *q, const uint32_t *nsend, const uint32_t *ncomm)
-{
-    const cs_sched_t *s = g->s;
-    for (int a = 0; a < s->desc.nranks; a++) {
-        const cs_rank_sched_t *ra = &s->ranks[a];
-        const uint32_t *qa = q + g->base[a];
-        uint32_t i = 0;
-        while (i < nsend[a]) {
-            const cs_step_t *first = &ra->steps[qa[i]];
-            uint32_t j = i + 1;
-            while (j < nsend[a] && same_queue(first, &ra->steps[qa[j]]))
-                j++;
-            int b = first->peer;
-            const cs_rank_sched_t *rb = &s->ranks[b];
-            const uint32_t *rl = q + g->base[b] + nsend[b];
-            uint32_t nr = ncomm[b] - nsend[b];
-            uint32_t k = recv_lower_bound(rb, rl, nr, (uint32_t)a, first->chan);
-            for (uint32_t x = i; x < j && k < nr; x++, k++) {
-                const cs_step_t *rs = &rb->steps[rl[k]];
-                if ((uint32_t)rs->peer != (uint32_t)a || rs->chan != first->chan)
-                    break;
-                uint64_t gs = g->base[a] + qa[x], gr = g->base[b] + rl[k];
-                g->partner[gs] = gr;
-                g->partner[gr] = gs;
-            }
-            i = j;
-        }
-    }
 }
 
 /* A rank's ready list: a growable ring of local step indices (short in
@@ -356,100 +312,237 @@ static int depends_on(const cs_rank_sched_t *rk, uint32_t b, uint32_t a)
     return 0;
 }
 
-/* FIFO links of one rank from its queues qr (see build_queues): writes the
- * pairs (a, b), "b is queued behind a", to pairs[]; returns their number.
- * A link that repeats one of b's dependencies is left out (generators
- * usually chain a queue's operations themselves): it would only add an
- * edge that Kahn counts twice. */
-static uint32_t rank_links(const cs_rank_sched_t *rk, const uint32_t *qr, uint32_t nsend,
-                           uint32_t ncomm, uint32_t *pairs)
+/* One channel queue of a rank: q[base[r] + start .. + len) (local step
+ * indices, in schedule order) are its sends to, or its receives from,
+ * `peer` on `chan`.  `matched`: how many of a receive queue's elements
+ * found a send. */
+typedef struct {
+    uint32_t peer, chan, start, len, matched;
+} cs__run_t;
+
+/* Everything cs_graph_init builds before Kahn. */
+typedef struct {
+    cs_graph_t *g;
+    uint32_t *q;        /* per rank (at base[r]): its sends sorted, then its receives */
+    cs__run_t *runs;    /* per rank (from rbase[r]): send queues, then receive queues */
+    uint64_t nruns, capruns;
+    uint64_t *rbase;    /* P + 1 */
+    uint32_t *nsrun;    /* per rank: number of send queues */
+    cs__qkey_t *keys;   /* scratch: max steps per rank */
+    uint32_t *links;    /* scratch: 2 x max steps per rank */
+} cs__prep_t;
+
+/* Append the queues found in sorted keys[0..n) (positions from `at` in the
+ * rank's q); returns the number of queues or -1 when out of memory. */
+static int64_t add_runs(cs__prep_t *pp, const cs__qkey_t *keys, uint32_t n, uint32_t at)
 {
-    uint32_t n = 0;
-    for (uint32_t j = 1; j < ncomm; j++) {
-        if (j == nsend)
-            continue; /* first receive: no predecessor among sends */
-        uint32_t a = qr[j - 1], b = qr[j];
-        if (same_queue(&rk->steps[a], &rk->steps[b]) && !depends_on(rk, b, a)) {
-            pairs[2 * n] = a;
-            pairs[2 * n + 1] = b;
-            n++;
+    int64_t nr = 0;
+    for (uint32_t i = 0; i < n;) {
+        uint32_t j = i + 1;
+        while (j < n && keys[j].peer == keys[i].peer && keys[j].chan == keys[i].chan)
+            j++;
+        if (pp->nruns == pp->capruns) {
+            uint64_t cap = pp->capruns ? 2 * pp->capruns : 1024;
+            cs__run_t *nrs = realloc(pp->runs, cap * sizeof(*nrs));
+            if (nrs == NULL)
+                return -1;
+            pp->runs = nrs;
+            pp->capruns = cap;
         }
+        pp->runs[pp->nruns++] = (cs__run_t){keys[i].peer, keys[i].chan, at + i, j - i, 0};
+        nr++;
+        i = j;
     }
-    return n;
+    return nr;
 }
 
-/* Build the successor CSR and in-degrees, then run Kahn.  `q` (the queues,
- * nsteps entries) is overwritten rank by rank with the in-degrees. */
-static int build_order(cs_graph_t *g, uint32_t *q, const uint32_t *nsend, const uint32_t *ncomm)
+/* One pass over rank r (its steps stay in cache): partner reset, channel
+ * queues, FIFO links, in-degrees (own dependencies + FIFO predecessor) and
+ * the successor CSR.  Unmatched operations get their extra in-degree later
+ * (match). */
+static int prep_rank(cs__prep_t *pp, cs__kahn_t *k, int r)
+{
+    cs_graph_t *g = pp->g;
+    const cs_rank_sched_t *rk = &g->s->ranks[r];
+    uint64_t b = g->base[r];
+    uint32_t *qr = pp->q + b, ns = 0, nr = 0, n = rk->nsteps;
+    cs__qkey_t *keys = pp->keys;
+    for (uint32_t i = 0; i < n; i++) {
+        const cs_step_t *st = &rk->steps[i];
+        g->partner[b + i] = CS_NONE;
+        k->indeg[b + i] = st->ndeps;
+        k->doff[b + i] = 0;
+        if (is_send(st))
+            keys[ns++] = (cs__qkey_t){(uint32_t)st->peer, st->chan, i};
+    }
+    uint32_t nl = 0;
+    for (int half = 0; half < 2; half++) {
+        uint32_t at = half ? ns : 0, cnt = ns;
+        if (half) {
+            for (uint32_t i = 0; i < n; i++)
+                if (is_recv(&rk->steps[i]))
+                    keys[nr++] = (cs__qkey_t){(uint32_t)rk->steps[i].peer, rk->steps[i].chan, i};
+            cnt = nr;
+        }
+        sort_queue(keys, cnt, qr + at);
+        int64_t nq = add_runs(pp, keys, cnt, at);
+        if (nq < 0)
+            return CS_ERR_NOMEM;
+        if (!half)
+            pp->nsrun[r] = (uint32_t)nq;
+        for (uint32_t x = 1; x < cnt; x++) {
+            if (keys[x].peer != keys[x - 1].peer || keys[x].chan != keys[x - 1].chan)
+                continue;
+            uint32_t a = keys[x - 1].idx, c = keys[x].idx;
+            if (depends_on(rk, c, a))
+                continue; /* the FIFO edge repeats a dependency */
+            pp->links[2 * nl] = a;
+            pp->links[2 * nl + 1] = c;
+            nl++;
+        }
+    }
+    pp->rbase[r + 1] = pp->nruns;
+    const uint32_t *links = pp->links;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint32_t *d = cs_step_deps(rk, &rk->steps[i]);
+        for (uint32_t j = 0; j < rk->steps[i].ndeps; j++)
+            k->doff[b + d[j]]++;
+    }
+    for (uint32_t l = 0; l < nl; l++) {
+        k->doff[b + links[2 * l]]++;
+        k->indeg[b + links[2 * l + 1]]++;
+    }
+    uint32_t acc = 0; /* counts to ends, then each fill moves an end back */
+    for (uint32_t i = 0; i < n; i++) {
+        acc += k->doff[b + i];
+        k->doff[b + i] = acc;
+    }
+    k->dbase[r + 1] = k->dbase[r] + acc;
+    uint32_t *adj = k->dadj + k->dbase[r];
+    for (uint32_t l = nl; l-- > 0;)
+        adj[--k->doff[b + links[2 * l]]] = links[2 * l + 1];
+    for (uint32_t i = n; i-- > 0;) {
+        const uint32_t *d = cs_step_deps(rk, &rk->steps[i]);
+        for (uint32_t j = rk->steps[i].ndeps; j-- > 0;)
+            adj[--k->doff[b + d[j]]] = i;
+    }
+    return CS_OK;
+}
+
+/* The receive queue (b <- a, chan c) among rank b's queues, or NULL. */
+static cs__run_t *find_recv_run(cs__prep_t *pp, int b, uint32_t a, uint32_t c)
+{
+    uint64_t lo = pp->rbase[b] + pp->nsrun[b], hi = pp->rbase[b + 1];
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        const cs__run_t *x = &pp->runs[mid];
+        if (x->peer < a || (x->peer == a && x->chan < c))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    cs__run_t *x = lo < pp->rbase[b + 1] ? &pp->runs[lo] : NULL;
+    return x != NULL && x->peer == a && x->chan == c ? x : NULL;
+}
+
+/* Pair every send queue with its receive queue element by element; the
+ * excess of either side is unmatched: counted, and given an in-degree
+ * that never drops to zero. */
+static void match(cs__prep_t *pp, cs__kahn_t *k)
+{
+    cs_graph_t *g = pp->g;
+    int P = g->s->desc.nranks;
+    for (int a = 0; a < P; a++) {
+        const uint32_t *qa = pp->q + g->base[a];
+        for (uint64_t x = pp->rbase[a]; x < pp->rbase[a] + pp->nsrun[a]; x++) {
+            const cs__run_t *sr = &pp->runs[x];
+            int b = (int)sr->peer;
+            cs__run_t *rr = find_recv_run(pp, b, (uint32_t)a, sr->chan);
+            uint32_t m = rr == NULL ? 0 : rr->len < sr->len ? rr->len : sr->len;
+            for (uint32_t e = 0; e < m; e++) {
+                uint64_t gs = g->base[a] + qa[sr->start + e];
+                uint64_t gr = g->base[b] + pp->q[g->base[b] + rr->start + e];
+                g->partner[gs] = gr;
+                g->partner[gr] = gs;
+            }
+            if (rr != NULL)
+                rr->matched = m;
+            for (uint32_t e = m; e < sr->len; e++)
+                k->indeg[g->base[a] + qa[sr->start + e]]++;
+            g->nunmatched += sr->len - m;
+        }
+    }
+    for (int b = 0; b < P; b++) {
+        const uint32_t *qb = pp->q + g->base[b];
+        for (uint64_t x = pp->rbase[b] + pp->nsrun[b]; x < pp->rbase[b + 1]; x++) {
+            const cs__run_t *rr = &pp->runs[x];
+            for (uint32_t e = rr->matched; e < rr->len; e++)
+                k->indeg[g->base[b] + qb[rr->start + e]]++;
+            g->nunmatched += rr->len - rr->matched;
+        }
+    }
+}
+
+/* Queues, matching, CSR, then Kahn. */
+static int build(cs_graph_t *g)
 {
     const cs_sched_t *s = g->s;
     uint64_t N = g->nsteps, n1 = N ? N : 1;
     int P = s->desc.nranks;
-    cs__kahn_t k = {.g = g, .indeg = q};
+    cs__kahn_t k = {.g = g};
+    cs__prep_t pp = {.g = g};
     uint64_t nsucc = 0;
     uint32_t m = max_rank_steps(s);
-    uint32_t *links = malloc(2 * (size_t)(m ? m : 1) * sizeof(*links));
     int st = CS_ERR_NOMEM;
-    k.dbase = malloc(((size_t)P + 1) * sizeof(*k.dbase));
-    if (k.dbase == NULL || links == NULL)
-        goto out;
     for (int r = 0; r < P; r++)
-        nsucc += s->ranks[r].ndeps + ncomm[r];
+        nsucc += s->ranks[r].ndeps + s->ranks[r].nsteps;
+    k.dbase = malloc(((size_t)P + 1) * sizeof(*k.dbase));
+    k.indeg = malloc(n1 * sizeof(*k.indeg));
     k.doff = malloc(n1 * sizeof(*k.doff));
     k.dadj = malloc((nsucc ? nsucc : 1) * sizeof(*k.dadj));
     k.rl = calloc((size_t)P, sizeof(*k.rl));
     k.rq = malloc((size_t)P * sizeof(*k.rq));
     k.inq = calloc((size_t)P, sizeof(*k.inq));
-    if (!k.doff || !k.dadj || !k.rl || !k.rq || !k.inq)
+    pp.q = malloc(n1 * sizeof(*pp.q));
+    pp.rbase = malloc(((size_t)P + 1) * sizeof(*pp.rbase));
+    pp.nsrun = malloc((size_t)P * sizeof(*pp.nsrun));
+    pp.keys = malloc((m ? m : 1) * sizeof(*pp.keys));
+    pp.links = malloc(2 * (size_t)(m ? m : 1) * sizeof(*pp.links));
+    if (!k.dbase || !k.indeg || !k.doff || !k.dadj || !k.rl || !k.rq || !k.inq || !pp.q ||
+        !pp.rbase || !pp.nsrun || !pp.keys || !pp.links)
         goto out;
     k.dbase[0] = 0;
-    for (int r = 0; r < P; r++) {
-        const cs_rank_sched_t *rk = &s->ranks[r];
-        uint64_t b = g->base[r];
-        uint32_t nl = rank_links(rk, q + b, nsend[r], ncomm[r], links);
-        /* the queues of this rank are consumed: its part of q becomes indeg */
-        for (uint32_t i = 0; i < rk->nsteps; i++) {
-            const cs_step_t *sp = &rk->steps[i];
-            k.indeg[b + i] = sp->ndeps + (g->partner[b + i] == CS_NONE &&
-                                          (is_send(sp) || is_recv(sp)));
-            k.doff[b + i] = 0;
-        }
-        for (uint32_t i = 0; i < rk->nsteps; i++) {
-            const uint32_t *d = cs_step_deps(rk, &rk->steps[i]);
-            for (uint32_t j = 0; j < rk->steps[i].ndeps; j++)
-                k.doff[b + d[j]]++;
-        }
-        for (uint32_t l = 0; l < nl; l++) {
-            k.doff[b + links[2 * l]]++;
-            k.indeg[b + links[2 * l + 1]]++;
-        }
-        uint32_t acc = 0; /* counts to ends, then each fill moves an end back */
-        for (uint32_t i = 0; i < rk->nsteps; i++) {
-            acc += k.doff[b + i];
-            k.doff[b + i] = acc;
-        }
-        k.dbase[r + 1] = k.dbase[r] + acc;
-        uint32_t *adj = k.dadj + k.dbase[r];
-        for (uint32_t l = nl; l-- > 0;)
-            adj[--k.doff[b + links[2 * l]]] = links[2 * l + 1];
-        for (uint32_t i = rk->nsteps; i-- > 0;) {
-            const uint32_t *d = cs_step_deps(rk, &rk->steps[i]);
-            for (uint32_t j = rk->steps[i].ndeps; j-- > 0;)
-                adj[--k.doff[b + d[j]]] = i;
-        }
-    }
+    pp.rbase[0] = 0;
+    for (int r = 0; r < P; r++)
+        if (prep_rank(&pp, &k, r) != CS_OK)
+            goto out;
+    free(pp.links);
+    free(pp.keys);
+    pp.links = NULL;
+    pp.keys = NULL;
+    match(&pp, &k);
+    free(pp.runs);
+    free(pp.q);
+    pp.runs = NULL;
+    pp.q = NULL;
     kahn(&k);
     st = k.nomem ? CS_ERR_NOMEM : CS_OK;
 out:
     for (int r = 0; k.rl != NULL && r < P; r++)
         free(k.rl[r].v);
+    free(pp.links);
+    free(pp.keys);
+    free(pp.nsrun);
+    free(pp.rbase);
+    free(pp.runs);
+    free(pp.q);
     free(k.rl);
     free(k.inq);
     free(k.rq);
     free(k.dadj);
     free(k.doff);
+    free(k.indeg);
     free(k.dbase);
-    free(links);
     return st;
 }
 
@@ -458,8 +551,6 @@ int cs_graph_init(cs_graph_t *g, const cs_sched_t *s, cs_err_t *err)
     int P = s->desc.nranks;
     memset(g, 0, sizeof(*g));
     g->s = s;
-    uint32_t *q = NULL, *cnt = NULL;
-    cs__qkey_t *keys = NULL;
     g->base = malloc(((size_t)P + 1) * sizeof(*g->base));
     if (g->base == NULL)
         goto nomem;
@@ -469,31 +560,10 @@ int cs_graph_init(cs_graph_t *g, const cs_sched_t *s, cs_err_t *err)
     uint64_t N = g->nsteps = g->base[P];
     g->partner = malloc((N ? N : 1) * sizeof(*g->partner));
     g->order = malloc((N ? N : 1) * sizeof(*g->order));
-    q = malloc((N ? N : 1) * sizeof(*q));
-    cnt = malloc(2 * (size_t)P * sizeof(*cnt));
-    uint32_t m = max_rank_steps(s);
-    keys = malloc((m ? m : 1) * sizeof(*keys));
-    if (!g->partner || !g->order || !q || !cnt || !keys)
+    if (!g->partner || !g->order || build(g) != CS_OK)
         goto nomem;
-    for (uint64_t i = 0; i < N; i++)
-        g->partner[i] = CS_NONE;
-    build_queues(g, q, cnt, cnt + P, keys);
-    free(keys);
-    keys = NULL;
-    match(g, q, cnt, cnt + P);
-    for (int r = 0; r < P; r++)
-        for (uint32_t j = 0; j < cnt[P + r]; j++)
-            if (g->partner[g->base[r] + q[g->base[r] + j]] == CS_NONE)
-                g->nunmatched++;
-    if (build_order(g, q, cnt, cnt + P) != CS_OK)
-        goto nomem;
-    free(cnt);
-    free(q);
     return CS_OK;
 nomem:
-    free(keys);
-    free(cnt);
-    free(q);
     cs_graph_fini(g);
     g->s = s;
     return cs_err_set(err, CS_ERR_NOMEM, "out of memory building the graph of %llu steps",
