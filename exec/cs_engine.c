@@ -23,6 +23,14 @@
  * loop reads it only every IDLE_CLOCK spins, and a send the transport
  * completed inline (tiny messages, req->status already CS_OK on return) is
  * completed at once without waiting for a completion entry.
+ *
+ * Early receives.  A recv-reduce lands in its own staging slot, so its
+ * receive is posted as soon as channel order allows (at the start of the
+ * run for the first on each channel), before its dependencies are met;
+ * only the reduction waits for them (state ST_ARRIVED in between).  Peers'
+ * messages then find a posted receive (no unexpected-message copy) and a
+ * rendezvous can start while this rank is still busy.  Plain receives
+ * write their destination directly and keep waiting for their dependencies.
  */
 #include <sched.h>
 #include <stdio.h>
@@ -41,10 +49,10 @@
 #define IDLE_YIELD 32
 #define IDLE_CLOCK 64
 
-enum { ST_WAIT = 0, ST_QUEUED, ST_POSTED, ST_LOCAL, ST_DONE };
+enum { ST_WAIT = 0, ST_QUEUED, ST_POSTED, ST_ARRIVED, ST_LOCAL, ST_DONE };
 
 typedef struct estep {
-    uint8_t kind, state, depready, posted;
+    uint8_t kind, state, depready, posted, arrived, pad_;
     uint16_t chan;
     int32_t peer;
     uint32_t ndeps, unmet;
@@ -386,7 +394,14 @@ static void prepare(cs_engine_t *e, uint64_t count)
 static void make_ready(cs_engine_t *e, uint32_t i)
 {
     estep_t *t = &e->st[i];
-    if (is_comm(t->kind)) {
+    if (t->kind == CS_STEP_RRECV) { /* posted early: reduce once the data is in */
+        t->depready = 1;
+        if (t->arrived) {
+            t->state = ST_LOCAL;
+            t->cursor = 0;
+            e->lq[e->lq_tail++] = i;
+        }
+    } else if (is_comm(t->kind)) {
         t->depready = 1;
         if (t->chan_prev < 0 || e->st[t->chan_prev].posted) {
             t->state = ST_QUEUED;
@@ -457,7 +472,7 @@ static int blame(const cs_engine_t *e, uint32_t *step)
     int best = -1;
     for (uint32_t i = 0; i < e->n; i++) {
         const estep_t *t = &e->st[i];
-        if (!is_comm(t->kind) || t->state == ST_DONE)
+        if (!is_comm(t->kind) || t->state == ST_DONE || t->state == ST_ARRIVED)
             continue;
         int score = t->state == ST_POSTED ? (t->kind == CS_STEP_SEND ? 2 : 3) : 1;
         if (best < 0 || score > best) {
@@ -484,9 +499,13 @@ static int handle_done(cs_engine_t *e, cs_tp_req_t *r, cs_err_t *err)
     if (e->rec)
         e->times[i].t_data = stamp(e);
     if (t->kind == CS_STEP_RRECV) {
-        t->state = ST_LOCAL;
-        t->cursor = 0;
-        e->lq[e->lq_tail++] = i;
+        t->arrived = 1;
+        t->state = ST_ARRIVED;
+        if (t->depready) {
+            t->state = ST_LOCAL;
+            t->cursor = 0;
+            e->lq[e->lq_tail++] = i;
+        }
     } else {
         complete(e, i);
     }
@@ -505,12 +524,17 @@ int cs_engine_run(cs_engine_t *e, uint64_t count, cs_err_t *err)
         estep_t *t = &e->st[i];
         t->unmet = t->ndeps;
         t->state = ST_WAIT;
-        t->posted = t->depready = 0;
+        t->posted = t->depready = t->arrived = 0;
         e->req[i].status = CS_OK;
     }
     if (e->rec)
         memset(e->times, 0, e->n * sizeof(*e->times));
     e->t0 = cs_engine_now_ns();
+    for (uint32_t i = 0; i < e->n; i++) /* early receives first */
+        if (e->st[i].kind == CS_STEP_RRECV && e->st[i].chan_prev < 0) {
+            e->st[i].state = ST_QUEUED;
+            e->rq[e->rq_tail++] = i;
+        }
     for (uint32_t i = 0; i < e->n; i++)
         if (e->st[i].ndeps == 0)
             make_ready(e, i);
@@ -539,7 +563,7 @@ int cs_engine_run(cs_engine_t *e, uint64_t count, cs_err_t *err)
                 e->times[i].t_start = stamp(e);
             if (t->chan_next >= 0) {
                 estep_t *nx = &e->st[t->chan_next];
-                if (nx->depready && nx->state == ST_WAIT) {
+                if ((nx->depready || nx->kind == CS_STEP_RRECV) && nx->state == ST_WAIT) {
                     nx->state = ST_QUEUED;
                     e->rq[e->rq_tail++] = (uint32_t)t->chan_next;
                 }

@@ -11,7 +11,9 @@
  * Running.  cs_engine_run(count) executes the DAG once: a step is issued as
  * soon as its dependencies are done and, for sends and receives, once the
  * previous step on the same (peer, channel, direction) has been posted
- * (posting order = schedule order).  The wire tag of a message is
+ * (posting order = schedule order); the receive of a recv-reduce (which
+ * lands in its staging slot) is posted without waiting for dependencies,
+ * only its reduction waits for them.  The wire tag of a message is
  * (channel, sequence number on that channel), so messages match in schedule
  * order.  Receive-reduce lands in its staging slot and is then combined
  * with cs_reduce_fn; local reduce / copy work is done in slices between

@@ -3,7 +3,7 @@
  * MPI_Allreduce (float, sum) of Debian's Open MPI, nccl-tests timing
  * (warmup, then the average of `iters` runs, slowest rank), one line per
  * size: "size_bytes time_us".
- *   mpirun -np 2 bench_exec_mpi MINBYTES MAXBYTES [ITERS] [WARMUP] [FACTOR]
+ *   mpirun -np 2 bench_exec_mpi SIZE[,SIZE...] [ITERS] [WARMUP]
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -15,16 +15,23 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    long long lo = argc > 1 ? atoll(argv[1]) : 8, hi = argc > 2 ? atoll(argv[2]) : 1 << 20;
-    int iters = argc > 3 ? atoi(argv[3]) : 20, warm = argc > 4 ? atoi(argv[4]) : 5;
-    long long factor = argc > 5 ? atoll(argv[5]) : 2;
+    const char *list = argc > 1 ? argv[1] : "8,1048576";
+    int iters = argc > 2 ? atoi(argv[2]) : 20, warm = argc > 3 ? atoi(argv[3]) : 5;
+    long long hi = 0;
+    for (const char *p = list; *p;) {
+        long long b = atoll(p);
+        hi = b > hi ? b : hi;
+        p = strchr(p, ',') ? strchr(p, ',') + 1 : p + strlen(p);
+    }
     size_t n = (size_t)hi / sizeof(float) + 1;
     float *in = malloc(n * sizeof(float)), *out = malloc(n * sizeof(float));
-    if (!in || !out)
+    if (!in || !out || iters < 1)
         MPI_Abort(MPI_COMM_WORLD, 1);
     for (size_t i = 0; i < n; i++)
         in[i] = (float)(i % 7), out[i] = 0;
-    for (long long b = lo; b <= hi; b *= factor) {
+    for (const char *p = list; *p;) {
+        long long b = atoll(p);
+        p = strchr(p, ',') ? strchr(p, ',') + 1 : p + strlen(p);
         int count = (int)(b / (long long)sizeof(float));
         for (int i = 0; i < warm; i++)
             MPI_Allreduce(in, out, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
@@ -35,9 +42,7 @@ int main(int argc, char **argv)
         double t = (MPI_Wtime() - t0) / iters, tmax = 0;
         MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
         if (rank == 0)
-            printf("%lld %.2f\n", b, tmax * 1e6);
-        if (b == 0)
-            b = 1;
+            printf("%lld %.3f\n", b, tmax * 1e6);
     }
     free(in);
     free(out);
