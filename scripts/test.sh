@@ -3,7 +3,8 @@
 #   1. install the Debian packages (scripts/setup.sh --deps),
 #   2. release build in ./build and `ctest` over every label,
 #   3. sanitizer build (address + undefined) in ./build-asan and `ctest` over
-#      the labels that exercise the core (unit, algorithms, golden, fuzz, sim).
+#      the labels that exercise the core (unit, algorithms, golden), less the
+#      `scale` tests (P = 1536 and 27,648: minutes under the sanitizers).
 # Skipped tests (no GPU, no permission for namespaces) are reported by ctest
 # as "Not Run"/skipped, never as passed.
 #
@@ -21,5 +22,5 @@ if [ "${CS_SKIP_ASAN:-0}" != 1 ]; then
   CS_BUILD_DIR=build-asan CS_BUILD_TYPE=Debug \
     CS_CMAKE_ARGS="-DCS_SANITIZE=ON -DCS_WITH_CUDA=OFF" scripts/setup.sh
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    ctest --test-dir build-asan --output-on-failure -j "$jobs" -L 'unit|algorithms|golden'
+    ctest --test-dir build-asan --output-on-failure -j "$jobs" -L 'unit|algorithms|golden' -LE scale
 fi

@@ -22,7 +22,7 @@ static double now(void)
 {
     return clk(CLOCK_MONOTONIC);
 }
-/* Limits are on CPU time (user + system): the test machine is shared. */
+/* CPU time (user + system) is printed for information only. */
 static double cpu(void)
 {
     return clk(CLOCK_PROCESS_CPUTIME_ID);
@@ -37,8 +37,7 @@ static double sched_bytes(const cs_sched_t *s)
     return b;
 }
 
-static void large(const char *name, int P, const char *params, int verify, double max_s,
-                  double max_mb)
+static void large(const char *name, int P, const char *params, int verify, double max_mb)
 {
     double t0 = now(), c0 = cpu();
     cs_sched_t *s = aa_build(CS_COLL_ALLREDUCE, name, P, 0, params);
@@ -52,8 +51,6 @@ static void large(const char *name, int P, const char *params, int verify, doubl
     printf("%-8s P=%-6d %-36s build %.3f s wall %.3f s cpu, %llu steps, %llu sends, %.1f MB\n",
            name, P, params ? params : "", t1 - t0, c1 - c0, (unsigned long long)cs_sched_total_steps(s),
            (unsigned long long)sends, sched_bytes(s) / 1e6);
-    CS_TEST_CHECK(c1 - c0 < max_s, "%s P=%d built in %.2f s cpu (limit %.1f s)", name, P,
-                  c1 - c0, max_s);
     CS_TEST_CHECK(sched_bytes(s) / 1e6 < max_mb, "%s P=%d holds %.1f MB (limit %.0f MB)", name, P,
                   sched_bytes(s) / 1e6, max_mb);
     if (strcmp(name, "ring") == 0 && params == NULL)
@@ -71,13 +68,13 @@ static void large(const char *name, int P, const char *params, int verify, doubl
 int main(int argc, char **argv)
 {
     int verify = !(argc > 1 && strcmp(argv[1], "quick") == 0);
-    /* generous limits: the machine running the tests is shared */
-    large("ring", 1536, NULL, verify, 3.0, 700);
-    large("rhd", 1536, NULL, verify, 0.5, 10);
-    large("hier", 1536, "dims=6x256", verify, 1.0, 200);
-    large("hier", 1536, "dims=6x256,algos=ring+rhd", verify, 0.5, 10);
-    large("torus2d", 1536, NULL, 0, 1.0, 150);
-    large("hier", 27648, "dims=6x4608,algos=ring+rhd", 0, 2.0, 250);
-    large("hier", 27648, "dims=3x2x4608,algos=ring+direct+rhd", 0, 2.0, 250);
+    /* memory limits are asserted; times are printed, never asserted */
+    large("ring", 1536, NULL, verify, 700);
+    large("rhd", 1536, NULL, verify, 10);
+    large("hier", 1536, "dims=6x256", verify, 200);
+    large("hier", 1536, "dims=6x256,algos=ring+rhd", verify, 10);
+    large("torus2d", 1536, NULL, 0, 150);
+    large("hier", 27648, "dims=6x4608,algos=ring+rhd", 0, 250);
+    large("hier", 27648, "dims=3x2x4608,algos=ring+direct+rhd", 0, 250);
     return cs_test_finish();
 }
