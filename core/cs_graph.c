@@ -205,6 +205,8 @@ typedef struct {
     uint32_t *rq;    /* FIFO ring of ranks with a non-empty ready list (P entries) */
     uint8_t *inq;    /* per rank: in rq, or being drained */
     int nomem;
+    cs__graph_event_fn fn; /* called for each event, or NULL */
+    void *ctx;
     uint32_t qhead, qlen;
     uint64_t tail;   /* events written to g->order */
 } cs__kahn_t;
@@ -286,12 +288,15 @@ static void kahn(cs__kahn_t *k)
             uint32_t i = rl_pop(&k->rl[r]);
             uint64_t gid = g->base[r] + i;
             g->order[k->tail++] = gid;
+            uint64_t p = g->partner[gid];
+            int pr = p != CS_NONE ? s->ranks[r].steps[i].peer : -1;
+            uint32_t pi = p != CS_NONE ? (uint32_t)(p - g->base[pr]) : 0;
+            if (k->fn != NULL)
+                k->fn(k->ctx, r, i, pr, pi);
             complete(k, r, i);
             executed++;
-            uint64_t p = g->partner[gid];
-            if (p != CS_NONE) {
-                int pr = s->ranks[r].steps[i].peer;
-                complete(k, pr, (uint32_t)(p - g->base[pr]));
+            if (pr >= 0) {
+                complete(k, pr, pi);
                 executed++;
             }
         }
@@ -323,7 +328,8 @@ typedef struct {
 /* Everything cs_graph_init builds before Kahn. */
 typedef struct {
     cs_graph_t *g;
-    uint32_t *q;        /* per rank (at base[r]): its sends sorted, then its receives */
+    uint32_t *q;        /* per rank (at base[r]): its sends sorted, then its receives;
+                           lives in g->order, which Kahn fills only after matching */
     cs__run_t *runs;    /* per rank (from rbase[r]): send queues, then receive queues */
     uint64_t nruns, capruns;
     uint64_t *rbase;    /* P + 1 */
@@ -484,12 +490,12 @@ static void match(cs__prep_t *pp, cs__kahn_t *k)
 }
 
 /* Queues, matching, CSR, then Kahn. */
-static int build(cs_graph_t *g)
+static int build(cs_graph_t *g, cs__graph_event_fn fn, void *ctx)
 {
     const cs_sched_t *s = g->s;
     uint64_t N = g->nsteps, n1 = N ? N : 1;
     int P = s->desc.nranks;
-    cs__kahn_t k = {.g = g};
+    cs__kahn_t k = {.g = g, .fn = fn, .ctx = ctx};
     cs__prep_t pp = {.g = g};
     uint64_t nsucc = 0;
     uint32_t m = max_rank_steps(s);
@@ -503,7 +509,7 @@ static int build(cs_graph_t *g)
     k.rl = calloc((size_t)P, sizeof(*k.rl));
     k.rq = malloc((size_t)P * sizeof(*k.rq));
     k.inq = calloc((size_t)P, sizeof(*k.inq));
-    pp.q = malloc(n1 * sizeof(*pp.q));
+    pp.q = (uint32_t *)(void *)g->order; /* N x 8 bytes, unused until Kahn */
     pp.rbase = malloc(((size_t)P + 1) * sizeof(*pp.rbase));
     pp.nsrun = malloc((size_t)P * sizeof(*pp.nsrun));
     pp.keys = malloc((m ? m : 1) * sizeof(*pp.keys));
@@ -522,9 +528,7 @@ static int build(cs_graph_t *g)
     pp.keys = NULL;
     match(&pp, &k);
     free(pp.runs);
-    free(pp.q);
     pp.runs = NULL;
-    pp.q = NULL;
     kahn(&k);
     st = k.nomem ? CS_ERR_NOMEM : CS_OK;
 out:
@@ -535,7 +539,6 @@ out:
     free(pp.nsrun);
     free(pp.rbase);
     free(pp.runs);
-    free(pp.q);
     free(k.rl);
     free(k.inq);
     free(k.rq);
@@ -547,6 +550,12 @@ out:
 }
 
 int cs_graph_init(cs_graph_t *g, const cs_sched_t *s, cs_err_t *err)
+{
+    return cs__graph_init_ev(g, s, NULL, NULL, err);
+}
+
+int cs__graph_init_ev(cs_graph_t *g, const cs_sched_t *s, cs__graph_event_fn fn, void *ctx,
+                      cs_err_t *err)
 {
     int P = s->desc.nranks;
     memset(g, 0, sizeof(*g));
@@ -560,7 +569,7 @@ int cs_graph_init(cs_graph_t *g, const cs_sched_t *s, cs_err_t *err)
     uint64_t N = g->nsteps = g->base[P];
     g->partner = malloc((N ? N : 1) * sizeof(*g->partner));
     g->order = malloc((N ? N : 1) * sizeof(*g->order));
-    if (!g->partner || !g->order || build(g) != CS_OK)
+    if (!g->partner || !g->order || build(g, fn, ctx) != CS_OK)
         goto nomem;
     return CS_OK;
 nomem:

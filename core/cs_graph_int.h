@@ -20,6 +20,14 @@
 
 int cs__graph_fifo_prev(const cs_graph_t *g, uint32_t *prev);
 
+/* cs_graph_init that also calls fn(ctx, r, i, pr, pi) for every event as it
+ * is appended to order[], in order: step i of rank r, and for a matched
+ * pair (r, i is the send) its receive pi of rank pr, else pr = -1.  A pass
+ * that follows the order runs this way while the steps are in cache. */
+typedef void (*cs__graph_event_fn)(void *ctx, int r, uint32_t i, int pr, uint32_t pi);
+int cs__graph_init_ev(cs_graph_t *g, const cs_sched_t *s, cs__graph_event_fn fn, void *ctx,
+                      cs_err_t *err);
+
 /* cs_graph_locate with a guess: *rank is tried first (order[] runs through
  * one rank's steps in long stretches, so the guess is usually right). */
 static inline void cs__graph_locate_hint(const cs_graph_t *g, uint64_t gid, int *rank,

@@ -363,8 +363,9 @@ int64_t cs_sched_add(cs_sched_t *s, int rank, const cs_step_t *st, const uint32_
         dst->dst = cs_rng(0, 0, 0);
     dst->dep_off = rk->ndeps;
     dst->ndeps = ndeps;
-    if (ndeps > 0)
-        memcpy(rk->deps + rk->ndeps, deps, ndeps * sizeof(*deps));
+    uint32_t *dd = rk->deps + rk->ndeps; /* usually 1-3 entries: no memcpy call */
+    for (uint32_t i = 0; i < ndeps; i++)
+        dd[i] = deps[i];
     rk->ndeps += ndeps;
     rk->nsteps++;
     return idx;

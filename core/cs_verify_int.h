@@ -34,6 +34,16 @@ const char *cs__vrange(const cs_sched_t *s, int rank, uint16_t buf, uint32_t off
                        char *out, size_t size);
 
 int cs__verify_races(cs__vctx_t *v);
-int cs__verify_values(cs__vctx_t *v);
+
+/* The symbolic execution runs while the graph orders the events (one pass
+ * over the steps instead of two): create the state (the schedule's
+ * initial values), pass cs__values_event with the state to
+ * cs__graph_init_ev, then cs__values_finish compares the end state.
+ * Findings go to the state's context, in event order. */
+typedef struct cs__val cs__val_t;
+int cs__values_create(cs__vctx_t *v, cs__val_t **out);
+void cs__values_event(void *x, int r, uint32_t i, int pr, uint32_t pi);
+int cs__values_finish(cs__val_t *x); /* CS_ERR_NOMEM when an event ran out of memory */
+void cs__values_destroy(cs__val_t *x);
 
 #endif /* CS_VERIFY_INT_H */

@@ -40,7 +40,7 @@ typedef struct {
     uint32_t one[2];
 } cs__view_t;
 
-typedef struct {
+struct cs__val {
     cs__vctx_t *v;
     uint64_t *slot;   /* all chunk slots */
     uint64_t *boff;   /* slot offset of buffer b of rank r: boff[bstart[r] + b] */
@@ -48,13 +48,14 @@ typedef struct {
     uint32_t *ar;     /* arena of set records */
     uint64_t na, cap;
     int nomem;
+    uint32_t k;                        /* chunks per block */
     uint32_t memo_a, memo_b, memo_res; /* last union: codes of a, b and a | b */
     uint32_t memo_ov[3];               /* its overlap: flag, first overlapping interval */
     /* the step being executed, for findings */
     int r;
     uint32_t i;
     unsigned flags;
-} cs__val_t;
+};
 
 static uint64_t v_single(uint32_t g, uint32_t r)
 {
@@ -259,10 +260,10 @@ static void run_pair(cs__val_t *x, int sr, uint32_t si, int rr, uint32_t ri)
     const cs_sched_t *s = x->v->s;
     const cs_step_t *ss = &s->ranks[sr].steps[si], *rs = &s->ranks[rr].steps[ri];
     uint64_t *dst = slots(x, rr, rs->dst.buf) + rs->dst.off;
-    uint32_t k = cs_sched_block_chunks(s);
+    uint32_t k = x->k;
     uint32_t sgc = s->ranks[sr].bufs[ss->src.buf].base + ss->src.off;
     uint32_t dgc = s->ranks[rr].bufs[rs->dst.buf].base + rs->dst.off;
-    if (ss->src.n != rs->dst.n || sgc % k != dgc % k) {
+    if (ss->src.n != rs->dst.n || (sgc != dgc && sgc % k != dgc % k)) {
         /* reported by the matching check: the receiver's data is garbage */
         for (uint32_t c = 0; c < rs->dst.n; c++)
             dst[c] = V_POISON;
@@ -470,52 +471,67 @@ static void init_state(cs__val_t *x)
     }
 }
 
-int cs__verify_values(cs__vctx_t *v)
+void cs__values_destroy(cs__val_t *x)
+{
+    if (x == NULL)
+        return;
+    free(x->ar);
+    free(x->slot);
+    free(x->boff);
+    free(x->bstart);
+    free(x);
+}
+
+int cs__values_create(cs__vctx_t *v, cs__val_t **out)
 {
     const cs_sched_t *s = v->s;
-    const cs_graph_t *g = v->g;
     int P = s->desc.nranks;
-    cs__val_t x = {.v = v};
-    int st = CS_ERR_NOMEM;
+    cs__val_t *x = calloc(1, sizeof(*x));
     uint64_t nb = 0, ns = 0;
+    if (x == NULL)
+        return CS_ERR_NOMEM;
+    x->v = v;
+    x->k = cs_sched_block_chunks(s);
     for (int r = 0; r < P; r++)
         nb += s->ranks[r].nbufs;
-    x.bstart = malloc((size_t)P * sizeof(*x.bstart));
-    x.boff = malloc((nb ? nb : 1) * sizeof(*x.boff));
-    if (!x.bstart || !x.boff)
-        goto out;
+    x->bstart = malloc((size_t)P * sizeof(*x->bstart));
+    x->boff = malloc((nb ? nb : 1) * sizeof(*x->boff));
+    if (!x->bstart || !x->boff)
+        goto nomem;
     nb = 0;
     for (int r = 0; r < P; r++) {
-        x.bstart[r] = nb;
+        x->bstart[r] = nb;
         for (uint16_t b = 0; b < s->ranks[r].nbufs; b++) {
-            x.boff[nb++] = ns;
+            x->boff[nb++] = ns;
             ns += s->ranks[r].bufs[b].nchunks;
         }
     }
-    x.slot = calloc(ns ? ns : 1, sizeof(*x.slot));
-    if (x.slot == NULL || reserve(&x, 1u << 16) != CS_OK)
-        goto out;
-    init_state(&x);
-    int r = 0;
-    for (uint64_t e = 0; e < g->norder && !x.nomem; e++) {
-        uint64_t id = g->order[e], p = g->partner[id];
-        uint32_t i;
-        cs__graph_locate_hint(g, id, &r, &i);
-        if (p != CS_NONE) {
-            const cs_step_t *st = &s->ranks[r].steps[i];
-            run_pair(&x, r, i, st->peer, cs__graph_partner_step(g, st, p));
-        } else {
-            run_local(&x, r, i);
-        }
-    }
-    if (x.nomem)
-        goto out;
-    check_end(&x);
-    st = CS_OK;
-out:
-    free(x.ar);
-    free(x.slot);
-    free(x.boff);
-    free(x.bstart);
-    return st;
+    x->slot = calloc(ns ? ns : 1, sizeof(*x->slot));
+    if (x->slot == NULL || reserve(x, 1u << 16) != CS_OK)
+        goto nomem;
+    init_state(x);
+    *out = x;
+    return CS_OK;
+nomem:
+    cs__values_destroy(x);
+    return CS_ERR_NOMEM;
+}
+
+void cs__values_event(void *ctx, int r, uint32_t i, int pr, uint32_t pi)
+{
+    cs__val_t *x = ctx;
+    if (x->nomem)
+        return;
+    if (pr >= 0)
+        run_pair(x, r, i, pr, pi);
+    else
+        run_local(x, r, i);
+}
+
+int cs__values_finish(cs__val_t *x)
+{
+    if (x->nomem)
+        return CS_ERR_NOMEM;
+    check_end(x);
+    return CS_OK;
 }
