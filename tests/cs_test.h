@@ -30,9 +30,15 @@ static int cs_test_passed, cs_test_failed;
 
 #define CS_TEST_REQUIRE(cond, ...)                                            \
     do {                                                                      \
-        CS_TEST_CHECK(cond, __VA_ARGS__);                                     \
-        if (!(cond))                                                          \
+        if (cond) { /* evaluated once */                                      \
+            cs_test_passed++;                                                 \
+        } else {                                                              \
+            cs_test_failed++;                                                 \
+            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);   \
+            fprintf(stderr, __VA_ARGS__);                                     \
+            fputc('\n', stderr);                                              \
             return 1;                                                         \
+        }                                                                     \
     } while (0)
 
 #define CS_TEST_SKIP(...)                                                     \
