@@ -9,6 +9,12 @@
  * either in a cycle (a deadlock, reported once with its steps in order) or
  * at an unmatched send/receive (already reported by the matching check; the
  * steps behind it get one "stuck" summary).  Each step is walked once.
+ *
+ * Passes: the symbolic execution of values (cs_verify_value.c) runs inside
+ * the graph's construction, event by event as Kahn orders them, so the
+ * steps are read while in cache; its findings are held in a second report
+ * and stored after those of the matching, deadlock and race checks, the
+ * order cs_verify.h promises.
  */
 #include "cs_verify.h"
 

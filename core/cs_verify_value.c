@@ -17,7 +17,8 @@
  * keep one or two intervals per set.
  *
  * The initial state follows the table of cs_sched.h; events run in the
- * graph's order (a matched pair as one event; stuck steps never run).  At the
+ * graph's order (a matched pair as one event; stuck steps never run), fed
+ * one by one by cs__graph_init_ev while the order is built.  At the
  * end every out chunk of every rank that has a result (all ranks, or the
  * root for reduce) is compared with the expected (chunk, ranks).
  */
