@@ -12,7 +12,9 @@
  * Switch hop latency 0.1 us (EDR switch 90 to 130 ns [U]); NIC link 1 us
  * (so that two NIC links plus switches give about TACCL's IB alpha of
  * 2.6 us [V]).  NVLink latency 0.3 us (TACCL NDv2 alpha [V]).  PCIe 1 us,
- * X-Bus/QPI 0.5 us [U].
+ * X-Bus/QPI 0.5 us [U].  POWER presets: GPU<->GPU NVLink is tier nvlink,
+ * GPU<->CPU NVLink tier nvlink-host (same numbers; inter-node traffic
+ * crosses only the latter).
  */
 
 const char *const cs__desc_summit =
@@ -22,18 +24,20 @@ const char *const cs__desc_summit =
     "        \\   /              \\   /                50 GB/s/dir per pair [V]\n"
     "         g2                   g5\n"
     "   (g0,g1,g2 each = cpu0)  (g3,g4,g5 each = cpu1)  NVLink 50 GB/s/dir [V]\n"
+    "   tiers: GPU<->GPU nvlink; GPU<->CPU nvlink-host (same links, own tier)\n"
     "        cpu0 ====== X-Bus ====== cpu1          X-Bus 64 GB/s bidir = 32/dir [V]\n"
     "          |  PCIe Gen4 x8 [U]      |           15.75 GB/s/dir per socket\n"
     "          +========= hca ==========+           ConnectX-5 multi-host\n"
     "                      |  nic: 2 rails x EDR 12.5 GB/s = 25 GB/s/dir [V]\n"
     "                 rack leaf (18 nodes) => spine, non-blocking fat tree [V]\n"
     "\n"
-    "Worked route n0-g0 to n18-g3 (rack 0 to rack 1): nvlink-n0-cpu0-g0, pcie-n0-cpu0-hca,\n"
-    "nic-n0, leaf-r0, spine-core, leaf-r1, nic-n18, pcie-n18-cpu1-hca, nvlink-n18-cpu1-g3:\n"
-    "tiers nvlink pcie nic leaf spine leaf nic pcie nvlink; one flow is limited by its\n"
+    "Worked route n0-g0 to n18-g3 (rack 0 to rack 1): nvlink-host-n0-cpu0-g0,\n"
+    "pcie-n0-cpu0-hca, nic-n0, leaf-r0, spine-core, leaf-r1, nic-n18, pcie-n18-cpu1-hca,\n"
+    "nvlink-host-n18-cpu1-g3: tiers nvlink-host pcie nic leaf spine leaf nic pcie\n"
+    "nvlink-host (no GPU<->GPU nvlink link); one flow is limited by its\n"
     "socket's PCIe x8 path, 15.75 GB/s (12.6 calibrated, close to the 12.2 GB/s per EDR\n"
     "rail of nccl-tests#29 [V]); a whole node by the nic link, 25 GB/s (2 x 12.2 cal.).\n"
-    "Cross-socket in a node: g0 to g3 = nvlink, xbus, nvlink.\n"
+    "Cross-socket in a node: g0 to g3 = nvlink-host, xbus, nvlink-host.\n"
     "\n"
     "Numbers: 4608 nodes / 27648 V100 / 256 racks of 18 nodes (EETimes [V]); default 256\n"
     "nodes = 1536 GPUs.  GPU reduce_bw = 800 GB/s achievable HBM2 (900 peak) / 3 bytes\n"
@@ -48,13 +52,14 @@ const char *const cs__desc_ac922 =
     "      g0 ===== g1          g2 ===== g3        ===  NVLink 2.0, 3 bricks per\n"
     "       \\     /             \\     /               connection, 75 GB/s/dir [V]\n"
     "        cpu0 ====== X-Bus ====== cpu1          X-Bus 32 GB/s/dir [V]\n"
+    "   (tiers: GPU<->GPU nvlink, GPU<->CPU nvlink-host)\n"
     "          | PCIe Gen4 x16 31.5 GB/s/dir [U]\n"
     "         hca   1 x EDR 100 Gb/s = 12.5 GB/s/dir [U: one adapter]\n"
     "          |\n"
     "     rack leaf (18 nodes [U]) => spine (oversub 1 [U])\n"
     "\n"
-    "Worked route n0-g2 to n1-g0 (same rack): nvlink-n0-cpu1-g2, xbus-n0-cpu0-cpu1,\n"
-    "pcie-n0-cpu0-hca, nic-n0, nic-n1, pcie-n1-cpu0-hca, nvlink-n1-cpu0-g0.\n"
+    "Worked route n0-g2 to n1-g0 (same rack): nvlink-host-n0-cpu1-g2, xbus-n0-cpu0-cpu1,\n"
+    "pcie-n0-cpu0-hca, nic-n0, nic-n1, pcie-n1-cpu0-hca, nvlink-host-n1-cpu0-g0.\n"
     "Bottleneck: nic 12.5 GB/s (12.2 calibrated [V]).\n"
     "\n"
     "Numbers: NVLink 75 GB/s/dir and measured CPU-GPU 68 GB/s (NextPlatform [V,\n"
@@ -66,14 +71,16 @@ const char *const cs__desc_minsky =
     "      g0 ===== g1          g2 ===== g3        ===  NVLink 1.0, 2 links,\n"
     "       \\     /             \\     /               40 GB/s/dir [U wiring, V per-link 20]\n"
     "        cpu0 ====== X-Bus ====== cpu1          X-Bus 38.4 GB/s/dir [U]\n"
+    "   (tiers: GPU<->GPU nvlink, GPU<->CPU nvlink-host)\n"
     "          | PCIe Gen3 x16 15.75 GB/s/dir\n"
     "         hca   1 x EDR 100 Gb/s = 12.5 GB/s/dir [U: adapter count]\n"
     "          |\n"
     "     rack leaf (16 nodes [U]) => spine\n"
     "\n"
-    "Worked route n0-g0 to n0-g3: nvlink-n0-cpu0-g0, xbus-n0-cpu0-cpu1, nvlink-n0-cpu1-g3;\n"
-    "bottleneck the X-Bus 38.4 GB/s [U].  n0-g0 to n16-g0 (rack 0 to rack 1): nvlink,\n"
-    "pcie, nic, leaf, spine, leaf, nic, pcie, nvlink.\n"
+    "Worked route n0-g0 to n0-g3: nvlink-host-n0-cpu0-g0, xbus-n0-cpu0-cpu1,\n"
+    "nvlink-host-n0-cpu1-g3; bottleneck the X-Bus 38.4 GB/s [U].  n0-g0 to n16-g0\n"
+    "(rack 0 to rack 1): nvlink-host, pcie, nic, leaf, spine, leaf, nic, pcie,\n"
+    "nvlink-host.\n"
     "\n"
     "Numbers: 4 x 20 GB/s/dir NVLink per P100 (AnandTech [V]); CPU-GPU and GPU-GPU 2 links\n"
     "each (Redbook REDP-5405 [U]); 64 nodes = 256 P100 (PowerAI DDL [V]); P100 HBM2\n"

@@ -27,9 +27,12 @@
  * DijkstraCache computes a rack's routes on first use.
  *
  * Every link is SPLITDUPLEX and carries <prop id="tier">.  Link names start
- * with their tier ("nvlink-n3-g0-g1", "nic-n3", "leaf-r0", "spine-core"), so
- * a route's tiers can be read from the link names alone (SimGrid's C API
- * has no link properties).
+ * with their tier and a dash ("nvlink-n3-g0-g1", "nvlink-host-n3-cpu0-g0",
+ * "nic-n3", "leaf-r0", "spine-core"), so a route's tiers can be read from
+ * the link names alone (SimGrid's C API has no link properties).  Tier
+ * names may contain dashes: take the LONGEST tier name of the platform
+ * that, followed by '-', prefixes the link name (not the text before the
+ * first dash).  The simulator reads the tier property, not the names.
  */
 #include "cs_plat_model.h"
 

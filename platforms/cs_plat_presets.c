@@ -12,6 +12,9 @@
  * simulator's `calibrated` model, defaults for every preset:
  *   nvlink  bw 0.87  TACCL NDv2 profile: 43.5 GB/s on 50, 21.7 on 25 [V]
  *           lat 11.3 NCCL 2.7 Ring/Simple NVLink per-hop 3.4 us / 0.3 us modeled
+ *   nvlink-host  the same (POWER GPU<->CPU NVLink: same links, own tier so
+ *           that traces tell inter-node traffic's GPU->CPU hop from
+ *           GPU<->GPU traffic; tier "nvlink" holds only GPU<->GPU links)
  *   pcie    bw 0.80  ~12.5 of 15.75 GB/s achievable [U]; lat 5.7 (NCCL PCI 5.7 us / 1 us)
  *   xbus/qpi bw 0.80 [U], lat 1.0
  *   nic     bw 0.976 12.2 of 12.5 GB/s per EDR rail (nccl-tests#29) [V]
@@ -140,11 +143,15 @@ static void cs__fabric_apply(cs__model_t *m, const cs__fab_t *f, int ethernet)
     m->tier_spine = cs__model_tier(m, "spine", 1.0, 1.0);
 }
 
-/* ---- POWER nodes: Minsky, AC922 4-GPU, AC922 6-GPU (Summit) ------------- */
+/* ---- POWER nodes: Minsky, AC922 4-GPU, AC922 6-GPU (Summit) -------------
+ * GPU<->GPU NVLink is tier "nvlink" (links nvlink-nN-gI-gJ); GPU<->CPU
+ * NVLink, which inter-node traffic crosses on its way to the PCIe adapter,
+ * is tier "nvlink-host" (links nvlink-host-nN-cpuS-gI).  Same bandwidth,
+ * latency and factors. */
 
 typedef struct {
     int gps;            /* GPUs per socket */
-    double nv_bw;       /* GPU-GPU and CPU-GPU NVLink per direction */
+    double nv_bw;       /* GPU-GPU (nvlink) and CPU-GPU (nvlink-host) per direction */
     double xbus_bw, pcie_bw;
     int hca_sockets;    /* sockets with a PCIe path to the adapter */
 } cs__power_t;
@@ -159,6 +166,7 @@ static int cs__power_node(cs__pctx_t *c, cs__model_t *m, cs__power_t *pw, const 
     if (st != CS_OK)
         return st;
     int tnv = cs__model_tier(m, "nvlink", 11.3, 0.87);
+    int tnh = cs__model_tier(m, "nvlink-host", 11.3, 0.87);
     int txb = cs__model_tier(m, "xbus", 1.0, 0.8);
     int tpc = cs__model_tier(m, "pcie", 5.7, 0.8);
     char name[12];
@@ -176,7 +184,7 @@ static int cs__power_node(cs__pctx_t *c, cs__model_t *m, cs__power_t *pw, const 
                 cs__model_link(m, gi, s * pw->gps + j, tnv, pw->nv_bw, 0.3 * US);
         }
         for (int i = 0; i < pw->gps; i++)
-            cs__model_link(m, cpu0 + s, s * pw->gps + i, tnv, pw->nv_bw, 0.3 * US);
+            cs__model_link(m, cpu0 + s, s * pw->gps + i, tnh, pw->nv_bw, 0.3 * US);
     }
     cs__model_link(m, cpu0, cpu0 + 1, txb, pw->xbus_bw, 0.5 * US);
     for (int s = 0; s < pw->hca_sockets; s++)

@@ -253,11 +253,11 @@ int cs_platform_print(const cs_platform_t *p, FILE *f, cs_err_t *err)
         for (int i = 0; i < p->ndims; i++)
             fprintf(f, "%s%d", i ? "x" : "", p->dims[i]);
     }
-    fprintf(f, "\n\n%-8s %10s %14s %12s %10s %10s\n", "tier", "links", "bw GB/s/dir",
+    fprintf(f, "\n\n%-11s %9s %14s %12s %10s %10s\n", "tier", "links", "bw GB/s/dir",
             "latency us", "lat x", "bw x");
     for (int t = 0; t < p->ntiers; t++) {
         const cs_tier_info_t *ti = &p->tiers[t];
-        fprintf(f, "%-8s %10llu %14.3f %12.3f %10.3g %10.3g\n", ti->name,
+        fprintf(f, "%-11s %9llu %14.3f %12.3f %10.3g %10.3g\n", ti->name,
                 (unsigned long long)ti->nlinks, ti->bandwidth / 1e9, ti->latency * 1e6,
                 ti->lat_factor, ti->bw_factor);
     }

@@ -4,9 +4,9 @@
  *
  * A platform is handed to the simulator as SimGrid XML text (platform
  * version 4.1) in which:
- *   - every <link> carries <prop id="tier" value="nvlink|pcie|xbus|nic|leaf|spine|..."/>
- *     and is split-duplex (sharing_policy="SPLITDUPLEX") so each direction
- *     has its own bandwidth;
+ *   - every <link> carries <prop id="tier" value="nvlink|nvlink-host|pcie|
+ *     xbus|nic|leaf|spine|..."/> and is split-duplex
+ *     (sharing_policy="SPLITDUPLEX") so each direction has its own bandwidth;
  *   - every host that is a device a rank can run on (a GPU) carries
  *     <prop id="device" value="gpu"/>, and a reduction bandwidth in bytes/s
  *     as its speed (1 flop = 1 byte reduced): a reduction of B bytes costs
@@ -30,7 +30,7 @@
 #define CS_PLAT_MAX_DIMS 4
 
 typedef struct cs_tier_info {
-    char name[16];         /* nvlink, pcie, xbus, nic, leaf, spine, ... */
+    char name[16];         /* nvlink, nvlink-host, pcie, xbus, nic, leaf, spine, ... */
     uint64_t nlinks;       /* links of this tier (a split-duplex link counts once) */
     double bandwidth;      /* bytes/s per direction (the most common value in the tier) */
     double latency;        /* seconds */

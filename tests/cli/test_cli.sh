@@ -86,7 +86,8 @@ if "$cs" platform --help >/dev/null 2>&1; then
     grep_out "list names $p" "$p" "$tmp/out"
   done
   check "platform show" 0 "$cs" platform show summit:nodes=4
-  grep_out "show tiers" "nvlink" "$tmp/out"
+  grep_out "show tiers" "^nvlink " "$tmp/out"
+  grep_out "show tiers host" "^nvlink-host " "$tmp/out"
   grep_out "show figures" "bisection" "$tmp/out"
   check "platform export" 0 "$cs" platform export summit:nodes=4 -o "$tmp/s4.xml"
   grep_out "export has tiers" 'id="tier"' "$tmp/s4.xml"

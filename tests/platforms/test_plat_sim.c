@@ -8,10 +8,13 @@
  * that the device hosts SimGrid sees match ndevices and carry the reduce
  * speed, then, inside an actor (routes exist only once the platform is
  * sealed), checks each route SRC->DST: the tiers of its links (read from
- * the link-name prefix, e.g. "nvlink-n0-g0-g1_UP") must equal TIERS
- * ("nvlink,xbus,nvlink") as a multiset, the way back must use the other
+ * the link-name prefix: the longest tier name of the platform followed by
+ * '-', e.g. "nvlink-n0-g0-g1_UP" is nvlink, "nvlink-host-n0-cpu0-g0_UP"
+ * nvlink-host) must equal TIERS ("nvlink-host,xbus,nvlink-host") as a
+ * multiset, the way back must use the other
  * half (_DOWN for _UP) of each link and, when given, the route bandwidth
- * must be BW bytes/s.  Prints the load time and peak memory.
+ * must be BW bytes/s.  Every link SimGrid lists must name a tier of the
+ * platform this way.  Prints the load time and peak memory.
  */
 #include <simgrid/actor.h>
 #include <simgrid/engine.h>
@@ -32,6 +35,20 @@
 
 static int g_nroutes;
 static char **g_routes; /* triples or quads: src dst tiers [bw] */
+static const cs_platform_t *g_plat;
+
+/* Length of the tier prefix of link `name`: the longest tier name of the
+ * platform that is followed by '-' in `name`; 0 when none. */
+static int tier_prefix(const char *name)
+{
+    int best = 0;
+    for (int t = 0; t < g_plat->ntiers; t++) {
+        int n = (int)strlen(g_plat->tiers[t].name);
+        if (n > best && strncmp(name, g_plat->tiers[t].name, (size_t)n) == 0 && name[n] == '-')
+            best = n;
+    }
+    return best;
+}
 
 static double now(void)
 {
@@ -72,10 +89,10 @@ static void route_of(sg_host_t a, sg_host_t b, char *tiers, char *names, size_t 
     tiers[0] = names[0] = '\0';
     for (unsigned long i = 0; i < xbt_dynar_length(links); i++) {
         const char *name = sg_link_get_name(xbt_dynar_get_as(links, i, sg_link_t));
-        const char *dash = strchr(name, '-');
-        int n = dash ? (int)(dash - name) : (int)strlen(name);
+        int n = tier_prefix(name);
         if (off < len)
-            off += (size_t)snprintf(tiers + off, len - off, "%s%.*s", i ? "," : "", n, name);
+            off += (size_t)snprintf(tiers + off, len - off, "%s%.*s", i ? "," : "", n ? n : 1,
+                                    n ? name : "?");
         if (noff < len)
             noff += (size_t)snprintf(names + noff, len - noff, "%s%s,", i ? "" : ",", name);
     }
@@ -150,6 +167,7 @@ int main(int argc, char **argv)
     cs_platform_t *p = NULL;
     cs_err_t err = {0};
     CS_TEST_REQUIRE(cs_platform_open(spec, &p, &err) == CS_OK, "open %s: %s", spec, err.msg);
+    g_plat = p;
     char path[] = "/tmp/cs_plat_simXXXXXX.xml";
     int fd = mkstemps(path, 4);
     CS_TEST_REQUIRE(fd >= 0, "temporary file");
@@ -189,13 +207,20 @@ int main(int argc, char **argv)
         nlinks += p->tiers[t].nlinks;
     /* split-duplex links appear twice (_UP and _DOWN) in SimGrid's list;
      * SimGrid adds its own "__loopback__" */
-    size_t nsg = sg_link_count(), ours = 0;
+    size_t nsg = sg_link_count(), ours = 0, named = 0;
     sg_link_t *ll = sg_link_list();
-    for (size_t i = 0; i < nsg; i++)
-        ours += strncmp(sg_link_get_name(ll[i]), "__", 2) != 0;
+    for (size_t i = 0; i < nsg; i++) {
+        const char *name = sg_link_get_name(ll[i]);
+        if (strncmp(name, "__", 2) != 0) {
+            ours++;
+            named += tier_prefix(name) > 0;
+        }
+    }
     free(ll);
     CS_TEST_CHECK(ours == 2 * nlinks, "SimGrid has %zu links, tiers count %llu x 2", ours,
                   (unsigned long long)nlinks);
+    CS_TEST_CHECK(named == ours, "%zu of %zu links are named after a tier of the platform", named,
+                  ours);
 
     if (g_nroutes > 0) {
         sg_actor_create("checker", sg_host_by_name("n0-g0"), checker, 0, NULL);

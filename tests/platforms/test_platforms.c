@@ -54,10 +54,10 @@ static void test_presets(void)
         const char *tiers;
     } cases[] = {
         {"x86-p100-pcie-10gbe", 128, 4, 32, "pcie qpi nic leaf spine"},
-        {"minsky-p100-ib100", 256, 4, 64, "nvlink xbus pcie nic leaf spine"},
-        {"ac922-v100-ib100", 256, 4, 64, "nvlink xbus pcie nic leaf spine"},
-        {"summit", 1536, 6, 256, "nvlink xbus pcie nic leaf spine"},
-        {"summit:nodes=4608", 27648, 6, 4608, "nvlink xbus pcie nic leaf spine"},
+        {"minsky-p100-ib100", 256, 4, 64, "nvlink nvlink-host xbus pcie nic leaf spine"},
+        {"ac922-v100-ib100", 256, 4, 64, "nvlink nvlink-host xbus pcie nic leaf spine"},
+        {"summit", 1536, 6, 256, "nvlink nvlink-host xbus pcie nic leaf spine"},
+        {"summit:nodes=4608", 27648, 6, 4608, "nvlink nvlink-host xbus pcie nic leaf spine"},
         {"dgx1-v100-ib100", 256, 8, 32, "nvlink pcie qpi nic leaf spine"},
         {"x86-p100-pcie-10gbe:gpus=3,nodes=5", 15, 3, 5, "pcie qpi nic leaf spine"},
     };
@@ -104,10 +104,14 @@ static void test_presets(void)
     cs_platform_t *p = NULL;
     cs_err_t err = {0};
     if (cs_platform_open("summit", &p, &err) == CS_OK) {
-        const cs_tier_info_t *nv = tier(p, "nvlink"), *xb = tier(p, "xbus"),
-                             *nic = tier(p, "nic"), *leaf = tier(p, "leaf");
-        CS_TEST_CHECK(nv && near(nv->bandwidth, 50e9) && nv->nlinks == 256 * 12,
-                      "summit nvlink 50 GB/s/dir, 12 links per node");
+        const cs_tier_info_t *nv = tier(p, "nvlink"), *nh = tier(p, "nvlink-host"),
+                             *xb = tier(p, "xbus"), *nic = tier(p, "nic"), *leaf = tier(p, "leaf");
+        CS_TEST_CHECK(nv && near(nv->bandwidth, 50e9) && nv->nlinks == 256 * 6,
+                      "summit nvlink (GPU-GPU) 50 GB/s/dir, 2 triangles = 6 links per node");
+        CS_TEST_CHECK(nh && nv && near(nh->bandwidth, 50e9) && nh->nlinks == 256 * 6 &&
+                          nh->latency == nv->latency && nh->bw_factor == nv->bw_factor &&
+                          nh->lat_factor == nv->lat_factor,
+                      "summit nvlink-host (GPU-CPU) 6 links per node, numbers as nvlink");
         CS_TEST_CHECK(xb && near(xb->bandwidth, 32e9) && xb->nlinks == 256, "summit xbus 32 GB/s");
         CS_TEST_CHECK(nic && near(nic->bandwidth, 25e9) && near(nic->bw_factor * 12.5e9, 12.2e9),
                       "summit nic 2 x 12.5 GB/s, calibrated to 12.2 per rail");

@@ -9,11 +9,12 @@
  *     links on each route, the route asked independently from cs_sim_route;
  *   - the bottleneck tier is an inter-node tier (one that no intra-node
  *     transfer crosses);
- *   - hier: the busiest NVLink runs near capacity in the first and last
- *     slices (intra-node reduce-scatter and all-gather) and lightly in the
- *     middle (only the GPU-CPU hops of inter-node traffic), while the
- *     bottleneck tier is idle in the first and last slices and busy in the
- *     middle.
+ *   - hier: the busiest GPU<->GPU NVLink (tier nvlink) runs near capacity
+ *     in the first and last slices (intra-node reduce-scatter and
+ *     all-gather) and is idle in the middle, while the GPU<->CPU NVLink
+ *     (tier nvlink-host, which inter-node traffic crosses on its way to the
+ *     adapter) carries the inter-node phase; the bottleneck tier is idle in
+ *     the first and last slices and busy in the middle.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -145,14 +146,14 @@ static void on_end(void *p, int inst, const cs_sim_instance_t *in, double t_end)
     CS_TEST_CHECK(worst <= 0.01, "%s: conservation error %.3g", in->sched->algo, worst);
     CS_TEST_CHECK(peak <= 1.0 + 1e-12, "%s: utilization %.6f > 1", in->sched->algo, peak);
     int bn = cs_trace_bottleneck(t);
-    const cs_trace_tier_stat_t *B = cs_trace_tier_stat(t, bn), *nv = NULL;
+    const cs_trace_tier_stat_t *B = cs_trace_tier_stat(t, bn), *nv = NULL, *nh = NULL;
     printf("%-5s %8.1f us  %u links  D=%.3f us  conservation %.2g  bottleneck %s\n",
            in->sched->algo, cs_trace_duration(t) * 1e6, cs_trace_nlinks(t), D * 1e6, worst,
            B ? B->name : "-");
     for (int i = 0; i < cs_trace_ntiers(t); i++) {
         const cs_trace_tier_stat_t *ts = cs_trace_tier_stat(t, i);
         int j = tier_idx(c, ts->name);
-        printf("  %-8s links %3u bytes %12.0f mean %.3f peak %.3f busy %.3f busiest %.3f "
+        printf("  %-11s links %3u bytes %12.0f mean %.3f peak %.3f busy %.3f busiest %.3f "
                "shifted %.0f%s\n", ts->name, ts->nlinks, ts->bytes, ts->mean_util, ts->peak_util,
                ts->busy_fraction, ts->busiest_util, ts->shifted_bytes,
                j >= 0 && c->tier_intra[j] ? "  (intra-node traffic)" : "");
@@ -161,19 +162,28 @@ static void on_end(void *p, int inst, const cs_sim_instance_t *in, double t_end)
                       ts->bytes, j >= 0 ? c->tier_bytes[j] : -1.0);
         if (strcmp(ts->name, "nvlink") == 0)
             nv = ts;
+        if (strcmp(ts->name, "nvlink-host") == 0)
+            nh = ts;
     }
     int jb = B ? tier_idx(c, B->name) : -1;
     CS_TEST_CHECK(jb >= 0 && !c->tier_intra[jb], "%s: bottleneck %s is an inter-node tier",
                   in->sched->algo, B ? B->name : "-");
-    if (strcmp(in->sched->algo, "hier") == 0 && nv && B) {
+    if (strcmp(in->sched->algo, "hier") == 0)
+        CS_TEST_CHECK(nv && nh && B, "hier: tiers nvlink, nvlink-host and a bottleneck traced");
+    if (strcmp(in->sched->algo, "hier") == 0 && nv && nh && B) {
         const int L = CS_TRACE_PROFILE;
         double nv_edge = (nv->profile_util[0] + nv->profile_util[L - 1]) / 2;
         double nv_mid = slice_mean(nv->profile_util, L / 2 - 3, L / 2 + 3);
+        double nh_mid = slice_mean(nh->profile_util, L / 2 - 3, L / 2 + 3);
         double b_edge = (B->profile_util[0] + B->profile_util[L - 1]) / 2;
         double b_mid = slice_mean(B->profile_util, L / 2 - 3, L / 2 + 3);
-        printf("  hier phases: nvlink edge %.3f middle %.3f; %s edge %.3f middle %.3f\n", nv_edge,
-               nv_mid, B->name, b_edge, b_mid);
-        CS_TEST_CHECK(nv_edge > 0.6 && nv_mid < 0.3, "nvlink busy in the intra-node phases only");
+        printf("  hier phases: nvlink edge %.3f middle %.3f; nvlink-host middle %.3f; "
+               "%s edge %.3f middle %.3f\n", nv_edge, nv_mid, nh_mid, B->name, b_edge, b_mid);
+        /* GPU<->GPU NVLink carries no inter-node traffic: idle in the middle */
+        CS_TEST_CHECK(nv_edge > 0.6 && nv_mid < 0.02,
+                      "nvlink (GPU-GPU) busy in the intra-node phases only");
+        /* six GPUs share a 25 GB/s nic: ~4 GB/s on each 50 GB/s GPU-CPU link */
+        CS_TEST_CHECK(nh_mid > 0.04, "nvlink-host (GPU-CPU) carries the inter-node phase");
         CS_TEST_CHECK(b_edge < 0.05 && b_mid > 0.8, "%s busy in the inter-node phase only",
                       B->name);
     }
