@@ -275,19 +275,19 @@ static void print_one(const rd_t *r, const char *sub, cs_trace_fmt_t fmt, int fi
     fprintf(f, "%s# %s %s on %s, %.0f ranks, %.0f B (%s%s%s): %.3f us\n", first ? "" : "\n",
             r->coll, r->algo, r->platform, r->ranks, r->bytes, r->backend, r->model[0] ? ", " : "",
             r->model, r->time_us);
-    fprintf(f, "# %-10s %6s %14s %10s %9s %9s %9s  %s\n", "tier", "links", "bytes", "GB/s",
+    fprintf(f, "# %-12s %6s %14s %10s %9s %9s %9s  %s\n", "tier", "links", "bytes", "GB/s",
             "mean_util", "peak_util", "busy", "busiest link (mean util)");
     for (int i = 0; i < r->ntiers; i++) {
         const rd_tier_t *t = &r->tiers[i];
-        fprintf(f, "  %-10s %6u %14.0f %10.1f %9.3f %9.3f %9.3f  %s (%.3f)%s\n", t->name,
+        fprintf(f, "  %-12s %6u %14.0f %10.1f %9.3f %9.3f %9.3f  %s (%.3f)%s\n", t->name,
                 t->nlinks, t->bytes, t->bw / 1e9, mean_of(r, t), t->peak, t->busy, t->best,
                 t->best_util, i == r->bottleneck ? "  <- bottleneck" : "");
     }
     if (r->ntop > 0) {
-        fprintf(f, "# busiest links\n# %-40s %-10s %14s %9s %9s\n", "link", "tier", "bytes",
+        fprintf(f, "# busiest links\n# %-40s %-12s %14s %9s %9s\n", "link", "tier", "bytes",
                 "mean_util", "peak_util");
         for (int j = 0; j < r->ntop; j++)
-            fprintf(f, "  %-40s %-10s %14.0f %9.3f %9.3f\n", r->top[j].name, r->top[j].tier,
+            fprintf(f, "  %-40s %-12s %14.0f %9.3f %9.3f\n", r->top[j].name, r->top[j].tier,
                     r->top[j].bytes, r->top[j].mean, r->top[j].peak);
     }
 }
