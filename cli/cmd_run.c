@@ -254,23 +254,6 @@ static int parse_args(int argc, char **argv, run_opts_t *o)
     return 0;
 }
 
-/* Every rank contributes its status; CS_OK only when all are OK, else the
- * first failing rank is named (its own message stays on its own stderr). */
-static int agree(cs_boot_t *b, int st, const char *what, cs_err_t *err)
-{
-    int n = cs_boot_size(b);
-    int32_t mine = st, *all = calloc((size_t)n, sizeof(*all));
-    if (!all)
-        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
-    int rc = cs_boot_allgather(b, &mine, sizeof(mine), all, err);
-    for (int r = 0; rc == CS_OK && r < n; r++)
-        if (all[r] != CS_OK)
-            rc = cs_err_set(err, all[r], "%s failed on rank %d (%s)", what, r,
-                            cs_status_str(all[r]));
-    free(all);
-    return rc;
-}
-
 typedef struct run_ctx {
     run_opts_t *o;
     cs_boot_t *boot;
@@ -316,47 +299,7 @@ static int open_transport(run_ctx_t *c, cs_err_t *err)
 {
     cs_tp_config_t cfg = {c->rank, c->nranks, c->o->provider, c->o->iface, c->o->max_msg};
     int st = cs_tp_open(c->o->transport, &cfg, &c->tp, err);
-    struct {
-        int32_t st;
-        uint32_t len;
-        char blob[CS_TP_ADDR_MAX];
-    } mine, *all = NULL;
-    memset(&mine, 0, sizeof(mine));
-    size_t len = sizeof(mine.blob);
-    if (st == CS_OK)
-        st = c->tp->ops->get_addr(c->tp, mine.blob, &len);
-    mine.st = st;
-    mine.len = (uint32_t)len;
-    all = calloc((size_t)c->nranks, sizeof(mine));
-    size_t *lens = calloc((size_t)c->nranks, sizeof(size_t));
-    char *blobs = calloc((size_t)c->nranks, CS_TP_ADDR_MAX);
-    if (!all || !lens || !blobs) {
-        st = cs_err_set(err, CS_ERR_NOMEM, "out of memory");
-        goto out;
-    }
-    /* Always take part in the exchange so a failing rank cannot hang others. */
-    int rc = cs_boot_allgather(c->boot, &mine, sizeof(mine), all, err);
-    if (st != CS_OK || rc != CS_OK) {
-        st = st != CS_OK ? st : rc;
-        goto out;
-    }
-    for (int r = 0; r < c->nranks; r++) {
-        if (all[r].st != CS_OK) {
-            st = cs_err_set(err, all[r].st, "opening the transport failed on rank %d (%s)", r,
-                            cs_status_str(all[r].st));
-            goto out;
-        }
-        lens[r] = all[r].len;
-        memcpy(blobs + (size_t)r * CS_TP_ADDR_MAX, all[r].blob, all[r].len);
-    }
-    st = c->tp->ops->insert_addrs(c->tp, blobs, CS_TP_ADDR_MAX, lens);
-    if (st != CS_OK)
-        cs_err_set(err, st, "inserting peer addresses failed: %s", cs_status_str(st));
-out:
-    free(all);
-    free(lens);
-    free(blobs);
-    return st;
+    return cs_boot_connect(c->boot, st == CS_OK ? c->tp : NULL, st, err);
 }
 
 /* Rank 0: the rows measured so far, in the layout of `collstep sim`. */
@@ -539,7 +482,7 @@ static int run_all_gpu(run_ctx_t *c, const uint64_t *sizes, int nsizes)
                              cs_coll_block_count(c->sched->desc.coll, c->nranks, hi,
                                                  cs_dtype_size(c->dt)), c->o->timeout, 0};
     st = cs_gpu_engine_create(c->sched, nc, &ec, &g, &err);
-    int ast = agree(c->boot, st, "setting up the GPU engine", &e2);
+    int ast = cs_boot_agree(c->boot, st, "setting up the GPU engine", &e2);
     if (st == CS_OK && ast != CS_OK)
         err = e2, st = ast;
     if (st != CS_OK)
@@ -613,7 +556,7 @@ static int run_all(run_ctx_t *c, const uint64_t *sizes, int nsizes)
                              cs_coll_block_count(c->sched->desc.coll, c->nranks, hi, es),
                              o->timeout, c->nranks > sysconf(_SC_NPROCESSORS_ONLN)};
     st = cs_engine_create(c->sched, c->rank, c->tp, &ec, &c->eng, &err);
-    int ast = agree(c->boot, st, "setting up the engine", st == CS_OK ? &err : &e2);
+    int ast = cs_boot_agree(c->boot, st, "setting up the engine", st == CS_OK ? &err : &e2);
     if (st != CS_OK || ast != CS_OK)
         return fail(&err, c->rank);
 #ifdef CS_EXEC_HAVE_TRACES

@@ -1,12 +1,14 @@
 /*
  * cs_boot.c - bootstrap selection and the collectives shared by all
- * bootstraps (the "same schedule, same arguments" check).
+ * bootstraps (the "same schedule, same arguments" check, status agreement,
+ * transport address exchange).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cs_boot.h"
+#include "cs_transport.h"
 
 int cs_boot_open(const cs_boot_config_t *cfg, cs_boot_t **out, cs_err_t *err)
 {
@@ -98,5 +100,66 @@ int cs_boot_check_same(cs_boot_t *b, uint64_t digest, const char *args, cs_err_t
         }
     }
     free(all);
+    return st;
+}
+
+int cs_boot_agree(cs_boot_t *b, int st, const char *what, cs_err_t *err)
+{
+    int32_t mine = st, *all = calloc((size_t)b->size, sizeof(*all));
+    if (!all)
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    int rc = cs_boot_allgather(b, &mine, sizeof(mine), all, err);
+    for (int r = 0; rc == CS_OK && r < b->size; r++)
+        if (all[r] != CS_OK)
+            rc = cs_err_set(err, all[r], "%s failed on rank %d (%s)", what, r,
+                            cs_status_str(all[r]));
+    free(all);
+    return rc;
+}
+
+typedef struct addr_rec {
+    int32_t st;
+    uint32_t len;
+    char blob[CS_TP_ADDR_MAX];
+} addr_rec_t;
+
+int cs_boot_connect(cs_boot_t *b, cs_tp_t *tp, int open_st, cs_err_t *err)
+{
+    int n = b->size, st = tp ? open_st : (open_st != CS_OK ? open_st : CS_ERR_INVAL);
+    addr_rec_t mine;
+    memset(&mine, 0, sizeof(mine));
+    size_t len = sizeof(mine.blob);
+    if (st == CS_OK)
+        st = tp->ops->get_addr(tp, mine.blob, &len);
+    mine.st = st;
+    mine.len = st == CS_OK ? (uint32_t)len : 0;
+    addr_rec_t *all = calloc((size_t)n, sizeof(mine));
+    size_t *lens = calloc((size_t)n, sizeof(size_t));
+    char *blobs = calloc((size_t)n, CS_TP_ADDR_MAX);
+    if (!all || !lens || !blobs) {
+        st = cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    int rc = cs_boot_allgather(b, &mine, sizeof(mine), all, err);
+    if (st != CS_OK || rc != CS_OK) {
+        st = st != CS_OK ? st : rc;
+        goto out;
+    }
+    for (int r = 0; r < n; r++) {
+        if (all[r].st != CS_OK) {
+            st = cs_err_set(err, all[r].st, "opening the transport failed on rank %d (%s)", r,
+                            cs_status_str(all[r].st));
+            goto out;
+        }
+        lens[r] = all[r].len;
+        memcpy(blobs + (size_t)r * CS_TP_ADDR_MAX, all[r].blob, all[r].len);
+    }
+    st = tp->ops->insert_addrs(tp, blobs, CS_TP_ADDR_MAX, lens);
+    if (st != CS_OK)
+        cs_err_set(err, st, "inserting peer addresses failed: %s", cs_status_str(st));
+out:
+    free(all);
+    free(lens);
+    free(blobs);
     return st;
 }

@@ -51,6 +51,18 @@ int cs_boot_barrier(cs_boot_t *b, cs_err_t *err);
  * descriptions) when they are not all equal.  Same result on every rank. */
 int cs_boot_check_same(cs_boot_t *b, uint64_t digest, const char *args, cs_err_t *err);
 
+/* Every rank contributes its status `st`; CS_OK everywhere only when all
+ * are CS_OK, else on every rank the first failing rank is named ("WHAT
+ * failed on rank R (reason)"); its own message stays on its own stderr. */
+int cs_boot_agree(cs_boot_t *b, int st, const char *what, cs_err_t *err);
+
+/* Make the ranks of a transport reachable: allgather every rank's address
+ * blob (tp->ops->get_addr) and insert them all.  `tp` may be NULL when
+ * opening it failed on this rank with `open_st`: the rank still takes part,
+ * so every rank fails naming it instead of hanging. */
+struct cs_tp;
+int cs_boot_connect(cs_boot_t *b, struct cs_tp *tp, int open_st, cs_err_t *err);
+
 /* ---- implementation interface (cs_boot.c dispatches) ------------------ */
 typedef struct cs__boot_ops {
     size_t size;

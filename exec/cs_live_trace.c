@@ -45,22 +45,6 @@ struct cs_live_trace {
     char model[32];
 };
 
-/* Every rank contributes a status; the first failing rank is named. */
-static int agree(cs_boot_t *b, int st, const char *what, cs_err_t *err)
-{
-    int n = cs_boot_size(b);
-    int32_t mine = st, *all = calloc((size_t)n, sizeof(*all));
-    if (!all)
-        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
-    int rc = cs_boot_allgather(b, &mine, sizeof(mine), all, err);
-    for (int r = 0; rc == CS_OK && r < n; r++)
-        if (all[r] != CS_OK)
-            rc = cs_err_set(err, all[r], "%s failed on rank %d (%s)", what, r,
-                            cs_status_str(all[r]));
-    free(all);
-    return rc;
-}
-
 static int gather_hosts(cs_live_trace_t *lt, const char *given, cs_err_t *err)
 {
     host_rec_t mine, *all = calloc((size_t)lt->nranks, sizeof(mine));
@@ -161,7 +145,7 @@ int cs_live_trace_open(const cs_live_trace_config_t *cfg, cs_boot_t *b, cs_tp_t 
         st = cs_trace_session_open(lt->dir, &cfg->opts, cfg->ninstances, &lt->sess, err);
     cs_err_t e2;
     cs_err_clear(&e2);
-    int ast = agree(b, st, "opening the trace", &e2);
+    int ast = cs_boot_agree(b, st, "opening the trace", &e2);
     if (st == CS_OK && ast != CS_OK)
         st = cs_err_set(err, ast, "%s", e2.msg);
     if (st != CS_OK) {
@@ -424,7 +408,7 @@ int cs_live_trace_record(cs_live_trace_t *lt, cs_engine_t *e, uint64_t bytes, ui
     free(all);
     cs_err_t e2;
     cs_err_clear(&e2);
-    int ast = agree(lt->boot, st, "writing the trace", &e2);
+    int ast = cs_boot_agree(lt->boot, st, "writing the trace", &e2);
     if (st == CS_OK && ast != CS_OK)
         st = cs_err_set(err, ast, "%s", e2.msg);
     return st;
