@@ -4,15 +4,27 @@
  *
  * XML layout (platform version 4.1), two levels of zones:
  *
- *   top zone (Floyd, racks + 1 members): props collstep_spec / collstep_dims
- *                                        / collstep_factors
- *     zone "links" (routing None): every link: node links, nic-nN, leaf-rR,
- *       spine-core
- *     zone "spine" (one router spine-sw)
- *     zone rR (DijkstraCache), one per rack: router rR-leaf (the gateway),
- *       every node's hosts and routers (nN-g0, nN-cpu0, nN-hca, ...), one
- *       <route> per node link and nN-hca -> rR-leaf [nic-nN] (symmetrical)
- *     zoneRoute rR -> spine [leaf-rR UP, spine-core UP], spine -> rR [leaf-rR DOWN]
+ *   top zone (Floyd): props collstep_spec / collstep_dims / collstep_factors
+ *     zone "links" (routing None): every link: node links, nic-nN-railK,
+ *       and leaf-nN-railK + spine-rA-rB (lanes) or leaf-rR + spine-core
+ *       (shared uplinks)
+ *     zone rR (DijkstraCache), one per rack: router rR-leaf, every node's
+ *       hosts and routers (nN-g0, nN-cpu0, nN-hca0, ...), one <route> per
+ *       node link, nN-hcaK -> rR-leaf [nic-nN-railK] (symmetrical), and
+ *       with lanes: router rR-up (the rack's gateway), routers nN-upK,
+ *       nN-hcaK -> nN-upK [nic-nN-railK], nN-upK -> rR-up [leaf-nN-railK]
+ *     lanes: zoneRoute rA -> rB (A < B, symmetrical) between rA-up and
+ *       rB-up [spine-rA-rB]: no spine zone; a SimGrid route between two
+ *       zones needs at least one link between their gateways (empty routes
+ *       are refused) and gateways are fixed per pair of zones, so the
+ *       per-node-rail part of the path can only live inside the rack zone
+ *       (the lanes) and the top hop is one link per rack pair.
+ *     shared: zone "spine" (one router spine-sw); zoneRoute rR -> spine
+ *       [leaf-rR UP, spine-core UP], spine -> rR [leaf-rR DOWN]
+ *
+ * Inside a rack, hca -> leaf -> hca (2 route hops) is shorter than
+ * hca -> up -> rR-up -> up -> hca (4), so same-rack traffic never takes the
+ * lanes, and a GPU reaches rR-up through its own socket's rail.
  *
  * Why no zone per node: SimGrid 3.32 checks every new link and host name,
  * and resolves every <link_ctn> of a split-duplex link, by a depth-first
@@ -28,7 +40,7 @@
  *
  * Every link is SPLITDUPLEX and carries <prop id="tier">.  Link names start
  * with their tier and a dash ("nvlink-n3-g0-g1", "nvlink-host-n3-cpu0-g0",
- * "nic-n3", "leaf-r0", "spine-core"), so a route's tiers can be read from
+ * "nic-n3-rail1", "leaf-n3-rail1", "spine-r0-r2", "leaf-r0", "spine-core"), so a route's tiers can be read from
  * the link names alone (SimGrid's C API has no link properties).  Tier
  * names may contain dashes: take the LONGEST tier name of the platform
  * that, followed by '-', prefixes the link name (not the text before the
@@ -106,19 +118,34 @@ void cs__model_summary(const cs__model_t *m, cs_platform_t *p)
     uint64_t nodes = (uint64_t)m->nodes;
     for (int i = 0; i < m->nlinks; i++)
         cs__mode_add(&md[m->link[i].tier], m->link[i].bw, m->link[i].lat, nodes);
-    cs__mode_add(&md[m->tier_nic], m->nic_bw, m->nic_lat, nodes);
+    uint64_t rails = (uint64_t)m->rails;
+    cs__mode_add(&md[m->tier_nic], m->nic_bw, m->nic_lat, nodes * rails);
     int racks = cs__model_racks(m);
-    double total_up = 0;
-    for (int r = 0; r < racks; r++) {
-        double up = cs__model_rack_nodes(m, r) * m->nic_bw / m->oversub;
-        total_up += up;
-        cs__mode_add(&md[m->tier_leaf], up, m->leaf_lat, 1);
+    if (cs__model_lanes(m)) {
+        if (racks > 1)
+            cs__mode_add(&md[m->tier_leaf], m->nic_bw, m->leaf_lat, nodes * rails);
+        for (int a = 0; a < racks; a++)
+            for (int c = a + 1; c < racks; c++)
+                cs__mode_add(&md[m->tier_spine], cs__model_pair_bw(m, a, c), m->spine_lat, 1);
+    } else {
+        double total_up = 0;
+        for (int r = 0; r < racks; r++) {
+            double up = cs__model_uplink_bw(m, r);
+            total_up += up;
+            cs__mode_add(&md[m->tier_leaf], up, m->leaf_lat, 1);
+        }
+        cs__mode_add(&md[m->tier_spine], total_up, m->spine_lat, 1);
     }
-    cs__mode_add(&md[m->tier_spine], total_up, m->spine_lat, 1);
 
-    p->ntiers = m->ntiers;
+    /* tiers without links (lanes in a one-rack platform) are left out */
+    p->ntiers = 0;
     for (int t = 0; t < m->ntiers; t++) {
-        cs_tier_info_t *ti = &p->tiers[t];
+        uint64_t nl = 0;
+        for (int i = 0; i < md[t].n; i++)
+            nl += md[t].w[i];
+        if (nl == 0)
+            continue;
+        cs_tier_info_t *ti = &p->tiers[p->ntiers++];
         memset(ti, 0, sizeof(*ti));
         snprintf(ti->name, sizeof(ti->name), "%s", m->tier[t].name);
         ti->lat_factor = m->tier[t].lat_factor;
@@ -206,7 +233,7 @@ static void cs__xml_node(cs__sb_t *b, const cs__model_t *m, int n)
     }
 }
 
-static void cs__xml_node_links(cs__sb_t *b, const cs__model_t *m, int n)
+static void cs__xml_node_links(cs__sb_t *b, const cs__model_t *m, int n, int lanes)
 {
     char id[96];
     for (int i = 0; i < m->nlinks; i++) {
@@ -215,11 +242,17 @@ static void cs__xml_node_links(cs__sb_t *b, const cs__model_t *m, int n)
                  m->elem[l->b].name);
         cs__xml_link(b, "  ", id, m->tier[l->tier].name, l->bw, l->lat);
     }
-    snprintf(id, sizeof(id), "nic-n%d", n);
-    cs__xml_link(b, "  ", id, m->tier[m->tier_nic].name, m->nic_bw, m->nic_lat);
+    for (int k = 0; k < m->rails; k++) {
+        snprintf(id, sizeof(id), "nic-n%d-rail%d", n, k);
+        cs__xml_link(b, "  ", id, m->tier[m->tier_nic].name, m->nic_bw, m->nic_lat);
+        if (lanes) {
+            snprintf(id, sizeof(id), "leaf-n%d-rail%d", n, k);
+            cs__xml_link(b, "  ", id, m->tier[m->tier_leaf].name, m->nic_bw, m->leaf_lat);
+        }
+    }
 }
 
-static void cs__xml_node_routes(cs__sb_t *b, const cs__model_t *m, int n, int r)
+static void cs__xml_node_routes(cs__sb_t *b, const cs__model_t *m, int n, int r, int lanes)
 {
     for (int i = 0; i < m->nlinks; i++) {
         const cs__node_link_t *l = &m->link[i];
@@ -229,21 +262,39 @@ static void cs__xml_node_routes(cs__sb_t *b, const cs__model_t *m, int n, int r)
                       n, m->elem[l->a].name, n, m->elem[l->b].name, m->tier[l->tier].name, n,
                       m->elem[l->a].name, m->elem[l->b].name);
     }
-    cs__sb_printf(b,
-                  "    <route src=\"n%d-%s\" dst=\"r%d-leaf\"><link_ctn id=\"nic-n%d\" "
-                  "direction=\"UP\"/></route>\n",
-                  n, m->elem[m->gw].name, r, n);
+    for (int k = 0; k < m->rails; k++) {
+        const char *hca = m->elem[m->rail_el[k]].name;
+        cs__sb_printf(b,
+                      "    <route src=\"n%d-%s\" dst=\"r%d-leaf\"><link_ctn id=\"nic-n%d-rail%d\" "
+                      "direction=\"UP\"/></route>\n",
+                      n, hca, r, n, k);
+        if (!lanes)
+            continue;
+        cs__sb_printf(b,
+                      "    <route src=\"n%d-%s\" dst=\"n%d-up%d\"><link_ctn id=\"nic-n%d-rail%d\" "
+                      "direction=\"UP\"/></route>\n",
+                      n, hca, n, k, n, k);
+        cs__sb_printf(b,
+                      "    <route src=\"n%d-up%d\" dst=\"r%d-up\"><link_ctn id=\"leaf-n%d-rail%d\" "
+                      "direction=\"UP\"/></route>\n",
+                      n, k, r, n, k);
+    }
 }
 
-static void cs__xml_rack(cs__sb_t *b, const cs__model_t *m, int r)
+static void cs__xml_rack(cs__sb_t *b, const cs__model_t *m, int r, int lanes)
 {
     int first = r * m->npr, cnt = cs__model_rack_nodes(m, r);
     cs__sb_printf(b, "  <zone id=\"r%d\" routing=\"DijkstraCache\">\n", r);
     cs__sb_printf(b, "    <router id=\"r%d-leaf\"/>\n", r);
-    for (int n = first; n < first + cnt; n++)
+    if (lanes)
+        cs__sb_printf(b, "    <router id=\"r%d-up\"/>\n", r);
+    for (int n = first; n < first + cnt; n++) {
         cs__xml_node(b, m, n);
+        for (int k = 0; lanes && k < m->rails; k++)
+            cs__sb_printf(b, "    <router id=\"n%d-up%d\"/>\n", n, k);
+    }
     for (int n = first; n < first + cnt; n++)
-        cs__xml_node_routes(b, m, n, r);
+        cs__xml_node_routes(b, m, n, r, lanes);
     cs__sb_printf(b, "  </zone>\n");
 }
 
@@ -252,6 +303,8 @@ int cs__model_xml(const cs__model_t *m, const char *zone_id, const char *spec,
 {
     cs__sb_t b = {0};
     int racks = cs__model_racks(m);
+    /* lanes only where there is more than one rack to reach */
+    int lanes = cs__model_lanes(m) && racks > 1, shared = !cs__model_lanes(m);
     cs__sb_printf(&b, "<?xml version='1.0'?>\n"
                       "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
                       "<platform version=\"4.1\">\n");
@@ -267,21 +320,37 @@ int cs__model_xml(const cs__model_t *m, const char *zone_id, const char *spec,
     cs__sb_printf(&b, "\"/>\n");
     cs__sb_printf(&b, "  <zone id=\"links\" routing=\"None\">\n");
     for (int n = 0; n < m->nodes; n++)
-        cs__xml_node_links(&b, m, n);
-    double total_up = 0;
-    char id[32];
-    for (int r = 0; r < racks; r++) {
-        double up = cs__model_rack_nodes(m, r) * m->nic_bw / m->oversub;
-        total_up += up;
-        snprintf(id, sizeof(id), "leaf-r%d", r);
-        cs__xml_link(&b, "  ", id, m->tier[m->tier_leaf].name, up, m->leaf_lat);
+        cs__xml_node_links(&b, m, n, lanes);
+    char id[48];
+    if (shared) {
+        double total_up = 0;
+        for (int r = 0; r < racks; r++) {
+            double up = cs__model_uplink_bw(m, r);
+            total_up += up;
+            snprintf(id, sizeof(id), "leaf-r%d", r);
+            cs__xml_link(&b, "  ", id, m->tier[m->tier_leaf].name, up, m->leaf_lat);
+        }
+        cs__xml_link(&b, "  ", "spine-core", m->tier[m->tier_spine].name, total_up, m->spine_lat);
     }
-    cs__xml_link(&b, "  ", "spine-core", m->tier[m->tier_spine].name, total_up, m->spine_lat);
+    for (int a = 0; lanes && a < racks; a++)
+        for (int c = a + 1; c < racks; c++) {
+            snprintf(id, sizeof(id), "spine-r%d-r%d", a, c);
+            cs__xml_link(&b, "  ", id, m->tier[m->tier_spine].name, cs__model_pair_bw(m, a, c),
+                         m->spine_lat);
+        }
     cs__sb_printf(&b, "  </zone>\n");
-    cs__sb_printf(&b, "  <zone id=\"spine\" routing=\"Floyd\"><router id=\"spine-sw\"/></zone>\n");
+    if (shared)
+        cs__sb_printf(&b,
+                      "  <zone id=\"spine\" routing=\"Floyd\"><router id=\"spine-sw\"/></zone>\n");
     for (int r = 0; r < racks; r++)
-        cs__xml_rack(&b, m, r);
-    for (int r = 0; r < racks; r++) {
+        cs__xml_rack(&b, m, r, lanes);
+    for (int a = 0; lanes && a < racks; a++)
+        for (int c = a + 1; c < racks; c++)
+            cs__sb_printf(&b,
+                          "  <zoneRoute src=\"r%d\" dst=\"r%d\" gw_src=\"r%d-up\" gw_dst=\"r%d-up\">"
+                          "<link_ctn id=\"spine-r%d-r%d\" direction=\"UP\"/></zoneRoute>\n",
+                          a, c, a, c, a, c);
+    for (int r = 0; shared && r < racks; r++) {
         cs__sb_printf(&b,
                       "  <zoneRoute src=\"r%d\" dst=\"spine\" gw_src=\"r%d-leaf\" "
                       "gw_dst=\"spine-sw\" symmetrical=\"NO\"><link_ctn id=\"leaf-r%d\" "

@@ -2,24 +2,32 @@
  * cs_plat_model.h - internal: the fabric model every preset is built from.
  *
  * A preset is one node template repeated `nodes` times, grouped into racks
- * of `npr` nodes behind one leaf switch, and racks joined by one logical
- * spine.  The same model produces (1) the SimGrid XML (cs__model_xml),
- * (2) the tiers table (cs__model_tiers) and (3) the igraph graph
- * (cs__model_graph in cs_plat_topo.c), so the three always agree.
+ * of `npr` nodes behind one leaf switch.  The same model produces (1) the
+ * SimGrid XML (cs__model_xml), (2) the tiers table (cs__model_summary) and
+ * (3) the igraph graph (cs__model_graph in cs_plat_topo.c), so the three
+ * always agree.
  *
  * Node template: elements 0..nelem-1 are hosts (GPU devices or CPUs) or
- * routers (PCIe switches, the host channel adapter); `gw` is the element
- * that is the node's gateway (the adapter router "hca").  Internal links
- * join two elements and each is one route hop (Floyd picks shortest hop
- * paths inside the node).
+ * routers (PCIe switches, the adapter ports).  Rail s of the node's NIC
+ * starts at router element rail_el[s] ("hca0", "hca1", ...), which the
+ * preset joins by PCIe to the socket / PCIe switch that rail hangs off, so
+ * a GPU's traffic leaves on its own socket's rail.  Internal links join two
+ * elements and each is one route hop (shortest hop paths inside a rack).
  *
- * Fabric: node gateway --nic--> rack leaf switch --leaf--> spine (and the
- * spine's core link, tier spine, on the way up), so a route between GPUs
- * of two racks crosses  ...node links, nic, leaf, spine, leaf, nic, node
- * links...; two nodes of one rack: nic, nic.  The leaf (rack uplink) of a
- * rack with m nodes carries m * nic_bw / oversub; the spine core carries the
- * sum of all uplinks (it never limits: it models the spine layer as one
- * adaptive-routing switch, which fully provisioned Clos fabrics approach).
+ * Fabric, per node and rail K: link nic-nN-railK (tier nic, nic_bw, one
+ * rail's line rate) from hcaK to the rack's leaf switch.  Two fabrics:
+ *   lanes (oversub == 1, non-blocking fat tree): every node rail also has
+ *     its own leaf uplink lane leaf-nN-railK (tier leaf, nic_bw), used only
+ *     by inter-rack traffic of that rail, and every pair of racks A < B one
+ *     spine link spine-rA-rB (tier spine) sized min(nodes of A, nodes of
+ *     B) x rails x nic_bw so it never limits.  Cross-rack route: ...node
+ *     links, nic, leaf, spine, leaf, nic, node links...  Flows then share
+ *     links only at their endpoints (rails, PCIe, NVLink) and at the
+ *     spine link of their rack pair, which never saturates.
+ *   shared (oversub > 1): rack uplink leaf-rR of rack_nodes x rails x
+ *     nic_bw / oversub shared by the rack, and one spine core spine-core
+ *     (sum of the uplinks, never limits).  Same tiers on a cross-rack route.
+ * Same rack, both fabrics: nic, nic.
  *
  * All bandwidths are bytes/s per direction; latencies are seconds.
  */
@@ -32,6 +40,7 @@
 
 #define CS__NODE_MAX_ELEM 24
 #define CS__NODE_MAX_LINKS 48
+#define CS__MAX_RAILS 16
 
 enum { CS__EL_GPU = 0, CS__EL_CPU, CS__EL_ROUTER };
 
@@ -54,14 +63,15 @@ typedef struct cs__tier_def {
 
 typedef struct cs__model {
     /* node template */
-    int nelem, gw, ngpus;
+    int nelem, ngpus;
+    int rails, rail_el[CS__MAX_RAILS]; /* rail s starts at element rail_el[s] */
     cs__node_elem_t elem[CS__NODE_MAX_ELEM];
     int nlinks;
     cs__node_link_t link[CS__NODE_MAX_LINKS];
     /* fabric */
     int nodes, npr; /* nodes, nodes per rack (last rack may be partial) */
     int tier_nic, tier_leaf, tier_spine;
-    double nic_bw, nic_lat, leaf_lat, spine_lat, oversub;
+    double nic_bw, nic_lat, leaf_lat, spine_lat, oversub; /* nic_bw: per rail */
     /* tiers (names and calibrated factors) */
     int ntiers;
     cs__tier_def_t tier[CS_PLAT_MAX_TIERS];
@@ -77,11 +87,27 @@ static inline int cs__model_racks(const cs__model_t *m)
 {
     return (m->nodes + m->npr - 1) / m->npr;
 }
+/* Non-blocking fabric: dedicated lanes (see above). */
+static inline int cs__model_lanes(const cs__model_t *m)
+{
+    return m->oversub == 1.0;
+}
 /* Nodes in rack r. */
 static inline int cs__model_rack_nodes(const cs__model_t *m, int r)
 {
     int left = m->nodes - r * m->npr;
     return left < m->npr ? left : m->npr;
+}
+
+/* Shared fabric: uplink of rack r.  Lanes: spine link of racks a and b. */
+static inline double cs__model_uplink_bw(const cs__model_t *m, int r)
+{
+    return cs__model_rack_nodes(m, r) * m->rails * m->nic_bw / m->oversub;
+}
+static inline double cs__model_pair_bw(const cs__model_t *m, int a, int b)
+{
+    int na = cs__model_rack_nodes(m, a), nb = cs__model_rack_nodes(m, b);
+    return (na < nb ? na : nb) * m->rails * m->nic_bw;
 }
 
 /* Fill p->tiers / ntiers / ndevices / dims {ngpus, nodes} from the model. */

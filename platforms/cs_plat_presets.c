@@ -88,7 +88,8 @@ static int cs__get_double(cs__pctx_t *c, const char *key, double def, double lo,
     return CS_OK;
 }
 
-/* Common fabric parameters: nodes, nodes_per_rack | racks, oversub, rails,
+/* Common fabric parameters: nodes, nodes_per_rack | racks, oversub, rails
+ * (each rail its own nic link and, with oversub=1, its own lanes),
  * nic_bw (per rail), nic_lat, leaf_lat, spine_lat, reduce_bw. */
 typedef struct {
     long nodes, npr, rails;
@@ -126,6 +127,12 @@ static int cs__fabric_params(cs__pctx_t *c, cs__fab_t *f)
         st = cs__get_unit(c, "reduce_bw", f->reduce_bw, 1, &f->reduce_bw);
     if (st == CS_OK && f->nodes * 64 > 1000000)
         st = cs_err_set(c->err, CS_ERR_INVAL, "%s: nodes=%ld is too many", c->preset, f->nodes);
+    /* lanes: one spine link per pair of racks */
+    if (st == CS_OK && f->oversub == 1.0 && (f->nodes + f->npr - 1) / f->npr > 1024)
+        st = cs_err_set(c->err, CS_ERR_INVAL,
+                        "%s: %ld racks: a non-blocking fabric (oversub=1) takes at most 1024 "
+                        "racks (one spine link per pair); raise nodes_per_rack or oversub",
+                        c->preset, (f->nodes + f->npr - 1) / f->npr);
     return st;
 }
 
@@ -133,7 +140,8 @@ static void cs__fabric_apply(cs__model_t *m, const cs__fab_t *f, int ethernet)
 {
     m->nodes = (int)f->nodes;
     m->npr = (int)f->npr;
-    m->nic_bw = (double)f->rails * f->nic_bw;
+    m->rails = (int)f->rails;
+    m->nic_bw = f->nic_bw;
     m->nic_lat = f->nic_lat;
     m->leaf_lat = f->leaf_lat;
     m->spine_lat = f->leaf_lat;
@@ -141,6 +149,29 @@ static void cs__fabric_apply(cs__model_t *m, const cs__fab_t *f, int ethernet)
     m->tier_nic = cs__model_tier(m, "nic", ethernet ? 1.0 : 4.8, ethernet ? 0.94 : 0.976);
     m->tier_leaf = cs__model_tier(m, "leaf", 1.0, 1.0);
     m->tier_spine = cs__model_tier(m, "spine", 1.0, 1.0);
+}
+
+/* Rail routers hca0..hca{rails-1}; each joined to element at(k) by a link of
+ * tier `tier`. */
+static int cs__rails(cs__model_t *m, long rails, int (*at)(int k, void *arg), void *arg,
+                     int tier, double bw)
+{
+    char name[12];
+    m->rails = (int)rails;
+    for (int k = 0; k < rails; k++) {
+        snprintf(name, sizeof(name), "hca%d", k);
+        int e = cs__model_elem(m, name, CS__EL_ROUTER, 0);
+        if (e < 0 || cs__model_link(m, at(k, arg), e, tier, bw, 1.0 * US) < 0)
+            return -1;
+        m->rail_el[k] = e;
+    }
+    return 0;
+}
+
+/* rail k on socket k % 2 (arg: index of cpu0) */
+static int cs__rail_socket(int k, void *arg)
+{
+    return *(int *)arg + k % 2;
 }
 
 /* ---- POWER nodes: Minsky, AC922 4-GPU, AC922 6-GPU (Summit) -------------
@@ -153,7 +184,6 @@ typedef struct {
     int gps;            /* GPUs per socket */
     double nv_bw;       /* GPU-GPU (nvlink) and CPU-GPU (nvlink-host) per direction */
     double xbus_bw, pcie_bw;
-    int hca_sockets;    /* sockets with a PCIe path to the adapter */
 } cs__power_t;
 
 static int cs__power_node(cs__pctx_t *c, cs__model_t *m, cs__power_t *pw, const cs__fab_t *f)
@@ -176,7 +206,6 @@ static int cs__power_node(cs__pctx_t *c, cs__model_t *m, cs__power_t *pw, const 
     }
     int cpu0 = cs__model_elem(m, "cpu0", CS__EL_CPU, 100 * GB);
     cs__model_elem(m, "cpu1", CS__EL_CPU, 100 * GB);
-    m->gw = cs__model_elem(m, "hca", CS__EL_ROUTER, 0);
     for (int s = 0; s < 2; s++) {
         for (int i = 0; i < pw->gps; i++) {
             int gi = s * pw->gps + i;
@@ -187,8 +216,11 @@ static int cs__power_node(cs__pctx_t *c, cs__model_t *m, cs__power_t *pw, const 
             cs__model_link(m, cpu0 + s, s * pw->gps + i, tnh, pw->nv_bw, 0.3 * US);
     }
     cs__model_link(m, cpu0, cpu0 + 1, txb, pw->xbus_bw, 0.5 * US);
-    for (int s = 0; s < pw->hca_sockets; s++)
-        cs__model_link(m, cpu0 + s, m->gw, tpc, pw->pcie_bw, 1.0 * US);
+    /* rail k: its own PCIe path from socket k % 2 */
+    if (f->rails > 2 || cs__rails(m, f->rails, cs__rail_socket, &cpu0, tpc, pw->pcie_bw) < 0)
+        return cs_err_set(c->err, CS_ERR_INVAL,
+                          "%s: rails=%ld: a POWER node takes 1 or 2 rails (one per socket)",
+                          c->preset, f->rails);
     return CS_OK;
 }
 
@@ -196,8 +228,7 @@ static int cs__build_minsky(cs__pctx_t *c, cs__model_t *m)
 {
     cs__fab_t f = {.nodes = 64, .npr = 16, .rails = 1, .oversub = 1, .nic_bw = 12.5 * GB,
                    .nic_lat = 1.0 * US, .leaf_lat = 0.1 * US, .reduce_bw = 192 * GB};
-    cs__power_t pw = {.gps = 2, .nv_bw = 40 * GB, .xbus_bw = 38.4 * GB, .pcie_bw = 15.75 * GB,
-                      .hca_sockets = 1};
+    cs__power_t pw = {.gps = 2, .nv_bw = 40 * GB, .xbus_bw = 38.4 * GB, .pcie_bw = 15.75 * GB};
     int st = cs__fabric_params(c, &f);
     if (st == CS_OK)
         st = cs__power_node(c, m, &pw, &f);
@@ -210,8 +241,7 @@ static int cs__build_ac922(cs__pctx_t *c, cs__model_t *m)
 {
     cs__fab_t f = {.nodes = 64, .npr = 18, .rails = 1, .oversub = 1, .nic_bw = 12.5 * GB,
                    .nic_lat = 1.0 * US, .leaf_lat = 0.1 * US, .reduce_bw = 800 * GB / 3};
-    cs__power_t pw = {.gps = 2, .nv_bw = 75 * GB, .xbus_bw = 32 * GB, .pcie_bw = 31.5 * GB,
-                      .hca_sockets = 1};
+    cs__power_t pw = {.gps = 2, .nv_bw = 75 * GB, .xbus_bw = 32 * GB, .pcie_bw = 31.5 * GB};
     int st = cs__fabric_params(c, &f);
     if (st == CS_OK)
         st = cs__power_node(c, m, &pw, &f);
@@ -224,8 +254,7 @@ static int cs__build_summit(cs__pctx_t *c, cs__model_t *m)
 {
     cs__fab_t f = {.nodes = 256, .npr = 18, .rails = 2, .oversub = 1, .nic_bw = 12.5 * GB,
                    .nic_lat = 1.0 * US, .leaf_lat = 0.1 * US, .reduce_bw = 800 * GB / 3};
-    cs__power_t pw = {.gps = 3, .nv_bw = 50 * GB, .xbus_bw = 32 * GB, .pcie_bw = 15.75 * GB,
-                      .hca_sockets = 2};
+    cs__power_t pw = {.gps = 3, .nv_bw = 50 * GB, .xbus_bw = 32 * GB, .pcie_bw = 15.75 * GB};
     int st = cs__fabric_params(c, &f);
     if (st == CS_OK)
         st = cs__power_node(c, m, &pw, &f);
@@ -262,14 +291,16 @@ static int cs__build_x86(cs__pctx_t *c, cs__model_t *m)
     cs__model_elem(m, "cpu1", CS__EL_CPU, 100 * GB);
     int sw0 = cs__model_elem(m, "sw0", CS__EL_ROUTER, 0);
     cs__model_elem(m, "sw1", CS__EL_ROUTER, 0);
-    m->gw = cs__model_elem(m, "hca", CS__EL_ROUTER, 0);
     int half = (int)(gpus + 1) / 2; /* socket 0 gets the first ceil(gpus/2) */
     for (int g = 0; g < gpus; g++)
         cs__model_link(m, g, sw0 + (g >= half), tpc, pcie_bw, 1.0 * US);
     cs__model_link(m, sw0, cpu0, tpc, pcie_bw, 1.0 * US);
     cs__model_link(m, sw0 + 1, cpu0 + 1, tpc, pcie_bw, 1.0 * US);
     cs__model_link(m, cpu0, cpu0 + 1, tqp, qpi_bw, 0.5 * US);
-    cs__model_link(m, cpu0, m->gw, tpc, pcie_bw / 2, 1.0 * US); /* NIC on x8 */
+    /* rail k (NIC on x8) on socket k % 2 */
+    if (f.rails > 2 || cs__rails(m, f.rails, cs__rail_socket, &cpu0, tpc, pcie_bw / 2) < 0)
+        return cs_err_set(c->err, CS_ERR_INVAL,
+                          "x86-p100-pcie-10gbe: rails=%ld: 1 or 2 (one per socket)", f.rails);
     cs__fabric_apply(m, &f, 1);
     return CS_OK;
 }
@@ -283,6 +314,11 @@ static const int cs__dgx1_links[8][8] = {
     {1, 2, 2, 0, 0, 0, 0, 1}, {2, 0, 0, 0, 0, 2, 1, 1}, {0, 1, 0, 0, 2, 0, 1, 2},
     {0, 0, 2, 0, 1, 1, 0, 2}, {0, 0, 0, 1, 1, 2, 2, 0},
 };
+
+static int cs__rail_dgx1(int k, void *arg)
+{
+    return *(int *)arg + k;
+}
 
 static int cs__build_dgx1(cs__pctx_t *c, cs__model_t *m)
 {
@@ -318,18 +354,18 @@ static int cs__build_dgx1(cs__pctx_t *c, cs__model_t *m)
         if (s == 0)
             sw0 = e;
     }
-    m->gw = cs__model_elem(m, "hca", CS__EL_ROUTER, 0);
     for (int a = 0; a < 8; a++)
         for (int b = a + 1; b < 8; b++)
             if (cs__dgx1_links[a][b])
                 cs__model_link(m, a, b, tnv, cs__dgx1_links[a][b] * brick, 0.3 * US);
     for (int g = 0; g < 8; g++)
         cs__model_link(m, g, sw0 + g / 2, tpc, pcie_bw, 1.0 * US);
-    for (int s = 0; s < 4; s++) {
+    for (int s = 0; s < 4; s++)
         cs__model_link(m, sw0 + s, cpu0 + s / 2, tpc, pcie_bw, 1.0 * US);
-        cs__model_link(m, sw0 + s, m->gw, tpc, pcie_bw, 1.0 * US); /* NIC s on switch s */
-    }
     cs__model_link(m, cpu0, cpu0 + 1, tqp, qpi_bw, 0.5 * US);
+    /* rail k on PCIe switch k */
+    if (cs__rails(m, 4, cs__rail_dgx1, &sw0, tpc, pcie_bw) < 0)
+        return cs_err_set(c->err, CS_ERR_INTERNAL, "dgx1-v100-ib100: node template too large");
     cs__fabric_apply(m, &f, 0);
     return CS_OK;
 }

@@ -2,10 +2,16 @@
  * cs_plat_topo.c - topology figures of a platform, computed with igraph
  * (0.10 API) on an undirected graph built from the platform's model.
  *
- * Vertices: every node element (GPUs, CPUs, PCIe switches, the adapter),
- * one leaf switch per rack, the spine.  Edges: node links, one nic edge per
- * node (adapter to leaf), one leaf edge per rack (leaf to spine); the
- * spine core link is not an edge (it is sized never to limit).  Capacities
+ * Vertices: every node element (GPUs, CPUs, PCIe switches, the adapter
+ * rails), one leaf switch per rack, and
+ *   lanes (non-blocking, several racks): one leaf port per node rail and
+ *     one uplink vertex per rack; edges hca -nic- port, port -leaf lane-
+ *     uplink, port - leaf (the switch crossbar, no link: unbounded) and one
+ *     spine edge per pair of racks (uplink - uplink);
+ *   shared uplinks: one spine vertex; edges hca -nic- leaf per rail and
+ *     leaf -uplink- spine per rack (the spine core link is not an edge: it
+ *     is sized never to limit).
+ * A cross-rack path has as many edges as its route has links.  Capacities
  * are bandwidths per direction; igraph's max-flow treats an undirected
  * edge as two directed edges of that capacity, which is exactly a
  * split-duplex link.
@@ -44,11 +50,16 @@ static void cs__edge(cs__gb_t *g, int64_t a, int64_t b, double cap)
 
 static int cs__topo(const cs__model_t *m, cs_topo_figures_t *fig, cs_err_t *err)
 {
-    int64_t nodes = m->nodes, ne_ = m->nelem, racks = cs__model_racks(m);
+    int64_t nodes = m->nodes, ne_ = m->nelem, racks = cs__model_racks(m), rails = m->rails;
     int64_t gpn = m->ngpus, ndev = gpn * nodes;
-    int64_t leaf0 = nodes * ne_, spine = leaf0 + racks, src = spine + 1, snk = spine + 2;
-    int64_t nv = snk + 1;
-    int64_t nedges = nodes * (m->nlinks + 1) + racks;
+    int lanes = cs__model_lanes(m) && racks > 1;
+    /* vertices: node elements, [ports], leaves, uplinks or the spine */
+    int64_t port0 = nodes * ne_, leaf0 = port0 + (lanes ? nodes * rails : 0);
+    int64_t up0 = leaf0 + racks, spine = up0; /* lanes: up0..; shared: spine */
+    int64_t nfabric = lanes ? up0 + racks : spine + 1;
+    int64_t src = nfabric, snk = nfabric + 1, nv = snk + 1;
+    int64_t nedges = nodes * m->nlinks + nodes * rails * (lanes ? 3 : 1) +
+                     (lanes ? racks * (racks - 1) / 2 : racks);
     int64_t ntot = nedges + ndev;
     int st = CS_OK;
     cs__gb_t g = {.ne = 0};
@@ -56,6 +67,7 @@ static int cs__topo(const cs__model_t *m, cs_topo_figures_t *fig, cs_err_t *err)
     igraph_matrix_t dist;
     igraph_vector_int_t from, to;
     int have_graph = 0, have_dist = 0;
+    double big = 1e12; /* GB/s: never the bottleneck */
     if (igraph_vector_int_init(&g.edges, 2 * ntot) != IGRAPH_SUCCESS)
         return cs_err_set(err, CS_ERR_NOMEM, "topology: out of memory");
     if (igraph_vector_init(&g.cap, ntot) != IGRAPH_SUCCESS) {
@@ -69,13 +81,27 @@ static int cs__topo(const cs__model_t *m, cs_topo_figures_t *fig, cs_err_t *err)
         if (m->elem[e].kind == CS__EL_GPU)
             gpu_el[k++] = e;
     for (int64_t n = 0; n < nodes; n++) {
+        int64_t leaf = leaf0 + n / m->npr;
         for (int l = 0; l < m->nlinks; l++)
             cs__edge(&g, n * ne_ + m->link[l].a, n * ne_ + m->link[l].b, m->link[l].bw);
-        cs__edge(&g, n * ne_ + m->gw, leaf0 + n / m->npr, m->nic_bw);
+        for (int64_t r = 0; r < rails; r++) {
+            int64_t hca = n * ne_ + m->rail_el[r];
+            if (!lanes) {
+                cs__edge(&g, hca, leaf, m->nic_bw);
+                continue;
+            }
+            int64_t port = port0 + n * rails + r;
+            cs__edge(&g, hca, port, m->nic_bw);
+            cs__edge(&g, port, leaf, big * 1e9);
+            cs__edge(&g, port, up0 + n / m->npr, m->nic_bw);
+        }
     }
-    for (int64_t r = 0; r < racks; r++)
-        cs__edge(&g, leaf0 + r, spine, cs__model_rack_nodes(m, (int)r) * m->nic_bw / m->oversub);
-    double big = 1e12; /* GB/s: never the bottleneck */
+    for (int64_t r = 0; r < racks; r++) {
+        if (!lanes)
+            cs__edge(&g, leaf0 + r, spine, cs__model_uplink_bw(m, (int)r));
+        for (int64_t q = r + 1; lanes && q < racks; q++)
+            cs__edge(&g, up0 + r, up0 + q, cs__model_pair_bw(m, (int)r, (int)q));
+    }
     for (int64_t d = 0; d < ndev; d++)
         cs__edge(&g, (d < ndev / 2 ? src : snk), (d / gpn) * ne_ + gpu_el[d % gpn], big * 1e9);
     if (igraph_create(&graph, &g.edges, (igraph_integer_t)nv, IGRAPH_UNDIRECTED) !=
@@ -96,7 +122,7 @@ static int cs__topo(const cs__model_t *m, cs_topo_figures_t *fig, cs_err_t *err)
     igraph_destroy(&graph);
     have_graph = 0;
     igraph_vector_int_resize(&g.edges, 2 * nedges);
-    if (igraph_create(&graph, &g.edges, (igraph_integer_t)(spine + 1), IGRAPH_UNDIRECTED) !=
+    if (igraph_create(&graph, &g.edges, (igraph_integer_t)nfabric, IGRAPH_UNDIRECTED) !=
         IGRAPH_SUCCESS) {
         st = cs_err_set(err, CS_ERR_NOMEM, "topology: igraph_create failed");
         goto free_cap;
@@ -132,7 +158,7 @@ static int cs__topo(const cs__model_t *m, cs_topo_figures_t *fig, cs_err_t *err)
         for (igraph_integer_t j = 0; j < igraph_matrix_ncol(&dist); j++)
             if (MATRIX(dist, i, j) > diam && MATRIX(dist, i, j) < IGRAPH_INFINITY)
                 diam = MATRIX(dist, i, j);
-    fig->nvertices = (uint64_t)(spine + 1);
+    fig->nvertices = (uint64_t)nfabric;
     fig->nedges = (uint64_t)nedges;
     fig->diameter_hops = (int)diam;
     fig->bisection_bw = flow * 1e9;

@@ -2,7 +2,7 @@
  * test_plat_sim.c - a preset's XML really loads in SimGrid 3.32 and its
  * routes cross the expected tiers.
  *
- *   test_plat_sim SPEC [SRC DST TIERS [BW]]...
+ *   test_plat_sim SPEC [SRC DST TIERS [BW] [+LINK,LINK...]]...
  *
  * Opens SPEC, exports its XML, loads it with simgrid_load_platform, checks
  * that the device hosts SimGrid sees match ndevices and carry the reduce
@@ -13,7 +13,9 @@
  * nvlink-host) must equal TIERS ("nvlink-host,xbus,nvlink-host") as a
  * multiset, the way back must use the other
  * half (_DOWN for _UP) of each link and, when given, the route bandwidth
- * must be BW bytes/s.  Every link SimGrid lists must name a tier of the
+ * must be BW bytes/s, and every LINK after a '+' (a link name without its
+ * _UP/_DOWN suffix, e.g. "+nic-n0-rail1,leaf-n0-rail1") must be on the
+ * route (which rail a GPU leaves on).  Every link SimGrid lists must name a tier of the
  * platform this way.  Prints the load time and peak memory.
  */
 #include <simgrid/actor.h>
@@ -34,7 +36,7 @@
 #include "cs_test.h"
 
 static int g_nroutes;
-static char **g_routes; /* triples or quads: src dst tiers [bw] */
+static char **g_routes; /* src dst tiers [bw] [+links], 5 slots each */
 static const cs_platform_t *g_plat;
 
 /* Length of the tier prefix of link `name`: the longest tier name of the
@@ -99,7 +101,8 @@ static void route_of(sg_host_t a, sg_host_t b, char *tiers, char *names, size_t 
     xbt_dynar_free(&links);
 }
 
-static void check_route(const char *src, const char *dst, const char *tiers, const char *bw)
+static void check_route(const char *src, const char *dst, const char *tiers, const char *bw,
+                        const char *need)
 {
     sg_host_t a = sg_host_by_name(src), b = sg_host_by_name(dst);
     CS_TEST_CHECK(a != NULL && b != NULL, "hosts %s and %s exist", src, dst);
@@ -132,6 +135,15 @@ static void check_route(const char *src, const char *dst, const char *tiers, con
         CS_TEST_CHECK(fabs(have - want) <= 1e-6 * want,
                       "route %s -> %s: expected bandwidth %g, found %g", src, dst, want, have);
     }
+    if (need) {
+        char buf[512], *save = NULL, want[256];
+        snprintf(buf, sizeof(buf), "%s", need + 1);
+        for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+            snprintf(want, sizeof(want), ",%s_", t);
+            CS_TEST_CHECK(strstr(names, want) != NULL, "route %s -> %s crosses %s: %s", src, dst,
+                          t, names);
+        }
+    }
     printf("route %s -> %s: %s (latency %.3f us, bandwidth %.3f GB/s)\n", src, dst, got,
            sg_host_get_route_latency(a, b) * 1e6, sg_host_get_route_bandwidth(a, b) / 1e9);
 }
@@ -141,8 +153,8 @@ static void checker(int argc, char **argv)
     (void)argc;
     (void)argv;
     for (int i = 0; i < g_nroutes; i++) {
-        char **r = g_routes + 4 * i;
-        check_route(r[0], r[1], r[2], r[3]);
+        char **r = g_routes + 5 * i;
+        check_route(r[0], r[1], r[2], r[3], r[4]);
     }
 }
 
@@ -154,15 +166,17 @@ int main(int argc, char **argv)
     }
     const char *spec = argv[1];
     /* routes: groups of 3 or 4 args; a 4th arg is a bandwidth if numeric */
-    g_routes = calloc((size_t)argc * 4, sizeof(char *));
+    g_routes = calloc((size_t)argc * 5, sizeof(char *));
     for (int i = 2; i + 2 < argc;) {
-        char **r = g_routes + 4 * g_nroutes++;
+        char **r = g_routes + 5 * g_nroutes++;
         r[0] = argv[i];
         r[1] = argv[i + 1];
         r[2] = argv[i + 2];
         i += 3;
         if (i < argc && argv[i][0] >= '0' && argv[i][0] <= '9')
             r[3] = argv[i++];
+        if (i < argc && argv[i][0] == '+')
+            r[4] = argv[i++];
     }
     cs_platform_t *p = NULL;
     cs_err_t err = {0};

@@ -113,16 +113,36 @@ static void test_presets(void)
                           nh->lat_factor == nv->lat_factor,
                       "summit nvlink-host (GPU-CPU) 6 links per node, numbers as nvlink");
         CS_TEST_CHECK(xb && near(xb->bandwidth, 32e9) && xb->nlinks == 256, "summit xbus 32 GB/s");
-        CS_TEST_CHECK(nic && near(nic->bandwidth, 25e9) && near(nic->bw_factor * 12.5e9, 12.2e9),
-                      "summit nic 2 x 12.5 GB/s, calibrated to 12.2 per rail");
-        CS_TEST_CHECK(leaf && leaf->nlinks == 15 && near(leaf->bandwidth, 18 * 25e9),
-                      "summit: 15 racks, non-blocking uplinks 18 x 25 GB/s");
+        CS_TEST_CHECK(nic && nic->nlinks == 256 * 2 && near(nic->bandwidth, 12.5e9) &&
+                          near(nic->bw_factor * nic->bandwidth, 12.2e9),
+                      "summit nic: 2 rails per node, each its own 12.5 GB/s link, calibrated "
+                      "to 12.2");
+        /* lanes: a leaf uplink lane per node rail, a spine link per rack pair
+         * sized to the smaller rack's rails (the last rack has 4 nodes) */
+        const cs_tier_info_t *sp = tier(p, "spine");
+        CS_TEST_CHECK(leaf && leaf->nlinks == 256 * 2 && near(leaf->bandwidth, 12.5e9),
+                      "summit: non-blocking, one 12.5 GB/s leaf lane per node rail");
+        CS_TEST_CHECK(sp && sp->nlinks == 15 * 14 / 2 && near(sp->bandwidth, 18 * 2 * 12.5e9),
+                      "summit: 15 racks, a spine link per rack pair of 18 x 2 rails");
         cs_platform_close(p);
     }
     p = NULL;
     CS_TEST_CHECK(cs_platform_open("summit:nodes=40,racks=4", &p, &err) == CS_OK &&
-                      tier(p, "leaf")->nlinks == 4,
-                  "racks=4 gives 4 racks: %s", err.msg);
+                      tier(p, "spine")->nlinks == 4 * 3 / 2,
+                  "racks=4 gives 4 racks (6 rack pairs): %s", err.msg);
+    cs_platform_close(p);
+    p = NULL;
+    CS_TEST_CHECK(cs_platform_open("summit:nodes=40,racks=4,oversub=2", &p, &err) == CS_OK &&
+                      tier(p, "leaf")->nlinks == 4 && near(tier(p, "leaf")->bandwidth, 10 * 25e9 / 2) &&
+                      tier(p, "spine")->nlinks == 1,
+                  "oversub=2: 4 shared rack uplinks of 10 x 2 rails / 2, one spine core: %s",
+                  err.msg);
+    cs_platform_close(p);
+    p = NULL;
+    /* one rack: no lanes, no leaf/spine tier */
+    CS_TEST_CHECK(cs_platform_open("summit:nodes=16", &p, &err) == CS_OK && !tier(p, "leaf") &&
+                      !tier(p, "spine") && tier(p, "nic")->nlinks == 32,
+                  "summit:nodes=16: one rack, nic rails only: %s", err.msg);
     cs_platform_close(p);
 }
 
@@ -148,6 +168,8 @@ static void test_param_errors(void)
     expect_error("summit:racks=3,nodes_per_rack=4", CS_ERR_INVAL, "not both");
     expect_error("summit:nodes", CS_ERR_PARSE, "KEY=VALUE");
     expect_error("dgx1-v100-ib100:rails=2", CS_ERR_INVAL, "rails");
+    expect_error("summit:rails=3", CS_ERR_INVAL, "one per socket");
+    expect_error("summit:nodes=4608,nodes_per_rack=2", CS_ERR_INVAL, "1024 racks");
     expect_error("x86-p100-pcie-10gbe:gpus=9", CS_ERR_PARSE, "gpus");
     expect_error("/nonexistent/plat.xml", CS_ERR_NOTFOUND, "/nonexistent/plat.xml");
     /* units */
@@ -295,14 +317,16 @@ static void test_figures(void)
         double bisection;
         int diameter;
     } cases[] = {
-        /* non-blocking: half the devices' nodes x node NIC bandwidth */
-        {"summit", 128 * 25e9, 8},
+        /* non-blocking: half the devices' nodes x node rails bandwidth; diameter
+         * = links of a cross-rack route (g, cpu, hca, port, uplink, ...) */
+        {"summit", 128 * 25e9, 9},
         {"summit:nodes=18", 9 * 25e9, 6},                 /* one rack: via the leaf only */
-        {"summit:nodes=1", 32e9 + 15.75e9, 3}, /* X-Bus, and PCIe via the hca */
+        {"summit:nodes=1", 32e9 + 12.5e9, 3}, /* X-Bus, and rail 0 -> leaf -> rail 1 */
+        {"summit:nodes=36,oversub=2", 18 * 25e9 / 2, 8},  /* shared 2:1 uplink */
         {"x86-p100-pcie-10gbe", 16 * 1.25e9 / 3, 12},     /* 3:1 uplink of one rack */
-        {"x86-p100-pcie-10gbe:oversub=1", 16 * 1.25e9, 12},
-        {"dgx1-v100-ib100", 16 * 50e9, 8},
-        {"ac922-v100-ib100", 32 * 12.5e9, 10}, /* hca on socket 0 only */
+        {"x86-p100-pcie-10gbe:oversub=1", 16 * 1.25e9, 13},
+        {"dgx1-v100-ib100", 16 * 50e9, 9},
+        {"ac922-v100-ib100", 32 * 12.5e9, 11}, /* one rail, on socket 0 */
     };
     for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
         cs_platform_t *p = NULL;
@@ -336,7 +360,7 @@ static void test_figures(void)
         int st = cs_platform_topology(p, &fig, &err);
         double t2 = now();
         CS_TEST_CHECK(st == CS_OK && near(fig.bisection_bw, 2304 * 25e9) &&
-                          fig.diameter_hops == 8,
+                          fig.diameter_hops == 9,
                       "summit 4608: bisection %.4g GB/s diameter %d: %s", fig.bisection_bw / 1e9,
                       fig.diameter_hops, err.msg);
         printf("summit:nodes=4608: open+XML %.2f s, figures %.2f s (%llu vertices, %llu edges, "
