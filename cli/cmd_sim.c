@@ -167,6 +167,12 @@ static int verify_one(const cs_sched_t *s)
     cs_verify_report_t rep = {0};
     cs_err_t err = {0};
     int st = cs_verify(s, NULL, &rep, &err);
+    if (st == CS_ERR_RANGE) {
+        fprintf(stderr, "collstep sim: %s: %s; or simulate without verifying: --no-verify\n",
+                s->algo[0] ? s->algo : "(file)", err.msg);
+        cs_verify_report_fini(&rep);
+        return CS_EXIT_USAGE;
+    }
     if (st != CS_OK) {
         fprintf(stderr, "collstep sim: schedule %s is incorrect:\n", s->algo[0] ? s->algo : "(file)");
         for (uint32_t i = 0; i < rep.n; i++)

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cs_graph_int.h"
 #include "cs_verify_int.h"
@@ -284,6 +285,38 @@ out:
 
 /* ---- driver ------------------------------------------------------------ */
 
+/* The verifier's state grows with every chunk slot of every rank (one value
+ * each) and every step (graph arrays): estimate it before allocating, so a
+ * schedule too large for this machine is refused with a message instead of
+ * the process being killed by the kernel half-way. */
+static uint64_t mem_estimate(const cs_sched_t *s)
+{
+    uint64_t slots = 0;
+    for (int r = 0; r < s->desc.nranks; r++)
+        for (uint16_t b = 0; b < s->ranks[r].nbufs; b++)
+            slots += s->ranks[r].bufs[b].nchunks;
+    return slots * sizeof(uint64_t) + cs_sched_total_steps(s) * 48;
+}
+
+/* CS_VERIFY_MAX_MEM ("8G", "512M", bytes) or half the physical memory. */
+static uint64_t mem_limit(void)
+{
+    const char *e = getenv("CS_VERIFY_MAX_MEM");
+    if (e != NULL && *e) {
+        char *end = NULL;
+        double v = strtod(e, &end);
+        double mul = 1;
+        if (end && (*end == 'G' || *end == 'g'))
+            mul = 1073741824.0;
+        else if (end && (*end == 'M' || *end == 'm'))
+            mul = 1048576.0;
+        if (v > 0)
+            return (uint64_t)(v * mul);
+    }
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    return pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz / 2 : UINT64_MAX;
+}
+
 int cs_verify(const cs_sched_t *s, const cs_verify_opts_t *opts, cs_verify_report_t *rep,
               cs_err_t *err)
 {
@@ -291,6 +324,15 @@ int cs_verify(const cs_sched_t *s, const cs_verify_opts_t *opts, cs_verify_repor
     if (s == NULL || cs_sched_status(s) != CS_OK)
         return cs_err_set(err, CS_ERR_INVAL, "cannot verify a schedule with a builder error: %s",
                           s ? s->err.msg : "no schedule");
+    uint64_t need = mem_estimate(s), limit = mem_limit();
+    if (need > limit)
+        return cs_err_set(err, CS_ERR_RANGE,
+                          "schedule too large to verify here: about %.0f MiB of verifier state "
+                          "(%d ranks x their chunk windows, %llu steps) over the limit of %.0f MiB "
+                          "(half the physical memory, or CS_VERIFY_MAX_MEM); verify the same "
+                          "algorithm at a smaller scale",
+                          need / 1048576.0, s->desc.nranks,
+                          (unsigned long long)cs_sched_total_steps(s), limit / 1048576.0);
     uint32_t max = opts && opts->max_findings ? opts->max_findings : 20;
     rep->findings = calloc(max, sizeof(*rep->findings));
     if (rep->findings == NULL)
