@@ -121,7 +121,7 @@ int cs_cli_gen(int argc, char **argv)
                 fprintf(stderr, "collstep gen: cannot verify: %s\n", err.msg);
             cs_verify_report_fini(&rep);
             cs_sched_destroy(s);
-            return CS_EXIT_FAIL;
+            return st == CS_ERR_VERIFY ? CS_EXIT_FAIL : CS_EXIT_USAGE;
         }
         cs_verify_report_fini(&rep);
     }

@@ -27,7 +27,8 @@ static void help(FILE *f)
             "  --dtype T, --op OP type and operator for --run (default int32, sum)\n"
             "  -q, --quiet        print nothing, only set the exit code\n"
             "\n"
-            "exit: 0 correct, 1 incorrect (findings printed), 2 malformed input or usage\n");
+            "exit: 0 correct, 1 incorrect (findings printed), 2 malformed input, usage, or a\n"
+            "schedule too large to verify here (CS_VERIFY_MAX_MEM)\n");
 }
 
 int cs_cli_verify(int argc, char **argv)
@@ -107,8 +108,9 @@ int cs_cli_verify(int argc, char **argv)
         }
         rc = CS_EXIT_FAIL;
     } else if (st != CS_OK) {
+        /* could not answer (too large, out of memory): not a "no" */
         fprintf(stderr, "collstep verify: %s\n", err.msg[0] ? err.msg : cs_status_str(st));
-        rc = CS_EXIT_FAIL;
+        rc = CS_EXIT_USAGE;
     } else {
         if (!quiet)
             printf("%s: OK: %s on %d ranks, %u chunks, %llu steps: computes the collective, "

@@ -298,7 +298,7 @@ static uint64_t mem_estimate(const cs_sched_t *s)
     return slots * sizeof(uint64_t) + cs_sched_total_steps(s) * 48;
 }
 
-/* CS_VERIFY_MAX_MEM ("8G", "512M", bytes) or half the physical memory. */
+/* CS_VERIFY_MAX_MEM ("8G", "512M", "64K", bytes) or half the physical memory. */
 static uint64_t mem_limit(void)
 {
     const char *e = getenv("CS_VERIFY_MAX_MEM");
@@ -310,6 +310,8 @@ static uint64_t mem_limit(void)
             mul = 1073741824.0;
         else if (end && (*end == 'M' || *end == 'm'))
             mul = 1048576.0;
+        else if (end && (*end == 'K' || *end == 'k'))
+            mul = 1024.0;
         if (v > 0)
             return (uint64_t)(v * mul);
     }

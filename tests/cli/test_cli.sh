@@ -75,6 +75,11 @@ check "verify wrong" 1 "$cs" verify "$tmp/wrong.sched"
 grep_out "finding names rank" "rank" "$tmp/out"
 grep_out "incorrect summary" "INCORRECT" "$tmp/out"
 
+# a schedule too large for the verifier's memory limit: a clear refusal, exit 2
+check "verify over memory limit" 2 env CS_VERIFY_MAX_MEM=1000 "$cs" verify "$tmp/ring8.sched"
+check "gen --verify over memory limit" 2 env CS_VERIFY_MAX_MEM=64K "$cs" gen allreduce ring --ranks 64 --verify
+grep_out "too large message" "too large to verify" "$tmp/err"
+
 # output is whole or not at all: a failing gen leaves no file behind
 check "gen into missing dir" 1 "$cs" gen allreduce ring --ranks 4 -o "$tmp/no/such/dir/x.sched"
 [ -z "$(ls "$tmp" | grep '\.tmp')" ] && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL: temp file left"; }
