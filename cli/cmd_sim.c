@@ -450,7 +450,7 @@ int cs_cli_sim(int argc, char **argv)
         fputc('\n', stderr);
     if (st != CS_OK) {
         fprintf(stderr, "collstep sim: %s\n", err.msg);
-        rc = st == CS_ERR_INVAL ? CS_EXIT_USAGE : CS_EXIT_FAIL;
+        rc = (st == CS_ERR_INVAL || st == CS_ERR_PARSE) ? CS_EXIT_USAGE : CS_EXIT_FAIL;
         goto done;
     }
 #ifdef CS_HAVE_TRACES

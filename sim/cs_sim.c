@@ -194,8 +194,19 @@ static void driver_main(int argc, char **argv)
 
 /* ---- set-up ----------------------------------------------------------------- */
 
-static int load_xml(const char *xml, cs_err_t *err)
+/* A platform that is not a preset is checked in a child first (SimGrid
+ * aborts the process on what it cannot load). */
+static int is_preset(const cs_platform_t *plat)
 {
+    for (int i = 0; i < cs_platform_preset_count(); i++)
+        if (strcmp(plat->name, cs_platform_preset_name(i)) == 0)
+            return 1;
+    return 0;
+}
+
+static int load_xml(const cs_platform_t *plat, cs_err_t *err)
+{
+    const char *xml = plat->xml;
     const char *dir = getenv("TMPDIR");
     char path[4096];
     snprintf(path, sizeof(path), "%s/cs_sim_XXXXXX.xml", dir && *dir ? dir : "/tmp");
@@ -214,6 +225,13 @@ static int load_xml(const char *xml, cs_err_t *err)
         off += (size_t)w;
     }
     close(fd);
+    if (!is_preset(plat)) {
+        int st = cs__sim_probe_platform(path, plat->name, err);
+        if (st != CS_OK) {
+            unlink(path);
+            return st;
+        }
+    }
     simgrid_load_platform(path);
     unlink(path);
     return CS_OK;
@@ -315,7 +333,7 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
                     NULL};
     int argc = (int)(sizeof(args) / sizeof(args[0])) - 1;
     simgrid_init(&argc, args);
-    st = load_xml(plat->xml, err);
+    st = load_xml(plat, err);
     if (st != CS_OK)
         goto out;
     sim_loaded = 1;

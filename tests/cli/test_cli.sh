@@ -108,5 +108,19 @@ if "$cs" platform --help >/dev/null 2>&1; then
   grep_out "no tier names line" "notier.xml:4:" "$tmp/err"
 fi
 
+# platforms SimGrid itself rejects: an error with SimGrid's words, exit 2, no crash
+if "$cs" sim --help >/dev/null 2>&1; then
+  "$cs" platform export summit:nodes=2 -o "$tmp/s2.xml" 2>/dev/null
+  sed 's/<link_ctn id="nvlink-n0-g0-g1"/<link_ctn id="nvlink-n9-g0-g1"/' "$tmp/s2.xml" > "$tmp/badlink.xml"
+  sed 's/<route src="n0-g0" dst="n0-g1">/<route src="n0-gX" dst="n0-g1">/' "$tmp/s2.xml" > "$tmp/badroute.xml"
+  (cd "$tmp" && "$cs" sim --platform badlink.xml --algo ring --size 1M >out 2>err); rc=$?
+  [ $rc -eq 2 ] && grep -q "Link not found: nvlink-n9-g0-g1" "$tmp/err" && pass=$((pass+1)) || {
+    fail=$((fail+1)); echo "FAIL: sim on a platform with an undeclared link: exit $rc"; cat "$tmp/err"; }
+  (cd "$tmp" && "$cs" sim --platform badroute.xml --algo ring --size 1M >out 2>err); rc=$?
+  [ $rc -eq 2 ] && grep -q "badroute.xml:[0-9]" "$tmp/err" && pass=$((pass+1)) || {
+    fail=$((fail+1)); echo "FAIL: sim on a platform with a bad route: exit $rc"; cat "$tmp/err"; }
+  ls "$tmp"/*.btr >/dev/null 2>&1 && { fail=$((fail+1)); echo "FAIL: SimGrid backtrace files left behind"; } || pass=$((pass+1))
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
