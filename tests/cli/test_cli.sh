@@ -3,7 +3,7 @@
 # (0 ok, 1 negative answer, 2 usage / malformed input), gen -> verify -> stats,
 # stats traffic figures, atomic output files.
 set -u
-cs=$1
+cs=$(readlink -f "$1")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
