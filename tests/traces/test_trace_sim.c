@@ -182,7 +182,8 @@ static void on_end(void *p, int inst, const cs_sim_instance_t *in, double t_end)
         /* GPU<->GPU NVLink carries no inter-node traffic: idle in the middle */
         CS_TEST_CHECK(nv_edge > 0.6 && nv_mid < 0.02,
                       "nvlink (GPU-GPU) busy in the intra-node phases only");
-        /* six GPUs share a 25 GB/s nic: ~4 GB/s on each 50 GB/s GPU-CPU link */
+        /* a socket's three GPUs share its 12.5 GB/s rail: ~4 GB/s on each
+         * 50 GB/s GPU-CPU link */
         CS_TEST_CHECK(nh_mid > 0.04, "nvlink-host (GPU-CPU) carries the inter-node phase");
         CS_TEST_CHECK(b_edge < 0.05 && b_mid > 0.8, "%s busy in the inter-node phase only",
                       B->name);
