@@ -392,12 +392,12 @@ static const cs__preset_t cs__presets[] = {
      "leaf_lat=0.1us nvlink_bw=75GBps xbus_bw=32GBps pcie_bw=31.5GBps reduce_bw=266.7GBps",
      cs__build_ac922, &cs__desc_ac922},
     {"summit", "OLCF Summit: AC922 6 V100 (2 NVLink triangles), dual-rail EDR, non-blocking fat tree",
-     "nodes=256 (max 4608) nodes_per_rack=18 racks=15 oversub=1 rails=2 nic_bw=12.5GBps "
+     "nodes=256 (max 4608) nodes_per_rack=18 racks=15 oversub=1 rails=2 nic_bw=12.5GBps(per rail) "
      "nic_lat=1us leaf_lat=0.1us nvlink_bw=50GBps xbus_bw=32GBps pcie_bw=15.75GBps "
      "reduce_bw=266.7GBps",
      cs__build_summit, &cs__desc_summit},
     {"dgx1-v100-ib100", "NVIDIA DGX-1 V100: 8 GPUs hybrid cube mesh, 4 x EDR 100 Gb IB per node",
-     "nodes=32 nodes_per_rack=4 racks=8 oversub=1 rails=4 nic_bw=12.5GBps nic_lat=1us "
+     "nodes=32 nodes_per_rack=4 racks=8 oversub=1 rails=4 nic_bw=12.5GBps(per rail) nic_lat=1us "
      "leaf_lat=0.1us nvlink_bw=25GBps(per brick) pcie_bw=15.75GBps qpi_bw=38.4GBps "
      "reduce_bw=266.7GBps",
      cs__build_dgx1, &cs__desc_dgx1},
