@@ -15,14 +15,17 @@
 #   env: PROVIDERS="shm tcp" NP=2 REPEAT=3
 #        SMALL="8 32 128 512 1024 4096 16384 65536 262144" ITERS_SMALL=2000 WARMUP_SMALL=200
 #        LARGE="1M 4M 16M 64M 128M 256M" ITERS_LARGE=5 WARMUP_LARGE=1
-#        ALGOS_SMALL="rd ring" ALGOS_LARGE="ring rhd" (NAME or NAME:K=V, e.g. ring:nchunks=4)
+#        ALGOS_SMALL="rd ring" ALGOS_LARGE="ring rhd ring:nchunks=4" (NAME or NAME:K=V)
+#        VERBOSE=1: also every implementation's best time per size
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 b=${1:-build}
 np=${NP:-2} repeat=${REPEAT:-3} providers=${PROVIDERS:-"shm tcp"}
 small=${SMALL:-"8 32 128 512 1024 4096 16384 65536 262144"}
 large=${LARGE:-"1M 4M 16M 64M 128M 256M"}
-cmake --build "$b" --target bench_exec_mpi collstep >/dev/null
+cmake --build "$b" --target bench_exec_mpi collstep >/dev/null 2>&1 ||
+    echo "# warning: build failed, using the binaries already in $b" >&2
+[ -x "$b/cli/collstep" ] && [ -x "$b/tests/bench/bench_exec_mpi" ] || { echo "build $b first" >&2; exit 2; }
 run=("$b/cli/collstep" run)
 mpi=(mpirun --allow-run-as-root --oversubscribe -np "$np")
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -55,7 +58,12 @@ echo "# $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $np ranks; float 
 for prov in $providers; do
     : >"$tmp/$prov"
     group small "$small" "${ITERS_SMALL:-2000}" "${WARMUP_SMALL:-200}" "${ALGOS_SMALL:-rd ring}" "$prov"
-    group large "$large" "${ITERS_LARGE:-5}" "${WARMUP_LARGE:-1}" "${ALGOS_LARGE:-ring rhd}" "$prov"
+    group large "$large" "${ITERS_LARGE:-5}" "${WARMUP_LARGE:-1}" "${ALGOS_LARGE:-ring rhd ring:nchunks=4}" "$prov"
+    if [ -n "${VERBOSE:-}" ]; then
+        echo "# $prov: best time (us) per size and implementation"
+        sort -k1,1n -k3,3 -k2,2g "$tmp/$prov" | awk '!(($1, $3) in t) { t[$1, $3] = 1; print "#  ", $1, $3, $2 }'
+    fi
+    echo "# $prov done, load $(cut -d' ' -f1-3 /proc/loadavg)"
     printf '\n%-5s %10s %6s %12s %12s %8s %s\n' "$prov" "size(B)" "best" "collstep(us)" "MPI(us)" "speedup" "target"
     # best (lowest) time per (size, implementation), then collstep's best algorithm
     sort -k1,1n -k3,3 -k2,2g "$tmp/$prov" | awk '
