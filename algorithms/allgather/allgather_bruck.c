@@ -13,6 +13,7 @@
  * Cost: ceil(log2 P) alpha + (P-1)/P n beta.
  * Supports every P >= 1 and in-place.
  */
+#include "common/cs_gen.h"
 #include "common/cs_peers.h"
 #include "common/cs_phase.h"
 
@@ -43,11 +44,9 @@ static int build(const cs_coll_desc_t *desc, cs_params_t *p, cs_sched_t **out, c
     if (st != CS_OK)
         return st;
     int P = desc->nranks, src = desc->inplace ? CS_BUF_OUT : CS_BUF_IN;
-    if ((uint64_t)P * k > UINT32_MAX / 2)
-        return cs_err_set(err, CS_ERR_RANGE, "%d ranks x %u chunks is too many chunks", P, k);
-    cs_sched_t *s = cs_sched_create(desc, (uint32_t)P * k, err);
+    cs_sched_t *s = cs__gen_create_blocked(desc, k, "", err, &st);
     if (s == NULL)
-        return err ? err->code : CS_ERR_INVAL;
+        return st;
     for (int r = 0; r < P; r++) {
         int64_t own = -1, last_recv = -1;
         int lo[2], n[2];
@@ -74,15 +73,7 @@ static int build(const cs_coll_desc_t *desc, cs_params_t *p, cs_sched_t **out, c
             }
         }
     }
-    st = cs_sched_status(s);
-    if (st != CS_OK) {
-        if (err != NULL)
-            *err = s->err;
-        cs_sched_destroy(s);
-        return st;
-    }
-    *out = s;
-    return CS_OK;
+    return cs__gen_finish(s, CS_OK, out, err);
 }
 
 static double cost(const cs_coll_desc_t *desc, cs_params_t *p, double bytes,

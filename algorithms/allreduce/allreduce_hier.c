@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/cs_gen.h"
 #include "common/cs_peers.h"
 #include "common/cs_phase.h"
 
@@ -91,29 +92,18 @@ static int build(const cs_coll_desc_t *desc, cs_params_t *p, cs_sched_t **out, c
     int st = parse(desc, p, dims, algs, &n, &nc, err);
     if (st != CS_OK)
         return st;
-    uint64_t C = (uint64_t)desc->nranks * nc;
-    if (C > UINT32_MAX / 2)
-        return cs_err_set(err, CS_ERR_RANGE, "%d ranks x %u chunks is too many chunks",
-                          desc->nranks, nc);
-    cs_sched_t *s = cs_sched_create(desc, (uint32_t)C, err);
+    cs_sched_t *s = cs__gen_create_blocked(desc, nc, "", err, &st);
     if (s == NULL)
-        return err ? err->code : CS_ERR_INVAL;
+        return st;
     for (int t = 0; t < n; t++)
         order[t] = t;
     cs__phase_t ph;
     st = cs__phase_init(&ph, s);
     if (st == CS_OK)
-        st = cs__phase_multitier(&ph, dims, order, algs, n, 0, (uint32_t)C,
+        st = cs__phase_multitier(&ph, dims, order, algs, n, 0, (uint32_t)desc->nranks * nc,
                                  desc->inplace ? CS_BUF_OUT : CS_BUF_IN, 0, nc);
     cs__phase_fini(&ph);
-    if (st != CS_OK) {
-        if (err != NULL)
-            *err = s->err;
-        cs_sched_destroy(s);
-        return st;
-    }
-    *out = s;
-    return CS_OK;
+    return cs__gen_finish(s, st, out, err);
 }
 
 static double cost(const cs_coll_desc_t *desc, cs_params_t *p, double bytes,

@@ -18,6 +18,7 @@
  * add 2 alpha + 2 n beta + n gamma.  Latency optimal, bandwidth poor: for
  * small messages.  Supports every P >= 1 and in-place.
  */
+#include "common/cs_gen.h"
 #include "common/cs_peers.h"
 #include "common/cs_phase.h"
 
@@ -53,10 +54,10 @@ static void exchange(rd_rank_t *k, int peer)
 static int build(const cs_coll_desc_t *desc, cs_params_t *p, cs_sched_t **out, cs_err_t *err)
 {
     (void)p;
-    int P = desc->nranks;
-    cs_sched_t *s = cs_sched_create(desc, 1, err);
+    int P = desc->nranks, st;
+    cs_sched_t *s = cs__gen_create(desc, 1, err, &st);
     if (s == NULL)
-        return err ? err->code : CS_ERR_INVAL;
+        return st;
     cs__fold_t f = cs__fold_make(P);
     int tmp = -1;
     for (int r = 0; r < P && P > 1; r++)
@@ -87,15 +88,7 @@ static int build(const cs_coll_desc_t *desc, cs_params_t *p, cs_sched_t **out, c
             cs_send(s, r, r + 1, 0, cs_rng(CS_BUF_OUT, 0, 1), d.v, d.n);
         }
     }
-    int st = cs_sched_status(s);
-    if (st != CS_OK) {
-        if (err != NULL)
-            *err = s->err;
-        cs_sched_destroy(s);
-        return st;
-    }
-    *out = s;
-    return CS_OK;
+    return cs__gen_finish(s, CS_OK, out, err);
 }
 
 static double cost(const cs_coll_desc_t *desc, cs_params_t *p, double bytes,

@@ -18,33 +18,8 @@
  * optimal; latency linear in P).
  * Supports every P >= 1 and in-place; no other restriction.
  */
-#include "common/cs_phase.h"
+#include "common/cs_flat.h"
 
-static const cs_param_desc_t params[] = {
-    {"nchunks", "1", "chunks per segment: messages per segment, the pipelining depth"},
-    {NULL, NULL, NULL},
-};
-
-static int build(const cs_coll_desc_t *desc, cs_params_t *p, cs_sched_t **out, cs_err_t *err)
-{
-    uint32_t nc = 1;
-    int st = cs__param_nchunks(p, &nc, err);
-    return st != CS_OK ? st : cs__flat_build(desc, CS__PH_RING, nc, out, err);
-}
-
-static double cost(const cs_coll_desc_t *desc, cs_params_t *p, double bytes,
-                   const cs_ab_model_t *m)
-{
-    (void)p;
-    return cs__cost_phase(CS__PH_RING, desc->nranks, bytes, m, 1) +
-           cs__cost_phase(CS__PH_RING, desc->nranks, bytes, m, 0);
-}
-
-const cs_algo_t cs__algo_allreduce_ring = {
-    .coll = CS_COLL_ALLREDUCE,
-    .name = "ring",
-    .desc = "ring reduce-scatter + ring all-gather (bandwidth optimal, 2(P-1) steps)",
-    .params = params,
-    .build = build,
-    .cost = cost,
-};
+CS__FLAT_ALGO(allreduce, ring, CS_COLL_ALLREDUCE, CS__PH_RING,
+              "chunks per segment: messages per segment, the pipelining depth",
+              "ring reduce-scatter + ring all-gather (bandwidth optimal, 2(P-1) steps)");

@@ -23,6 +23,7 @@
  * Supports every P (a prime P degenerates to 1 x P, i.e. two concurrent
  * rings) and in-place; dims must multiply to P.
  */
+#include "common/cs_gen.h"
 #include "common/cs_peers.h"
 #include "common/cs_phase.h"
 
@@ -58,9 +59,9 @@ static int build(const cs_coll_desc_t *desc, cs_params_t *p, cs_sched_t **out, c
     if (2 * half > UINT32_MAX / 2)
         return cs_err_set(err, CS_ERR_RANGE, "%d ranks x %u chunks is too many chunks",
                           desc->nranks, nc);
-    cs_sched_t *s = cs_sched_create(desc, (uint32_t)(2 * half), err);
+    cs_sched_t *s = cs__gen_create(desc, (uint32_t)(2 * half), err, &st);
     if (s == NULL)
-        return err ? err->code : CS_ERR_INVAL;
+        return st;
     static const int orders[2][2] = {{0, 1}, {1, 0}};
     const cs__ph_alg_t algs[2] = {CS__PH_RING, CS__PH_RING};
     int src = desc->inplace ? CS_BUF_OUT : CS_BUF_IN;
@@ -72,14 +73,7 @@ static int build(const cs_coll_desc_t *desc, cs_params_t *p, cs_sched_t **out, c
                                      (uint32_t)half, src, 4 * h, nc);
         cs__phase_fini(&ph);
     }
-    if (st != CS_OK) {
-        if (err != NULL)
-            *err = s->err;
-        cs_sched_destroy(s);
-        return st;
-    }
-    *out = s;
-    return CS_OK;
+    return cs__gen_finish(s, st, out, err);
 }
 
 static double cost(const cs_coll_desc_t *desc, cs_params_t *p, double bytes,

@@ -110,9 +110,6 @@ int cs__phase_multitier(cs__phase_t *ph, const int *dims, const int *order,
                         const cs__ph_alg_t *algs, int ntiers, uint32_t base, uint32_t len,
                         int src, int chan0, uint32_t pieces);
 
-/* The `nchunks` parameter (default 1, at most 65536). */
-int cs__param_nchunks(cs_params_t *params, uint32_t *nchunks, cs_err_t *err);
-
 /* Step helpers shared by the generators.  `gpos` is a global chunk
  * position; the range is translated to the buffer's local offsets. */
 cs_range_t cs__grng(const cs_sched_t *s, int rank, int buf, uint32_t gpos, uint32_t n);
@@ -123,12 +120,6 @@ typedef struct cs__dl {
     uint32_t n;
 } cs__dl_t;
 cs__dl_t cs__dl(int64_t a, int64_t b, int64_t c);
-
-/* Flat one-group generators shared by the per-algorithm files: the whole
- * collective (allreduce = RS + AG, reduce-scatter, all-gather) on all P
- * ranks with one phase algorithm and `nchunks` chunks per segment. */
-int cs__flat_build(const cs_coll_desc_t *desc, cs__ph_alg_t a, uint32_t nchunks,
-                   cs_sched_t **out, cs_err_t *err);
 
 /* Alpha-beta cost of one reduce-scatter (with_gamma = 1) or all-gather
  * phase of `a` on n ranks over a window of `bytes` bytes. */

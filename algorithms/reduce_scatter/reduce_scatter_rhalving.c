@@ -17,32 +17,8 @@
  * Supports every P >= 1; not in place.  Needs a scratch buffer of the
  * whole vector; messages are whole halves (no pipelining parameter).
  */
-#include "common/cs_phase.h"
+#include "common/cs_flat.h"
 
-static const cs_param_desc_t params[] = {
-    {"nchunks", "1", "chunks per block"},
-    {NULL, NULL, NULL},
-};
-
-static int build(const cs_coll_desc_t *desc, cs_params_t *p, cs_sched_t **out, cs_err_t *err)
-{
-    uint32_t nc = 1;
-    int st = cs__param_nchunks(p, &nc, err);
-    return st != CS_OK ? st : cs__flat_build(desc, CS__PH_RHD, nc, out, err);
-}
-
-static double cost(const cs_coll_desc_t *desc, cs_params_t *p, double bytes,
-                   const cs_ab_model_t *m)
-{
-    (void)p;
-    return cs__cost_phase(CS__PH_RHD, desc->nranks, bytes, m, 1);
-}
-
-const cs_algo_t cs__algo_reduce_scatter_rhalving = {
-    .coll = CS_COLL_REDUCE_SCATTER,
-    .name = "rhalving",
-    .desc = "recursive halving reduce-scatter (log2 P rounds, fold for other P)",
-    .params = params,
-    .build = build,
-    .cost = cost,
-};
+CS__FLAT_ALGO(reduce_scatter, rhalving, CS_COLL_REDUCE_SCATTER, CS__PH_RHD,
+              "chunks per block",
+              "recursive halving reduce-scatter (log2 P rounds, fold for other P)");

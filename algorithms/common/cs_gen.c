@@ -1,0 +1,55 @@
+/*
+ * cs_gen.c - generator plumbing (see cs_gen.h for the contracts).
+ */
+#include "cs_gen.h"
+
+int cs__param_nchunks(cs_params_t *params, uint32_t *nchunks, cs_err_t *err)
+{
+    long v = 1;
+    int st = cs_params_get_int(params, "nchunks", 1, 1, 1L << 16, &v, err);
+    if (st == CS_OK)
+        *nchunks = (uint32_t)v;
+    return st;
+}
+
+cs_sched_t *cs__gen_create(const cs_coll_desc_t *desc, uint32_t nchunks, cs_err_t *err, int *st)
+{
+    cs_err_t e = {0};
+    cs_sched_t *s = cs_sched_create(desc, nchunks, &e);
+    if (s == NULL) {
+        *st = e.code != CS_OK ? e.code : CS_ERR_INTERNAL;
+        cs_err_set(err, *st, "%s", e.msg);
+        return NULL;
+    }
+    *st = CS_OK;
+    return s;
+}
+
+cs_sched_t *cs__gen_create_blocked(const cs_coll_desc_t *desc, uint32_t per, const char *unit,
+                                   cs_err_t *err, int *st)
+{
+    int P = desc->nranks;
+    if ((uint64_t)P * per > UINT32_MAX / 2) {
+        *st = cs_err_set(err, CS_ERR_RANGE, "%d ranks x %u chunks%s is too many chunks", P, per,
+                         unit);
+        return NULL;
+    }
+    return cs__gen_create(desc, (uint32_t)P * per, err, st);
+}
+
+int cs__gen_finish(cs_sched_t *s, int st, cs_sched_t **out, cs_err_t *err)
+{
+    if (s != NULL && st == CS_OK && cs_sched_status(s) == CS_OK) {
+        *out = s;
+        return CS_OK;
+    }
+    if (s != NULL && cs_sched_status(s) != CS_OK) {
+        st = cs_sched_status(s);
+        cs_err_set(err, st, "%s", s->err.msg);
+    } else if (st == CS_OK) {
+        st = CS_ERR_INTERNAL;
+        cs_err_set(err, st, "generator failed without a reason");
+    }
+    cs_sched_destroy(s);
+    return st;
+}

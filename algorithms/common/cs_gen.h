@@ -1,0 +1,45 @@
+/*
+ * cs_gen.h - plumbing every generator shares: reading the standard
+ * `nchunks` parameter, creating the schedule (also the "P blocks of nchunks
+ * chunks" shape of the blocked collectives) and handing it over or freeing
+ * it at the end.
+ *
+ * A generator built on these has one shape:
+ *
+ *     int st;
+ *     cs_sched_t *s = cs__gen_create(desc, C, err, &st);
+ *     if (s == NULL)
+ *         return st;
+ *     st = ...append steps...;          (CS_OK, or an error already in err)
+ *     return cs__gen_finish(s, st, out, err);
+ *
+ * so *out is written only on success and a half-built schedule is freed by
+ * the one call in cs__gen_finish.  The builder's sticky error (s->err) is
+ * checked there once.
+ */
+#ifndef CS_GEN_H
+#define CS_GEN_H
+
+#include <stdint.h>
+
+#include "cs_algo.h"
+
+/* The `nchunks` parameter (default 1, at most 65536). */
+int cs__param_nchunks(cs_params_t *params, uint32_t *nchunks, cs_err_t *err);
+
+/* cs_sched_create that also returns the status: NULL and *st < 0 with err
+ * filled on failure, *st = CS_OK otherwise. */
+cs_sched_t *cs__gen_create(const cs_coll_desc_t *desc, uint32_t nchunks, cs_err_t *err, int *st);
+
+/* A schedule of P x per chunks (P = desc->nranks); CS_ERR_RANGE ("P ranks x
+ * per chunks<unit> is too many chunks", unit e.g. " per block" or "") when
+ * that is more than UINT32_MAX / 2. */
+cs_sched_t *cs__gen_create_blocked(const cs_coll_desc_t *desc, uint32_t per, const char *unit,
+                                   cs_err_t *err, int *st);
+
+/* When st and the schedule's sticky error are CS_OK, hands s to *out and
+ * returns CS_OK; otherwise frees s, copies the schedule's error into err
+ * (unless err already holds one) and returns the failure. */
+int cs__gen_finish(cs_sched_t *s, int st, cs_sched_t **out, cs_err_t *err);
+
+#endif /* CS_GEN_H */
