@@ -39,12 +39,9 @@ static int runs(int P, int b0, int cnt, int lo[2], int n[2])
 
 static int build(const cs_coll_desc_t *desc, cs_params_t *p, cs_sched_t **out, cs_err_t *err)
 {
-    uint32_t k = 1;
-    int st = cs__param_nchunks(p, &k, err);
-    if (st != CS_OK)
-        return st;
-    int P = desc->nranks, src = desc->inplace ? CS_BUF_OUT : CS_BUF_IN;
-    cs_sched_t *s = cs__gen_create_blocked(desc, k, "", err, &st);
+    uint32_t k;
+    int st, P = desc->nranks, src = desc->inplace ? CS_BUF_OUT : CS_BUF_IN;
+    cs_sched_t *s = cs__gen_blocked(desc, p, "", &k, err, &st);
     if (s == NULL)
         return st;
     for (int r = 0; r < P; r++) {

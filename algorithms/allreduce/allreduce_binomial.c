@@ -24,61 +24,23 @@
 #include "common/cs_trees.h"
 #include "cs_algo.h"
 
-#include <stdlib.h>
-
 static const cs_param_desc_t params_desc[] = {
     {"nchunks", "1", "pipelining segments (chunks of the vector)"},
     {"radix", "2", "tree radix k (2 = binomial)"},
     {NULL, NULL, NULL},
 };
 
-static int get_params(cs_params_t *params, long *nch, long *radix, cs_err_t *err)
-{
-    int st = cs_params_get_int(params, "nchunks", 1, 1, 65536, nch, err);
-    if (st == CS_OK)
-        st = cs_params_get_int(params, "radix", 2, 2, 64, radix, err);
-    return st;
-}
-
 static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **out, cs_err_t *err)
 {
-    long nch, radix;
-    int st = get_params(params, &nch, &radix, err);
-    if (st != CS_OK)
-        return st;
-    cs_sched_t *s = cs_tree_gen_create(desc, (uint32_t)nch, err, &st);
-    if (s == NULL)
-        return st;
-    int P = desc->nranks;
-    int64_t *done = malloc((size_t)P * (size_t)nch * sizeof(*done));
-    if (done == NULL) {
-        st = cs_err_set(err, CS_ERR_NOMEM, "out of memory for %d ranks", P);
-        goto fail;
-    }
-    cs_tree_t t;
-    cs_tree_knomial(&t, P, 0, (int)radix);
-    cs_tree_pipe_t p = {.chan = 0,
-                        .first = 0,
-                        .count = (uint32_t)nch,
-                        .nseg = (uint32_t)nch,
-                        .src = desc->inplace ? CS_BUF_OUT : CS_BUF_IN,
-                        .dst = CS_BUF_OUT};
-    st = cs_tree_reduce(s, &t, &p, NULL, done);
-    p.src = CS_BUF_OUT;
-    if (st == CS_OK)
-        st = cs_tree_bcast(s, &t, &p, done, NULL);
-fail:
-    free(done);
-    return cs_tree_gen_finish(s, st, out, err);
+    return cs_tree_gen_knomial(desc, params, 0, CS_TREE_OP_ALLREDUCE, out, err);
 }
 
 static double cost(const cs_coll_desc_t *desc, cs_params_t *params, double bytes,
                    const cs_ab_model_t *m)
 {
-    long nch = 1, radix = 2;
-    get_params(params, &nch, &radix, NULL);
-    double L = cs_ceil_log((int)radix, desc->nranks), f = (double)(radix - 1) * L;
-    return 2.0 * f * ((double)nch * m->alpha + bytes * m->beta) + f * bytes * m->gamma;
+    long nseg;
+    double f = cs_tree_knomial_rounds(desc, params, &nseg);
+    return 2.0 * f * ((double)nseg * m->alpha + bytes * m->beta) + f * bytes * m->gamma;
 }
 
 const cs_algo_t cs__algo_allreduce_binomial = {

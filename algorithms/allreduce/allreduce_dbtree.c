@@ -25,10 +25,9 @@
  * Supports every P >= 1 (P = 1: a copy) and in-place operation.  Not
  * topology aware: the trees are laid over rank numbers.
  */
+#include "common/cs_gen.h"
 #include "common/cs_trees.h"
 #include "cs_algo.h"
-
-#include <stdlib.h>
 
 static const cs_param_desc_t params_desc[] = {
     {"nchunks", "16", "pipelining segments per tree (the vector is 2 x nchunks chunks)"},
@@ -41,32 +40,21 @@ static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **o
     int st = cs_params_get_int(params, "nchunks", 16, 1, 32768, &nch, err);
     if (st != CS_OK)
         return st;
-    cs_sched_t *s = cs_tree_gen_create(desc, 2u * (uint32_t)nch, err, &st);
+    cs_sched_t *s = cs__gen_create(desc, 2u * (uint32_t)nch, err, &st);
     if (s == NULL)
         return st;
-    int P = desc->nranks;
-    int64_t *done = malloc((size_t)P * (size_t)nch * sizeof(*done));
-    if (done == NULL) {
-        st = cs_err_set(err, CS_ERR_NOMEM, "out of memory for %d ranks", P);
-        goto fail;
-    }
     for (int which = 0; which < 2 && st == CS_OK; which++) {
         cs_tree_t t;
-        cs_tree_dbtree(&t, P, which);
+        cs_tree_dbtree(&t, desc->nranks, which);
         cs_tree_pipe_t p = {.chan = which,
                             .first = (uint32_t)(which * nch),
                             .count = (uint32_t)nch,
                             .nseg = (uint32_t)nch,
                             .src = desc->inplace ? CS_BUF_OUT : CS_BUF_IN,
                             .dst = CS_BUF_OUT};
-        st = cs_tree_reduce(s, &t, &p, NULL, done);
-        p.src = CS_BUF_OUT;
-        if (st == CS_OK)
-            st = cs_tree_bcast(s, &t, &p, done, NULL);
+        st = cs_tree_run(s, &t, p, CS_TREE_OP_ALLREDUCE, err);
     }
-fail:
-    free(done);
-    return cs_tree_gen_finish(s, st, out, err);
+    return cs__gen_finish(s, st, out, err);
 }
 
 static double cost(const cs_coll_desc_t *desc, cs_params_t *params, double bytes,

@@ -28,6 +28,7 @@
  * (round 0 touches every other block).  Every P >= 1; the chunk count is
  * P x nchunks.
  */
+#include "common/cs_gen.h"
 #include "common/cs_trees.h"
 #include "cs_algo.h"
 
@@ -147,15 +148,9 @@ static void emit_rank(cs_sched_t *s, int P, int r, uint32_t k, int inplace, uint
 
 static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **out, cs_err_t *err)
 {
-    long k;
-    int st = cs_params_get_int(params, "nchunks", 1, 1, 65536, &k, err);
-    if (st != CS_OK)
-        return st;
-    int P = desc->nranks;
-    if ((uint64_t)P * (uint64_t)k > UINT32_MAX / 2)
-        return cs_err_set(err, CS_ERR_RANGE, "%d ranks x %ld chunks per block is too many chunks",
-                          P, k);
-    cs_sched_t *s = cs_tree_gen_create(desc, (uint32_t)(P * k), err, &st);
+    uint32_t k;
+    int st, P = desc->nranks;
+    cs_sched_t *s = cs__gen_blocked(desc, params, " per block", &k, err, &st);
     if (s == NULL)
         return st;
     uint32_t maxnb = 1;
@@ -178,7 +173,7 @@ static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **o
     free(w.up);
     free(w.pk);
     free(w.last);
-    return cs_tree_gen_finish(s, st, out, err);
+    return cs__gen_finish(s, st, out, err);
 }
 
 static double cost(const cs_coll_desc_t *desc, cs_params_t *params, double bytes,

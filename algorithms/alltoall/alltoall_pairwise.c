@@ -16,6 +16,7 @@
  * bandwidth-optimal, latency linear in P.  Every P >= 1; the chunk count is
  * P x nchunks.
  */
+#include "common/cs_gen.h"
 #include "common/cs_trees.h"
 #include "cs_algo.h"
 
@@ -56,20 +57,14 @@ static void emit_rank(cs_sched_t *s, int P, int r, uint32_t k, int inplace)
 
 static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **out, cs_err_t *err)
 {
-    long k;
-    int st = cs_params_get_int(params, "nchunks", 1, 1, 65536, &k, err);
-    if (st != CS_OK)
-        return st;
-    int P = desc->nranks;
-    if ((uint64_t)P * (uint64_t)k > UINT32_MAX / 2)
-        return cs_err_set(err, CS_ERR_RANGE, "%d ranks x %ld chunks per block is too many chunks",
-                          P, k);
-    cs_sched_t *s = cs_tree_gen_create(desc, (uint32_t)(P * k), err, &st);
+    uint32_t k;
+    int st, P = desc->nranks;
+    cs_sched_t *s = cs__gen_blocked(desc, params, " per block", &k, err, &st);
     if (s == NULL)
         return st;
     for (int r = 0; r < P && cs_sched_status(s) == CS_OK; r++)
         emit_rank(s, P, r, (uint32_t)k, desc->inplace);
-    return cs_tree_gen_finish(s, st, out, err);
+    return cs__gen_finish(s, st, out, err);
 }
 
 static double cost(const cs_coll_desc_t *desc, cs_params_t *params, double bytes,

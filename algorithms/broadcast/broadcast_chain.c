@@ -29,19 +29,9 @@ static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **o
     int st = cs_params_get_int(params, "segments", 8, 1, 65536, &nseg, err);
     if (st != CS_OK)
         return st;
-    cs_sched_t *s = cs_tree_gen_create(desc, (uint32_t)nseg, err, &st);
-    if (s == NULL)
-        return st;
     cs_tree_t t;
     cs_tree_chain(&t, desc->nranks, desc->root);
-    cs_tree_pipe_t p = {.chan = 0,
-                        .first = 0,
-                        .count = (uint32_t)nseg,
-                        .nseg = (uint32_t)nseg,
-                        .src = desc->inplace ? CS_BUF_OUT : CS_BUF_IN,
-                        .dst = CS_BUF_OUT};
-    st = cs_tree_bcast(s, &t, &p, NULL, NULL);
-    return cs_tree_gen_finish(s, st, out, err);
+    return cs_tree_gen(desc, &t, (uint32_t)nseg, CS_TREE_OP_BCAST, out, err);
 }
 
 static double cost(const cs_coll_desc_t *desc, cs_params_t *params, double bytes,

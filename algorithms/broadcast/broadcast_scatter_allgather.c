@@ -20,6 +20,7 @@
  * Every P >= 1, every root, in place or not.  The vector is cut into P
  * pieces, so counts below P leave some pieces empty.
  */
+#include "common/cs_gen.h"
 #include "common/cs_trees.h"
 #include "cs_algo.h"
 
@@ -66,15 +67,9 @@ static void emit_rank(cs_sched_t *s, const cs_tree_t *t, int r, uint32_t m, int 
 
 static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **out, cs_err_t *err)
 {
-    long m;
-    int st = cs_params_get_int(params, "nchunks", 1, 1, 65536, &m, err);
-    if (st != CS_OK)
-        return st;
-    int P = desc->nranks;
-    if ((uint64_t)P * (uint64_t)m > UINT32_MAX / 2)
-        return cs_err_set(err, CS_ERR_RANGE, "%d ranks x %ld chunks per piece is too many chunks",
-                          P, m);
-    cs_sched_t *s = cs_tree_gen_create(desc, (uint32_t)(P * m), err, &st);
+    uint32_t m;
+    int st, P = desc->nranks;
+    cs_sched_t *s = cs__gen_blocked(desc, params, " per piece", &m, err, &st);
     if (s == NULL)
         return st;
     cs_tree_t t;
@@ -89,7 +84,7 @@ static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **o
         emit_rank(s, &t, r, (uint32_t)m, src, kids, cap, have);
     free(have);
     free(kids);
-    return cs_tree_gen_finish(s, st, out, err);
+    return cs__gen_finish(s, st, out, err);
 }
 
 static double cost(const cs_coll_desc_t *desc, cs_params_t *params, double bytes,

@@ -37,6 +37,13 @@ cs_sched_t *cs__gen_create_blocked(const cs_coll_desc_t *desc, uint32_t per, con
     return cs__gen_create(desc, (uint32_t)P * per, err, st);
 }
 
+cs_sched_t *cs__gen_blocked(const cs_coll_desc_t *desc, cs_params_t *params, const char *unit,
+                            uint32_t *per, cs_err_t *err, int *st)
+{
+    *st = cs__param_nchunks(params, per, err);
+    return *st != CS_OK ? NULL : cs__gen_create_blocked(desc, *per, unit, err, st);
+}
+
 int cs__gen_finish(cs_sched_t *s, int st, cs_sched_t **out, cs_err_t *err)
 {
     if (s != NULL && st == CS_OK && cs_sched_status(s) == CS_OK) {

@@ -37,6 +37,11 @@ cs_sched_t *cs__gen_create(const cs_coll_desc_t *desc, uint32_t nchunks, cs_err_
 cs_sched_t *cs__gen_create_blocked(const cs_coll_desc_t *desc, uint32_t per, const char *unit,
                                    cs_err_t *err, int *st);
 
+/* The blocked generators' usual start: read `nchunks` into *per, then
+ * cs__gen_create_blocked(desc, *per, unit, ...). */
+cs_sched_t *cs__gen_blocked(const cs_coll_desc_t *desc, cs_params_t *params, const char *unit,
+                            uint32_t *per, cs_err_t *err, int *st);
+
 /* When st and the schedule's sticky error are CS_OK, hands s to *out and
  * returns CS_OK; otherwise frees s, copies the schedule's error into err
  * (unless err already holds one) and returns the failure. */

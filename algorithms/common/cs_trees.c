@@ -2,6 +2,8 @@
  * pipelined tree phases (see cs_trees.h for the contracts). */
 #include "cs_trees.h"
 
+#include "cs_gen.h"
+
 #include <stdlib.h>
 
 void cs_tree_knomial(cs_tree_t *t, int nranks, int root, int radix)
@@ -216,8 +218,15 @@ static int *kids_alloc(cs_sched_t *s, const cs_tree_t *t, int *cap)
     return kids;
 }
 
-int cs_tree_reduce(cs_sched_t *s, const cs_tree_t *t, const cs_tree_pipe_t *p, const int64_t *after,
-                   int64_t *done)
+/* One segment of one rank: the steps of a phase, given the rank's parent
+ * (-1 at the root), children, the segment [off, off+n) and the step `a` it
+ * waits for; returns the rank's `done` step for the segment. */
+typedef int64_t (*seg_fn_t)(cs_sched_t *s, const cs_tree_pipe_t *p, int r, int parent,
+                            const int *kids, int nk, uint32_t off, uint32_t n, int64_t a);
+
+/* Every rank, every segment, in order; the shape both phases share. */
+static int walk(cs_sched_t *s, const cs_tree_t *t, const cs_tree_pipe_t *p, const int64_t *after,
+                int64_t *done, seg_fn_t seg)
 {
     int cap;
     int *kids = kids_alloc(s, t, &cap);
@@ -227,30 +236,33 @@ int cs_tree_reduce(cs_sched_t *s, const cs_tree_t *t, const cs_tree_pipe_t *p, c
         int parent = cs_tree_parent(t, r);
         int nk = cs_tree_children(t, r, kids, cap);
         for (uint32_t i = 0; i < p->nseg; i++) {
-            uint32_t off, n, v;
+            uint32_t off, n;
             cs_tree_seg(p, i, &off, &n);
-            int64_t prev = after ? after[(size_t)r * p->nseg + i] : -1;
-            if (nk == 0 && parent >= 0) {
-                prev =
-                    cs_send(s, r, parent, p->chan, cs_rng(p->src, off, n), &v, cs_dep1(prev, &v));
-            } else {
-                if (p->src != p->dst)
-                    prev = cs_copy(s, r, cs_rng(p->src, off, n), cs_rng(p->dst, off, n), &v,
-                                   cs_dep1(prev, &v));
-                /* Smallest subtree first: it is ready first. */
-                for (int c = nk - 1; c >= 0; c--)
-                    prev = cs_rrecv(s, r, kids[c], p->chan, cs_rng(p->dst, off, n), &v,
-                                    cs_dep1(prev, &v));
-                if (parent >= 0)
-                    prev = cs_send(s, r, parent, p->chan, cs_rng(p->dst, off, n), &v,
-                                   cs_dep1(prev, &v));
-            }
+            int64_t a = after ? after[(size_t)r * p->nseg + i] : -1;
+            int64_t x = seg(s, p, r, parent, kids, nk, off, n, a);
             if (done)
-                done[(size_t)r * p->nseg + i] = prev;
+                done[(size_t)r * p->nseg + i] = x;
         }
     }
     free(kids);
     return cs_sched_status(s);
+}
+
+static int64_t reduce_seg(cs_sched_t *s, const cs_tree_pipe_t *p, int r, int parent,
+                          const int *kids, int nk, uint32_t off, uint32_t n, int64_t prev)
+{
+    uint32_t v;
+    if (nk == 0 && parent >= 0)
+        return cs_send(s, r, parent, p->chan, cs_rng(p->src, off, n), &v, cs_dep1(prev, &v));
+    if (p->src != p->dst)
+        prev = cs_copy(s, r, cs_rng(p->src, off, n), cs_rng(p->dst, off, n), &v,
+                       cs_dep1(prev, &v));
+    /* Smallest subtree first: it is ready first. */
+    for (int c = nk - 1; c >= 0; c--)
+        prev = cs_rrecv(s, r, kids[c], p->chan, cs_rng(p->dst, off, n), &v, cs_dep1(prev, &v));
+    if (parent >= 0)
+        prev = cs_send(s, r, parent, p->chan, cs_rng(p->dst, off, n), &v, cs_dep1(prev, &v));
+    return prev;
 }
 
 /* Send `rg` to the children one after another, biggest subtree first: a
@@ -266,68 +278,98 @@ static void send_kids(cs_sched_t *s, int r, const int *kids, int nk, int chan, c
         prev = cs_send(s, r, kids[c], chan, rg, &v, cs_dep1(prev, &v));
 }
 
+static int64_t bcast_seg(cs_sched_t *s, const cs_tree_pipe_t *p, int r, int parent,
+                         const int *kids, int nk, uint32_t off, uint32_t n, int64_t a)
+{
+    uint32_t v;
+    int64_t have = a;
+    if (parent < 0) {
+        if (p->src != p->dst)
+            have = cs_copy(s, r, cs_rng(p->src, off, n), cs_rng(p->dst, off, n), &v,
+                           cs_dep1(a, &v));
+        /* The root's sends read src, ready since `a`. */
+        send_kids(s, r, kids, nk, p->chan, cs_rng(p->src, off, n), a);
+    } else {
+        have = cs_recv(s, r, parent, p->chan, cs_rng(p->dst, off, n), &v, cs_dep1(a, &v));
+        send_kids(s, r, kids, nk, p->chan, cs_rng(p->dst, off, n), have);
+    }
+    return have;
+}
+
+int cs_tree_reduce(cs_sched_t *s, const cs_tree_t *t, const cs_tree_pipe_t *p, const int64_t *after,
+                   int64_t *done)
+{
+    return walk(s, t, p, after, done, reduce_seg);
+}
+
 int cs_tree_bcast(cs_sched_t *s, const cs_tree_t *t, const cs_tree_pipe_t *p, const int64_t *after,
                   int64_t *done)
 {
-    int cap;
-    int *kids = kids_alloc(s, t, &cap);
-    if (kids == NULL)
-        return cs_sched_status(s);
-    for (int r = 0; r < t->nranks && cs_sched_status(s) == CS_OK; r++) {
-        int parent = cs_tree_parent(t, r);
-        int nk = cs_tree_children(t, r, kids, cap);
-        for (uint32_t i = 0; i < p->nseg; i++) {
-            uint32_t off, n, v;
-            cs_tree_seg(p, i, &off, &n);
-            int64_t a = after ? after[(size_t)r * p->nseg + i] : -1, have = a;
-            int from = p->dst;
-            if (parent < 0) {
-                from = p->src;
-                if (p->src != p->dst)
-                    have = cs_copy(s, r, cs_rng(p->src, off, n), cs_rng(p->dst, off, n), &v,
-                                   cs_dep1(a, &v));
-                /* The root's sends read src, ready since `a`. */
-                send_kids(s, r, kids, nk, p->chan, cs_rng(from, off, n), a);
-            } else {
-                have = cs_recv(s, r, parent, p->chan, cs_rng(p->dst, off, n), &v, cs_dep1(a, &v));
-                send_kids(s, r, kids, nk, p->chan, cs_rng(from, off, n), have);
-            }
-            if (done)
-                done[(size_t)r * p->nseg + i] = have;
-        }
-    }
-    free(kids);
-    return cs_sched_status(s);
+    return walk(s, t, p, after, done, bcast_seg);
 }
 
-/* ---- generator plumbing ------------------------------------------------ */
+/* ---- generators over trees --------------------------------------------- */
 
-cs_sched_t *cs_tree_gen_create(const cs_coll_desc_t *desc, uint32_t nchunks, cs_err_t *err, int *st)
+int cs_tree_knomial_params(cs_params_t *params, long *nseg, long *radix, cs_err_t *err)
 {
-    cs_err_t e = {0};
-    cs_sched_t *s = cs_sched_create(desc, nchunks, &e);
-    if (s == NULL) {
-        *st = e.code != CS_OK ? e.code : CS_ERR_INTERNAL;
-        cs_err_set(err, *st, "%s", e.msg);
-        return NULL;
-    }
-    *st = CS_OK;
-    return s;
-}
-
-int cs_tree_gen_finish(cs_sched_t *s, int st, cs_sched_t **out, cs_err_t *err)
-{
-    if (s != NULL && st == CS_OK && cs_sched_status(s) == CS_OK) {
-        *out = s;
-        return CS_OK;
-    }
-    if (s != NULL && cs_sched_status(s) != CS_OK) {
-        st = cs_sched_status(s);
-        cs_err_set(err, st, "%s", s->err.msg);
-    } else if (st == CS_OK) {
-        st = CS_ERR_INTERNAL;
-        cs_err_set(err, st, "generator failed without a reason");
-    }
-    cs_sched_destroy(s);
+    int st = cs_params_get_int(params, "nchunks", 1, 1, 65536, nseg, err);
+    if (st == CS_OK)
+        st = cs_params_get_int(params, "radix", 2, 2, 64, radix, err);
     return st;
+}
+
+double cs_tree_knomial_rounds(const cs_coll_desc_t *desc, cs_params_t *params, long *nseg)
+{
+    long radix = 2;
+    *nseg = 1;
+    cs_tree_knomial_params(params, nseg, &radix, NULL);
+    return (double)(radix - 1) * cs_ceil_log((int)radix, desc->nranks);
+}
+
+int cs_tree_run(cs_sched_t *s, const cs_tree_t *t, cs_tree_pipe_t p, cs_tree_op_t op,
+                cs_err_t *err)
+{
+    if (op == CS_TREE_OP_BCAST)
+        return cs_tree_bcast(s, t, &p, NULL, NULL);
+    if (op == CS_TREE_OP_REDUCE)
+        return cs_tree_reduce(s, t, &p, NULL, NULL);
+    int P = t->nranks;
+    int64_t *done = malloc((size_t)P * (size_t)p.nseg * sizeof(*done));
+    if (done == NULL)
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory for %d ranks", P);
+    int st = cs_tree_reduce(s, t, &p, NULL, done);
+    p.src = p.dst;
+    if (st == CS_OK)
+        st = cs_tree_bcast(s, t, &p, done, NULL);
+    free(done);
+    return st;
+}
+
+int cs_tree_gen(const cs_coll_desc_t *desc, const cs_tree_t *t, uint32_t nseg, cs_tree_op_t op,
+                cs_sched_t **out, cs_err_t *err)
+{
+    int st;
+    cs_sched_t *s = cs__gen_create(desc, nseg, err, &st);
+    if (s == NULL)
+        return st;
+    cs_tree_pipe_t p = {.chan = 0,
+                        .first = 0,
+                        .count = nseg,
+                        .nseg = nseg,
+                        .src = desc->inplace ? CS_BUF_OUT : CS_BUF_IN,
+                        .dst = CS_BUF_OUT};
+    st = cs_tree_run(s, t, p, op, err);
+    return cs__gen_finish(s, st, out, err);
+}
+
+int cs_tree_gen_knomial(const cs_coll_desc_t *desc, cs_params_t *params, int root, cs_tree_op_t op,
+                        cs_sched_t **out, cs_err_t *err)
+{
+    long nseg, radix;
+    int st = cs_tree_knomial_params(params, &nseg, &radix, err);
+    if (st != CS_OK)
+        return st;
+    cs_tree_t t;
+    cs_tree_knomial(&t, desc->nranks, root, (int)radix);
+    return cs_tree_gen(desc, &t, (uint32_t)nseg, op, out, err);
 }

@@ -66,6 +66,7 @@
 #ifndef CS_TREES_H
 #define CS_TREES_H
 
+#include "cs_params.h"
 #include "cs_sched.h"
 
 #include <stdint.h>
@@ -129,13 +130,31 @@ int cs_tree_reduce(cs_sched_t *s, const cs_tree_t *t, const cs_tree_pipe_t *p, c
 int cs_tree_bcast(cs_sched_t *s, const cs_tree_t *t, const cs_tree_pipe_t *p, const int64_t *after,
                   int64_t *done);
 
-/* Generator plumbing shared by the tree, chain and all-to-all generators.
- * cs_tree_gen_create: cs_sched_create that also returns the status (NULL
- * and *st < 0 with err filled on failure).  cs_tree_gen_finish: when st and
- * the schedule's sticky error are CS_OK, hands s to *out and returns CS_OK;
- * otherwise frees s, copies the error into err and returns it. */
-cs_sched_t *cs_tree_gen_create(const cs_coll_desc_t *desc, uint32_t nchunks, cs_err_t *err,
-                               int *st);
-int cs_tree_gen_finish(cs_sched_t *s, int st, cs_sched_t **out, cs_err_t *err);
+/* Generators over trees
+ * ---------------------
+ * cs_tree_knomial_params reads the k-nomial generators' parameters:
+ * nchunks (pipeline segments, 1..65536, default 1) and radix (2..64,
+ * default 2).  cs_tree_knomial_rounds is (k-1) ceil(log_k P), the messages
+ * the root handles per segment in one phase, for their costs (defaults where
+ * a parameter is invalid); *nseg receives the segments.
+ *
+ * cs_tree_run appends one operation along t for pipe p: bcast, reduce, or
+ * allreduce = reduce, then bcast of the sum from p.dst, each segment's
+ * bcast after the reduce is done with it (CS_ERR_NOMEM in err for its
+ * workspace).  cs_tree_gen is a whole generator over one tree: a schedule
+ * of nseg chunks, the op over the whole vector in nseg segments on channel 0
+ * from in (out when in place) to out, and cs__gen_finish.
+ * cs_tree_gen_knomial is cs_tree_gen over the k-nomial tree rooted at
+ * `root` with the radix and segments of cs_tree_knomial_params. */
+typedef enum { CS_TREE_OP_BCAST = 0, CS_TREE_OP_REDUCE, CS_TREE_OP_ALLREDUCE } cs_tree_op_t;
+
+int cs_tree_knomial_params(cs_params_t *params, long *nseg, long *radix, cs_err_t *err);
+double cs_tree_knomial_rounds(const cs_coll_desc_t *desc, cs_params_t *params, long *nseg);
+int cs_tree_run(cs_sched_t *s, const cs_tree_t *t, cs_tree_pipe_t p, cs_tree_op_t op,
+                cs_err_t *err);
+int cs_tree_gen(const cs_coll_desc_t *desc, const cs_tree_t *t, uint32_t nseg, cs_tree_op_t op,
+                cs_sched_t **out, cs_err_t *err);
+int cs_tree_gen_knomial(const cs_coll_desc_t *desc, cs_params_t *params, int root, cs_tree_op_t op,
+                        cs_sched_t **out, cs_err_t *err);
 
 #endif /* CS_TREES_H */
