@@ -78,16 +78,9 @@ static void out_copy(cs_sched_t *s, int r, uint32_t P, uint32_t k, int pack, uin
 static void emit_rank(cs_sched_t *s, int P, int r, uint32_t k, int inplace, uint32_t maxnb,
                       bruck_ws_t *w)
 {
-    uint32_t C = (uint32_t)P * k, UP = (uint32_t)P, dv[2], nup = 0;
-    int src = CS_BUF_IN;
-    int64_t init = -1, prev_send = -1;
-    if (inplace) {
-        src = cs_sched_add_buffer(s, r, "src", 0, C);
-        init = cs_copy(s, r, cs_rng(CS_BUF_OUT, 0, C), cs_rng(src, 0, C), NULL, 0);
-    } else {
-        cs_copy(s, r, cs_rng(CS_BUF_IN, (uint32_t)r * k, k), cs_rng(CS_BUF_OUT, (uint32_t)r * k, k),
-                NULL, 0);
-    }
+    uint32_t UP = (uint32_t)P, dv[2], nup = 0;
+    int64_t init, prev_send = -1;
+    int src = cs__a2a_start(s, r, (uint32_t)P, k, inplace, &init);
     if (P == 1)
         return;
     int spack = cs_sched_add_buffer(s, r, "spack", 0, maxnb * k);

@@ -27,16 +27,9 @@ static const cs_param_desc_t params_desc[] = {
 
 static void emit_rank(cs_sched_t *s, int P, int r, uint32_t k, int inplace)
 {
-    uint32_t C = (uint32_t)P * k, dv[2];
-    int src = CS_BUF_IN;
-    int64_t init = -1, prev_s = -1, prev_r = -1;
-    if (inplace) {
-        src = cs_sched_add_buffer(s, r, "src", 0, C);
-        init = cs_copy(s, r, cs_rng(CS_BUF_OUT, 0, C), cs_rng(src, 0, C), NULL, 0);
-    } else {
-        cs_copy(s, r, cs_rng(CS_BUF_IN, (uint32_t)r * k, k), cs_rng(CS_BUF_OUT, (uint32_t)r * k, k),
-                NULL, 0);
-    }
+    uint32_t dv[2];
+    int64_t init, prev_s = -1, prev_r = -1;
+    int src = cs__a2a_start(s, r, (uint32_t)P, k, inplace, &init);
     for (int t = 1; t < P; t++) {
         uint32_t to = (uint32_t)((r + t) % P), from = (uint32_t)((r - t + P) % P);
         uint32_t n = 0;

@@ -24,17 +24,16 @@
 #include "common/cs_trees.h"
 #include "cs_algo.h"
 
-#include <stdlib.h>
-
 static const cs_param_desc_t params_desc[] = {
     {"nchunks", "1", "chunks per piece (the vector is P x nchunks chunks)"},
     {NULL, NULL, NULL},
 };
 
 /* Steps of one rank.  have[j]: the step after which out holds piece j. */
-static void emit_rank(cs_sched_t *s, const cs_tree_t *t, int r, uint32_t m, int src, int *kids,
-                      int cap, int64_t *have)
+static void emit_rank(cs_sched_t *s, cs_tree_pieces_t *w, int r, uint32_t m, int src)
 {
+    const cs_tree_t *t = &w->t;
+    int64_t *have = w->step;
     int P = t->nranks, v = cs_tree_pos(t, r), end = cs_tree_subtree_end(t, v);
     int next = (v + 1) % P, nend = cs_tree_subtree_end(t, next);
     int from = v == 0 ? src : CS_BUF_OUT;
@@ -46,10 +45,10 @@ static void emit_rank(cs_sched_t *s, const cs_tree_t *t, int r, uint32_t m, int 
     else if (src != CS_BUF_OUT)
         cs_copy(s, r, cs_rng(src, 0, (uint32_t)P * m), cs_rng(CS_BUF_OUT, 0, (uint32_t)P * m), NULL,
                 0);
-    int nk = cs_tree_children(t, r, kids, cap);
+    int nk = cs_tree_children(t, r, w->kids, w->cap);
     for (int c = 0; c < nk; c++) {
-        int pc = cs_tree_pos(t, kids[c]), ec = cs_tree_subtree_end(t, pc);
-        cs_send(s, r, kids[c], 0, cs_rng(from, (uint32_t)pc * m, (uint32_t)(ec - pc) * m), &dv,
+        int pc = cs_tree_pos(t, w->kids[c]), ec = cs_tree_subtree_end(t, pc);
+        cs_send(s, r, w->kids[c], 0, cs_rng(from, (uint32_t)pc * m, (uint32_t)(ec - pc) * m), &dv,
                 cs_dep1(got, &dv));
     }
     for (int j = 0; j < P; j++)
@@ -72,18 +71,12 @@ static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **o
     cs_sched_t *s = cs__gen_blocked(desc, params, " per piece", &m, err, &st);
     if (s == NULL)
         return st;
-    cs_tree_t t;
-    cs_tree_knomial(&t, P, desc->root, 2);
-    int cap = cs_tree_max_children(&t);
-    int *kids = malloc((size_t)cap * sizeof(*kids));
-    int64_t *have = malloc((size_t)P * sizeof(*have));
-    if (kids == NULL || have == NULL)
-        st = cs_err_set(err, CS_ERR_NOMEM, "out of memory for %d ranks", P);
+    cs_tree_pieces_t w;
+    st = cs_tree_pieces_init(&w, desc, err);
     int src = desc->inplace ? CS_BUF_OUT : CS_BUF_IN;
     for (int r = 0; r < P && st == CS_OK && cs_sched_status(s) == CS_OK; r++)
-        emit_rank(s, &t, r, (uint32_t)m, src, kids, cap, have);
-    free(have);
-    free(kids);
+        emit_rank(s, &w, r, m, src);
+    cs_tree_pieces_fini(&w);
     return cs__gen_finish(s, st, out, err);
 }
 

@@ -44,6 +44,20 @@ cs_sched_t *cs__gen_blocked(const cs_coll_desc_t *desc, cs_params_t *params, con
     return *st != CS_OK ? NULL : cs__gen_create_blocked(desc, *per, unit, err, st);
 }
 
+int cs__a2a_start(cs_sched_t *s, int r, uint32_t P, uint32_t k, int inplace, int64_t *init)
+{
+    uint32_t C = P * k;
+    *init = -1;
+    if (!inplace) {
+        cs_copy(s, r, cs_rng(CS_BUF_IN, (uint32_t)r * k, k), cs_rng(CS_BUF_OUT, (uint32_t)r * k, k),
+                NULL, 0);
+        return CS_BUF_IN;
+    }
+    int src = cs_sched_add_buffer(s, r, "src", 0, C);
+    *init = cs_copy(s, r, cs_rng(CS_BUF_OUT, 0, C), cs_rng(src, 0, C), NULL, 0);
+    return src;
+}
+
 int cs__gen_finish(cs_sched_t *s, int st, cs_sched_t **out, cs_err_t *err)
 {
     if (s != NULL && st == CS_OK && cs_sched_status(s) == CS_OK) {

@@ -42,6 +42,12 @@ cs_sched_t *cs__gen_create_blocked(const cs_coll_desc_t *desc, uint32_t per, con
 cs_sched_t *cs__gen_blocked(const cs_coll_desc_t *desc, cs_params_t *params, const char *unit,
                             uint32_t *per, cs_err_t *err, int *st);
 
+/* The start of rank r of an all-to-all (P blocks of k chunks): in place,
+ * out is copied whole into a new scratch buffer "src" (*init: that copy);
+ * otherwise the own block is copied in -> out (*init = -1).  Returns the
+ * buffer the rank's sends read (src, or in). */
+int cs__a2a_start(cs_sched_t *s, int r, uint32_t P, uint32_t k, int inplace, int64_t *init);
+
 /* When st and the schedule's sticky error are CS_OK, hands s to *out and
  * returns CS_OK; otherwise frees s, copies the schedule's error into err
  * (unless err already holds one) and returns the failure. */

@@ -373,3 +373,23 @@ int cs_tree_gen_knomial(const cs_coll_desc_t *desc, cs_params_t *params, int roo
     cs_tree_knomial(&t, desc->nranks, root, (int)radix);
     return cs_tree_gen(desc, &t, (uint32_t)nseg, op, out, err);
 }
+
+int cs_tree_pieces_init(cs_tree_pieces_t *w, const cs_coll_desc_t *desc, cs_err_t *err)
+{
+    int P = desc->nranks;
+    cs_tree_knomial(&w->t, P, desc->root, 2);
+    w->cap = cs_tree_max_children(&w->t);
+    w->kids = malloc((size_t)w->cap * sizeof(*w->kids));
+    w->step = malloc((size_t)P * sizeof(*w->step));
+    if (w->kids == NULL || w->step == NULL)
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory for %d ranks", P);
+    return CS_OK;
+}
+
+void cs_tree_pieces_fini(cs_tree_pieces_t *w)
+{
+    free(w->step);
+    free(w->kids);
+    w->step = NULL;
+    w->kids = NULL;
+}

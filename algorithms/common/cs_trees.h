@@ -157,4 +157,17 @@ int cs_tree_gen(const cs_coll_desc_t *desc, const cs_tree_t *t, uint32_t nseg, c
 int cs_tree_gen_knomial(const cs_coll_desc_t *desc, cs_params_t *params, int root, cs_tree_op_t op,
                         cs_sched_t **out, cs_err_t *err);
 
+/* Workspace of the generators that move P pieces along the binomial tree
+ * rooted at desc->root, one rank at a time (scatter_allgather, reduce_ring):
+ * the tree, room for one rank's children and one step id per piece.  init
+ * returns CS_OK or CS_ERR_NOMEM (in err); call fini either way. */
+typedef struct cs_tree_pieces {
+    cs_tree_t t;
+    int *kids, cap;
+    int64_t *step; /* P entries */
+} cs_tree_pieces_t;
+
+int cs_tree_pieces_init(cs_tree_pieces_t *w, const cs_coll_desc_t *desc, cs_err_t *err);
+void cs_tree_pieces_fini(cs_tree_pieces_t *w);
+
 #endif /* CS_TREES_H */

@@ -23,8 +23,6 @@
 #include "common/cs_trees.h"
 #include "cs_algo.h"
 
-#include <stdlib.h>
-
 static const cs_param_desc_t params_desc[] = {
     {"nchunks", "1", "chunks per piece (the vector is P x nchunks chunks)"},
     {NULL, NULL, NULL},
@@ -36,9 +34,11 @@ static uint32_t pmod(int a, int P)
 }
 
 /* Steps of one rank.  last[j]: the last step touching out's piece j. */
-static void emit_rank(cs_sched_t *s, const cs_tree_t *t, int r, uint32_t m, int src, int *kids,
-                      int cap, int64_t *last, cs_deps_t d[2])
+static void emit_rank(cs_sched_t *s, cs_tree_pieces_t *w, int r, uint32_t m, int src,
+                      cs_deps_t d[2])
 {
+    const cs_tree_t *t = &w->t;
+    int64_t *last = w->step;
     int P = t->nranks, v = cs_tree_pos(t, r);
     int next = cs_tree_rank(t, (v + 1) % P), prev = cs_tree_rank(t, (v - 1 + P) % P);
     uint32_t dv;
@@ -68,15 +68,15 @@ static void emit_rank(cs_sched_t *s, const cs_tree_t *t, int r, uint32_t m, int 
     /* Gather up the binomial tree, smallest subtree first.  d[0]: what the
      * send to the parent waits for; d[1]: one receive's dependencies (the
      * steps that touched its pieces). */
-    int nk = cs_tree_children(t, r, kids, cap);
+    int nk = cs_tree_children(t, r, w->kids, w->cap);
     cs_deps_clear(&d[0]);
     cs_deps_push(&d[0], last[v]);
     for (int c = nk - 1; c >= 0; c--) {
-        int pc = cs_tree_pos(t, kids[c]), ec = cs_tree_subtree_end(t, pc);
+        int pc = cs_tree_pos(t, w->kids[c]), ec = cs_tree_subtree_end(t, pc);
         cs_deps_clear(&d[1]);
         for (int j = pc; j < ec; j++)
             cs_deps_push(&d[1], last[j]);
-        cs_deps_push(&d[0], cs_recv(s, r, kids[c], 1,
+        cs_deps_push(&d[0], cs_recv(s, r, w->kids[c], 1,
                                     cs_rng(CS_BUF_OUT, (uint32_t)pc * m, (uint32_t)(ec - pc) * m),
                                     d[1].v, d[1].n));
     }
@@ -94,21 +94,15 @@ static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **o
     cs_sched_t *s = cs__gen_blocked(desc, params, " per piece", &m, err, &st);
     if (s == NULL)
         return st;
-    cs_tree_t t;
-    cs_tree_knomial(&t, P, desc->root, 2);
-    int cap = cs_tree_max_children(&t);
-    int *kids = malloc((size_t)cap * sizeof(*kids));
-    int64_t *last = malloc((size_t)P * sizeof(*last));
+    cs_tree_pieces_t w;
     cs_deps_t d[2] = {{0}, {0}};
-    if (kids == NULL || last == NULL)
-        st = cs_err_set(err, CS_ERR_NOMEM, "out of memory for %d ranks", P);
+    st = cs_tree_pieces_init(&w, desc, err);
     int src = desc->inplace ? CS_BUF_OUT : CS_BUF_IN;
     for (int r = 0; r < P && st == CS_OK && cs_sched_status(s) == CS_OK; r++)
-        emit_rank(s, &t, r, (uint32_t)m, src, kids, cap, last, d);
+        emit_rank(s, &w, r, m, src, d);
     cs_deps_fini(&d[0]);
     cs_deps_fini(&d[1]);
-    free(last);
-    free(kids);
+    cs_tree_pieces_fini(&w);
     return cs__gen_finish(s, st, out, err);
 }
 
