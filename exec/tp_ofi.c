@@ -16,8 +16,11 @@
  * cs_transport.h).  Every libfabric error code becomes a cs status in
  * ofi_status(), the one conversion function of this backend.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <rdma/fabric.h>
 #include <rdma/fi_cm.h>
@@ -329,8 +332,17 @@ static int getinfo(const cs_tp_config_t *cfg, struct fi_info **out, cs_err_t *er
     if (cfg->provider && *cfg->provider)
         hints->fabric_attr->prov_name = strdup(cfg->provider);
     const char *node = cfg->node;
-    if (node && cfg->provider && strstr(cfg->provider, "shm"))
-        node = NULL; /* shm has no network address to bind */
+    char shm_name[64];
+    if (cfg->provider && strstr(cfg->provider, "shm")) {
+        /* shm names its region after the node given (default: the pid); a
+         * region left in /dev/shm by a killed process of the same pid would
+         * make this one fail, so take a name of our own */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        snprintf(shm_name, sizeof(shm_name), "cs%ld_%d_%lx", (long)getpid(), cfg->rank,
+                 (unsigned long)(ts.tv_nsec ^ ts.tv_sec));
+        node = shm_name;
+    }
     struct fi_info *info = NULL;
     int rc = fi_getinfo(FI_VERSION(1, 14), node, NULL, node ? FI_SOURCE : 0, hints, &info);
     fi_freeinfo(hints);

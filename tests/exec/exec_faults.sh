@@ -55,6 +55,7 @@ kill)
     check '[ $i -lt 200 ]' "rank 0 never got past the start-up"
     sleep 1.5
     kill -9 "${pids[1]}"
+    killed=${pids[1]}
     wait_all $((timeout + 20))
     for r in 0 2; do
         check '[ "${rcs[$r]}" != hang ] && [ "${rcs[$r]}" -ne 0 ]' "rank $r: exit ${rcs[$r]} (want non-zero, no hang)"
@@ -63,6 +64,7 @@ kill)
     check '[ $elapsed -le $((timeout + 15)) ]' "took ${elapsed}s for a ${timeout}s timeout"
     check 'grep -q "rank 1" "$tmp/err0" "$tmp/err2"' "no message names rank 1"
     check '[ ! -e "$tmp/trace" ] && ! ls -d "$tmp"/trace.* 2>/dev/null' "a partial trace was left"
+    rm -f /dev/shm/cs"$killed"_* 2>/dev/null # the killed rank's shm region (libfabric shm)
     ;;
 mismatch)
     base="--coll allreduce --iters 2 --warmup 1 --provider $prov --timeout 20"
