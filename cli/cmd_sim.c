@@ -464,7 +464,7 @@ int cs_cli_sim(int argc, char **argv)
         const cs_sched_t *s = inst[i].sched;
         const char *name = s->algo[0] ? s->algo : a.schedule;
         cs_result_fill(&rows[i], name, s->desc.coll, s->desc.nranks, inst[i].bytes, dt, op,
-                       inst[i].time * 1e6, plat->name);
+                       inst[i].time * 1e6, plat->spec[0] ? plat->spec : plat->name);
     }
     out = a.output ? fopen(a.output, "w") : stdout;
     if (!out) {

@@ -119,6 +119,18 @@ if "$cs" sim --help >/dev/null 2>&1; then
   (cd "$tmp" && "$cs" sim --platform badroute.xml --algo ring --size 1M >out 2>err); rc=$?
   [ $rc -eq 2 ] && grep -q "badroute.xml:[0-9]" "$tmp/err" && pass=$((pass+1)) || {
     fail=$((fail+1)); echo "FAIL: sim on a platform with a bad route: exit $rc"; cat "$tmp/err"; }
+  # a mapping file puts ranks on chosen hosts: two GPUs of one node (NVLink)
+  # against two nodes (one EDR rail) must differ, and an unknown host is an error
+  printf 'n0-g0\nn1-g0\n' > "$tmp/map.txt"
+  printf 'n0-g0\nnope\n' > "$tmp/badmap.txt"
+  t_near=$("$cs" sim --platform summit:nodes=2 --algo ring --ranks 2 --size 64M --format csv | awk -F, 'NR==2{print $7}')
+  t_far=$("$cs" sim --platform summit:nodes=2 --algo ring --ranks 2 --size 64M --map "$tmp/map.txt" --format csv | awk -F, 'NR==2{print $7}')
+  awk -v a="$t_near" -v b="$t_far" 'BEGIN{exit !(a > 0 && b > 3 * a)}' && pass=$((pass+1)) || {
+    fail=$((fail+1)); echo "FAIL: --map: same node $t_near us, across nodes $t_far us"; }
+  check "sim --map unknown host" 2 "$cs" sim --platform summit:nodes=2 --algo ring --ranks 2 --size 1M --map "$tmp/badmap.txt"
+  grep_out "unknown host named" "nope" "$tmp/err"
+  check "sim csv names the platform spec" 0 "$cs" sim --platform summit:nodes=2 --algo ring --size 1M --format csv
+  grep_out "platform spec in results" "summit:nodes=2" "$tmp/out"
   ls "$tmp"/*.btr >/dev/null 2>&1 && { fail=$((fail+1)); echo "FAIL: SimGrid backtrace files left behind"; } || pass=$((pass+1))
 fi
 
