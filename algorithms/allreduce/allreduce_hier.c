@@ -10,7 +10,8 @@
  * After the tier-0 reduce-scatter a rank holds the tier-0 sum of 1/d0 of
  * the vector; tier 1 reduce-scatters that window among its tier-1 group,
  * and so on; after the last tier every rank holds 1/P of the total.  Each
- * tier runs its own algorithm (algos: ring, rhd or direct).
+ * tier runs its own algorithm (algos: ring, rhd or direct; by default ring
+ * on tiers of up to 8 ranks and rhd on larger ones).
  *
  *    dims 2x3 (P = 6), tier 0 pairs {0,1} {2,3} {4,5}, tier 1 {0,2,4} {1,3,5}:
  *
@@ -32,10 +33,13 @@
 #include "common/cs_phase.h"
 
 #define HIER_MAX_TIERS 8
+#define HIER_RING_MAX 8 /* algos=auto: ring on tiers of at most this many ranks */
 
 static const cs_param_desc_t params[] = {
     {"dims", "P", "tier sizes, innermost first, product P (6x256, 3x2x256)"},
-    {"algos", "ring", "algorithm per tier, '+'-separated (ring+rhd); one name applies to all"},
+    {"algos", "auto",
+     "algorithm per tier, '+'-separated (ring+rhd); one name applies to all; auto: ring on "
+     "tiers of up to 8 ranks, rhd (logarithmic) on larger ones"},
     {"nchunks", "1", "chunks per rank segment (pipelining of ring tiers)"},
     {NULL, NULL, NULL},
 };
@@ -61,7 +65,16 @@ static int parse(const cs_coll_desc_t *desc, cs_params_t *p, int *dims, cs__ph_a
                           "ranks %d, found %ld", P, prod);
     const char *a = cs_params_get(p, "algos");
     int na = 0;
-    for (const char *c = a ? a : "ring"; na < HIER_MAX_TIERS;) {
+    if (a == NULL || strcmp(a, "auto") == 0) {
+        /* short tiers (a node's GPUs) gain nothing from fewer steps and keep
+         * the ring's neighbour traffic; long ones (across nodes) need the
+         * logarithmic latency */
+        for (int t = 0; t < n; t++)
+            algs[t] = dims[t] <= HIER_RING_MAX ? CS__PH_RING : CS__PH_RHD;
+        *ntiers = n;
+        return cs__param_nchunks(p, nchunks, err);
+    }
+    for (const char *c = a; na < HIER_MAX_TIERS;) {
         int len = (int)strcspn(c, "+,:/");
         algs[na] = cs__ph_alg_parse(c, len);
         if (algs[na] == CS__PH_COUNT)
