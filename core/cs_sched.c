@@ -363,9 +363,11 @@ int64_t cs_sched_add(cs_sched_t *s, int rank, const cs_step_t *st, const uint32_
         dst->dst = cs_rng(0, 0, 0);
     dst->dep_off = rk->ndeps;
     dst->ndeps = ndeps;
-    uint32_t *dd = rk->deps + rk->ndeps; /* usually 1-3 entries: no memcpy call */
-    for (uint32_t i = 0; i < ndeps; i++)
-        dd[i] = deps[i];
+    if (ndeps > 0) { /* rk->deps is still NULL on a rank without dependencies */
+        uint32_t *dd = rk->deps + rk->ndeps; /* usually 1-3 entries: no memcpy call */
+        for (uint32_t i = 0; i < ndeps; i++)
+            dd[i] = deps[i];
+    }
     rk->ndeps += ndeps;
     rk->nsteps++;
     return idx;
