@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "cs_algo.h"
+#include "cs_results.h"
 
 static void help(FILE *f)
 {
@@ -17,20 +18,6 @@ static void help(FILE *f)
             "  --coll COLL      only this collective (allreduce, reduce-scatter, allgather,\n"
             "                   broadcast, reduce, alltoall)\n"
             "  --format FMT     table (default) or json\n");
-}
-
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            fprintf(f, "\\u%04x", *s);
-        else
-            fputc(*s, f);
-    }
-    fputc('"', f);
 }
 
 int cs_cli_algos(int argc, char **argv)
@@ -75,17 +62,17 @@ int cs_cli_algos(int argc, char **argv)
             continue;
         if (json) {
             printf("%s\n  {\"collective\": \"%s\", \"name\": ", first ? "" : ",", cs_coll_name(a->coll));
-            json_str(stdout, a->name);
+            cs_json_write_str(stdout, a->name);
             printf(", \"description\": ");
-            json_str(stdout, a->desc);
+            cs_json_write_str(stdout, a->desc);
             printf(", \"alpha_beta_formula\": %s, \"params\": [", a->cost ? "true" : "false");
             for (const cs_param_desc_t *p = a->params; p && p->key; p++) {
                 printf("%s{\"key\": ", p == a->params ? "" : ", ");
-                json_str(stdout, p->key);
+                cs_json_write_str(stdout, p->key);
                 printf(", \"default\": ");
-                json_str(stdout, p->def ? p->def : "");
+                cs_json_write_str(stdout, p->def ? p->def : "");
                 printf(", \"help\": ");
-                json_str(stdout, p->help ? p->help : "");
+                cs_json_write_str(stdout, p->help ? p->help : "");
                 printf("}");
             }
             printf("]}");

@@ -113,7 +113,7 @@ static void csv_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static void json_str(FILE *f, const char *s)
+void cs_json_write_str(FILE *f, const char *s)
 {
     fputc('"', f);
     for (; *s; s++) {
@@ -166,7 +166,7 @@ int cs_results_print_json(FILE *f, const cs_result_t *rows, int n)
         const cs_result_t *r = &rows[i];
         fputs(i ? ",\n  {" : "\n  {", f);
         fputs("\"algo\": ", f);
-        json_str(f, r->algo);
+        cs_json_write_str(f, r->algo);
         fprintf(f, ", \"coll\": \"%s\", \"size_bytes\": %llu, \"count\": %llu, \"dtype\": \"%s\", "
                    "\"redop\": \"%s\", \"time_us\": ",
                 cs_coll_name(r->coll), (unsigned long long)r->size_bytes,
@@ -177,7 +177,7 @@ int cs_results_print_json(FILE *f, const cs_result_t *rows, int n)
         fputs(", \"busbw_GBps\": ", f);
         json_num(f, r->busbw_GBps);
         fprintf(f, ", \"ranks\": %d, \"platform\": ", r->ranks);
-        json_str(f, r->platform);
+        cs_json_write_str(f, r->platform);
         if (r->wrong >= 0)
             fprintf(f, ", \"wrong\": %lld", (long long)r->wrong);
         if (r->predicted_us >= 0) {

@@ -55,4 +55,8 @@ int cs_results_print_csv(FILE *f, const cs_result_t *rows, int n);
 int cs_results_print_json(FILE *f, const cs_result_t *rows, int n);
 int cs_results_print(FILE *f, cs_results_fmt_t fmt, const cs_result_t *rows, int n);
 
+/* Write `s` as a JSON string literal (quotes, backslashes and control
+ * characters escaped).  Shared by every JSON writer of collstep. */
+void cs_json_write_str(FILE *f, const char *s);
+
 #endif /* CS_RESULTS_H */

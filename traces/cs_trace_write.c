@@ -29,22 +29,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "cs_results.h"
 #include "cs_trace_int.h"
-
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
 
 typedef struct order {
     double key;
@@ -125,13 +111,13 @@ static void json_meta(FILE *f, const cs_trace_t *t)
     const cs_trace_meta_t *m = &t->meta;
     fprintf(f, "{\"schema\":\"%s\",\"backend\":\"%s\",\"platform\":", CS_TRACE_SCHEMA,
             m->backend == CS_TRACE_LIVE ? "live" : "sim");
-    json_str(f, m->platform);
+    cs_json_write_str(f, m->platform);
     fprintf(f, ",\"coll\":");
-    json_str(f, m->coll);
+    cs_json_write_str(f, m->coll);
     fprintf(f, ",\"algo\":");
-    json_str(f, m->algo);
+    cs_json_write_str(f, m->algo);
     fprintf(f, ",\"model\":");
-    json_str(f, m->model);
+    cs_json_write_str(f, m->model);
     fprintf(f, ",\"bytes\":%llu,\"ranks\":%d,\"time_us\":%.4f}", (unsigned long long)m->bytes,
             m->nranks, t->T * 1e6);
 }
@@ -229,12 +215,12 @@ static int write_summary(const cs_trace_t *t)
             continue;
         fprintf(f, "%s\n {\"tier\":", first ? "" : ",");
         first = 0;
-        json_str(f, ts->name);
+        cs_json_write_str(f, ts->name);
         fprintf(f, ",\"links\":%u,\"bandwidth_GBps\":%.6g,\"bytes\":%.0f,\"mean_util\":%.6f,"
                    "\"peak_util\":%.6f,\"busy_fraction\":%.6f,\"busiest_link\":",
                 ts->nlinks, ts->bandwidth / 1e9, ts->bytes, ts->mean_util, ts->peak_util,
                 ts->busy_fraction);
-        json_str(f, t->links[ts->busiest].name);
+        cs_json_write_str(f, t->links[ts->busiest].name);
         fprintf(f, ",\"busiest_link_mean_util\":%.6f,\"shifted_bytes\":%.0f", ts->busiest_util,
                 ts->shifted_bytes);
         json_profile(f, "profile_busy", ts->profile_busy);
@@ -243,7 +229,7 @@ static int write_summary(const cs_trace_t *t)
     }
     fprintf(f, "\n],\n\"bottleneck_tier\":");
     if (t->bottleneck >= 0)
-        json_str(f, t->tiers[t->bottleneck].name);
+        cs_json_write_str(f, t->tiers[t->bottleneck].name);
     else
         fprintf(f, "null");
     fprintf(f, ",\n\"bottleneck_rule\":\"the tier whose busiest link has the highest mean "
