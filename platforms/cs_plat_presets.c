@@ -156,7 +156,7 @@ static void cs__fabric_apply(cs__model_t *m, const cs__fab_t *f, int ethernet)
 static int cs__rails(cs__model_t *m, long rails, int (*at)(int k, void *arg), void *arg,
                      int tier, double bw)
 {
-    char name[12];
+    char name[24];
     m->rails = (int)rails;
     for (int k = 0; k < rails; k++) {
         snprintf(name, sizeof(name), "hca%d", k);
@@ -199,7 +199,7 @@ static int cs__power_node(cs__pctx_t *c, cs__model_t *m, cs__power_t *pw, const 
     int tnh = cs__model_tier(m, "nvlink-host", 11.3, 0.87);
     int txb = cs__model_tier(m, "xbus", 1.0, 0.8);
     int tpc = cs__model_tier(m, "pcie", 5.7, 0.8);
-    char name[12];
+    char name[24];
     for (int g = 0; g < 2 * pw->gps; g++) {
         snprintf(name, sizeof(name), "g%d", g);
         cs__model_elem(m, name, CS__EL_GPU, f->reduce_bw);
@@ -282,7 +282,7 @@ static int cs__build_x86(cs__pctx_t *c, cs__model_t *m)
         return st;
     int tpc = cs__model_tier(m, "pcie", 5.7, 0.8);
     int tqp = cs__model_tier(m, "qpi", 1.0, 0.8);
-    char name[12];
+    char name[24];
     for (int g = 0; g < gpus; g++) {
         snprintf(name, sizeof(name), "g%d", g);
         cs__model_elem(m, name, CS__EL_GPU, f.reduce_bw);
@@ -340,7 +340,7 @@ static int cs__build_dgx1(cs__pctx_t *c, cs__model_t *m)
     int tnv = cs__model_tier(m, "nvlink", 11.3, 0.87);
     int tpc = cs__model_tier(m, "pcie", 5.7, 0.8);
     int tqp = cs__model_tier(m, "qpi", 1.0, 0.8);
-    char name[12];
+    char name[24];
     for (int g = 0; g < 8; g++) {
         snprintf(name, sizeof(name), "g%d", g);
         cs__model_elem(m, name, CS__EL_GPU, f.reduce_bw);
