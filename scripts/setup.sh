@@ -10,7 +10,8 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(
   build-essential cmake ninja-build pkg-config git python3
-  clang libclang-rt-14-dev afl++           # fuzzing (libFuzzer, AFL++)
+  clang libclang-rt-14-dev                  # parser fuzzing (libFuzzer)
+  time                                      # benchmarks: /usr/bin/time for peak memory
   libsimgrid-dev                            # sim/: SimGrid 3.32 (smpicc, smpirun)
   libigraph-dev                             # platforms/: topology graphs
   libfabric-dev libfabric-bin               # exec/: libfabric transport
