@@ -342,7 +342,6 @@ int cs_cli_sim(int argc, char **argv)
     cs_trace_sim_t tsim;
 #endif
     int nmap = 0, nsched = 0, ranks = 0;
-    FILE *out = NULL;
     cs_err_t err = {0};
     if (cs_platform_open(a.platform, &plat, &err) != CS_OK) {
         rc = cs_cli_usage_error("sim", "%s", err.msg);
@@ -466,17 +465,15 @@ int cs_cli_sim(int argc, char **argv)
         cs_result_fill(&rows[i], name, s->desc.coll, s->desc.nranks, inst[i].bytes, dt, op,
                        inst[i].time * 1e6, plat->spec[0] ? plat->spec : plat->name);
     }
-    out = a.output ? fopen(a.output, "w") : stdout;
-    if (!out) {
-        fprintf(stderr, "collstep sim: cannot write %s\n", a.output);
-        rc = CS_EXIT_FAIL;
-        goto done;
+    if (a.output) { /* whole or not at all */
+        rc = cs_results_save(a.output, fmt, rows, n, &err) == CS_OK ? CS_EXIT_OK : CS_EXIT_FAIL;
+        if (rc != CS_EXIT_OK)
+            fprintf(stderr, "collstep sim: %s\n", err.msg);
+    } else {
+        rc = cs_results_print(stdout, fmt, rows, n) == CS_OK ? CS_EXIT_OK : CS_EXIT_FAIL;
+        if (rc != CS_EXIT_OK)
+            fprintf(stderr, "collstep sim: cannot write the results\n");
     }
-    rc = cs_results_print(out, fmt, rows, n) == CS_OK ? CS_EXIT_OK : CS_EXIT_FAIL;
-    if (a.output && fclose(out) != 0)
-        rc = CS_EXIT_FAIL;
-    if (rc != CS_EXIT_OK)
-        fprintf(stderr, "collstep sim: cannot write %s\n", a.output ? a.output : "results");
 done:
 #ifdef CS_HAVE_TRACES
     cs_trace_session_close(tsess);

@@ -1,8 +1,11 @@
 /*
  * cs_results.c - see cs_results.h.
  */
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cs_results.h"
 
@@ -202,4 +205,29 @@ int cs_results_print(FILE *f, cs_results_fmt_t fmt, const cs_result_t *rows, int
     default:
         return CS_ERR_INVAL;
     }
+}
+
+int cs_results_save(const char *path, cs_results_fmt_t fmt, const cs_result_t *rows, int n,
+                    cs_err_t *err)
+{
+    char tmp[4096];
+    int w = snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+    if (w < 0 || (size_t)w >= sizeof(tmp))
+        return cs_err_set(err, CS_ERR_IO, "%s: path too long", path);
+    FILE *f = fopen(tmp, "w");
+    if (f == NULL)
+        return cs_err_set(err, CS_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+    int st = cs_results_print(f, fmt, rows, n);
+    if (fflush(f) != 0 || ferror(f))
+        st = CS_ERR_IO;
+    if (fclose(f) != 0)
+        st = CS_ERR_IO;
+    if (st == CS_OK && rename(tmp, path) != 0)
+        st = CS_ERR_IO;
+    if (st != CS_OK) {
+        unlink(tmp);
+        return cs_err_set(err, CS_ERR_IO, "cannot write %s: %s", path,
+                          errno ? strerror(errno) : "write error");
+    }
+    return CS_OK;
 }

@@ -54,6 +54,10 @@ int cs_results_print_table(FILE *f, const cs_result_t *rows, int n);
 int cs_results_print_csv(FILE *f, const cs_result_t *rows, int n);
 int cs_results_print_json(FILE *f, const cs_result_t *rows, int n);
 int cs_results_print(FILE *f, cs_results_fmt_t fmt, const cs_result_t *rows, int n);
+/* Write the rows to `path` whole or not at all (PATH.tmp.<pid>, then rename;
+ * the temporary file is removed on failure).  CS_OK or CS_ERR_IO with err. */
+int cs_results_save(const char *path, cs_results_fmt_t fmt, const cs_result_t *rows, int n,
+                    cs_err_t *err);
 
 /* Write `s` as a JSON string literal (quotes, backslashes and control
  * characters escaped).  Shared by every JSON writer of collstep. */
