@@ -131,6 +131,10 @@ if "$cs" sim --help >/dev/null 2>&1; then
   grep_out "unknown host named" "nope" "$tmp/err"
   check "sim csv names the platform spec" 0 "$cs" sim --platform summit:nodes=2 --algo ring --size 1M --format csv
   grep_out "platform spec in results" "summit:nodes=2" "$tmp/out"
+  check "sim -o json" 0 "$cs" sim --platform summit:nodes=2 --algo ring,hier --size 1M:4M --format json -o "$tmp/res.json"
+  python3 -c "import json; d=json.load(open('$tmp/res.json')); assert len(d) == 6 and all(r['busbw_GBps'] > 0 for r in d)" \
+    && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL: sim -o json content"; }
+  check "sim -o into a missing directory" 1 "$cs" sim --platform summit:nodes=2 --algo ring --size 1M -o "$tmp/no/such/res.json"
   ls "$tmp"/*.btr >/dev/null 2>&1 && { fail=$((fail+1)); echo "FAIL: SimGrid backtrace files left behind"; } || pass=$((pass+1))
 fi
 
