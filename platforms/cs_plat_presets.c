@@ -224,17 +224,24 @@ static int cs__power_node(cs__pctx_t *c, cs__model_t *m, cs__power_t *pw, const 
     return CS_OK;
 }
 
+/* The POWER presets differ only in their numbers: fabric parameters, the
+ * node, then the fabric around the nodes. */
+static int cs__build_power(cs__pctx_t *c, cs__model_t *m, cs__fab_t *f, cs__power_t *pw)
+{
+    int st = cs__fabric_params(c, f);
+    if (st == CS_OK)
+        st = cs__power_node(c, m, pw, f);
+    if (st == CS_OK)
+        cs__fabric_apply(m, f, 0);
+    return st;
+}
+
 static int cs__build_minsky(cs__pctx_t *c, cs__model_t *m)
 {
     cs__fab_t f = {.nodes = 64, .npr = 16, .rails = 1, .oversub = 1, .nic_bw = 12.5 * GB,
                    .nic_lat = 1.0 * US, .leaf_lat = 0.1 * US, .reduce_bw = 192 * GB};
     cs__power_t pw = {.gps = 2, .nv_bw = 40 * GB, .xbus_bw = 38.4 * GB, .pcie_bw = 15.75 * GB};
-    int st = cs__fabric_params(c, &f);
-    if (st == CS_OK)
-        st = cs__power_node(c, m, &pw, &f);
-    if (st == CS_OK)
-        cs__fabric_apply(m, &f, 0);
-    return st;
+    return cs__build_power(c, m, &f, &pw);
 }
 
 static int cs__build_ac922(cs__pctx_t *c, cs__model_t *m)
@@ -242,12 +249,7 @@ static int cs__build_ac922(cs__pctx_t *c, cs__model_t *m)
     cs__fab_t f = {.nodes = 64, .npr = 18, .rails = 1, .oversub = 1, .nic_bw = 12.5 * GB,
                    .nic_lat = 1.0 * US, .leaf_lat = 0.1 * US, .reduce_bw = 800 * GB / 3};
     cs__power_t pw = {.gps = 2, .nv_bw = 75 * GB, .xbus_bw = 32 * GB, .pcie_bw = 31.5 * GB};
-    int st = cs__fabric_params(c, &f);
-    if (st == CS_OK)
-        st = cs__power_node(c, m, &pw, &f);
-    if (st == CS_OK)
-        cs__fabric_apply(m, &f, 0);
-    return st;
+    return cs__build_power(c, m, &f, &pw);
 }
 
 static int cs__build_summit(cs__pctx_t *c, cs__model_t *m)
@@ -255,12 +257,7 @@ static int cs__build_summit(cs__pctx_t *c, cs__model_t *m)
     cs__fab_t f = {.nodes = 256, .npr = 18, .rails = 2, .oversub = 1, .nic_bw = 12.5 * GB,
                    .nic_lat = 1.0 * US, .leaf_lat = 0.1 * US, .reduce_bw = 800 * GB / 3};
     cs__power_t pw = {.gps = 3, .nv_bw = 50 * GB, .xbus_bw = 32 * GB, .pcie_bw = 15.75 * GB};
-    int st = cs__fabric_params(c, &f);
-    if (st == CS_OK)
-        st = cs__power_node(c, m, &pw, &f);
-    if (st == CS_OK)
-        cs__fabric_apply(m, &f, 0);
-    return st;
+    return cs__build_power(c, m, &f, &pw);
 }
 
 /* ---- x86 + P100 PCIe + 10 GbE ------------------------------------------ */
