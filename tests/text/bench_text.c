@@ -64,21 +64,6 @@ static cs_sched_t *ring(int P)
     return s;
 }
 
-static char *write_mem(const cs_sched_t *s, size_t *len)
-{
-    char *buf = NULL;
-    FILE *f = open_memstream(&buf, len);
-    if (f == NULL)
-        return NULL;
-    int rc = cs_sched_write(s, f);
-    fclose(f);
-    if (rc != CS_OK) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
-}
-
 int main(int argc, char **argv)
 {
     int P = argc > 1 ? atoi(argv[1]) : 256;
@@ -94,13 +79,13 @@ int main(int argc, char **argv)
     stamp_t t1 = now();
     fclose(devnull);
     CS_TEST_CHECK(rc == CS_OK, "write to /dev/null");
-    char *t = write_mem(s, &l1);
+    char *t = cs_test_write_mem(s, &l1);
     CS_TEST_REQUIRE(t != NULL, "write");
     stamp_t t2 = now();
     cs_sched_t *s2 = cs_sched_parse(t, l1, "bench", &err);
     stamp_t t3 = now();
     CS_TEST_REQUIRE(s2 != NULL, "parse: %s", err.msg);
-    char *u = write_mem(s2, &l2);
+    char *u = cs_test_write_mem(s2, &l2);
     CS_TEST_CHECK(u != NULL && l1 == l2 && memcmp(t, u, l1) == 0, "round trip bytes");
     CS_TEST_CHECK(cs_test_sched_diff(s, s2) == NULL, "round trip schedule");
     double n = (double)cs_sched_total_steps(s);

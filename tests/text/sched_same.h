@@ -1,15 +1,35 @@
 /*
- * sched_same.h - field-by-field schedule equality for the text tests and the
- * fuzz harness.  (cs_sched_digest is not used for this: it forms
- * `deps + dep_off` on a NULL deps array, which UBSan reports.)
- * Returns NULL when equal, else a static string naming the first difference.
+ * sched_same.h - helpers of the text tests and the fuzz harness:
+ * field-by-field schedule equality (cs_test_sched_diff returns NULL when
+ * equal, else a static string naming the first difference; a digest would
+ * not say where two schedules differ) and the canonical text of a schedule
+ * in memory (cs_test_write_mem).
  */
 #ifndef CS_TEST_SCHED_SAME_H
 #define CS_TEST_SCHED_SAME_H
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cs_sched.h"
+#include "cs_text.h"
+
+/* Canonical text of s in a malloc'ed buffer (NULL on failure). */
+static inline char *cs_test_write_mem(const cs_sched_t *s, size_t *len)
+{
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, len);
+    if (f == NULL)
+        return NULL;
+    int rc = cs_sched_write(s, f);
+    fclose(f);
+    if (rc != CS_OK) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
 
 static inline int cs__range_eq(cs_range_t a, cs_range_t b)
 {

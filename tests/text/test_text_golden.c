@@ -40,22 +40,6 @@ static char *slurp(const char *path, size_t *len)
     return buf;
 }
 
-/* Canonical text of s in a malloc'ed buffer. */
-static char *write_mem(const cs_sched_t *s, size_t *len)
-{
-    char *buf = NULL;
-    FILE *f = open_memstream(&buf, len);
-    if (f == NULL)
-        return NULL;
-    int rc = cs_sched_write(s, f);
-    fclose(f);
-    if (rc != CS_OK) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
-}
-
 static int has_suffix(const char *s, const char *suf)
 {
     size_t a = strlen(s), b = strlen(suf);
@@ -74,7 +58,7 @@ static void check_file(const char *path, const char *expect_path)
     CS_TEST_CHECK(s != NULL, "%s", err.msg);
     if (expect == NULL || s == NULL)
         goto done;
-    out = write_mem(s, &olen);
+    out = cs_test_write_mem(s, &olen);
     CS_TEST_CHECK(out != NULL, "%s: write failed", path);
     if (out == NULL)
         goto done;
@@ -88,7 +72,7 @@ static void check_file(const char *path, const char *expect_path)
     CS_TEST_CHECK(diff == NULL, "%s: %s changed", path, diff);
     CS_TEST_CHECK(strcmp(s->algo, s2->algo) == 0 && strcmp(s->params, s2->params) == 0,
                   "%s: meta changed", path);
-    out2 = write_mem(s2, &o2len);
+    out2 = cs_test_write_mem(s2, &o2len);
     CS_TEST_CHECK(out2 != NULL && o2len == olen && memcmp(out, out2, olen) == 0,
                   "%s: second write differs", path);
 done:

@@ -26,21 +26,6 @@ static uint32_t rnd(uint32_t n)
     return n ? (uint32_t)(rng % n) : 0;
 }
 
-static char *write_mem(const cs_sched_t *s, size_t *len)
-{
-    char *buf = NULL;
-    FILE *f = open_memstream(&buf, len);
-    if (f == NULL)
-        return NULL;
-    int rc = cs_sched_write(s, f);
-    fclose(f);
-    if (rc != CS_OK) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
-}
-
 static const char *const metas[][2] = {
     {"ring", "pipeline=2"},
     {"", "orphan=params"},
@@ -147,7 +132,7 @@ static void test_random_round_trips(void)
         cs_err_t err = {0};
         if (s == NULL)
             continue;
-        t1 = write_mem(s, &l1);
+        t1 = cs_test_write_mem(s, &l1);
         CS_TEST_CHECK(t1 != NULL, "iter %d: write", iter);
         if (t1 == NULL)
             goto next;
@@ -157,7 +142,7 @@ static void test_random_round_trips(void)
             goto next;
         const char *diff = cs_test_sched_diff(s, s2);
         CS_TEST_CHECK(diff == NULL, "iter %d: %s differs", iter, diff);
-        t2 = write_mem(s2, &l2);
+        t2 = cs_test_write_mem(s2, &l2);
         CS_TEST_CHECK(t2 != NULL && l1 == l2 && memcmp(t1, t2, l1) == 0,
                       "iter %d: text changed:\n%.*s\n---\n%.*s", iter, (int)l1, t1, (int)l2,
                       t2 ? t2 : "");
