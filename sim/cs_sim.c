@@ -312,12 +312,14 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
     }
     st = CS_ERR_NOMEM;
     cs__work_q = malloc(sizeof(uint32_t) * maxsteps);
-    cs__work_sq = malloc(sizeof(uint32_t) * maxsteps);
+    if (opts_in->ports > 0) /* the FIFO of sends waiting for a port */
+        cs__work_sq = malloc(sizeof(uint32_t) * maxsteps);
     if (opts_in->obs) {
         cs__work_post = calloc(maxsteps, sizeof(double));
         cs__work_pay = calloc(maxsteps, sizeof(void *));
     }
-    if (!cs__work_q || !cs__work_sq || (opts_in->obs && (!cs__work_post || !cs__work_pay))) {
+    if (!cs__work_q || (opts_in->ports > 0 && !cs__work_sq) ||
+        (opts_in->obs && (!cs__work_post || !cs__work_pay))) {
         cs_err_set(err, st, "sim: out of memory for %llu steps", (unsigned long long)maxsteps);
         goto out;
     }

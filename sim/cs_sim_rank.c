@@ -282,7 +282,7 @@ void cs__rank_main(int argc, char **argv)
     c.op = c.p->ops + c.b;
     c.succ = c.p->succ + c.p->succ_base[c.r];
     c.q = cs__work_q + c.b;
-    c.sq = cs__work_sq + c.b;
+    c.sq = cs__work_sq ? cs__work_sq + c.b : NULL; /* only with a port limit */
     c.ports = I->run->opts->ports;
     c.post = cs__work_post;
     c.pay = cs__work_pay;
