@@ -68,7 +68,9 @@ static const char usage_text[] =
     "  --dtype T            float (default), double, half, bfloat16, int32, int64\n"
     "  --op OP              sum (default), prod, min, max\n"
     "  --root R             root of broadcast / reduce (0)\n"
-    "  --transport NAME     ofi (default), nccl (GPU memory, one rank per GPU)\n"
+    "  --transport NAME     ofi (default: libfabric, see --provider), tcp (native\n"
+    "                       sockets, one connection per rank pair, --iface), nccl\n"
+    "                       (GPU memory, one rank per GPU)\n"
     "  --baseline nccl      with --transport nccl: also time NCCL's own collective\n"
     "  --provider NAME      libfabric provider: tcp;ofi_rxm (default), shm, verbs;ofi_rxm, efa\n"
     "  --iface ADDR         address tcp binds to (127.0.0.1)\n"
@@ -246,7 +248,7 @@ static int parse_args(int argc, char **argv, run_opts_t *o)
         return usage_error("--format: expected table, csv or json, found '%s'", o->format);
 #ifdef CS_EXEC_HAVE_TRACES
     if (o->trace && !strcmp(o->transport, "nccl"))
-        return usage_error("--trace: only with --transport ofi");
+        return usage_error("--trace: not with --transport nccl");
 #else
     if (o->trace)
         return usage_error("--trace: collstep was built without traces/");
@@ -375,10 +377,10 @@ static int report(run_ctx_t *c, uint64_t bytes, uint64_t count, double t, uint64
         }
         *wrong_total += wrong;
         char plat[64];
-        if (strcmp(c->o->transport, "nccl"))
+        if (!strcmp(c->o->transport, "ofi"))
             snprintf(plat, sizeof(plat), "%s/%s", c->o->transport, c->o->provider);
         else
-            snprintf(plat, sizeof(plat), "nccl");
+            snprintf(plat, sizeof(plat), "%s", c->o->transport);
         cs_result_t *row = &c->rows[c->nrows < 2 * SIZES_MAX ? c->nrows++ : c->nrows - 1];
         cs_result_fill(row, c->row_algo ? c->row_algo : c->sched->algo[0] ? c->sched->algo
                        : c->o->schedule, c->sched->desc.coll, c->nranks, bytes, c->dt, c->op,

@@ -130,8 +130,9 @@ int cs_tp_nosup_cancel(cs_tp_t *tp, cs_tp_req_t *req);
 
 /* Transport constructors.  Return a cs_status_t, fill *out only on success. */
 int cs_tp_ofi_open(const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err);
+int cs_tp_tcp_open(const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err);
 
-/* Open a transport by name ("ofi"); CS_ERR_NOTFOUND for unknown names. */
+/* Open a transport by name ("ofi", "tcp"); CS_ERR_NOTFOUND for unknown names. */
 int cs_tp_open(const char *name, const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err);
 
 static inline void cs_tp_close(cs_tp_t *tp)
