@@ -1,0 +1,258 @@
+/*
+ * test_tp_tcp.c - the native TCP transport (exec/tp_tcp*.c) on its own:
+ * NP forked processes on loopback, addresses exchanged through a shared
+ * mapping, every rank checking what it receives.
+ *
+ *   matching   per peer, messages of the same tag match receives in order,
+ *              and tags posted in the opposite order of sending still
+ *              match (the first messages wait as unexpected ones);
+ *   sizes      0 bytes, 1 byte, the eager limit and one byte above, 3 MB
+ *              (RTS/CTS), each both expected and unexpected;
+ *   self       a rank sends to itself, receive posted before and after;
+ *   truncation a receive smaller than its message completes with
+ *              CS_ERR_RANGE and the stream stays usable;
+ *   many       more messages in flight than unexpected slots (back pressure
+ *              through TCP, nothing lost);
+ *   peer loss  a rank exits while another waits for it: the receive
+ *              completes with CS_ERR_PEER, a later send to it too.
+ */
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../exec/tp_tcp.h"
+#include "cs_test.h"
+
+#define NP 3
+#define MANY 300
+
+typedef struct shared {
+    char blobs[NP][CS_TP_ADDR_MAX];
+    size_t lens[NP];
+    volatile int arrived[4]; /* barrier counters */
+} shared_t;
+
+static shared_t *sh;
+
+static void barrier(int k)
+{
+    __atomic_add_fetch(&sh->arrived[k], 1, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&sh->arrived[k], __ATOMIC_SEQ_CST) < NP)
+        usleep(100);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Poll until every request of reqs[0..n) is done (inline ones included). */
+static int wait_all(cs_tp_t *tp, cs_tp_req_t *reqs, int n)
+{
+    double until = now_s() + 30;
+    for (;;) {
+        int left = 0;
+        for (int i = 0; i < n; i++)
+            left += reqs[i].status == CS_INPROGRESS;
+        if (!left)
+            return 0;
+        if (now_s() > until)
+            return -1;
+        cs_tp_req_t *done[16];
+        if (tp->ops->poll(tp, done, 16) < 0)
+            return -1;
+    }
+}
+
+/* Make progress for `s` seconds with nothing posted: what arrives meanwhile
+ * is read in as unexpected messages. */
+static void spin(cs_tp_t *tp, double s)
+{
+    double until = now_s() + s;
+    cs_tp_req_t *done[16];
+    while (now_s() < until)
+        tp->ops->poll(tp, done, 16);
+}
+
+static void fill(unsigned char *b, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i++)
+        b[i] = (unsigned char)(seed * 131u + i * 7u);
+}
+
+static int same(const unsigned char *b, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i++)
+        if (b[i] != (unsigned char)(seed * 131u + i * 7u))
+            return 0;
+    return 1;
+}
+
+static const size_t sizes[] = {0, 1, TCP_EAGER, TCP_EAGER + 1, 3000000};
+#define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
+
+/* Rank 0 sends to rank 1 every size twice under tags 10+k; rank 1 posts
+ * the second half in reverse tag order first (unexpected path), after a
+ * pause that lets them all arrive. */
+static int test_sizes(cs_tp_t *tp, int me)
+{
+    static unsigned char sbuf[NSIZES][3000001], rbuf[NSIZES][3000001];
+    cs_tp_req_t req[2 * NSIZES];
+    memset(req, 0, sizeof(req));
+    if (me == 0) {
+        for (size_t k = 0; k < NSIZES; k++) {
+            fill(sbuf[k], sizes[k], (unsigned)k);
+            CS_TEST_REQUIRE(tp->ops->isend(tp, 1, sbuf[k], sizes[k], NULL, 10 + k, &req[k]) ==
+                                CS_OK, "isend size %zu", sizes[k]);
+        }
+        CS_TEST_REQUIRE(wait_all(tp, req, NSIZES) == 0, "sends never completed");
+        for (size_t k = 0; k < NSIZES; k++)
+            CS_TEST_CHECK(req[k].status == CS_OK, "send %zu status %d", k, req[k].status);
+    } else if (me == 1) {
+        spin(tp, 0.3); /* the eager ones arrive unexpected, the RTS too */
+        for (size_t k = NSIZES; k-- > 0;)
+            CS_TEST_REQUIRE(tp->ops->irecv(tp, 0, rbuf[k], sizes[k], NULL, 10 + k, &req[k]) ==
+                                CS_OK, "irecv");
+        CS_TEST_REQUIRE(wait_all(tp, req, NSIZES) == 0, "receives never completed");
+        for (size_t k = 0; k < NSIZES; k++) {
+            CS_TEST_CHECK(req[k].status == CS_OK && req[k].nbytes == sizes[k],
+                          "recv %zu: status %d, %zu bytes", sizes[k], req[k].status,
+                          req[k].nbytes);
+            CS_TEST_CHECK(same(rbuf[k], sizes[k], (unsigned)k), "payload of size %zu", sizes[k]);
+        }
+    }
+    return 0;
+}
+
+/* Same tag, many messages: order kept; more than the unexpected slots. */
+static int test_many(cs_tp_t *tp, int me)
+{
+    static uint32_t vals[MANY], got[MANY];
+    cs_tp_req_t req[MANY];
+    memset(req, 0, sizeof(req));
+    int peer = me == 0 ? 2 : 0;
+    if (me == 0 || me == 2) {
+        if (me == 0) {
+            for (int i = 0; i < MANY; i++) {
+                vals[i] = (uint32_t)i * 2654435761u;
+                CS_TEST_REQUIRE(tp->ops->isend(tp, peer, &vals[i], 4, NULL, 5, &req[i]) == CS_OK,
+                                "isend %d", i);
+            }
+        } else {
+            spin(tp, 1.0); /* fills every unexpected slot, then stalls */
+            for (int i = 0; i < MANY; i++)
+                CS_TEST_REQUIRE(tp->ops->irecv(tp, peer, &got[i], 4, NULL, 5, &req[i]) == CS_OK,
+                                "irecv %d", i);
+        }
+        CS_TEST_REQUIRE(wait_all(tp, req, MANY) == 0, "many: never completed");
+        if (me == 2)
+            for (int i = 0; i < MANY; i++)
+                CS_TEST_CHECK(got[i] == (uint32_t)i * 2654435761u, "message %d out of order", i);
+    }
+    return 0;
+}
+
+static int test_self_and_trunc(cs_tp_t *tp, int me)
+{
+    char a[8] = "abcdefg", b[8] = {0}, c[8] = {0};
+    cs_tp_req_t r[4];
+    memset(r, 0, sizeof(r));
+    /* self: receive first, then send; send first, then receive */
+    CS_TEST_REQUIRE(tp->ops->irecv(tp, me, b, 8, NULL, 1, &r[0]) == CS_OK, "self irecv");
+    CS_TEST_REQUIRE(tp->ops->isend(tp, me, a, 8, NULL, 1, &r[1]) == CS_OK, "self isend");
+    CS_TEST_REQUIRE(tp->ops->isend(tp, me, a, 8, NULL, 2, &r[2]) == CS_OK, "self isend 2");
+    CS_TEST_REQUIRE(tp->ops->irecv(tp, me, c, 8, NULL, 2, &r[3]) == CS_OK, "self irecv 2");
+    CS_TEST_REQUIRE(wait_all(tp, r, 4) == 0, "self: never completed");
+    CS_TEST_CHECK(!memcmp(a, b, 8) && !memcmp(a, c, 8), "self payloads");
+    /* truncation: rank 1 sends 8 bytes where rank 2 expects 4, then 8 more */
+    if (me == 1 || me == 2) {
+        memset(r, 0, sizeof(r));
+        if (me == 1) {
+            tp->ops->isend(tp, 2, a, 8, NULL, 3, &r[0]);
+            tp->ops->isend(tp, 2, a, 8, NULL, 4, &r[1]);
+        } else {
+            tp->ops->irecv(tp, 1, b, 4, NULL, 3, &r[0]);
+            tp->ops->irecv(tp, 1, c, 8, NULL, 4, &r[1]);
+        }
+        CS_TEST_REQUIRE(wait_all(tp, r, 2) == 0, "truncation: never completed");
+        if (me == 2) {
+            CS_TEST_CHECK(r[0].status == CS_ERR_RANGE, "short receive: status %d", r[0].status);
+            CS_TEST_CHECK(r[1].status == CS_OK && !memcmp(a, c, 8), "stream after truncation");
+        }
+    }
+    return 0;
+}
+
+/* Rank 2 leaves; rank 0 waits for a message from it that never comes. */
+static int test_loss(cs_tp_t *tp, int me)
+{
+    if (me == 2) { /* report its own checks, then vanish with its sockets */
+        int rc = cs_test_finish();
+        fflush(NULL);
+        cs_tp_close(tp);
+        _exit(rc);
+    }
+    if (me == 0) {
+        char b[4];
+        cs_tp_req_t r[2];
+        memset(r, 0, sizeof(r));
+        CS_TEST_REQUIRE(tp->ops->irecv(tp, 2, b, 4, NULL, 9, &r[0]) == CS_OK, "irecv");
+        CS_TEST_REQUIRE(wait_all(tp, r, 1) == 0, "loss: receive still pending after 30 s");
+        CS_TEST_CHECK(r[0].status == CS_ERR_PEER, "receive from a lost peer: %d", r[0].status);
+        CS_TEST_REQUIRE(tp->ops->isend(tp, 2, b, 4, NULL, 9, &r[1]) == CS_OK, "isend");
+        CS_TEST_REQUIRE(wait_all(tp, &r[1], 1) == 0, "send to a lost peer pending");
+        CS_TEST_CHECK(r[1].status == CS_ERR_PEER, "send to a lost peer: %d", r[1].status);
+    }
+    return 0;
+}
+
+static int rank_main(int me)
+{
+    cs_tp_config_t cfg = {me, NP, NULL, "127.0.0.1", 0};
+    cs_tp_t *tp = NULL;
+    cs_err_t err = {0};
+    CS_TEST_REQUIRE(cs_tp_open("tcp", &cfg, &tp, &err) == CS_OK, "open: %s", err.msg);
+    size_t len = CS_TP_ADDR_MAX;
+    CS_TEST_REQUIRE(tp->ops->get_addr(tp, sh->blobs[me], &len) == CS_OK, "get_addr");
+    sh->lens[me] = len;
+    barrier(0);
+    CS_TEST_REQUIRE(tp->ops->insert_addrs(tp, sh->blobs, CS_TP_ADDR_MAX, sh->lens) == CS_OK,
+                    "insert_addrs");
+    if (test_sizes(tp, me) || test_many(tp, me) || test_self_and_trunc(tp, me))
+        return 1;
+    barrier(1);
+    if (test_loss(tp, me))
+        return 1;
+    cs_tp_close(tp);
+    return 0;
+}
+
+int main(void)
+{
+    sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (sh == MAP_FAILED)
+        CS_TEST_SKIP("no shared mapping");
+    memset(sh, 0, sizeof(*sh));
+    pid_t pid[NP];
+    for (int r = 1; r < NP; r++) {
+        pid[r] = fork();
+        if (pid[r] == 0) {
+            int rc = rank_main(r);
+            rc |= cs_test_finish();
+            fflush(NULL);
+            _exit(rc);
+        }
+    }
+    int rc = rank_main(0);
+    for (int r = 1; r < NP; r++) {
+        int ws = 0;
+        waitpid(pid[r], &ws, 0);
+        CS_TEST_CHECK(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "rank %d failed (status %d)", r, ws);
+    }
+    return rc | cs_test_finish();
+}
