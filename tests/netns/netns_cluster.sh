@@ -2,7 +2,8 @@
 # netns_cluster.sh - a small emulated cluster: two network namespaces ("hosts")
 # joined by a veth pair (10.77.0.1 <-> 10.77.0.2, netem 100us / 10gbit when
 # the kernel has it), NP ranks (half per namespace) of
-#   collstep run --provider 'tcp;ofi_rxm' --iface <its address>
+#   collstep run --provider 'tcp;ofi_rxm' --iface <its address>   (TRANSPORT ofi)
+#   collstep run --transport tcp --iface <its address>            (TRANSPORT tcp)
 # with the env bootstrap across them (MASTER_ADDR = 10.77.0.1):
 #   1. allreduce ring and rhd, --check, sizes 0 / odd / mid: 0 wrong;
 #   2. --trace: the ranks of different namespaces are different hosts
@@ -10,16 +11,22 @@
 #      the schedule's cross-host bytes and the host tier the rest.
 # Exits 77 when not root, without `ip`, or when namespaces or veth pairs
 # cannot be created; the namespaces are removed on every exit.
-#   netns_cluster.sh COLLSTEP [NP]
+#   netns_cluster.sh COLLSTEP [NP] [TRANSPORT]
 set -u
-cs=$1 np=${2:-4}
+cs=$1 np=${2:-4} transport=${3:-ofi}
+case $transport in
+ofi) tp=(--provider "tcp;ofi_rxm") label="ofi/tcp;ofi_rxm" ;;
+tcp) tp=(--transport tcp) label=tcp ;;
+*) echo "unknown transport '$transport' (ofi or tcp)"; exit 2 ;;
+esac
 here=$(dirname "$0")
 skip() { echo "SKIP: $*"; exit 77; }
 [ -x "$cs" ] || skip "collstep not built ('$cs')"
 [ "$(id -u)" = 0 ] || skip "not root"
 command -v ip >/dev/null || skip "no ip command"
 command -v python3 >/dev/null || skip "no python3"
-command -v fi_info >/dev/null && ! fi_info -p "tcp;ofi_rxm" >/dev/null 2>&1 && skip "no tcp;ofi_rxm provider"
+[ "$transport" = ofi ] && command -v fi_info >/dev/null && ! fi_info -p "tcp;ofi_rxm" >/dev/null 2>&1 &&
+    skip "no tcp;ofi_rxm provider"
 
 tag=$$
 nsa=cs_nsa_$tag nsb=cs_nsb_$tag va=csva$tag vb=csvb$tag
@@ -70,7 +77,7 @@ run_ranks() {
     for ((r = 0; r < np; r++)); do
         ip netns exec "$(nsof $r)" env -u PMIX_RANK -u PMIX_NAMESPACE CS_LOG=info RANK=$r \
             WORLD_SIZE=$np MASTER_ADDR=10.77.0.1 MASTER_PORT=$port timeout 120 \
-            "$cs" run --provider "tcp;ofi_rxm" --iface "$(addrof $r)" --timeout 30 "$@" \
+            "$cs" run "${tp[@]}" --iface "$(addrof $r)" --timeout 30 "$@" \
             >"$tmp/out$r" 2>"$tmp/err$r" </dev/null &
         pids+=($!)
     done
@@ -86,7 +93,7 @@ for algo in ring rhd; do
     cat "$tmp/out0"
     check '[ "${rcs[*]} " = "$ok" ]' "$algo: exit codes ${rcs[*]}"
     [ "${rcs[0]}" = 0 ] || tail -5 "$tmp"/err*
-    check '[ "$(grep -c "^\"$algo\",allreduce,.*,$np,\"ofi/tcp;ofi_rxm\",0$" "$tmp/out0")" = 3 ]' \
+    check '[ "$(grep -c "^\"$algo\",allreduce,.*,$np,\"$label\",0$" "$tmp/out0")" = 3 ]' \
         "$algo: want 3 rows with 0 wrong"
 done
 
