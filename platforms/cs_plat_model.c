@@ -2,7 +2,12 @@
  * cs_plat_model.c - the fabric model (see cs_plat_model.h): building it,
  * summarising it as tiers, and writing it as SimGrid XML.
  *
- * XML layout (platform version 4.1), two levels of zones:
+ * XML layout (platform version 4.1), two levels of zones.  Non-blocking
+ * fabrics of several racks whose node splits into one part per rail
+ * (every preset but DGX-1) use rail zones: a zone per node rail under a
+ * DijkstraCache top zone, with a spine port per node rail instead of a
+ * spine link per rack pair (see cs__model_rail_zones for why, and
+ * cs__xml_rail_zones); the "links" zone is as below.  Otherwise:
  *
  *   top zone (Floyd): props collstep_spec / collstep_dims / collstep_factors
  *     zone "links" (routing None): every link: node links, nic-nN-railK,
@@ -40,7 +45,8 @@
  *
  * Every link is SPLITDUPLEX and carries <prop id="tier">.  Link names start
  * with their tier and a dash ("nvlink-n3-g0-g1", "nvlink-host-n3-cpu0-g0",
- * "nic-n3-rail1", "leaf-n3-rail1", "spine-r0-r2", "leaf-r0", "spine-core"), so a route's tiers can be read from
+ * "nic-n3-rail1", "leaf-n3-rail1", "spine-n3-rail1", "spine-r0-r2", "leaf-r0",
+ * "spine-core"), so a route's tiers can be read from
  * the link names alone (SimGrid's C API has no link properties).  Tier
  * names may contain dashes: take the LONGEST tier name of the platform
  * that, followed by '-', prefixes the link name (not the text before the
