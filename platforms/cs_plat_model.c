@@ -105,7 +105,8 @@ int cs__model_link(cs__model_t *m, int a, int b, int tier, double bw, double lat
  * link per rack pair joins every flow between two racks; their endpoints
  * join flows to other racks, so a large allreduce became one component of
  * thousands of flows and the cost per event grew with the machine
- * (quadratic overall: 576 Summit nodes 22 s, 1152 nodes 85 s).  Only links
+ * (hier ring+rhd, 100 MB: 576 Summit nodes 18 s CPU, 1152 nodes 73 s; with
+ * rail zones 3.5 s and 11 s, the full 4608 nodes 188 s).  Only links
  * owned by one node rail keep components as small as the real sharing.
  * But a route between two zones needs at least one link between the
  * zones' gateways, one route per pair of zones: with rack zones that link
