@@ -2,7 +2,12 @@
  * cs_plat_model.c - the fabric model (see cs_plat_model.h): building it,
  * summarising it as tiers, and writing it as SimGrid XML.
  *
- * XML layout (platform version 4.1), two levels of zones:
+ * XML layout (platform version 4.1), two levels of zones.  Non-blocking
+ * fabrics of several racks whose node splits into one part per rail
+ * (every preset but DGX-1) use rail zones: a zone per node rail under a
+ * DijkstraCache top zone, with a spine port per node rail instead of a
+ * spine link per rack pair (see cs__model_rail_zones for why, and
+ * cs__xml_rail_zones); the "links" zone is as below.  Otherwise:
  *
  *   top zone (Floyd): props collstep_spec / collstep_dims / collstep_factors
  *     zone "links" (routing None): every link: node links, nic-nN-railK,
@@ -34,13 +39,18 @@
  * 4,608 nodes load in seconds.  All links are declared in the first
  * child zone "links" (the DTD does not allow links before sub-zones in the
  * top zone), so lookups succeed at once and the failing uniqueness checks
- * only visit zones whose link maps are empty.  Dijkstra (not Floyd) inside a rack because
+ * only visit zones whose link maps are empty.  Rail zones (a zone per node
+ * rail, links still all in "links") pay the host-name checks instead, a
+ * search over every zone per new host: the full 4,608 nodes (9,216 rail
+ * zones) load in about 19 s of CPU against 3 s with rack zones, a small
+ * part of a full-machine allreduce.  Dijkstra (not Floyd) inside a rack because
  * Floyd's O(V^3) on 18 x 9 + 1 vertices per rack is slow at 256 racks;
  * DijkstraCache computes a rack's routes on first use.
  *
  * Every link is SPLITDUPLEX and carries <prop id="tier">.  Link names start
  * with their tier and a dash ("nvlink-n3-g0-g1", "nvlink-host-n3-cpu0-g0",
- * "nic-n3-rail1", "leaf-n3-rail1", "spine-r0-r2", "leaf-r0", "spine-core"), so a route's tiers can be read from
+ * "nic-n3-rail1", "leaf-n3-rail1", "spine-n3-rail1", "spine-r0-r2", "leaf-r0",
+ * "spine-core"), so a route's tiers can be read from
  * the link names alone (SimGrid's C API has no link properties).  Tier
  * names may contain dashes: take the LONGEST tier name of the platform
  * that, followed by '-', prefixes the link name (not the text before the
@@ -88,6 +98,90 @@ int cs__model_link(cs__model_t *m, int a, int b, int tier, double bw, double lat
     return m->nlinks++;
 }
 
+/* ---- rail zones ------------------------------------------------------------
+ *
+ * Why: SimGrid's max-min solver (selective update) re-solves, on every
+ * event, the connected component of (flows x links) the event touches.  A
+ * link per rack pair joins every flow between two racks; their endpoints
+ * join flows to other racks, so a large allreduce became one component of
+ * thousands of flows and the cost per event grew with the machine
+ * (hier ring+rhd, 100 MB: 576 Summit nodes 18 s CPU, 1152 nodes 73 s; with
+ * rail zones 3.5 s and 11 s, the full 4608 nodes 188 s).  Only links
+ * owned by one node rail keep components as small as the real sharing.
+ * But a route between two zones needs at least one link between the
+ * zones' gateways, one route per pair of zones: with rack zones that link
+ * is per rack pair.  Hence one zone per node rail: its cross-rack route to
+ * the spine zone is the rail's own links (nic, leaf lane, spine port).
+ *
+ * Element e of the node goes to the rail whose adapter router is nearest
+ * in hops (ties: lower rail).  The form applies only when it keeps every
+ * route of the rack-zone layout: each part is connected on its own, every
+ * two parts are joined by exactly one node link (so the top-level Dijkstra
+ * never crosses a third part, which SimGrid 3.32 cannot compose), and the
+ * GPUs stay in document order (ranks follow it). */
+int cs__model_rail_zones(const cs__model_t *m, int *group)
+{
+    int dist[CS__NODE_MAX_ELEM], q[CS__NODE_MAX_ELEM], pair[CS__MAX_RAILS][CS__MAX_RAILS];
+    if (!cs__model_lanes(m) || cs__model_racks(m) < 2)
+        return 0;
+    for (int e = 0; e < m->nelem; e++)
+        group[e] = -1, dist[e] = -1;
+    for (int k = 0; k < m->rails; k++) { /* BFS from each rail's adapter */
+        int d[CS__NODE_MAX_ELEM], h = 0, t = 0;
+        for (int e = 0; e < m->nelem; e++)
+            d[e] = -1;
+        d[m->rail_el[k]] = 0;
+        q[t++] = m->rail_el[k];
+        while (h < t) {
+            int v = q[h++];
+            for (int l = 0; l < m->nlinks; l++) {
+                int a = m->link[l].a, b = m->link[l].b, u = a == v ? b : b == v ? a : -1;
+                if (u >= 0 && d[u] < 0)
+                    d[u] = d[v] + 1, q[t++] = u;
+            }
+        }
+        for (int e = 0; e < m->nelem; e++)
+            if (d[e] >= 0 && (dist[e] < 0 || d[e] < dist[e]))
+                dist[e] = d[e], group[e] = k;
+    }
+    memset(pair, 0, sizeof(pair));
+    for (int e = 0; e < m->nelem; e++)
+        if (group[e] < 0)
+            return 0;
+    for (int l = 0; l < m->nlinks; l++) {
+        int ga = group[m->link[l].a], gb = group[m->link[l].b];
+        if (ga != gb)
+            pair[ga][gb]++, pair[gb][ga]++;
+    }
+    for (int a = 0; a < m->rails; a++)
+        for (int b = a + 1; b < m->rails; b++)
+            if (pair[a][b] != 1)
+                return 0;
+    for (int k = 0; k < m->rails; k++) { /* each part connected on its own */
+        int seen[CS__NODE_MAX_ELEM] = {0}, h = 0, t = 0;
+        seen[m->rail_el[k]] = 1;
+        q[t++] = m->rail_el[k];
+        while (h < t) {
+            int v = q[h++];
+            for (int l = 0; l < m->nlinks; l++) {
+                int a = m->link[l].a, b = m->link[l].b, u = a == v ? b : b == v ? a : -1;
+                if (u >= 0 && !seen[u] && group[u] == k)
+                    seen[u] = 1, q[t++] = u;
+            }
+        }
+        for (int e = 0; e < m->nelem; e++)
+            if (group[e] == k && !seen[e])
+                return 0;
+    }
+    for (int e = 0, last = 0; e < m->nelem; e++)
+        if (m->elem[e].kind == CS__EL_GPU) {
+            if (group[e] < last)
+                return 0;
+            last = group[e];
+        }
+    return 1;
+}
+
 /* ---- tiers summary: per tier, count links and find the most common bw/lat */
 
 #define CS__MODE_MAX 16
@@ -121,7 +215,11 @@ void cs__model_summary(const cs__model_t *m, cs_platform_t *p)
     uint64_t rails = (uint64_t)m->rails;
     cs__mode_add(&md[m->tier_nic], m->nic_bw, m->nic_lat, nodes * rails);
     int racks = cs__model_racks(m);
-    if (cs__model_lanes(m)) {
+    int group[CS__NODE_MAX_ELEM];
+    if (cs__model_rail_zones(m, group)) {
+        cs__mode_add(&md[m->tier_leaf], m->nic_bw, m->leaf_lat, nodes * rails);
+        cs__mode_add(&md[m->tier_spine], m->nic_bw, m->spine_lat / 2, nodes * rails);
+    } else if (cs__model_lanes(m)) {
         if (racks > 1)
             cs__mode_add(&md[m->tier_leaf], m->nic_bw, m->leaf_lat, nodes * rails);
         for (int a = 0; a < racks; a++)
@@ -215,11 +313,15 @@ static void cs__xml_link(cs__sb_t *b, const char *indent, const char *id, const 
                   indent, id, bw, lat * 1e9, tier);
 }
 
-static void cs__xml_node(cs__sb_t *b, const cs__model_t *m, int n)
+/* The elements of node n (those of rail part `part` only when group is
+ * not NULL). */
+static void cs__xml_node(cs__sb_t *b, const cs__model_t *m, int n, const int *group, int part)
 {
     const char *in = "    ";
     for (int i = 0; i < m->nelem; i++) {
         const cs__node_elem_t *e = &m->elem[i];
+        if (group && group[i] != part)
+            continue;
         if (e->kind == CS__EL_ROUTER)
             cs__sb_printf(b, "%s<router id=\"n%d-%s\"/>\n", in, n, e->name);
         else if (e->kind == CS__EL_GPU)
@@ -233,7 +335,7 @@ static void cs__xml_node(cs__sb_t *b, const cs__model_t *m, int n)
     }
 }
 
-static void cs__xml_node_links(cs__sb_t *b, const cs__model_t *m, int n, int lanes)
+static void cs__xml_node_links(cs__sb_t *b, const cs__model_t *m, int n, int lanes, int ports)
 {
     char id[96];
     for (int i = 0; i < m->nlinks; i++) {
@@ -248,6 +350,10 @@ static void cs__xml_node_links(cs__sb_t *b, const cs__model_t *m, int n, int lan
         if (lanes) {
             snprintf(id, sizeof(id), "leaf-n%d-rail%d", n, k);
             cs__xml_link(b, "  ", id, m->tier[m->tier_leaf].name, m->nic_bw, m->leaf_lat);
+        }
+        if (ports) {
+            snprintf(id, sizeof(id), "spine-n%d-rail%d", n, k);
+            cs__xml_link(b, "  ", id, m->tier[m->tier_spine].name, m->nic_bw, m->spine_lat / 2);
         }
     }
 }
@@ -289,13 +395,77 @@ static void cs__xml_rack(cs__sb_t *b, const cs__model_t *m, int r, int lanes)
     if (lanes)
         cs__sb_printf(b, "    <router id=\"r%d-up\"/>\n", r);
     for (int n = first; n < first + cnt; n++) {
-        cs__xml_node(b, m, n);
+        cs__xml_node(b, m, n, NULL, 0);
         for (int k = 0; lanes && k < m->rails; k++)
             cs__sb_printf(b, "    <router id=\"n%d-up%d\"/>\n", n, k);
     }
     for (int n = first; n < first + cnt; n++)
         cs__xml_node_routes(b, m, n, r, lanes);
     cs__sb_printf(b, "  </zone>\n");
+}
+
+/* Rail zones (cs__model_rail_zones): zone nN-railK (Floyd) per node rail
+ * with its part of the node and the part's own links, one-router zones rR
+ * (rR-leaf) and spine (spine-sw); in the top zone (DijkstraCache, routes
+ * cost their number of links) the zone routes
+ *   nN-railA -> nN-railB  the one node link between the parts (gateways
+ *                         its two ends), e.g. the X-Bus;
+ *   nN-railK -> rR        nic-nN-railK (nN-hcaK to rR-leaf): same rack;
+ *   nN-railK -> spine     nic-nN-railK, leaf-nN-railK, spine-nN-railK
+ *                         (nN-hcaK to spine-sw): other racks.
+ * Same rack costs 2 links against 6 through the spine, so the spine carries
+ * only cross-rack traffic; a part reaches the other part of its node over
+ * their link (1) rather than the leaf (2). */
+static void cs__xml_rail_zones(cs__sb_t *b, const cs__model_t *m, const int *group)
+{
+    for (int n = 0; n < m->nodes; n++)
+        for (int k = 0; k < m->rails; k++) {
+            cs__sb_printf(b, "  <zone id=\"n%d-rail%d\" routing=\"Floyd\">\n", n, k);
+            cs__xml_node(b, m, n, group, k);
+            for (int i = 0; i < m->nlinks; i++) {
+                const cs__node_link_t *l = &m->link[i];
+                if (group[l->a] != k || group[l->b] != k)
+                    continue;
+                const char *ea = m->elem[l->a].name, *eb = m->elem[l->b].name;
+                cs__sb_printf(b,
+                              "    <route src=\"n%d-%s\" dst=\"n%d-%s\"><link_ctn id=\"%s-n%d-%s-%s\" "
+                              "direction=\"UP\"/></route>\n",
+                              n, ea, n, eb, m->tier[l->tier].name, n, ea, eb);
+            }
+            cs__sb_printf(b, "  </zone>\n");
+        }
+    for (int r = 0; r < cs__model_racks(m); r++)
+        cs__sb_printf(b, "  <zone id=\"r%d\" routing=\"Floyd\"><router id=\"r%d-leaf\"/></zone>\n",
+                      r, r);
+    cs__sb_printf(b, "  <zone id=\"spine\" routing=\"Floyd\"><router id=\"spine-sw\"/></zone>\n");
+    for (int n = 0; n < m->nodes; n++) {
+        for (int i = 0; i < m->nlinks; i++) {
+            const cs__node_link_t *l = &m->link[i];
+            if (group[l->a] == group[l->b])
+                continue;
+            const char *ea = m->elem[l->a].name, *eb = m->elem[l->b].name;
+            cs__sb_printf(b,
+                          "  <zoneRoute src=\"n%d-rail%d\" dst=\"n%d-rail%d\" gw_src=\"n%d-%s\" "
+                          "gw_dst=\"n%d-%s\"><link_ctn id=\"%s-n%d-%s-%s\" direction=\"UP\"/>"
+                          "</zoneRoute>\n",
+                          n, group[l->a], n, group[l->b], n, ea, n, eb, m->tier[l->tier].name, n,
+                          ea, eb);
+        }
+        for (int k = 0; k < m->rails; k++) {
+            const char *hca = m->elem[m->rail_el[k]].name;
+            cs__sb_printf(b,
+                          "  <zoneRoute src=\"n%d-rail%d\" dst=\"r%d\" gw_src=\"n%d-%s\" "
+                          "gw_dst=\"r%d-leaf\"><link_ctn id=\"nic-n%d-rail%d\" direction=\"UP\"/>"
+                          "</zoneRoute>\n",
+                          n, k, n / m->npr, n, hca, n / m->npr, n, k);
+            cs__sb_printf(b,
+                          "  <zoneRoute src=\"n%d-rail%d\" dst=\"spine\" gw_src=\"n%d-%s\" "
+                          "gw_dst=\"spine-sw\"><link_ctn id=\"nic-n%d-rail%d\" direction=\"UP\"/>"
+                          "<link_ctn id=\"leaf-n%d-rail%d\" direction=\"UP\"/><link_ctn "
+                          "id=\"spine-n%d-rail%d\" direction=\"UP\"/></zoneRoute>\n",
+                          n, k, n, hca, n, k, n, k, n, k);
+        }
+    }
 }
 
 int cs__model_xml(const cs__model_t *m, const char *zone_id, const char *spec,
@@ -305,12 +475,13 @@ int cs__model_xml(const cs__model_t *m, const char *zone_id, const char *spec,
     int racks = cs__model_racks(m);
     /* lanes only where there is more than one rack to reach */
     int lanes = cs__model_lanes(m) && racks > 1, shared = !cs__model_lanes(m);
+    int group[CS__NODE_MAX_ELEM], rz = cs__model_rail_zones(m, group);
     cs__sb_printf(&b, "<?xml version='1.0'?>\n"
                       "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
                       "<platform version=\"4.1\">\n");
     if (comment && *comment)
         cs__sb_printf(&b, "<!--\n%s-->\n", comment);
-    cs__sb_printf(&b, "<zone id=\"%s\" routing=\"Floyd\">\n", zone_id);
+    cs__sb_printf(&b, "<zone id=\"%s\" routing=\"%s\">\n", zone_id, rz ? "DijkstraCache" : "Floyd");
     cs__sb_printf(&b, "  <prop id=\"collstep_spec\" value=\"%s\"/>\n", spec);
     cs__sb_printf(&b, "  <prop id=\"collstep_dims\" value=\"%dx%d\"/>\n", p->dims[0], p->dims[1]);
     cs__sb_printf(&b, "  <prop id=\"collstep_factors\" value=\"");
@@ -320,7 +491,7 @@ int cs__model_xml(const cs__model_t *m, const char *zone_id, const char *spec,
     cs__sb_printf(&b, "\"/>\n");
     cs__sb_printf(&b, "  <zone id=\"links\" routing=\"None\">\n");
     for (int n = 0; n < m->nodes; n++)
-        cs__xml_node_links(&b, m, n, lanes);
+        cs__xml_node_links(&b, m, n, lanes, rz);
     char id[48];
     if (shared) {
         double total_up = 0;
@@ -332,7 +503,7 @@ int cs__model_xml(const cs__model_t *m, const char *zone_id, const char *spec,
         }
         cs__xml_link(&b, "  ", "spine-core", m->tier[m->tier_spine].name, total_up, m->spine_lat);
     }
-    for (int a = 0; lanes && a < racks; a++)
+    for (int a = 0; lanes && !rz && a < racks; a++)
         for (int c = a + 1; c < racks; c++) {
             snprintf(id, sizeof(id), "spine-r%d-r%d", a, c);
             cs__xml_link(&b, "  ", id, m->tier[m->tier_spine].name, cs__model_pair_bw(m, a, c),
@@ -342,9 +513,11 @@ int cs__model_xml(const cs__model_t *m, const char *zone_id, const char *spec,
     if (shared)
         cs__sb_printf(&b,
                       "  <zone id=\"spine\" routing=\"Floyd\"><router id=\"spine-sw\"/></zone>\n");
-    for (int r = 0; r < racks; r++)
+    if (rz)
+        cs__xml_rail_zones(&b, m, group);
+    for (int r = 0; !rz && r < racks; r++)
         cs__xml_rack(&b, m, r, lanes);
-    for (int a = 0; lanes && a < racks; a++)
+    for (int a = 0; lanes && !rz && a < racks; a++)
         for (int c = a + 1; c < racks; c++)
             cs__sb_printf(&b,
                           "  <zoneRoute src=\"r%d\" dst=\"r%d\" gw_src=\"r%d-up\" gw_dst=\"r%d-up\">"

@@ -18,12 +18,15 @@
  * rail's line rate) from hcaK to the rack's leaf switch.  Two fabrics:
  *   lanes (oversub == 1, non-blocking fat tree): every node rail also has
  *     its own leaf uplink lane leaf-nN-railK (tier leaf, nic_bw), used only
- *     by inter-rack traffic of that rail, and every pair of racks A < B one
- *     spine link spine-rA-rB (tier spine) sized min(nodes of A, nodes of
- *     B) x rails x nic_bw so it never limits.  Cross-rack route: ...node
- *     links, nic, leaf, spine, leaf, nic, node links...  Flows then share
- *     links only at their endpoints (rails, PCIe, NVLink) and at the
- *     spine link of their rack pair, which never saturates.
+ *     by inter-rack traffic of that rail, and its own spine port
+ *     spine-nN-railK (tier spine, nic_bw, spine_lat / 2).  Cross-rack
+ *     route: ...node links, nic, leaf, spine, spine, leaf, nic, node
+ *     links...  Flows share links only at their endpoints (rails, PCIe,
+ *     NVLink); the lanes and ports, in series with a rail of the same
+ *     rate, never limit.  Nodes that do not split into one part per rail
+ *     (DGX-1) keep one spine link spine-rA-rB per pair of racks A < B,
+ *     sized min(nodes of A, nodes of B) x rails x nic_bw (never limits);
+ *     see cs__model_rail_zones for why the per-rail form is preferred.
  *   shared (oversub > 1): rack uplink leaf-rR of rack_nodes x rails x
  *     nic_bw / oversub shared by the rack, and one spine core spine-core
  *     (sum of the uplinks, never limits).  Same tiers on a cross-rack route.
@@ -109,6 +112,14 @@ static inline double cs__model_pair_bw(const cs__model_t *m, int a, int b)
     int na = cs__model_rack_nodes(m, a), nb = cs__model_rack_nodes(m, b);
     return (na < nb ? na : nb) * m->rails * m->nic_bw;
 }
+
+/* Rail zones (see cs_plat_model.c): for a non-blocking fabric of several
+ * racks whose node splits into one part per rail, fills group[e] (rail of
+ * node element e, for CS__NODE_MAX_ELEM entries) and returns 1; returns 0
+ * where the rack-zone layout with one spine link per rack pair is used.
+ * With rail zones the spine tier is one link spine-nN-railK per node rail
+ * (nic_bw, latency spine_lat / 2, crossed twice by a cross-rack route). */
+int cs__model_rail_zones(const cs__model_t *m, int *group);
 
 /* Fill p->tiers / ntiers / ndevices / dims {ngpus, nodes} from the model. */
 void cs__model_summary(const cs__model_t *m, cs_platform_t *p);

@@ -4,10 +4,13 @@
  *
  * Vertices: every node element (GPUs, CPUs, PCIe switches, the adapter
  * rails), one leaf switch per rack, and
- *   lanes (non-blocking, several racks): one leaf port per node rail and
- *     one uplink vertex per rack; edges hca -nic- port, port -leaf lane-
- *     uplink, port - leaf (the switch crossbar, no link: unbounded) and one
- *     spine edge per pair of racks (uplink - uplink);
+ *   lanes (non-blocking, several racks): one leaf port per node rail;
+ *     edges hca -nic- port and port - leaf (the switch crossbar, no link:
+ *     unbounded); then with rail zones (cs__model_rail_zones) one uplink
+ *     vertex per node rail and one spine vertex, edges port -leaf lane-
+ *     uplink -spine port- spine; otherwise one uplink vertex per rack,
+ *     edges port -leaf lane- rack uplink and one spine edge per pair of
+ *     racks (uplink - uplink);
  *   shared uplinks: one spine vertex; edges hca -nic- leaf per rail and
  *     leaf -uplink- spine per rack (the spine core link is not an edge: it
  *     is sized never to limit).
@@ -52,14 +55,16 @@ static int cs__topo(const cs__model_t *m, cs_topo_figures_t *fig, cs_err_t *err)
 {
     int64_t nodes = m->nodes, ne_ = m->nelem, racks = cs__model_racks(m), rails = m->rails;
     int64_t gpn = m->ngpus, ndev = gpn * nodes;
-    int lanes = cs__model_lanes(m) && racks > 1;
-    /* vertices: node elements, [ports], leaves, uplinks or the spine */
+    int lanes = cs__model_lanes(m) && racks > 1, group[CS__NODE_MAX_ELEM];
+    int rz = cs__model_rail_zones(m, group);
+    /* vertices: node elements, [ports], leaves, uplinks and/or the spine */
     int64_t port0 = nodes * ne_, leaf0 = port0 + (lanes ? nodes * rails : 0);
-    int64_t up0 = leaf0 + racks, spine = up0; /* lanes: up0..; shared: spine */
-    int64_t nfabric = lanes ? up0 + racks : spine + 1;
+    int64_t nup = rz ? nodes * rails : lanes ? racks : 0;
+    int64_t up0 = leaf0 + racks, spine = up0 + nup; /* shared: spine = up0 */
+    int64_t nfabric = lanes && !rz ? up0 + racks : spine + 1;
     int64_t src = nfabric, snk = nfabric + 1, nv = snk + 1;
-    int64_t nedges = nodes * m->nlinks + nodes * rails * (lanes ? 3 : 1) +
-                     (lanes ? racks * (racks - 1) / 2 : racks);
+    int64_t nedges = nodes * m->nlinks + nodes * rails * (rz ? 4 : lanes ? 3 : 1) +
+                     (rz ? 0 : lanes ? racks * (racks - 1) / 2 : racks);
     int64_t ntot = nedges + ndev;
     int st = CS_OK;
     cs__gb_t g = {.ne = 0};
@@ -93,13 +98,18 @@ static int cs__topo(const cs__model_t *m, cs_topo_figures_t *fig, cs_err_t *err)
             int64_t port = port0 + n * rails + r;
             cs__edge(&g, hca, port, m->nic_bw);
             cs__edge(&g, port, leaf, big * 1e9);
-            cs__edge(&g, port, up0 + n / m->npr, m->nic_bw);
+            if (!rz) {
+                cs__edge(&g, port, up0 + n / m->npr, m->nic_bw);
+                continue;
+            }
+            cs__edge(&g, port, up0 + n * rails + r, m->nic_bw);
+            cs__edge(&g, up0 + n * rails + r, spine, m->nic_bw);
         }
     }
     for (int64_t r = 0; r < racks; r++) {
         if (!lanes)
             cs__edge(&g, leaf0 + r, spine, cs__model_uplink_bw(m, (int)r));
-        for (int64_t q = r + 1; lanes && q < racks; q++)
+        for (int64_t q = r + 1; lanes && !rz && q < racks; q++)
             cs__edge(&g, up0 + r, up0 + q, cs__model_pair_bw(m, (int)r, (int)q));
     }
     for (int64_t d = 0; d < ndev; d++)

@@ -27,7 +27,10 @@
 #    same platform (target < 5 s at 1536 GPUs), and hier with a logarithmic
 #    inter-node tier (algos=ring+rhd);
 # 3. (BENCH_FULL=1) full Summit, 27,648 GPUs: hier, dims=6x4608,
-#    algos=ring+rhd (target < 10 min and 8 GiB);
+#    algos=ring+rhd (target < 10 min and 8 GiB), after the same command on
+#    576, 1152 and 2304 nodes (the scaling: about N^1.6 in CPU time, linear
+#    in memory; it was quadratic with a spine link per rack pair, see
+#    platforms/cs_plat_model.c, cs__model_rail_zones);
 # 4. SMPI against collstep on 256 ranks x 100 MB: the platform exported by
 #    `collstep platform export summit:nodes=43` (258 GPUs), a hostfile of
 #    its first 256 GPU hosts, tests/bench/bench_sim_smpi.c built with
@@ -89,6 +92,11 @@ echo "  simulated $(simtime)"
 if [ "${BENCH_FULL:-0}" = 1 ]; then
   echo "== 3. full Summit (27,648 GPUs), hier dims=6x4608 algos=ring+rhd, 100 MB"
   reps_save=$reps reps=1
+  for n in 576 1152 2304; do
+    measure "collstep sim hier, $n nodes" "$cs" sim --platform summit:nodes=$n --algo hier \
+      --param dims=6x$n --param algos=ring+rhd --size 100M --format csv --no-verify
+    echo "  simulated $(simtime)"
+  done
   measure "collstep sim hier (full)" "$cs" sim --platform summit:nodes=4608 --algo hier \
     --param dims=6x4608 --param algos=ring+rhd --size 100M --format csv --no-verify
   echo "  simulated $(simtime)  (target < 600 s wall, < 8192 MB)"

@@ -117,19 +117,29 @@ static void test_presets(void)
                           near(nic->bw_factor * nic->bandwidth, 12.2e9),
                       "summit nic: 2 rails per node, each its own 12.5 GB/s link, calibrated "
                       "to 12.2");
-        /* lanes: a leaf uplink lane per node rail, a spine link per rack pair
-         * sized to the smaller rack's rails (the last rack has 4 nodes) */
+        /* lanes: a leaf uplink lane and a spine port per node rail (rail
+         * zones); a cross-rack route crosses two ports of half the spine
+         * latency each */
         const cs_tier_info_t *sp = tier(p, "spine");
         CS_TEST_CHECK(leaf && leaf->nlinks == 256 * 2 && near(leaf->bandwidth, 12.5e9),
                       "summit: non-blocking, one 12.5 GB/s leaf lane per node rail");
-        CS_TEST_CHECK(sp && sp->nlinks == 15 * 14 / 2 && near(sp->bandwidth, 18 * 2 * 12.5e9),
-                      "summit: 15 racks, a spine link per rack pair of 18 x 2 rails");
+        CS_TEST_CHECK(sp && sp->nlinks == 256 * 2 && near(sp->bandwidth, 12.5e9) &&
+                          near(sp->latency, 0.05e-6),
+                      "summit: one 12.5 GB/s spine port per node rail, 0.05 us");
         cs_platform_close(p);
     }
     p = NULL;
     CS_TEST_CHECK(cs_platform_open("summit:nodes=40,racks=4", &p, &err) == CS_OK &&
-                      tier(p, "spine")->nlinks == 4 * 3 / 2,
-                  "racks=4 gives 4 racks (6 rack pairs): %s", err.msg);
+                      tier(p, "spine")->nlinks == 40 * 2,
+                  "racks=4: spine ports per node rail: %s", err.msg);
+    cs_platform_close(p);
+    p = NULL;
+    /* DGX-1's node does not split per rail (NVLinks join its PCIe switch
+     * groups in many places): a spine link per rack pair, 8 racks of 4 */
+    CS_TEST_CHECK(cs_platform_open("dgx1-v100-ib100", &p, &err) == CS_OK &&
+                      tier(p, "spine")->nlinks == 8 * 7 / 2 &&
+                      near(tier(p, "spine")->bandwidth, 4 * 4 * 12.5e9),
+                  "dgx1: a spine link per rack pair of 4 nodes x 4 rails: %s", err.msg);
     cs_platform_close(p);
     p = NULL;
     CS_TEST_CHECK(cs_platform_open("summit:nodes=40,racks=4,oversub=2", &p, &err) == CS_OK &&
@@ -318,15 +328,16 @@ static void test_figures(void)
         int diameter;
     } cases[] = {
         /* non-blocking: half the devices' nodes x node rails bandwidth; diameter
-         * = links of a cross-rack route (g, cpu, hca, port, uplink, ...) */
-        {"summit", 128 * 25e9, 9},
+         * = links of a cross-rack route (g, cpu, hca, port, uplink, spine, ...:
+         * two spine ports with rail zones, one rack-pair spine link on DGX-1) */
+        {"summit", 128 * 25e9, 10},
         {"summit:nodes=18", 9 * 25e9, 6},                 /* one rack: via the leaf only */
         {"summit:nodes=1", 32e9 + 12.5e9, 3}, /* X-Bus, and rail 0 -> leaf -> rail 1 */
         {"summit:nodes=36,oversub=2", 18 * 25e9 / 2, 8},  /* shared 2:1 uplink */
         {"x86-p100-pcie-10gbe", 16 * 1.25e9 / 3, 12},     /* 3:1 uplink of one rack */
-        {"x86-p100-pcie-10gbe:oversub=1", 16 * 1.25e9, 13},
+        {"x86-p100-pcie-10gbe:oversub=1", 16 * 1.25e9, 14},
         {"dgx1-v100-ib100", 16 * 50e9, 9},
-        {"ac922-v100-ib100", 32 * 12.5e9, 11}, /* one rail, on socket 0 */
+        {"ac922-v100-ib100", 32 * 12.5e9, 12}, /* one rail, on socket 0 */
     };
     for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
         cs_platform_t *p = NULL;
@@ -360,7 +371,7 @@ static void test_figures(void)
         int st = cs_platform_topology(p, &fig, &err);
         double t2 = now();
         CS_TEST_CHECK(st == CS_OK && near(fig.bisection_bw, 2304 * 25e9) &&
-                          fig.diameter_hops == 9,
+                          fig.diameter_hops == 10,
                       "summit 4608: bisection %.4g GB/s diameter %d: %s", fig.bisection_bw / 1e9,
                       fig.diameter_hops, err.msg);
         printf("summit:nodes=4608: open+XML %.2f s, figures %.2f s (%llu vertices, %llu edges, "
