@@ -111,6 +111,8 @@ struct cs_tp {
     const cs_tp_ops_t *ops;
     int rank, nranks;
     size_t max_msg; /* largest message before the transport splits it */
+    char why[256];  /* why a blocking call (insert_addrs) failed, for the caller's
+                     * message; empty when the transport has nothing to add */
 };
 
 /* Configuration common to transports. */
@@ -119,6 +121,7 @@ typedef struct cs_tp_config {
     const char *provider; /* libfabric provider, e.g. "tcp;ofi_rxm", "shm"; NULL: default */
     const char *node;     /* address to bind (tcp), e.g. "127.0.0.1"; NULL: provider's */
     size_t max_msg;       /* split messages above this (0: provider's limit); for tests */
+    double timeout_s;     /* bound of blocking calls waiting for peers (<= 0: 60 s) */
 } cs_tp_config_t;
 
 /* Shared "not supported" stubs for missing operations. */
@@ -130,8 +133,13 @@ int cs_tp_nosup_cancel(cs_tp_t *tp, cs_tp_req_t *req);
 
 /* Transport constructors.  Return a cs_status_t, fill *out only on success. */
 int cs_tp_ofi_open(const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err);
+/* Native shared memory (exec/tp_shm.c): all ranks on one host; ignores
+ * provider and node; max_msg caps the eager size and the pieces large
+ * messages move in (for tests).  Environment, read here: CS_SHM_COPY
+ * (auto, cma, bounce: how large messages move), CS_SHM_EAGER (bytes). */
+int cs_tp_shm_open(const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err);
 
-/* Open a transport by name ("ofi"); CS_ERR_NOTFOUND for unknown names. */
+/* Open a transport by name ("ofi", "shm"); CS_ERR_NOTFOUND for unknown names. */
 int cs_tp_open(const char *name, const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err);
 
 static inline void cs_tp_close(cs_tp_t *tp)

@@ -1,0 +1,218 @@
+/*
+ * tp_shm_large.c - rendezvous of the shared-memory transport: messages
+ * above eager_max (protocol overview in tp_shm.c).
+ *
+ *   sender                                   receiver
+ *   RTS(tag, len, addr, cookie, mode) ---->  matched with a receive
+ *   CMA:                                     process_vm_readv(addr) in slices,
+ *        <---------------------------------  FIN(cookie, status)
+ *   send complete
+ *   bounce:
+ *        <---------------------------------  CTS(cookie, receiver's cookie)
+ *   copy slot k, DATA(k, n) --------------->  copy slot k out, released++
+ *   ... up to nslots slots ahead ...
+ *   send complete after the last DATA        receive complete after it
+ *
+ * The mode is the sender's choice: CMA when the receiver told it at attach
+ * time that it can read the sender's memory and the message has at least
+ * cma_min bytes, bounce otherwise.  Messages to self use the same paths
+ * (CMA becomes memcpy).  A FIN, CTS or DATA whose cookie generation does
+ * not match the operation is stale (its operation was cancelled): ignored,
+ * except that a DATA still releases its slot and a stale CTS is answered
+ * with an aborting DATA so that the receiver does not wait forever.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "tp_shm.h"
+#include "tp_shm_ring.h"
+
+int cs__shm_send_rts(tp_shm_t *t, int peer, const void *buf, size_t len, uint64_t tag,
+                     cs_tp_req_t *req)
+{
+    shm_peer_t *pe = &t->peers[peer];
+    if (!ring_room(pe, t->prm.ncells, 1))
+        return CS_AGAIN;
+    int32_t i = cs__shm_op_get(t);
+    if (i < 0)
+        return CS_AGAIN;
+    shm_op_t *o = &t->ops[i];
+    o->is_send = 1;
+    o->req = req;
+    o->buf = (char *)buf;
+    o->len = len;
+    o->tag = tag;
+    o->peer = peer;
+    o->mode = len >= t->prm.cma_min && pe->cma ? SHM_CMA : SHM_BOUNCE;
+    o->state = OP_RTS_WAIT;
+    shm_rts_t r;
+    memset(&r, 0, sizeof(r));
+    r.len = len;
+    r.addr = (uint64_t)(uintptr_t)buf;
+    r.cookie = (uint32_t)i;
+    r.gen = o->gen;
+    r.mode = o->mode;
+    ring_put(pe, t->prm.ncells, MSG_RTS, tag, &r, sizeof(r)); /* room checked above */
+    req->status = CS_INPROGRESS;
+    req->nbytes = 0;
+    return CS_OK;
+}
+
+void cs__shm_match_rts(tp_shm_t *t, int32_t i, const shm_unex_t *rts)
+{
+    shm_op_t *o = &t->ops[i];
+    o->msg_len = rts->len;
+    o->rcookie = rts->cookie;
+    o->rgen = rts->gen;
+    o->mode = (uint8_t)rts->mode;
+    o->off = 0;
+    if (rts->mode == SHM_CMA) {
+        o->raddr = rts->addr;
+        o->state = OP_COPY;
+        cs__shm_fifo_push(t, &t->copies, i);
+    } else {
+        o->state = OP_DATA_WAIT;
+        cs__shm_ctl(t, i, MSG_CTS);
+    }
+}
+
+/* Op `cookie` if it is live, generation `gen`, in `state`, else -1. */
+static int32_t find_op(tp_shm_t *t, uint32_t cookie, uint32_t gen, int state)
+{
+    if (cookie >= (uint32_t)t->nops)
+        return -1;
+    shm_op_t *o = &t->ops[cookie];
+    return o->gen == gen && o->state == state ? (int32_t)cookie : -1;
+}
+
+void cs__shm_on_fin(tp_shm_t *t, const shm_ctl_t *c)
+{
+    int32_t i = find_op(t, c->cookie, c->gen, OP_RTS_WAIT);
+    if (i >= 0 && t->ops[i].is_send)
+        cs__shm_complete(t, i, c->status < 0 ? CS_ERR_TRANSPORT : CS_OK, t->ops[i].len);
+}
+
+void cs__shm_on_cts(tp_shm_t *t, int peer, const shm_ctl_t *c)
+{
+    int32_t i = find_op(t, c->cookie, c->gen, OP_RTS_WAIT);
+    if (i < 0 || !t->ops[i].is_send) {
+        shm_ctl_t a;
+        memset(&a, 0, sizeof(a));
+        a.cookie = c->cookie2;
+        a.gen = c->gen2;
+        a.status = CS_ERR_TRANSPORT;
+        cs__shm_put_ctl(t, peer, MSG_DATA, &a); /* best effort: the ring may be full */
+        return;
+    }
+    shm_op_t *o = &t->ops[i];
+    o->rcookie = c->cookie2;
+    o->rgen = c->gen2;
+    o->off = 0;
+    o->state = OP_STREAM;
+    cs__shm_fifo_push(t, &t->peers[peer].stream, i);
+    t->nstreams++;
+}
+
+void cs__shm_on_data(tp_shm_t *t, int peer, const shm_ctl_t *c)
+{
+    shm_peer_t *pe = &t->peers[peer];
+    int32_t i = find_op(t, c->cookie, c->gen, OP_DATA_WAIT);
+    shm_op_t *o = i >= 0 && !t->ops[i].is_send ? &t->ops[i] : NULL;
+    if (c->status < 0) { /* the sender gave up: no slot was used */
+        if (o)
+            cs__shm_complete(t, i, CS_ERR_PEER, 0);
+        return;
+    }
+    if (o) {
+        const char *src = pe->in_slots + (size_t)(c->slot % t->prm.nslots) * t->prm.slot;
+        size_t room = o->len > o->off ? o->len - o->off : 0;
+        memcpy(o->buf + o->off, src, c->len < room ? c->len : room);
+        o->off += c->len;
+    }
+    pe->taken++;
+    __atomic_store_n(pe->in_released, pe->taken, __ATOMIC_RELEASE);
+    if (o && o->off >= o->msg_len)
+        cs__shm_complete(t, i, o->msg_len > o->len ? CS_ERR_RANGE : CS_OK,
+                         o->msg_len < o->len ? o->msg_len : o->len);
+}
+
+/* One slice of a CMA receive; status of the copy (CS_OK also when more
+ * remains). */
+static int cma_slice(tp_shm_t *t, shm_op_t *o, size_t want)
+{
+    size_t n = want - o->off;
+    if (n > t->prm.slice)
+        n = t->prm.slice;
+    if (o->peer == t->base.rank) { /* to self: the address is ours */
+        memcpy(o->buf + o->off, (const char *)(uintptr_t)o->raddr + o->off, n);
+        o->off += n;
+        return CS_OK;
+    }
+    struct iovec l = {o->buf + o->off, n}, r = {(void *)(uintptr_t)(o->raddr + o->off), n};
+    ssize_t got = process_vm_readv((pid_t)t->peers[o->peer].pid, &l, 1, &r, 1, 0);
+    if (got <= 0)
+        return got < 0 && errno == ESRCH ? CS_ERR_PEER : CS_ERR_TRANSPORT;
+    o->off += (size_t)got;
+    return CS_OK;
+}
+
+/* Fill the free bounce slots of peer's current stream(s). */
+static void stream(tp_shm_t *t, int peer)
+{
+    shm_peer_t *pe = &t->peers[peer];
+    const uint32_t nslots = t->prm.nslots;
+    while (pe->stream.head >= 0 && !pe->dead) {
+        int32_t i = pe->stream.head;
+        shm_op_t *o = &t->ops[i];
+        while (o->off < o->len) {
+            if (pe->filled - pe->released_cache >= nslots) {
+                pe->released_cache = __atomic_load_n(pe->out_released, __ATOMIC_ACQUIRE);
+                if (pe->filled - pe->released_cache >= nslots)
+                    return;
+            }
+            if (!ring_room(pe, t->prm.ncells, 1))
+                return;
+            size_t n = o->len - o->off < t->prm.slot ? o->len - o->off : t->prm.slot;
+            memcpy(pe->out_slots + (size_t)(pe->filled % nslots) * t->prm.slot, o->buf + o->off,
+                   n);
+            shm_ctl_t m;
+            memset(&m, 0, sizeof(m));
+            m.cookie = o->rcookie;
+            m.gen = o->rgen;
+            m.slot = (uint32_t)pe->filled;
+            m.len = n;
+            ring_put(pe, t->prm.ncells, MSG_DATA, 0, &m, sizeof(m));
+            pe->filled++;
+            o->off += n;
+        }
+        cs__shm_fifo_remove(t, &pe->stream, i);
+        t->nstreams--;
+        cs__shm_complete(t, i, CS_OK, o->len);
+    }
+}
+
+int cs__shm_progress_large(tp_shm_t *t)
+{
+    int moved = 0;
+    for (int32_t i = t->copies.head, next; i >= 0; i = next) {
+        shm_op_t *o = &t->ops[i];
+        next = o->next;
+        size_t want = o->msg_len < o->len ? o->msg_len : o->len;
+        int st = o->off < want ? cma_slice(t, o, want) : CS_OK;
+        moved = 1;
+        if (st == CS_OK && o->off < want)
+            continue;
+        cs__shm_fifo_remove(t, &t->copies, i);
+        o->status = st != CS_OK ? st : o->msg_len > o->len ? CS_ERR_RANGE : CS_OK;
+        cs__shm_ctl(t, i, MSG_FIN); /* the receive completes once FIN is out */
+    }
+    if (t->nstreams > 0)
+        for (int p = 0; p < t->base.nranks; p++)
+            if (t->peers[p].stream.head >= 0) {
+                stream(t, p);
+                moved = 1;
+            }
+    return moved;
+}
