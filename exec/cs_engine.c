@@ -206,6 +206,15 @@ static int alloc_memory(cs_engine_t *e, cs_err_t *err)
     e->mem_bytes[e->nmem - 1] = stage;
     for (uint32_t b = 0; b < e->nmem; b++) {
         size_t bytes = (e->mem_bytes[b] + 63) & ~(size_t)63;
+        if (e->tp->mem) { /* the transport's own memory: registered already */
+            int st = e->tp->mem->alloc(e->tp, bytes ? bytes : 64, (void **)&e->mem[b], &e->mr[b]);
+            if (st != CS_OK) {
+                e->mem[b] = NULL, e->mr[b] = NULL;
+                return cs_err_set(err, st, "cannot allocate %zu bytes of transport memory for "
+                                  "buffer %u: %s", bytes, b, cs_status_str(st));
+            }
+            continue;
+        }
         if (posix_memalign((void **)&e->mem[b], 64, bytes ? bytes : 64)) {
             e->mem[b] = NULL;
             return cs_err_set(err, CS_ERR_NOMEM, "cannot allocate %zu bytes for buffer %u",
@@ -304,6 +313,11 @@ void cs_engine_destroy(cs_engine_t *e)
     if (e->req)
         drain(e);
     for (uint32_t b = 0; e->mem && b < e->nmem; b++) {
+        if (e->tp->mem) {
+            if (e->mem[b])
+                e->tp->mem->free(e->tp, e->mem[b], e->mr ? e->mr[b] : NULL);
+            continue;
+        }
         if (e->mr && e->mr[b])
             e->tp->ops->mr_dereg(e->tp, e->mr[b]);
         free(e->mem[b]);

@@ -6,7 +6,9 @@
  * scratch buffers for the largest element count it will run (cfg.max_count
  * elements per block, see cs_coll_block_count), a staging area for every
  * recv-reduce, per-step request slots and queues, and registers all memory
- * with the transport.  Nothing is allocated while a collective runs.
+ * with the transport; a transport with a memory interface (tp->mem, e.g.
+ * shm) provides the buffers itself.  Nothing is allocated while a
+ * collective runs.
  *
  * Running.  cs_engine_run(count) executes the DAG once: a step is issued as
  * soon as its dependencies are done and, for sends and receives, once the

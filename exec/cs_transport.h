@@ -12,7 +12,8 @@
  * Life cycle (engine side):
  *   open (transport specific constructor, e.g. cs_tp_ofi_open)
  *   get_addr -> exchange blobs out of band (cs_boot) -> insert_addrs
- *   mr_reg for every buffer it will use; isend / irecv / poll ...; mr_dereg
+ *   mr_reg for every buffer it will use (or mem->alloc, see cs_tp_mem_ops_t);
+ *   isend / irecv / poll ...; mr_dereg (mem->free)
  *   close
  *
  * Requests.  The caller owns every cs_tp_req_t (the engine preallocates
@@ -106,9 +107,26 @@ typedef struct cs_tp_ops {
     int (*cancel)(cs_tp_t *tp, cs_tp_req_t *req);
 } cs_tp_ops_t;
 
+/* Optional memory interface (cs_tp.mem; NULL when the transport has none):
+ * memory the transport hands out itself because it moves data out of it
+ * faster than out of arbitrary host memory (the shm transport: its peers
+ * map it and copy from it with plain loads, one copy, no system call).
+ * The engine allocates its buffers here when it is present, instead of
+ * allocating them itself and calling mr_reg. */
+typedef struct cs_tp_mem_ops {
+    size_t size; /* sizeof(cs_tp_mem_ops_t): the ABI this table was built for */
+    /* len bytes (> 0), page aligned, zeroed; *mr is its registration, to
+     * pass to isend / irecv like an mr_reg handle.  Blocking, outside the
+     * progress path.  CS_ERR_NOMEM when it cannot. */
+    int (*alloc)(cs_tp_t *tp, size_t len, void **buf, void **mr);
+    /* Release what alloc returned (no request may still use it). */
+    void (*free)(cs_tp_t *tp, void *buf, void *mr);
+} cs_tp_mem_ops_t;
+
 /* The base of every transport. */
 struct cs_tp {
     const cs_tp_ops_t *ops;
+    const cs_tp_mem_ops_t *mem; /* optional, see above; NULL: none */
     int rank, nranks;
     size_t max_msg; /* largest message before the transport splits it */
     char why[256];  /* why a blocking call (insert_addrs) failed, for the caller's

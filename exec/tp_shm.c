@@ -64,18 +64,18 @@
 
 #define SHM_NOPS 4096          /* operations in flight (power of two: the done FIFO) */
 #define SHM_NUNEX 4096         /* unexpected messages held */
-#define SHM_NDATA 256          /* of which eager payloads */
+#define SHM_NDATA_MAX 256      /* of which eager payloads (SHM_UNEX_BYTES / eager_max) */
 #define CONSUME_MAX 32         /* messages taken off one ring per poll */
 #define CHECK_NS 2000000ull    /* liveness check period */
-#define CHECK_POLLS 16         /* the clock is read every CHECK_POLLS polls */
+#define CHECK_POLLS 256        /* the clock is read every CHECK_POLLS polls */
 #define TAG_MASK ((1ull << CS_TP_TAG_BITS) - 1)
 
 /* Defaults chosen by measurement (README, tests/bench/bench_exec.sh). */
-#define SHM_EAGER_MAX (16u * 1024u)
+#define SHM_EAGER_MAX (128u * 1024u) /* at most a quarter of the ring */
 #define SHM_SLOT (64u * 1024u)
-#define SHM_NSLOTS 4u
+#define SHM_NSLOTS 8u
 #define SHM_SLICE (256u * 1024u)
-#define SHM_CMA_MIN (256u * 1024u)
+#define SHM_UNEX_BYTES (8u << 20) /* payload held for unexpected eager messages */
 
 uint64_t cs__shm_now_ns(void)
 {
@@ -236,8 +236,8 @@ static void unex_push(tp_shm_t *t, shm_peer_t *pe, int32_t u)
 
 /* An eager message or RTS at the head of peer p's ring; 0 when it must
  * stay there (no matching receive and no room for an unexpected one). */
-static int deliver(tp_shm_t *t, int p, const shm_cell_t *c, uint32_t type, uint64_t tag,
-                   uint32_t len)
+static int deliver(tp_shm_t *t, int p, const shm_cell_t *c, uint32_t type, uint32_t mode,
+                   uint64_t tag, uint32_t len)
 {
     shm_peer_t *pe = &t->peers[p];
     int32_t prev = -1, i = pe->posted.head;
@@ -255,9 +255,7 @@ static int deliver(tp_shm_t *t, int p, const shm_cell_t *c, uint32_t type, uint6
                 ring_read(pe, t->prm.ncells, o->buf, n);
             cs__shm_complete(t, i, len > o->len ? CS_ERR_RANGE : CS_OK, n);
         } else {
-            shm_unex_t u = {-1, -1, MSG_RTS, rts.cookie, rts.gen, rts.mode, tag, rts.len,
-                            rts.addr};
-            cs__shm_match_rts(t, i, &u);
+            cs__shm_match_rts(t, i, (int)mode, &rts);
         }
         return 1;
     }
@@ -277,8 +275,8 @@ static int deliver(tp_shm_t *t, int p, const shm_cell_t *c, uint32_t type, uint6
             ring_read(pe, t->prm.ncells, t->unex_data + (size_t)x->data * t->prm.eager_max, len);
         }
     } else {
-        x->len = rts.len, x->addr = rts.addr, x->cookie = rts.cookie, x->gen = rts.gen;
-        x->mode = rts.mode;
+        x->rts = rts;
+        x->mode = mode;
     }
     unex_push(t, pe, u);
     return 1;
@@ -304,7 +302,7 @@ static int consume(tp_shm_t *t, int p)
             break;
         }
         if (type == MSG_EAGER || type == MSG_RTS) {
-            if (!deliver(t, p, c, type, w & TAG_MASK, len))
+            if (!deliver(t, p, c, type, (uint32_t)(w >> SHM_AUX_SHIFT) & 15, w & TAG_MASK, len))
                 break;
         } else {
             shm_ctl_t m;
@@ -355,6 +353,7 @@ static void shm_close(cs_tp_t *tp)
     tp_shm_t *t = (tp_shm_t *)tp;
     if (!t)
         return;
+    cs__shm_unmap_all(t);
     cs__shm_seg_destroy(t);
     free(t->peers);
     free(t->pfds);
@@ -390,8 +389,9 @@ static int shm_insert_addrs(cs_tp_t *tp, const void *blobs, size_t slot, const s
     return CS_OK;
 }
 
-/* No registration: CMA reads any address of the sender, bounce copies
- * from and to the caller's buffers. */
+/* No registration needed: CMA reads any address of the sender, bounce
+ * copies from and to the caller's buffers (memory from cs__shm_mem_ops is
+ * the one that peers can map: its handle comes from there). */
 static int shm_mr_reg(cs_tp_t *tp, void *buf, size_t len, void **mr)
 {
     (void)tp, (void)buf, (void)len;
@@ -403,14 +403,13 @@ static int shm_isend(cs_tp_t *tp, int peer, const void *buf, size_t len, void *m
                      uint64_t tag, cs_tp_req_t *req)
 {
     tp_shm_t *t = (tp_shm_t *)tp;
-    (void)mr;
     if (peer < 0 || peer >= tp->nranks || tag >> CS_TP_TAG_BITS || !t->ready)
         return CS_ERR_INVAL;
     shm_peer_t *pe = &t->peers[peer];
     if (pe->dead)
         return CS_ERR_PEER;
     if (len > t->prm.eager_max)
-        return cs__shm_send_rts(t, peer, buf, len, tag, req);
+        return cs__shm_send_rts(t, peer, buf, len, mr, tag, req);
     if (!ring_put(pe, t->prm.ncells, MSG_EAGER, tag, buf, len))
         return CS_AGAIN;
     req->status = CS_OK; /* inline completion: the payload is in the ring */
@@ -459,7 +458,7 @@ static int shm_irecv(cs_tp_t *tp, int peer, void *buf, size_t len, void *mr, uin
     t->unex[u].next = t->free_unex;
     t->free_unex = u;
     if (x.type == MSG_RTS) {
-        cs__shm_match_rts(t, i, &x);
+        cs__shm_match_rts(t, i, (int)x.mode, &x.rts);
         return CS_OK;
     }
     size_t n = x.len < len ? x.len : len;
@@ -540,12 +539,13 @@ static int set_params(tp_shm_t *t, const cs_tp_config_t *cfg, cs_err_t *err)
 {
     shm_params_t *p = &t->prm;
     int n = cfg->nranks;
-    p->ncells = n <= 16 ? 2048 : n <= 64 ? 1024 : 512;
+    p->ncells = n <= 16 ? 8192 : n <= 64 ? 2048 : 512;
     p->nslots = SHM_NSLOTS;
     p->slot = SHM_SLOT;
     p->slice = SHM_SLICE;
-    p->eager_max = SHM_EAGER_MAX;
-    p->cma_min = SHM_CMA_MIN;
+    p->eager_max = SHM_EAGER_MAX < p->ncells * SHM_CELL / 4 ? SHM_EAGER_MAX
+                                                             : p->ncells * SHM_CELL / 4;
+    p->best = SHM_MAP;
     const char *e = getenv("CS_SHM_EAGER"), *c = getenv("CS_SHM_COPY");
     if (e && *e) {
         char *end = NULL;
@@ -555,14 +555,14 @@ static int set_params(tp_shm_t *t, const cs_tp_config_t *cfg, cs_err_t *err)
                               "found '%s'", p->ncells * SHM_CELL / 4, e);
         p->eager_max = (size_t)v;
     }
-    if (c && *c && strcmp(c, "auto")) {
+    if (c && *c && strcmp(c, "auto") && strcmp(c, "map")) {
         if (!strcmp(c, "cma"))
-            p->cma_min = 0;
+            p->best = SHM_CMA;
         else if (!strcmp(c, "bounce"))
-            p->cma_min = SIZE_MAX;
+            p->best = SHM_BOUNCE;
         else
-            return cs_err_set(err, CS_ERR_INVAL, "CS_SHM_COPY: expected auto, cma or bounce, "
-                              "found '%s'", c);
+            return cs_err_set(err, CS_ERR_INVAL, "CS_SHM_COPY: expected auto (map), cma or "
+                              "bounce, found '%s'", c);
     }
     if (cfg->max_msg) { /* testing: move large messages in pieces of max_msg */
         if (p->eager_max > cfg->max_msg)
@@ -585,6 +585,7 @@ int cs_tp_shm_open(const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err)
     if (!t)
         return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
     t->base.ops = &shm_ops;
+    t->base.mem = &cs__shm_mem_ops;
     t->base.rank = cfg->rank;
     t->base.nranks = cfg->nranks;
     t->base.max_msg = SIZE_MAX;
@@ -602,8 +603,10 @@ int cs_tp_shm_open(const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err)
     t->ops = calloc(SHM_NOPS, sizeof(*t->ops));
     t->done = calloc(SHM_NOPS, sizeof(*t->done));
     t->unex = calloc(SHM_NUNEX, sizeof(*t->unex));
-    t->free_data = calloc(SHM_NDATA, sizeof(*t->free_data));
-    t->unex_data = malloc(SHM_NDATA * (t->prm.eager_max ? t->prm.eager_max : 1));
+    size_t ndata = t->prm.eager_max ? SHM_UNEX_BYTES / t->prm.eager_max : SHM_NDATA_MAX;
+    ndata = ndata < 16 ? 16 : ndata > SHM_NDATA_MAX ? SHM_NDATA_MAX : ndata;
+    t->free_data = calloc(ndata, sizeof(*t->free_data));
+    t->unex_data = malloc(ndata * (t->prm.eager_max ? t->prm.eager_max : 1));
     if (!t->peers || !t->pfds || !t->ops || !t->done || !t->unex || !t->free_data ||
         !t->unex_data) {
         st = cs_err_set(err, CS_ERR_NOMEM, "out of memory");
@@ -613,9 +616,9 @@ int cs_tp_shm_open(const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err)
         t->ops[i].next = i + 1 < SHM_NOPS ? i + 1 : -1;
     for (int32_t i = 0; i < SHM_NUNEX; i++)
         t->unex[i].next = i + 1 < SHM_NUNEX ? i + 1 : -1;
-    for (int32_t i = 0; i < SHM_NDATA; i++)
-        t->free_data[i] = SHM_NDATA - 1 - i;
-    t->nfree_data = SHM_NDATA;
+    for (size_t i = 0; i < ndata; i++)
+        t->free_data[i] = (int32_t)(ndata - 1 - i);
+    t->nfree_data = (int32_t)ndata;
     for (size_t r = 0; r < n; r++) {
         shm_peer_t *pe = &t->peers[r];
         pe->posted.head = pe->posted.tail = pe->unex.head = pe->unex.tail = -1;
@@ -624,8 +627,9 @@ int cs_tp_shm_open(const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err)
     if ((st = cs__shm_seg_create(t, err)) != CS_OK)
         goto fail;
     CS_INFO("exec", "rank %d: shm transport, %u ring cells per peer, eager <= %zu B, "
-            "bounce %u x %zu B, CMA from %zu B", cfg->rank, t->prm.ncells, t->prm.eager_max,
-            t->prm.nslots, t->prm.slot, t->prm.cma_min);
+            "large messages by %s at best (bounce: %u x %zu B)", cfg->rank, t->prm.ncells,
+            t->prm.eager_max, t->prm.best == SHM_MAP ? "mapping" : t->prm.best == SHM_CMA ?
+            "CMA" : "bounce", t->prm.nslots, t->prm.slot);
     *out = &t->base;
     return CS_OK;
 fail:

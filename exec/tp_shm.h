@@ -34,8 +34,10 @@
 #define SHM_PAGE 4096
 #define SHM_ATTACH_OFF 256 /* attach[] starts here in the segment */
 
-/* Message types (top 4 bits of shm_cell_t.word). */
+/* Message types (top 4 bits of shm_cell_t.word; bits 56..59 carry the
+ * mode of an RTS, bits 0..35 the caller's tag). */
 enum { MSG_EAGER = 1, MSG_RTS, MSG_FIN, MSG_CTS, MSG_DATA };
+#define SHM_AUX_SHIFT 56
 
 /* The first cell of a message.  `flag` is 1 from the moment the sender
  * publishes the message (release) until the owner consumes it; the payload
@@ -48,11 +50,13 @@ typedef struct shm_cell {
     unsigned char data[SHM_CELL - SHM_HDR];
 } shm_cell_t;
 
-/* Control payloads (in data[] of a single cell). */
+/* Control payloads (in data[] of a single cell, at most 48 bytes). */
 typedef struct shm_rts {
-    uint64_t len, addr;  /* message length, sender's buffer (CMA) */
+    uint64_t len, addr;   /* message length, sender's buffer (CMA) */
+    uint64_t off, rlen;   /* SHM_MAP: the buffer's offset in the sender's region, its size */
     uint32_t cookie, gen; /* sender's operation */
-    uint32_t mode;        /* SHM_CMA or SHM_BOUNCE */
+    uint32_t rid;         /* SHM_MAP: region id and fd in the sender (/proc/PID/fd/FD) */
+    int32_t fd;
 } shm_rts_t;
 typedef struct shm_ctl {
     uint32_t cookie, gen; /* the operation it answers (FIN, CTS: sender's; DATA: receiver's) */
@@ -62,7 +66,8 @@ typedef struct shm_ctl {
     uint64_t len;         /* DATA: bytes in the slot */
 } shm_ctl_t;
 
-enum { SHM_CMA = 1, SHM_BOUNCE = 2 };
+/* Large-message modes, the sender's choice (tp_shm_large.c). */
+enum { SHM_MAP = 1, SHM_CMA, SHM_BOUNCE };
 
 /* Start of a segment. */
 typedef struct shm_seg_hdr {
@@ -96,9 +101,28 @@ typedef struct shm_params {
     uint32_t nslots;    /* bounce slots per sender */
     size_t slot;        /* bytes per bounce slot */
     size_t eager_max;   /* largest message sent inline through the ring */
-    size_t slice;       /* CMA bytes copied per request per poll */
-    size_t cma_min;     /* large messages from this size on use CMA where possible */
+    size_t slice;       /* bytes copied per request per poll (SHM_MAP, SHM_CMA) */
+    int best;           /* the best mode allowed (CS_SHM_COPY): SHM_MAP, SHM_CMA or
+                         * SHM_BOUNCE; a mode is used only where it works */
 } shm_params_t;
+
+/* A region of transport memory (cs_tp_mem_ops_t): a memfd of its own that
+ * peers map when a message from it comes (SHM_MAP). */
+typedef struct shm_region {
+    char *base;
+    size_t len;
+    int fd;
+    uint32_t id;
+} shm_region_t;
+
+/* A peer's region as mapped here (a small cache per peer). */
+#define SHM_MAPS 16
+typedef struct shm_map {
+    char *ptr;
+    size_t len;
+    uint32_t id;
+    int32_t fd;
+} shm_map_t;
 
 /* One posted operation (preallocated pool; index = cookie). */
 enum { OP_FREE = 0, OP_POSTED, OP_RTS_WAIT, OP_COPY, OP_STREAM, OP_DATA_WAIT, OP_DONE };
@@ -122,8 +146,9 @@ typedef struct shm_op {
  * or an RTS. */
 typedef struct shm_unex {
     int32_t next, data;
-    uint32_t type, cookie, gen, mode;
-    uint64_t tag, len, addr;
+    uint32_t type, mode;
+    uint64_t tag, len; /* len: eager payload bytes */
+    shm_rts_t rts;     /* MSG_RTS */
 } shm_unex_t;
 
 typedef struct shm_fifo {
@@ -145,8 +170,11 @@ typedef struct shm_peer {
     uint64_t taken;                /* consumer side: bounce slots consumed */
     shm_fifo_t posted, unex, stream;
     int32_t pid, pidfd;
-    int cma; /* this peer can read my memory (it said so in my attach[]) */
-    int dead;
+    int cma;    /* this peer can read my memory (it said so in my attach[]) */
+    int cma_in; /* I can read its memory (my probe) */
+    int dead;   /* 1: found dead, 2: its operations failed */
+    shm_map_t maps[SHM_MAPS]; /* its regions mapped here */
+    uint32_t next_map;        /* the map slot to reuse next */
 } shm_peer_t;
 
 typedef struct tp_shm {
@@ -173,6 +201,7 @@ typedef struct tp_shm {
     uint64_t next_check; /* ns of the next liveness check */
     uint32_t polls;
     int ready; /* insert_addrs done */
+    uint32_t next_region; /* id of the next region */
 } tp_shm_t;
 
 /* ---- tp_shm_seg.c ---- */
@@ -184,10 +213,15 @@ int cs__shm_attach(tp_shm_t *t, const void *blobs, size_t slot, const size_t *le
  * number newly found dead.  One poll(2) over pidfds; not for every poll. */
 int cs__shm_check_peers(tp_shm_t *t);
 
+/* The memory interface (tp->mem) and the peers' regions mapped here. */
+extern const cs_tp_mem_ops_t cs__shm_mem_ops;
+char *cs__shm_map(tp_shm_t *t, int peer, const shm_rts_t *r);
+void cs__shm_unmap_all(tp_shm_t *t);
+
 /* ---- tp_shm_large.c ---- */
-int cs__shm_send_rts(tp_shm_t *t, int peer, const void *buf, size_t len, uint64_t tag,
-                     cs_tp_req_t *req);
-void cs__shm_match_rts(tp_shm_t *t, int32_t op, const shm_unex_t *rts);
+int cs__shm_send_rts(tp_shm_t *t, int peer, const void *buf, size_t len, void *mr,
+                     uint64_t tag, cs_tp_req_t *req);
+void cs__shm_match_rts(tp_shm_t *t, int32_t op, int mode, const shm_rts_t *rts);
 void cs__shm_on_fin(tp_shm_t *t, const shm_ctl_t *c);
 void cs__shm_on_cts(tp_shm_t *t, int peer, const shm_ctl_t *c);
 void cs__shm_on_data(tp_shm_t *t, int peer, const shm_ctl_t *c);

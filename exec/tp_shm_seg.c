@@ -21,6 +21,14 @@
  * Liveness.  A pidfd per peer (pidfd_open; kill(pid, 0) where there is
  * none) polls readable once the peer has exited, and a peer's header says
  * `closed` once it closed its transport; both mark the peer dead.
+ *
+ * Transport memory (cs_tp_mem_ops_t, the engine's buffers).  Each region
+ * is a memfd of its own, kept open while it lives; an RTS from it names
+ * (region id, fd, size, offset), and the receiver maps the region through
+ * /proc/PID/fd/FD the first time (then keeps the mapping in a small cache
+ * per peer) and copies the message with memcpy: one copy, at memory speed,
+ * without the page pinning of CMA.  That first mapping is the one system
+ * call of the progress path outside CMA; it happens in warm-up runs.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -223,9 +231,9 @@ static int map_peer(tp_shm_t *t, int r, const shm_blob_t *b)
     struct iovec l = {&v, sizeof(v)}, rv = {(void *)(uintptr_t)b->probe, sizeof(v)};
     int cma = process_vm_readv((pid_t)b->pid, &l, 1, &rv, 1, 0) == (ssize_t)sizeof(v) &&
               v == b->nonce;
+    pe->cma_in = cma;
     if (!cma)
-        CS_INFO("exec", "rank %d: no CMA to rank %d (%s): large messages from it go through "
-                "bounce buffers", t->base.rank, r, strerror(errno));
+        CS_INFO("exec", "rank %d: no CMA to rank %d (%s)", t->base.rank, r, strerror(errno));
     uint32_t *att = (uint32_t *)((char *)m + SHM_ATTACH_OFF);
     __atomic_store_n(&att[t->base.rank], 1u | (uint32_t)cma << 1, __ATOMIC_RELEASE);
     return CS_OK;
@@ -272,6 +280,7 @@ int cs__shm_attach(tp_shm_t *t, const void *blobs, size_t slot, const size_t *le
             pe->out_released = pe->in_released;
             pe->out_cells = pe->in_cells;
             pe->out_slots = pe->in_slots;
+            pe->cma = pe->cma_in = 1; /* to self: memcpy */
             __atomic_store_n(&att[me], 3u, __ATOMIC_RELEASE);
             continue;
         }
@@ -337,4 +346,97 @@ int cs__shm_check_peers(tp_shm_t *t)
         }
     }
     return found;
+}
+
+/* ---- transport memory ------------------------------------------------- */
+
+static int mem_alloc(cs_tp_t *tp, size_t len, void **buf, void **mr)
+{
+    tp_shm_t *t = (tp_shm_t *)tp;
+    shm_region_t *rg = calloc(1, sizeof(*rg));
+    if (!rg)
+        return CS_ERR_NOMEM;
+    rg->len = round_up(len ? len : 1, SHM_PAGE);
+    rg->fd = memfd_create("collstep-buf", MFD_CLOEXEC);
+    if (rg->fd < 0 || ftruncate(rg->fd, (off_t)rg->len) != 0) {
+        CS_ERROR("exec", "rank %d: shm transport: memory of %zu bytes: %s", tp->rank, rg->len,
+                 strerror(errno));
+        goto fail;
+    }
+    void *m = mmap(NULL, rg->len, PROT_READ | PROT_WRITE, MAP_SHARED, rg->fd, 0);
+    if (m == MAP_FAILED)
+        goto fail;
+    rg->base = m;
+    rg->id = ++t->next_region;
+    *buf = m;
+    *mr = rg;
+    return CS_OK;
+fail:
+    if (rg->fd >= 0)
+        close(rg->fd);
+    free(rg);
+    return CS_ERR_NOMEM;
+}
+
+static void mem_free(cs_tp_t *tp, void *buf, void *mr)
+{
+    shm_region_t *rg = mr;
+    (void)tp, (void)buf;
+    if (!rg)
+        return;
+    munmap(rg->base, rg->len);
+    close(rg->fd);
+    free(rg);
+}
+
+const cs_tp_mem_ops_t cs__shm_mem_ops = {
+    .size = sizeof(cs_tp_mem_ops_t),
+    .alloc = mem_alloc,
+    .free = mem_free,
+};
+
+char *cs__shm_map(tp_shm_t *t, int peer, const shm_rts_t *r)
+{
+    shm_peer_t *pe = &t->peers[peer];
+    if (peer == t->base.rank)
+        return NULL; /* to self: the address itself is good (CMA path) */
+    for (int i = 0; i < SHM_MAPS; i++) {
+        shm_map_t *m = &pe->maps[i];
+        if (m->ptr && m->id == r->rid && m->fd == r->fd && m->len == r->rlen)
+            return m->ptr;
+    }
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pe->pid, (int)r->fd);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat sb;
+    if (fd < 0 || fstat(fd, &sb) != 0 || (uint64_t)sb.st_size != r->rlen) {
+        CS_DEBUG("exec", "rank %d: cannot map region %u of rank %d (%s)", t->base.rank, r->rid,
+                 peer, fd < 0 ? strerror(errno) : "size differs");
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    void *p = mmap(NULL, r->rlen, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED)
+        return NULL;
+    shm_map_t *m = &pe->maps[pe->next_map++ % SHM_MAPS]; /* the oldest goes */
+    if (m->ptr)
+        munmap(m->ptr, m->len);
+    m->ptr = p;
+    m->len = r->rlen;
+    m->id = r->rid;
+    m->fd = r->fd;
+    return p;
+}
+
+void cs__shm_unmap_all(tp_shm_t *t)
+{
+    for (int r = 0; t->peers && r < t->base.nranks; r++)
+        for (int i = 0; i < SHM_MAPS; i++) {
+            shm_map_t *m = &t->peers[r].maps[i];
+            if (m->ptr)
+                munmap(m->ptr, m->len);
+            m->ptr = NULL;
+        }
 }

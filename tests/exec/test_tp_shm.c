@@ -137,13 +137,13 @@ static int same(const unsigned char *p, size_t n, unsigned seed)
 static int sc_wrap(cs_tp_t *tp, int rank)
 {
     enum { N = 6000, W = 48 };
-    const size_t emax = 16384;
-    static unsigned char sbuf[16384], rbuf[W][16384];
+    const size_t emax = 131072; /* the eager limit for up to 16 ranks */
+    static unsigned char sbuf[131072], rbuf[W][131072];
     static cs_tp_req_t req[W];
     if (rank == 0) {
         int pending = 0;
         for (unsigned i = 0; i < N; i++) {
-            size_t len = (i * 389u) % (emax + 1);
+            size_t len = (i * 3889u) % (emax + 1);
             fill(sbuf, len, i);
             cs_tp_req_t r;
             send_now(tp, 1, sbuf, len, i % 5, &r, &pending);
@@ -166,7 +166,7 @@ static int sc_wrap(cs_tp_t *tp, int rank)
             CS_TEST_REQUIRE(k > 0, "no progress at message %u", checked);
             /* completions come in order here: one sender, tags cycle */
             for (int j = 0; j < k; j++, checked++) {
-                size_t len = (checked * 389u) % (emax + 1);
+                size_t len = (checked * 3889u) % (emax + 1);
                 CS_TEST_REQUIRE(done[j] == &req[checked % W], "message %u out of order", checked);
                 CS_TEST_CHECK(done[j]->status == CS_OK && done[j]->nbytes == len &&
                                   same(rbuf[checked % W], len, checked),
@@ -184,11 +184,11 @@ static int sc_wrap(cs_tp_t *tp, int rank)
 static int sc_unexpected(cs_tp_t *tp, int rank)
 {
     enum { N = 100 };
-    static unsigned char buf[N][100001];
+    static unsigned char buf[N][200001];
     static cs_tp_req_t req[N];
     size_t len[N];
     for (int i = 0; i < N; i++)
-        len[i] = i % 10 == 3 ? 100001 : (size_t)(i * 13);
+        len[i] = i % 10 == 3 ? 200001 : (size_t)(i * 13); /* every tenth above eager_max */
     int pending = 0;
     if (rank == 0) {
         for (int i = 0; i < N; i++) {
@@ -253,27 +253,33 @@ static int sc_all_pairs(cs_tp_t *tp, int rank)
 
 /* 2000 receives outstanding at once, sent in a scrambled tag order,
  * mixed sizes; then a receive smaller than its message (truncation). */
+static unsigned char *many_buf(int i)
+{
+    enum { N = 2000, BIG = 140000 };
+    static unsigned char small[N][300], big[N / 7 + 1][BIG];
+    return i % 7 == 0 ? big[i / 7] : small[i];
+}
+
 static int sc_many(cs_tp_t *tp, int rank)
 {
-    enum { N = 2000, BIG = 70000 };
-    static unsigned char buf[N][BIG];
+    enum { N = 2000, BIG = 140000 }; /* BIG: above the eager limit */
     static cs_tp_req_t req[N];
     int pending = 0;
     if (rank == 1) {
         for (int i = 0; i < N; i++)
-            CS_TEST_REQUIRE(tp->ops->irecv(tp, 0, buf[i], BIG, NULL, (uint64_t)i, &req[i]) ==
+            CS_TEST_REQUIRE(tp->ops->irecv(tp, 0, many_buf(i), BIG, NULL, (uint64_t)i, &req[i]) ==
                                 CS_OK, "irecv %d", i);
         barrier();
         CS_TEST_CHECK(drive(tp, N) == N, "receives did not complete");
         for (int i = 0; i < N; i++) {
             size_t len = i % 7 == 0 ? BIG : (size_t)(i % 300);
             CS_TEST_CHECK(req[i].status == CS_OK && req[i].nbytes == len &&
-                              same(buf[i], len, (unsigned)i),
+                              same(many_buf(i), len, (unsigned)i),
                           "message %d: status %d, %zu bytes", i, req[i].status, req[i].nbytes);
         }
         for (int k = 0; k < 2; k++) { /* eager, then large, into 50 bytes */
             req[k].status = CS_OK;
-            CS_TEST_REQUIRE(tp->ops->irecv(tp, 0, buf[k], 50, NULL, 7, &req[k]) == CS_OK, "irecv");
+            CS_TEST_REQUIRE(tp->ops->irecv(tp, 0, many_buf(k), 50, NULL, 7, &req[k]) == CS_OK, "irecv");
             CS_TEST_REQUIRE(drive(tp, 1) == 1, "truncated receive %d did not complete", k);
             CS_TEST_CHECK(req[k].status == CS_ERR_RANGE && req[k].nbytes == 50,
                           "truncation %d: status %d, %zu bytes", k, req[k].status, req[k].nbytes);
@@ -283,12 +289,12 @@ static int sc_many(cs_tp_t *tp, int rank)
         for (int j = 0; j < N; j++) {
             int i = (int)((j * 7919u) % N);
             size_t len = i % 7 == 0 ? BIG : (size_t)(i % 300);
-            fill(buf[i], len, (unsigned)i);
-            send_now(tp, 1, buf[i], len, (uint64_t)i, &req[i], &pending);
+            fill(many_buf(i), len, (unsigned)i);
+            send_now(tp, 1, many_buf(i), len, (uint64_t)i, &req[i], &pending);
         }
         static cs_tp_req_t tr[2];
-        send_now(tp, 1, buf[1], 60, 7, &tr[0], &pending);
-        send_now(tp, 1, buf[0], BIG, 7, &tr[1], &pending);
+        send_now(tp, 1, many_buf(1), 60, 7, &tr[0], &pending);
+        send_now(tp, 1, many_buf(0), BIG, 7, &tr[1], &pending);
         CS_TEST_CHECK(drive(tp, pending) == pending, "sends did not complete");
     } else {
         barrier();
@@ -321,6 +327,45 @@ static int sc_death(cs_tp_t *tp, int rank)
         barrier();
         kill(getpid(), SIGKILL);
     }
+    return 0;
+}
+
+/* Buffers of transport memory (tp->mem: peers map them): every rank sends
+ * 3 MiB + 5 bytes to the next one, to itself, and 200 KB into a
+ * 100 KB receive (truncated); sizes above any slice (--max-msg). */
+static int sc_mapped(cs_tp_t *tp, int rank)
+{
+    enum { M = (3 << 20) + 5, T = 200000 };
+    CS_TEST_REQUIRE(tp->mem != NULL, "the shm transport has a memory interface");
+    void *sb, *rb, *sm, *rm, *rb2, *rm2;
+    CS_TEST_REQUIRE(tp->mem->alloc(tp, M, &sb, &sm) == CS_OK, "alloc");
+    CS_TEST_REQUIRE(tp->mem->alloc(tp, M, &rb, &rm) == CS_OK, "alloc");
+    CS_TEST_REQUIRE(tp->mem->alloc(tp, M, &rb2, &rm2) == CS_OK, "alloc");
+    fill(sb, M, (unsigned)rank);
+    int next = (rank + 1) % NR, prev = (rank + NR - 1) % NR, pending = 0;
+    cs_tp_req_t r[5];
+    memset(r, 0, sizeof(r));
+    CS_TEST_REQUIRE(tp->ops->irecv(tp, prev, rb, M, rm, 1, &r[0]) == CS_OK, "irecv");
+    CS_TEST_REQUIRE(tp->ops->irecv(tp, rank, rb2, M, rm2, 2, &r[1]) == CS_OK, "irecv");
+    CS_TEST_REQUIRE(tp->ops->irecv(tp, prev, (char *)rb2 + M - 100000, 100000, rm2, 3, &r[2]) ==
+                        CS_OK, "irecv");
+    barrier();
+    send_now(tp, next, sb, M, 1, &r[3], &pending);
+    send_now(tp, rank, sb, M, 2, &r[4], &pending);
+    cs_tp_req_t t;
+    send_now(tp, next, (char *)sb + 1, T, 3, &t, &pending);
+    int want = pending + 3;
+    CS_TEST_CHECK(drive(tp, want) == want, "not everything completed");
+    CS_TEST_CHECK(r[0].status == CS_OK && r[0].nbytes == M && same(rb, M, (unsigned)prev),
+                  "from the previous rank: status %d, %zu bytes", r[0].status, r[0].nbytes);
+    CS_TEST_CHECK(r[1].status == CS_OK && r[1].nbytes == M && same(rb2, M - 100000, (unsigned)rank),
+                  "from itself: status %d, %zu bytes", r[1].status, r[1].nbytes);
+    CS_TEST_CHECK(r[2].status == CS_ERR_RANGE && r[2].nbytes == 100000,
+                  "truncated: status %d, %zu bytes", r[2].status, r[2].nbytes);
+    barrier();
+    tp->mem->free(tp, sb, sm);
+    tp->mem->free(tp, rb, rm);
+    tp->mem->free(tp, rb2, rm2);
     return 0;
 }
 
@@ -454,6 +499,11 @@ int main(void)
         bad += run("2000 outstanding, truncation", 2, sc_many, copy, 0);
     }
     bad += run("2000 outstanding, truncation", 2, sc_many, "auto", 0);
+    for (int c = 0; c < 3; c++) {
+        const char *copy = c == 0 ? "auto" : c == 1 ? "cma" : "bounce";
+        bad += run("transport memory", 3, sc_mapped, copy, 0);
+        bad += run("transport memory", 2, sc_mapped, copy, 70000);
+    }
     bad += run_death();
     bad += run_startup(0);
     bad += run_startup(1);
