@@ -18,9 +18,10 @@
  * timer.  When idle for a while it yields the CPU, since ranks are often
  * oversubscribed on a few cores.
  *
- * Fast path (small messages are latency bound): the clock is read once per
- * run unless per-step timestamps are asked for (cs_engine_record_times), the idle
- * loop reads it only every IDLE_CLOCK spins, and a send the transport
+ * Fast path (small messages are latency bound): the clock is not read by a
+ * run that progresses unless per-step timestamps are asked for
+ * (cs_engine_record_times), the idle loop reads it only every IDLE_CLOCK
+ * spins (the no-progress timer starts there), and a send the transport
  * completed inline (tiny messages, req->status already CS_OK on return) is
  * completed at once without waiting for a completion entry.
  *
@@ -543,7 +544,7 @@ int cs_engine_run(cs_engine_t *e, uint64_t count, cs_err_t *err)
     }
     if (e->rec)
         memset(e->times, 0, e->n * sizeof(*e->times));
-    e->t0 = cs_engine_now_ns();
+    e->t0 = e->rec ? cs_engine_now_ns() : 0; /* the clock costs ~10 % of an 8-byte run */
     for (uint32_t i = 0; i < e->n; i++) /* early receives first */
         if (e->st[i].kind == CS_STEP_RRECV && e->st[i].chan_prev < 0) {
             e->st[i].state = ST_QUEUED;

@@ -226,14 +226,14 @@ void cs__shm_on_fin(tp_shm_t *t, const shm_ctl_t *c);
 void cs__shm_on_cts(tp_shm_t *t, int peer, const shm_ctl_t *c);
 void cs__shm_on_data(tp_shm_t *t, int peer, const shm_ctl_t *c);
 int cs__shm_progress_large(tp_shm_t *t);
+/* Queue control message `type` (MSG_FIN, MSG_CTS) of op for its peer; sent
+ * at once when the peer's ring has room, else by cs__shm_flush_ctl. */
+void cs__shm_ctl(tp_shm_t *t, int32_t op, uint8_t type);
 int cs__shm_flush_ctl(tp_shm_t *t);
 
 /* ---- tp_shm.c (used by the other files) ---- */
 void cs__shm_complete(tp_shm_t *t, int32_t op, int status, size_t nbytes);
 int32_t cs__shm_op_get(tp_shm_t *t);
-/* Queue control message `type` of op for its peer; sent now if the ring has room. */
-void cs__shm_ctl(tp_shm_t *t, int32_t op, uint8_t type);
-int cs__shm_put_ctl(tp_shm_t *t, int peer, uint32_t type, const shm_ctl_t *c);
 void cs__shm_fifo_push(tp_shm_t *t, shm_fifo_t *f, int32_t op);
 int cs__shm_fifo_remove(tp_shm_t *t, shm_fifo_t *f, int32_t op); /* 1: it was there */
 uint64_t cs__shm_now_ns(void);

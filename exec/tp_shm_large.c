@@ -40,6 +40,76 @@
 #include "tp_shm.h"
 #include "tp_shm_ring.h"
 
+/* ---- control messages (FIN, CTS) -------------------------------------- */
+
+/* Send op's pending control message; 1 when it is dealt with (sent, or
+ * its peer is dead), 0 when the peer's ring is full. */
+static int ctl_send(tp_shm_t *t, int32_t i)
+{
+    shm_op_t *o = &t->ops[i];
+    shm_peer_t *pe = &t->peers[o->peer];
+    size_t got = o->msg_len < o->len ? o->msg_len : o->len;
+    shm_ctl_t m;
+    memset(&m, 0, sizeof(m));
+    m.cookie = o->rcookie;
+    m.gen = o->rgen;
+    if (o->ctl == MSG_CTS) {
+        m.cookie2 = (uint32_t)i;
+        m.gen2 = o->gen;
+    } else { /* FIN: the sender learns only whether its data could be read */
+        m.status = o->status < 0 && o->status != CS_ERR_RANGE ? CS_ERR_TRANSPORT : CS_OK;
+    }
+    if (!pe->dead && !ring_put(pe, t->prm.ncells, o->ctl, 0, &m, sizeof(m)))
+        return 0;
+    if (o->ctl == MSG_FIN)
+        cs__shm_complete(t, i, o->status, got);
+    else if (pe->dead)
+        cs__shm_complete(t, i, CS_ERR_PEER, 0);
+    o->ctl = 0;
+    return 1;
+}
+
+void cs__shm_ctl(tp_shm_t *t, int32_t i, uint8_t type)
+{
+    shm_op_t *o = &t->ops[i];
+    o->ctl = type;
+    if (t->ctl_head < 0 && ctl_send(t, i))
+        return;
+    o->on_ctl = 1;
+    o->ctl_next = -1;
+    if (t->ctl_tail < 0)
+        t->ctl_head = i;
+    else
+        t->ops[t->ctl_tail].ctl_next = i;
+    t->ctl_tail = i;
+}
+
+static int put_ctl(tp_shm_t *t, int peer, uint32_t type, const shm_ctl_t *c)
+{
+    return ring_put(&t->peers[peer], t->prm.ncells, type, 0, c, sizeof(*c));
+}
+
+int cs__shm_flush_ctl(tp_shm_t *t)
+{
+    int sent = 0;
+    for (int32_t prev = -1, i = t->ctl_head, next; i >= 0; i = next) {
+        next = t->ops[i].ctl_next;
+        if (!ctl_send(t, i)) {
+            prev = i;
+            continue;
+        }
+        sent++;
+        t->ops[i].on_ctl = 0;
+        if (prev < 0)
+            t->ctl_head = next;
+        else
+            t->ops[prev].ctl_next = next;
+        if (t->ctl_tail == i)
+            t->ctl_tail = prev;
+    }
+    return sent;
+}
+
 int cs__shm_send_rts(tp_shm_t *t, int peer, const void *buf, size_t len, void *mr,
                      uint64_t tag, cs_tp_req_t *req)
 {
@@ -139,7 +209,7 @@ void cs__shm_on_cts(tp_shm_t *t, int peer, const shm_ctl_t *c)
         a.cookie = c->cookie2;
         a.gen = c->gen2;
         a.status = CS_ERR_TRANSPORT;
-        cs__shm_put_ctl(t, peer, MSG_DATA, &a); /* best effort: the ring may be full */
+        put_ctl(t, peer, MSG_DATA, &a); /* best effort: the ring may be full */
         return;
     }
     shm_op_t *o = &t->ops[i];
