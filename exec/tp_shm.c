@@ -475,7 +475,8 @@ static int set_params(tp_shm_t *t, const cs_tp_config_t *cfg, cs_err_t *err)
 {
     shm_params_t *p = &t->prm;
     int n = cfg->nranks;
-    p->ncells = n <= 16 ? 8192 : n <= 64 ? 2048 : 512;
+    /* rings of 512, 128, 32 KiB: every rank's segment holds n of them */
+    p->ncells = n <= 8 ? 8192 : n <= 32 ? 2048 : 512;
     p->nslots = SHM_NSLOTS;
     p->slot = SHM_SLOT;
     p->slice = SHM_SLICE;

@@ -416,11 +416,27 @@ char *cs__shm_map(tp_shm_t *t, int peer, const shm_rts_t *r)
             close(fd);
         return NULL;
     }
+    /* The slot to reuse: the oldest mapping no copy under way reads from. */
+    shm_map_t *m = NULL;
+    for (int k = 0; k < SHM_MAPS && !m; k++) {
+        shm_map_t *c = &pe->maps[(pe->next_map + (uint32_t)k) % SHM_MAPS];
+        int busy = 0;
+        for (int32_t i = t->copies.head; c->ptr && i >= 0 && !busy; i = t->ops[i].next)
+            busy = t->ops[i].peer == peer && t->ops[i].raddr >= (uint64_t)(uintptr_t)c->ptr &&
+                   t->ops[i].raddr < (uint64_t)(uintptr_t)c->ptr + c->len;
+        if (!busy) {
+            m = c;
+            pe->next_map += (uint32_t)k + 1;
+        }
+    }
+    if (!m) {
+        close(fd);
+        return NULL; /* all in use: the caller copies by CMA instead */
+    }
     void *p = mmap(NULL, r->rlen, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
     close(fd);
     if (p == MAP_FAILED)
         return NULL;
-    shm_map_t *m = &pe->maps[pe->next_map++ % SHM_MAPS]; /* the oldest goes */
     if (m->ptr)
         munmap(m->ptr, m->len);
     m->ptr = p;
