@@ -8,8 +8,10 @@
 # and libfabric's shm provider ("ofi"); on tcp, libfabric's tcp;ofi_rxm.
 # The table names the winner per size as TRANSPORT:ALGO.
 #
-# Method.  Sizes come in two groups: small (< 1 MiB, many iterations) and
-# large (>= 1 MiB, few).  Each group is measured REPEAT times, MPI and every
+# Method.  Sizes come in three groups: small (< 1 MiB, many iterations),
+# medium (1-16 MiB, 50: a run of a few iterations mostly measures how far
+# apart the ranks left the barrier before it) and large (>= 64 MiB, few).
+# Each group is measured REPEAT times, MPI and every
 # collstep algorithm one after the other within each round, so both see the
 # same machine load; every figure is the best (lowest) of the rounds' averages
 # (the machine is shared: the best round is the least disturbed one).  For
@@ -19,15 +21,18 @@
 #   tests/bench/bench_exec.sh [build-dir]
 #   env: PROVIDERS="shm tcp" NP=2 REPEAT=3 SHM_TRANSPORTS="native ofi"
 #        SMALL="8 32 128 512 1024 4096 16384 65536 262144" ITERS_SMALL=2000 WARMUP_SMALL=200
-#        LARGE="1M 4M 16M 64M 128M 256M" ITERS_LARGE=5 WARMUP_LARGE=1
+#        MEDIUM="1M 4M 16M" ITERS_MEDIUM=50 WARMUP_MEDIUM=5
+#        LARGE="64M 128M 256M" ITERS_LARGE=5 WARMUP_LARGE=1
 #        ALGOS_SMALL="rd ring" ALGOS_LARGE="ring rhd ring:nchunks=4" (NAME or NAME:K=V)
+#        (an empty SMALL, MEDIUM or LARGE leaves that group out)
 #        VERBOSE=1: also every implementation's best time per size
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 b=${1:-build}
 np=${NP:-2} repeat=${REPEAT:-3} providers=${PROVIDERS:-"shm tcp"}
-small=${SMALL:-"8 32 128 512 1024 4096 16384 65536 262144"}
-large=${LARGE:-"1M 4M 16M 64M 128M 256M"}
+small=${SMALL-"8 32 128 512 1024 4096 16384 65536 262144"}
+medium=${MEDIUM-"1M 4M 16M"}
+large=${LARGE-"64M 128M 256M"}
 cmake --build "$b" --target bench_exec_mpi collstep >/dev/null 2>&1 ||
     echo "# warning: build failed, using the binaries already in $b" >&2
 [ -x "$b/cli/collstep" ] && [ -x "$b/tests/bench/bench_exec_mpi" ] || { echo "build $b first" >&2; exit 2; }
@@ -73,8 +78,9 @@ group() {
 echo "# $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $np ranks; float sum; best of $repeat rounds"
 for prov in $providers; do
     : >"$tmp/$prov"
-    group small "$small" "${ITERS_SMALL:-2000}" "${WARMUP_SMALL:-200}" "${ALGOS_SMALL:-rd ring}" "$prov"
-    group large "$large" "${ITERS_LARGE:-5}" "${WARMUP_LARGE:-1}" "${ALGOS_LARGE:-ring rhd ring:nchunks=4}" "$prov"
+    [ -z "$small" ] || group small "$small" "${ITERS_SMALL:-2000}" "${WARMUP_SMALL:-200}" "${ALGOS_SMALL:-rd ring}" "$prov"
+    [ -z "$medium" ] || group medium "$medium" "${ITERS_MEDIUM:-50}" "${WARMUP_MEDIUM:-5}" "${ALGOS_LARGE:-ring rhd ring:nchunks=4}" "$prov"
+    [ -z "$large" ] || group large "$large" "${ITERS_LARGE:-5}" "${WARMUP_LARGE:-1}" "${ALGOS_LARGE:-ring rhd ring:nchunks=4}" "$prov"
     if [ -n "${VERBOSE:-}" ]; then
         echo "# $prov: best time (us) per size and implementation"
         sort -k1,1n -k3,3 -k2,2g "$tmp/$prov" | awk '!(($1, $3) in t) { t[$1, $3] = 1; print "#  ", $1, $3, $2 }'
