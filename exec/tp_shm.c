@@ -224,6 +224,8 @@ static int consume(tp_shm_t *t, int p)
     shm_peer_t *pe = &t->peers[p];
     uint32_t nc = t->prm.ncells;
     int n = 0;
+    if (pe->bad)
+        return 0;
     for (; n < CONSUME_MAX; n++) {
         shm_cell_t *c = ring_peek(pe, nc);
         if (!c)
@@ -234,7 +236,9 @@ static int consume(tp_shm_t *t, int p)
             type > MSG_DATA || (type != MSG_EAGER && len > SHM_CELL - SHM_HDR)) {
             CS_ERROR("exec", "rank %d: shm transport: malformed message (type %u, %u bytes) "
                      "from rank %d", t->base.rank, type, len, p);
-            pe->dead = 1; /* its ring cannot be trusted any more */
+            pe->bad = 1; /* its ring cannot be trusted any more: the peer is gone for us */
+            if (!pe->dead)
+                pe->dead = 1;
             break;
         }
         if (type == MSG_EAGER || type == MSG_RTS) {
@@ -560,6 +564,7 @@ int cs_tp_shm_open(const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err)
         shm_peer_t *pe = &t->peers[r];
         pe->posted.head = pe->posted.tail = pe->unex.head = pe->unex.tail = -1;
         pe->stream.head = pe->stream.tail = -1;
+        pe->pidfd = -1;
     }
     if ((st = cs__shm_seg_create(t, err)) != CS_OK)
         goto fail;

@@ -173,6 +173,7 @@ typedef struct shm_peer {
     int cma;    /* this peer can read my memory (it said so in my attach[]) */
     int cma_in; /* I can read its memory (my probe) */
     int dead;   /* 1: found dead, 2: its operations failed */
+    int bad;    /* its ring held a malformed message: not read any more */
     shm_map_t maps[SHM_MAPS]; /* its regions mapped here */
     uint32_t next_map;        /* the map slot to reuse next */
 } shm_peer_t;

@@ -122,7 +122,6 @@ int cs__shm_seg_create(tp_shm_t *t, cs_err_t *err)
         pe->in_released = (uint64_t *)(ib + SHM_INBOX_RELEASED);
         pe->in_cells = ib + SHM_INBOX_CELLS;
         pe->in_slots = ib + slots_off;
-        pe->pidfd = -1;
     }
     __atomic_store_n(&h->magic, SHM_MAGIC, __ATOMIC_RELEASE);
     return CS_OK;
