@@ -192,8 +192,15 @@ static int map_peer(tp_shm_t *t, int r, const shm_blob_t *b)
     int fd = open(path, O_RDWR | O_CLOEXEC);
     struct stat sb;
     if (fd < 0 || fstat(fd, &sb) != 0 || (uint64_t)sb.st_size != b->seg_bytes) {
-        why(t, "cannot open rank %d's shared memory (%s: %s)", r, path,
-            fd < 0 ? strerror(errno) : "not its segment");
+        /* no such fd: it closed its transport already; no process: it exited */
+        int e = fd < 0 ? errno : 0, gone = e == ENOENT;
+        struct pollfd pf = {pe->pidfd, POLLIN, 0};
+        gone |= pe->pidfd >= 0 ? poll(&pf, 1, 0) > 0 : kill(b->pid, 0) != 0 && errno == ESRCH;
+        if (gone)
+            why(t, "rank %d gave up or exited during start-up (see its message)", r);
+        else
+            why(t, "cannot open rank %d's shared memory (%s: %s)", r, path,
+                fd < 0 ? strerror(e) : "not its segment");
         if (fd >= 0)
             close(fd);
         return CS_ERR_PEER;
