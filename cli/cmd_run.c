@@ -68,11 +68,13 @@ static const char usage_text[] =
     "  --dtype T            float (default), double, half, bfloat16, int32, int64\n"
     "  --op OP              sum (default), prod, min, max\n"
     "  --root R             root of broadcast / reduce (0)\n"
-    "  --transport NAME     ofi (default: libfabric, see --provider), tcp (native\n"
-    "                       sockets, one connection per rank pair, --iface), nccl\n"
-    "                       (GPU memory, one rank per GPU)\n"
+    "  --transport NAME     ofi (default: libfabric, see --provider), shm (native shared\n"
+    "                       memory, all ranks on one host), tcp (native sockets, one\n"
+    "                       connection per rank pair, see --iface), nccl (GPU memory,\n"
+    "                       one rank per GPU)\n"
     "  --baseline nccl      with --transport nccl: also time NCCL's own collective\n"
-    "  --provider NAME      libfabric provider: tcp;ofi_rxm (default), shm, verbs;ofi_rxm, efa\n"
+    "  --provider NAME      libfabric provider of --transport ofi: tcp;ofi_rxm (default),\n"
+    "                       shm, verbs;ofi_rxm, efa\n"
     "  --iface ADDR         address tcp binds to (127.0.0.1)\n"
     "  --iters N            timed runs per size (20)\n"
     "  --warmup N           untimed runs per size (5)\n"
@@ -80,7 +82,8 @@ static const char usage_text[] =
     "  --timeout S          give up when nothing progresses for S seconds (60)\n"
     "  --format F           table (default), csv, json\n"
     "  --boot B             force the bootstrap: pmix or env (default: auto)\n"
-    "  --max-msg BYTES      split messages above BYTES (testing the transport)\n"
+    "  --max-msg BYTES      split messages above BYTES (testing the transport; shm: the\n"
+    "                       eager limit and the pieces large messages move in)\n"
     "  --trace DIR          write per-step and per-link/per-tier traces of the last timed\n"
     "                       run of every size to DIR (as collstep sim --trace; whole or\n"
     "                       not at all); tiers: host (same host), network (other host)\n"
@@ -242,6 +245,11 @@ static int parse_args(int argc, char **argv, run_opts_t *o)
         return usage_error("--coll and --algo (or --schedule) are required");
     if (!o->size[0])
         return usage_error("--size is required");
+    if (!strcmp(o->transport, "shm")) { /* no libfabric: rows say "shm/native" */
+        if (strcmp(o->provider, "tcp;ofi_rxm"))
+            return usage_error("--provider: only with --transport ofi");
+        o->provider = "native";
+    }
     if (o->baseline && (strcmp(o->baseline, "nccl") || strcmp(o->transport, "nccl")))
         return usage_error("--baseline: only 'nccl', with --transport nccl");
     if (cs_results_fmt_parse(o->format) == CS_FMT_COUNT)
@@ -299,7 +307,8 @@ static int build_schedule(run_ctx_t *c, cs_err_t *err)
 
 static int open_transport(run_ctx_t *c, cs_err_t *err)
 {
-    cs_tp_config_t cfg = {c->rank, c->nranks, c->o->provider, c->o->iface, c->o->max_msg};
+    cs_tp_config_t cfg = {c->rank, c->nranks, c->o->provider, c->o->iface, c->o->max_msg,
+                          c->o->timeout};
     int st = cs_tp_open(c->o->transport, &cfg, &c->tp, err);
     return cs_boot_connect(c->boot, st == CS_OK ? c->tp : NULL, st, err);
 }

@@ -156,7 +156,8 @@ int cs_boot_connect(cs_boot_t *b, cs_tp_t *tp, int open_st, cs_err_t *err)
     }
     st = tp->ops->insert_addrs(tp, blobs, CS_TP_ADDR_MAX, lens);
     if (st != CS_OK)
-        cs_err_set(err, st, "inserting peer addresses failed: %s", cs_status_str(st));
+        cs_err_set(err, st, "inserting peer addresses failed: %s",
+                   tp->why[0] ? tp->why : cs_status_str(st));
 out:
     free(all);
     free(lens);

@@ -6,7 +6,9 @@
  * scratch buffers for the largest element count it will run (cfg.max_count
  * elements per block, see cs_coll_block_count), a staging area for every
  * recv-reduce, per-step request slots and queues, and registers all memory
- * with the transport.  Nothing is allocated while a collective runs.
+ * with the transport; a transport with a memory interface (tp->mem, e.g.
+ * shm) provides the buffers itself.  Nothing is allocated while a
+ * collective runs.
  *
  * Running.  cs_engine_run(count) executes the DAG once: a step is issued as
  * soon as its dependencies are done and, for sends and receives, once the
@@ -68,11 +70,13 @@ uint64_t cs_engine_buf_elems(const cs_engine_t *e, int buf, uint64_t count);
 int cs_engine_run(cs_engine_t *e, uint64_t count, cs_err_t *err);
 
 /* Keep per-step timestamps from the next run on (on != 0).  Off by default:
- * a run then reads the clock once instead of a few times per step. */
+ * a run then reads the clock only while idle instead of a few times per
+ * step. */
 void cs_engine_record_times(cs_engine_t *e, int on);
 const cs_step_time_t *cs_engine_step_times(const cs_engine_t *e, uint32_t *nsteps);
 
-/* CLOCK_MONOTONIC (ns) at the start of the last run. */
+/* CLOCK_MONOTONIC (ns) at the start of the last run that recorded per-step
+ * timestamps (cs_engine_record_times); 0 after a run that did not. */
 uint64_t cs_engine_run_start_ns(const cs_engine_t *e);
 
 /* Clock alignment for traces: rank 0 is the reference; every other rank

@@ -40,7 +40,9 @@ int cs_tp_open(const char *name, const cs_tp_config_t *cfg, cs_tp_t **out, cs_er
 {
     if (!name || strcmp(name, "ofi") == 0 || strcmp(name, "libfabric") == 0)
         return cs_tp_ofi_open(cfg, out, err);
+    if (strcmp(name, "shm") == 0)
+        return cs_tp_shm_open(cfg, out, err);
     if (strcmp(name, "tcp") == 0)
         return cs_tp_tcp_open(cfg, out, err);
-    return cs_err_set(err, CS_ERR_NOTFOUND, "unknown transport '%s' (known: ofi, tcp)", name);
+    return cs_err_set(err, CS_ERR_NOTFOUND, "unknown transport '%s' (known: ofi, shm, tcp)", name);
 }

@@ -12,7 +12,8 @@
  * Life cycle (engine side):
  *   open (transport specific constructor, e.g. cs_tp_ofi_open)
  *   get_addr -> exchange blobs out of band (cs_boot) -> insert_addrs
- *   mr_reg for every buffer it will use; isend / irecv / poll ...; mr_dereg
+ *   mr_reg for every buffer it will use (or mem->alloc, see cs_tp_mem_ops_t);
+ *   isend / irecv / poll ...; mr_dereg (mem->free)
  *   close
  *
  * Requests.  The caller owns every cs_tp_req_t (the engine preallocates
@@ -106,11 +107,30 @@ typedef struct cs_tp_ops {
     int (*cancel)(cs_tp_t *tp, cs_tp_req_t *req);
 } cs_tp_ops_t;
 
+/* Optional memory interface (cs_tp.mem; NULL when the transport has none):
+ * memory the transport hands out itself because it moves data out of it
+ * faster than out of arbitrary host memory (the shm transport: its peers
+ * map it and copy from it with plain loads, one copy, no system call).
+ * The engine allocates its buffers here when it is present, instead of
+ * allocating them itself and calling mr_reg. */
+typedef struct cs_tp_mem_ops {
+    size_t size; /* sizeof(cs_tp_mem_ops_t): the ABI this table was built for */
+    /* len bytes (> 0), page aligned, zeroed; *mr is its registration, to
+     * pass to isend / irecv like an mr_reg handle.  Blocking, outside the
+     * progress path.  CS_ERR_NOMEM when it cannot. */
+    int (*alloc)(cs_tp_t *tp, size_t len, void **buf, void **mr);
+    /* Release what alloc returned (no request may still use it). */
+    void (*free)(cs_tp_t *tp, void *buf, void *mr);
+} cs_tp_mem_ops_t;
+
 /* The base of every transport. */
 struct cs_tp {
     const cs_tp_ops_t *ops;
+    const cs_tp_mem_ops_t *mem; /* optional, see above; NULL: none */
     int rank, nranks;
     size_t max_msg; /* largest message before the transport splits it */
+    char why[256];  /* why a blocking call (insert_addrs) failed, for the caller's
+                     * message; empty when the transport has nothing to add */
 };
 
 /* Configuration common to transports. */
@@ -119,6 +139,7 @@ typedef struct cs_tp_config {
     const char *provider; /* libfabric provider, e.g. "tcp;ofi_rxm", "shm"; NULL: default */
     const char *node;     /* address to bind (tcp), e.g. "127.0.0.1"; NULL: provider's */
     size_t max_msg;       /* split messages above this (0: provider's limit); for tests */
+    double timeout_s;     /* bound of blocking calls waiting for peers (<= 0: 60 s) */
 } cs_tp_config_t;
 
 /* Shared "not supported" stubs for missing operations. */
@@ -130,9 +151,16 @@ int cs_tp_nosup_cancel(cs_tp_t *tp, cs_tp_req_t *req);
 
 /* Transport constructors.  Return a cs_status_t, fill *out only on success. */
 int cs_tp_ofi_open(const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err);
+/* Native shared memory (exec/tp_shm.c): all ranks on one host; ignores
+ * provider and node; max_msg caps the eager size and the pieces large
+ * messages move in (for tests).  Environment, read here: CS_SHM_COPY
+ * (auto, cma, bounce: how large messages move), CS_SHM_EAGER (bytes). */
+int cs_tp_shm_open(const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err);
+/* Native TCP (exec/tp_tcp.c): one connection per rank pair, bound to
+ * cfg->node (an IPv4 or IPv6 address); ignores provider and max_msg. */
 int cs_tp_tcp_open(const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err);
 
-/* Open a transport by name ("ofi", "tcp"); CS_ERR_NOTFOUND for unknown names. */
+/* Open a transport by name ("ofi", "shm", "tcp"); CS_ERR_NOTFOUND for unknown names. */
 int cs_tp_open(const char *name, const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err);
 
 static inline void cs_tp_close(cs_tp_t *tp)

@@ -14,7 +14,8 @@
  * is that socket's address.  insert_addrs() connects rank r to every rank
  * below it and accepts one connection from every rank above (each side
  * sends a hello with its rank and the job's nranks), all within
- * TCP_SETUP_S seconds; then every socket is non-blocking with TCP_NODELAY.
+ * cfg->timeout_s (60 s by default); then every socket is non-blocking with
+ * TCP_NODELAY.
  *
  * Frames (tcp_hdr_t, then a payload for EAGER and DATA):
  *   EAGER  tag, len + payload          message <= TCP_EAGER
@@ -445,6 +446,7 @@ int cs_tp_tcp_open(const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err)
     t->base.nranks = cfg->nranks;
     t->base.max_msg = SIZE_MAX; /* the framing carries any length */
     t->listen_fd = t->epfd = -1;
+    t->setup_s = cfg->timeout_s > 0 ? cfg->timeout_s : 60.0;
     t->nops = TCP_OPS;
     t->nframes = TCP_OPS + 2 * cfg->nranks + 64;
     uint32_t dq = 1;

@@ -17,7 +17,6 @@
 #define TCP_OPS 4096           /* operations in flight per rank */
 #define TCP_UNEX_SLOTS 64      /* unexpected EAGER payloads buffered (x TCP_EAGER bytes) */
 #define TCP_UNEX_RECS 4096     /* unexpected messages (EAGER or RTS) remembered */
-#define TCP_SETUP_S 60.0       /* connection set-up limit */
 #define TCP_EPOLL_MIN 8        /* from this many peers on, poll reads through epoll */
 #define TCP_MAGIC 0x3150435453430000ull /* "CSTCP1" */
 
@@ -96,6 +95,7 @@ typedef struct tcp_peer {
 typedef struct tp_tcp {
     cs_tp_t base; /* first member */
     int listen_fd, epfd, ready;
+    double setup_s; /* connection set-up limit (cfg->timeout_s, default 60 s) */
     tcp_addr_t addr;
     size_t addr_len;
     tcp_peer_t *peers;

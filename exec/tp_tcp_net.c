@@ -16,8 +16,21 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <stdarg.h>
+#include <stdio.h>
+
 #include "cs_log.h"
 #include "tp_tcp.h"
+
+/* Why set-up failed, for the caller's message (cs_tp.why). */
+static void why(tp_tcp_t *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t->base.why, sizeof(t->base.why), fmt, ap);
+    va_end(ap);
+    CS_DEBUG("exec", "tcp transport: rank %d: %s", t->base.rank, t->base.why);
+}
 
 static double now_s(void)
 {
@@ -109,8 +122,7 @@ static int connect_to(tp_tcp_t *t, int peer, const tcp_addr_t *a, double deadlin
         int e = errno;
         close(fd);
         if ((e != ECONNREFUSED && e != EINTR && e != EAGAIN) || now_s() > deadline) {
-            CS_ERROR("exec", "tcp transport: rank %d cannot connect to rank %d: %s",
-                     t->base.rank, peer, strerror(e));
+            why(t, "tcp transport: cannot connect to rank %d: %s", peer, strerror(e));
             return e == ECONNREFUSED ? CS_ERR_PEER : CS_ERR_TRANSPORT;
         }
         usleep(10000);
@@ -130,8 +142,8 @@ static int accept_one(tp_tcp_t *t, double deadline)
     int st = io_full(fd, &h, sizeof(h), 0, deadline);
     if (st != CS_OK || h.magic != TCP_MAGIC || h.nranks != t->base.nranks ||
         h.rank <= t->base.rank || h.rank >= t->base.nranks || t->peers[h.rank].fd >= 0) {
-        CS_ERROR("exec", "tcp transport: rank %d: refused a connection (not a rank above it "
-                 "of this job)", t->base.rank);
+        CS_WARN("exec", "tcp transport: rank %d: refused a connection (not a rank above it "
+                "of this job)", t->base.rank);
         close(fd);
         return CS_AGAIN; /* a stray connection: keep waiting for the real ones */
     }
@@ -155,12 +167,12 @@ int cs__tcp_connect_all(cs_tp_t *tp, const void *blobs, size_t slot, const size_
         const tcp_addr_t *a = (const tcp_addr_t *)((const char *)blobs + (size_t)r * slot);
         if (lens[r] != sizeof(tcp_addr_t) || a->magic != TCP_MAGIC || a->rank != r ||
             a->nranks != P) {
-            CS_ERROR("exec", "tcp transport: the address of rank %d is not a tcp transport "
-                     "address of this job (are all ranks run with --transport tcp?)", r);
+            why(t, "tcp transport: the address of rank %d is not a tcp transport address of "
+                "this job (are all ranks run with --transport tcp?)", r);
             return CS_ERR_INVAL;
         }
     }
-    double deadline = now_s() + TCP_SETUP_S;
+    double deadline = now_s() + t->setup_s;
     for (int r = 0; r < me; r++) {
         int st = connect_to(t, r, (const tcp_addr_t *)((const char *)blobs + (size_t)r * slot),
                             deadline);
@@ -172,8 +184,8 @@ int cs__tcp_connect_all(cs_tp_t *tp, const void *blobs, size_t slot, const size_
         if (st == CS_OK)
             left--;
         else if (st != CS_AGAIN) {
-            CS_ERROR("exec", "tcp transport: rank %d: %d rank(s) above it never connected "
-                     "within %.0f s", me, left, TCP_SETUP_S);
+            why(t, "tcp transport: %d rank(s) above rank %d never connected within %.0f s", left,
+                me, t->setup_s);
             return st;
         }
     }

@@ -10,12 +10,15 @@
 #                      --algo: every rank exits non-zero quickly, naming
 #                      rank 1 and saying what differs.
 #   split PROVIDER     --max-msg 1000 forces split messages; results exact.
-#   exec_faults.sh COLLSTEP MODE PROVIDER
+#   exec_faults.sh COLLSTEP MODE TRANSPORT   (a libfabric provider, or
+#   native = --transport shm, sock = --transport tcp; see exec_launch.sh)
 set -u
 . "$(dirname "$0")/exec_launch.sh"
 pick_run "$1"
-mode=$2 prov=$(provider_name "$3")
-have_provider "$prov" || { echo "SKIP: provider $prov missing"; exit 77; }
+mode=$2 prov=$3
+have_transport "$prov" || { echo "SKIP: transport $prov missing"; exit 77; }
+transport_args "$prov"
+tpa="${TP[*]}" # word-split again in the args functions
 tmp=$(mktemp -d)
 trap 'kill -9 "${pids[@]}" 2>/dev/null; rm -rf "$tmp"' EXIT
 pass=0 failn=0
@@ -48,7 +51,7 @@ wait_all() {
 case $mode in
 kill)
     timeout=6
-    args_kill() { echo "--coll allreduce --algo ring --size 8M --iters 100000 --warmup 0 --provider $prov --timeout $timeout --trace $tmp/trace"; }
+    args_kill() { echo "--coll allreduce --algo ring --size 8M --iters 100000 --warmup 0 $tpa --timeout $timeout --trace $tmp/trace"; }
     CS_LOG=info start 3 args_kill
     # start-up done (clock aligned for the trace), then let the ranks run a while
     for ((i = 0; i < 200; i++)); do grep -q "clock offset" "$tmp/err0" 2>/dev/null && break; sleep 0.1; done
@@ -63,11 +66,17 @@ kill)
     done
     check '[ $elapsed -le $((timeout + 15)) ]' "took ${elapsed}s for a ${timeout}s timeout"
     check 'grep -q "rank 1" "$tmp/err0" "$tmp/err2"' "no message names rank 1"
+    # the native transports notice a death at once (shm watches the peers'
+    # processes, tcp sees their sockets close): no need to time out
+    case $prov in native | sock)
+        check '[ $elapsed -lt $timeout ] && grep -q "peer failed" "$tmp/err0" "$tmp/err2"' \
+            "$prov: the death of rank 1 was not noticed before the timeout (${elapsed}s)" ;;
+    esac
     check '[ ! -e "$tmp/trace" ] && ! ls -d "$tmp"/trace.* 2>/dev/null' "a partial trace was left"
     rm -f /dev/shm/cs"$killed"_* 2>/dev/null # the killed rank's shm region (libfabric shm)
     ;;
 mismatch)
-    base="--coll allreduce --iters 2 --warmup 1 --provider $prov --timeout 20"
+    base="--coll allreduce --iters 2 --warmup 1 $tpa --timeout 20"
     args_size() { [ "$1" = 1 ] && echo "$base --algo ring --size 2M" || echo "$base --algo ring --size 1M"; }
     args_algo() { [ "$1" = 1 ] && echo "$base --algo rhd --size 1M" || echo "$base --algo ring --size 1M"; }
     for fn in args_size args_algo; do
@@ -82,15 +91,21 @@ mismatch)
     done
     ;;
 split)
-    # messages above --max-msg are split into parts by the transport
-    args_split() { echo "--coll allreduce --algo ring --size 0,4,1000,200004 --check --iters 2 --warmup 1 --provider $prov --max-msg 1000 --format csv"; }
-    start 3 args_split
-    wait_all 60
-    for r in 0 1 2; do
-        check '[ "${rcs[$r]}" = 0 ]' "split rank $r: exit ${rcs[$r]}"
+    # messages above --max-msg are split into parts by the transport (native:
+    # eager limit and piece size; both large-message modes, and nothing may be
+    # left in /dev/shm naming a rank)
+    args_split() { echo "--coll allreduce --algo ring --size 0,4,1000,200004 --check --iters 2 --warmup 1 $tpa --max-msg 1000 --format csv"; }
+    for copy in $([ "$prov" = native ] && echo cma bounce || echo auto); do
+        CS_SHM_COPY=$copy start 3 args_split
+        wait_all 60
+        for r in 0 1 2; do
+            check '[ "${rcs[$r]}" = 0 ]' "split $copy rank $r: exit ${rcs[$r]}"
+        done
+        cat "$tmp/out0" "$tmp/err0"
+        check '[ "$(grep -c "^\"ring\",allreduce,.*,3,\"\(ofi/[^\"]*\|shm\|tcp\)\",0$" "$tmp/out0")" = 4 ]' "split $copy: want 4 rows with 0 wrong"
+        [ "$prov" != native ] || check '! ls /dev/shm | grep -qE "(^|[^0-9])(${pids[0]}|${pids[1]}|${pids[2]})([^0-9]|$)"' \
+            "split $copy: /dev/shm has entries naming the ranks' pids"
     done
-    cat "$tmp/out0" "$tmp/err0"
-    check '[ "$(grep -c "^\"ring\",allreduce,.*,3,\"ofi/.*\",0$" "$tmp/out0")" = 4 ]' "split: want 4 rows with 0 wrong"
     ;;
 *) echo "unknown mode $mode"; exit 2 ;;
 esac

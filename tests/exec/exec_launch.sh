@@ -27,7 +27,7 @@ launch_env() {
         pids+=($!)
     done
     for p in "${pids[@]}"; do
-        wait "$p" || { [ $rc -eq 0 ] && rc=$?; }
+        wait "$p" || { r=$?; [ $rc -ne 0 ] || rc=$r; }
     done
     return $rc
 }
@@ -49,4 +49,21 @@ pick_run() {
 # tcp -> tcp;ofi_rxm, verbs -> verbs;ofi_rxm.
 provider_name() {
     case $1 in tcp | verbs) echo "$1;ofi_rxm" ;; *) echo "$1" ;; esac
+}
+
+# The transport a test names -> TP array of `collstep run` options:
+# native -> --transport shm (collstep's own shared-memory transport), sock ->
+# --transport tcp (collstep's own sockets); any other name is a libfabric
+# provider of --transport ofi (short names above).
+transport_args() {
+    case $1 in
+    native) TP=(--transport shm) ;;
+    sock) TP=(--transport tcp) ;;
+    *) TP=(--provider "$(provider_name "$1")") ;;
+    esac
+}
+
+# Is that transport usable here?
+have_transport() {
+    [ "$1" = native ] || [ "$1" = sock ] || have_provider "$(provider_name "$1")"
 }

@@ -1,24 +1,25 @@
 #!/usr/bin/env bash
 # exec_matrix.sh - every registered algorithm (matching FILTER, an ERE on
-# "collective algorithm") on NP ranks over PROVIDER, started by LAUNCH
-# (mpi or env), with --check at sizes 0, one element per block, an odd
-# count that does not divide, and a mid size.  Fails on any wrong element,
-# non-zero exit, or missing row; exits 77 when mpirun / the provider is
-# missing.
-#   exec_matrix.sh COLLSTEP LIST_BIN LAUNCH PROVIDER NP [FILTER]
+# "collective algorithm") on NP ranks over TRANSPORT (a libfabric provider,
+# native: --transport shm, or sock: --transport tcp; see exec_launch.sh),
+# started by LAUNCH (mpi or env), with --check at sizes 0, one element per
+# block, an odd count that does not divide, and a mid size (above the eager
+# limit of both shared-memory transports and of the tcp transport).  Fails on any wrong element, non-zero exit,
+# or missing row; exits 77 when mpirun / the transport is missing.
+#   exec_matrix.sh COLLSTEP LIST_BIN LAUNCH TRANSPORT NP [FILTER]
 set -u
 run=$1 list=$2 launch=$3 prov=$4 np=$5 filter=${6:-.}
 . "$(dirname "$0")/exec_launch.sh"
 pick_run "$run"
-prov=$(provider_name "$prov")
+transport_args "$prov"
 if [ "$launch" = mpi ] && ! have_mpirun; then echo "SKIP: no mpirun"; exit 77; fi
-if ! have_provider "$prov"; then echo "SKIP: provider $prov missing"; exit 77; fi
+if ! have_transport "$prov"; then echo "SKIP: transport $prov missing"; exit 77; fi
 
 sizes="0,$((4 * np)),$((4 * (1237 * np + 3))),$((4 * (65539 * np + 1)))"
 pass=0 failn=0
 while read -r coll algo; do
     out=$(launch_"$launch" "$np" "${RUN[@]}" --coll "$coll" --algo "$algo" --size "$sizes" --check \
-          --iters 2 --warmup 0 --provider "$prov" --timeout 20 --format csv 2>&1 </dev/null)
+          --iters 2 --warmup 0 "${TP[@]}" --timeout 20 --format csv 2>&1 </dev/null)
     rc=$?
     # CSV of cs_results: "algo",coll,size_bytes,...,platform,wrong
     rows=$(printf '%s\n' "$out" | grep -c "^\"$algo\",$coll,")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # exec_trace.sh - `collstep run --trace DIR` and the result layouts (env
-# bootstrap, shm provider, so the test controls every rank):
+# bootstrap, shm provider or another transport, so the test controls every
+# rank):
 #   trace    3 ranks placed on hosts a, a, b (--trace-host): trace.json and
 #            summary.json parse; the step count is the schedule's; the bytes
 #            of tier host / network are the schedule's traffic between ranks
@@ -10,12 +11,16 @@
 #   fail     an unwritable DIR: every rank fails, nothing is left.
 #   results  JSON and CSV of `collstep run` have the keys / columns of
 #            `collstep sim` (plus `wrong` with --check).
-#   exec_trace.sh COLLSTEP MODE
+#   exec_trace.sh COLLSTEP MODE [TRANSPORT]   (TRANSPORT: shm provider by
+#   default, native = --transport shm, sock = --transport tcp; see
+#   exec_launch.sh)
 set -u
 . "$(dirname "$0")/exec_launch.sh"
 pick_run "$1"
-cs=$1 mode=$2 prov=shm
-have_provider $prov || { echo "SKIP: provider $prov missing"; exit 77; }
+cs=$1 mode=$2 prov=${3:-shm}
+have_transport "$prov" || { echo "SKIP: transport $prov missing"; exit 77; }
+transport_args "$prov"
+tpa="${TP[*]}" # word-split again in the args functions
 command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
 tmp=$(mktemp -d)
 pids=()
@@ -45,7 +50,7 @@ trace)
         chunks=$(awk '$1 == "collective" { for (i = 1; i < NF; i++) if ($i == "chunks") print $(i + 1) }' "$tmp/$algo.cs")
         size=$((4 * chunks * 1000)) # 1000 elements per chunk exactly
         rm -rf "$tmp/tr"
-        args() { echo "--coll allreduce --algo $algo --size $size --check --iters 3 --warmup 1 --provider $prov --format csv --trace $tmp/tr --trace-no-plot --trace-ranks 0 --trace-host $([ "$1" = 2 ] && echo b || echo a)"; }
+        args() { echo "--coll allreduce --algo $algo --size $size --check --iters 3 --warmup 1 $tpa --format csv --trace $tmp/tr --trace-no-plot --trace-ranks 0 --trace-host $([ "$1" = 2 ] && echo b || echo a)"; }
         run_ranks 3 args
         check '[ "${rcs[*]}" = "0 0 0" ]' "$algo: exit codes ${rcs[*]}"
         check 'grep -q "^\"$algo\",allreduce,$size,.*,0$" "$tmp/out0"' "$algo: no row with 0 wrong"
@@ -61,7 +66,7 @@ trace)
     done
     ;;
 sweep)
-    args() { echo "--coll allreduce --algo ring --size 4K,64K --iters 2 --warmup 1 --provider $prov --trace $tmp/tr --format json"; }
+    args() { echo "--coll allreduce --algo ring --size 4K,64K --iters 2 --warmup 1 $tpa --trace $tmp/tr --format json"; }
     run_ranks 2 args
     check '[ "${rcs[*]}" = "0 0" ]' "exit codes ${rcs[*]}"
     check '[ -f "$tmp/tr/index.csv" ] && [ "$(grep -c ring "$tmp/tr/index.csv")" = 2 ]' "index.csv lists 2 instances"
@@ -74,7 +79,7 @@ sweep)
     check '! ls -d "$tmp"/tr.* 2>/dev/null' "a temporary directory is left"
     ;;
 fail)
-    args() { echo "--coll allreduce --algo ring --size 4K --iters 2 --warmup 1 --provider $prov --trace $tmp/missing/tr"; }
+    args() { echo "--coll allreduce --algo ring --size 4K --iters 2 --warmup 1 $tpa --trace $tmp/missing/tr"; }
     run_ranks 2 args
     check '[ "${rcs[0]}" = 3 ] && [ "${rcs[1]}" = 3 ]' "exit codes ${rcs[*]} (want 3 3)"
     cat "$tmp/err0"
@@ -87,10 +92,10 @@ results)
         "$cs" sim --platform $plat --algo ring --ranks 2 --size 4K --format csv >"$tmp/sim.csv"
     check '[ $? = 0 ]' "collstep sim failed"
     for f in json csv; do
-        args() { echo "--coll allreduce --algo ring --size 4K --iters 2 --warmup 1 --provider $prov --format $f"; }
+        args() { echo "--coll allreduce --algo ring --size 4K --iters 2 --warmup 1 $tpa --format $f"; }
         run_ranks 2 args
         cp "$tmp/out0" "$tmp/run.$f"
-        args() { echo "--coll allreduce --algo ring --size 4K --iters 2 --warmup 1 --provider $prov --format $f --check"; }
+        args() { echo "--coll allreduce --algo ring --size 4K --iters 2 --warmup 1 $tpa --format $f --check"; }
         run_ranks 2 args
         cp "$tmp/out0" "$tmp/check.$f"
     done

@@ -213,7 +213,7 @@ static int test_loss(cs_tp_t *tp, int me)
 
 static int rank_main(int me)
 {
-    cs_tp_config_t cfg = {me, NP, NULL, "127.0.0.1", 0};
+    cs_tp_config_t cfg = {.rank = me, .nranks = NP, .node = "127.0.0.1", .timeout_s = 30};
     cs_tp_t *tp = NULL;
     cs_err_t err = {0};
     CS_TEST_REQUIRE(cs_tp_open("tcp", &cfg, &tp, &err) == CS_OK, "open: %s", err.msg);
