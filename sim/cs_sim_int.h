@@ -23,15 +23,27 @@ extern "C" {
 #endif
 
 /* ---- cs_sim_sg.cpp ---------------------------------------------------- */
-typedef struct cs__sg_act cs__sg_act_t; /* an s4u::Activity with one reference */
-cs__sg_act_t *cs__sg_put(sg_mailbox_t mb, void *payload, double bytes);
-cs__sg_act_t *cs__sg_get(sg_mailbox_t mb, void **data);
-/* Wait until one of acts[0..n) finishes, release it, return its index;
- * -1 when `timeout` seconds passed first (timeout < 0: no limit).  *cache
- * (NULL at first) keeps the caller's wait vector between calls: free it
- * with cs__sg_wait_cache_free. */
-long cs__sg_wait_any(cs__sg_act_t **acts, size_t n, double timeout, void **cache);
-void cs__sg_wait_cache_free(void *cache);
+/* A set of outstanding s4u activities, each held by one reference: a
+ * std::vector built in this storage (cs__sg_set_init / _fini).  Activities
+ * are added at the end; cs__sg_set_wait removes the one it reports by
+ * moving the last one into its place (callers mirror that in their own
+ * arrays). */
+typedef struct cs__sg_set {
+    void *opaque[3]; /* storage (size and alignment checked in cs_sim_sg.cpp) */
+} cs__sg_set_t;
+void cs__sg_set_init(cs__sg_set_t *s);
+void cs__sg_set_fini(cs__sg_set_t *s);
+/* Start a put / get and add it: 0.  1 when it was waited for instead (it
+ * has finished and is not in the set): with `block`, or when the set could
+ * not grow (out of memory; the caller's times are then wrong). */
+int cs__sg_set_put(cs__sg_set_t *s, sg_mailbox_t mb, void *payload, double bytes, int block);
+int cs__sg_set_get(cs__sg_set_t *s, sg_mailbox_t mb, void **data, int block);
+/* Wait until one activity finishes, remove it, return its index; -1 when
+ * `timeout` seconds passed first (timeout < 0: no limit; an empty set with
+ * a timeout is a plain timer). */
+long cs__sg_set_wait(cs__sg_set_t *s, double timeout);
+/* Prefetch the set's array (its first line). */
+void cs__sg_set_prefetch(cs__sg_set_t *s);
 /* Property of a link, NULL when absent. */
 const char *cs__sg_link_prop(sg_link_t link, const char *key);
 void cs__sg_seal(void);
@@ -46,20 +58,22 @@ void cs__sg_seal(void);
 #define CS__NONE32 UINT32_MAX
 
 /* One step compiled for the interpreter: everything the rank loop reads
- * or writes for a step sits in these 40 bytes, so a step costs one or two
- * cache lines (the schedule itself is not touched while simulating; a rank
- * actor runs for a few steps between context switches, so locality is
- * what the loop's speed depends on). */
+ * or writes for a step sits in these 32 bytes, two steps to a cache line
+ * (the array is line-aligned), so the few steps a rank handles in one turn
+ * cost one or two lines.  The schedule itself is not touched while
+ * simulating: between two turns of a rank, the other ranks' turns evict
+ * everything, so the lines touched per turn decide the loop's speed.
+ * Dependency counts are set when an instance starts (cs_sim_rank.c), from
+ * the schedule's ndeps and the channel chain (chan_next). */
+#define CS__MAX_SUCC ((1u << 24) - 1)
 typedef struct cs__op {
     sg_mailbox_t mb;     /* send/recv/rrecv: its channel's mailbox (set by the driver) */
     double bytes;        /* bytes of the range, for the instance running now */
     uint32_t succ;       /* successors: the rank's succ slice [succ, succ + nsucc) */
-    uint32_t nsucc;
+    uint32_t nsucc : 24; /* at most CS__MAX_SUCC (cs__prog_build refuses more) */
+    uint32_t kind : 8;   /* cs_step_kind_t */
     uint32_t chan_next;  /* next step (local index) of the same channel direction */
-    uint32_t npend;      /* events still awaited (reset per instance from npend0) */
-    uint32_t npend0;     /* ndeps + 1 if the step waits for a channel predecessor */
-    uint8_t kind;        /* cs_step_kind_t */
-    uint8_t chan_head;   /* first step of its channel direction */
+    uint32_t npend;      /* events still awaited: dependencies + channel predecessor */
 } cs__op_t;
 
 /* A schedule compiled for the interpreter.  ops[] is indexed by global
@@ -69,7 +83,8 @@ typedef struct cs__prog {
     const cs_sched_t *s;
     uint64_t *base;      /* nranks + 1 */
     uint64_t *succ_base; /* nranks + 1 */
-    cs__op_t *ops;
+    cs__op_t *ops;       /* mapped, line-aligned: cs__prog_fini unmaps ops_len bytes */
+    size_t ops_len;
     uint32_t *succ;
     int mb_ready;        /* mailboxes resolved (cs__prog_mailboxes) */
     int nranks;

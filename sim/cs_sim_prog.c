@@ -12,18 +12,23 @@
  *     receive) or has completed (a send), so each channel is posted in
  *     schedule order (cs_sched.h's matching rule) and carries one message
  *     at a time;
- *   - npend0 = number of dependencies + 1 if it has a channel predecessor:
- *     the count of events that must happen before the step can be issued.
+ *   - its kind.
+ * The count of events a step awaits (dependencies + 1 with a channel
+ * predecessor) is set by the rank actor when an instance starts.
  * Channel predecessors are found with one open-addressing table per rank
  * keyed by (direction, channel, peer): O(steps) for the whole schedule.
  * Mailboxes are resolved inside the simulation (cs__prog_mailboxes, once
  * per program): one sg_mailbox_by_name per channel direction, copied along
  * the channel's steps.  Bytes are per instance: the rank actor fills them
  * when the instance starts.
+ *
+ * ops[] is mapped directly (page-aligned, so line-aligned; zero-filled
+ * without a pass over it), not taken from malloc.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <simgrid/mailbox.h>
 
@@ -68,7 +73,10 @@ int cs__prog_build(cs__prog_t *p, const cs_sched_t *s, cs_err_t *err)
     }
     p->base[P] = n;
     p->succ_base[P] = nd;
-    p->ops = calloc(n ? (size_t)n : 1, sizeof(cs__op_t));
+    p->ops_len = (n ? (size_t)n : 1) * sizeof(cs__op_t);
+    p->ops = mmap(NULL, p->ops_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p->ops == MAP_FAILED)
+        p->ops = NULL;
     p->succ = malloc(sizeof(uint32_t) * (nd ? (size_t)nd : 1));
     size_t tsize = 16;
     while (tsize < 2 * (size_t)maxsteps)
@@ -85,8 +93,15 @@ int cs__prog_build(cs__prog_t *p, const cs_sched_t *s, cs_err_t *err)
         /* successor counts, then offsets, then fill (nsucc as cursor) */
         for (uint32_t i = 0; i < rk->nsteps; i++) {
             const uint32_t *d = cs_step_deps(rk, &rk->steps[i]);
-            for (uint32_t j = 0; j < rk->steps[i].ndeps; j++)
+            for (uint32_t j = 0; j < rk->steps[i].ndeps; j++) {
+                if (op[d[j]].nsucc == CS__MAX_SUCC) {
+                    st = cs_err_set(err, CS_ERR_UNSUPPORTED,
+                                    "sim: rank %d step %u has more than %u successors", r,
+                                    (unsigned)d[j], (unsigned)CS__MAX_SUCC);
+                    goto fail_set;
+                }
                 op[d[j]].nsucc++;
+            }
         }
         uint32_t off = 0;
         for (uint32_t i = 0; i < rk->nsteps; i++) {
@@ -111,7 +126,6 @@ int cs__prog_build(cs__prog_t *p, const cs_sched_t *s, cs_err_t *err)
         for (uint32_t i = 0; i < rk->nsteps; i++) {
             const cs_step_t *sp = &rk->steps[i];
             op[i].kind = sp->kind;
-            op[i].npend0 = sp->ndeps;
             op[i].chan_next = CS__NONE32;
             if (sp->kind != CS_STEP_SEND && sp->kind != CS_STEP_RECV && sp->kind != CS_STEP_RRECV)
                 continue;
@@ -119,12 +133,8 @@ int cs__prog_build(cs__prog_t *p, const cs_sched_t *s, cs_err_t *err)
             size_t h = (size_t)mix(k) & mask;
             while (tkeys[h] != 0 && tkeys[h] != k)
                 h = (h + 1) & mask;
-            if (tkeys[h] == k) {
+            if (tkeys[h] == k)
                 op[tvals[h]].chan_next = i;
-                op[i].npend0++;
-            } else {
-                op[i].chan_head = 1;
-            }
             tkeys[h] = k;
             tvals[h] = i;
         }
@@ -133,10 +143,12 @@ int cs__prog_build(cs__prog_t *p, const cs_sched_t *s, cs_err_t *err)
     free(tvals);
     return CS_OK;
 fail:
+    cs_err_set(err, st, "sim: out of memory compiling a schedule of %d ranks", P);
+fail_set:
     free(tkeys);
     free(tvals);
     cs__prog_fini(p);
-    return cs_err_set(err, st, "sim: out of memory compiling a schedule of %d ranks", P);
+    return st;
 }
 
 void cs__prog_mailboxes(cs__prog_t *p)
@@ -146,10 +158,13 @@ void cs__prog_mailboxes(cs__prog_t *p)
     for (int r = 0; r < p->nranks; r++) {
         const cs_rank_sched_t *rk = &p->s->ranks[r];
         cs__op_t *op = p->ops + p->base[r];
+        /* a channel's first step comes first in index order (chan_next
+         * always points forward): the first one met without a mailbox */
         for (uint32_t i = 0; i < rk->nsteps; i++) {
-            if (!op[i].chan_head)
-                continue;
             const cs_step_t *sp = &rk->steps[i];
+            if (op[i].mb || (sp->kind != CS_STEP_SEND && sp->kind != CS_STEP_RECV &&
+                             sp->kind != CS_STEP_RRECV))
+                continue;
             int src = sp->kind == CS_STEP_SEND ? r : sp->peer;
             int dst = sp->kind == CS_STEP_SEND ? sp->peer : r;
             char name[64];
@@ -166,7 +181,8 @@ void cs__prog_fini(cs__prog_t *p)
 {
     free(p->base);
     free(p->succ_base);
-    free(p->ops);
+    if (p->ops)
+        munmap(p->ops, p->ops_len);
     free(p->succ);
     memset(p, 0, sizeof(*p));
 }

@@ -3,16 +3,12 @@
  *
  * State per rank, for one instance:
  *   op[i]     the compiled step (cs_sim_int.h cs__op_t): events it still
- *             waits for (dependencies + channel order, reset from npend0
- *             when the instance starts), its bytes for this instance, its
- *             mailbox, successors and channel successor.  Only this compact
- *             array is touched while the rank runs (the schedule is read
- *             once per instance to fill the bytes): a context switch
- *             between actors evicts most of the cache, so the bytes
- *             touched per step decide the loop's speed;
+ *             waits for (dependencies + channel order, set when the
+ *             instance starts), its bytes for this instance, its mailbox,
+ *             successors and channel successor;
  *   a FIFO of issuable steps (each step enters it exactly once);
- *   a small set of outstanding SimGrid comms (puts and gets), tagged with
- *             their step index;
+ *   the outstanding SimGrid comms (puts and gets), each with a ticket: its
+ *             step and where the step's successors are;
  *   the device's compute stream: reductions (rrecv's combine, reduce, and
  *             copies when they cost) run one after another, each taking
  *             bytes / host speed, so the stream is a FIFO of (end time,
@@ -24,15 +20,26 @@
  *             map have one stream each.
  * Loop: issue everything issuable (issuing a receive releases the next
  * receive of its channel; a send releases the next send of its channel when
- * it completes; with a port limit, sends beyond it wait in a FIFO); then wait for the first outstanding
- * activity to finish (cs__sg_wait_any over that small set) and release the
- * successors of the steps it finishes.  The set holds what the rank has in
- * flight, usually a handful, so a completion costs O(outstanding), never
- * O(ranks).
+ * it completes; with a port limit, sends beyond it wait in a FIFO); then wait
+ * for the first outstanding activity to finish (cs__sg_wait_any over that
+ * small set) or the stream's head to end, and release the successors of the
+ * steps that finished.  The set holds what the rank has in flight, usually a
+ * handful, so a completion costs O(outstanding), never O(ranks).
  *
- * The run-wide work arrays (queue, post times, payload slots) are
- * allocated by the driver before the simulation, indexed by global step id,
- * so a rank actor allocates only its outstanding set.
+ * Memory: between two turns of a rank, the turns of every other rank (1535
+ * of them on 256 Summit nodes) evict all of its data from the caches, so
+ * what a turn costs is mostly its cache misses, and one miss leading to the
+ * address of the next (ticket -> step -> successors) costs a full memory
+ * latency each.  Hence: the state a turn uses sits in the first lines of
+ * rank_ctx_t, with small inline arrays for the outstanding set, the FIFO and
+ * the stream; and on waking up the rank prefetches, all at once, those lines,
+ * then the steps and successor lists of every outstanding ticket and of the
+ * stream's head, which are the only ones a wake-up can finish (tickets carry
+ * the successor offset so that both prefetches go out together).
+ * The FIFO overflows into a run-wide slice of nsteps entries, the other
+ * arrays onto the heap.  The run-wide arrays (FIFO slices, port FIFO, post
+ * times, payload slots) are allocated by the driver, indexed by global step
+ * id.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,36 +54,61 @@
 #include "cs_log.h"
 #include "cs_sim_int.h"
 
+#define ACT_INL 4  /* outstanding comms held inline */
+#define Q_INL 16   /* issuable FIFO entries held inline */
+#define RQ_INL 4   /* stream entries held inline */
+
+/* An outstanding comm: its step, and its successors' offset (prefetch). */
+typedef struct ticket {
+    uint32_t step;
+    uint32_t succ;
+} ticket_t;
+
+/* A reduction on the compute stream. */
+typedef struct job {
+    double end;
+    uint32_t step;
+    uint32_t succ;
+} job_t;
+
 typedef struct rank_ctx {
+    /* hot: lines 0-1, read on every wake-up */
+    cs__op_t *op;         /* the rank's compiled steps (npend, bytes live here) */
+    const uint32_t *succ; /* the rank's successor lists */
+    ticket_t *tk;         /* tickets of the outstanding comms (tk_inl or heap) */
+    uint32_t *q;          /* issuable FIFO: q_inl, or the run-wide slice */
+    job_t *rq;            /* stream FIFO (rq_inl or heap) */
+    uint32_t nact, acap;
+    cs__sg_set_t set;     /* the outstanding comms, in ticket order */
+    uint32_t qh, qt, qcap;
+    uint32_t rqh, rqt, rqcap;
+    uint32_t done, n;
+    double stream_free;   /* when the compute stream becomes idle */
+    double speed;
+    const cs_sim_observer_t *obs;
+    double *post;         /* run-wide, NULL without observer */
+    uint32_t *sq;         /* slice: sends waiting for a port (FIFO) */
+    uint32_t sqh, sqt;
+    int ports, inflight;
+    int copy_cost;
+    int err;
+    /* lines 2-5: inline storage */
+    ticket_t tk_inl[ACT_INL];
+    uint32_t q_inl[Q_INL];
+    job_t rq_inl[RQ_INL];
+    /* cold */
+    uint32_t *qslice;     /* run-wide FIFO slice, nsteps entries */
     cs__inst_t *I;
     const cs__prog_t *p;
     const cs_rank_sched_t *rk;
-    const cs_sim_observer_t *obs;
     int r;
-    uint64_t b;       /* global id of step 0 */
-    cs__op_t *op;     /* the rank's compiled steps (npend, bytes live here) */
-    const uint32_t *succ; /* the rank's successor lists */
-    uint32_t *q;      /* slice: issuable FIFO */
-    uint32_t qh, qt;
-    uint32_t *sq;     /* slice: sends waiting for a port (FIFO) */
-    uint32_t sqh, sqt;
-    int ports, inflight;
-    uint32_t done;
-    double *post;     /* run-wide, NULL without observer */
-    void **pay;       /* run-wide, NULL without observer */
-    void *sink;       /* payload slot when nobody reads it */
-    cs__sg_act_t **acts;
-    uint64_t *tags;
-    size_t nact, cap;
-    void *wcache;     /* cs__sg_wait_any's vector */
-    double speed;
-    double stream_free;   /* when the compute stream becomes idle */
-    double *rq_end;       /* stream FIFO: end times and steps */
-    uint32_t *rq_step;
-    size_t rqh, rqt, rqcap;
-    int copy_cost;
-    int err;
+    uint64_t b;           /* global id of step 0 */
+    void **pay;           /* run-wide, NULL without observer */
+    void *sink;           /* payload slot when nobody reads it */
 } rank_ctx_t;
+
+/* lines of the hot part and the inline arrays, prefetched on waking up */
+#define CTX_HOT_LINES ((offsetof(rank_ctx_t, qslice) + 63) / 64)
 
 extern uint32_t *cs__work_q, *cs__work_sq;
 extern double *cs__work_post;
@@ -103,46 +135,85 @@ static uint64_t step_bytes(const rank_ctx_t *c, const cs_step_t *st)
     }
 }
 
-static void finished(rank_ctx_t *c, uint64_t tag);
+static void finished(rank_ctx_t *c, uint32_t i);
 
 static void complete(rank_ctx_t *c, uint32_t i);
 
-static void add_act(rank_ctx_t *c, cs__sg_act_t *a, uint64_t tag)
+/* Grow an array that starts inline: *buf is `inl` or a heap block of *cap
+ * elements of `esize` bytes.  0 on success, -1 out of memory (unchanged). */
+static int grow(void **buf, uint32_t *cap, size_t esize, void *inl)
 {
-    if (c->nact == c->cap) {
-        size_t cap = c->cap ? c->cap * 2 : 8;
-        cs__sg_act_t **na = realloc(c->acts, cap * sizeof(*na));
-        uint64_t *nt = na ? realloc(c->tags, cap * sizeof(*nt)) : NULL;
-        if (!na || !nt) {
-            /* keep whichever grew; fall back to waiting on this one now */
-            if (na)
-                c->acts = na;
-            c->err = CS_ERR_NOMEM;
-            cs__sg_wait_any(&a, 1, -1.0, &c->wcache);
-            finished(c, tag);
-            return;
-        }
-        c->acts = na;
-        c->tags = nt;
-        c->cap = cap;
+    uint32_t ncap = *cap * 2;
+    void *nb;
+    if (*buf == inl) {
+        nb = malloc(ncap * esize);
+        if (nb)
+            memcpy(nb, inl, *cap * esize);
+    } else {
+        nb = realloc(*buf, ncap * esize);
     }
-    c->acts[c->nact] = a;
-    c->tags[c->nact] = tag;
+    if (!nb)
+        return -1;
+    *buf = nb;
+    *cap = ncap;
+    return 0;
+}
+
+/* Start the comm of step i (a put, or a get into *slot) and track it. */
+static void start_comm(rank_ctx_t *c, uint32_t i, int put, void **slot)
+{
+    int block = 0;
+    if (c->nact == c->acap) {
+        void *tk = c->tk;
+        if (grow(&tk, &c->acap, sizeof(*c->tk), c->tk_inl) == 0) {
+            c->tk = tk;
+        } else {
+            /* out of memory: wait for this one now (times are then wrong) */
+            c->err = CS_ERR_NOMEM;
+            block = 1;
+        }
+    }
+    const cs__op_t *o = &c->op[i];
+    void *payload = (void *)(uintptr_t)(i + 1); /* SimGrid refuses NULL */
+    int done = put ? cs__sg_set_put(&c->set, o->mb, payload, o->bytes, block)
+                   : cs__sg_set_get(&c->set, o->mb, slot, block);
+    if (done) {
+        if (!block)
+            c->err = CS_ERR_NOMEM;
+        finished(c, i);
+        return;
+    }
+    c->tk[c->nact].step = i;
+    c->tk[c->nact].succ = o->succ;
     c->nact++;
+}
+
+/* Push step i on the issuable FIFO.  The inline part overflows into the
+ * run-wide slice, which holds all of the rank's steps (each enters the FIFO
+ * once per instance, and the FIFO restarts at 0 whenever it is drained). */
+static inline void push(rank_ctx_t *c, uint32_t i)
+{
+    if (c->qt == c->qcap) {
+        memcpy(c->qslice, c->q, c->qt * sizeof(uint32_t));
+        c->q = c->qslice;
+        c->qcap = c->n;
+    }
+    c->q[c->qt++] = i;
 }
 
 static inline void release(rank_ctx_t *c, uint32_t i)
 {
     if (--c->op[i].npend == 0)
-        c->q[c->qt++] = i;
+        push(c, i);
 }
 
 static void complete(rank_ctx_t *c, uint32_t i)
 {
     const cs__op_t *o = &c->op[i];
     const uint32_t *sc = c->succ + o->succ;
+    uint32_t ns = o->nsucc;
     c->done++;
-    for (uint32_t k = 0; k < o->nsucc; k++)
+    for (uint32_t k = 0; k < ns; k++)
         release(c, sc[k]);
     if (c->obs && c->obs->step) {
         const cs_step_t *st = &c->rk->steps[i];
@@ -163,25 +234,21 @@ static void compute(rank_ctx_t *c, uint32_t i, double flops)
     if (c->rqh == c->rqt)
         c->rqh = c->rqt = 0;
     if (c->rqt == c->rqcap) {
-        size_t cap = c->rqcap ? c->rqcap * 2 : 8;
-        double *ne = realloc(c->rq_end, cap * sizeof(*ne));
-        if (ne)
-            c->rq_end = ne;
-        uint32_t *ns = ne ? realloc(c->rq_step, cap * sizeof(*ns)) : NULL;
-        if (!ne || !ns) {
+        void *rq = c->rq;
+        if (grow(&rq, &c->rqcap, sizeof(*c->rq), c->rq_inl) != 0) {
             c->err = CS_ERR_NOMEM;
             complete(c, i);
             return;
         }
-        c->rq_step = ns;
-        c->rqcap = cap;
+        c->rq = rq;
     }
     double now = simgrid_get_clock();
     double start = c->stream_free > now ? c->stream_free : now;
     c->stream_free = start + flops / c->speed;
-    c->rq_end[c->rqt] = c->stream_free;
-    c->rq_step[c->rqt] = i;
-    c->rqt++;
+    job_t *j = &c->rq[c->rqt++];
+    j->end = c->stream_free;
+    j->step = i;
+    j->succ = c->op[i].succ;
 }
 
 static void issue(rank_ctx_t *c, uint32_t i)
@@ -196,8 +263,7 @@ static void issue(rank_ctx_t *c, uint32_t i)
         if (c->post)
             c->post[c->b + i] = simgrid_get_clock();
         c->inflight++;
-        void *payload = (void *)(uintptr_t)(i + 1); /* SimGrid refuses NULL */
-        add_act(c, cs__sg_put(o->mb, payload, o->bytes), (uint64_t)i);
+        start_comm(c, i, 1, NULL);
         break;
     }
     case CS_STEP_RECV:
@@ -207,7 +273,7 @@ static void issue(rank_ctx_t *c, uint32_t i)
             c->post[c->b + i] = simgrid_get_clock();
             slot = &c->pay[c->b + i];
         }
-        add_act(c, cs__sg_get(o->mb, slot), (uint64_t)i);
+        start_comm(c, i, 0, slot);
         if (o->chan_next != CS__NONE32)
             release(c, o->chan_next);
         break;
@@ -244,9 +310,8 @@ static void report_xfer(rank_ctx_t *c, uint32_t i)
     c->obs->xfer(c->obs->ctx, c->I->index, &rec);
 }
 
-static void finished(rank_ctx_t *c, uint64_t tag)
+static void finished(rank_ctx_t *c, uint32_t i)
 {
-    uint32_t i = (uint32_t)tag;
     const cs__op_t *o = &c->op[i];
     if (o->kind == CS_STEP_SEND) {
         c->inflight--;
@@ -265,13 +330,67 @@ static void finished(rank_ctx_t *c, uint64_t tag)
     complete(c, i);
 }
 
+/* Lines of steps i..i+4 (two to a line; its successors and channel
+ * successor are usually just after it) and of its successor list. */
+static inline void prefetch_step(const rank_ctx_t *c, uint32_t i, uint32_t succ)
+{
+    /* prefetches never fault: past the end of the array is harmless */
+    __builtin_prefetch(&c->op[i], 1);
+    __builtin_prefetch(&c->op[i + 2], 1);
+    __builtin_prefetch(&c->op[i + 4], 1);
+    __builtin_prefetch(&c->succ[succ]);
+}
+
+/* Right after waking up: bring in, all at once, what this turn is going to
+ * read (see the header). */
+static inline void prefetch_turn(rank_ctx_t *c)
+{
+    for (size_t l = 0; l < CTX_HOT_LINES; l++)
+        __builtin_prefetch((const char *)c + 64 * l, 1);
+    cs__sg_set_prefetch((cs__sg_set_t *)&c->set);
+    for (uint32_t k = 0; k < c->nact; k++)
+        prefetch_step(c, c->tk[k].step, c->tk[k].succ);
+    if (c->rqh < c->rqt)
+        prefetch_step(c, c->rq[c->rqh].step, c->rq[c->rqh].succ);
+}
+
+/* Set up the rank for the instance: bytes and dependency counts of every
+ * step, the steps issuable at once in the FIFO (in index order). */
+static void start(rank_ctx_t *c)
+{
+    const cs_step_t *steps = c->rk->steps;
+    for (uint32_t i = 0; i < c->n; i++) {
+        cs__op_t *o = &c->op[i];
+        o->npend = steps[i].ndeps;
+        o->bytes = (double)step_bytes(c, &steps[i]);
+    }
+    /* a channel predecessor always comes first: by the time step i is
+     * reached, every event it awaits is counted */
+    for (uint32_t i = 0; i < c->n; i++) {
+        cs__op_t *o = &c->op[i];
+        if (o->chan_next != CS__NONE32)
+            c->op[o->chan_next].npend++;
+        if (o->npend == 0)
+            push(c, i);
+    }
+}
+
+/* Remove outstanding comm k (reported finished) and handle its step. */
+static void take(rank_ctx_t *c, long k)
+{
+    uint32_t i = c->tk[k].step;
+    c->nact--;
+    c->tk[k] = c->tk[c->nact];
+    finished(c, i);
+}
+
 void cs__rank_main(int argc, char **argv)
 {
     (void)argc;
     (void)argv;
     cs__rank_arg_t *a = sg_actor_self_get_data();
     cs__inst_t *I = a->inst;
-    rank_ctx_t c;
+    _Alignas(64) rank_ctx_t c;
     memset(&c, 0, sizeof(c));
     c.I = I;
     c.p = I->prog;
@@ -279,43 +398,45 @@ void cs__rank_main(int argc, char **argv)
     c.rk = &c.p->s->ranks[c.r];
     c.obs = I->run->opts->obs;
     c.b = c.p->base[c.r];
+    c.n = c.rk->nsteps;
     c.op = c.p->ops + c.b;
     c.succ = c.p->succ + c.p->succ_base[c.r];
-    c.q = cs__work_q + c.b;
+    cs__sg_set_init(&c.set);
+    c.tk = c.tk_inl;
+    c.acap = ACT_INL;
+    c.q = c.q_inl;
+    c.qcap = Q_INL;
+    c.qslice = cs__work_q + c.b;
+    c.rq = c.rq_inl;
+    c.rqcap = RQ_INL;
     c.sq = cs__work_sq ? cs__work_sq + c.b : NULL; /* only with a port limit */
     c.ports = I->run->opts->ports;
     c.post = cs__work_post;
     c.pay = cs__work_pay;
     c.speed = sg_host_get_speed(sg_host_self());
     c.copy_cost = I->run->opts->copy_cost;
-    uint32_t n = c.rk->nsteps;
-    for (uint32_t i = 0; i < n; i++) {
-        cs__op_t *o = &c.op[i];
-        o->npend = o->npend0;
-        o->bytes = (double)step_bytes(&c, &c.rk->steps[i]);
-        if (o->npend == 0)
-            c.q[c.qt++] = i;
-    }
+    start(&c);
+    uint32_t n = c.n;
     while (c.done < n) {
         while (c.qh < c.qt)
             issue(&c, c.q[c.qh++]);
+        c.qh = c.qt = 0;
+        c.q = c.q_inl;
+        c.qcap = Q_INL;
         if (c.done == n)
             break;
         if (c.rqh < c.rqt) {
             /* the stream's head ends first, or a comm before it */
-            double wait = c.rq_end[c.rqh] - simgrid_get_clock();
+            double wait = c.rq[c.rqh].end - simgrid_get_clock();
             long k = -1;
-            if (wait > 0)
-                k = cs__sg_wait_any(c.acts, c.nact, wait, &c.wcache);
-            if (k < 0) {
-                complete(&c, c.rq_step[c.rqh++]);
-                continue;
+            if (wait > 0) {
+                k = cs__sg_set_wait(&c.set, wait);
+                prefetch_turn(&c);
             }
-            uint64_t tag = c.tags[k];
-            c.nact--;
-            c.acts[k] = c.acts[c.nact];
-            c.tags[k] = c.tags[c.nact];
-            finished(&c, tag);
+            if (k < 0)
+                complete(&c, c.rq[c.rqh++].step);
+            else
+                take(&c, k);
             continue;
         }
         if (c.nact == 0) {
@@ -323,26 +444,23 @@ void cs__rank_main(int argc, char **argv)
             c.err = CS_ERR_INTERNAL;
             break;
         }
-        long k = cs__sg_wait_any(c.acts, c.nact, -1.0, &c.wcache);
+        long k = cs__sg_set_wait(&c.set, -1.0);
+        prefetch_turn(&c);
         if (k < 0) {
             c.err = CS_ERR_INTERNAL;
             break;
         }
-        uint64_t tag = c.tags[k];
-        c.nact--;
-        c.acts[k] = c.acts[c.nact];
-        c.tags[k] = c.tags[c.nact];
-        finished(&c, tag);
+        take(&c, k);
     }
     I->finish[c.r] = simgrid_get_clock();
     if (c.err)
         I->run->failed = c.err;
     else
         I->done_ranks++;
-    cs__sg_wait_cache_free(c.wcache);
-    free(c.acts);
-    free(c.tags);
-    free(c.rq_end);
-    free(c.rq_step);
+    cs__sg_set_fini(&c.set);
+    if (c.tk != c.tk_inl)
+        free(c.tk);
+    if (c.rq != c.rq_inl)
+        free(c.rq);
     sg_barrier_wait(a->bar);
 }

@@ -7,72 +7,96 @@
  * time out; the rank interpreter waits on its outstanding comms with a
  * timeout (the end of its running reduction), so it uses s4u directly.
  *
- * Handles: every activity handle given out holds one reference on the
- * s4u::Activity; cs__sg_wait_any drops the reference of the activity it
- * reports as finished (none on a timeout), so a handle is used until it is
- * reported, then forgotten.  All functions must be called from an actor, except
+ * The outstanding set (cs__sg_set_t) is a std::vector<ActivityPtr> built in
+ * the caller's storage: it owns one reference per activity, and is handed
+ * to wait_any_for as it is.  So a wait takes no reference and copies
+ * nothing: each reference count is an atomic operation on an Activity that
+ * other ranks' turns have evicted from the caches since the rank last ran
+ * (the earlier version, copying handles into a vector per wait, spent more
+ * in those misses than in SimGrid's own wait_any).  Nothing here may throw
+ * into C: growing the vector is the only allocation that can fail, and is
+ * caught.  All functions must be called from an actor, except
  * cs__sg_link_prop and cs__sg_seal, which also work from maestro.
  */
+#include <new>
+#include <vector>
+
 #include <simgrid/s4u.hpp>
 
 #include "cs_sim_int.h"
 
 namespace sg4 = simgrid::s4u;
 
+using act_vec = std::vector<sg4::ActivityPtr>;
+static_assert(sizeof(act_vec) <= sizeof(cs__sg_set_t), "cs__sg_set_t too small");
+static_assert(alignof(act_vec) <= alignof(cs__sg_set_t), "cs__sg_set_t misaligned");
+
+static act_vec &vec(cs__sg_set_t *s)
+{
+    return *std::launder(reinterpret_cast<act_vec *>(s->opaque));
+}
+
+/* Add a started comm; with `block` or on allocation failure, wait for it
+ * here instead. */
+static int add(cs__sg_set_t *s, sg4::CommPtr c, int block)
+{
+    if (!block) {
+        try {
+            vec(s).emplace_back(std::move(c));
+            return 0;
+        } catch (const std::bad_alloc &) {
+            /* nothing was moved: c still holds the comm */
+        }
+    }
+    c->wait();
+    return 1;
+}
+
 extern "C" {
 
-cs__sg_act_t *cs__sg_put(sg_mailbox_t mb, void *payload, double bytes)
+void cs__sg_set_init(cs__sg_set_t *s)
 {
-    sg4::CommPtr c = mb->put_async(payload, (uint64_t)bytes);
-    sg4::Activity *a = c.get();
-    a->add_ref();
-    return reinterpret_cast<cs__sg_act_t *>(a);
+    new (s->opaque) act_vec();
 }
 
-cs__sg_act_t *cs__sg_get(sg_mailbox_t mb, void **data)
+void cs__sg_set_fini(cs__sg_set_t *s)
 {
-    sg4::CommPtr c = mb->get_async(data);
-    sg4::Activity *a = c.get();
-    a->add_ref();
-    return reinterpret_cast<cs__sg_act_t *>(a);
+    vec(s).~act_vec();
 }
 
-long cs__sg_wait_any(cs__sg_act_t **acts, size_t n, double timeout, void **cache)
+int cs__sg_set_put(cs__sg_set_t *s, sg_mailbox_t mb, void *payload, double bytes, int block)
 {
-    if (n == 0) {
-        /* a bare timer: cheaper than sleep_for, which creates a CPU action */
-        if (timeout > 0)
-            sg4::Activity::wait_any_for(std::vector<sg4::ActivityPtr>(), timeout);
-        return -1;
-    }
-    sg4::Activity *done;
-    long pos = 0;
-    if (n == 1 && timeout < 0) {
-        done = reinterpret_cast<sg4::Activity *>(acts[0]);
-        done->wait();
+    return add(s, mb->put_async(payload, (uint64_t)bytes), block);
+}
+
+int cs__sg_set_get(cs__sg_set_t *s, sg_mailbox_t mb, void **data, int block)
+{
+    return add(s, mb->get_async(data), block);
+}
+
+void cs__sg_set_prefetch(cs__sg_set_t *s)
+{
+    __builtin_prefetch(vec(s).data(), 1);
+}
+
+long cs__sg_set_wait(cs__sg_set_t *s, double timeout)
+{
+    act_vec &v = vec(s);
+    long pos;
+    if (v.size() == 1 && timeout < 0) {
+        v[0]->wait();
+        pos = 0;
     } else {
-        /* the caller's vector, kept between calls: no allocation per wait */
-        auto *v = static_cast<std::vector<sg4::ActivityPtr> *>(*cache);
-        if (!v) {
-            v = new std::vector<sg4::ActivityPtr>();
-            *cache = v;
-        }
-        v->clear();
-        for (size_t i = 0; i < n; i++)
-            v->emplace_back(reinterpret_cast<sg4::Activity *>(acts[i]));
-        pos = (long)sg4::Activity::wait_any_for(*v, timeout);
-        done = pos < 0 ? nullptr : (*v)[(size_t)pos].get();
-        v->clear();
+        /* an empty set with a timeout: a bare timer, cheaper than
+         * sleep_for, which creates a CPU action */
+        pos = (long)sg4::Activity::wait_any_for(v, timeout);
         if (pos < 0)
             return -1;
     }
-    done->unref();
+    if ((size_t)pos + 1 < v.size())
+        v[(size_t)pos] = std::move(v.back());
+    v.pop_back();
     return pos;
-}
-
-void cs__sg_wait_cache_free(void *cache)
-{
-    delete static_cast<std::vector<sg4::ActivityPtr> *>(cache);
 }
 
 /* Split-duplex halves ("x_UP", "x_DOWN") may not carry the properties of
