@@ -76,6 +76,13 @@ static int32_t op_get(tp_tcp_t *t)
     return i;
 }
 
+static void op_put(tp_tcp_t *t, int32_t i)
+{
+    t->ops[i].state = OPS_FREE;
+    t->ops[i].next = t->free_op;
+    t->free_op = i;
+}
+
 static void fifo_push(tcp_op_t *ops, tcp_fifo_t *f, int32_t i)
 {
     ops[i].next = -1;
@@ -112,9 +119,7 @@ void cs__tcp_complete(tp_tcp_t *t, int32_t i, int status, size_t nbytes)
 {
     tcp_op_t *o = &t->ops[i];
     if (!o->req) {
-        o->state = OPS_FREE;
-        o->next = t->free_op;
-        t->free_op = i;
+        op_put(t, i);
         return;
     }
     o->req->status = status;
@@ -126,11 +131,8 @@ void cs__tcp_complete(tp_tcp_t *t, int32_t i, int status, size_t nbytes)
 static cs_tp_req_t *done_pop(tp_tcp_t *t)
 {
     int32_t i = t->done[t->done_head++ & t->done_mask];
-    tcp_op_t *o = &t->ops[i];
-    cs_tp_req_t *req = o->req;
-    o->state = OPS_FREE;
-    o->next = t->free_op;
-    t->free_op = i;
+    cs_tp_req_t *req = t->ops[i].req;
+    op_put(t, i);
     return req;
 }
 
@@ -200,10 +202,21 @@ void cs__tcp_write_peer(tp_tcp_t *t, int peer)
 
 /* ---- posting ---- */
 
-static int check_post(tp_tcp_t *t, int peer, uint64_t tag)
+/* The common start of isend and irecv: check, take an op, mark the request
+ * in progress.  CS_OK with *out set, CS_AGAIN (no op free) or an error. */
+static int post_begin(tp_tcp_t *t, int peer, const void *buf, size_t len, uint64_t tag,
+                      cs_tp_req_t *req, int32_t *out)
 {
     if (!t->ready || peer < 0 || peer >= t->base.nranks || tag >> CS_TP_TAG_BITS)
         return CS_ERR_INVAL;
+    int32_t i = op_get(t);
+    if (i < 0)
+        return CS_AGAIN;
+    tcp_op_t *o = &t->ops[i];
+    o->req = req, o->buf = (char *)buf, o->len = len, o->tag = tag, o->peer = peer;
+    req->status = CS_INPROGRESS;
+    req->nbytes = 0;
+    *out = i;
     return CS_OK;
 }
 
@@ -234,18 +247,13 @@ static int tcp_isend(cs_tp_t *tp, int peer, const void *buf, size_t len, void *m
 {
     tp_tcp_t *t = (tp_tcp_t *)tp;
     (void)mr;
-    int st = check_post(t, peer, tag);
+    int old_status = req->status;
+    int32_t i;
+    int st = post_begin(t, peer, buf, len, tag, req, &i);
     if (st != CS_OK)
         return st;
-    int32_t i = op_get(t);
-    if (i < 0)
-        return CS_AGAIN;
     tcp_op_t *o = &t->ops[i];
-    o->req = req, o->buf = (char *)buf, o->len = len, o->tag = tag, o->peer = peer;
     o->is_send = 1;
-    int old_status = req->status;
-    req->status = CS_INPROGRESS;
-    req->nbytes = 0;
     tcp_peer_t *p = &t->peers[peer];
     if (p->dead) {
         cs__tcp_complete(t, i, CS_ERR_PEER, 0);
@@ -280,9 +288,7 @@ static int tcp_isend(cs_tp_t *tp, int peer, const void *buf, size_t len, void *m
     if (o->state == OPS_DONE && req->status == CS_OK &&
         t->done[(t->done_tail - 1) & t->done_mask] == i) {
         t->done_tail--; /* completed inline: poll will not report it */
-        o->state = OPS_FREE;
-        o->next = t->free_op;
-        t->free_op = i;
+        op_put(t, i);
     }
     return CS_OK;
 }
@@ -292,16 +298,11 @@ static int tcp_irecv(cs_tp_t *tp, int peer, void *buf, size_t len, void *mr, uin
 {
     tp_tcp_t *t = (tp_tcp_t *)tp;
     (void)mr;
-    int st = check_post(t, peer, tag);
+    int32_t i;
+    int st = post_begin(t, peer, buf, len, tag, req, &i);
     if (st != CS_OK)
         return st;
-    int32_t i = op_get(t);
-    if (i < 0)
-        return CS_AGAIN;
     tcp_op_t *o = &t->ops[i];
-    o->req = req, o->buf = buf, o->len = len, o->tag = tag, o->peer = peer;
-    req->status = CS_INPROGRESS;
-    req->nbytes = 0;
     tcp_peer_t *p = &t->peers[peer];
     int32_t u = cs__tcp_unex_find(t, peer, tag);
     if (u >= 0)
