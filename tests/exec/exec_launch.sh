@@ -12,9 +12,33 @@ launch_mpi() {
     mpirun --allow-run-as-root --oversubscribe -np "$n" "$@"
 }
 
-# A free TCP port (the kernel picks one; a tiny race is acceptable here).
+# A free TCP port for MASTER_PORT: a random one below the kernel's ephemeral
+# range that binds now.  Not an ephemeral port, because the ranks' transports
+# (and parallel tests) bind ephemeral ports all the time and one could take
+# it between this check and rank 0's bind.
 free_port() {
-    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+    python3 -c '
+import random, socket
+lo = 32768
+try:
+    lo = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+except (OSError, ValueError):
+    pass
+bottom = 10000 if lo > 12000 else 1025
+for _ in range(500):
+    p = random.randrange(bottom, lo)
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", p))
+        print(p)
+        break
+    except OSError:
+        pass
+    finally:
+        s.close()
+else:
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])
+'
 }
 
 launch_env() {
