@@ -18,18 +18,23 @@
 #define TCP_UNEX_SLOTS 64      /* unexpected EAGER payloads buffered (x TCP_EAGER bytes) */
 #define TCP_UNEX_RECS 4096     /* unexpected messages (EAGER or RTS) remembered */
 #define TCP_EPOLL_MIN 8        /* from this many peers on, poll reads through epoll */
+#define TCP_RTR_RECS 4096      /* receivers' RTRs waiting for their send */
+#define TCP_HIST 64            /* messages per peer remembered for matching RTRs (2^k) */
 #define TCP_MAGIC 0x3150435453430000ull /* "CSTCP1" */
 
-enum { TCP_EAGER_MSG = 1, TCP_RTS, TCP_CTS, TCP_DATA };
+enum { TCP_EAGER_MSG = 1, TCP_RTS, TCP_CTS, TCP_DATA, TCP_RTR, TCP_DDATA };
 
 /* Every frame starts with this; EAGER and DATA carry `len` payload bytes. */
 typedef struct tcp_hdr {
     uint32_t type;
-    uint32_t c1;  /* RTS: sender op; CTS: sender op */
-    uint32_t c2;  /* RTS: sender op generation; CTS, DATA: receiver op */
-    uint32_t aux; /* CTS: sender op generation; DATA: receiver op generation */
-    uint64_t tag; /* EAGER, RTS */
-    uint64_t len; /* EAGER, RTS, DATA: message bytes; CTS: receiver op generation */
+    uint32_t c1;  /* RTS: sender op; CTS: sender op; RTR: receiver op */
+    uint32_t c2;  /* RTS: sender op generation; CTS, DATA, DDATA: receiver op;
+                     RTR: receiver op generation */
+    uint32_t aux; /* CTS: sender op generation; DATA, DDATA: receiver op generation;
+                     RTR: messages the receiver had read from the sender */
+    uint64_t tag; /* EAGER, RTS, RTR, DDATA */
+    uint64_t len; /* EAGER, RTS, DATA, DDATA: message bytes; CTS: receiver op
+                     generation; RTR: the receive's capacity */
 } tcp_hdr_t;
 
 /* The address blob. */
@@ -65,6 +70,19 @@ typedef struct tcp_frame {
     int32_t op;          /* send op completed when the frame is out, or -1 */
 } tcp_frame_t;
 
+/* An RTR whose send was not posted yet (pending at the sender). */
+typedef struct tcp_rtr {
+    uint64_t tag, cap;
+    uint32_t op, gen;
+} tcp_rtr_t;
+
+/* A message frame queued to a peer (EAGER, RTS or DDATA), by sequence. */
+typedef struct tcp_sent {
+    uint64_t tag;
+    int32_t op;   /* the send op */
+    uint32_t gen; /* its generation */
+} tcp_sent_t;
+
 /* A message that arrived before its receive was posted. */
 typedef struct tcp_unex {
     uint64_t tag, len;
@@ -82,6 +100,10 @@ typedef struct tcp_peer {
     tcp_fifo_t posted;          /* receives not matched yet */
     tcp_fifo_t self_sends;      /* self only: sends not matched yet */
     int32_t unex_head, unex_tail; /* unexpected messages, arrival order */
+    int32_t rtr_head, rtr_tail;   /* RTRs from this peer waiting for a send */
+    uint32_t sseq;                /* message frames queued to the peer */
+    uint32_t rseq;                /* message headers read from the peer */
+    tcp_sent_t *hist;             /* the last TCP_HIST message frames queued */
     /* reading */
     int rstate;
     size_t rgot;       /* bytes of the header or payload read so far */
@@ -113,14 +135,22 @@ typedef struct tp_tcp {
     int32_t free_slot[TCP_UNEX_SLOTS];
     int32_t nfree_slot;
     int stalled; /* some connection waits for an unexpected slot */
+    tcp_rtr_t *rtr;
+    int32_t *rtr_next;
+    int32_t free_rtr;
+    tcp_sent_t *hist; /* nranks x TCP_HIST */
 } tp_tcp_t;
 
 /* ---- tp_tcp.c ---- */
+int cs__tcp_fifo_remove(tcp_op_t *ops, tcp_fifo_t *f, int32_t i);
 void cs__tcp_complete(tp_tcp_t *t, int32_t op, int status, size_t nbytes);
 void cs__tcp_write_peer(tp_tcp_t *t, int peer);
 int cs__tcp_send_cts(tp_tcp_t *t, int32_t recv_op, uint32_t send_op, uint32_t send_gen,
                      size_t msg_len);
 void cs__tcp_on_cts(tp_tcp_t *t, int peer, const tcp_hdr_t *h);
+void cs__tcp_on_rtr(tp_tcp_t *t, int peer, const tcp_hdr_t *h);
+/* Return the pending RTRs of peer to the pool. */
+void cs__tcp_rtr_clear(tp_tcp_t *t, int peer);
 
 /* ---- tp_tcp_net.c ---- */
 int cs__tcp_listen(tp_tcp_t *t, const char *node, cs_err_t *err);

@@ -256,6 +256,7 @@ void cs__tcp_peer_lost(tp_tcp_t *t, int peer, int err)
         t->free_unex = p->runex;
     }
     p->rstate = RS_HDR;
+    cs__tcp_rtr_clear(t, peer);
     fail_fifo(t, &p->posted);
     for (int32_t i = 0; i < t->nops; i++) {
         tcp_op_t *o = &t->ops[i];
@@ -339,6 +340,7 @@ static void on_header(tp_tcp_t *t, int peer)
     p->rkeep = 0;
     switch (h->type) {
     case TCP_EAGER_MSG: {
+        p->rseq++;
         int32_t op = posted_take(t, p, h->tag);
         if (op >= 0) {
             tcp_op_t *o = &t->ops[op];
@@ -360,6 +362,7 @@ static void on_header(tp_tcp_t *t, int peer)
         break;
     }
     case TCP_RTS: {
+        p->rseq++;
         int32_t op = posted_take(t, p, h->tag);
         if (op >= 0) {
             cs__tcp_send_cts(t, op, h->c1, h->c2, h->len);
@@ -376,6 +379,23 @@ static void on_header(tp_tcp_t *t, int peer)
     case TCP_CTS:
         cs__tcp_on_cts(t, peer, h);
         return;
+    case TCP_RTR:
+        cs__tcp_on_rtr(t, peer, h);
+        return;
+    case TCP_DDATA: /* for the receive that sent an RTR, still first of its tag */
+        p->rseq++;
+        if (h->c2 < (uint32_t)t->nops) {
+            tcp_op_t *o = &t->ops[h->c2];
+            if (o->state == OPS_POSTED && o->gen == h->aux && o->peer == peer &&
+                o->tag == h->tag && cs__tcp_fifo_remove(t->ops, &p->posted, (int32_t)h->c2)) {
+                o->state = OPS_READING;
+                o->msg_len = h->len;
+                p->rop = (int32_t)h->c2;
+                p->rdst = o->buf;
+                p->rkeep = h->len <= o->len ? h->len : o->len;
+            }
+        }
+        break; /* cancelled meanwhile: read and dropped */
     case TCP_DATA:
         if (h->c2 < (uint32_t)t->nops) {
             tcp_op_t *o = &t->ops[h->c2];

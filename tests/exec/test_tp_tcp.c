@@ -13,10 +13,17 @@
  *              CS_ERR_RANGE and the stream stays usable;
  *   many       more messages in flight than unexpected slots (back pressure
  *              through TCP, nothing lost);
+ *   RTR        large receives posted before, after and while their
+ *              messages are sent, over many rounds that reuse operations:
+ *              a message sent on an RTR (DDATA), an RTR crossing an RTS,
+ *              an RTR consumed by an eager message, an RTR for a receive
+ *              too small (truncation through RTS/CTS), two receives of one
+ *              tag (no RTR for the second); every payload checked;
  *   peer loss  a rank exits while another waits for it: the receive
  *              completes with CS_ERR_PEER, a later send to it too.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -37,11 +44,17 @@ typedef struct shared {
 
 static shared_t *sh;
 
+/* A rank that failed does not arrive: give up after 90 s rather than hang. */
 static void barrier(int k)
 {
     __atomic_add_fetch(&sh->arrived[k], 1, __ATOMIC_SEQ_CST);
-    while (__atomic_load_n(&sh->arrived[k], __ATOMIC_SEQ_CST) < NP)
+    for (int waited = 0; __atomic_load_n(&sh->arrived[k], __ATOMIC_SEQ_CST) < NP; waited++) {
+        if (waited > 900000) {
+            fprintf(stderr, "FAIL: barrier %d: a rank never arrived (it failed earlier)\n", k);
+            _exit(1);
+        }
         usleep(100);
+    }
 }
 
 static double now_s(void)
@@ -211,6 +224,69 @@ static int test_loss(cs_tp_t *tp, int me)
     return 0;
 }
 
+/* Round r of the RTR test, between ranks 0 (sends) and 1 (receives); the
+ * order of posting is chosen by r % 3: receives first (their RTRs arrive
+ * before the sends), sends first (RTS out before the RTRs), or both at once
+ * (RTR and RTS cross).  Message k of a round: tag base + k, except the last
+ * two, which share a tag (the second receive sends no RTR). */
+#define RTR_MSGS 6
+#define RTR_BIG (TCP_EAGER * 3)
+static int rtr_round(cs_tp_t *tp, int me, int r)
+{
+    static unsigned char sb[RTR_MSGS][RTR_BIG], rb[RTR_MSGS][RTR_BIG];
+    /* message sizes and receive capacities: DDATA/RTS, eager into a large
+     * receive, exact eager limit + 1, too small (truncated), same tag x 2 */
+    static const size_t len[RTR_MSGS] = {RTR_BIG, 10, TCP_EAGER + 1, RTR_BIG, RTR_BIG, 5000};
+    static const size_t cap[RTR_MSGS] = {RTR_BIG, RTR_BIG, RTR_BIG, TCP_EAGER * 2, RTR_BIG,
+                                         RTR_BIG};
+    uint64_t tag[RTR_MSGS];
+    for (int k = 0; k < RTR_MSGS; k++)
+        tag[k] = 1000 + (uint64_t)r * 8 + (uint64_t)(k < RTR_MSGS - 1 ? k : k - 1);
+    cs_tp_req_t req[RTR_MSGS];
+    memset(req, 0, sizeof(req));
+    int order = r % 3;
+    if (me == 0) {
+        if (order == 0)
+            spin(tp, 0.002); /* the receives' RTRs come in meanwhile */
+        for (int k = 0; k < RTR_MSGS; k++) {
+            fill(sb[k], len[k], (unsigned)(r * RTR_MSGS + k));
+            CS_TEST_REQUIRE(tp->ops->isend(tp, 1, sb[k], len[k], NULL, tag[k], &req[k]) == CS_OK,
+                            "rtr round %d: isend %d", r, k);
+        }
+    } else {
+        if (order == 1)
+            spin(tp, 0.002); /* the RTS arrive first */
+        for (int k = 0; k < RTR_MSGS; k++)
+            CS_TEST_REQUIRE(tp->ops->irecv(tp, 0, rb[k], cap[k], NULL, tag[k], &req[k]) == CS_OK,
+                            "rtr round %d: irecv %d", r, k);
+    }
+    CS_TEST_REQUIRE(wait_all(tp, req, RTR_MSGS) == 0, "rtr round %d never completed", r);
+    for (int k = 0; k < RTR_MSGS; k++) {
+        int trunc = len[k] > cap[k];
+        if (me == 0) {
+            CS_TEST_CHECK(req[k].status == CS_OK, "rtr round %d: send %d status %d", r, k,
+                          req[k].status);
+            continue;
+        }
+        CS_TEST_CHECK(req[k].status == (trunc ? CS_ERR_RANGE : CS_OK) &&
+                          req[k].nbytes == (trunc ? cap[k] : len[k]),
+                      "rtr round %d: receive %d: status %d, %zu bytes", r, k, req[k].status,
+                      req[k].nbytes);
+        if (!trunc)
+            CS_TEST_CHECK(same(rb[k], len[k], (unsigned)(r * RTR_MSGS + k)),
+                          "rtr round %d: payload %d", r, k);
+    }
+    return 0;
+}
+
+static int test_rtr(cs_tp_t *tp, int me)
+{
+    for (int r = 0; me < 2 && r < 60; r++)
+        if (rtr_round(tp, me, r))
+            return 1;
+    return 0;
+}
+
 static int rank_main(int me)
 {
     cs_tp_config_t cfg = {.rank = me, .nranks = NP, .node = "127.0.0.1", .timeout_s = 30};
@@ -223,7 +299,8 @@ static int rank_main(int me)
     barrier(0);
     CS_TEST_REQUIRE(tp->ops->insert_addrs(tp, sh->blobs, CS_TP_ADDR_MAX, sh->lens) == CS_OK,
                     "insert_addrs");
-    if (test_sizes(tp, me) || test_many(tp, me) || test_self_and_trunc(tp, me))
+    if (test_sizes(tp, me) || test_many(tp, me) || test_self_and_trunc(tp, me) ||
+        test_rtr(tp, me))
         return 1;
     barrier(1);
     if (test_loss(tp, me))
