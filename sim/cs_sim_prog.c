@@ -77,6 +77,8 @@ int cs__prog_build(cs__prog_t *p, const cs_sched_t *s, cs_err_t *err)
     p->ops = mmap(NULL, p->ops_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p->ops == MAP_FAILED)
         p->ops = NULL;
+    else /* woken ranks land anywhere in it: 2 MiB pages spare most TLB misses */
+        madvise(p->ops, p->ops_len, MADV_HUGEPAGE);
     p->succ = malloc(sizeof(uint32_t) * (nd ? (size_t)nd : 1));
     size_t tsize = 16;
     while (tsize < 2 * (size_t)maxsteps)
