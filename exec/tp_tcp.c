@@ -300,12 +300,7 @@ static int rtr_take(tp_tcp_t *t, tcp_peer_t *p, uint64_t tag, tcp_rtr_t *out)
         if (t->rtr[k].tag != tag)
             continue;
         *out = t->rtr[k];
-        if (prev >= 0)
-            t->rtr_next[prev] = t->rtr_next[k];
-        else
-            p->rtr_head = t->rtr_next[k];
-        if (p->rtr_tail == k)
-            p->rtr_tail = prev;
+        tcp_unlink(t->rtr_next, &p->rtr_head, &p->rtr_tail, prev, k);
         t->rtr_next[k] = t->free_rtr;
         t->free_rtr = k;
         return 1;

@@ -141,6 +141,18 @@ typedef struct tp_tcp {
     tcp_sent_t *hist; /* nranks x TCP_HIST */
 } tp_tcp_t;
 
+/* Unlink k (after prev, or the head when prev < 0) from an index list. */
+static inline void tcp_unlink(int32_t *next, int32_t *head, int32_t *tail, int32_t prev,
+                              int32_t k)
+{
+    if (prev >= 0)
+        next[prev] = next[k];
+    else
+        *head = next[k];
+    if (*tail == k)
+        *tail = prev;
+}
+
 /* ---- tp_tcp.c ---- */
 int cs__tcp_fifo_remove(tcp_op_t *ops, tcp_fifo_t *f, int32_t i);
 void cs__tcp_complete(tp_tcp_t *t, int32_t op, int status, size_t nbytes);

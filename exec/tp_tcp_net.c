@@ -273,12 +273,7 @@ int32_t cs__tcp_unex_find(tp_tcp_t *t, int peer, uint64_t tag)
     for (int32_t u = p->unex_head; u >= 0; prev = u, u = t->unex_next[u]) {
         if (t->unex[u].tag != tag)
             continue;
-        if (prev >= 0)
-            t->unex_next[prev] = t->unex_next[u];
-        else
-            p->unex_head = t->unex_next[u];
-        if (p->unex_tail == u)
-            p->unex_tail = prev;
+        tcp_unlink(t->unex_next, &p->unex_head, &p->unex_tail, prev, u);
         return u;
     }
     return -1;
