@@ -311,13 +311,7 @@ static int rtr_take(tp_tcp_t *t, tcp_peer_t *p, uint64_t tag, tcp_rtr_t *out)
 void cs__tcp_rtr_clear(tp_tcp_t *t, int peer)
 {
     tcp_peer_t *p = &t->peers[peer];
-    for (int32_t k = p->rtr_head; k >= 0;) {
-        int32_t next = t->rtr_next[k];
-        t->rtr_next[k] = t->free_rtr;
-        t->free_rtr = k;
-        k = next;
-    }
-    p->rtr_head = p->rtr_tail = -1;
+    tcp_free_list(t->rtr_next, &t->free_rtr, &p->rtr_head, &p->rtr_tail);
 }
 
 /* Receive op i was just posted (not in the posted list yet): tell the

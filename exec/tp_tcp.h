@@ -153,6 +153,19 @@ static inline void tcp_unlink(int32_t *next, int32_t *head, int32_t *tail, int32
         *tail = prev;
 }
 
+/* Give the whole index list at *head back to the free list *free_head. */
+static inline void tcp_free_list(int32_t *next, int32_t *free_head, int32_t *head,
+                                 int32_t *tail)
+{
+    for (int32_t k = *head; k >= 0;) {
+        int32_t n = next[k];
+        next[k] = *free_head;
+        *free_head = k;
+        k = n;
+    }
+    *head = *tail = -1;
+}
+
 /* ---- tp_tcp.c ---- */
 int cs__tcp_fifo_remove(tcp_op_t *ops, tcp_fifo_t *f, int32_t i);
 void cs__tcp_complete(tp_tcp_t *t, int32_t op, int status, size_t nbytes);

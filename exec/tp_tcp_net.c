@@ -243,13 +243,7 @@ void cs__tcp_peer_lost(tp_tcp_t *t, int peer, int err)
     close(p->fd);
     p->fd = -1;
     /* frames not written: their sends fail below with the other ops */
-    for (int32_t f = p->whead; f >= 0;) {
-        int32_t next = t->frame_next[f];
-        t->frame_next[f] = t->free_frame;
-        t->free_frame = f;
-        f = next;
-    }
-    p->whead = p->wtail = -1;
+    tcp_free_list(t->frame_next, &t->free_frame, &p->whead, &p->wtail);
     if (p->rstate == RS_PAYLOAD && p->runex >= 0) { /* half-read unexpected message */
         t->free_slot[t->nfree_slot++] = t->unex[p->runex].slot;
         t->unex_next[p->runex] = t->free_unex;
