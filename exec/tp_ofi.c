@@ -15,7 +15,17 @@
  * OFI_INJECT_MAX) go out with fi_tinject and complete inline (see isend in
  * cs_transport.h).  Every libfabric error code becomes a cs status in
  * ofi_status(), the one conversion function of this backend.
+ *
+ * libfabric itself is loaded when the first endpoint opens (dlopen), not
+ * linked: Debian's libfabric pulls in the PSM libraries, whose constructors
+ * sleep about 0.2 s probing for InfiniPath / Omni-Path hardware, and every
+ * collstep command (sim, verify, platform...) paid that at start-up.  The
+ * few functions libfabric exports (the rest are inline calls through the
+ * ops tables of its objects) go through ofi_lib below.
  */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +69,64 @@ typedef struct tp_ofi {
     ofi_ctx_t *ctx;
     int32_t nctx, free_head;
 } tp_ofi_t;
+
+/* The functions libfabric exports, resolved once (ofi_load) from
+ * $CS_LIBFABRIC (a path or a library name: a site's own build) or the
+ * system's libfabric.so.1.  The library
+ * must implement at least the API version of the headers we were built
+ * with: its fi_info is then a superset of ours (libfabric only appends
+ * fields), and every fi_info we touch is allocated by the library. */
+#define OFI_LIB "libfabric.so.1"
+static struct {
+    int (*getinfo)(uint32_t, const char *, const char *, uint64_t, const struct fi_info *,
+                   struct fi_info **);
+    void (*freeinfo)(struct fi_info *);
+    struct fi_info *(*dupinfo)(const struct fi_info *);
+    int (*fabric)(struct fi_fabric_attr *, struct fid_fabric **, void *);
+    const char *(*strerror)(int);
+    uint32_t (*version)(void);
+    char why[512]; /* empty when loaded */
+} ofi_lib;
+static pthread_once_t ofi_once = PTHREAD_ONCE_INIT;
+
+static void ofi_load_once(void)
+{
+    const char *lib = getenv("CS_LIBFABRIC");
+    if (!lib || !*lib)
+        lib = OFI_LIB;
+    void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        snprintf(ofi_lib.why, sizeof(ofi_lib.why), "%s", dlerror());
+        return;
+    }
+    *(void **)&ofi_lib.getinfo = dlsym(h, "fi_getinfo");
+    *(void **)&ofi_lib.freeinfo = dlsym(h, "fi_freeinfo");
+    *(void **)&ofi_lib.dupinfo = dlsym(h, "fi_dupinfo");
+    *(void **)&ofi_lib.fabric = dlsym(h, "fi_fabric");
+    *(void **)&ofi_lib.strerror = dlsym(h, "fi_strerror");
+    *(void **)&ofi_lib.version = dlsym(h, "fi_version");
+    if (!ofi_lib.getinfo || !ofi_lib.freeinfo || !ofi_lib.dupinfo || !ofi_lib.fabric ||
+        !ofi_lib.strerror || !ofi_lib.version) {
+        snprintf(ofi_lib.why, sizeof(ofi_lib.why), "%s lacks a libfabric function", lib);
+        return; /* the handle stays open: nothing else may use it */
+    }
+    uint32_t v = ofi_lib.version(), want = FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION);
+    if (FI_MAJOR(v) != FI_MAJOR(want) || FI_MINOR(v) < FI_MINOR(want))
+        snprintf(ofi_lib.why, sizeof(ofi_lib.why),
+                 "%s is libfabric %u.%u, collstep was built for %u.%u or later in %u.x",
+                 lib, FI_MAJOR(v), FI_MINOR(v), FI_MAJOR(want), FI_MINOR(want),
+                 FI_MAJOR(want));
+}
+
+/* Load libfabric (once per process): CS_OK, or CS_ERR_NODEVICE saying why. */
+static int ofi_load(cs_err_t *err)
+{
+    pthread_once(&ofi_once, ofi_load_once);
+    if (ofi_lib.why[0])
+        return cs_err_set(err, CS_ERR_NODEVICE, "ofi transport: cannot use libfabric: %s",
+                          ofi_lib.why);
+    return CS_OK;
+}
 
 /* The one conversion of libfabric error codes (positive FI_E* values). */
 static int ofi_status(int fi_err)
@@ -116,7 +184,7 @@ static void ofi_close(cs_tp_t *tp)
     if (t->fabric)
         fi_close(&t->fabric->fid);
     if (t->info)
-        fi_freeinfo(t->info);
+        ofi_lib.freeinfo(t->info);
     free(t->peers);
     free(t->ctx);
     free(t);
@@ -275,7 +343,7 @@ static int ofi_poll(cs_tp_t *tp, cs_tp_req_t **done, int max)
                 break;
             int st = ofi_status(e.err);
             ofi_ctx_t *c = e.op_context;
-            CS_DEBUG("exec", "completion error %d (%s) from peer %d", e.err, fi_strerror(e.err),
+            CS_DEBUG("exec", "completion error %d (%s) from peer %d", e.err, ofi_lib.strerror(e.err),
                      c && c->req ? c->req->peer : -1);
             if (c && c->req && part_done(t, c, 0, st, &done[n]))
                 n++;
@@ -320,7 +388,7 @@ static const cs_tp_ops_t ofi_ops = {
 
 static int getinfo(const cs_tp_config_t *cfg, struct fi_info **out, cs_err_t *err)
 {
-    struct fi_info *hints = fi_allocinfo();
+    struct fi_info *hints = ofi_lib.dupinfo(NULL);
     if (!hints)
         return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
     hints->ep_attr->type = FI_EP_RDM;
@@ -344,12 +412,12 @@ static int getinfo(const cs_tp_config_t *cfg, struct fi_info **out, cs_err_t *er
         node = shm_name;
     }
     struct fi_info *info = NULL;
-    int rc = fi_getinfo(FI_VERSION(1, 14), node, NULL, node ? FI_SOURCE : 0, hints, &info);
-    fi_freeinfo(hints);
+    int rc = ofi_lib.getinfo(FI_VERSION(1, 14), node, NULL, node ? FI_SOURCE : 0, hints, &info);
+    ofi_lib.freeinfo(hints);
     if (rc || !info)
         return cs_err_set(err, CS_ERR_NODEVICE,
                           "libfabric provider '%s' is not available here (fi_getinfo: %s)",
-                          cfg->provider ? cfg->provider : "(default)", fi_strerror(-rc));
+                          cfg->provider ? cfg->provider : "(default)", ofi_lib.strerror(-rc));
     *out = info;
     return CS_OK;
 }
@@ -360,7 +428,9 @@ int cs_tp_ofi_open(const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err)
         cfg->rank >= cfg->nranks)
         return cs_err_set(err, CS_ERR_INVAL, "ofi transport: rank %d of %d out of range",
                           cfg->rank, cfg->nranks);
-    int st = CS_OK, rc = 0;
+    int st = ofi_load(err), rc = 0;
+    if (st != CS_OK)
+        return st;
     const char *what = "";
     tp_ofi_t *t = calloc(1, sizeof(*t));
     if (!t)
@@ -395,7 +465,7 @@ int cs_tp_ofi_open(const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err)
 
     struct fi_av_attr av_attr = {.type = FI_AV_TABLE, .count = (size_t)cfg->nranks};
     struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_TAGGED, .size = 0};
-    if ((rc = fi_fabric(t->info->fabric_attr, &t->fabric, NULL))) {
+    if ((rc = ofi_lib.fabric(t->info->fabric_attr, &t->fabric, NULL))) {
         what = "fi_fabric";
         goto fi_fail;
     }
@@ -434,7 +504,7 @@ int cs_tp_ofi_open(const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err)
     return CS_OK;
 fi_fail:
     st = cs_err_set(err, ofi_status(rc) == CS_ERR_TRANSPORT ? CS_ERR_TRANSPORT : ofi_status(rc),
-                    "libfabric %s failed: %s", what, fi_strerror(-rc));
+                    "libfabric %s failed: %s", what, ofi_lib.strerror(-rc));
 fail:
     ofi_close(&t->base);
     return st;

@@ -10,6 +10,9 @@
 #                      --algo: every rank exits non-zero quickly, naming
 #                      rank 1 and saying what differs.
 #   split PROVIDER     --max-msg 1000 forces split messages; results exact.
+#   nolib PROVIDER     (libfabric providers) CS_LIBFABRIC names a library that
+#                      is missing, then one that is not libfabric: every rank
+#                      exits non-zero at once, saying it cannot use libfabric.
 #   exec_faults.sh COLLSTEP MODE TRANSPORT   (a libfabric provider, or
 #   native = --transport shm, sock = --transport tcp; see exec_launch.sh)
 set -u
@@ -105,6 +108,20 @@ split)
         check '[ "$(grep -c "^\"ring\",allreduce,.*,3,\"\(ofi/[^\"]*\|shm\|tcp\)\",0$" "$tmp/out0")" = 4 ]' "split $copy: want 4 rows with 0 wrong"
         [ "$prov" != native ] || check '! ls /dev/shm | grep -qE "(^|[^0-9])(${pids[0]}|${pids[1]}|${pids[2]})([^0-9]|$)"' \
             "split $copy: /dev/shm has entries naming the ranks' pids"
+    done
+    ;;
+nolib)
+    case $prov in native | sock) echo "SKIP: $prov does not use libfabric"; exit 77 ;; esac
+    args_nolib() { echo "--coll allreduce --algo ring --size 1M --iters 2 $tpa"; }
+    for lib in /nonexistent/libfabric.so.1 libc.so.6; do
+        CS_LIBFABRIC=$lib start 2 args_nolib
+        wait_all 30
+        for r in 0 1; do
+            check '[ "${rcs[$r]}" != hang ] && [ "${rcs[$r]}" != 0 ]' "nolib $lib rank $r: exit ${rcs[$r]}"
+            check 'grep -q "rank $r: ofi transport: cannot use libfabric: $lib" "$tmp/err$r"' \
+                "nolib $lib rank $r: no message naming $lib: $(cat "$tmp/err$r")"
+        done
+        check '[ ! -s "$tmp/out0" ]' "nolib $lib: rank 0 printed results"
     done
     ;;
 *) echo "unknown mode $mode"; exit 2 ;;
