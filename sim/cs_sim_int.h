@@ -62,30 +62,48 @@ void cs__sg_seal(void);
  * (the array is line-aligned), so the few steps a rank handles in one turn
  * cost one or two lines.  The schedule itself is not touched while
  * simulating: between two turns of a rank, the other ranks' turns evict
- * everything, so the lines touched per turn decide the loop's speed.
+ * everything, so the lines touched per turn decide the loop's speed.  Up
+ * to CS__SUCC_INL successors are held in the step itself (most steps of
+ * the generated algorithms have one or two, usually the next steps, so
+ * finishing a step touches its own line and the next one, and no successor
+ * list); beyond that s[0] is the offset of its list in the rank's succ
+ * array.  The mailbox is an index into the rank's mailbox table (its
+ * channel directions), leaving room for those successors.
  * Dependency counts are set when an instance starts (cs_sim_rank.c), from
  * the schedule's ndeps and the channel chain (chan_next). */
-#define CS__MAX_SUCC ((1u << 24) - 1)
+#define CS__MAX_SUCC UINT32_MAX
+#define CS__MAX_MBX ((1u << 24) - 1)
+#define CS__SUCC_INL 2
 typedef struct cs__op {
-    sg_mailbox_t mb;     /* send/recv/rrecv: its channel's mailbox (set by the driver) */
     double bytes;        /* bytes of the range, for the instance running now */
-    uint32_t succ;       /* successors: the rank's succ slice [succ, succ + nsucc) */
-    uint32_t nsucc : 24; /* at most CS__MAX_SUCC (cs__prog_build refuses more) */
-    uint32_t kind : 8;   /* cs_step_kind_t */
-    uint32_t chan_next;  /* next step (local index) of the same channel direction */
     uint32_t npend;      /* events still awaited: dependencies + channel predecessor */
+    uint32_t chan_next;  /* next step (local index) of the same channel direction */
+    uint32_t kind : 8;   /* cs_step_kind_t */
+    uint32_t mbx : 24;   /* send/recv/rrecv: its channel's mailbox, mbox[mbox_base[r] + mbx] */
+    uint32_t nsucc;      /* successors (local step indices) */
+    uint32_t s[CS__SUCC_INL]; /* nsucc <= CS__SUCC_INL: the successors; else s[0]: offset
+                                 of the list in the rank's succ slice */
 } cs__op_t;
 
+/* The successor list of op o of a rank whose succ slice is `succ`. */
+static inline const uint32_t *cs__op_succ(const cs__op_t *o, const uint32_t *succ)
+{
+    return o->nsucc <= CS__SUCC_INL ? o->s : succ + o->s[0];
+}
+
 /* A schedule compiled for the interpreter.  ops[] is indexed by global
- * step id base[r] + i; successor lists are local step indices, rank r's
- * in succ + succ_base[r]. */
+ * step id base[r] + i; successor lists (of steps with more than
+ * CS__SUCC_INL) are local step indices, rank r's in succ + succ_base[r];
+ * rank r's mailboxes are mbox + mbox_base[r]. */
 typedef struct cs__prog {
     const cs_sched_t *s;
     uint64_t *base;      /* nranks + 1 */
     uint64_t *succ_base; /* nranks + 1 */
+    uint64_t *mbox_base; /* nranks + 1 */
     cs__op_t *ops;       /* mapped, line-aligned: cs__prog_fini unmaps ops_len bytes */
     size_t ops_len;
     uint32_t *succ;
+    sg_mailbox_t *mbox;  /* set by cs__prog_mailboxes */
     int mb_ready;        /* mailboxes resolved (cs__prog_mailboxes) */
     int nranks;
 } cs__prog_t;

@@ -58,7 +58,8 @@
 #define Q_INL 16   /* issuable FIFO entries held inline */
 #define RQ_INL 4   /* stream entries held inline */
 
-/* An outstanding comm: its step, and its successors' offset (prefetch). */
+/* An outstanding comm: its step, and the offset of its successor list
+ * (CS__NONE32 when they are held in the step): both prefetched on waking. */
 typedef struct ticket {
     uint32_t step;
     uint32_t succ;
@@ -74,7 +75,8 @@ typedef struct job {
 typedef struct rank_ctx {
     /* hot: lines 0-1, read on every wake-up */
     cs__op_t *op;         /* the rank's compiled steps (npend, bytes live here) */
-    const uint32_t *succ; /* the rank's successor lists */
+    const uint32_t *succ; /* the rank's successor lists (steps with many) */
+    sg_mailbox_t *mbt;    /* the rank's mailboxes (cs__op_t mbx) */
     ticket_t *tk;         /* tickets of the outstanding comms (tk_inl or heap) */
     uint32_t *q;          /* issuable FIFO: q_inl, or the run-wide slice */
     job_t *rq;            /* stream FIFO (rq_inl or heap) */
@@ -137,6 +139,12 @@ static uint64_t step_bytes(const rank_ctx_t *c, const cs_step_t *st)
 
 static void finished(rank_ctx_t *c, uint32_t i);
 
+/* Offset of op o's successor list, CS__NONE32 when held inline. */
+static inline uint32_t succ_off(const cs__op_t *o)
+{
+    return o->nsucc > CS__SUCC_INL ? o->s[0] : CS__NONE32;
+}
+
 static void complete(rank_ctx_t *c, uint32_t i);
 
 /* Grow an array that starts inline: *buf is `inl` or a heap block of *cap
@@ -175,8 +183,9 @@ static void start_comm(rank_ctx_t *c, uint32_t i, int put, void **slot)
     }
     const cs__op_t *o = &c->op[i];
     void *payload = (void *)(uintptr_t)(i + 1); /* SimGrid refuses NULL */
-    int done = put ? cs__sg_set_put(&c->set, o->mb, payload, o->bytes, block)
-                   : cs__sg_set_get(&c->set, o->mb, slot, block);
+    sg_mailbox_t mb = c->mbt[o->mbx];
+    int done = put ? cs__sg_set_put(&c->set, mb, payload, o->bytes, block)
+                   : cs__sg_set_get(&c->set, mb, slot, block);
     if (done) {
         if (!block)
             c->err = CS_ERR_NOMEM;
@@ -184,7 +193,7 @@ static void start_comm(rank_ctx_t *c, uint32_t i, int put, void **slot)
         return;
     }
     c->tk[c->nact].step = i;
-    c->tk[c->nact].succ = o->succ;
+    c->tk[c->nact].succ = succ_off(o);
     c->nact++;
 }
 
@@ -210,7 +219,7 @@ static inline void release(rank_ctx_t *c, uint32_t i)
 static void complete(rank_ctx_t *c, uint32_t i)
 {
     const cs__op_t *o = &c->op[i];
-    const uint32_t *sc = c->succ + o->succ;
+    const uint32_t *sc = cs__op_succ(o, c->succ);
     uint32_t ns = o->nsucc;
     c->done++;
     for (uint32_t k = 0; k < ns; k++)
@@ -248,7 +257,7 @@ static void compute(rank_ctx_t *c, uint32_t i, double flops)
     job_t *j = &c->rq[c->rqt++];
     j->end = c->stream_free;
     j->step = i;
-    j->succ = c->op[i].succ;
+    j->succ = succ_off(&c->op[i]);
 }
 
 static void issue(rank_ctx_t *c, uint32_t i)
@@ -338,7 +347,9 @@ static inline void prefetch_step(const rank_ctx_t *c, uint32_t i, uint32_t succ)
     __builtin_prefetch(&c->op[i], 1);
     __builtin_prefetch(&c->op[i + 2], 1);
     __builtin_prefetch(&c->op[i + 4], 1);
-    __builtin_prefetch(&c->succ[succ]);
+    __builtin_prefetch(&c->op[i + 6], 1);
+    if (succ != CS__NONE32)
+        __builtin_prefetch(&c->succ[succ]);
 }
 
 /* Right after waking up: bring in, all at once, what this turn is going to
@@ -348,6 +359,7 @@ static inline void prefetch_turn(rank_ctx_t *c)
     for (size_t l = 0; l < CTX_HOT_LINES; l++)
         __builtin_prefetch((const char *)c + 64 * l, 1);
     cs__sg_set_prefetch((cs__sg_set_t *)&c->set);
+    __builtin_prefetch(c->mbt);
     for (uint32_t k = 0; k < c->nact; k++)
         prefetch_step(c, c->tk[k].step, c->tk[k].succ);
     if (c->rqh < c->rqt)
@@ -401,6 +413,7 @@ void cs__rank_main(int argc, char **argv)
     c.n = c.rk->nsteps;
     c.op = c.p->ops + c.b;
     c.succ = c.p->succ + c.p->succ_base[c.r];
+    c.mbt = c.p->mbox + c.p->mbox_base[c.r];
     cs__sg_set_init(&c.set);
     c.tk = c.tk_inl;
     c.acap = ACT_INL;
