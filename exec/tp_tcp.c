@@ -593,6 +593,8 @@ int cs_tp_tcp_open(const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err)
     t->rtr = calloc(TCP_RTR_RECS, sizeof(*t->rtr));
     t->rtr_next = malloc(sizeof(int32_t) * TCP_RTR_RECS);
     t->hist = calloc((size_t)cfg->nranks * TCP_HIST, sizeof(*t->hist));
+    for (int r = 0; t->peers && r < cfg->nranks; r++) /* before tcp_close can see them */
+        t->peers[r].fd = -1;
     if (!t->ops || !t->frames || !t->frame_next || !t->done || !t->unex || !t->unex_next ||
         !t->unex_data || !t->peers || !t->rtr || !t->rtr_next || !t->hist) {
         tcp_close(&t->base);
@@ -611,7 +613,6 @@ int cs_tp_tcp_open(const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err)
     t->nfree_slot = TCP_UNEX_SLOTS;
     for (int r = 0; r < cfg->nranks; r++) {
         tcp_peer_t *p = &t->peers[r];
-        p->fd = -1;
         p->whead = p->wtail = -1;
         p->posted.head = p->posted.tail = -1;
         p->self_sends.head = p->self_sends.tail = -1;
