@@ -46,6 +46,8 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* A rank that failed never arrives: give up after 90 s rather than hang
+ * until ctest's timeout, saying why. */
 static void barrier(void)
 {
     int s = __atomic_load_n(&B->sense, __ATOMIC_ACQUIRE);
@@ -53,8 +55,14 @@ static void barrier(void)
         __atomic_store_n(&B->arrived, 0, __ATOMIC_RELAXED);
         __atomic_store_n(&B->sense, !s, __ATOMIC_RELEASE);
     }
-    while (__atomic_load_n(&B->sense, __ATOMIC_ACQUIRE) == s)
+    double deadline = now_s() + 90.0;
+    while (__atomic_load_n(&B->sense, __ATOMIC_ACQUIRE) == s) {
+        if (now_s() > deadline) {
+            fprintf(stderr, "FAIL: barrier: a rank never arrived (it failed earlier)\n");
+            _exit(1);
+        }
         sched_yield();
+    }
 }
 
 static cs_tp_t *open_rank(int rank, size_t max_msg, int *st_out)
