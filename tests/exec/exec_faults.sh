@@ -13,6 +13,8 @@
 #   nolib PROVIDER     (libfabric providers) CS_LIBFABRIC names a library that
 #                      is missing, then one that is not libfabric: every rank
 #                      exits non-zero at once, saying it cannot use libfabric.
+#                      And collstep itself does not link libfabric (loading it
+#                      cost every command 0.2 s, see exec/tp_ofi.c).
 #   exec_faults.sh COLLSTEP MODE TRANSPORT   (a libfabric provider, or
 #   native = --transport shm, sock = --transport tcp; see exec_launch.sh)
 set -u
@@ -112,6 +114,10 @@ split)
     ;;
 nolib)
     case $prov in native | sock) echo "SKIP: $prov does not use libfabric"; exit 77 ;; esac
+    if command -v readelf >/dev/null; then
+        check '! readelf -d "${RUN[0]}" | grep -q "NEEDED.*libfabric"' \
+            "collstep links libfabric: it must load it when --transport ofi opens"
+    fi
     args_nolib() { echo "--coll allreduce --algo ring --size 1M --iters 2 $tpa"; }
     for lib in /nonexistent/libfabric.so.1 libc.so.6; do
         CS_LIBFABRIC=$lib start 2 args_nolib
