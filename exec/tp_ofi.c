@@ -72,10 +72,10 @@ typedef struct tp_ofi {
 
 /* The functions libfabric exports, resolved once (ofi_load) from
  * $CS_LIBFABRIC (a path or a library name: a site's own build) or the
- * system's libfabric.so.1.  The library
- * must implement at least the API version of the headers we were built
- * with: its fi_info is then a superset of ours (libfabric only appends
- * fields), and every fi_info we touch is allocated by the library. */
+ * system's libfabric.so.1.  The library must implement at least the API
+ * version of the headers we were built with: its fi_info is then a
+ * superset of ours (libfabric only appends fields), and every fi_info we
+ * touch is allocated by the library. */
 #define OFI_LIB "libfabric.so.1"
 static struct {
     int (*getinfo)(uint32_t, const char *, const char *, uint64_t, const struct fi_info *,
@@ -343,8 +343,8 @@ static int ofi_poll(cs_tp_t *tp, cs_tp_req_t **done, int max)
                 break;
             int st = ofi_status(e.err);
             ofi_ctx_t *c = e.op_context;
-            CS_DEBUG("exec", "completion error %d (%s) from peer %d", e.err, ofi_lib.strerror(e.err),
-                     c && c->req ? c->req->peer : -1);
+            CS_DEBUG("exec", "completion error %d (%s) from peer %d", e.err,
+                     ofi_lib.strerror(e.err), c && c->req ? c->req->peer : -1);
             if (c && c->req && part_done(t, c, 0, st, &done[n]))
                 n++;
             continue;

@@ -71,7 +71,6 @@ void cs__sg_seal(void);
  * channel directions), leaving room for those successors.
  * Dependency counts are set when an instance starts (cs_sim_rank.c), from
  * the schedule's ndeps and the channel chain (chan_next). */
-#define CS__MAX_SUCC UINT32_MAX
 #define CS__MAX_MBX ((1u << 24) - 1)
 #define CS__SUCC_INL 2
 typedef struct cs__op {

@@ -19,8 +19,9 @@
  * keyed by (direction, channel, peer): O(steps) for the whole schedule.
  * Each channel direction of a rank gets an index in the rank's mailbox
  * table; the mailboxes are resolved inside the simulation
- * (cs__prog_mailboxes, once per program): one sg_mailbox_by_name each.  Bytes are per instance: the rank actor fills them
- * when the instance starts.
+ * (cs__prog_mailboxes, once per program): one sg_mailbox_by_name each.
+ * Bytes are per instance: the rank actor fills them when the instance
+ * starts.
  *
  * ops[] is mapped directly (page-aligned, so line-aligned; zero-filled
  * without a pass over it), not taken from malloc.

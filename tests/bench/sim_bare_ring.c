@@ -157,10 +157,8 @@ int main(int argc, char **argv)
         sg_actor_create(name, sg_host_by_name(hosts[r]), rank_main, 2, av);
     }
     simgrid_run();
-    printf("bare ring%s: %d ranks, %s bytes, simulated %.6f s\n", deps     ? " (step-graph dependencies)"
-                                  : reduce ? " (reductions)"
-                                           : "",
-           P, argv[2], tend);
+    const char *what = deps ? " (step-graph dependencies)" : reduce ? " (reductions)" : "";
+    printf("bare ring%s: %d ranks, %s bytes, simulated %.6f s\n", what, P, argv[2], tend);
     cs_sim_hosts_free(hosts, P);
     cs_platform_close(plat);
     free(mb);
