@@ -33,16 +33,9 @@
  * rendezvous can start while this rank is still busy.  Plain receives
  * write their destination directly and keep waiting for their dependencies.
  *
- * Deferred copies.  Reduce-scatters start with "copy in -> out, then
- * recv-reduce into out" (the input is never written).  Done literally that
- * is a pass over the output before the first reduction can start (measured:
- * a 2 MiB copy held back every reduction of a 4 MiB 2-rank ring for 0.6 ms
- * over tcp).  So a copy from `in` whose only successors are recv-reduces
- * that cover its destination exactly, with no step between them in
- * schedule order touching their ranges, is deferred: it completes at once,
- * and each of those recv-reduces copies its slice of `in` just before
- * reducing into it (the slice is in cache then).  The values are the same
- * bit for bit; see fuse_copies for why the check is exact.
+ * Deferred copies (a copy from the input that the recv-reduces after it
+ * do slice by slice): see cs_engine_plan.c, with the other analyses done at
+ * create time (successor lists, channel chains).
  */
 #include <sched.h>
 #include <stdio.h>
@@ -50,7 +43,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "cs_engine.h"
+#include "cs_engine_int.h"
 #include "cs_log.h"
 
 #define TAG_SEQ_BITS 19
@@ -61,48 +54,6 @@
 #define IDLE_YIELD 32
 #define IDLE_CLOCK 64
 
-enum { ST_WAIT = 0, ST_QUEUED, ST_POSTED, ST_ARRIVED, ST_LOCAL, ST_DONE };
-
-typedef struct estep {
-    uint8_t kind, state, depready, posted, arrived, deferred; /* deferred: a copy done by rrecvs */
-    uint16_t chan;
-    int32_t peer;
-    uint32_t ndeps, unmet;
-    uint32_t succ_off, nsucc;
-    int32_t chan_prev, chan_next; /* same (peer, chan, direction) */
-    uint32_t seq, chan_len;       /* position on the channel, its length */
-    size_t stage_off;             /* rrecv: staging slot */
-    int32_t fused;                /* rrecv: the deferred copy it does part of, or -1 */
-    /* for the current count */
-    char *a, *b; /* send/reduce/copy source (rrecv: staging); recv/rrecv/reduce/copy dest */
-    char *c;     /* rrecv with a deferred copy: its part of the copy's source */
-    void *mr;    /* registration of the communicated memory */
-    uint64_t elems, cursor;
-} estep_t;
-
-struct cs_engine {
-    const cs_sched_t *s;
-    const cs_rank_sched_t *rs;
-    int rank;
-    cs_tp_t *tp;
-    cs_engine_config_t cfg;
-    size_t esize;
-    cs_reduce_fn_t red;
-    uint32_t n;
-    estep_t *st;
-    uint32_t *succ;
-    cs_tp_req_t *req;
-    uint32_t *rq, *lq;
-    uint32_t rq_head, rq_tail, lq_head, lq_tail, ndone;
-    uint32_t nmem; /* nbufs + 1: the last one is the staging area */
-    char **mem;
-    size_t *mem_bytes;
-    void **mr;
-    cs_step_time_t *times;
-    uint64_t t0, runs, prepared;
-    int rec; /* keep per-step timestamps */
-};
-
 uint64_t cs_engine_now_ns(void)
 {
     struct timespec ts;
@@ -110,158 +61,7 @@ uint64_t cs_engine_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static int is_comm(int kind)
-{
-    return kind == CS_STEP_SEND || kind == CS_STEP_RECV || kind == CS_STEP_RRECV;
-}
-
 /* ---- creation ---------------------------------------------------------- */
-
-typedef struct chan_key {
-    uint64_t key;
-    uint32_t idx;
-} chan_key_t;
-
-static int chan_key_cmp(const void *x, const void *y)
-{
-    const chan_key_t *a = x, *b = y;
-    if (a->key != b->key)
-        return a->key < b->key ? -1 : 1;
-    return a->idx < b->idx ? -1 : a->idx > b->idx;
-}
-
-/* Link the steps of every (direction, peer, channel) in schedule order. */
-static int link_channels(cs_engine_t *e)
-{
-    chan_key_t *k = malloc((e->n ? e->n : 1) * sizeof(*k));
-    if (!k)
-        return CS_ERR_NOMEM;
-    uint32_t m = 0;
-    for (uint32_t i = 0; i < e->n; i++) {
-        estep_t *x = &e->st[i];
-        x->chan_prev = x->chan_next = -1;
-        if (!is_comm(x->kind))
-            continue;
-        uint64_t dir = x->kind == CS_STEP_SEND ? 1 : 0;
-        k[m].key = (dir << 56) | ((uint64_t)(uint32_t)x->peer << 16) | x->chan;
-        k[m++].idx = i;
-    }
-    qsort(k, m, sizeof(*k), chan_key_cmp);
-    for (uint32_t j = 0; j < m;) {
-        uint32_t end = j;
-        while (end < m && k[end].key == k[j].key)
-            end++;
-        for (uint32_t q = j; q < end; q++) {
-            estep_t *x = &e->st[k[q].idx];
-            x->seq = q - j;
-            x->chan_len = end - j;
-            x->chan_prev = q > j ? (int32_t)k[q - 1].idx : -1;
-            x->chan_next = q + 1 < end ? (int32_t)k[q + 1].idx : -1;
-        }
-        j = end;
-    }
-    free(k);
-    return CS_OK;
-}
-
-static int build_succ(cs_engine_t *e)
-{
-    const cs_rank_sched_t *rs = e->rs;
-    uint32_t *cnt = calloc(e->n + 1, sizeof(*cnt));
-    e->succ = malloc((rs->ndeps ? rs->ndeps : 1) * sizeof(*e->succ));
-    if (!cnt || !e->succ) {
-        free(cnt);
-        return CS_ERR_NOMEM;
-    }
-    for (uint32_t i = 0; i < e->n; i++) {
-        const uint32_t *d = cs_step_deps(rs, &rs->steps[i]);
-        for (uint32_t j = 0; j < rs->steps[i].ndeps; j++)
-            cnt[d[j]]++;
-    }
-    uint32_t off = 0;
-    for (uint32_t i = 0; i < e->n; i++) {
-        e->st[i].succ_off = off;
-        e->st[i].nsucc = 0;
-        off += cnt[i];
-    }
-    for (uint32_t i = 0; i < e->n; i++) {
-        const uint32_t *d = cs_step_deps(rs, &rs->steps[i]);
-        for (uint32_t j = 0; j < rs->steps[i].ndeps; j++) {
-            estep_t *p = &e->st[d[j]];
-            e->succ[p->succ_off + p->nsucc++] = i;
-        }
-    }
-    free(cnt);
-    return CS_OK;
-}
-
-static int ranges_overlap(const cs_range_t *x, const cs_range_t *y)
-{
-    return x->buf == y->buf && x->off < y->off + y->n && y->off < x->off + x->n;
-}
-
-/* Does step k read or write any chunk of range r? */
-static int step_touches(const cs_step_t *k, const cs_range_t *r)
-{
-    switch (k->kind) {
-    case CS_STEP_SEND:
-        return ranges_overlap(&k->src, r);
-    case CS_STEP_RECV:
-    case CS_STEP_RRECV:
-        return ranges_overlap(&k->dst, r);
-    case CS_STEP_REDUCE:
-    case CS_STEP_COPY:
-        return ranges_overlap(&k->src, r) || ranges_overlap(&k->dst, r);
-    default:
-        return 0;
-    }
-}
-
-#define FUSE_SPAN 4096 /* steps scanned between a copy and its recv-reduces */
-
-/* Deferred copies (see the top of the file).  Why the check is exact: a
- * verified schedule orders every two steps that touch a chunk when one of
- * them writes it, and dependencies point to earlier steps, so schedule order
- * extends the dependency order.  A step touching chunk c of recv-reduce R
- * with an index between copy X and R is therefore ordered after X and
- * before R, exactly the steps that would see the copy's value or change it
- * before R; with none, only R sees it.  `in` must be written by no step. */
-static void fuse_copies(cs_engine_t *e)
-{
-    const cs_rank_sched_t *rs = e->rs;
-    for (uint32_t i = 0; i < e->n; i++)
-        e->st[i].fused = -1;
-    for (uint32_t i = 0; i < e->n; i++) {
-        const cs_step_t *x = &rs->steps[i];
-        if (x->kind != CS_STEP_SEND && x->kind != CS_STEP_NOP && x->dst.buf == CS_BUF_IN)
-            return; /* something writes the input: keep every copy */
-    }
-    for (uint32_t i = 0; i < e->n; i++) {
-        const cs_step_t *x = &rs->steps[i];
-        estep_t *t = &e->st[i];
-        if (x->kind != CS_STEP_COPY || x->src.buf != CS_BUF_IN || t->nsucc == 0 ||
-            rs->bufs[x->src.buf].base + x->src.off != rs->bufs[x->dst.buf].base + x->dst.off)
-            continue;
-        uint64_t covered = 0;
-        int ok = 1;
-        for (uint32_t j = 0; j < t->nsucc && ok; j++) {
-            uint32_t q = e->succ[t->succ_off + j];
-            const cs_step_t *y = &rs->steps[q];
-            ok = y->kind == CS_STEP_RRECV && y->dst.buf == x->dst.buf &&
-                 y->dst.off >= x->dst.off && y->dst.off + y->dst.n <= x->dst.off + x->dst.n &&
-                 q - i <= FUSE_SPAN && e->st[q].fused < 0;
-            /* (this also keeps the recv-reduces of one copy disjoint) */
-            for (uint32_t k = i + 1; ok && k < q; k++)
-                ok = !step_touches(&rs->steps[k], &y->dst);
-            covered += y->dst.n;
-        }
-        if (!ok || covered != x->dst.n) /* disjoint (checked above) and covering */
-            continue;
-        t->deferred = 1;
-        for (uint32_t j = 0; j < t->nsucc; j++)
-            e->st[e->succ[t->succ_off + j]].fused = (int32_t)i;
-    }
-}
 
 static int alloc_memory(cs_engine_t *e, cs_err_t *err)
 {
@@ -356,11 +156,11 @@ int cs_engine_create(const cs_sched_t *s, int rank, cs_tp_t *tp, const cs_engine
         e->req[i].user = &e->st[i];
         e->req[i].peer = x->peer;
     }
-    if ((st = build_succ(e)) != CS_OK || (st = link_channels(e)) != CS_OK) {
+    if ((st = cs__engine_build_succ(e)) != CS_OK || (st = cs__engine_link_channels(e)) != CS_OK) {
         cs_err_set(err, st, "out of memory");
         goto fail;
     }
-    fuse_copies(e);
+    cs__engine_fuse_copies(e);
     if ((st = alloc_memory(e, err)) != CS_OK)
         goto fail;
     *out = e;
