@@ -51,9 +51,6 @@ static sg_mailbox_t *mb; /* mb[r]: messages to rank r */
 static double tend;
 static int reduce, deps;
 
-/* The `deps` ring: receive j+1 is posted once receive j is reduced, send
- * j+1 once send j is done and receive j reduced; the all-gather starts
- * when the reduce-scatter's last send and receive are done (its `nop`). */
 static long long nelems; /* float elements of the whole buffer (BYTES / 4) */
 
 /* Bytes of block c (any integer: taken modulo P). */
@@ -65,6 +62,9 @@ static long block_bytes(int c)
     return (long)(b - a) * 4;
 }
 
+/* The `deps` ring: receive j+1 is posted once receive j is reduced, send
+ * j+1 once send j is done and receive j reduced; the all-gather starts
+ * when the reduce-scatter's last send and receive are done (its `nop`). */
 static void rank_deps(int r)
 {
     int next = (r + 1) % P;
