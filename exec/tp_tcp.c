@@ -441,6 +441,10 @@ static int tcp_irecv(cs_tp_t *tp, int peer, void *buf, size_t len, void *mr, uin
     }
     o->state = OPS_POSTED;
     rtr_maybe(t, i);
+    if (p->dead) { /* writing the RTR found the peer gone (it failed the posted list) */
+        cs__tcp_complete(t, i, CS_ERR_PEER, 0);
+        return CS_OK;
+    }
     fifo_push(t->ops, &p->posted, i);
     if (peer == t->base.rank)
         self_match(t);

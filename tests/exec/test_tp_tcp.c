@@ -20,7 +20,10 @@
  *              too small (truncation through RTS/CTS), two receives of one
  *              tag (no RTR for the second); every payload checked;
  *   peer loss  a rank exits while another waits for it: the receive
- *              completes with CS_ERR_PEER, a later send to it too.
+ *              completes with CS_ERR_PEER, a later send to it too.  And a
+ *              large receive posted when the peer is gone but not yet seen
+ *              to be (its RTR is what finds the socket reset) fails too
+ *              instead of waiting forever.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -40,6 +43,7 @@ typedef struct shared {
     char blobs[NP][CS_TP_ADDR_MAX];
     size_t lens[NP];
     volatile int arrived[4]; /* barrier counters */
+    volatile int gone;       /* rank 2 closed its transport (loss test) */
 } shared_t;
 
 static shared_t *sh;
@@ -208,7 +212,25 @@ static int test_loss(cs_tp_t *tp, int me)
         int rc = cs_test_finish();
         fflush(NULL);
         cs_tp_close(tp);
+        __atomic_store_n(&sh->gone, 1, __ATOMIC_SEQ_CST);
         _exit(rc);
+    }
+    if (me == 1) { /* no progress until the receive: its RTR meets the reset */
+        static char big[TCP_EAGER * 2];
+        cs_tp_req_t r[2];
+        memset(r, 0, sizeof(r));
+        for (int waited = 0; !__atomic_load_n(&sh->gone, __ATOMIC_SEQ_CST); waited++) {
+            CS_TEST_REQUIRE(waited < 300000, "rank 2 never closed");
+            usleep(100);
+        }
+        /* written into a socket whose peer is closed: the answer is a reset */
+        CS_TEST_REQUIRE(tp->ops->isend(tp, 2, big, 4, NULL, 7, &r[0]) == CS_OK, "isend");
+        usleep(100000);
+        CS_TEST_REQUIRE(tp->ops->irecv(tp, 2, big, sizeof(big), NULL, 8, &r[1]) == CS_OK,
+                        "irecv");
+        CS_TEST_REQUIRE(wait_all(tp, r, 2) == 0, "loss: large receive still pending after 30 s");
+        CS_TEST_CHECK(r[1].status == CS_ERR_PEER, "large receive from a lost peer: %d",
+                      r[1].status);
     }
     if (me == 0) {
         char b[4];
