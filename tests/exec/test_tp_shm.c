@@ -379,27 +379,49 @@ static int sc_mapped(cs_tp_t *tp, int rank)
 
 typedef int (*scenario_fn)(cs_tp_t *tp, int rank);
 
-/* Fork n ranks running fn; `copy` sets CS_SHM_COPY.  Returns failures. */
-static int run(const char *name, int n, scenario_fn fn, const char *copy, size_t max_msg)
+/* Fork n ranks (a fresh board) running body(r, arg), which ends with
+ * _exit; alarm(secs) turns a hang into a failure. */
+static void spawn(pid_t *pid, int n, unsigned secs, void (*body)(int r, const void *arg),
+                  const void *arg)
 {
     NR = n;
     memset(B, 0, sizeof(*B));
-    pid_t pid[MAXR];
     for (int r = 0; r < n; r++) {
         pid[r] = fork();
         if (pid[r] == 0) {
-            alarm(60);
-            if (copy)
-                setenv("CS_SHM_COPY", copy, 1);
-            cs_tp_t *tp = open_rank(r, max_msg, NULL);
-            if (!tp)
-                _exit(100);
-            fn(tp, r);
-            barrier();
-            cs_tp_close(tp);
-            _exit(cs_test_failed > 99 ? 99 : cs_test_failed);
+            alarm(secs);
+            body(r, arg);
+            _exit(101); /* bodies do not return */
         }
     }
+}
+
+typedef struct scenario {
+    scenario_fn fn;
+    const char *copy;
+    size_t max_msg;
+} scenario_t;
+
+static void scenario_rank(int r, const void *arg)
+{
+    const scenario_t *sc = arg;
+    if (sc->copy)
+        setenv("CS_SHM_COPY", sc->copy, 1);
+    cs_tp_t *tp = open_rank(r, sc->max_msg, NULL);
+    if (!tp)
+        _exit(100);
+    sc->fn(tp, r);
+    barrier();
+    cs_tp_close(tp);
+    _exit(cs_test_failed > 99 ? 99 : cs_test_failed);
+}
+
+/* Fork n ranks running fn; `copy` sets CS_SHM_COPY.  Returns failures. */
+static int run(const char *name, int n, scenario_fn fn, const char *copy, size_t max_msg)
+{
+    pid_t pid[MAXR];
+    scenario_t sc = {fn, copy, max_msg};
+    spawn(pid, n, 60, scenario_rank, &sc);
     int bad = 0;
     for (int r = 0; r < n; r++) {
         int ws = 0;
@@ -417,76 +439,71 @@ static int run(const char *name, int n, scenario_fn fn, const char *copy, size_t
 
 /* The death scenario: run apart, since the killed rank cannot take part
  * in the final barrier. */
+static void death_rank(int r, const void *arg)
+{
+    (void)arg;
+    cs_tp_t *tp = open_rank(r, 0, NULL);
+    if (!tp)
+        _exit(100);
+    sc_death(tp, r);
+    cs_tp_close(tp);
+    _exit(cs_test_failed > 99 ? 99 : cs_test_failed);
+}
+
 static int run_death(void)
 {
-    NR = 2;
-    memset(B, 0, sizeof(*B));
     pid_t pid[2];
-    for (int r = 0; r < 2; r++) {
-        pid[r] = fork();
-        if (pid[r] == 0) {
-            alarm(30);
-            cs_tp_t *tp = open_rank(r, 0, NULL);
-            if (!tp)
-                _exit(100);
-            sc_death(tp, r);
-            cs_tp_close(tp);
-            _exit(cs_test_failed > 99 ? 99 : cs_test_failed);
-        }
-    }
+    spawn(pid, 2, 30, death_rank, NULL);
     int w0 = 0, w1 = 0;
     waitpid(pid[0], &w0, 0);
     waitpid(pid[1], &w1, 0);
-    int bad = !(WIFEXITED(w0) && WEXITSTATUS(w0) == 0) ||
-              !(WIFSIGNALED(w1) && WTERMSIG(w1) == SIGKILL);
+    int bad =
+        !(WIFEXITED(w0) && WEXITSTATUS(w0) == 0) || !(WIFSIGNALED(w1) && WTERMSIG(w1) == SIGKILL);
     printf("%-4s %-28s\n", bad ? "FAIL" : "ok", "cancel, peer killed");
     return bad;
 }
 
 /* Start-up failures: a peer that exits before attaching; a peer whose
  * blob claims another host (both must fail insert_addrs with a reason). */
+static void startup_rank(int r, const void *arg)
+{
+    int mode = *(const int *)arg;
+    cs_tp_config_t cfg = {r, 2, NULL, NULL, 0, 5};
+    cs_tp_t *tp = NULL;
+    if (cs_tp_open("shm", &cfg, &tp, NULL) != CS_OK)
+        _exit(100);
+    B->lens[r] = CS_TP_ADDR_MAX;
+    tp->ops->get_addr(tp, B->blobs[r], &B->lens[r]);
+    if (mode == 1 && r == 1) {
+        shm_blob_t *b = (shm_blob_t *)B->blobs[1];
+        snprintf(b->boot_id, sizeof(b->boot_id), "another-boot");
+        snprintf(b->host, sizeof(b->host), "elsewhere");
+    }
+    barrier();
+    if (mode == 0 && r == 1)
+        _exit(0); /* gone before attaching */
+    double t0 = now_s();
+    int st = tp->ops->insert_addrs(tp, B->blobs, CS_TP_ADDR_MAX, B->lens);
+    int ok = mode == 0 ? st == CS_ERR_PEER && strstr(tp->why, "rank 1") && now_s() - t0 < 3
+                       : st == CS_ERR_UNSUPPORTED && strstr(tp->why, "one host");
+    if (!ok)
+        fprintf(stderr, "  rank %d: insert_addrs %s (%s)\n", r, cs_status_str(st), tp->why);
+    cs_tp_close(tp);
+    _exit(ok ? 0 : 1);
+}
+
 static int run_startup(int mode)
 {
-    NR = 2;
-    memset(B, 0, sizeof(*B));
     pid_t pid[2];
-    for (int r = 0; r < 2; r++) {
-        pid[r] = fork();
-        if (pid[r] == 0) {
-            alarm(30);
-            cs_tp_config_t cfg = {r, 2, NULL, NULL, 0, 5};
-            cs_tp_t *tp = NULL;
-            if (cs_tp_open("shm", &cfg, &tp, NULL) != CS_OK)
-                _exit(100);
-            B->lens[r] = CS_TP_ADDR_MAX;
-            tp->ops->get_addr(tp, B->blobs[r], &B->lens[r]);
-            if (mode == 1 && r == 1) {
-                shm_blob_t *b = (shm_blob_t *)B->blobs[1];
-                snprintf(b->boot_id, sizeof(b->boot_id), "another-boot");
-                snprintf(b->host, sizeof(b->host), "elsewhere");
-            }
-            barrier();
-            if (mode == 0 && r == 1)
-                _exit(0); /* gone before attaching */
-            double t0 = now_s();
-            int st = tp->ops->insert_addrs(tp, B->blobs, CS_TP_ADDR_MAX, B->lens);
-            int ok = mode == 0 ? st == CS_ERR_PEER && strstr(tp->why, "rank 1") && now_s() - t0 < 3
-                               : st == CS_ERR_UNSUPPORTED && strstr(tp->why, "one host");
-            if (!ok)
-                fprintf(stderr, "  rank %d: insert_addrs %s (%s)\n", r, cs_status_str(st),
-                        tp->why);
-            cs_tp_close(tp);
-            _exit(ok ? 0 : 1);
-        }
-    }
+    spawn(pid, 2, 30, startup_rank, &mode);
     int bad = 0;
     for (int r = 0; r < 2; r++) {
         int ws = 0;
         waitpid(pid[r], &ws, 0);
         bad += !(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
     }
-    printf("%-4s %s\n", bad ? "FAIL" : "ok", mode == 0 ? "peer gone before attaching"
-                                                       : "ranks on different hosts");
+    printf("%-4s %s\n", bad ? "FAIL" : "ok",
+           mode == 0 ? "peer gone before attaching" : "ranks on different hosts");
     return bad;
 }
 
