@@ -18,6 +18,7 @@
 
 #include "cli.h"
 #include "cs_algo.h"
+#include "cs_log.h"
 #include "cs_platform.h"
 #include "cs_results.h"
 #include "cs_sim.h"
@@ -155,10 +156,14 @@ static int build_one(const char *name, cs_coll_t coll, int ranks, int root, cons
     for (int i = 0; i < prm.n; i++)
         prm.kv[i].used = 0;
     cs_coll_desc_t d = {coll, ranks, root, 0};
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     int st = cs_algo_build(a, &d, &prm, out, &err);
     if (st != CS_OK)
         return cs_cli_usage_error("sim", "%s %s on %d ranks: %s", cs_coll_name(coll), name, ranks,
                                   err.msg);
+    CS_INFO("sim", "generated %s %s on %d ranks in %.2f s", cs_coll_name(coll), name, ranks,
+            since(&t0));
     return CS_EXIT_OK;
 }
 

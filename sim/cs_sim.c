@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -245,6 +246,14 @@ static double sim_clock(void)
     return simgrid_get_clock();
 }
 
+/* Wall-clock seconds, for the phase timings logged at level info. */
+static double wall_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 static int check_args(const cs_platform_t *plat, cs_sim_instance_t *inst, int n, int *maxp,
                       cs_err_t *err)
 {
@@ -299,6 +308,7 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
         goto out;
     }
     uint64_t maxsteps = 1;
+    double w0 = wall_now();
     for (int i = 0; i < n; i++) {
         int j = 0;
         while (j < nprogs && d.progs[j].s != inst[i].sched)
@@ -327,8 +337,12 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
         goto out;
     }
 
+    CS_INFO("sim", "compiled %d schedule(s) (the largest: %llu steps) in %.2f s", nprogs,
+            (unsigned long long)maxsteps, wall_now() - w0);
+
     /* SimGrid: once per process from here on */
     sim_used = 1;
+    w0 = wall_now();
 #ifdef __GLIBC__
     /* Keep glibc's mmap threshold at its initial 128 KiB.  By default glibc
      * raises it each time a large block is freed; SimGrid's Dijkstra routing
@@ -359,12 +373,15 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
             goto out;
         }
     }
+    CS_INFO("sim", "SimGrid platform %s loaded in %.2f s", plat->name, wall_now() - w0);
+    w0 = wall_now();
     cs_log_set_clock(sim_clock, "sim");
     sg_actor_t drv = sg_actor_init("driver", d.run.hosts[0]);
     sg_actor_set_data(drv, &d);
     sg_actor_start(drv, driver_main, 0, NULL);
     simgrid_run();
     cs_log_set_clock(NULL, NULL);
+    CS_INFO("sim", "simulated %d of %d instance(s) in %.2f s", d.completed, n, wall_now() - w0);
     if (d.run.failed)
         st = cs_err_set(err, d.run.failed, "sim: internal failure while simulating instance %d",
                         d.completed);
