@@ -373,7 +373,8 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
             goto out;
         }
     }
-    CS_INFO("sim", "SimGrid platform %s loaded in %.2f s", plat->name, wall_now() - w0);
+    CS_INFO("sim", "SimGrid platform %s loaded in %.2f s", plat->spec[0] ? plat->spec : plat->name,
+            wall_now() - w0);
     w0 = wall_now();
     cs_log_set_clock(sim_clock, "sim");
     sg_actor_t drv = sg_actor_init("driver", d.run.hosts[0]);

@@ -80,7 +80,8 @@ simtime() { echo "$out" | awk -F, 'NR > 1 { printf "%.6f s", $7 / 1e6 }'; }
 echo "== 1. ring allreduce, $plat, 100 MB (the four runs interleaved, $reps rounds)"
 # one round runs each of the four once, so a change in the machine's load
 # hits all of them alike; the best of the rounds is kept for each
-declare -A RW RC RR RO
+declare -A RW RC RR RO LAST
+rounds=""
 round1() { # KEY COMMAND...
   local key=$1; shift
   /usr/bin/time -f '%e %U %S %M' -o "$tmp/time" "$@" >"$tmp/out" 2>"$tmp/err" ||
@@ -91,6 +92,7 @@ round1() { # KEY COMMAND...
     'BEGIN { print (a == "" || b < a) ? b : a }')
   ((m > ${RR[$key]:-0})) && RR[$key]=$m
   RO[$key]=$(cat "$tmp/out")
+  LAST[$key]=$w
 }
 bare="$b/tests/bench/sim_bare_ring"
 for ((i = 0; i < reps; i++)); do
@@ -98,6 +100,8 @@ for ((i = 0; i < reps; i++)); do
   round1 deps "$bare" "$plat" 104857600 0 deps
   round1 reduce "$bare" "$plat" 104857600 0 reduce
   round1 comm "$bare" "$plat" 104857600
+  rounds+=$(awk -v i="$((i + 1))" -v c="${LAST[cs]}" -v d="${LAST[deps]}" -v l="${LAST[reduce]}" \
+    -v m="${LAST[comm]}" 'BEGIN { printf "  round %d: collstep %.2f s, deps %.2f s (%.3f), lock step %.2f s (%.3f), comm only %.2f s (%.3f)\n", i, c, d, c / d, l, c / l, m, c / m }')$'\n'
 done
 show1() { # KEY LABEL
   printf '%-34s wall %8.2f s  cpu %8.2f s  rss %7.0f MB\n' "$2" "${RW[$1]}" "${RC[$1]}" \
@@ -108,6 +112,9 @@ out=${RO[cs]}; echo "  simulated $(simtime)"
 show1 deps "bare ring, step-graph deps"; echo "  ${RO[deps]}"
 show1 reduce "bare ring, lock step"; echo "  ${RO[reduce]}"
 show1 comm "bare ring, comm only"; echo "  ${RO[comm]}"
+# every round's ratios too: the host's load changes within minutes (the same
+# binary took 31.6 to 48.7 s within an hour), the spread says how far the best-of ratios hold
+printf 'per round (collstep / peer of the same round):\n%s' "$rounds"
 ratio "engine / bare (step-graph deps)" "${RW[cs]}" "${RC[cs]}" "${RW[deps]}" "${RC[deps]}" 1.10
 ratio "engine / bare (lock step)" "${RW[cs]}" "${RC[cs]}" "${RW[reduce]}" "${RC[reduce]}"
 ratio "engine / bare (comm only)" "${RW[cs]}" "${RC[cs]}" "${RW[comm]}" "${RC[comm]}"

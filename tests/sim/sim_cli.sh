@@ -52,6 +52,14 @@ check "json fields" grep -q '"algo": "ring", "coll": "allreduce", "size_bytes": 
 check "json is valid" python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d)==1 and d[0]["ranks"]==8 and d[0]["busbw_GBps"]>0' "$tmp/json"
 "$collstep" sim --platform "$P" --schedule "$tmp/r4.sched" --size 64K >"$tmp/table" 2>"$tmp/err"
 check "schedule file run" grep -q '^ *65536 *16384 *float *sum' "$tmp/table"
+# CS_LOG=info: the phases of the run with their wall times, the table unchanged
+CS_LOG=info CS_LOG_SUBSYS=sim "$collstep" sim --platform "$P" --algo ring,rd --size 1M:4M \
+  --format csv >"$tmp/csv_info" 2>"$tmp/info"
+check "info run: same csv" cmp -s "$tmp/csv" "$tmp/csv_info"
+check "info: generated" grep -q 'generated allreduce rd on 8 ranks in [0-9.]* s' "$tmp/info"
+check "info: compiled" grep -q 'compiled 2 schedule(s) (the largest: [0-9]* steps) in [0-9.]* s' "$tmp/info"
+check "info: loaded" grep -q "SimGrid platform $P loaded in [0-9.]* s" "$tmp/info"
+check "info: simulated" grep -q 'simulated 6 of 6 instance(s) in [0-9.]* s' "$tmp/info"
 "$collstep" sim --help >"$tmp/help"
 check "help" grep -q -- "--platform" "$tmp/help"
 
