@@ -433,7 +433,13 @@ static void read_peer(tp_tcp_t *t, int peer)
         ssize_t k;
         if (p->rstate == RS_HDR) {
             if (p->rgot == 0 && (t->nfree_slot == 0 || t->free_unex < 0)) {
-                t->stalled = 1; /* no room for an unexpected message: wait */
+                t->stalled = 1; /* no room for an unexpected message: wait, */
+                char c;         /* but notice a peer that is gone (nothing taken) */
+                k = recv(p->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+                if (k == 0)
+                    cs__tcp_peer_lost(t, peer, 0);
+                else if (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+                    cs__tcp_peer_lost(t, peer, errno);
                 return;
             }
             k = recv(p->fd, (char *)&p->rhdr + p->rgot, sizeof(tcp_hdr_t) - p->rgot,

@@ -23,7 +23,9 @@
  *              completes with CS_ERR_PEER, a later send to it too.  And a
  *              large receive posted when the peer is gone but not yet seen
  *              to be (its RTR is what finds the socket reset) fails too
- *              instead of waiting forever.
+ *              instead of waiting forever; and the waiting rank's
+ *              unexpected slots are full of the leaver's messages first,
+ *              so its reader is stalled when the stream ends.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -208,7 +210,14 @@ static int test_self_and_trunc(cs_tp_t *tp, int me)
 /* Rank 2 leaves; rank 0 waits for a message from it that never comes. */
 static int test_loss(cs_tp_t *tp, int me)
 {
-    if (me == 2) { /* report its own checks, then vanish with its sockets */
+    if (me == 2) { /* fill rank 0's unexpected slots, report, vanish with its sockets */
+        static char small[TCP_UNEX_SLOTS][8];
+        cs_tp_req_t r[TCP_UNEX_SLOTS];
+        memset(r, 0, sizeof(r));
+        for (int k = 0; k < TCP_UNEX_SLOTS; k++)
+            CS_TEST_REQUIRE(tp->ops->isend(tp, 0, small[k], 8, NULL, 100 + (uint64_t)k, &r[k]) ==
+                                CS_OK, "isend unexpected %d", k);
+        CS_TEST_REQUIRE(wait_all(tp, r, TCP_UNEX_SLOTS) == 0, "unexpected sends pending");
         int rc = cs_test_finish();
         fflush(NULL);
         cs_tp_close(tp);
@@ -232,7 +241,8 @@ static int test_loss(cs_tp_t *tp, int me)
         CS_TEST_CHECK(r[1].status == CS_ERR_PEER, "large receive from a lost peer: %d",
                       r[1].status);
     }
-    if (me == 0) {
+    if (me == 0) { /* its unexpected slots full of rank 2's messages: reading from rank 2
+                      stalls, and must still notice the end of the stream */
         char b[4];
         cs_tp_req_t r[2];
         memset(r, 0, sizeof(r));
