@@ -431,17 +431,14 @@ static void read_peer(tp_tcp_t *t, int peer)
     char sink[4096];
     while (!p->dead) {
         ssize_t k;
-        if (p->rstate == RS_HDR) {
-            if (p->rgot == 0 && (t->nfree_slot == 0 || t->free_unex < 0)) {
-                t->stalled = 1; /* no room for an unexpected message: wait, */
-                char c;         /* but notice a peer that is gone (nothing taken) */
-                k = recv(p->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
-                if (k == 0)
-                    cs__tcp_peer_lost(t, peer, 0);
-                else if (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-                    cs__tcp_peer_lost(t, peer, errno);
-                return;
-            }
+        int stall = 0;
+        if (p->rstate == RS_HDR && p->rgot == 0 &&
+            (t->nfree_slot == 0 || t->free_unex < 0)) {
+            /* no room for an unexpected message: wait, but look (taking
+             * nothing) whether the peer is gone */
+            t->stalled = stall = 1;
+            k = recv(p->fd, sink, 1, MSG_PEEK | MSG_DONTWAIT);
+        } else if (p->rstate == RS_HDR) {
             k = recv(p->fd, (char *)&p->rhdr + p->rgot, sizeof(tcp_hdr_t) - p->rgot,
                      MSG_DONTWAIT);
         } else if (p->rgot < p->rkeep) {
@@ -459,6 +456,8 @@ static void read_peer(tp_tcp_t *t, int peer)
                 cs__tcp_peer_lost(t, peer, errno);
             return;
         }
+        if (stall)
+            return;
         p->rgot += (size_t)k;
         if (p->rstate == RS_HDR) {
             if (p->rgot < sizeof(tcp_hdr_t))
