@@ -162,6 +162,7 @@ static void driver_main(int argc, char **argv)
         cs__prog_mailboxes(I.prog);
         I.esize = cs_dtype_size(in->dtype);
         I.count = cs_coll_block_count(s->desc.coll, P, in->bytes, I.esize);
+        I.primed = cs__prog_take_prime(I.prog, I.count, I.esize);
         I.finish = d->finish;
         I.t0 = simgrid_get_clock();
         d->run.cur = &I;
@@ -308,37 +309,56 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
         goto out;
     }
     uint64_t maxsteps = 1;
+    for (int i = 0; i < n; i++) {
+        uint64_t k = 0;
+        for (int r = 0; r < inst[i].sched->desc.nranks; r++)
+            k += inst[i].sched->ranks[r].nsteps;
+        if (k > maxsteps)
+            maxsteps = k;
+    }
+    /* the FIFO slices: untouched pages cost nothing */
+    cs__work_q = malloc(sizeof(uint32_t) * maxsteps);
+    if (!cs__work_q) {
+        cs_err_set(err, st, "sim: out of memory for %llu steps", (unsigned long long)maxsteps);
+        goto out;
+    }
     double w0 = wall_now();
+    int nthreads = 1;
     for (int i = 0; i < n; i++) {
         int j = 0;
         while (j < nprogs && d.progs[j].s != inst[i].sched)
             j++;
         if (j == nprogs) {
-            st = cs__prog_build(&d.progs[j], inst[i].sched, err);
+            /* the first instance's program is primed for it */
+            const cs_sched_t *s = inst[i].sched;
+            size_t es = cs_dtype_size(inst[i].dtype);
+            cs__prime_t prime = {cs_coll_block_count(s->desc.coll, s->desc.nranks,
+                                                     inst[i].bytes, es),
+                                 es, cs__work_q};
+            st = cs__prog_build(&d.progs[j], s, i == 0 ? &prime : NULL, err);
             if (st != CS_OK)
                 goto out;
+            if (d.progs[j].nthreads > nthreads)
+                nthreads = d.progs[j].nthreads;
             nprogs++;
-            if (d.progs[j].base[d.progs[j].nranks] > maxsteps)
-                maxsteps = d.progs[j].base[d.progs[j].nranks];
         }
         d.prog_of[i] = j;
     }
     st = CS_ERR_NOMEM;
-    cs__work_q = malloc(sizeof(uint32_t) * maxsteps);
     if (opts_in->ports > 0) /* the FIFO of sends waiting for a port */
         cs__work_sq = malloc(sizeof(uint32_t) * maxsteps);
     if (opts_in->obs) {
         cs__work_post = calloc(maxsteps, sizeof(double));
         cs__work_pay = calloc(maxsteps, sizeof(void *));
     }
-    if (!cs__work_q || (opts_in->ports > 0 && !cs__work_sq) ||
+    if ((opts_in->ports > 0 && !cs__work_sq) ||
         (opts_in->obs && (!cs__work_post || !cs__work_pay))) {
         cs_err_set(err, st, "sim: out of memory for %llu steps", (unsigned long long)maxsteps);
         goto out;
     }
 
-    CS_INFO("sim", "compiled %d schedule(s) (the largest: %llu steps) in %.2f s", nprogs,
-            (unsigned long long)maxsteps, wall_now() - w0);
+    CS_INFO("sim", "compiled %d schedule(s) (the largest: %llu steps) on %d thread(s) in %.2f s",
+            nprogs, (unsigned long long)maxsteps, nthreads, wall_now() - w0);
 
     /* SimGrid: once per process from here on */
     sim_used = 1;

@@ -93,7 +93,16 @@ static inline const uint32_t *cs__op_succ(const cs__op_t *o, const uint32_t *suc
 /* A schedule compiled for the interpreter.  ops[] is indexed by global
  * step id base[r] + i; successor lists (of steps with more than
  * CS__SUCC_INL) are local step indices, rank r's in succ + succ_base[r];
- * rank r's mailboxes are mbox + mbox_base[r]. */
+ * rank r's mailboxes are mbox + mbox_base[r], and mfirst (same indices)
+ * holds the local index of the first step of each mailbox's channel, from
+ * which cs__prog_mailboxes names it.
+ *
+ * Primed (cs__prog_build with a cs__prime_t): the compiler has also done
+ * what a rank does when an instance starts (cs_sim_rank.c), for one block
+ * count and element size: every step's bytes and count of awaited events,
+ * and rank r's steps issuable at once, in index order, in
+ * prime->ready + base[r] (nready[r] of them).  The first instance to run
+ * the program with that count and size uses them (cs__prog_take_prime). */
 typedef struct cs__prog {
     const cs_sched_t *s;
     uint64_t *base;      /* nranks + 1 */
@@ -103,14 +112,35 @@ typedef struct cs__prog {
     size_t ops_len;
     uint32_t *succ;
     sg_mailbox_t *mbox;  /* set by cs__prog_mailboxes */
+    uint32_t *mfirst;    /* per mailbox: local index of its channel's first step */
+    uint32_t *nready;    /* primed: per rank, steps issuable at once */
+    uint64_t prime_count; /* primed for this block count ... */
+    size_t prime_esize;   /* ... and element size */
+    int primed;          /* ops hold an unused priming */
     int mb_ready;        /* mailboxes resolved (cs__prog_mailboxes) */
+    int nthreads;        /* threads that compiled it */
     int nranks;
 } cs__prog_t;
 
-int cs__prog_build(cs__prog_t *p, const cs_sched_t *s, cs_err_t *err);
+/* What to prime a program for (see cs__prog_t). */
+typedef struct cs__prime {
+    uint64_t count;  /* elements per block */
+    size_t esize;    /* bytes per element */
+    uint32_t *ready; /* run-wide, indexed by global step id (the FIFO slices) */
+} cs__prime_t;
+
+/* Compile s; with prime (may be NULL), prime it.  Large schedules are
+ * compiled by several threads (ranks split by step count). */
+int cs__prog_build(cs__prog_t *p, const cs_sched_t *s, const cs__prime_t *prime, cs_err_t *err);
 void cs__prog_fini(cs__prog_t *p);
 /* Resolve every channel's mailbox (from an actor, once per program). */
 void cs__prog_mailboxes(cs__prog_t *p);
+/* 1 when p is primed for (count, esize): the priming is then used up. */
+int cs__prog_take_prime(cs__prog_t *p, uint64_t count, size_t esize);
+/* Bytes of step st of rank r for `count` elements per block of `esize`
+ * bytes (what the step moves or computes over; 0 for nop). */
+uint64_t cs__step_bytes(const cs_sched_t *s, int r, const cs_step_t *st, uint64_t count,
+                        size_t esize);
 
 /* ---- shared run state -------------------------------------------------- */
 typedef struct cs__run cs__run_t;
@@ -126,6 +156,7 @@ typedef struct cs__inst {
     double t0;
     double *finish;      /* per rank */
     double *post;        /* per global step: time issued (only with an observer) */
+    int primed;          /* ranks start from the program's priming (cs__prog_t) */
     int done_ranks;
 } cs__inst_t;
 

@@ -14,26 +14,42 @@
  *     at a time;
  *   - its kind.
  * The count of events a step awaits (dependencies + 1 with a channel
- * predecessor) is set by the rank actor when an instance starts.
+ * predecessor) and its bytes are set when an instance starts: by the rank
+ * actor, or here for the first instance (priming, see cs_sim_int.h), while
+ * the rank's steps are in the caches anyway.
  * Channel predecessors are found with one open-addressing table per rank
  * keyed by (direction, channel, peer): O(steps) for the whole schedule.
  * Each channel direction of a rank gets an index in the rank's mailbox
  * table; the mailboxes are resolved inside the simulation
- * (cs__prog_mailboxes, once per program): one sg_mailbox_by_name each.
- * Bytes are per instance: the rank actor fills them when the instance
- * starts.
+ * (cs__prog_mailboxes, once per program): one sg_mailbox_by_name each,
+ * named from the channel's first step (mfirst).
+ *
+ * Two passes over the ranks, each rank on its own: pass 1 (kinds, channel
+ * successors, mailbox indices, successor counts) and pass 2 (successor
+ * lists, mailbox first steps, priming), with the per-rank offsets summed in
+ * between.  Large schedules run each pass on several threads, ranks split
+ * into contiguous ranges of about equal step counts; the result does not
+ * depend on the split.  What costs is memory: on this class of machine
+ * fresh pages (ops[] is hundreds of MB at 1536 Summit GPUs) are zeroed at
+ * about 1 GB/s, so the page faults are spread over the threads as well.
  *
  * ops[] is mapped directly (page-aligned, so line-aligned; zero-filled
  * without a pass over it), not taken from malloc.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <simgrid/mailbox.h>
 
+#include "cs_log.h"
 #include "cs_sim_int.h"
+
+#define MAX_THREADS 8
+#define STEPS_PER_THREAD (1u << 18) /* below this, one thread does it all */
 
 static uint64_t key_of(const cs_step_t *st)
 {
@@ -49,135 +65,322 @@ static uint64_t mix(uint64_t k)
     return k;
 }
 
-int cs__prog_build(cs__prog_t *p, const cs_sched_t *s, cs_err_t *err)
+static int is_comm(int kind)
+{
+    return kind == CS_STEP_SEND || kind == CS_STEP_RECV || kind == CS_STEP_RRECV;
+}
+
+uint64_t cs__step_bytes(const cs_sched_t *s, int r, const cs_step_t *st, uint64_t count,
+                        size_t esize)
+{
+    const cs_range_t *rg;
+    switch (st->kind) {
+    case CS_STEP_SEND:
+        rg = &st->src;
+        break;
+    case CS_STEP_RECV:
+    case CS_STEP_RRECV:
+    case CS_STEP_REDUCE:
+    case CS_STEP_COPY:
+        rg = &st->dst;
+        break;
+    default:
+        return 0;
+    }
+    return cs_range_elems(s, &s->ranks[r].bufs[rg->buf], count, rg->off, rg->n) * esize;
+}
+
+/* One thread's share: ranks [r0, r1). */
+typedef struct part {
+    cs__prog_t *p;
+    const cs__prime_t *prime;
+    int r0, r1;
+    uint64_t *tkeys; /* pass 1's table, sized for the range's largest rank */
+    uint32_t *tvals;
+    size_t tsize;
+    int bad_rank;    /* pass 1: first rank with too many channels, or -1 */
+} part_t;
+
+/* Pass 1 for rank r: kinds, successor counts, channel successors and
+ * mailbox indices (one per channel direction, in order of first use), the
+ * offsets of long successor lists.  Leaves the rank's mailbox and
+ * successor counts in mbox_base[r] and succ_base[r].  -1: too many
+ * channels. */
+static int pass1(part_t *w, int r)
+{
+    cs__prog_t *p = w->p;
+    const cs_rank_sched_t *rk = &p->s->ranks[r];
+    cs__op_t *op = p->ops + p->base[r];
+    for (uint32_t i = 0; i < rk->nsteps; i++) {
+        const uint32_t *d = cs_step_deps(rk, &rk->steps[i]);
+        for (uint32_t j = 0; j < rk->steps[i].ndeps; j++)
+            op[d[j]].nsucc++;
+    }
+    size_t need = 16;
+    while (need < 2 * (size_t)rk->nsteps)
+        need <<= 1;
+    size_t mask = need - 1;
+    memset(w->tkeys, 0, sizeof(uint64_t) * need);
+    uint32_t nmbx = 0;
+    for (uint32_t i = 0; i < rk->nsteps; i++) {
+        const cs_step_t *sp = &rk->steps[i];
+        op[i].kind = sp->kind;
+        op[i].chan_next = CS__NONE32;
+        if (!is_comm(sp->kind))
+            continue;
+        uint64_t k = key_of(sp);
+        size_t h = (size_t)mix(k) & mask;
+        while (w->tkeys[h] != 0 && w->tkeys[h] != k)
+            h = (h + 1) & mask;
+        if (w->tkeys[h] == k) {
+            op[w->tvals[h]].chan_next = i;
+            op[i].mbx = op[w->tvals[h]].mbx;
+        } else if (nmbx == CS__MAX_MBX) {
+            return -1;
+        } else {
+            op[i].mbx = nmbx++;
+        }
+        w->tkeys[h] = k;
+        w->tvals[h] = i;
+    }
+    uint32_t off = 0;
+    for (uint32_t i = 0; i < rk->nsteps; i++) {
+        if (op[i].nsucc > CS__SUCC_INL) {
+            op[i].s[0] = off;
+            op[i].s[1] = 0; /* fill cursor */
+            off += op[i].nsucc;
+        } else {
+            op[i].s[0] = op[i].s[1] = CS__NONE32;
+        }
+    }
+    p->mbox_base[r] = nmbx;
+    p->succ_base[r] = off;
+    return 0;
+}
+
+/* Pass 2 for rank r: successors (inline in the first free slot, or in the
+ * list), each mailbox's first step, and the priming. */
+static void pass2(part_t *w, int r)
+{
+    cs__prog_t *p = w->p;
+    const cs_sched_t *s = p->s;
+    const cs_rank_sched_t *rk = &s->ranks[r];
+    cs__op_t *op = p->ops + p->base[r];
+    uint32_t *succ = p->succ + p->succ_base[r];
+    uint32_t *mfirst = p->mfirst + p->mbox_base[r];
+    memset(mfirst, 0xff, sizeof(uint32_t) * (p->mbox_base[r + 1] - p->mbox_base[r]));
+    for (uint32_t i = 0; i < rk->nsteps; i++) {
+        const cs_step_t *sp = &rk->steps[i];
+        const uint32_t *d = cs_step_deps(rk, sp);
+        for (uint32_t j = 0; j < sp->ndeps; j++) {
+            cs__op_t *o = &op[d[j]];
+            if (o->nsucc > CS__SUCC_INL)
+                succ[o->s[0] + o->s[1]++] = i;
+            else
+                o->s[o->s[0] == CS__NONE32 ? 0 : 1] = i;
+        }
+        if (is_comm(sp->kind) && mfirst[op[i].mbx] == CS__NONE32)
+            mfirst[op[i].mbx] = i;
+    }
+    for (uint32_t i = 0; i < rk->nsteps; i++)
+        if (op[i].nsucc > CS__SUCC_INL)
+            op[i].s[1] = CS__NONE32;
+    const cs__prime_t *pr = w->prime;
+    if (!pr)
+        return;
+    for (uint32_t i = 0; i < rk->nsteps; i++) {
+        op[i].npend = rk->steps[i].ndeps;
+        op[i].bytes = (double)cs__step_bytes(s, r, &rk->steps[i], pr->count, pr->esize);
+    }
+    /* a channel predecessor always comes first (cs_sim_rank.c start) */
+    uint32_t *ready = pr->ready + p->base[r], nready = 0;
+    for (uint32_t i = 0; i < rk->nsteps; i++) {
+        if (op[i].chan_next != CS__NONE32)
+            op[op[i].chan_next].npend++;
+        if (op[i].npend == 0)
+            ready[nready++] = i;
+    }
+    p->nready[r] = nready;
+}
+
+static void *run_pass1(void *arg)
+{
+    part_t *w = arg;
+    w->bad_rank = -1;
+    for (int r = w->r0; r < w->r1; r++)
+        if (pass1(w, r) != 0) {
+            w->bad_rank = r;
+            break;
+        }
+    return NULL;
+}
+
+static void *run_pass2(void *arg)
+{
+    part_t *w = arg;
+    for (int r = w->r0; r < w->r1; r++)
+        pass2(w, r);
+    return NULL;
+}
+
+/* Run fn on every part: parts 1.. on threads, part 0 here; a thread that
+ * cannot be created leaves its part to this one. */
+static void run_parts(part_t *w, int nw, void *(*fn)(void *))
+{
+    pthread_t th[MAX_THREADS];
+    int started[MAX_THREADS] = {0};
+    if (nw < 1)
+        return;
+    for (int t = 1; t < nw; t++)
+        started[t] = pthread_create(&th[t], NULL, fn, &w[t]) == 0;
+    fn(&w[0]);
+    for (int t = 1; t < nw; t++) {
+        if (started[t])
+            pthread_join(th[t], NULL);
+        else
+            fn(&w[t]);
+    }
+}
+
+/* Split the ranks into nw ranges of about equal step counts; each range's
+ * hash table sized for its largest rank.  Returns the number of parts. */
+static int split(cs__prog_t *p, const cs__prime_t *prime, part_t *w, int nw)
+{
+    int P = p->nranks;
+    uint64_t n = p->base[P];
+    int r = 0, t = 0;
+    for (; t < nw && r < P; t++) {
+        uint64_t goal = n * (uint64_t)(t + 1) / (uint64_t)nw;
+        memset(&w[t], 0, sizeof(w[t]));
+        w[t].p = p;
+        w[t].prime = prime;
+        w[t].r0 = r;
+        uint32_t maxsteps = 0;
+        do {
+            if (p->s->ranks[r].nsteps > maxsteps)
+                maxsteps = p->s->ranks[r].nsteps;
+            r++;
+        } while (r < P && (p->base[r] < goal || t == nw - 1));
+        w[t].r1 = r;
+        w[t].tsize = 16;
+        while (w[t].tsize < 2 * (size_t)maxsteps)
+            w[t].tsize <<= 1;
+    }
+    return t;
+}
+
+/* Threads for a schedule of nsteps steps: one per STEPS_PER_THREAD, at
+ * most one per online CPU; CS_SIM_THREADS=N (1 to MAX_THREADS) sets it
+ * whatever the size (tests run the split on small schedules). */
+static int threads_for(uint64_t nsteps)
+{
+    const char *env = getenv("CS_SIM_THREADS");
+    if (env && *env) {
+        char *end;
+        long v = strtol(env, &end, 10);
+        if (*end == '\0' && v >= 1 && v <= MAX_THREADS)
+            return (int)v;
+        CS_WARN("sim", "CS_SIM_THREADS=%s ignored: expected a number from 1 to %d", env,
+                MAX_THREADS);
+    }
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    uint64_t want = nsteps / STEPS_PER_THREAD + 1;
+    if (ncpu < 1)
+        ncpu = 1;
+    if (want > (uint64_t)ncpu)
+        want = (uint64_t)ncpu;
+    return want > MAX_THREADS ? MAX_THREADS : (int)want;
+}
+
+int cs__prog_build(cs__prog_t *p, const cs_sched_t *s, const cs__prime_t *prime, cs_err_t *err)
 {
     int P = s->desc.nranks;
-    int st = CS_ERR_NOMEM;
-    uint64_t *tkeys = NULL;
-    uint32_t *tvals = NULL;
+    int st = CS_ERR_NOMEM, nw = 0;
+    part_t w[MAX_THREADS];
     memset(p, 0, sizeof(*p));
     p->s = s;
     p->nranks = P;
     p->base = malloc(sizeof(uint64_t) * ((size_t)P + 1));
     p->succ_base = malloc(sizeof(uint64_t) * ((size_t)P + 1));
     p->mbox_base = malloc(sizeof(uint64_t) * ((size_t)P + 1));
-    if (!p->base || !p->succ_base || !p->mbox_base)
+    if (prime)
+        p->nready = malloc(sizeof(uint32_t) * ((size_t)P + 1));
+    if (!p->base || !p->succ_base || !p->mbox_base || (prime && !p->nready))
         goto fail;
     uint64_t n = 0;
-    uint32_t maxsteps = 0;
     for (int r = 0; r < P; r++) {
         p->base[r] = n;
         n += s->ranks[r].nsteps;
-        if (s->ranks[r].nsteps > maxsteps)
-            maxsteps = s->ranks[r].nsteps;
     }
     p->base[P] = n;
     p->ops_len = (n ? (size_t)n : 1) * sizeof(cs__op_t);
     p->ops = mmap(NULL, p->ops_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p->ops == MAP_FAILED)
+    if (p->ops == MAP_FAILED) {
         p->ops = NULL;
-    else /* woken ranks land anywhere in it: 2 MiB pages spare most TLB misses */
-        madvise(p->ops, p->ops_len, MADV_HUGEPAGE);
-    size_t tsize = 16;
-    while (tsize < 2 * (size_t)maxsteps)
-        tsize <<= 1;
-    tkeys = malloc(sizeof(uint64_t) * tsize);
-    tvals = malloc(sizeof(uint32_t) * tsize);
-    if (!p->ops || !tkeys || !tvals)
         goto fail;
+    }
+    /* woken ranks land anywhere in it: 2 MiB pages spare most TLB misses */
+    madvise(p->ops, p->ops_len, MADV_HUGEPAGE);
+    nw = split(p, prime, w, threads_for(n));
+    p->nthreads = nw;
+    for (int t = 0; t < nw; t++) {
+        w[t].tkeys = malloc(sizeof(uint64_t) * w[t].tsize);
+        w[t].tvals = malloc(sizeof(uint32_t) * w[t].tsize);
+        if (!w[t].tkeys || !w[t].tvals)
+            goto fail;
+    }
 
-    /* pass 1, per rank: kinds, successor counts, channel successors and
-     * mailbox indices (one per channel direction, in order of first use),
-     * then where the long successor lists go */
+    run_parts(w, nw, run_pass1);
+    for (int t = 0; t < nw; t++)
+        if (w[t].bad_rank >= 0) {
+            st = cs_err_set(err, CS_ERR_UNSUPPORTED, "sim: rank %d has more than %u channels",
+                            w[t].bad_rank, CS__MAX_MBX);
+            goto fail_set;
+        }
+    /* the counts pass 1 left become offsets */
     uint64_t nsucc_all = 0, nmbox_all = 0;
     for (int r = 0; r < P; r++) {
-        const cs_rank_sched_t *rk = &s->ranks[r];
-        cs__op_t *op = p->ops + p->base[r];
-        for (uint32_t i = 0; i < rk->nsteps; i++) {
-            const uint32_t *d = cs_step_deps(rk, &rk->steps[i]);
-            for (uint32_t j = 0; j < rk->steps[i].ndeps; j++)
-                op[d[j]].nsucc++;
-        }
-        size_t need = 16;
-        while (need < 2 * (size_t)rk->nsteps)
-            need <<= 1;
-        size_t mask = need - 1;
-        memset(tkeys, 0, sizeof(uint64_t) * need);
-        uint32_t nmbx = 0;
-        for (uint32_t i = 0; i < rk->nsteps; i++) {
-            const cs_step_t *sp = &rk->steps[i];
-            op[i].kind = sp->kind;
-            op[i].chan_next = CS__NONE32;
-            if (sp->kind != CS_STEP_SEND && sp->kind != CS_STEP_RECV && sp->kind != CS_STEP_RRECV)
-                continue;
-            uint64_t k = key_of(sp);
-            size_t h = (size_t)mix(k) & mask;
-            while (tkeys[h] != 0 && tkeys[h] != k)
-                h = (h + 1) & mask;
-            if (tkeys[h] == k) {
-                op[tvals[h]].chan_next = i;
-                op[i].mbx = op[tvals[h]].mbx;
-            } else if (nmbx == CS__MAX_MBX) {
-                st = cs_err_set(err, CS_ERR_UNSUPPORTED,
-                                "sim: rank %d has more than %u channels", r, CS__MAX_MBX);
-                goto fail_set;
-            } else {
-                op[i].mbx = nmbx++;
-            }
-            tkeys[h] = k;
-            tvals[h] = i;
-        }
+        uint64_t c = p->mbox_base[r];
         p->mbox_base[r] = nmbox_all;
-        nmbox_all += nmbx;
+        nmbox_all += c;
+        c = p->succ_base[r];
         p->succ_base[r] = nsucc_all;
-        uint32_t off = 0;
-        for (uint32_t i = 0; i < rk->nsteps; i++) {
-            if (op[i].nsucc > CS__SUCC_INL) {
-                op[i].s[0] = off;
-                op[i].s[1] = 0; /* fill cursor */
-                off += op[i].nsucc;
-            } else {
-                op[i].s[0] = op[i].s[1] = CS__NONE32;
-            }
-        }
-        nsucc_all += off;
+        nsucc_all += c;
     }
     p->mbox_base[P] = nmbox_all;
     p->succ_base[P] = nsucc_all;
     p->succ = malloc(sizeof(uint32_t) * (nsucc_all ? (size_t)nsucc_all : 1));
     p->mbox = calloc(nmbox_all ? (size_t)nmbox_all : 1, sizeof(*p->mbox));
-    if (!p->succ || !p->mbox)
+    p->mfirst = malloc(sizeof(uint32_t) * (nmbox_all ? (size_t)nmbox_all : 1));
+    if (!p->succ || !p->mbox || !p->mfirst)
         goto fail;
-
-    /* pass 2: successors, inline (first free slot) or in the list */
-    for (int r = 0; r < P; r++) {
-        const cs_rank_sched_t *rk = &s->ranks[r];
-        cs__op_t *op = p->ops + p->base[r];
-        uint32_t *succ = p->succ + p->succ_base[r];
-        for (uint32_t i = 0; i < rk->nsteps; i++) {
-            const uint32_t *d = cs_step_deps(rk, &rk->steps[i]);
-            for (uint32_t j = 0; j < rk->steps[i].ndeps; j++) {
-                cs__op_t *o = &op[d[j]];
-                if (o->nsucc > CS__SUCC_INL)
-                    succ[o->s[0] + o->s[1]++] = i;
-                else
-                    o->s[o->s[0] == CS__NONE32 ? 0 : 1] = i;
-            }
-        }
-        for (uint32_t i = 0; i < rk->nsteps; i++)
-            if (op[i].nsucc > CS__SUCC_INL)
-                op[i].s[1] = CS__NONE32;
+    run_parts(w, nw, run_pass2);
+    if (prime) {
+        p->primed = 1;
+        p->prime_count = prime->count;
+        p->prime_esize = prime->esize;
     }
-    free(tkeys);
-    free(tvals);
+    for (int t = 0; t < nw; t++) {
+        free(w[t].tkeys);
+        free(w[t].tvals);
+    }
     return CS_OK;
 fail:
     cs_err_set(err, st, "sim: out of memory compiling a schedule of %d ranks", P);
 fail_set:
-    free(tkeys);
-    free(tvals);
+    for (int t = 0; t < nw; t++) {
+        free(w[t].tkeys);
+        free(w[t].tvals);
+    }
     cs__prog_fini(p);
     return st;
+}
+
+int cs__prog_take_prime(cs__prog_t *p, uint64_t count, size_t esize)
+{
+    int ok = p->primed && p->prime_count == count && p->prime_esize == esize;
+    p->primed = 0;
+    return ok;
 }
 
 void cs__prog_mailboxes(cs__prog_t *p)
@@ -186,18 +389,13 @@ void cs__prog_mailboxes(cs__prog_t *p)
         return;
     for (int r = 0; r < p->nranks; r++) {
         const cs_rank_sched_t *rk = &p->s->ranks[r];
-        const cs__op_t *op = p->ops + p->base[r];
-        sg_mailbox_t *mb = p->mbox + p->mbox_base[r];
-        for (uint32_t i = 0; i < rk->nsteps; i++) {
-            const cs_step_t *sp = &rk->steps[i];
-            if ((sp->kind != CS_STEP_SEND && sp->kind != CS_STEP_RECV &&
-                 sp->kind != CS_STEP_RRECV) || mb[op[i].mbx])
-                continue;
+        for (uint64_t m = p->mbox_base[r]; m < p->mbox_base[r + 1]; m++) {
+            const cs_step_t *sp = &rk->steps[p->mfirst[m]];
             int src = sp->kind == CS_STEP_SEND ? r : sp->peer;
             int dst = sp->kind == CS_STEP_SEND ? sp->peer : r;
             char name[64];
             snprintf(name, sizeof(name), "cs:%d:%d:%u", src, dst, (unsigned)sp->chan);
-            mb[op[i].mbx] = sg_mailbox_by_name(name);
+            p->mbox[m] = sg_mailbox_by_name(name);
         }
     }
     p->mb_ready = 1;
@@ -212,5 +410,7 @@ void cs__prog_fini(cs__prog_t *p)
     free(p->succ);
     free(p->mbox_base);
     free(p->mbox);
+    free(p->mfirst);
+    free(p->nready);
     memset(p, 0, sizeof(*p));
 }

@@ -116,27 +116,6 @@ extern uint32_t *cs__work_q, *cs__work_sq;
 extern double *cs__work_post;
 extern void **cs__work_pay;
 
-static uint64_t range_bytes(const rank_ctx_t *c, const cs_range_t *rg)
-{
-    const cs_sched_t *s = c->p->s;
-    return cs_range_elems(s, &c->rk->bufs[rg->buf], c->I->count, rg->off, rg->n) * c->I->esize;
-}
-
-static uint64_t step_bytes(const rank_ctx_t *c, const cs_step_t *st)
-{
-    switch (st->kind) {
-    case CS_STEP_SEND:
-        return range_bytes(c, &st->src);
-    case CS_STEP_RECV:
-    case CS_STEP_RRECV:
-    case CS_STEP_REDUCE:
-    case CS_STEP_COPY:
-        return range_bytes(c, &st->dst);
-    default:
-        return 0;
-    }
-}
-
 static void finished(rank_ctx_t *c, uint32_t i);
 
 /* Offset of op o's successor list, CS__NONE32 when held inline. */
@@ -167,6 +146,16 @@ static int grow(void **buf, uint32_t *cap, size_t esize, void *inl)
     return 0;
 }
 
+/* The hot lines of the context and the outstanding set's array: right
+ * after a simcall returns (the other ranks ran meanwhile), so that their
+ * misses overlap instead of following one another. */
+static inline void prefetch_ctx(rank_ctx_t *c)
+{
+    for (size_t l = 0; l < CTX_HOT_LINES; l++)
+        __builtin_prefetch((const char *)c + 64 * l, 1);
+    cs__sg_set_prefetch(&c->set);
+}
+
 /* Start the comm of step i (a put, or a get into *slot) and track it. */
 static void start_comm(rank_ctx_t *c, uint32_t i, int put, void **slot)
 {
@@ -186,6 +175,7 @@ static void start_comm(rank_ctx_t *c, uint32_t i, int put, void **slot)
     sg_mailbox_t mb = c->mbt[o->mbx];
     int done = put ? cs__sg_set_put(&c->set, mb, payload, o->bytes, block)
                    : cs__sg_set_get(&c->set, mb, slot, block);
+    prefetch_ctx(c);
     if (done) {
         if (!block)
             c->err = CS_ERR_NOMEM;
@@ -356,9 +346,7 @@ static inline void prefetch_step(const rank_ctx_t *c, uint32_t i, uint32_t succ)
  * read (see the header). */
 static inline void prefetch_turn(rank_ctx_t *c)
 {
-    for (size_t l = 0; l < CTX_HOT_LINES; l++)
-        __builtin_prefetch((const char *)c + 64 * l, 1);
-    cs__sg_set_prefetch((cs__sg_set_t *)&c->set);
+    prefetch_ctx(c);
     __builtin_prefetch(c->mbt);
     for (uint32_t k = 0; k < c->nact; k++)
         prefetch_step(c, c->tk[k].step, c->tk[k].succ);
@@ -367,14 +355,22 @@ static inline void prefetch_turn(rank_ctx_t *c)
 }
 
 /* Set up the rank for the instance: bytes and dependency counts of every
- * step, the steps issuable at once in the FIFO (in index order). */
+ * step, the steps issuable at once in the FIFO (in index order).  The
+ * program's priming (cs_sim_prog.c) did all that already for the first
+ * instance: its list of issuable steps is in the run-wide slice. */
 static void start(rank_ctx_t *c)
 {
+    if (c->I->primed) {
+        c->q = c->qslice;
+        c->qcap = c->n;
+        c->qt = c->p->nready[c->r];
+        return;
+    }
     const cs_step_t *steps = c->rk->steps;
     for (uint32_t i = 0; i < c->n; i++) {
         cs__op_t *o = &c->op[i];
         o->npend = steps[i].ndeps;
-        o->bytes = (double)step_bytes(c, &steps[i]);
+        o->bytes = (double)cs__step_bytes(c->p->s, c->r, &steps[i], c->I->count, c->I->esize);
     }
     /* a channel predecessor always comes first: by the time step i is
      * reached, every event it awaits is counted */
