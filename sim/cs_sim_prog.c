@@ -24,14 +24,18 @@
  * (cs__prog_mailboxes, once per program): one sg_mailbox_by_name each,
  * named from the channel's first step (mfirst).
  *
- * Two passes over the ranks, each rank on its own: pass 1 (kinds, channel
+ * Each rank on its own, two passes back to back: pass 1 (kinds, channel
  * successors, mailbox indices, successor counts) and pass 2 (successor
- * lists, mailbox first steps, priming), with the per-rank offsets summed in
- * between.  Large schedules run each pass on several threads, ranks split
- * into contiguous ranges of about equal step counts; the result does not
- * depend on the split.  What costs is memory: on this class of machine
- * fresh pages (ops[] is hundreds of MB at 1536 Summit GPUs) are zeroed at
- * about 1 GB/s, so the page faults are spread over the threads as well.
+ * lists, mailbox first steps, priming).  What costs is memory, so pass 2
+ * runs while pass 1 has left the rank's steps in the caches (a rank of a
+ * 1536-GPU ring is about 0.5 MB with its compiled steps; a pass over all
+ * ranks and then another read the schedule from memory twice), and its
+ * successor lists and mailboxes go into arrays of its range of ranks,
+ * joined at the end.  Large schedules are compiled on several threads,
+ * ranks split into contiguous ranges of about equal step counts; the
+ * result does not depend on the split.  Fresh pages are costly too (ops[]
+ * is hundreds of MB at 1536 Summit GPUs, and this class of machine zeroes
+ * pages at about 1 GB/s): the threads share those page faults as well.
  *
  * ops[] is mapped directly (page-aligned, so line-aligned; zero-filled
  * without a pass over it), not taken from malloc.
@@ -98,14 +102,36 @@ typedef struct part {
     uint64_t *tkeys; /* pass 1's table, sized for the range's largest rank */
     uint32_t *tvals;
     size_t tsize;
-    int bad_rank;    /* pass 1: first rank with too many channels, or -1 */
+    int bad_rank;    /* first rank with too many channels, or -1 */
+    int nomem;       /* a growth of the arrays below failed */
+    /* the range's successor lists and mailbox first steps, back to back;
+     * succ_base[r] and mbox_base[r] are offsets in these until
+     * cs__prog_build moves them into the program's arrays */
+    uint32_t *succ, *mfirst;
+    uint64_t nsucc, cap_succ, nmbox, cap_mbox;
 } part_t;
+
+/* Make room for n more entries in *a (used *len, capacity *cap). */
+static int reserve(uint32_t **a, uint64_t len, uint64_t *cap, uint64_t n)
+{
+    if (len + n <= *cap)
+        return 0;
+    uint64_t nc = *cap ? *cap : 1024;
+    while (nc < len + n)
+        nc *= 2;
+    uint32_t *na = realloc(*a, sizeof(uint32_t) * nc);
+    if (!na)
+        return -1;
+    *a = na;
+    *cap = nc;
+    return 0;
+}
 
 /* Pass 1 for rank r: kinds, successor counts, channel successors and
  * mailbox indices (one per channel direction, in order of first use), the
- * offsets of long successor lists.  Leaves the rank's mailbox and
- * successor counts in mbox_base[r] and succ_base[r].  -1: too many
- * channels. */
+ * offsets of long successor lists; then room for them in the range's
+ * arrays, whose offsets go to succ_base[r] and mbox_base[r].  -1: too many
+ * channels or out of memory (bad_rank or nomem says which). */
 static int pass1(part_t *w, int r)
 {
     cs__prog_t *p = w->p;
@@ -136,6 +162,7 @@ static int pass1(part_t *w, int r)
             op[w->tvals[h]].chan_next = i;
             op[i].mbx = op[w->tvals[h]].mbx;
         } else if (nmbx == CS__MAX_MBX) {
+            w->bad_rank = r;
             return -1;
         } else {
             op[i].mbx = nmbx++;
@@ -153,22 +180,30 @@ static int pass1(part_t *w, int r)
             op[i].s[0] = op[i].s[1] = CS__NONE32;
         }
     }
-    p->mbox_base[r] = nmbx;
-    p->succ_base[r] = off;
+    if (reserve(&w->succ, w->nsucc, &w->cap_succ, off) != 0 ||
+        reserve(&w->mfirst, w->nmbox, &w->cap_mbox, nmbx) != 0) {
+        w->nomem = 1;
+        return -1;
+    }
+    p->succ_base[r] = w->nsucc;
+    p->mbox_base[r] = w->nmbox;
+    w->nsucc += off;
+    w->nmbox += nmbx;
     return 0;
 }
 
-/* Pass 2 for rank r: successors (inline in the first free slot, or in the
- * list), each mailbox's first step, and the priming. */
+/* Pass 2 for rank r, right after its pass 1 (its steps are still in the
+ * caches): successors (inline in the first free slot, or in the list),
+ * each mailbox's first step, and the priming. */
 static void pass2(part_t *w, int r)
 {
     cs__prog_t *p = w->p;
     const cs_sched_t *s = p->s;
     const cs_rank_sched_t *rk = &s->ranks[r];
     cs__op_t *op = p->ops + p->base[r];
-    uint32_t *succ = p->succ + p->succ_base[r];
-    uint32_t *mfirst = p->mfirst + p->mbox_base[r];
-    memset(mfirst, 0xff, sizeof(uint32_t) * (p->mbox_base[r + 1] - p->mbox_base[r]));
+    uint32_t *succ = w->succ + p->succ_base[r];
+    uint32_t *mfirst = w->mfirst + p->mbox_base[r];
+    memset(mfirst, 0xff, sizeof(uint32_t) * (w->nmbox - p->mbox_base[r]));
     for (uint32_t i = 0; i < rk->nsteps; i++) {
         const cs_step_t *sp = &rk->steps[i];
         const uint32_t *d = cs_step_deps(rk, sp);
@@ -203,30 +238,22 @@ static void pass2(part_t *w, int r)
     p->nready[r] = nready;
 }
 
-static void *run_pass1(void *arg)
+static void *run_part(void *arg)
 {
     part_t *w = arg;
-    w->bad_rank = -1;
-    for (int r = w->r0; r < w->r1; r++)
-        if (pass1(w, r) != 0) {
-            w->bad_rank = r;
+    for (int r = w->r0; r < w->r1; r++) {
+        if (pass1(w, r) != 0)
             break;
-        }
-    return NULL;
-}
-
-static void *run_pass2(void *arg)
-{
-    part_t *w = arg;
-    for (int r = w->r0; r < w->r1; r++)
         pass2(w, r);
+    }
     return NULL;
 }
 
-/* Run fn on every part: parts 1.. on threads, part 0 here; a thread that
- * cannot be created leaves its part to this one. */
-static void run_parts(part_t *w, int nw, void *(*fn)(void *))
+/* Run every part: parts 1.. on threads, part 0 here; a thread that cannot
+ * be created leaves its part to this one. */
+static void run_parts(part_t *w, int nw)
 {
+    void *(*fn)(void *) = run_part;
     pthread_t th[MAX_THREADS];
     int started[MAX_THREADS] = {0};
     if (nw < 1)
@@ -255,6 +282,7 @@ static int split(cs__prog_t *p, const cs__prime_t *prime, part_t *w, int nw)
         w[t].p = p;
         w[t].prime = prime;
         w[t].r0 = r;
+        w[t].bad_rank = -1;
         uint32_t maxsteps = 0;
         do {
             if (p->s->ranks[r].nsteps > maxsteps)
@@ -272,6 +300,14 @@ static int split(cs__prog_t *p, const cs__prime_t *prime, part_t *w, int nw)
 /* Threads for a schedule of nsteps steps: one per STEPS_PER_THREAD, at
  * most one per online CPU; CS_SIM_THREADS=N (1 to MAX_THREADS) sets it
  * whatever the size (tests run the split on small schedules). */
+static void part_free(part_t *w)
+{
+    free(w->tkeys);
+    free(w->tvals);
+    free(w->succ);
+    free(w->mfirst);
+}
+
 static int threads_for(uint64_t nsteps)
 {
     const char *env = getenv("CS_SIM_THREADS");
@@ -330,48 +366,55 @@ int cs__prog_build(cs__prog_t *p, const cs_sched_t *s, const cs__prime_t *prime,
             goto fail;
     }
 
-    run_parts(w, nw, run_pass1);
-    for (int t = 0; t < nw; t++)
+    run_parts(w, nw);
+    for (int t = 0; t < nw; t++) {
         if (w[t].bad_rank >= 0) {
             st = cs_err_set(err, CS_ERR_UNSUPPORTED, "sim: rank %d has more than %u channels",
                             w[t].bad_rank, CS__MAX_MBX);
             goto fail_set;
         }
-    /* the counts pass 1 left become offsets */
-    uint64_t nsucc_all = 0, nmbox_all = 0;
-    for (int r = 0; r < P; r++) {
-        uint64_t c = p->mbox_base[r];
-        p->mbox_base[r] = nmbox_all;
-        nmbox_all += c;
-        c = p->succ_base[r];
-        p->succ_base[r] = nsucc_all;
-        nsucc_all += c;
+        if (w[t].nomem)
+            goto fail;
     }
-    p->mbox_base[P] = nmbox_all;
-    p->succ_base[P] = nsucc_all;
+    /* the ranges' arrays, back to back */
+    uint64_t nsucc_all = 0, nmbox_all = 0;
+    for (int t = 0; t < nw; t++) {
+        nsucc_all += w[t].nsucc;
+        nmbox_all += w[t].nmbox;
+    }
     p->succ = malloc(sizeof(uint32_t) * (nsucc_all ? (size_t)nsucc_all : 1));
     p->mbox = calloc(nmbox_all ? (size_t)nmbox_all : 1, sizeof(*p->mbox));
     p->mfirst = malloc(sizeof(uint32_t) * (nmbox_all ? (size_t)nmbox_all : 1));
     if (!p->succ || !p->mbox || !p->mfirst)
         goto fail;
-    run_parts(w, nw, run_pass2);
+    nsucc_all = nmbox_all = 0;
+    for (int t = 0; t < nw; t++) {
+        if (w[t].nsucc)
+            memcpy(p->succ + nsucc_all, w[t].succ, sizeof(uint32_t) * w[t].nsucc);
+        if (w[t].nmbox)
+            memcpy(p->mfirst + nmbox_all, w[t].mfirst, sizeof(uint32_t) * w[t].nmbox);
+        for (int r = w[t].r0; r < w[t].r1; r++) {
+            p->succ_base[r] += nsucc_all;
+            p->mbox_base[r] += nmbox_all;
+        }
+        nsucc_all += w[t].nsucc;
+        nmbox_all += w[t].nmbox;
+    }
+    p->succ_base[P] = nsucc_all;
+    p->mbox_base[P] = nmbox_all;
     if (prime) {
         p->primed = 1;
         p->prime_count = prime->count;
         p->prime_esize = prime->esize;
     }
-    for (int t = 0; t < nw; t++) {
-        free(w[t].tkeys);
-        free(w[t].tvals);
-    }
+    for (int t = 0; t < nw; t++)
+        part_free(&w[t]);
     return CS_OK;
 fail:
     cs_err_set(err, st, "sim: out of memory compiling a schedule of %d ranks", P);
 fail_set:
-    for (int t = 0; t < nw; t++) {
-        free(w[t].tkeys);
-        free(w[t].tvals);
-    }
+    for (int t = 0; t < nw; t++)
+        part_free(&w[t]);
     cs__prog_fini(p);
     return st;
 }
