@@ -135,6 +135,10 @@ int cs__prog_build(cs__prog_t *p, const cs_sched_t *s, const cs__prime_t *prime,
 void cs__prog_fini(cs__prog_t *p);
 /* Resolve every channel's mailbox (from an actor, once per program). */
 void cs__prog_mailboxes(cs__prog_t *p);
+/* Set rank r's steps up for an instance of `count` elements per block of
+ * `esize` bytes: bytes and counts of awaited events; writes the steps
+ * issuable at once to ready[] (in index order) and returns their number. */
+uint32_t cs__prog_prime_rank(cs__prog_t *p, int r, uint64_t count, size_t esize, uint32_t *ready);
 /* 1 when p is primed for (count, esize): the priming is then used up. */
 int cs__prog_take_prime(cs__prog_t *p, uint64_t count, size_t esize);
 /* Bytes of step st of rank r for `count` elements per block of `esize`

@@ -220,22 +220,30 @@ static void pass2(part_t *w, int r)
     for (uint32_t i = 0; i < rk->nsteps; i++)
         if (op[i].nsucc > CS__SUCC_INL)
             op[i].s[1] = CS__NONE32;
-    const cs__prime_t *pr = w->prime;
-    if (!pr)
-        return;
+    if (w->prime)
+        p->nready[r] = cs__prog_prime_rank(p, r, w->prime->count, w->prime->esize,
+                                           w->prime->ready + p->base[r]);
+}
+
+uint32_t cs__prog_prime_rank(cs__prog_t *p, int r, uint64_t count, size_t esize, uint32_t *ready)
+{
+    const cs_sched_t *s = p->s;
+    const cs_rank_sched_t *rk = &s->ranks[r];
+    cs__op_t *op = p->ops + p->base[r];
     for (uint32_t i = 0; i < rk->nsteps; i++) {
         op[i].npend = rk->steps[i].ndeps;
-        op[i].bytes = (double)cs__step_bytes(s, r, &rk->steps[i], pr->count, pr->esize);
+        op[i].bytes = (double)cs__step_bytes(s, r, &rk->steps[i], count, esize);
     }
-    /* a channel predecessor always comes first (cs_sim_rank.c start) */
-    uint32_t *ready = pr->ready + p->base[r], nready = 0;
+    /* a channel predecessor always comes first: by the time step i is
+     * reached, every event it awaits is counted */
+    uint32_t nready = 0;
     for (uint32_t i = 0; i < rk->nsteps; i++) {
         if (op[i].chan_next != CS__NONE32)
             op[op[i].chan_next].npend++;
         if (op[i].npend == 0)
             ready[nready++] = i;
     }
-    p->nready[r] = nready;
+    return nready;
 }
 
 static void *run_part(void *arg)

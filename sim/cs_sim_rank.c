@@ -101,7 +101,7 @@ typedef struct rank_ctx {
     /* cold */
     uint32_t *qslice;     /* run-wide FIFO slice, nsteps entries */
     cs__inst_t *I;
-    const cs__prog_t *p;
+    cs__prog_t *p;
     const cs_rank_sched_t *rk;
     int r;
     uint64_t b;           /* global id of step 0 */
@@ -146,16 +146,6 @@ static int grow(void **buf, uint32_t *cap, size_t esize, void *inl)
     return 0;
 }
 
-/* The hot lines of the context and the outstanding set's array: right
- * after a simcall returns (the other ranks ran meanwhile), so that their
- * misses overlap instead of following one another. */
-static inline void prefetch_ctx(rank_ctx_t *c)
-{
-    for (size_t l = 0; l < CTX_HOT_LINES; l++)
-        __builtin_prefetch((const char *)c + 64 * l, 1);
-    cs__sg_set_prefetch(&c->set);
-}
-
 /* Start the comm of step i (a put, or a get into *slot) and track it. */
 static void start_comm(rank_ctx_t *c, uint32_t i, int put, void **slot)
 {
@@ -175,7 +165,6 @@ static void start_comm(rank_ctx_t *c, uint32_t i, int put, void **slot)
     sg_mailbox_t mb = c->mbt[o->mbx];
     int done = put ? cs__sg_set_put(&c->set, mb, payload, o->bytes, block)
                    : cs__sg_set_get(&c->set, mb, slot, block);
-    prefetch_ctx(c);
     if (done) {
         if (!block)
             c->err = CS_ERR_NOMEM;
@@ -346,7 +335,9 @@ static inline void prefetch_step(const rank_ctx_t *c, uint32_t i, uint32_t succ)
  * read (see the header). */
 static inline void prefetch_turn(rank_ctx_t *c)
 {
-    prefetch_ctx(c);
+    for (size_t l = 0; l < CTX_HOT_LINES; l++)
+        __builtin_prefetch((const char *)c + 64 * l, 1);
+    cs__sg_set_prefetch((cs__sg_set_t *)&c->set);
     __builtin_prefetch(c->mbt);
     for (uint32_t k = 0; k < c->nact; k++)
         prefetch_step(c, c->tk[k].step, c->tk[k].succ);
@@ -355,32 +346,18 @@ static inline void prefetch_turn(rank_ctx_t *c)
 }
 
 /* Set up the rank for the instance: bytes and dependency counts of every
- * step, the steps issuable at once in the FIFO (in index order).  The
- * program's priming (cs_sim_prog.c) did all that already for the first
- * instance: its list of issuable steps is in the run-wide slice. */
+ * step, the steps issuable at once in the FIFO (in index order, in the
+ * run-wide slice).  For the first instance the program's priming
+ * (cs_sim_prog.c) did it while compiling. */
 static void start(rank_ctx_t *c)
 {
-    if (c->I->primed) {
-        c->q = c->qslice;
-        c->qcap = c->n;
+    c->q = c->qslice;
+    c->qcap = c->n;
+    if (c->I->primed)
         c->qt = c->p->nready[c->r];
-        return;
-    }
-    const cs_step_t *steps = c->rk->steps;
-    for (uint32_t i = 0; i < c->n; i++) {
-        cs__op_t *o = &c->op[i];
-        o->npend = steps[i].ndeps;
-        o->bytes = (double)cs__step_bytes(c->p->s, c->r, &steps[i], c->I->count, c->I->esize);
-    }
-    /* a channel predecessor always comes first: by the time step i is
-     * reached, every event it awaits is counted */
-    for (uint32_t i = 0; i < c->n; i++) {
-        cs__op_t *o = &c->op[i];
-        if (o->chan_next != CS__NONE32)
-            c->op[o->chan_next].npend++;
-        if (o->npend == 0)
-            push(c, i);
-    }
+    else
+        c->qt = cs__prog_prime_rank(c->p, c->r, c->I->count, c->I->esize,
+                                    c->qslice);
 }
 
 /* Remove outstanding comm k (reported finished) and handle its step. */
