@@ -305,9 +305,6 @@ static int split(cs__prog_t *p, const cs__prime_t *prime, part_t *w, int nw)
     return t;
 }
 
-/* Threads for a schedule of nsteps steps: one per STEPS_PER_THREAD, at
- * most one per online CPU; CS_SIM_THREADS=N (1 to MAX_THREADS) sets it
- * whatever the size (tests run the split on small schedules). */
 static void part_free(part_t *w)
 {
     free(w->tkeys);
@@ -316,6 +313,9 @@ static void part_free(part_t *w)
     free(w->mfirst);
 }
 
+/* Threads for a schedule of nsteps steps: one per STEPS_PER_THREAD, at
+ * most one per online CPU; CS_SIM_THREADS=N (1 to MAX_THREADS) sets it
+ * whatever the size (tests run the split on small schedules). */
 static int threads_for(uint64_t nsteps)
 {
     const char *env = getenv("CS_SIM_THREADS");
