@@ -331,10 +331,10 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
         if (j == nprogs) {
             /* the first instance's program is primed for it */
             const cs_sched_t *s = inst[i].sched;
-            size_t es = cs_dtype_size(inst[i].dtype);
-            cs__prime_t prime = {cs_coll_block_count(s->desc.coll, s->desc.nranks,
-                                                     inst[i].bytes, es),
-                                 es, cs__work_q};
+            cs__prime_t prime = {0, cs_dtype_size(inst[i].dtype), cs__work_q};
+            if (i == 0)
+                prime.count = cs_coll_block_count(s->desc.coll, s->desc.nranks, inst[i].bytes,
+                                                  prime.esize);
             st = cs__prog_build(&d.progs[j], s, i == 0 ? &prime : NULL, err);
             if (st != CS_OK)
                 goto out;

@@ -69,8 +69,10 @@ void cs__sg_seal(void);
  * list); beyond that s[0] is the offset of its list in the rank's succ
  * array.  The mailbox is an index into the rank's mailbox table (its
  * channel directions), leaving room for those successors.
- * Dependency counts are set when an instance starts (cs_sim_rank.c), from
- * the schedule's ndeps and the channel chain (chan_next). */
+ * Dependency counts and bytes are set for each instance
+ * (cs__prog_prime_rank: while compiling for the first instance, by the rank
+ * actor for later ones), from the schedule's ndeps and the channel chain
+ * (chan_next). */
 #define CS__MAX_MBX ((1u << 24) - 1)
 #define CS__SUCC_INL 2
 typedef struct cs__op {
