@@ -25,9 +25,9 @@ extern "C" {
 /* ---- cs_sim_sg.cpp ---------------------------------------------------- */
 /* A set of outstanding s4u activities, each held by one reference: a
  * std::vector built in this storage (cs__sg_set_init / _fini).  Activities
- * are added at the end; cs__sg_set_wait removes the one it reports by
- * moving the last one into its place (callers mirror that in their own
- * arrays). */
+ * are added at the end; cs__sg_set_remove takes out the one a wait
+ * reported by moving the last one into its place (callers mirror that in
+ * their own arrays). */
 typedef struct cs__sg_set {
     void *opaque[3]; /* storage (size and alignment checked in cs_sim_sg.cpp) */
 } cs__sg_set_t;
@@ -38,10 +38,13 @@ void cs__sg_set_fini(cs__sg_set_t *s);
  * not grow (out of memory; the caller's times are then wrong). */
 int cs__sg_set_put(cs__sg_set_t *s, sg_mailbox_t mb, void *payload, double bytes, int block);
 int cs__sg_set_get(cs__sg_set_t *s, sg_mailbox_t mb, void **data, int block);
-/* Wait until one activity finishes, remove it, return its index; -1 when
- * `timeout` seconds passed first (timeout < 0: no limit; an empty set with
- * a timeout is a plain timer). */
+/* Wait until one activity finishes and return its index, leaving it in the
+ * set; -1 when `timeout` seconds passed first (timeout < 0: no limit; an
+ * empty set with a timeout is a plain timer). */
 long cs__sg_set_wait(cs__sg_set_t *s, double timeout);
+/* Remove the activity at index pos (releasing the set's reference, which
+ * usually destroys it). */
+void cs__sg_set_remove(cs__sg_set_t *s, long pos);
 /* Prefetch the set's array (its first line). */
 void cs__sg_set_prefetch(cs__sg_set_t *s);
 /* Property of a link, NULL when absent. */

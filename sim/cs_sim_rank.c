@@ -106,7 +106,6 @@ typedef struct rank_ctx {
     int r;
     uint64_t b;           /* global id of step 0 */
     void **pay;           /* run-wide, NULL without observer */
-    void *sink;           /* payload slot when nobody reads it */
 } rank_ctx_t;
 
 /* lines of the hot part and the inline arrays, prefetched on waking up */
@@ -115,6 +114,13 @@ typedef struct rank_ctx {
 extern uint32_t *cs__work_q, *cs__work_sq;
 extern double *cs__work_post;
 extern void **cs__work_pay;
+
+/* Where gets deliver their payload when nobody reads it (no observer).
+ * SimGrid writes it when a comm completes, from maestro, which runs every
+ * actor in one thread: one slot shared by all ranks stays in the caches,
+ * where a slot per rank (in its context, on its stack) cost a miss per
+ * receive on a line the rank would not otherwise touch. */
+static void *sink;
 
 static void finished(rank_ctx_t *c, uint32_t i);
 
@@ -256,7 +262,7 @@ static void issue(rank_ctx_t *c, uint32_t i)
     }
     case CS_STEP_RECV:
     case CS_STEP_RRECV: {
-        void **slot = &c->sink;
+        void **slot = &sink;
         if (c->post) {
             c->post[c->b + i] = simgrid_get_clock();
             slot = &c->pay[c->b + i];
@@ -338,11 +344,47 @@ static inline void prefetch_turn(rank_ctx_t *c)
     for (size_t l = 0; l < CTX_HOT_LINES; l++)
         __builtin_prefetch((const char *)c + 64 * l, 1);
     cs__sg_set_prefetch((cs__sg_set_t *)&c->set);
-    __builtin_prefetch(c->mbt);
     for (uint32_t k = 0; k < c->nact; k++)
         prefetch_step(c, c->tk[k].step, c->tk[k].succ);
     if (c->rqh < c->rqt)
         prefetch_step(c, c->rq[c->rqh].step, c->rq[c->rqh].succ);
+}
+
+/* Wait for the first outstanding comm to finish (or `timeout`), prefetch
+ * what the turn reads, then take the finished comm out of the set.  The op
+ * lines of the first two tickets and of the stream's head, and the mailbox
+ * table, are worked out before sleeping and held in locals across the
+ * wait: the compiler keeps them in callee-saved registers, which the
+ * context switch restores from lines it touches anyway, so their
+ * prefetches go out at once instead of after the context's line holding
+ * the tickets has arrived.  Removing the finished comm from the set
+ * releases it (SimGrid destroys it), work that overlaps with those
+ * prefetches. */
+static long wait_turn(rank_ctx_t *c, double timeout)
+{
+    const cs__op_t *h0 = c->op, *h1 = c->op, *h2 = c->op;
+    const sg_mailbox_t *h3 = c->mbt;
+    if (c->nact > 0)
+        h0 = &c->op[c->tk[0].step];
+    if (c->nact > 1)
+        h1 = &c->op[c->tk[1].step];
+    if (c->rqh < c->rqt)
+        h2 = &c->op[c->rq[c->rqh].step];
+    long k = cs__sg_set_wait(&c->set, timeout);
+    /* keeps the compiler from hoisting the prefetches above the wait */
+    __asm__ volatile("" : "+r"(h0), "+r"(h1), "+r"(h2), "+r"(h3));
+    /* a step's line, and the next two: its successors and channel
+     * successor are usually there */
+    for (int l = 0; l < 3; l++) {
+        __builtin_prefetch(h0 + 2 * l, 1);
+        __builtin_prefetch(h1 + 2 * l, 1);
+        __builtin_prefetch(h2 + 2 * l, 1);
+    }
+    __builtin_prefetch(h3);
+    prefetch_turn(c);
+    if (k >= 0)
+        cs__sg_set_remove(&c->set, k);
+    return k;
 }
 
 /* Set up the rank for the instance: bytes and dependency counts of every
@@ -415,10 +457,8 @@ void cs__rank_main(int argc, char **argv)
             /* the stream's head ends first, or a comm before it */
             double wait = c.rq[c.rqh].end - simgrid_get_clock();
             long k = -1;
-            if (wait > 0) {
-                k = cs__sg_set_wait(&c.set, wait);
-                prefetch_turn(&c);
-            }
+            if (wait > 0)
+                k = wait_turn(&c, wait);
             if (k < 0)
                 complete(&c, c.rq[c.rqh++].step);
             else
@@ -430,8 +470,7 @@ void cs__rank_main(int argc, char **argv)
             c.err = CS_ERR_INTERNAL;
             break;
         }
-        long k = cs__sg_set_wait(&c.set, -1.0);
-        prefetch_turn(&c);
+        long k = wait_turn(&c, -1.0);
         if (k < 0) {
             c.err = CS_ERR_INTERNAL;
             break;

@@ -81,20 +81,22 @@ void cs__sg_set_prefetch(cs__sg_set_t *s)
 
 long cs__sg_set_wait(cs__sg_set_t *s, double timeout)
 {
-    act_vec &v = vec(s);
     /* wait_any_for even for a single comm: Activity::wait() on a running
      * comm makes the kernel create a CPU sleep action (to notice host
      * failures) and destroy it afterwards, which costs more than wait_any's
      * bookkeeping (about 10 % of a 768-rank ring simulation).  An empty set
      * with a timeout is a bare timer, cheaper than sleep_for, which creates
      * a CPU action as well. */
-    long pos = (long)sg4::Activity::wait_any_for(v, timeout);
-    if (pos < 0)
-        return -1;
+    long pos = (long)sg4::Activity::wait_any_for(vec(s), timeout);
+    return pos < 0 ? -1 : pos;
+}
+
+void cs__sg_set_remove(cs__sg_set_t *s, long pos)
+{
+    act_vec &v = vec(s);
     if ((size_t)pos + 1 < v.size())
         v[(size_t)pos] = std::move(v.back());
     v.pop_back();
-    return pos;
 }
 
 /* Split-duplex halves ("x_UP", "x_DOWN") may not carry the properties of
