@@ -32,10 +32,16 @@
  * address of the next (ticket -> step -> successors) costs a full memory
  * latency each.  Hence: the state a turn uses sits in the first lines of
  * rank_ctx_t, with small inline arrays for the outstanding set, the FIFO and
- * the stream; and on waking up the rank prefetches, all at once, those lines,
- * then the steps and successor lists of every outstanding ticket and of the
+ * the stream; and on waking up the rank prefetches, all at once, those lines
+ * and the steps and successor lists of every outstanding ticket and of the
  * stream's head, which are the only ones a wake-up can finish (tickets carry
- * the successor offset so that both prefetches go out together).
+ * the successor offset so that both prefetches go out together).  The steps
+ * of the first tickets are prefetched from addresses kept in registers
+ * across the wait (wait_turn), so they do not wait for the context's line;
+ * measured with perf at 768 ranks, the interpreter's share of the samples
+ * went from 12 % of SimGrid's to 8 %.  The gets' payload goes to one slot
+ * shared by all ranks when no observer reads it (SimGrid writes it when
+ * the comm completes: a slot per rank was a miss per receive).
  * The FIFO overflows into a run-wide slice of nsteps entries, the other
  * arrays onto the heap.  The run-wide arrays (FIFO slices, port FIFO, post
  * times, payload slots) are allocated by the driver, indexed by global step
