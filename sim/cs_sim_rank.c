@@ -330,42 +330,28 @@ static void finished(rank_ctx_t *c, uint32_t i)
     complete(c, i);
 }
 
-/* Lines of steps i..i+4 (two to a line; its successors and channel
- * successor are usually just after it) and of its successor list. */
-static inline void prefetch_step(const rank_ctx_t *c, uint32_t i, uint32_t succ)
+/* Lines of op o and of the two after it (two steps to a line; its
+ * successors and channel successor are usually there). */
+static inline void prefetch_op(const cs__op_t *o)
 {
     /* prefetches never fault: past the end of the array is harmless */
-    __builtin_prefetch(&c->op[i], 1);
-    __builtin_prefetch(&c->op[i + 2], 1);
-    __builtin_prefetch(&c->op[i + 4], 1);
-    __builtin_prefetch(&c->op[i + 6], 1);
-    if (succ != CS__NONE32)
-        __builtin_prefetch(&c->succ[succ]);
-}
-
-/* Right after waking up: bring in, all at once, what this turn is going to
- * read (see the header). */
-static inline void prefetch_turn(rank_ctx_t *c)
-{
-    for (size_t l = 0; l < CTX_HOT_LINES; l++)
-        __builtin_prefetch((const char *)c + 64 * l, 1);
-    cs__sg_set_prefetch((cs__sg_set_t *)&c->set);
-    for (uint32_t k = 0; k < c->nact; k++)
-        prefetch_step(c, c->tk[k].step, c->tk[k].succ);
-    if (c->rqh < c->rqt)
-        prefetch_step(c, c->rq[c->rqh].step, c->rq[c->rqh].succ);
+    __builtin_prefetch(o, 1);
+    __builtin_prefetch(o + 2, 1);
+    __builtin_prefetch(o + 4, 1);
 }
 
 /* Wait for the first outstanding comm to finish (or `timeout`), prefetch
- * what the turn reads, then take the finished comm out of the set.  The op
- * lines of the first two tickets and of the stream's head, and the mailbox
- * table, are worked out before sleeping and held in locals across the
- * wait: the compiler keeps them in callee-saved registers, which the
- * context switch restores from lines it touches anyway, so their
+ * what the turn reads, then take the finished comm out of the set.  The
+ * steps a wake-up can finish are those of the tickets and of the stream's
+ * head.  The op lines of the first two tickets and of the stream's head,
+ * and the mailbox table, are worked out before sleeping and held in locals
+ * across the wait: the compiler keeps them in callee-saved registers, which
+ * the context switch restores from lines it touches anyway, so their
  * prefetches go out at once instead of after the context's line holding
- * the tickets has arrived.  Removing the finished comm from the set
- * releases it (SimGrid destroys it), work that overlaps with those
- * prefetches. */
+ * the tickets has arrived.  Then the context's hot lines, the set's array,
+ * the other tickets' steps and the successor lists (those need the
+ * context).  Removing the finished comm from the set releases it (SimGrid
+ * destroys it), work that overlaps with those prefetches. */
 static long wait_turn(rank_ctx_t *c, double timeout)
 {
     const cs__op_t *h0 = c->op, *h1 = c->op, *h2 = c->op;
@@ -379,15 +365,23 @@ static long wait_turn(rank_ctx_t *c, double timeout)
     long k = cs__sg_set_wait(&c->set, timeout);
     /* keeps the compiler from hoisting the prefetches above the wait */
     __asm__ volatile("" : "+r"(h0), "+r"(h1), "+r"(h2), "+r"(h3));
-    /* a step's line, and the next two: its successors and channel
-     * successor are usually there */
-    for (int l = 0; l < 3; l++) {
-        __builtin_prefetch(h0 + 2 * l, 1);
-        __builtin_prefetch(h1 + 2 * l, 1);
-        __builtin_prefetch(h2 + 2 * l, 1);
-    }
+    prefetch_op(h0);
+    if (h1 != c->op)
+        prefetch_op(h1);
+    if (h2 != c->op)
+        prefetch_op(h2);
     __builtin_prefetch(h3);
-    prefetch_turn(c);
+    for (size_t l = 0; l < CTX_HOT_LINES; l++)
+        __builtin_prefetch((const char *)c + 64 * l, 1);
+    cs__sg_set_prefetch(&c->set);
+    for (uint32_t t = 0; t < c->nact; t++) {
+        if (t >= 2)
+            prefetch_op(&c->op[c->tk[t].step]);
+        if (c->tk[t].succ != CS__NONE32)
+            __builtin_prefetch(&c->succ[c->tk[t].succ]);
+    }
+    if (c->rqh < c->rqt && c->rq[c->rqh].succ != CS__NONE32)
+        __builtin_prefetch(&c->succ[c->rq[c->rqh].succ]);
     if (k >= 0)
         cs__sg_set_remove(&c->set, k);
     return k;

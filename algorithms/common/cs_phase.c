@@ -42,22 +42,6 @@ cs_range_t cs__grng(const cs_sched_t *s, int rank, int buf, uint32_t gpos, uint3
     return cs_rng(buf, gpos - s->ranks[rank].bufs[buf].base, n);
 }
 
-cs__dl_t cs__dl(int64_t a, int64_t b, int64_t c)
-{
-    cs__dl_t d = {{0}, 0};
-    int64_t in[3] = {a, b, c};
-    for (int i = 0; i < 3; i++) {
-        if (in[i] < 0)
-            continue;
-        int dup = 0;
-        for (uint32_t j = 0; j < d.n; j++)
-            dup |= d.v[j] == (uint32_t)in[i];
-        if (!dup)
-            d.v[d.n++] = (uint32_t)in[i];
-    }
-    return d;
-}
-
 static const char *const ph_names[CS__PH_COUNT] = {"ring", "rhd", "direct"};
 
 const char *cs__ph_alg_name(cs__ph_alg_t a)
