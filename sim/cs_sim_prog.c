@@ -40,19 +40,18 @@
  * ops[] is mapped directly (page-aligned, so line-aligned; zero-filled
  * without a pass over it), not taken from malloc.
  */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include <simgrid/mailbox.h>
 
 #include "cs_log.h"
 #include "cs_sim_int.h"
+#include "cs_thread.h"
 
-#define MAX_THREADS 8
+#define MAX_THREADS CS_THREAD_MAX
 #define STEPS_PER_THREAD (1u << 18) /* below this, one thread does it all */
 
 static uint64_t key_of(const cs_step_t *st)
@@ -259,24 +258,6 @@ static void *run_part(void *arg)
 
 /* Run every part: parts 1.. on threads, part 0 here; a thread that cannot
  * be created leaves its part to this one. */
-static void run_parts(part_t *w, int nw)
-{
-    void *(*fn)(void *) = run_part;
-    pthread_t th[MAX_THREADS];
-    int started[MAX_THREADS] = {0};
-    if (nw < 1)
-        return;
-    for (int t = 1; t < nw; t++)
-        started[t] = pthread_create(&th[t], NULL, fn, &w[t]) == 0;
-    fn(&w[0]);
-    for (int t = 1; t < nw; t++) {
-        if (started[t])
-            pthread_join(th[t], NULL);
-        else
-            fn(&w[t]);
-    }
-}
-
 /* Split the ranks into nw ranges of about equal step counts; each range's
  * hash table sized for its largest rank.  Returns the number of parts. */
 static int split(cs__prog_t *p, const cs__prime_t *prime, part_t *w, int nw)
@@ -313,29 +294,6 @@ static void part_free(part_t *w)
     free(w->mfirst);
 }
 
-/* Threads for a schedule of nsteps steps: one per STEPS_PER_THREAD, at
- * most one per online CPU; CS_SIM_THREADS=N (1 to MAX_THREADS) sets it
- * whatever the size (tests run the split on small schedules). */
-static int threads_for(uint64_t nsteps)
-{
-    const char *env = getenv("CS_SIM_THREADS");
-    if (env && *env) {
-        char *end;
-        long v = strtol(env, &end, 10);
-        if (*end == '\0' && v >= 1 && v <= MAX_THREADS)
-            return (int)v;
-        CS_WARN("sim", "CS_SIM_THREADS=%s ignored: expected a number from 1 to %d", env,
-                MAX_THREADS);
-    }
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    uint64_t want = nsteps / STEPS_PER_THREAD + 1;
-    if (ncpu < 1)
-        ncpu = 1;
-    if (want > (uint64_t)ncpu)
-        want = (uint64_t)ncpu;
-    return want > MAX_THREADS ? MAX_THREADS : (int)want;
-}
-
 int cs__prog_build(cs__prog_t *p, const cs_sched_t *s, const cs__prime_t *prime, cs_err_t *err)
 {
     int P = s->desc.nranks;
@@ -365,7 +323,9 @@ int cs__prog_build(cs__prog_t *p, const cs_sched_t *s, const cs__prime_t *prime,
     }
     /* woken ranks land anywhere in it: 2 MiB pages spare most TLB misses */
     madvise(p->ops, p->ops_len, MADV_HUGEPAGE);
-    nw = split(p, prime, w, threads_for(n));
+    /* CS_SIM_THREADS=N (1 to 8) sets the count whatever the size (tests run
+     * the split on small schedules) */
+    nw = split(p, prime, w, cs_thread_count("CS_SIM_THREADS", "sim", n, STEPS_PER_THREAD));
     p->nthreads = nw;
     for (int t = 0; t < nw; t++) {
         w[t].tkeys = malloc(sizeof(uint64_t) * w[t].tsize);
@@ -374,7 +334,7 @@ int cs__prog_build(cs__prog_t *p, const cs_sched_t *s, const cs__prime_t *prime,
             goto fail;
     }
 
-    run_parts(w, nw);
+    cs_thread_run(run_part, w, sizeof(w[0]), nw);
     for (int t = 0; t < nw; t++) {
         if (w[t].bad_rank >= 0) {
             st = cs_err_set(err, CS_ERR_UNSUPPORTED, "sim: rank %d has more than %u channels",

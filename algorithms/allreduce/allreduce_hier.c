@@ -97,6 +97,22 @@ static int parse(const cs_coll_desc_t *desc, cs_params_t *p, int *dims, cs__ph_a
     return cs__param_nchunks(p, nchunks, err);
 }
 
+typedef struct hier_arg {
+    const int *dims, *order;
+    const cs__ph_alg_t *algs;
+    int ntiers;
+    uint32_t len;
+    int src;
+    uint32_t pieces;
+} hier_arg_t;
+
+static int hier_emit(cs__phase_t *ph, void *arg)
+{
+    const hier_arg_t *h = arg;
+    return cs__phase_multitier(ph, h->dims, h->order, h->algs, h->ntiers, 0, h->len, h->src, 0,
+                               h->pieces);
+}
+
 static int build(const cs_coll_desc_t *desc, cs_params_t *p, cs_sched_t **out, cs_err_t *err)
 {
     int dims[HIER_MAX_TIERS], order[HIER_MAX_TIERS], n = 0;
@@ -108,14 +124,15 @@ static int build(const cs_coll_desc_t *desc, cs_params_t *p, cs_sched_t **out, c
     cs_sched_t *s = cs__gen_create_blocked(desc, nc, "", err, &st);
     if (s == NULL)
         return st;
-    for (int t = 0; t < n; t++)
+    hier_arg_t h = {dims, order, algs, n, (uint32_t)desc->nranks * nc,
+                    desc->inplace ? CS_BUF_OUT : CS_BUF_IN, nc};
+    /* steps per rank: a ring tier of size d about 4 d per chunk, others fewer */
+    uint64_t per = 8;
+    for (int t = 0; t < n; t++) {
         order[t] = t;
-    cs__phase_t ph;
-    st = cs__phase_init(&ph, s);
-    if (st == CS_OK)
-        st = cs__phase_multitier(&ph, dims, order, algs, n, 0, (uint32_t)desc->nranks * nc,
-                                 desc->inplace ? CS_BUF_OUT : CS_BUF_IN, 0, nc);
-    cs__phase_fini(&ph);
+        per += 4u * (uint64_t)dims[t] * nc;
+    }
+    st = cs__phase_split(s, (uint64_t)desc->nranks * per, hier_emit, &h);
     return cs__gen_finish(s, st, out, err);
 }
 

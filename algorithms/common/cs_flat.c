@@ -36,6 +36,19 @@ static int flat_phases(cs__phase_t *ph, const cs_coll_desc_t *desc, cs__ph_alg_t
                       cs_coll_name(desc->coll));
 }
 
+typedef struct flat_arg {
+    const cs_coll_desc_t *desc;
+    cs__ph_alg_t a;
+    const cs__grp_t *g;
+    uint32_t C, nchunks;
+} flat_arg_t;
+
+static int flat_emit(cs__phase_t *ph, void *arg)
+{
+    const flat_arg_t *f = arg;
+    return flat_phases(ph, f->desc, f->a, f->g, f->C, f->nchunks);
+}
+
 int cs__flat_build(const cs_coll_desc_t *desc, cs_params_t *params, cs__ph_alg_t a,
                    cs_sched_t **out, cs_err_t *err)
 {
@@ -54,10 +67,8 @@ int cs__flat_build(const cs_coll_desc_t *desc, cs_params_t *params, cs__ph_alg_t
     cs_sched_t *s = cs__gen_create(desc, (uint32_t)C, err, &st);
     if (s == NULL)
         return st;
-    cs__phase_t ph;
     int *ranks = malloc((size_t)P * sizeof(*ranks));
     uint32_t *cut = malloc(((size_t)P + 1) * sizeof(*cut));
-    st = cs__phase_init(&ph, s);
     if (ranks == NULL || cut == NULL)
         st = cs_err_set(&s->err, CS_ERR_NOMEM, "out of memory");
     if (st == CS_OK) {
@@ -68,9 +79,12 @@ int cs__flat_build(const cs_coll_desc_t *desc, cs_params_t *params, cs__ph_alg_t
             cut[m + 1] = cut[m] + (uint32_t)owned * nchunks;
         }
         cs__grp_t g = {ranks, P, cut};
-        st = flat_phases(&ph, desc, a, &g, (uint32_t)C, nchunks);
+        flat_arg_t fa = {desc, a, &g, (uint32_t)C, nchunks};
+        /* steps: ring and direct about 4 P per rank and chunk, rhd 4 log2 P */
+        uint64_t per = a == CS__PH_RHD ? 4u * (uint64_t)cs__log2_floor((uint64_t)P) + 8
+                                       : 4u * (uint64_t)P * nchunks;
+        st = cs__phase_split(s, (uint64_t)P * per, flat_emit, &fa);
     }
-    cs__phase_fini(&ph);
     free(ranks);
     free(cut);
     return cs__gen_finish(s, st, out, err);

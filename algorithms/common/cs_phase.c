@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cs_peers.h"
+#include "cs_thread.h"
 
 /* ---- small helpers ---------------------------------------------------- */
 
@@ -27,6 +28,7 @@ int cs__phase_init(cs__phase_t *ph, cs_sched_t *s)
         return cs_err_set(&s->err, CS_ERR_NOMEM, "out of memory (phase fronts)");
     for (int r = 0; r < s->desc.nranks; r++)
         ph->front[r] = -1;
+    ph->r1 = s->desc.nranks;
     return CS_OK;
 }
 
@@ -35,6 +37,77 @@ void cs__phase_fini(cs__phase_t *ph)
     free(ph->front);
     ph->front = NULL;
     cs_deps_fini(&ph->term);
+}
+
+/* ---- several threads --------------------------------------------------- */
+
+#define GEN_STEPS_PER_THREAD (1u << 18)
+
+typedef struct split_part {
+    cs_sched_t *s; /* the caller's schedule for part 0, a fresh one for the others */
+    int r0, r1;
+    int (*emit)(cs__phase_t *ph, void *arg);
+    void *arg;
+    int st;
+} split_part_t;
+
+static void *split_run(void *a)
+{
+    split_part_t *w = a;
+    cs__phase_t ph;
+    w->st = cs__phase_init(&ph, w->s);
+    if (w->st == CS_OK) {
+        ph.r0 = w->r0;
+        ph.r1 = w->r1;
+        w->st = w->emit(&ph, w->arg);
+    }
+    cs__phase_fini(&ph);
+    if (w->st == CS_OK)
+        w->st = cs_sched_status(w->s);
+    return NULL;
+}
+
+int cs__phase_split(cs_sched_t *s, uint64_t steps, int (*emit)(cs__phase_t *ph, void *arg),
+                    void *arg)
+{
+    int P = s->desc.nranks;
+    int nt = cs_thread_count("CS_GEN_THREADS", "gen", steps, GEN_STEPS_PER_THREAD);
+    if (nt > P)
+        nt = P > 0 ? P : 1;
+    split_part_t w[CS_THREAD_MAX];
+    int st = CS_OK;
+    for (int t = 0; t < nt; t++) {
+        w[t] = (split_part_t){t == 0 ? s : NULL, (int)((int64_t)P * t / nt),
+                              (int)((int64_t)P * (t + 1) / nt), emit, arg, CS_OK};
+        if (t > 0) {
+            cs_err_t e = {0};
+            w[t].s = cs_sched_create(&s->desc, s->nchunks, &e);
+            if (w[t].s == NULL) {
+                st = cs_err_set(&s->err, e.code != CS_OK ? e.code : CS_ERR_NOMEM, "%s", e.msg);
+                nt = t;
+                break;
+            }
+        }
+    }
+    if (st == CS_OK)
+        cs_thread_run(split_run, w, sizeof(w[0]), nt);
+    for (int t = 0; t < nt; t++) {
+        if (st == CS_OK && w[t].st != CS_OK) {
+            st = w[t].st;
+            if (t > 0)
+                cs_err_set(&s->err, st, "%s", w[t].s->err.msg);
+        }
+        if (t == 0)
+            continue;
+        if (st == CS_OK) /* the part's ranks into s, s's empty ones out */
+            for (int r = w[t].r0; r < w[t].r1; r++) {
+                cs_rank_sched_t tmp = s->ranks[r];
+                s->ranks[r] = w[t].s->ranks[r];
+                w[t].s->ranks[r] = tmp;
+            }
+        cs_sched_destroy(w[t].s);
+    }
+    return st;
 }
 
 cs_range_t cs__grng(const cs_sched_t *s, int rank, int buf, uint32_t gpos, uint32_t n)
@@ -95,6 +168,8 @@ static void member_end(cs__phase_t *ph, int r)
 static int single(cs__phase_t *ph, const cs__grp_t *g, int src, int dst)
 {
     int r = g->ranks[0];
+    if (!cs__phase_mine(ph, r))
+        return cs_sched_status(ph->s);
     cs_deps_push(&ph->term, p_copy(ph, r, src, dst, g->cut[0], g->cut[1] - g->cut[0],
                                    cs__dl(ph->front[r], -1, -1)));
     member_end(ph, r);
@@ -156,6 +231,8 @@ static int ring(cs__phase_t *ph, const cs__grp_t *g, cs__bufs_t b, int chan, uin
     int64_t *prev = mem, *cur = mem + pieces; /* receives of the step before / this step */
     for (int m = 0; m < n; m++) {
         int r = g->ranks[m], next = g->ranks[cs__ring_next(m, n)];
+        if (!cs__phase_mine(ph, r))
+            continue;
         int prv = g->ranks[cs__ring_prev(m, n)];
         int64_t f = ph->front[r], last_send = -1, last_recv = -1;
         copy_run_t run[4];
@@ -254,6 +331,8 @@ int cs__phase_rs_halving(cs__phase_t *ph, const cs__grp_t *g, cs__bufs_t b, int 
     uint32_t wlo = g->cut[0], wn = g->cut[n] - g->cut[0];
     for (int m = 0; m < n; m++) {
         int r = g->ranks[m], v = cs__fold_virt(&f, m);
+        if (!cs__phase_mine(ph, r))
+            continue;
         int64_t fr = ph->front[r], last_recv = -1;
         if (cs__fold_is_extra(&f, m)) {
             /* fold in: give the whole window to 2i, get the own segment back */
@@ -311,6 +390,8 @@ int cs__phase_ag_doubling(cs__phase_t *ph, const cs__grp_t *g, cs__bufs_t b, int
     uint32_t lo[2], len[2];
     for (int m = 0; m < n; m++) {
         int r = g->ranks[m], v = cs__fold_virt(&f, m);
+        if (!cs__phase_mine(ph, r))
+            continue;
         int64_t fr = ph->front[r], last_recv = -1;
         uint32_t olo = SEG_LO(g, m), on = SEG_N(g, m);
         int64_t own = p_copy(ph, r, b.src, b.dst, olo, on, cs__dl(fr, -1, -1));
@@ -366,6 +447,8 @@ int cs__phase_rs_direct(cs__phase_t *ph, const cs__grp_t *g, cs__bufs_t b, int c
         return single(ph, g, b.src, b.dst);
     for (int m = 0; m < n; m++) {
         int r = g->ranks[m];
+        if (!cs__phase_mine(ph, r))
+            continue;
         int64_t fr = ph->front[r], last_recv = -1;
         for (int d = 1; d < n; d++) {
             int j = cs__ring_add(m, d, n);
@@ -392,6 +475,8 @@ int cs__phase_ag_direct(cs__phase_t *ph, const cs__grp_t *g, cs__bufs_t b, int c
         return single(ph, g, b.src, b.dst);
     for (int m = 0; m < n; m++) {
         int r = g->ranks[m];
+        if (!cs__phase_mine(ph, r))
+            continue;
         int64_t fr = ph->front[r];
         cs_deps_push(&ph->term,
                      p_copy(ph, r, b.src, b.dst, SEG_LO(g, m), SEG_N(g, m), cs__dl(fr, -1, -1)));
@@ -493,7 +578,7 @@ int cs__phase_multitier(cs__phase_t *ph, const int *dims, const int *order,
                         pieces, ranks, cut, coord);
         src = CS_BUF_OUT;
     }
-    for (int r = 0; r < s->desc.nranks && st == CS_OK && src != CS_BUF_OUT; r++) {
+    for (int r = ph->r0; r < ph->r1 && st == CS_OK && src != CS_BUF_OUT; r++) {
         cs_deps_push(&ph->term, p_copy(ph, r, src, CS_BUF_OUT, base, len,
                                        cs__dl(ph->front[r], -1, -1)));
         member_end(ph, r);

@@ -49,10 +49,29 @@ typedef struct cs__phase {
     cs_sched_t *s;
     int64_t *front; /* nranks entries */
     cs_deps_t term; /* terminal steps of the member being emitted */
+    int r0, r1;     /* emit the steps of ranks [r0, r1) only (cs__phase_split) */
 } cs__phase_t;
 
 int cs__phase_init(cs__phase_t *ph, cs_sched_t *s);
 void cs__phase_fini(cs__phase_t *ph);
+
+/* Whether the stream emits rank r's steps. */
+static inline int cs__phase_mine(const cs__phase_t *ph, int r)
+{
+    return r >= ph->r0 && r < ph->r1;
+}
+
+/* Run a generator's phases, emit(ph, arg), over ranges of ranks on several
+ * threads, each into a schedule of its own, then move every rank's steps
+ * into s.  A rank's steps depend only on its own earlier steps (the
+ * emitters walk members one at a time), so the result is the schedule a
+ * single stream over all ranks builds, step for step.  emit must do all of
+ * its work through ph->s (buffers declared for every rank included) and
+ * may be called once per thread; `steps` estimates the schedule's size:
+ * one thread per 256 Ki steps, at most one per CPU, or CS_GEN_THREADS=N.
+ * Returns CS_OK or the first error (also recorded in s). */
+int cs__phase_split(cs_sched_t *s, uint64_t steps, int (*emit)(cs__phase_t *ph, void *arg),
+                    void *arg);
 
 typedef struct cs__grp {
     const int *ranks;    /* n global ranks */

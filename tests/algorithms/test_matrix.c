@@ -5,11 +5,13 @@
  * extra parameter sets below.  For each case: the generator builds, the
  * verifier accepts, and the reference interpreter gives exact int32 sums,
  * exact int64 max and float sums within the stated tolerance (the test data
- * is chosen so float sums are exact too: tolerance 0).
+ * is chosen so float sums are exact too: tolerance 0).  Each schedule is
+ * also generated with CS_GEN_THREADS=3 and must have the same digest.
  *
  * Usage: test_matrix [COLL [ALGO]]   (restrict to one collective/algorithm)
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cs_algo.h"
@@ -65,6 +67,19 @@ static int run_case(const cs_algo_t *a, int P, int root, const char *ptext)
                   a->name, P, root, ptext ? ptext : "", err.msg);
     if (st != CS_OK)
         return 1;
+    {
+        /* generated on 3 threads (cs__phase_split): the same schedule */
+        cs_sched_t *s3 = NULL;
+        cs_err_t e3 = {0};
+        setenv("CS_GEN_THREADS", "3", 1);
+        int st3 = cs_algo_build(a, &d, &params, &s3, &e3);
+        unsetenv("CS_GEN_THREADS");
+        CS_TEST_CHECK(st3 == CS_OK && cs_sched_digest(s3) == cs_sched_digest(s),
+                      "%s %s P=%d root=%d %s: generated on 3 threads: %s", cs_coll_name(a->coll),
+                      a->name, P, root, ptext ? ptext : "",
+                      st3 == CS_OK ? "a different schedule" : e3.msg);
+        cs_sched_destroy(s3);
+    }
     cs_verify_report_t rep = {0};
     st = cs_verify(s, NULL, &rep, &err);
     CS_TEST_CHECK(st == CS_OK, "%s %s P=%d root=%d %s: verifier: %s", cs_coll_name(a->coll),
