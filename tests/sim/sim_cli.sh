@@ -73,6 +73,13 @@ CS_SIM_THREADS=0 "$collstep" sim --platform "$P" --algo ring,rd --size 1M:4M \
   --format csv >"$tmp/csv_t0" 2>"$tmp/err"
 check "CS_SIM_THREADS=0: same csv" cmp -s "$tmp/csv" "$tmp/csv_t0"
 check "CS_SIM_THREADS=0: warned" grep -q 'CS_SIM_THREADS=0 ignored: expected a number from 1 to 8' "$tmp/err"
+# the generators' split over threads: same schedules, so the same results
+CS_GEN_THREADS=5 "$collstep" sim --platform "$P" --algo ring,rd --size 1M:4M \
+  --format csv >"$tmp/csv_g5" 2>"$tmp/err"
+check "5 generator threads: same csv" cmp -s "$tmp/csv" "$tmp/csv_g5"
+CS_GEN_THREADS=x "$collstep" sim --platform "$P" --algo ring --size 1M \
+  --format csv >/dev/null 2>"$tmp/err"
+check "CS_GEN_THREADS=x: warned" grep -q 'CS_GEN_THREADS=x ignored: expected a number from 1 to 8' "$tmp/err"
 "$collstep" sim --help >"$tmp/help"
 check "help" grep -q -- "--platform" "$tmp/help"
 
