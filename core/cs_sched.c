@@ -468,7 +468,11 @@ uint64_t cs_sched_total_steps(const cs_sched_t *s)
 uint64_t cs_chunk_start(const cs_sched_t *s, uint64_t count, uint64_t g)
 {
     uint64_t k = cs_sched_block_chunks(s);
+    if (k == 1) /* one chunk per block (most generators): no division */
+        return g * count;
     uint64_t q = g / k, i = g % k;
+    if (count <= UINT32_MAX) /* i < k <= 2^32: the product fits 64 bits */
+        return q * count + i * count / k;
     /* floor(i * count / k) without overflow for count < 2^64 / k. */
     unsigned __int128 x = (unsigned __int128)i * count / k;
     return q * count + (uint64_t)x;
