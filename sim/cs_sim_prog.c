@@ -256,8 +256,6 @@ static void *run_part(void *arg)
     return NULL;
 }
 
-/* Run every part: parts 1.. on threads, part 0 here; a thread that cannot
- * be created leaves its part to this one. */
 /* Split the ranks into nw ranges of about equal step counts; each range's
  * hash table sized for its largest rank.  Returns the number of parts. */
 static int split(cs__prog_t *p, const cs__prime_t *prime, part_t *w, int nw)
