@@ -35,13 +35,12 @@ void cs_thread_run(void *(*fn)(void *), void *base, size_t stride, int n)
     char *b = base;
     if (n < 1)
         return;
-    if (n > CS_THREAD_MAX)
-        n = CS_THREAD_MAX;
-    for (int t = 1; t < n; t++)
+    /* beyond CS_THREAD_MAX, arguments run here like those of failed threads */
+    for (int t = 1; t < n && t < CS_THREAD_MAX; t++)
         started[t] = pthread_create(&th[t], NULL, fn, b + (size_t)t * stride) == 0;
     fn(b);
     for (int t = 1; t < n; t++) {
-        if (started[t])
+        if (t < CS_THREAD_MAX && started[t])
             pthread_join(th[t], NULL);
         else
             fn(b + (size_t)t * stride);
