@@ -310,9 +310,7 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
     }
     uint64_t maxsteps = 1;
     for (int i = 0; i < n; i++) {
-        uint64_t k = 0;
-        for (int r = 0; r < inst[i].sched->desc.nranks; r++)
-            k += inst[i].sched->ranks[r].nsteps;
+        uint64_t k = cs_sched_total_steps(inst[i].sched);
         if (k > maxsteps)
             maxsteps = k;
     }
