@@ -33,7 +33,8 @@
     X(CS_ERR_PEER, -11, "peer failed")                                       \
     X(CS_ERR_MISMATCH, -12, "ranks disagree")                                \
     X(CS_ERR_NODEVICE, -13, "no usable device")                              \
-    X(CS_ERR_INTERNAL, -14, "internal error")
+    X(CS_ERR_INTERNAL, -14, "internal error")                                \
+    X(CS_ERR_INTERRUPTED, -15, "interrupted by a signal")
 
 typedef enum {
 #define CS__ENUM(name, val, msg) name = val,
