@@ -60,7 +60,10 @@ int cs__gpu_nccl_status(int nccl_res);
 int cs__gpu_cuda_err(cs_err_t *err, int cuda_err, const char *what);
 
 /* dst[i] = dst[i] op src[i] for i < n on device memory, enqueued on `stream`
- * (a cudaStream_t; NULL = legacy default stream).  Returns a cudaError_t. */
+ * (a cudaStream_t; NULL = legacy default stream).  dst and src must be
+ * aligned to the element size (else cudaErrorMisalignedAddress, nothing
+ * enqueued); any other alignments and any n are fine (cs_reduce_geom.h).
+ * Returns a cudaError_t. */
 int cs__gpu_reduce(void *dst, const void *src, size_t n, cs_dtype_t dt, cs_op_t op, void *stream);
 /* The same, as a cs_status_t with err filled. */
 int cs_gpu_reduce(void *dst, const void *src, size_t n, cs_dtype_t dt, cs_op_t op, void *stream,

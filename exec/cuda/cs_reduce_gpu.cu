@@ -5,12 +5,16 @@
  *
  * Contract (see cs_gpu.h, cs__gpu_reduce): enqueued on the given stream,
  * never synchronises, never touches host memory; dst and src must not
- * overlap.  Returns the cudaError_t of the launch (0 on success).
+ * overlap and must be aligned to the element size (else
+ * cudaErrorMisalignedAddress, nothing launched).  Returns the cudaError_t
+ * of the launch (0 on success).
  *
- * Method.  One grid-stride kernel per (type, operator).  When dst and src
- * have the same offset modulo 16 bytes, a scalar head reaches the 16-byte
- * boundary, the body moves 16-byte vectors (uint4: 4 floats, 2 doubles,
- * 8 halves ...) and a scalar tail finishes; otherwise everything is scalar.
+ * Method.  One grid-stride kernel per (type, operator), split and loops
+ * from cs_reduce_geom.h.  When dst and src have the same offset modulo 16
+ * bytes, a scalar head reaches the 16-byte boundary, the body moves 16-byte
+ * vectors (uint4: 4 floats, 2 doubles, 8 halves ...) and a scalar tail
+ * finishes; otherwise everything is the scalar head.  Every part is a
+ * grid-stride loop: the grid never has to cover the data.
  * Results match the host reductions bit for bit: the same single IEEE
  * operation per element (no FMA contraction is possible with one op), half
  * and bfloat16 through float with one round-to-nearest-even, float min/max
@@ -24,6 +28,7 @@
 #include <stdint.h>
 
 #include "cs_dtype.h"
+#include "cs_reduce_geom.h"
 
 namespace {
 
@@ -67,29 +72,42 @@ template <typename T> union Vec {
     T e[sizeof(uint4) / sizeof(T)];
 };
 
-/* head scalar elements, then nvec 16-byte vectors, then scalars up to n. */
+/* One scalar element and one 16-byte vector of dst op= src. */
 template <typename T, typename Op>
-__global__ void __launch_bounds__(256) reduce_kernel(T *__restrict__ dst, const T *__restrict__ src,
-                                                     size_t n, size_t head, size_t nvec)
+__device__ __forceinline__ void red_scalar(T *__restrict__ dst, const T *__restrict__ src, size_t i)
+{
+    dst[i] = Elem<T>::template red<Op>(dst[i], src[i]);
+}
+
+template <typename T, typename Op>
+__device__ __forceinline__ void red_vector(uint4 *__restrict__ vd, const uint4 *__restrict__ vs,
+                                           size_t v)
 {
     constexpr int V = sizeof(uint4) / sizeof(T);
+    Vec<T> a, b;
+    a.raw = vd[v];
+    b.raw = __ldg(vs + v);
+#pragma unroll
+    for (int j = 0; j < V; j++)
+        a.e[j] = Elem<T>::template red<Op>(a.e[j], b.e[j]);
+    vd[v] = a.raw;
+}
+
+/* The split and the grid-stride loops of every part are cs_reduce_geom.h's
+ * (tested on the host for every thread of many grids, gpu_geom.c). */
+template <typename T, typename Op>
+__global__ void __launch_bounds__(CS_REDUCE_THREADS)
+    reduce_kernel(T *__restrict__ dst, const T *__restrict__ src, cs_reduce_geom_t g)
+{
     size_t tid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     size_t stride = (size_t)gridDim.x * blockDim.x;
-    if (tid < head)
-        dst[tid] = Elem<T>::template red<Op>(dst[tid], src[tid]);
-    uint4 *vd = reinterpret_cast<uint4 *>(dst + head);
-    const uint4 *vs = reinterpret_cast<const uint4 *>(src + head);
-    for (size_t i = tid; i < nvec; i += stride) {
-        Vec<T> a, b;
-        a.raw = vd[i];
-        b.raw = __ldg(vs + i);
-#pragma unroll
-        for (int j = 0; j < V; j++)
-            a.e[j] = Elem<T>::template red<Op>(a.e[j], b.e[j]);
-        vd[i] = a.raw;
-    }
-    for (size_t i = head + nvec * V + tid; i < n; i += stride)
-        dst[i] = Elem<T>::template red<Op>(dst[i], src[i]);
+    uint4 *vd = reinterpret_cast<uint4 *>(dst + g.head);
+    const uint4 *vs = reinterpret_cast<const uint4 *>(src + g.head);
+#define CS_RED_SCALAR(i) red_scalar<T, Op>(dst, src, i)
+#define CS_RED_VECTOR(v) red_vector<T, Op>(vd, vs, v)
+    CS_REDUCE_VISIT(g, tid, stride, CS_RED_SCALAR, CS_RED_VECTOR);
+#undef CS_RED_SCALAR
+#undef CS_RED_VECTOR
 }
 
 int sm_count(void)
@@ -111,25 +129,12 @@ int sm_count(void)
 template <typename T, typename Op>
 cudaError_t launch(void *dst, const void *src, size_t n, cudaStream_t stream)
 {
-    constexpr size_t V = sizeof(uint4) / sizeof(T);
-    uintptr_t d = (uintptr_t)dst, s = (uintptr_t)src;
-    size_t head = n, nvec = 0;
-    if (d % 16 == s % 16 && d % sizeof(T) == 0) {
-        head = ((16 - d % 16) % 16) / sizeof(T);
-        if (head > n)
-            head = n;
-        nvec = (n - head) / V;
-    }
-    size_t work = nvec + (n - head - nvec * V) + head;
-    const unsigned threads = 256;
-    size_t blocks = (work + threads - 1) / threads;
-    size_t maxb = (size_t)sm_count() * 8;
-    if (blocks > maxb)
-        blocks = maxb;
-    if (blocks < 1)
-        blocks = 1;
-    reduce_kernel<T, Op><<<(unsigned)blocks, threads, 0, stream>>>((T *)dst, (const T *)src, n,
-                                                                   head, nvec);
+    cs_reduce_geom_t g;
+    if (cs_reduce_geom_init(&g, (uintptr_t)dst, (uintptr_t)src, n, sizeof(T),
+                            cs_reduce_max_blocks(sm_count())) != 0)
+        return cudaErrorMisalignedAddress; /* not aligned to the element size */
+    reduce_kernel<T, Op><<<(unsigned)g.blocks, CS_REDUCE_THREADS, 0, stream>>>((T *)dst,
+                                                                              (const T *)src, g);
     return cudaGetLastError();
 }
 
