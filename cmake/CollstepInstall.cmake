@@ -1,0 +1,191 @@
+# cmake/CollstepInstall.cmake - what `cmake --install` puts where.
+#
+#   PREFIX/bin/collstep                       RUNPATH $ORIGIN/../lib (+ CUDA's lib dir)
+#   PREFIX/lib/libcs_<lib>.a                  one static library per folder
+#   PREFIX/lib/libcs_gpu_kernels.so           the CUDA kernels (CUDA builds only)
+#   PREFIX/include/collstep/cs_*.h            the public headers: #include <collstep/cs_sched.h>
+#   PREFIX/lib/pkgconfig/collstep.pc          pkg-config --cflags --libs collstep
+#   PREFIX/lib/cmake/collstep/                find_package(collstep): collstep::core, ...
+#
+# Each library folder lists its public headers and hands its target to
+# cs_install_library() at the end of its CMakeLists.txt; the top level calls
+# cs_install_finish() once every folder is added, which writes the CMake
+# package, the pkg-config file and the umbrella target collstep::collstep.
+# docs/install.md is the user's side of this file.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(CS_INSTALL_INCLUDEDIR ${CMAKE_INSTALL_INCLUDEDIR}/collstep)
+set(CS_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/collstep)
+
+# Installed binaries find collstep's own shared library (libcs_gpu_kernels.so)
+# relative to themselves, so a prefix can be moved; libraries from outside
+# the build tree (CUDA's runtime and NCCL in /usr/local/cuda) keep the
+# directory they were linked from.  Set before any target is created.
+file(RELATIVE_PATH _cs_bin_to_lib ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_FULL_LIBDIR})
+set(CMAKE_INSTALL_RPATH "$ORIGIN/${_cs_bin_to_lib}")
+set(CMAKE_INSTALL_RPATH_USE_LINK_PATH ON)
+
+# Headers are reached as <collstep/NAME.h> both installed and in the build
+# tree: build/include/collstep/ holds a symbolic link to every public header.
+set(CS_BUILD_INCLUDEDIR ${PROJECT_BINARY_DIR}/include)
+file(MAKE_DIRECTORY ${CS_BUILD_INCLUDEDIR}/collstep)
+
+# cs_install_library(TARGET NAME export-name [HEADERS h...])
+# Installs TARGET as collstep::NAME (also its alias in the tree) with the
+# headers of its folder.  The target's public include directories of the
+# source tree are kept for the build only; installed users get PREFIX/include.
+function(cs_install_library tgt)
+  cmake_parse_arguments(A "" "NAME" "HEADERS" ${ARGN})
+  if(NOT A_NAME)
+    message(FATAL_ERROR "cs_install_library(${tgt}): NAME is missing")
+  endif()
+  get_target_property(type ${tgt} TYPE)
+  get_target_property(dirs ${tgt} INTERFACE_INCLUDE_DIRECTORIES)
+  set(iface "")
+  foreach(d IN LISTS dirs)
+    if(d STREQUAL "dirs-NOTFOUND")
+      continue()
+    endif()
+    string(FIND "${d}" "${PROJECT_SOURCE_DIR}/" in_src)
+    string(FIND "${d}" "${PROJECT_BINARY_DIR}/" in_bin)
+    if(in_src EQUAL 0 OR in_bin EQUAL 0)
+      list(APPEND iface "$<BUILD_INTERFACE:${d}>")
+    else()
+      list(APPEND iface "${d}")  # a generator expression or an outside directory (NCCL)
+    endif()
+  endforeach()
+  if(NOT type STREQUAL "SHARED_LIBRARY")
+    list(APPEND iface "$<BUILD_INTERFACE:${CS_BUILD_INCLUDEDIR}>"
+                      "$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>")
+  endif()
+  set_target_properties(${tgt} PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${iface}"
+                                          EXPORT_NAME ${A_NAME})
+  add_library(collstep::${A_NAME} ALIAS ${tgt})
+  install(TARGETS ${tgt} EXPORT collstepTargets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  get_target_property(srcdir ${tgt} SOURCE_DIR)
+  foreach(h IN LISTS A_HEADERS)
+    if(NOT EXISTS ${srcdir}/${h})
+      message(FATAL_ERROR "cs_install_library(${tgt}): no header ${srcdir}/${h}")
+    endif()
+    file(CREATE_LINK ${srcdir}/${h} ${CS_BUILD_INCLUDEDIR}/collstep/${h} SYMBOLIC)
+    install(FILES ${srcdir}/${h} DESTINATION ${CS_INSTALL_INCLUDEDIR})
+  endforeach()
+  set_property(GLOBAL APPEND PROPERTY CS_INSTALLED_TARGETS ${tgt})
+endfunction()
+
+# The pkg-config file's libraries in link order (users before what they
+# use; cs_exec_gpu calls cs_exec's bootstrap, cs_exec none of cs_exec_gpu),
+# the pkg-config modules and flags each one adds.
+set(_cs_pc_order cs_sim cs_exec_gpu cs_gpu_kernels cs_exec cs_traces cs_platforms cs_algos cs_core)
+
+function(cs_install_finish)
+  get_property(tgts GLOBAL PROPERTY CS_INSTALLED_TARGETS)
+
+  # The umbrella target: every library this build installed.
+  add_library(cs_collstep INTERFACE)
+  foreach(t IN LISTS tgts)
+    get_target_property(type ${t} TYPE)
+    if(NOT type STREQUAL "SHARED_LIBRARY")  # the kernels come through cs_exec_gpu
+      target_link_libraries(cs_collstep INTERFACE ${t})
+    endif()
+  endforeach()
+  set_target_properties(cs_collstep PROPERTIES EXPORT_NAME collstep)
+  add_library(collstep::collstep ALIAS cs_collstep)
+  install(TARGETS cs_collstep EXPORT collstepTargets)
+
+  # ---- CMake package ---------------------------------------------------
+  set(CS_COMPONENTS "")
+  foreach(t IN LISTS tgts)
+    get_target_property(n ${t} EXPORT_NAME)
+    list(APPEND CS_COMPONENTS ${n})
+  endforeach()
+  # The pkg-config modules the exported targets name (PkgConfig::<prefix>),
+  # recreated by collstepConfig.cmake with the same prefixes.
+  set(CS_PKG_DEPS "")
+  foreach(pair "cs_platforms;IGRAPH;igraph" "cs_sim;SIMGRID;simgrid" "cs_exec;CS_PMIX;pmix")
+    list(GET pair 0 t)
+    if(t IN_LIST tgts)
+      list(GET pair 1 prefix)
+      list(GET pair 2 module)
+      string(APPEND CS_PKG_DEPS "${prefix} ${module} ")
+    endif()
+  endforeach()
+  get_property(CS_CUDA_ROOT GLOBAL PROPERTY CS_CUDA_ROOT)
+  install(EXPORT collstepTargets NAMESPACE collstep:: DESTINATION ${CS_INSTALL_CMAKEDIR}
+          FILE collstepTargets.cmake)
+  configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/collstepConfig.cmake.in
+                                ${PROJECT_BINARY_DIR}/cmake/collstepConfig.cmake
+                                INSTALL_DESTINATION ${CS_INSTALL_CMAKEDIR})
+  # 0.x: a minor version may change the API.
+  write_basic_package_version_file(${PROJECT_BINARY_DIR}/cmake/collstepConfigVersion.cmake
+                                   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+  install(FILES ${PROJECT_BINARY_DIR}/cmake/collstepConfig.cmake
+                ${PROJECT_BINARY_DIR}/cmake/collstepConfigVersion.cmake
+          DESTINATION ${CS_INSTALL_CMAKEDIR})
+
+  # ---- pkg-config ------------------------------------------------------
+  # The libraries are static, so what they link goes to Libs and Requires,
+  # not to the *.private fields (those are read only with --static, and
+  # there is no shared libcollstep that would carry them).
+  set(libs "-L\${libdir}")
+  set(requires "")
+  set(cflags "-I\${includedir}")
+  foreach(t IN LISTS _cs_pc_order)
+    if(NOT t IN_LIST tgts)
+      continue()
+    endif()
+    get_target_property(out ${t} OUTPUT_NAME)
+    if(NOT out)
+      set(out ${t})
+    endif()
+    string(APPEND libs " -l${out}")
+  endforeach()
+  set(extra "")
+  if(cs_gpu_kernels IN_LIST tgts)
+    # libcs_gpu_kernels.so, CUDA's runtime and NCCL are found at run time
+    # through the program's RUNPATH, as with the CMake package.
+    get_property(cuda_dirs GLOBAL PROPERTY CS_CUDA_LIBRARY_DIRS)
+    list(REMOVE_DUPLICATES cuda_dirs)
+    string(APPEND libs " -Wl,-rpath,\${libdir}")
+    foreach(d IN LISTS cuda_dirs)
+      string(APPEND libs " -L${d} -Wl,-rpath,${d}")
+    endforeach()
+    string(APPEND libs " -lnccl -lcudart")
+    string(APPEND cflags " -DCS_HAVE_NCCL")
+  endif()
+  if(cs_sim IN_LIST tgts)
+    list(APPEND requires simgrid)
+    string(APPEND extra " -lstdc++")  # cs_sim_sg.cpp
+  endif()
+  if(cs_platforms IN_LIST tgts)
+    list(APPEND requires igraph)
+  endif()
+  if(cs_exec IN_LIST tgts)
+    list(APPEND requires pmix)
+    foreach(l IN LISTS CMAKE_DL_LIBS)
+      string(APPEND extra " -l${l}")
+    endforeach()
+    if(cs_traces IN_LIST tgts)
+      string(APPEND cflags " -DCS_EXEC_HAVE_TRACES")
+    endif()
+  endif()
+  string(APPEND libs "${extra} -pthread -lm")
+  list(JOIN requires ", " CS_PC_REQUIRES)
+  list(JOIN CS_COMPONENTS " " CS_PC_COMPONENTS)
+  set(CS_PC_LIBS "${libs}")
+  set(CS_PC_CFLAGS "${cflags}")
+  # Relative to the .pc file, so that a moved prefix still works.
+  set(pcdir ${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig)
+  file(RELATIVE_PATH CS_PC_PREFIX ${pcdir} ${CMAKE_INSTALL_PREFIX})
+  file(RELATIVE_PATH CS_PC_LIBDIR ${CMAKE_INSTALL_PREFIX} ${CMAKE_INSTALL_FULL_LIBDIR})
+  file(RELATIVE_PATH CS_PC_INCLUDEDIR ${CMAKE_INSTALL_PREFIX} ${CMAKE_INSTALL_FULL_INCLUDEDIR})
+  string(REGEX REPLACE "/$" "" CS_PC_PREFIX "\${pcfiledir}/${CS_PC_PREFIX}")
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/collstep.pc.in
+                 ${PROJECT_BINARY_DIR}/cmake/collstep.pc @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/cmake/collstep.pc
+          DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endfunction()
