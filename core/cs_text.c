@@ -1,10 +1,13 @@
 /*
  * cs_text.c - schedule files: load (a whole file, mapped into memory when it
- * is a regular file, or standard input) and atomic save (write PATH.tmp.<pid>,
- * then rename; the temporary file is removed on failure).  Parsing and
+ * is a regular file, or standard input) and safe save through core/cs_out.h
+ * (PATH.tmp.<pid>, then rename; an existing file is replaced only when it is
+ * a schedule, unless forced).  Parsing and
  * writing live in cs_text_read.c and cs_text_write.c; contracts: cs_text.h.
  */
 #include "cs_text.h"
+
+#include "cs_out.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -95,61 +98,49 @@ out:
     return s;
 }
 
-int cs_sched_save(const cs_sched_t *s, const char *path, cs_err_t *err)
+/* A schedule file collstep wrote: after blank and comment lines (a
+ * hand-edited file may start with a comment), the header "collstep-schedule". */
+static int is_schedule(const char *head, size_t n)
 {
-    int rc, fd = -1;
-    FILE *f = NULL;
-    char *tmp = NULL;
+    static const char hdr[] = "collstep-schedule";
+    size_t i = 0;
+    while (i < n) {
+        while (i < n && (head[i] == ' ' || head[i] == '\t' || head[i] == '\r'))
+            i++;
+        if (i < n && head[i] == '#')
+            while (i < n && head[i] != '\n')
+                i++;
+        if (i < n && head[i] == '\n') {
+            i++;
+            continue;
+        }
+        break;
+    }
+    return n - i >= sizeof(hdr) - 1 && memcmp(head + i, hdr, sizeof(hdr) - 1) == 0;
+}
+
+const cs_out_kind_t cs_sched_out_kind = {"schedule file", is_schedule, NULL, NULL};
+
+int cs_sched_save_flags(const cs_sched_t *s, const char *path, int flags, cs_err_t *err)
+{
+    cs_out_t *o = NULL;
     if (s == NULL || path == NULL)
         return cs_err_set(err, CS_ERR_INVAL, "cs_sched_save: no schedule or no path");
-    if (strcmp(path, "-") == 0) {
-        rc = cs_sched_write(s, stdout);
-        if (rc == CS_ERR_IO)
-            return cs_err_set(err, rc, "<stdout>: cannot write: %s", strerror(errno));
-        return rc == CS_OK ? CS_OK : cs_err_set(err, rc, "<stdout>: %s", cs_status_str(rc));
-    }
-    size_t n = strlen(path) + 32;
-    tmp = malloc(n);
-    if (tmp == NULL)
-        return cs_err_set(err, CS_ERR_NOMEM, "%s: out of memory", path);
-    snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd < 0) {
-        rc = cs_err_set(err, CS_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
-        goto out;
-    }
-    f = fdopen(fd, "w");
-    if (f == NULL) {
-        rc = cs_err_set(err, CS_ERR_IO, "%s: cannot open: %s", tmp, strerror(errno));
-        close(fd);
-        goto fail;
-    }
-    rc = cs_sched_write(s, f);
+    int rc = cs_out_begin_file(path, flags, &cs_sched_out_kind, &o, err);
+    if (rc != CS_OK)
+        return rc;
+    rc = cs_sched_write(s, cs_out_stream(o));
     if (rc != CS_OK) {
-        rc = cs_err_set(err, rc, "%s: cannot write: %s", tmp,
+        const char *name = strcmp(cs_out_tmp_path(o), "-") == 0 ? "<stdout>" : cs_out_tmp_path(o);
+        rc = cs_err_set(err, rc, "%s: cannot write: %s", name,
                         rc == CS_ERR_IO ? strerror(errno) : cs_status_str(rc));
-        fclose(f);
-        goto fail;
+        cs_out_abort(o);
+        return rc;
     }
-    if (fsync(fileno(f)) != 0 && errno != EINVAL) {
-        rc = cs_err_set(err, CS_ERR_IO, "%s: cannot sync: %s", tmp, strerror(errno));
-        fclose(f);
-        goto fail;
-    }
-    if (fclose(f) != 0) {
-        rc = cs_err_set(err, CS_ERR_IO, "%s: cannot close: %s", tmp, strerror(errno));
-        goto fail;
-    }
-    if (rename(tmp, path) != 0) {
-        rc = cs_err_set(err, CS_ERR_IO, "%s: cannot rename to %s: %s", tmp, path,
-                        strerror(errno));
-        goto fail;
-    }
-    rc = CS_OK;
-    goto out;
-fail:
-    unlink(tmp);
-out:
-    free(tmp);
-    return rc;
+    return cs_out_commit(o, err);
+}
+
+int cs_sched_save(const cs_sched_t *s, const char *path, cs_err_t *err)
+{
+    return cs_sched_save_flags(s, path, CS_OUT_STDOUT | CS_OUT_FSYNC, err);
 }

@@ -57,9 +57,22 @@ cs_sched_t *cs_sched_load(const char *path, cs_err_t *err);
 int cs_sched_write(const cs_sched_t *s, FILE *f);
 
 /* Save the canonical text to `path`; "-" writes standard output.  A file is
- * written whole or not at all: the text goes to "PATH.tmp.<pid>", which is
- * renamed over PATH on success and removed on failure.  Returns CS_OK or
- * CS_ERR_IO / CS_ERR_NOMEM / CS_ERR_INVAL with *err filled. */
+ * written whole or not at all (core/cs_out.h): the text goes to
+ * "PATH.tmp.<pid>", which is fsync'ed and renamed over PATH on success and
+ * removed on failure.  An existing PATH is replaced only when it is a
+ * schedule file (its first bytes, after blank and '#' comment lines, are
+ * "collstep-schedule"); any other file, a directory or a symbolic link is
+ * refused with CS_ERR_IO and left untouched.  Returns CS_OK or CS_ERR_IO /
+ * CS_ERR_NOMEM / CS_ERR_INVAL with *err filled. */
 int cs_sched_save(const cs_sched_t *s, const char *path, cs_err_t *err);
+/* The same with cs_out flags: CS_OUT_FORCE also replaces a regular file
+ * that is not a schedule (never a directory), CS_OUT_STDOUT lets "-" mean
+ * standard output, CS_OUT_FSYNC syncs before the rename.  cs_sched_save is
+ * cs_sched_save_flags(s, path, CS_OUT_STDOUT | CS_OUT_FSYNC, err). */
+int cs_sched_save_flags(const cs_sched_t *s, const char *path, int flags, cs_err_t *err);
+
+struct cs_out_kind;
+/* What cs_sched_save writes, for cs_out_begin_file (the recognizer above). */
+extern const struct cs_out_kind cs_sched_out_kind;
 
 #endif /* CS_TEXT_H */
