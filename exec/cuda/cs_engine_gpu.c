@@ -19,6 +19,12 @@
  * Everything in the same stream is ordered by the stream itself.  A run
  * starts with the compute stream waiting for the comm (main) stream and
  * ends with the main stream waiting for the compute stream.
+ *
+ * Runs of copies that cs__gpu_merge_copies merges (same dependency set,
+ * continuing ranges; cs_plan_gpu.c says why that is correct) are one
+ * cudaMemcpyAsync, issued by the run's first step; the other members
+ * become joins done when it is done.  At P = 1, allreduce dbtree (32 copy
+ * steps) and broadcast chain (8) are then one copy like ring.
  */
 #include <cuda_runtime_api.h>
 #include <nccl.h>
@@ -40,6 +46,8 @@ typedef struct gstep {
     int32_t ev;      /* event recorded after the compute item, -1 none */
     uint16_t chan;
     uint32_t seq;    /* position on its (peer, channel, direction) */
+    uint32_t lead;   /* the step that carries this one (itself unless a merged copy) */
+    cs_range_t src, dst; /* ranges moved (a carrier of merged copies: the whole run) */
     size_t stage_off;
     char *a, *b;     /* send src / recv dst / local src (rrecv: staging), local dst */
     uint64_t elems;
@@ -57,7 +65,7 @@ struct cs_gpu_engine {
     cs_engine_config_t cfg;
     int rank;
     size_t esize;
-    uint32_t n, nitems, ngroups, nevents;
+    uint32_t n, nitems, ngroups, nevents, merged;
     gstep_t *st;
     item_t *items;
     int32_t *ev_of; /* compute item -> its event, -1 none */
@@ -105,23 +113,30 @@ static int plan(cs_gpu_engine_t *e, cs_err_t *err)
     const cs_rank_sched_t *rs = e->rs;
     size_t n1 = e->n ? e->n : 1;
     int32_t *grp = malloc(n1 * sizeof(*grp)), *H = malloc(n1 * sizeof(*H));
-    uint32_t *seq = malloc(n1 * sizeof(*seq));
-    int st = grp && H && seq ? cs__gpu_plan(e->s, e->rank, grp, H, seq, err)
-                             : cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    uint32_t *seq = malloc(n1 * sizeof(*seq)), *lead = malloc(n1 * sizeof(*lead));
+    cs_range_t *msrc = malloc(n1 * sizeof(*msrc)), *mdst = malloc(n1 * sizeof(*mdst));
+    int st = grp && H && seq && lead && msrc && mdst
+                 ? cs__gpu_plan(e->s, e->rank, grp, H, seq, err)
+                 : cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    if (st == CS_OK)
+        st = cs__gpu_merge_copies(rs, lead, msrc, mdst, &e->merged, err);
     e->nitems = 0;
     for (uint32_t i = 0; i < e->n && st == CS_OK; i++) {
         const cs_step_t *x = &rs->steps[i];
         gstep_t *t = &e->st[i];
-        t->kind = x->kind, t->peer = x->peer, t->chan = x->chan, t->seq = seq[i];
+        /* a merged copy other than its run's carrier is a join on the carrier */
+        t->kind = lead[i] != i ? CS_STEP_NOP : x->kind;
+        t->peer = x->peer, t->chan = x->chan, t->seq = seq[i];
+        t->lead = lead[i], t->src = msrc[i], t->dst = mdst[i];
         t->group = grp[i], t->H = H[i], t->cseq = -1, t->ev = -1;
         if (t->group >= 0)
             e->ngroups = (uint32_t)imax((int32_t)e->ngroups, t->group + 1);
-        if (x->kind != CS_STEP_NOP)
+        if (t->kind != CS_STEP_NOP)
             e->items[e->nitems++] = (item_t){t->kind == CS_STEP_RRECV ? 2 * t->group + 1 : t->H, i};
-        if (x->kind == CS_STEP_RRECV)
+        if (t->kind == CS_STEP_RRECV)
             e->items[e->nitems++] = (item_t){t->H, i};
     }
-    free(grp), free(H), free(seq);
+    free(grp), free(H), free(seq), free(lead), free(msrc), free(mdst);
     if (st != CS_OK)
         return st;
     sort_items = e->st;
@@ -133,7 +148,7 @@ static int plan(cs_gpu_engine_t *e, cs_err_t *err)
         if ((e->items[k].H & 1) == 0)
             t->cseq = c++;
     }
-    /* Done / needs pairs, in step order (dependencies come first). */
+    /* Done / needs pairs, in step order (dependencies and carriers come first). */
     for (uint32_t i = 0; i < e->n; i++) {
         const cs_step_t *x = &rs->steps[i];
         gstep_t *t = &e->st[i];
@@ -143,9 +158,11 @@ static int plan(cs_gpu_engine_t *e, cs_err_t *err)
             t->rg = imax(t->rg, e->st[d[j]].dg);
             t->rc = imax(t->rc, e->st[d[j]].dc);
         }
-        if (x->kind == CS_STEP_NOP)
+        if (t->lead != i)
+            t->dg = e->st[t->lead].dg, t->dc = e->st[t->lead].dc;
+        else if (t->kind == CS_STEP_NOP)
             t->dg = t->rg, t->dc = t->rc;
-        else if (x->kind == CS_STEP_SEND || x->kind == CS_STEP_RECV)
+        else if (t->kind == CS_STEP_SEND || t->kind == CS_STEP_RECV)
             t->dg = t->group, t->dc = -1;
         else
             t->dg = -1, t->dc = t->cseq;
@@ -245,8 +262,8 @@ int cs_gpu_engine_create(const cs_sched_t *s, cs_nccl_t *c, const cs_engine_conf
     if ((st = plan(e, err)) != CS_OK || (st = alloc_all(e, err)) != CS_OK)
         goto fail;
     e->comm = (ncclComm_t)cs__nccl_comm(c);
-    CS_INFO("exec", "rank %d: %u steps in %u NCCL groups, %u events", rank, e->n, e->ngroups,
-            e->nevents);
+    CS_INFO("exec", "rank %d: %u steps in %u NCCL groups, %u events, %u copies merged into "
+            "others", rank, e->n, e->ngroups, e->nevents, e->merged);
     *out = e;
     return CS_OK;
 fail:
@@ -301,6 +318,7 @@ uint64_t cs_gpu_engine_buf_elems(const cs_gpu_engine_t *e, int buf, uint64_t cou
 
 void *cs_gpu_engine_stream(cs_gpu_engine_t *e) { return e->main; }
 uint32_t cs_gpu_engine_levels(const cs_gpu_engine_t *e) { return e->ngroups; }
+uint32_t cs_gpu_engine_merged(const cs_gpu_engine_t *e) { return e->merged; }
 
 static int check_buf(cs_gpu_engine_t *e, int buf, size_t bytes, cs_err_t *err)
 {
@@ -355,19 +373,18 @@ static void prepare(cs_gpu_engine_t *e, uint64_t count)
 {
     char *stage = e->mem[e->nmem - 1];
     for (uint32_t i = 0; i < e->n; i++) {
-        const cs_step_t *x = &e->rs->steps[i];
-        gstep_t *t = &e->st[i];
-        const cs_range_t *r = x->kind == CS_STEP_SEND ? &x->src : &x->dst;
+        gstep_t *t = &e->st[i]; /* kind and ranges after copy merging */
+        const cs_range_t *r = t->kind == CS_STEP_SEND ? &t->src : &t->dst;
         t->a = t->b = NULL;
         t->elems = 0;
-        if (x->kind == CS_STEP_NOP)
+        if (t->kind == CS_STEP_NOP)
             continue;
         t->elems = cs_range_elems(e->s, &e->rs->bufs[r->buf], count, r->off, r->n);
-        if (x->kind == CS_STEP_SEND || x->kind == CS_STEP_REDUCE || x->kind == CS_STEP_COPY)
-            t->a = range_ptr(e, &x->src, count);
-        if (x->kind != CS_STEP_SEND)
-            t->b = range_ptr(e, &x->dst, count);
-        if (x->kind == CS_STEP_RRECV)
+        if (t->kind == CS_STEP_SEND || t->kind == CS_STEP_REDUCE || t->kind == CS_STEP_COPY)
+            t->a = range_ptr(e, &t->src, count);
+        if (t->kind != CS_STEP_SEND)
+            t->b = range_ptr(e, &t->dst, count);
+        if (t->kind == CS_STEP_RRECV)
             t->a = stage + t->stage_off;
     }
     e->prepared = count;

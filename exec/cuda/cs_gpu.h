@@ -106,6 +106,18 @@ int cs_nccl_baseline(cs_nccl_t *c, const cs_coll_desc_t *desc, cs_dtype_t dt, cs
 int cs__gpu_plan(const cs_sched_t *s, int rank, int32_t *group, int32_t *H, uint32_t *seq,
                  cs_err_t *err);
 
+/* Copy merging of one rank (cs_plan_gpu.c): copy steps with the same
+ * dependency set (as a set), the same src and dst buffers and ranges that
+ * continue each other in both become one copy, carried by the run's
+ * smallest step index.  Fills, for every step i (arrays of rs->nsteps
+ * entries): lead[i], the step that carries i (i itself when not merged),
+ * and src[i] / dst[i], the ranges a carrier moves (a merged run's whole
+ * ranges; every other step: its own).  *merged = steps merged away.  The
+ * engine runs a carrier's merged ranges and makes every other member a
+ * join on its carrier.  CS_OK, or CS_ERR_NOMEM with nothing written. */
+int cs__gpu_merge_copies(const cs_rank_sched_t *rs, uint32_t *lead, cs_range_t *src,
+                         cs_range_t *dst, uint32_t *merged, cs_err_t *err);
+
 typedef struct cs_gpu_engine cs_gpu_engine_t;
 
 /* cfg as for cs_engine_create (oversubscribed is ignored).  `s` and `c`
@@ -138,7 +150,9 @@ int cs_gpu_engine_run(cs_gpu_engine_t *e, uint64_t count, cs_err_t *err);
 int cs_gpu_engine_time(cs_gpu_engine_t *e, uint64_t count, long iters, int baseline,
                        double *seconds, cs_err_t *err);
 
-/* Number of communication groups of one run (levels), for tests. */
+/* Number of communication groups of one run (levels), and of copy steps
+ * merged into another copy (cs__gpu_merge_copies), for tests. */
 uint32_t cs_gpu_engine_levels(const cs_gpu_engine_t *e);
+uint32_t cs_gpu_engine_merged(const cs_gpu_engine_t *e);
 
 #endif /* CS_GPU_H */

@@ -24,8 +24,24 @@
  * position on the channel), the same order on both sides, so one
  * communicator serves every channel.  Cost: O(total steps log) time and
  * memory on every rank.
+ *
+ * Copy merging (cs__gpu_merge_copies).  Generators split local copies in
+ * chunks: allreduce dbtree at P = 1 is 32 copies in[i] -> out[i] with no
+ * dependencies, broadcast chain 8.  On a GPU each is a cudaMemcpyAsync of
+ * a few microseconds, so the engine moves such a run as one copy.  Copies
+ * merge when they have the same dependency set, the same src and dst
+ * buffers and the same shift dst.off - src.off, and their src ranges
+ * continue each other: sorted by that key and src.off, maximal runs of
+ * continuing ranges become one.  Why it is correct: steps with the same
+ * dependency set become ready at the same moment, an engine may run ready
+ * steps in any order or together, and the dependents of any member wait
+ * for the merged copy (a member's dependents can only be later than it,
+ * and its dependencies are earlier than the run's first step, so no cycle
+ * appears).  The schedule itself is not changed.  Cost: O(copies log
+ * copies) on one rank.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "cs_gpu.h"
 
@@ -197,4 +213,105 @@ out:
     free(off), free(m), free(partner), free(sq), free(h), free(cand), free(grp), free(unmet);
     free(soff), free(succ), free(q), free(owner);
     return st;
+}
+
+/* ---- copy merging ---------------------------------------------------------- */
+
+typedef struct cand {
+    uint16_t sbuf, dbuf;
+    int64_t shift;       /* dst.off - src.off */
+    uint64_t dh;         /* hash of the sorted, deduplicated dependency set */
+    uint32_t doff, dn;   /* that set in the scratch array */
+    uint32_t soff, n, step;
+} cand_t;
+
+static int u32_cmp(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+static int cand_key_cmp(const cand_t *a, const cand_t *b)
+{
+    if (a->sbuf != b->sbuf)
+        return a->sbuf < b->sbuf ? -1 : 1;
+    if (a->dbuf != b->dbuf)
+        return a->dbuf < b->dbuf ? -1 : 1;
+    if (a->shift != b->shift)
+        return a->shift < b->shift ? -1 : 1;
+    if (a->dh != b->dh)
+        return a->dh < b->dh ? -1 : 1;
+    return a->dn < b->dn ? -1 : a->dn > b->dn;
+}
+
+static int cand_cmp(const void *x, const void *y)
+{
+    const cand_t *a = x, *b = y;
+    int c = cand_key_cmp(a, b);
+    if (c)
+        return c;
+    if (a->soff != b->soff)
+        return a->soff < b->soff ? -1 : 1;
+    return a->step < b->step ? -1 : a->step > b->step;
+}
+
+int cs__gpu_merge_copies(const cs_rank_sched_t *rs, uint32_t *lead, cs_range_t *src,
+                         cs_range_t *dst, uint32_t *merged, cs_err_t *err)
+{
+    uint32_t n = rs->nsteps, m = 0, nd = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (rs->steps[i].kind == CS_STEP_COPY)
+            m++, nd += rs->steps[i].ndeps;
+    cand_t *c = malloc(((size_t)m + 1) * sizeof(*c));
+    uint32_t *sd = malloc(((size_t)nd + 1) * sizeof(*sd));
+    if (!c || !sd) {
+        free(c), free(sd);
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory merging %u copies", m);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const cs_step_t *x = &rs->steps[i];
+        lead[i] = i, src[i] = x->src, dst[i] = x->dst;
+    }
+    uint32_t k = 0, used = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const cs_step_t *x = &rs->steps[i];
+        if (x->kind != CS_STEP_COPY)
+            continue;
+        uint32_t *d = sd + used, dn = 0;
+        if (x->ndeps)
+            memcpy(d, cs_step_deps(rs, x), x->ndeps * sizeof(*d));
+        qsort(d, x->ndeps, sizeof(*d), u32_cmp);
+        uint64_t h = 1469598103934665603ull; /* FNV-1a over the set */
+        for (uint32_t j = 0; j < x->ndeps; j++)
+            if (j == 0 || d[j] != d[j - 1]) {
+                d[dn++] = d[j];
+                h = (h ^ d[j]) * 1099511628211ull;
+            }
+        c[k++] = (cand_t){x->src.buf, x->dst.buf, (int64_t)x->dst.off - (int64_t)x->src.off, h,
+                          used, dn, x->src.off, x->src.n, i};
+        used += dn;
+    }
+    qsort(c, m, sizeof(*c), cand_cmp);
+    uint32_t gone = 0;
+    for (uint32_t j = 0; j < m;) {
+        uint32_t e = j + 1, end = c[j].soff + c[j].n, first = c[j].step;
+        while (e < m && cand_key_cmp(&c[e], &c[j]) == 0 && c[e].soff == end &&
+               memcmp(sd + c[e].doff, sd + c[j].doff, c[j].dn * sizeof(*sd)) == 0) {
+            end += c[e].n;
+            first = c[e].step < first ? c[e].step : first;
+            e++;
+        }
+        if (e - j > 1) {
+            for (uint32_t t = j; t < e; t++)
+                lead[c[t].step] = first;
+            src[first] = cs_rng(c[j].sbuf, c[j].soff, end - c[j].soff);
+            dst[first] = cs_rng(c[j].dbuf, (uint32_t)((int64_t)c[j].soff + c[j].shift),
+                                end - c[j].soff);
+            gone += e - j - 1;
+        }
+        j = e;
+    }
+    free(c), free(sd);
+    *merged = gone;
+    return CS_OK;
 }
