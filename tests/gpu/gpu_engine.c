@@ -7,6 +7,10 @@
  *   - every registered allreduce that builds at P = 1, for every type and
  *     operator, gives the expected result (cs_test_check) and the same
  *     bytes as ncclAllReduce on the same buffers;
+ *   - every other registered algorithm at P = 1 too (float and half, sum),
+ *     against NCCL's own collective; allreduce dbtree and broadcast chain,
+ *     whose one-rank schedules are runs of copies, run as one copy (31 and 7
+ *     copies merged away, issue #15);
  *   - timing with CUDA events returns a positive time.
  * Skips (77) without a CUDA device or driver.
  */
@@ -21,7 +25,7 @@
 #include "gpu_self.h"
 
 static int run_check(cs_nccl_t *nc, const cs_sched_t *s, cs_dtype_t dt, cs_op_t op,
-                     uint64_t count, int baseline_too, const char *name)
+                     uint64_t count, int baseline_too, const char *name, uint32_t *merged)
 {
     size_t es = cs_dtype_size(dt);
     cs_engine_config_t ec = {dt, op, count, 30, 0};
@@ -30,6 +34,8 @@ static int run_check(cs_nccl_t *nc, const cs_sched_t *s, cs_dtype_t dt, cs_op_t 
     cs_err_clear(&err);
     int st = cs_gpu_engine_create(s, nc, &ec, &g, &err);
     CS_TEST_REQUIRE(st == CS_OK, "%s: create: %s", name, err.msg);
+    if (merged)
+        *merged = cs_gpu_engine_merged(g);
     uint64_t n = cs_gpu_engine_buf_elems(g, CS_BUF_OUT, count);
     char *in = malloc(n * es + 1), *out = malloc(n * es + 1), *ref = malloc(n * es + 1);
     cs_test_fill(dt, op, in, n, 0, 0);
@@ -54,7 +60,7 @@ static int run_check(cs_nccl_t *nc, const cs_sched_t *s, cs_dtype_t dt, cs_op_t 
             st = cs_gpu_engine_download(g, CS_BUF_OUT, ref, n * es, &err);
         CS_TEST_CHECK(st == CS_OK, "%s: ncclAllReduce: %s", name, err.msg);
         CS_TEST_CHECK(st != CS_OK || memcmp(out, ref, n * es) == 0,
-                      "%s %s %s: collstep and ncclAllReduce differ", name, cs_dtype_name(dt),
+                      "%s %s %s: collstep and NCCL's collective differ", name, cs_dtype_name(dt),
                       cs_op_name(op));
         double t2 = 0;
         st = cs_gpu_engine_time(g, count, 3, 0, &t2, &err);
@@ -87,27 +93,35 @@ int main(void)
     const uint64_t counts[] = {4, 7, 1000, (1u << 20) + 3};
     for (int dt = 0; dt < CS_DT_COUNT; dt++)
         for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++)
-            run_check(nc, self, dt, CS_OP_MAX, counts[k], 0, "self");
+            run_check(nc, self, dt, CS_OP_MAX, counts[k], 0, "self", NULL);
     cs_sched_destroy(self);
 
     int built = 0;
     for (int i = 0; i < cs_algo_count(); i++) {
         const cs_algo_t *a = cs_algo_at(i);
-        if (a->coll != CS_COLL_ALLREDUCE)
-            continue;
-        cs_coll_desc_t d = {CS_COLL_ALLREDUCE, 1, 0, 0};
+        cs_coll_desc_t d = {a->coll, 1, 0, 0};
         cs_params_t p;
         cs_params_init(&p);
         cs_sched_t *s = NULL;
         if (cs_algo_build(a, &d, &p, &s, &err) != CS_OK)
             continue;
         built++;
+        char name[96];
+        snprintf(name, sizeof(name), "%s/%s", cs_coll_name(a->coll), a->name);
+        uint32_t merged = 0;
         for (int dt = 0; dt < CS_DT_COUNT; dt++)
-            for (int op = 0; op < CS_OP_COUNT; op++)
-                run_check(nc, s, dt, op, (1u << 16) + 5, 1, a->name);
+            for (int op = 0; op < CS_OP_COUNT; op++) {
+                if (a->coll != CS_COLL_ALLREDUCE &&
+                    (op != CS_OP_SUM || (dt != CS_DT_F32 && dt != CS_DT_F16)))
+                    continue;
+                run_check(nc, s, dt, op, (1u << 16) + 5, 1, name, &merged);
+            }
+        uint32_t want = !strcmp(name, "allreduce/dbtree") ? 31 : !strcmp(name, "broadcast/chain") ? 7
+                                                                                                 : merged;
+        CS_TEST_CHECK(merged == want, "%s: %u copies merged, expected %u", name, merged, want);
         cs_sched_destroy(s);
     }
-    CS_TEST_CHECK(built > 0, "no allreduce builds at P = 1");
+    CS_TEST_CHECK(built > 10, "only %d algorithms build at P = 1", built);
     cs_nccl_close(nc);
     cs_boot_close(boot);
     return cs_test_finish();
