@@ -1,0 +1,188 @@
+#!/bin/sh
+# install_test.sh SRC WORK MODE - install collstep and use the installation.
+#
+# MODE cuda: the default configuration, which builds the GPU executor when
+# the CUDA Toolkit and NCCL are there (skipped, 77, when nvcc, nccl.h, or the
+# executor's libfabric / pmix are missing); MODE nocuda: -DCS_WITH_CUDA=OFF.
+#
+# Configures SRC into WORK/build (libraries and the cli only: no tests),
+# builds with -j2, installs into WORK/prefix and deletes the build tree.
+# Then, with nothing but the prefix:
+#   - the expected files are there (libraries, headers, collstep.pc, the
+#     CMake package; libcs_gpu_kernels.so exactly when CUDA is on), no
+#     internal header, no path of the build tree in the installed text;
+#   - bin/collstep finds every library (RUNPATH $ORIGIN/../lib), prints its
+#     version and simulates from / (no data files from the source tree);
+#   - every installed header compiles on its own as <collstep/NAME.h>;
+#   - use_collstep.c built with pkg-config and with find_package(collstep)
+#     builds, verifies and interprets the registry's ring allreduce (its
+#     schedule file equal to `collstep gen`'s) and simulates it: the same
+#     time as `collstep sim`, and no less than the ring's bandwidth bound;
+#   - the prefix moved elsewhere still runs and builds (RUNPATH, .pc and
+#     the CMake package are relative to themselves).
+set -u
+if [ $# -ne 3 ]; then
+    echo "usage: install_test.sh SRC WORK cuda|nocuda" >&2
+    exit 2
+fi
+src=$1 work=$2 mode=$3
+CC=${CC:-cc}
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "SKIP: $*" >&2; exit 77; }
+# run LOG CMD...: run quietly, show the log's tail when it fails
+run() {
+    log=$1; shift
+    "$@" >"$log" 2>&1 || { tail -n 40 "$log" >&2; fail "$* (log: $log)"; }
+}
+
+case $mode in
+cuda)
+    with_cuda=ON
+    nvcc=${CUDACXX:-}
+    [ -n "$nvcc" ] || nvcc=$(command -v nvcc 2>/dev/null) || nvcc=/usr/local/cuda/bin/nvcc
+    [ -x "$nvcc" ] || skip "no nvcc (CUDA Toolkit) on this machine"
+    cuda_home=$(dirname "$(dirname "$nvcc")")
+    [ -f "$cuda_home/include/nccl.h" ] || [ -f /usr/include/nccl.h ] || skip "no nccl.h"
+    # the GPU executor is part of exec/, which needs libfabric and pmix
+    pkg-config --exists libfabric pmix || skip "no libfabric / pmix (pkg-config)"
+    ;;
+nocuda) with_cuda=OFF ;;
+*) fail "mode must be cuda or nocuda, not '$mode'" ;;
+esac
+gen=
+command -v ninja >/dev/null 2>&1 && gen="-G Ninja"
+
+rm -rf "$work"
+mkdir -p "$work" || fail "cannot create $work"
+work=$(cd "$work" && pwd)
+bld=$work/build prefix=$work/prefix
+
+# ---- configure, build, install ----------------------------------------
+# shellcheck disable=SC2086
+run "$work/configure.log" cmake -S "$src" -B "$bld" $gen -DCMAKE_BUILD_TYPE=Release \
+    -DCS_BUILD_TESTS=OFF -DCS_WITH_CUDA=$with_cuda -DCMAKE_INSTALL_PREFIX="$prefix"
+run "$work/build.log" cmake --build "$bld" -j2
+run "$work/install.log" cmake --install "$bld"
+rm -rf "$bld"
+
+# ---- what is installed -------------------------------------------------
+lib=$prefix/lib inc=$prefix/include/collstep
+for f in bin/collstep lib/libcs_core.a lib/libcs_algos.a lib/libcs_platforms.a \
+         lib/libcs_traces.a lib/libcs_sim.a lib/libcs_exec.a \
+         include/collstep/cs_sched.h include/collstep/cs_algo.h include/collstep/cs_verify.h \
+         include/collstep/cs_sim.h include/collstep/cs_platform.h include/collstep/cs_engine.h \
+         lib/pkgconfig/collstep.pc lib/cmake/collstep/collstepConfig.cmake \
+         lib/cmake/collstep/collstepConfigVersion.cmake lib/cmake/collstep/collstepTargets.cmake; do
+    [ -f "$prefix/$f" ] || fail "not installed: $f"
+done
+gpu_files="lib/libcs_gpu_kernels.so lib/libcs_exec_gpu.a include/collstep/cs_gpu.h"
+for f in $gpu_files; do
+    if [ $mode = cuda ]; then
+        [ -f "$prefix/$f" ] || fail "CUDA build without $f (configure: $work/configure.log)"
+    else
+        [ ! -e "$prefix/$f" ] || fail "-DCS_WITH_CUDA=OFF installed $f"
+    fi
+done
+for h in "$inc"/*_int.h "$inc"/tp_*.h "$inc"/cs_plat_model.h "$inc"/cli.h; do
+    [ ! -e "$h" ] || fail "internal header installed: $h"
+done
+if grep -rl -e "$bld" "$inc" "$lib/pkgconfig" "$lib/cmake" >/dev/null; then
+    fail "installed files name the build tree: $(grep -rl -e "$bld" "$inc" "$lib/pkgconfig" "$lib/cmake")"
+fi
+
+# ---- the installed command ---------------------------------------------
+coll=$prefix/bin/collstep
+readelf -d "$coll" | grep -q 'R.*PATH.*\$ORIGIN/\.\./lib' || fail "collstep has no \$ORIGIN/../lib RUNPATH"
+if [ $mode = cuda ]; then
+    readelf -d "$coll" | grep -q 'NEEDED.*libcs_gpu_kernels\.so' || fail "collstep does not use libcs_gpu_kernels.so"
+fi
+missing=$(env -u LD_LIBRARY_PATH ldd "$coll" | grep 'not found')
+[ -z "$missing" ] || fail "collstep misses libraries: $missing"
+export PKG_CONFIG_PATH="$lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+version=$(pkg-config --modversion collstep) || fail "pkg-config does not know collstep"
+out=$(cd / && env -u LD_LIBRARY_PATH "$coll" --version) || fail "collstep --version exits $?"
+case $out in "collstep $version "*) ;; *) fail "collstep --version: '$out', expected version $version" ;; esac
+echo "$out"
+
+# `collstep sim` from / ; prints the csv's time_us
+plat=x86-p100-pcie-10gbe ranks=8 bytes=1048576
+sim_cli() {
+    (cd / && env -u LD_LIBRARY_PATH "$1" sim --platform $plat --algo ring --ranks $ranks \
+        --size $bytes --format csv) >"$work/sim.csv" || fail "$1 sim exits $?"
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "time_us") c = i }
+             NR == 2 && c { print $c }' "$work/sim.csv"
+}
+t_cli=$(sim_cli "$coll")
+[ -n "$t_cli" ] || fail "collstep sim printed no time: $(cat "$work/sim.csv")"
+# Ring allreduce on two 4-GPU nodes over one 10 Gb/s NIC each: at least
+# 2 (P-1)/P of the message crosses it, 1468 us for 1 MiB.
+awk -v t="$t_cli" 'BEGIN { exit !(t >= 2 * 7 / 8 * 1048576 / 1.25e9 * 1e6) }' ||
+    fail "collstep sim: $t_cli us is below the ring's bandwidth bound"
+(cd "$work" && "$coll" gen allreduce ring --ranks $ranks -o cli.sched) || fail "collstep gen exits $?"
+echo "collstep sim: ring $ranks ranks $bytes B on $plat: $t_cli us"
+
+# ---- every header on its own -------------------------------------------
+cflags=$(pkg-config --cflags collstep) || fail "pkg-config --cflags collstep"
+for h in "$inc"/*.h; do
+    # shellcheck disable=SC2086
+    printf '#include <collstep/%s>\nint main(void) { return 0; }\n' "${h##*/}" |
+        $CC -std=gnu11 -Wall -Wextra -Werror $cflags -fsyntax-only -x c - ||
+        fail "<collstep/${h##*/}> does not compile on its own"
+done
+
+# ---- a user's program ---------------------------------------------------
+# check_prog NAME BIN [sim]: run BIN, compare its schedule with collstep gen
+# and its simulated time with collstep sim
+check_prog() {
+    name=$1 bin=$2
+    if [ "${3:-}" = sim ]; then
+        out=$(cd / && env -u LD_LIBRARY_PATH "$bin" ring $ranks "$work/$name.sched" $plat $bytes) ||
+            fail "$name exits $?"
+    else
+        out=$(cd / && env -u LD_LIBRARY_PATH "$bin" ring $ranks "$work/$name.sched") ||
+            fail "$name exits $?"
+    fi
+    echo "$name: $out" | tr '\n' ' '
+    echo
+    echo "$out" | grep -q "^verified ring $ranks ranks [0-9]* steps$" || fail "$name: no verified schedule"
+    cmp -s "$work/$name.sched" "$work/cli.sched" || fail "$name: schedule differs from collstep gen's"
+    if [ "${3:-}" = sim ]; then
+        t=$(echo "$out" | sed -n 's/^sim_time_us //p')
+        [ "$t" = "$t_cli" ] || fail "$name: simulated $t us, collstep sim $t_cli us"
+    fi
+}
+# shellcheck disable=SC2046
+$CC -std=gnu11 -Wall -Wextra -Werror -DUSE_SIM -o "$work/use_pc" "$src/tests/install/use_collstep.c" \
+    $(pkg-config --cflags --libs collstep) || fail "use_collstep.c does not build with pkg-config"
+check_prog use_pc "$work/use_pc" sim
+
+cmake_user() { # cmake_user PREFIX DIR: configure and build tests/install/consumer
+    # shellcheck disable=SC2086
+    run "$2.log" cmake -S "$src/tests/install/consumer" -B "$2" $gen -DCMAKE_PREFIX_PATH="$1" \
+        -DCMAKE_C_COMPILER="$CC"
+    run "$2.build.log" cmake --build "$2"
+}
+cmake_user "$prefix" "$work/cmake_user"
+check_prog use_cmake "$work/cmake_user/use_collstep" sim
+check_prog use_cmake_algos "$work/cmake_user/use_collstep_algos"
+if readelf -d "$work/cmake_user/use_collstep_algos" | grep -q 'NEEDED.*\(simgrid\|pmix\|cudart\|nccl\|igraph\)'; then
+    fail "collstep::algos alone links $(readelf -d "$work/cmake_user/use_collstep_algos" | grep NEEDED)"
+fi
+
+# ---- the prefix moved ---------------------------------------------------
+moved=$work/moved
+mv "$prefix" "$moved" || fail "cannot move the prefix"
+out=$(cd / && env -u LD_LIBRARY_PATH "$moved/bin/collstep" --version) || fail "moved collstep --version exits $?"
+t=$(sim_cli "$moved/bin/collstep")
+[ "$t" = "$t_cli" ] || fail "moved collstep sim: $t us, before $t_cli us"
+export PKG_CONFIG_PATH="$moved/lib/pkgconfig"
+# shellcheck disable=SC2046
+$CC -std=gnu11 -o "$work/use_pc_moved" "$src/tests/install/use_collstep.c" -DUSE_SIM \
+    $(pkg-config --cflags --libs collstep) || fail "use_collstep.c does not build with the moved .pc"
+check_prog use_pc_moved "$work/use_pc_moved" sim
+cmake_user "$moved" "$work/cmake_user_moved"
+check_prog use_cmake_moved "$work/cmake_user_moved/use_collstep" sim
+
+rm -rf "$work"
+echo "PASS: install ($mode)"
