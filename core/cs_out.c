@@ -15,6 +15,8 @@
 #define _GNU_SOURCE
 #include "cs_out.h"
 
+#include "cs_log.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -23,8 +25,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include "cs_log.h"
 
 #ifndef CS_VERSION
 #define CS_VERSION "unknown"
@@ -37,9 +37,9 @@ struct cs_out {
     char *path, *tmp;
     const cs_out_kind_t *kind;
     int flags, is_dir;
-    int dest;           /* P_* seen at begin */
-    mode_t mode;        /* files: mode of the file replaced */
-    FILE *f;            /* files */
+    int dest;    /* P_* seen at begin */
+    mode_t mode; /* files: mode of the file replaced */
+    FILE *f;     /* files */
     int registered, gone;
     pid_t owner;
     struct cs_out *next; /* registry */
@@ -196,8 +196,7 @@ static int classify_file(cs_out_t *o, int *dest, cs_err_t *err)
             return CS_OK;
         }
         return cs_err_set(err, CS_ERR_IO,
-                          "%s is a symbolic link; give the path it points to, or another path",
-                          p);
+                          "%s is a symbolic link; give the path it points to, or another path", p);
     }
     if (S_ISCHR(sb.st_mode) || S_ISFIFO(sb.st_mode)) {
         *dest = P_DEVICE;
@@ -255,8 +254,7 @@ static int classify_dir(cs_out_t *o, int *dest, cs_err_t *err)
         return cs_err_set(err, CS_ERR_IO, "%s is not a directory; choose another path", p);
     int n = 0, marked = dir_scan(p, m, &n);
     if (marked < 0)
-        return cs_err_set(err, CS_ERR_IO, "%s: cannot read the directory: %s", p,
-                          strerror(errno));
+        return cs_err_set(err, CS_ERR_IO, "%s: cannot read the directory: %s", p, strerror(errno));
     if (marked) {
         *dest = P_REPLACE;
         return CS_OK;
@@ -427,8 +425,7 @@ int cs_out_begin_dir(const char *path, int flags, const cs_out_kind_t *kind, cs_
         bad |= fclose(f) != 0;
     }
     if (bad) {
-        st = cs_err_set(err, CS_ERR_IO, "%s: cannot write: %s", mp ? mp : o->tmp,
-                        strerror(errno));
+        st = cs_err_set(err, CS_ERR_IO, "%s: cannot write: %s", mp ? mp : o->tmp, strerror(errno));
         free(mp);
         rmtree(o->tmp);
         goto fail;
@@ -517,17 +514,17 @@ static int commit_dir(cs_out_t *o, cs_err_t *err)
     }
     snprintf(old, n, "%s.old.%ld", o->path, (long)getpid());
     if (rename_noreplace(o->path, old) != 0) {
-        st = cs_err_set(err, CS_ERR_IO, "%s: cannot move the previous %s aside to %s: %s",
-                        o->path, what_of(o), old, strerror(errno));
+        st = cs_err_set(err, CS_ERR_IO, "%s: cannot move the previous %s aside to %s: %s", o->path,
+                        what_of(o), old, strerror(errno));
         goto out;
     }
     if (rename_noreplace(o->tmp, o->path) != 0) {
         int e = errno;
         if (rename_noreplace(old, o->path) != 0)
-            CS_WARN("out", "could not put the previous %s back from %s to %s: %s", what_of(o),
-                    old, o->path, strerror(errno));
-        st = cs_err_set(err, CS_ERR_IO, "%s: cannot rename to %s: %s", o->tmp, o->path,
-                        strerror(e));
+            CS_WARN("out", "could not put the previous %s back from %s to %s: %s", what_of(o), old,
+                    o->path, strerror(errno));
+        st =
+            cs_err_set(err, CS_ERR_IO, "%s: cannot rename to %s: %s", o->tmp, o->path, strerror(e));
         goto out;
     }
     if (rmtree(old) != CS_OK)
@@ -614,8 +611,8 @@ int cs_out_cleanup_pid(const char *path, pid_t pid, int is_dir)
         goto out;
     }
     int n = 0;
-    if (lstat(tmp, &sb) == 0 && S_ISDIR(sb.st_mode) &&
-        (dir_scan(tmp, NULL, &n) == 1 || n == 0) && rmtree(tmp) != CS_OK)
+    if (lstat(tmp, &sb) == 0 && S_ISDIR(sb.st_mode) && (dir_scan(tmp, NULL, &n) == 1 || n == 0) &&
+        rmtree(tmp) != CS_OK)
         st = CS_ERR_IO;
     if (lstat(old, &sb) == 0 && S_ISDIR(sb.st_mode)) {
         if (lstat(base, &sb) != 0 && errno == ENOENT) {

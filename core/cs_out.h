@@ -79,17 +79,17 @@
 #ifndef CS_OUT_H
 #define CS_OUT_H
 
+#include "cs_status.h"
+
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/types.h>
-
-#include "cs_status.h"
 
 #define CS_OUT_FORCE 0x1  /* replace more (see above); never a user's directory */
 #define CS_OUT_FSYNC 0x2  /* files: fsync the temporary before the rename */
 #define CS_OUT_STDOUT 0x4 /* files: "-" is standard output */
 
-#define CS_OUT_HEAD 256      /* bytes given to a file recognizer */
+#define CS_OUT_HEAD 256                   /* bytes given to a file recognizer */
 #define CS_OUT_MARKER_PREFIX ".collstep-" /* every directory marker's name starts so */
 
 /* What is written, for checks and messages. */

@@ -51,7 +51,8 @@ typedef struct cs_live_trace cs_live_trace_t;
 
 typedef struct cs_live_trace_config {
     const char *dir;        /* output directory (rank 0) */
-    cs_trace_opts_t opts;   /* sampling, buckets, plot */
+    cs_trace_opts_t opts;   /* sampling, buckets, plot, force (an existing dir:
+                               see "Safety" of sessions in cs_trace.h) */
     const char *host;       /* this rank's host name; NULL: detected */
     double bw_host;         /* bytes/s of "host" links; <= 0: measured */
     double bw_network;      /* bytes/s of "network" links; <= 0: measured */
@@ -60,8 +61,10 @@ typedef struct cs_live_trace_config {
     double timeout_s;       /* clock alignment bound */
 } cs_live_trace_config_t;
 
-/* Host names, clock alignment; rank 0 opens the session.  `s` must outlive
- * the trace.  A failure on any rank fails on every rank. */
+/* Host names, clock alignment; rank 0 opens the session, which refuses a
+ * DIR that is not a collstep trace before anything runs (the message is
+ * rank 0's; the other ranks say that opening the trace failed).  `s` must
+ * outlive the trace.  A failure on any rank fails on every rank. */
 int cs_live_trace_open(const cs_live_trace_config_t *cfg, cs_boot_t *b, cs_tp_t *tp,
                        const cs_sched_t *s, cs_dtype_t dt, cs_live_trace_t **out,
                        cs_err_t *err);

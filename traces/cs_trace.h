@@ -75,9 +75,13 @@ typedef struct cs_trace_opts {
     int buckets;      /* most time buckets of the utilization series (>= 16) */
     int heatmap;      /* links drawn in the heatmap of the plot (busiest first) */
     int plot;         /* 1: run gnuplot on the session's commit */
+    int force;        /* sessions: 1 also replaces an empty directory or an unmarked
+                         trace of an older collstep (see "sessions" below); never a
+                         file or a directory holding anything else */
 } cs_trace_opts_t;
 
-/* Defaults: 64 ranks, no link tracks, 1024 buckets, heatmap of 32, plot. */
+/* Defaults: 64 ranks, no link tracks, 1024 buckets, heatmap of 32, plot,
+ * no force. */
 void cs_trace_opts_init(cs_trace_opts_t *o);
 
 /* A step as it ran (the same fields as the simulator's records). */
@@ -185,10 +189,29 @@ int cs_trace_plot(const char *dir, cs_err_t *err);
 /* ---- sessions: a whole output directory, written whole or not at all ----- */
 
 /* A session owns DIR.tmp.<pid>/ until it is committed, then renames it to
- * DIR (an existing DIR is replaced).  With one instance the files lie in
- * DIR; with several, each instance has DIR/<algo>-<bytes>/ and DIR/index.csv
- * lists them (dir, algo, coll, bytes, ranks, time_us, bottleneck). */
+ * DIR.  With one instance the files lie in DIR; with several, each instance
+ * has DIR/<algo>-<bytes>/ and DIR/index.csv lists them (dir, algo, coll,
+ * bytes, ranks, time_us, bottleneck).
+ *
+ * Safety (core/cs_out.h; checked at open, so a refusal comes before the
+ * run, and again at commit).  Every trace directory holds the marker file
+ * CS_TRACE_MARKER ("collstep trace directory, written by collstep VERSION").
+ * An existing DIR is replaced only when it holds that marker; a regular
+ * file, a symbolic link, or a directory without the marker is refused with
+ * CS_ERR_IO and left untouched: "DIR is a file, not a trace directory; ...",
+ * "DIR exists and is not a collstep trace directory (no .collstep-trace
+ * marker); choose another path or remove it yourself".  With opts.force an
+ * empty directory is replaced too, and so is an unmarked directory that
+ * holds only the files a trace writes (a trace of an older collstep, with a
+ * summary.json); a file or any other directory never is.  The temporary
+ * tree is removed on every failure and by close; after a kill, a parent
+ * that knows the pid removes it with cs_out_cleanup_pid(DIR, pid, 1). */
+#define CS_TRACE_MARKER ".collstep-trace"
 typedef struct cs_trace_session cs_trace_session_t;
+
+struct cs_out_kind;
+/* What a session writes, for cs_out_begin_dir (marker, legacy traces). */
+extern const struct cs_out_kind cs_trace_out_kind;
 
 int cs_trace_session_open(const char *dir, const cs_trace_opts_t *opts, int ninstances,
                           cs_trace_session_t **out, cs_err_t *err);
@@ -209,7 +232,8 @@ void cs_trace_session_close(cs_trace_session_t *s);
 void cs_trace_session_fail(cs_trace_session_t *s, const cs_err_t *e);
 int cs_trace_session_status(const cs_trace_session_t *s, cs_err_t *err);
 
-/* Remove a directory tree (files and directories only; no links followed). */
+/* Remove a directory tree (files and directories only; no links followed).
+ * For tests and tools; sessions remove only their own trees (cs_out). */
 int cs_trace_rmtree(const char *path);
 
 /* ---- reading back (cs_trace_read.c): `collstep trace` ------------------ */

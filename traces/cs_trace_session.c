@@ -1,18 +1,21 @@
 /*
  * cs_trace_session.c - an output directory written whole or not at all
- * (contract in cs_trace.h).
+ * (contract in cs_trace.h), through core/cs_out.h: an existing DIR is
+ * replaced only when it is a collstep trace (the .collstep-trace marker).
  *
- * open:   mkdir DIR.tmp.<pid>
+ * open:   cs_out_begin_dir: check DIR, mkdir DIR.tmp.<pid> with the marker
  * begin:  with several instances, mkdir DIR.tmp.<pid>/<algo>-<bytes>/
  *         (a "-2", "-3" suffix if the name repeats); create the trace there
  * end:    finish and write the trace, note its row for index.csv, free it
  * commit: run gnuplot in every instance directory (a missing gnuplot is a
  *         warning: the plot is optional, the data is not), write index.csv
- *         (several instances), then rename DIR -> DIR.old.<pid> if DIR
- *         exists, DIR.tmp.<pid> -> DIR, and remove the old tree
- * close:  an uncommitted temporary tree is removed
+ *         (several instances), then cs_out_commit: DIR is checked again,
+ *         DIR -> DIR.old.<pid> if it exists, DIR.tmp.<pid> -> DIR, and the
+ *         old tree is removed
+ * close:  an uncommitted temporary tree is removed (cs_out_abort)
  */
 #define _XOPEN_SOURCE 700
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
 #include <stdlib.h>
@@ -21,6 +24,7 @@
 #include <unistd.h>
 
 #include "cs_log.h"
+#include "cs_out.h"
 #include "cs_trace_int.h"
 
 typedef struct inst_row {
@@ -31,7 +35,9 @@ typedef struct inst_row {
 } inst_row_t;
 
 struct cs_trace_session {
-    char *dir, *tmp;
+    char *dir;
+    const char *tmp; /* the cs_out temporary: DIR.tmp.<pid> */
+    cs_out_t *out;
     cs_trace_opts_t opts;
     int ninst, cur_i;
     inst_row_t *rows;
@@ -56,39 +62,82 @@ int cs_trace_rmtree(const char *path)
     return nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS) == 0 ? CS_OK : CS_ERR_IO;
 }
 
+/* The files a trace directory holds (cs_trace.c, cs_trace_write.c, plot,
+ * index). */
+static int trace_file(const char *name)
+{
+    static const char *const names[] = {"steps.csv", "trace.json",      "links.csv",
+                                        "tiers.csv", "summary.json",    "heatmap.dat",
+                                        "plot.gp",   "utilization.png", "index.csv"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (strcmp(name, names[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* 1 when directory `path` holds only trace files (regular files), and at
+ * depth 0 instance directories holding only trace files; *summaries counts
+ * the summary.json seen. */
+static int only_trace_files(const char *path, int depth, int *summaries)
+{
+    DIR *d = opendir(path);
+    if (!d)
+        return 0;
+    int ok = 1;
+    for (struct dirent *e; ok && (e = readdir(d)) != NULL;) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char sub[4096];
+        struct stat sb;
+        snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name);
+        if (lstat(sub, &sb) != 0)
+            ok = 0;
+        else if (S_ISREG(sb.st_mode) && trace_file(e->d_name))
+            *summaries += strcmp(e->d_name, "summary.json") == 0;
+        else if (S_ISDIR(sb.st_mode) && depth == 0)
+            ok = only_trace_files(sub, 1, summaries);
+        else
+            ok = 0;
+    }
+    closedir(d);
+    return ok;
+}
+
+/* A trace written before the marker existed (forced replacement only). */
+static int trace_legacy(const char *path)
+{
+    int summaries = 0;
+    return only_trace_files(path, 0, &summaries) && summaries > 0;
+}
+
+const cs_out_kind_t cs_trace_out_kind = {"trace directory", NULL, CS_TRACE_MARKER, trace_legacy};
+
 int cs_trace_session_open(const char *dir, const cs_trace_opts_t *opts, int ninstances,
                           cs_trace_session_t **out, cs_err_t *err)
 {
     if (!dir || !*dir || ninstances < 1)
         return cs_err_set(err, CS_ERR_INVAL, "trace: no directory or no instance");
     cs_trace_session_t *s = calloc(1, sizeof(*s));
-    size_t len = strlen(dir) + 32;
     if (s) {
         s->dir = strdup(dir);
-        s->tmp = malloc(len);
         s->rows = calloc((size_t)ninstances, sizeof(inst_row_t));
     }
-    if (!s || !s->dir || !s->tmp || !s->rows) {
+    if (!s || !s->dir || !s->rows) {
         cs_trace_session_close(s);
         return cs_err_set(err, CS_ERR_NOMEM, "trace: out of memory");
     }
-    while (len > 34 && s->dir[strlen(s->dir) - 1] == '/')
-        s->dir[strlen(s->dir) - 1] = 0;
-    snprintf(s->tmp, len, "%s.tmp.%ld", s->dir, (long)getpid());
     if (opts)
         s->opts = *opts;
     else
         cs_trace_opts_init(&s->opts);
     s->ninst = ninstances;
-    cs_trace_rmtree(s->tmp);
-    if (mkdir(s->tmp, 0777) != 0) {
-        int e = errno;
-        free(s->tmp);
-        s->tmp = NULL;
+    int st =
+        cs_out_begin_dir(dir, s->opts.force ? CS_OUT_FORCE : 0, &cs_trace_out_kind, &s->out, err);
+    if (st != CS_OK) {
         cs_trace_session_close(s);
-        return cs_err_set(err, CS_ERR_IO, "trace: cannot create %s.tmp.%ld: %s", dir,
-                          (long)getpid(), strerror(e));
+        return st;
     }
+    s->tmp = cs_out_tmp_path(s->out);
     *out = s;
     return CS_OK;
 }
@@ -200,23 +249,15 @@ int cs_trace_session_commit(cs_trace_session_t *s, cs_err_t *err)
     }
     if (s->ninst > 1 && write_index(s, err) != CS_OK)
         return err ? err->code : CS_ERR_IO;
-    snprintf(path, sizeof(path), "%s.old.%ld", s->dir, (long)getpid());
-    struct stat sb;
-    int had_old = lstat(s->dir, &sb) == 0;
-    if (had_old && rename(s->dir, path) != 0)
-        return cs_err_set(err, CS_ERR_IO, "trace: cannot move the old %s aside: %s", s->dir,
-                          strerror(errno));
-    if (rename(s->tmp, s->dir) != 0) {
-        int e = errno;
-        if (had_old)
-            rename(path, s->dir);
-        return cs_err_set(err, CS_ERR_IO, "trace: cannot rename %s to %s: %s", s->tmp, s->dir,
-                          strerror(e));
-    }
-    s->committed = 1;
-    if (had_old && cs_trace_rmtree(path) != CS_OK)
-        CS_WARN("trace", "could not remove the previous trace %s", path);
-    return CS_OK;
+    if (!s->out)
+        return cs_err_set(err, CS_ERR_INVAL, "trace: %s was committed already", s->dir);
+    cs_out_t *o = s->out;
+    s->out = NULL; /* cs_out_commit frees it, whatever the outcome */
+    s->tmp = NULL;
+    int st = cs_out_commit(o, err);
+    if (st == CS_OK)
+        s->committed = 1;
+    return st;
 }
 
 int cs_trace_session_status(const cs_trace_session_t *s, cs_err_t *err)
@@ -237,10 +278,8 @@ void cs_trace_session_close(cs_trace_session_t *s)
     if (!s)
         return;
     cs_trace_destroy(s->cur);
-    if (s->tmp && !s->committed)
-        cs_trace_rmtree(s->tmp);
+    cs_out_abort(s->out); /* uncommitted: the temporary tree goes */
     free(s->dir);
-    free(s->tmp);
     free(s->rows);
     free(s);
 }

@@ -6,6 +6,10 @@
  * links never followed, and cs_sched_save on top of it.
  */
 #define _GNU_SOURCE
+#include "cs_out.h"
+#include "cs_test.h"
+#include "cs_text.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -15,10 +19,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include "cs_out.h"
-#include "cs_test.h"
-#include "cs_text.h"
 
 static char root[] = "/tmp/cs_out_test_XXXXXX";
 
@@ -138,9 +138,10 @@ static void test_files(void)
     /* someone else's file: refused, byte for byte untouched; force replaces */
     const char *u = P("user.csv");
     put(u, "precious,data\n1,2\n");
-    CS_TEST_CHECK(write_file(u, 0, "hello\n", &err) == CS_ERR_IO &&
-                      strstr(err.msg, "user.csv exists and is not a hello file written by collstep"),
-                  "user file: %s", err.msg);
+    CS_TEST_CHECK(
+        write_file(u, 0, "hello\n", &err) == CS_ERR_IO &&
+            strstr(err.msg, "user.csv exists and is not a hello file written by collstep"),
+        "user file: %s", err.msg);
     CS_TEST_CHECK(strcmp(get(u), "precious,data\n1,2\n") == 0, "user file changed: %s", get(u));
     CS_TEST_CHECK(write_file(u, CS_OUT_FORCE, "hello f\n", &err) == CS_OK, "force: %s", err.msg);
     CS_TEST_CHECK(strcmp(get(u), "hello f\n") == 0, "forced content %s", get(u));
@@ -284,8 +285,7 @@ static void test_dirs(void)
     put(late, "user wrote this meanwhile");
     CS_TEST_CHECK(o && cs_out_commit(o, &err) == CS_ERR_IO && strstr(err.msg, "is a file"),
                   "late file: %s", err.msg);
-    CS_TEST_CHECK(strcmp(get(late), "user wrote this meanwhile") == 0 &&
-                      count_prefix("late.") == 0,
+    CS_TEST_CHECK(strcmp(get(late), "user wrote this meanwhile") == 0 && count_prefix("late.") == 0,
                   "late file changed or tmp left");
     /* a marker with a bad name is refused */
     cs_err_clear(&err);
@@ -399,8 +399,7 @@ static void test_killed_child(void)
     put(tmp, "marker");
     tmp[strlen(tmp) - strlen("/.collstep-test")] = 0;
     CS_TEST_CHECK(cs_out_cleanup_pid(d, 999999, 1) == CS_OK, "cleanup B");
-    CS_TEST_CHECK(strcmp(get(P("kt/data.txt")), "previous") == 0 && !exists(old) &&
-                      !exists(tmp),
+    CS_TEST_CHECK(strcmp(get(P("kt/data.txt")), "previous") == 0 && !exists(old) && !exists(tmp),
                   "state B not restored");
     /* after the second rename: PATH new, old aside -> old removed */
     CS_TEST_CHECK(write_dir(old, CS_OUT_FORCE, &dkind, "older", &err) == CS_OK, "setup C");
@@ -434,8 +433,7 @@ static void test_leftover(void)
     rmdir(tmp);
     /* an empty one (a child killed right after mkdir) is reused */
     mkdir(tmp, 0777);
-    CS_TEST_CHECK(write_dir(P("lo"), 0, &dkind, "t", &err) == CS_OK, "empty leftover: %s",
-                  err.msg);
+    CS_TEST_CHECK(write_dir(P("lo"), 0, &dkind, "t", &err) == CS_OK, "empty leftover: %s", err.msg);
 }
 
 static void test_sched_save(void)
