@@ -94,7 +94,10 @@ matrix)
             cat "$tmp/rank0"; return $rc
         fi
     }
-    launcher=env; [ "$n" -gt 1 ] && { command -v mpirun >/dev/null && launcher=mpirun || launcher="env x $n"; }
+    launcher="env bootstrap"
+    if [ "$n" -gt 1 ]; then
+        if command -v mpirun >/dev/null; then launcher=mpirun; else launcher="env bootstrap x $n"; fi
+    fi
     echo "matrix on $n GPU(s), launcher $launcher"
     pass=0 failn=0
     for coll in allreduce reduce-scatter allgather broadcast reduce alltoall; do
