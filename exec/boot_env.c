@@ -9,6 +9,16 @@
  * Every socket operation waits in poll() bounded by the deadline of the
  * call, so a rank that never comes, or dies (EOF / reset), ends the call
  * with an error naming it instead of a hang.
+ *
+ * Messages are framed (env_hdr_t: DATA with its length, or LEAVE).  A rank
+ * interrupted by a signal (cs_intr.h; the waits look at the flag every
+ * SLICE_MS) sends LEAVE naming itself and its signal on its connections;
+ * rank 0 passes a LEAVE on to every other rank, and a rank that closes
+ * after learning of an interrupted rank in another way (its transport)
+ * sends LEAVE naming that rank.  So a rank waiting here fails with
+ * "rank R was interrupted (SIGINT)" at once, not with a lost connection.
+ * A LEAVE is sent only between messages: a connection whose message was
+ * cut in the middle is just closed.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -24,14 +34,26 @@
 #include <unistd.h>
 
 #include "cs_boot.h"
+#include "cs_intr.h"
 #include "cs_log.h"
 
 #define ENV_MAGIC 0x63736274u /* "csbt" */
+#define ENV_DATA 0x63730001u
+#define ENV_LEAVE 0x63730002u
+#define SLICE_MS 50 /* waits look at the interrupt flag this often */
+
+typedef struct env_hdr {
+    uint32_t kind;      /* ENV_DATA or ENV_LEAVE */
+    uint32_t len;       /* DATA: payload bytes */
+    int32_t rank, sig;  /* LEAVE: the rank interrupted and its signal */
+} env_hdr_t;
 
 typedef struct boot_env {
     cs_boot_t base; /* first member */
     int listen_fd;
-    int *fds; /* rank 0: fds[r] connection to rank r; others: fds[0] to rank 0 */
+    int *fds;      /* rank 0: fds[r] connection to rank r; others: fds[0] to rank 0 */
+    char *broken;  /* broken[r]: a message to fds[r] was cut off (no LEAVE on it) */
+    int leave_sent; /* the rank named by the LEAVE sent, + 1; 0: none sent */
 } boot_env_t;
 
 static double now_s(void)
@@ -47,28 +69,100 @@ static int io_full(int fd, void *buf, size_t len, int wr, double deadline, int m
 {
     char *p = buf;
     while (len > 0) {
-        double left = deadline - now_s();
-        if (left <= 0)
-            return cs_err_set(err, CS_ERR_TIMEOUT,
-                              "rank %d: timed out in the bootstrap waiting for rank %d", me, peer);
-        struct pollfd pfd = {.fd = fd, .events = wr ? POLLOUT : POLLIN};
-        int pr = poll(&pfd, 1, (int)(left * 1000) + 1);
-        if (pr < 0 && errno == EINTR)
+        /* first without waiting: a message that fits the socket goes out
+         * whole, never cut by an interrupt between its header and payload */
+        ssize_t n = wr ? send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT)
+                       : recv(fd, p, len, MSG_DONTWAIT);
+        if (n > 0) {
+            p += n;
+            len -= (size_t)n;
             continue;
-        if (pr == 0)
-            continue;
-        ssize_t n = wr ? send(fd, p, len, MSG_NOSIGNAL) : recv(fd, p, len, 0);
-        if (n < 0 && (errno == EINTR || errno == EAGAIN))
-            continue;
-        if (n <= 0)
+        }
+        if (n == 0 || (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK))
             return cs_err_set(err, CS_ERR_PEER,
                               "rank %d: lost the bootstrap connection to rank %d (%s): did it "
                               "die?",
                               me, peer, n == 0 ? "closed" : strerror(errno));
-        p += n;
-        len -= (size_t)n;
+        double left = deadline - now_s();
+        int sig = cs_intr_pending(), who = cs_intr_peer(&sig);
+        if (cs_intr_pending())
+            return cs_err_set(err, CS_ERR_INTERRUPTED, "rank %d: interrupted (%s)", me,
+                              cs_intr_signame(cs_intr_pending()));
+        if (who >= 0 && who != me) /* heard of through the transport */
+            return cs_err_set(err, CS_ERR_PEER, "rank %d: rank %d was interrupted (%s)", me,
+                              who, cs_intr_signame(sig));
+        if (left <= 0)
+            return cs_err_set(err, CS_ERR_TIMEOUT,
+                              "rank %d: timed out in the bootstrap waiting for rank %d", me, peer);
+        struct pollfd pfd = {.fd = fd, .events = wr ? POLLOUT : POLLIN};
+        int ms = (int)(left * 1000) + 1;
+        (void)poll(&pfd, 1, ms < SLICE_MS ? ms : SLICE_MS); /* then try again */
     }
     return CS_OK;
+}
+
+/* LEAVE naming `rank` (signal sig) on every connection that is between
+ * two messages; once per process and rank named. */
+static void send_leave(boot_env_t *e, int rank, int sig)
+{
+    if (e->leave_sent == rank + 1)
+        return;
+    e->leave_sent = rank + 1;
+    env_hdr_t h = {ENV_LEAVE, 0, rank, sig};
+    for (int r = 0; r < e->base.size; r++)
+        if (e->fds[r] >= 0 && !e->broken[r] && r != rank)
+            (void)!send(e->fds[r], &h, sizeof(h), MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+/* A DATA message of len bytes to rank `peer` over its connection. */
+static int send_msg(boot_env_t *e, int peer, const void *buf, size_t len, double deadline,
+                    cs_err_t *err)
+{
+    int fd = e->fds[e->base.rank == 0 ? peer : 0], me = e->base.rank;
+    env_hdr_t h = {ENV_DATA, (uint32_t)len, me, 0}, in;
+    cs_err_t tmp;
+    cs_err_clear(&tmp);
+    int st = io_full(fd, &h, sizeof(h), 1, deadline, me, peer, &tmp);
+    if (st == CS_OK)
+        st = io_full(fd, (void *)buf, len, 1, deadline, me, peer, &tmp);
+    if (st == CS_OK)
+        return CS_OK;
+    e->broken[e->base.rank == 0 ? peer : 0] = 1; /* perhaps cut in the middle */
+    /* the peer closed: did it say why first?  (nothing else can be queued:
+     * it reads from this rank before it writes to it) */
+    if (st == CS_ERR_PEER && recv(fd, &in, sizeof(in), MSG_DONTWAIT) == (ssize_t)sizeof(in) &&
+        in.kind == ENV_LEAVE) {
+        cs_intr_note_peer(in.rank, in.sig);
+        if (me == 0)
+            send_leave(e, in.rank, in.sig);
+        return cs_err_set(err, CS_ERR_PEER, "rank %d: rank %d was interrupted (%s)", me,
+                          in.rank, cs_intr_signame(in.sig));
+    }
+    return cs_err_set(err, st, "%s", tmp.msg);
+}
+
+/* A DATA message of len bytes from rank `peer`; a LEAVE fails naming the
+ * rank it names (rank 0 passes it on). */
+static int recv_msg(boot_env_t *e, int peer, void *buf, size_t len, double deadline,
+                    cs_err_t *err)
+{
+    int fd = e->fds[e->base.rank == 0 ? peer : 0], me = e->base.rank;
+    env_hdr_t h;
+    int st = io_full(fd, &h, sizeof(h), 0, deadline, me, peer, err);
+    if (st != CS_OK)
+        return st;
+    if (h.kind == ENV_LEAVE) {
+        cs_intr_note_peer(h.rank, h.sig);
+        if (me == 0)
+            send_leave(e, h.rank, h.sig);
+        return cs_err_set(err, CS_ERR_PEER, "rank %d: rank %d was interrupted (%s)", me, h.rank,
+                          cs_intr_signame(h.sig));
+    }
+    if (h.kind != ENV_DATA || h.len != len)
+        return cs_err_set(err, CS_ERR_MISMATCH, "rank %d: the bootstrap got a message of %u "
+                          "bytes (kind %#x) from rank %d, expected %zu: ranks out of step",
+                          me, h.len, h.kind, peer, len);
+    return io_full(fd, buf, len, 0, deadline, me, peer, err);
 }
 
 static int env_allgather(cs_boot_t *b, const void *mine, size_t len, void *all, cs_err_t *err)
@@ -77,16 +171,18 @@ static int env_allgather(cs_boot_t *b, const void *mine, size_t len, void *all, 
     double deadline = now_s() + b->timeout_s;
     int st = CS_OK;
     if (b->rank != 0) {
-        st = io_full(e->fds[0], (void *)mine, len, 1, deadline, b->rank, 0, err);
+        st = send_msg(e, 0, mine, len, deadline, err);
         if (st == CS_OK)
-            st = io_full(e->fds[0], all, len * (size_t)b->size, 0, deadline, b->rank, 0, err);
-        return st;
+            st = recv_msg(e, 0, all, len * (size_t)b->size, deadline, err);
+    } else {
+        memcpy(all, mine, len);
+        for (int r = 1; r < b->size && st == CS_OK; r++)
+            st = recv_msg(e, r, (char *)all + (size_t)r * len, len, deadline, err);
+        for (int r = 1; r < b->size && st == CS_OK; r++)
+            st = send_msg(e, r, all, len * (size_t)b->size, deadline, err);
     }
-    memcpy(all, mine, len);
-    for (int r = 1; r < b->size && st == CS_OK; r++)
-        st = io_full(e->fds[r], (char *)all + (size_t)r * len, len, 0, deadline, 0, r, err);
-    for (int r = 1; r < b->size && st == CS_OK; r++)
-        st = io_full(e->fds[r], all, len * (size_t)b->size, 1, deadline, 0, r, err);
+    if (st == CS_ERR_INTERRUPTED)
+        send_leave(e, b->rank, cs_intr_pending());
     return st;
 }
 
@@ -105,12 +201,18 @@ static void env_close(cs_boot_t *b)
     boot_env_t *e = (boot_env_t *)b;
     if (!e)
         return;
+    int sig = 0, who = cs_intr_peer(&sig);
+    if (e->fds && e->broken && cs_intr_pending())
+        send_leave(e, b->rank, cs_intr_pending());
+    else if (e->fds && e->broken && who >= 0)
+        send_leave(e, who, sig); /* tell those that did not hear it */
     for (int r = 0; e->fds && r < b->size; r++)
         if (e->fds[r] >= 0)
             close(e->fds[r]);
     if (e->listen_fd >= 0)
         close(e->listen_fd);
     free(e->fds);
+    free(e->broken);
     free(e);
 }
 
@@ -167,7 +269,14 @@ static int root_accept(boot_env_t *e, const struct sockaddr_in *sa, double deadl
     for (int got = 1; got < size;) {
         double left = deadline - now_s();
         struct pollfd pfd = {.fd = e->listen_fd, .events = POLLIN};
-        if (left <= 0 || poll(&pfd, 1, (int)(left * 1000) + 1) == 0) {
+        if (cs_intr_pending())
+            return cs_err_set(err, CS_ERR_INTERRUPTED, "rank 0: interrupted (%s) while waiting "
+                              "for the other ranks to join", cs_intr_signame(cs_intr_pending()));
+        int ms = (int)(left * 1000) + 1, pr = 0;
+        if (left > 0 && (pr = poll(&pfd, 1, ms < SLICE_MS ? ms : SLICE_MS)) <= 0 &&
+            deadline - now_s() > 0)
+            continue; /* a slice (or EINTR) */
+        if (left <= 0 || pr <= 0) {
             int missing = -1;
             for (int r = 1; r < size && missing < 0; r++)
                 if (e->fds[r] < 0)
@@ -215,6 +324,10 @@ static int child_connect(boot_env_t *e, const struct sockaddr_in *sa, double dea
             break;
         }
         close(fd);
+        if (cs_intr_pending())
+            return cs_err_set(err, CS_ERR_INTERRUPTED, "rank %d: interrupted (%s) while "
+                              "connecting to rank 0", e->base.rank,
+                              cs_intr_signame(cs_intr_pending()));
         if (now_s() > deadline)
             return cs_err_set(err, CS_ERR_TIMEOUT,
                               "rank %d: timed out connecting to rank 0 at MASTER_ADDR:"
@@ -250,7 +363,10 @@ int cs__boot_env_open(const cs_boot_config_t *cfg, cs_boot_t **out, cs_err_t *er
     e->base.timeout_s = cfg->timeout_s;
     e->listen_fd = -1;
     e->fds = malloc((size_t)size * sizeof(int));
-    if (!e->fds) {
+    e->broken = calloc((size_t)size, 1);
+    if (!e->fds || !e->broken) {
+        free(e->fds);
+        free(e->broken);
         free(e);
         return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
     }

@@ -44,6 +44,7 @@
 #include <time.h>
 
 #include "cs_engine_int.h"
+#include "cs_intr.h"
 #include "cs_log.h"
 
 #define TAG_SEQ_BITS 19
@@ -53,6 +54,7 @@
 #define POLL_MAX 64
 #define IDLE_YIELD 32
 #define IDLE_CLOCK 64
+#define PEER_GRACE_NS 50000000ull /* see peer_said_why */
 
 uint64_t cs_engine_now_ns(void)
 {
@@ -173,6 +175,8 @@ fail:
 /* Cancel and drain whatever is still posted (after a failed run). */
 static void drain(cs_engine_t *e)
 {
+    if (e->left)
+        return; /* the transport was told to leave: only its close remains */
     int pending = 0;
     for (uint32_t i = 0; i < e->n; i++)
         if (e->req[i].status == CS_INPROGRESS) {
@@ -397,10 +401,43 @@ static int blame(const cs_engine_t *e, uint32_t *step)
     return best < 0 ? -1 : e->st[*step].peer;
 }
 
+/* The run stops: this rank was interrupted (it tells its peers and fails
+ * with CS_ERR_INTERRUPTED), or a peer left (CS_ERR_PEER naming it). */
+static int stop(cs_engine_t *e, cs_err_t *err)
+{
+    int sig = cs_intr_pending();
+    if (sig) {
+        e->tp->ops->leave(e->tp, sig);
+        e->left = 1;
+        return cs_err_set(err, CS_ERR_INTERRUPTED, "rank %d: interrupted (%s)", e->rank,
+                          cs_intr_signame(sig));
+    }
+    char why[96];
+    if (cs_tp_left_why(e->tp, why, sizeof(why)) < 0)
+        snprintf(why, sizeof(why), "a peer left");
+    return cs_err_set(err, CS_ERR_PEER, "rank %d: %s", e->rank, why);
+}
+
+/* A peer went away: did it (or another) say why?  The transport may learn
+ * it a little after the failure (a LEAVE behind a reset, a liveness check
+ * that reads the reason after the death): poll for up to PEER_GRACE_NS.
+ * What completes meanwhile is dropped: the run fails anyway. */
+static int peer_said_why(cs_engine_t *e)
+{
+    uint64_t until = cs_engine_now_ns() + PEER_GRACE_NS;
+    cs_tp_req_t *done[POLL_MAX];
+    while (e->tp->left_rank < 0 && cs_intr_peer(NULL) < 0 && cs_engine_now_ns() < until)
+        if (e->tp->ops->poll(e->tp, done, POLL_MAX) < 0)
+            break;
+    return e->tp->left_rank >= 0 || cs_intr_peer(NULL) >= 0;
+}
+
 static int handle_done(cs_engine_t *e, cs_tp_req_t *r, cs_err_t *err)
 {
     estep_t *t = r->user;
     uint32_t i = (uint32_t)(t - e->st);
+    if (r->status == CS_ERR_PEER && peer_said_why(e))
+        return stop(e, err);
     if (r->status < 0)
         return cs_err_set(err, r->status == CS_ERR_PEER ? CS_ERR_PEER : r->status,
                           "rank %d: %s with rank %d failed in step %u (channel %u): %s", e->rank,
@@ -458,11 +495,19 @@ int cs_engine_run(cs_engine_t *e, uint64_t count, cs_err_t *err)
     int st = CS_OK;
     while (e->ndone < e->n) {
         int progress = 0;
+        if (__builtin_expect(cs_intr_pending() != 0 || e->tp->left_rank >= 0, 0)) {
+            st = stop(e, err);
+            goto out;
+        }
         while (e->rq_head < e->rq_tail) {
             uint32_t i = e->rq[e->rq_head];
             int rc = post(e, i);
             if (rc == CS_AGAIN)
                 break;
+            if (rc == CS_ERR_PEER && peer_said_why(e)) {
+                st = stop(e, err);
+                goto out;
+            }
             if (rc < 0) {
                 st = cs_err_set(err, rc, "rank %d: posting step %u to rank %d failed: %s",
                                 e->rank, i, e->st[i].peer, cs_status_str(rc));
@@ -508,6 +553,10 @@ int cs_engine_run(cs_engine_t *e, uint64_t count, cs_err_t *err)
         if (last == 0)
             last = now;
         if (now - last > limit) {
+            if (cs_intr_peer(NULL) >= 0) { /* heard of by another way (the bootstrap) */
+                st = stop(e, err);
+                goto out;
+            }
             uint32_t step = 0;
             int peer = blame(e, &step);
             st = cs_err_set(err, CS_ERR_TIMEOUT,

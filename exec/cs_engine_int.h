@@ -49,7 +49,8 @@ struct cs_engine {
     void **mr;
     cs_step_time_t *times;
     uint64_t t0, runs, prepared;
-    int rec; /* keep per-step timestamps */
+    int rec;  /* keep per-step timestamps */
+    int left; /* this rank told the transport to leave (interrupted) */
 };
 
 static inline int is_comm(int kind)

@@ -3,7 +3,10 @@
  * constructor table.  A transport points missing operations here so the
  * engine never tests for NULL.
  */
+#include <stdio.h>
 #include <string.h>
+
+#include "cs_intr.h"
 
 #include "cs_transport.h"
 
@@ -34,6 +37,34 @@ int cs_tp_nosup_cancel(cs_tp_t *tp, cs_tp_req_t *req)
 {
     (void)tp, (void)req;
     return CS_ERR_UNSUPPORTED;
+}
+
+void cs_tp_nosup_leave(cs_tp_t *tp, int sig)
+{
+    (void)tp, (void)sig;
+}
+
+void cs__tp_peer_left(cs_tp_t *tp, int rank, int sig)
+{
+    if (tp->left_rank < 0) {
+        tp->left_sig = sig;
+        tp->left_rank = rank;
+    }
+    cs_intr_note_peer(rank, sig);
+}
+
+int cs_tp_left_why(const cs_tp_t *tp, char *buf, size_t cap)
+{
+    int sig = 0, r = tp && tp->left_rank >= 0 ? tp->left_rank : cs_intr_peer(&sig);
+    if (tp && tp->left_rank >= 0)
+        sig = tp->left_sig;
+    if (r < 0)
+        return -1;
+    if (sig > 0)
+        snprintf(buf, cap, "rank %d was interrupted (%s)", r, cs_intr_signame(sig));
+    else
+        snprintf(buf, cap, "rank %d left", r);
+    return r;
 }
 
 int cs_tp_open(const char *name, const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err)

@@ -28,7 +28,16 @@
  * `peer` with tag t; two sends with the same (peer, tag) match receives in
  * posting order.
  *
- * Nothing here blocks, except open, insert_addrs and close.
+ * Leaving.  A rank interrupted by a signal (cs_intr.h) calls leave: its
+ * peers' transports learn it (a frame on each connection, a word in its
+ * shared segment, a control message) and set cs_tp.left_rank and
+ * left_sig, fail what they had posted with that rank (CS_ERR_PEER) and
+ * record the rank with cs_intr_note_peer.  Their engines look at
+ * left_rank while they wait and fail naming it ("rank 1 was interrupted
+ * (SIGINT)").  The blocking calls (insert_addrs, the waits of close)
+ * return CS_ERR_INTERRUPTED within about 100 ms of a signal.
+ *
+ * Nothing here blocks, except open, insert_addrs, leave and close.
  */
 #ifndef CS_TRANSPORT_H
 #define CS_TRANSPORT_H
@@ -105,6 +114,14 @@ typedef struct cs_tp_ops {
     /* Ask to cancel a posted request; it still comes back through poll
      * (status CS_ERR_TRANSPORT) unless it completed first.  Must not block. */
     int (*cancel)(cs_tp_t *tp, cs_tp_req_t *req);
+
+    /* Tell every peer that this rank leaves the job because of signal `sig`
+     * (cs_intr.h), so that they fail at once naming it instead of waiting
+     * for it (their transport sets cs_tp.left_rank / left_sig).  Best
+     * effort, bounded by about 100 ms; what is posted is abandoned; after
+     * it only close.  close calls it by itself when cs_intr_pending() is
+     * set; calling it twice does nothing more. */
+    void (*leave)(cs_tp_t *tp, int sig);
 } cs_tp_ops_t;
 
 /* Optional memory interface (cs_tp.mem; NULL when the transport has none):
@@ -131,6 +148,8 @@ struct cs_tp {
     size_t max_msg; /* largest message before the transport splits it */
     char why[256];  /* why a blocking call (insert_addrs) failed, for the caller's
                      * message; empty when the transport has nothing to add */
+    int left_rank;  /* the first peer that announced it left the job (leave), or -1 */
+    int left_sig;   /* its signal (valid when left_rank >= 0) */
 };
 
 /* Configuration common to transports. */
@@ -148,6 +167,16 @@ int cs_tp_nosup_insert_addrs(cs_tp_t *tp, const void *blobs, size_t slot, const 
 int cs_tp_nosup_mr_reg(cs_tp_t *tp, void *buf, size_t len, void **mr);
 void cs_tp_nosup_mr_dereg(cs_tp_t *tp, void *mr);
 int cs_tp_nosup_cancel(cs_tp_t *tp, cs_tp_req_t *req);
+void cs_tp_nosup_leave(cs_tp_t *tp, int sig);
+
+/* For transports: peer `rank` said it leaves because of `sig`: set
+ * left_rank / left_sig (the first one wins) and cs_intr_note_peer. */
+void cs__tp_peer_left(cs_tp_t *tp, int rank, int sig);
+
+/* "rank R was interrupted (SIGINT)" (or "rank R left") for the first peer
+ * that left, as this process knows it (tp may be NULL): writes buf and
+ * returns the rank, or -1 (buf untouched) when no peer left. */
+int cs_tp_left_why(const cs_tp_t *tp, char *buf, size_t cap);
 
 /* Transport constructors.  Return a cs_status_t, fill *out only on success. */
 int cs_tp_ofi_open(const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err);

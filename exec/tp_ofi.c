@@ -7,8 +7,12 @@
  * Wire tag: bits [0, 36) the caller's tag, [36, 56) the sender's rank,
  * [56, 64) the part index.  Putting the source rank in the tag makes a
  * receive match only its peer without requiring FI_DIRECTED_RECV.
+ * Part index OFI_LEAVE_PART is no part: a rank interrupted by a signal
+ * (leave, see cs_transport.h) sends every peer an empty message with it,
+ * the signal in the caller's bits; every rank keeps one receive posted for
+ * those from any rank (the other bits ignored), from insert_addrs on.
  * Messages above the provider's max_msg_size (or cfg->max_msg) are split
- * into at most 256 parts, each posted with its own context taken from a
+ * into at most 255 parts, each posted with its own context taken from a
  * pool preallocated at open (nothing is allocated while posting or
  * polling).  Memory is registered only when the provider asks for it
  * (FI_MR_LOCAL).  Sends up to the provider's inject size (at most
@@ -39,12 +43,15 @@
 #include <rdma/fi_errno.h>
 #include <rdma/fi_tagged.h>
 
+#include "cs_intr.h"
 #include "cs_log.h"
 #include "cs_transport.h"
 
 #define OFI_RANK_SHIFT CS_TP_TAG_BITS
 #define OFI_PART_SHIFT 56
-#define OFI_MAX_PARTS 256
+#define OFI_MAX_PARTS 255
+#define OFI_LEAVE_PART 255ull /* the part index of a LEAVE message */
+#define OFI_LEAVE_MS 100      /* leave waits this long for its sends */
 #define OFI_MAX_RANKS (1 << (OFI_PART_SHIFT - OFI_RANK_SHIFT))
 #define OFI_POLL_BATCH 16
 #define OFI_INJECT_MAX 1024 /* above it a copy-out costs more than a completion */
@@ -68,6 +75,9 @@ typedef struct tp_ofi {
     size_t inject; /* largest send copied out inline (fi_tinject), 0: none */
     ofi_ctx_t *ctx;
     int32_t nctx, free_head;
+    ofi_ctx_t leave_ctx;  /* the receive of peers' LEAVE messages */
+    char leave_buf[8];
+    int leave_posted, left;
 } tp_ofi_t;
 
 /* The functions libfabric exports, resolved once (ofi_load) from
@@ -168,11 +178,15 @@ static void ctx_put(tp_ofi_t *t, ofi_ctx_t *c)
     t->free_head = (int32_t)(c - t->ctx);
 }
 
+static void ofi_leave(cs_tp_t *tp, int sig);
+
 static void ofi_close(cs_tp_t *tp)
 {
     tp_ofi_t *t = (tp_ofi_t *)tp;
     if (!t)
         return;
+    if (cs_intr_pending() && !t->left)
+        ofi_leave(tp, cs_intr_pending());
     if (t->ep)
         fi_close(&t->ep->fid);
     if (t->cq)
@@ -203,6 +217,33 @@ static int ofi_get_addr(cs_tp_t *tp, void *buf, size_t *len)
     return CS_OK;
 }
 
+/* The receive of LEAVE messages from any rank (part OFI_LEAVE_PART). */
+static int post_leave_recv(tp_ofi_t *t)
+{
+    ssize_t rc;
+    do
+        rc = fi_trecv(t->ep, t->leave_buf, sizeof(t->leave_buf), NULL, FI_ADDR_UNSPEC,
+                      OFI_LEAVE_PART << OFI_PART_SHIFT, (1ull << OFI_PART_SHIFT) - 1,
+                      &t->leave_ctx);
+    while (rc == -FI_EAGAIN && fi_cq_read(t->cq, NULL, 0) <= 0);
+    t->leave_posted = rc == 0;
+    if (rc)
+        snprintf(t->base.why, sizeof(t->base.why), "ofi transport: cannot post a receive: %s",
+                 ofi_lib.strerror((int)-rc));
+    return rc ? ofi_status((int)rc) : CS_OK;
+}
+
+/* A LEAVE message came in: note its rank and signal, wait for the next. */
+static void on_leave(tp_ofi_t *t, uint64_t tag)
+{
+    int rank = (int)((tag >> OFI_RANK_SHIFT) & ((1ull << (OFI_PART_SHIFT - OFI_RANK_SHIFT)) - 1));
+    cs__tp_peer_left(&t->base, rank, (int)(tag & 0xffffffffu));
+    CS_DEBUG("exec", "rank %d: rank %d left (signal %d)", t->base.rank, rank,
+             (int)(tag & 0xffffffffu));
+    if (!t->left)
+        post_leave_recv(t);
+}
+
 static int ofi_insert_addrs(cs_tp_t *tp, const void *blobs, size_t slot, const size_t *lens)
 {
     tp_ofi_t *t = (tp_ofi_t *)tp;
@@ -215,7 +256,7 @@ static int ofi_insert_addrs(cs_tp_t *tp, const void *blobs, size_t slot, const s
             return rc < 0 ? ofi_status(rc) : CS_ERR_TRANSPORT;
         }
     }
-    return CS_OK;
+    return post_leave_recv(t);
 }
 
 static int ofi_mr_reg(cs_tp_t *tp, void *buf, size_t len, void **mr)
@@ -343,6 +384,12 @@ static int ofi_poll(cs_tp_t *tp, cs_tp_req_t **done, int max)
                 break;
             int st = ofi_status(e.err);
             ofi_ctx_t *c = e.op_context;
+            if (c == &t->leave_ctx) { /* cancelled, or truncated: post it again */
+                t->leave_posted = 0;
+                if (e.err != FI_ECANCELED && !t->left)
+                    on_leave(t, e.tag);
+                continue;
+            }
             CS_DEBUG("exec", "completion error %d (%s) from peer %d", e.err,
                      ofi_lib.strerror(e.err), c && c->req ? c->req->peer : -1);
             if (c && c->req && part_done(t, c, 0, st, &done[n]))
@@ -353,6 +400,10 @@ static int ofi_poll(cs_tp_t *tp, cs_tp_req_t **done, int max)
             return ofi_status((int)got);
         for (ssize_t i = 0; i < got; i++) {
             ofi_ctx_t *c = ent[i].op_context;
+            if (c == &t->leave_ctx) {
+                on_leave(t, ent[i].tag);
+                continue;
+            }
             size_t len = (ent[i].flags & FI_RECV) ? ent[i].len : 0;
             if (c && c->req && part_done(t, c, len, CS_OK, &done[n]))
                 n++;
@@ -372,6 +423,60 @@ static int ofi_cancel(cs_tp_t *tp, cs_tp_req_t *req)
     return CS_OK;
 }
 
+/* LEAVE to every peer; waits for the sends' completions (a connection to
+ * a peer never talked to is made meanwhile) at most OFI_LEAVE_MS. */
+static void ofi_leave(cs_tp_t *tp, int sig)
+{
+    tp_ofi_t *t = (tp_ofi_t *)tp;
+    int n = tp->nranks;
+    if (t->left || !t->ep || !t->leave_posted) {
+        t->left = 1;
+        return;
+    }
+    t->left = 1;
+    ofi_ctx_t *sc = calloc((size_t)n, sizeof(*sc));
+    if (!sc)
+        return;
+    uint64_t tag = (uint64_t)(uint32_t)sig | ((uint64_t)tp->rank << OFI_RANK_SHIFT) |
+                   (OFI_LEAVE_PART << OFI_PART_SHIFT);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double t0 = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec, now = t0;
+    int sent = 0, done = 0, next = 0;
+    while (done < n - 1 && now - t0 < OFI_LEAVE_MS * 1e-3) {
+        while (next < n) {
+            if (next == tp->rank) {
+                next++;
+                continue;
+            }
+            ssize_t rc = fi_tsend(t->ep, t->leave_buf, 0, NULL, t->peers[next], tag, &sc[next]);
+            if (rc == -FI_EAGAIN)
+                break;
+            sent += rc == 0;
+            done += rc != 0; /* this one cannot go: do not wait for it */
+            next++;
+        }
+        struct fi_cq_tagged_entry ent[OFI_POLL_BATCH];
+        ssize_t got = fi_cq_read(t->cq, ent, OFI_POLL_BATCH);
+        for (ssize_t i = 0; i < got; i++)
+            done += (ofi_ctx_t *)ent[i].op_context >= sc &&
+                    (ofi_ctx_t *)ent[i].op_context < sc + n;
+        if (got == -FI_EAVAIL) {
+            struct fi_cq_err_entry e;
+            memset(&e, 0, sizeof(e));
+            if (fi_cq_readerr(t->cq, &e, 0) == 1)
+                done += (ofi_ctx_t *)e.op_context >= sc && (ofi_ctx_t *)e.op_context < sc + n;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        now = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    }
+    CS_DEBUG("exec", "rank %d: LEAVE sent to %d of %d peers, %d done in %.1f ms", tp->rank, sent,
+             n - 1, done, (now - t0) * 1e3);
+    /* sc is not freed: a send still queued in the provider points into it
+     * until fi_close of the endpoint, and nothing but close follows */
+    (void)sc;
+}
+
 static const cs_tp_ops_t ofi_ops = {
     .size = sizeof(cs_tp_ops_t),
     .name = "ofi",
@@ -384,6 +489,7 @@ static const cs_tp_ops_t ofi_ops = {
     .irecv = ofi_irecv,
     .poll = ofi_poll,
     .cancel = ofi_cancel,
+    .leave = ofi_leave,
 };
 
 static int getinfo(const cs_tp_config_t *cfg, struct fi_info **out, cs_err_t *err)
@@ -438,6 +544,7 @@ int cs_tp_ofi_open(const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err)
     t->base.ops = &ofi_ops;
     t->base.rank = cfg->rank;
     t->base.nranks = cfg->nranks;
+    t->base.left_rank = -1;
     st = getinfo(cfg, &t->info, err);
     if (st != CS_OK)
         goto fail;

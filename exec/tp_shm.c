@@ -50,7 +50,8 @@
  * poll hands back.
  *
  * Failures.  Every CHECK_NS of polling the peers' liveness is checked
- * (tp_shm_seg.c: pidfd, or the peer's `closed` flag).  A dead peer's ring
+ * (tp_shm_seg.c: pidfd, or the peer's `closed` flag; a peer interrupted by
+ * a signal writes it into its segment header before `closed`: leave).  A dead peer's ring
  * is drained first (what it sent before dying is delivered), then every
  * operation with it completes with CS_ERR_PEER and new posts to it fail
  * with CS_ERR_PEER, so the engine names it instead of hanging.
@@ -64,6 +65,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cs_intr.h"
 #include "cs_log.h"
 #include "tp_shm.h"
 #include "tp_shm_ring.h"
@@ -288,11 +290,24 @@ static void fail_peer(tp_shm_t *t, int p)
 
 /* ---- the ops table ---------------------------------------------------- */
 
+/* The peers see `closed` at their next liveness check (CHECK_NS). */
+static void shm_leave(cs_tp_t *tp, int sig)
+{
+    tp_shm_t *t = (tp_shm_t *)tp;
+    t->left = 1;
+    if (!t->hdr)
+        return;
+    __atomic_store_n(&t->hdr->intr, sig, __ATOMIC_RELAXED);
+    __atomic_store_n(&t->hdr->closed, 1u, __ATOMIC_RELEASE);
+}
+
 static void shm_close(cs_tp_t *tp)
 {
     tp_shm_t *t = (tp_shm_t *)tp;
     if (!t)
         return;
+    if (cs_intr_pending() && !t->left)
+        shm_leave(tp, cs_intr_pending());
     cs__shm_unmap_all(t);
     cs__shm_seg_destroy(t);
     free(t->peers);
@@ -472,6 +487,7 @@ static const cs_tp_ops_t shm_ops = {
     .irecv = shm_irecv,
     .poll = shm_poll,
     .cancel = shm_cancel,
+    .leave = shm_leave,
 };
 
 /* Sizes from the rank count and configuration (the same on every rank). */
@@ -530,6 +546,7 @@ int cs_tp_shm_open(const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err)
     t->base.rank = cfg->rank;
     t->base.nranks = cfg->nranks;
     t->base.max_msg = SIZE_MAX;
+    t->base.left_rank = -1;
     t->memfd = -1;
     t->timeout_s = cfg->timeout_s > 0 ? cfg->timeout_s : 60;
     t->ctl_head = t->ctl_tail = t->copies.head = t->copies.tail = -1;

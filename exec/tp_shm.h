@@ -27,7 +27,7 @@
 
 #include "cs_transport.h"
 
-#define SHM_MAGIC 0x314d48535343ull /* "CSSHM1": bump when the layout changes */
+#define SHM_MAGIC 0x324d48535343ull /* "CSSHM2": bump when the layout changes */
 #define SHM_CELL 64                 /* one ring cell: a cache line */
 #define SHM_HDR 16                  /* header bytes of a message's first cell */
 #define SHM_MAX_RANKS 4096
@@ -76,6 +76,9 @@ typedef struct shm_seg_hdr {
     uint64_t slot_bytes, eager_max, inbox_off, inbox_stride, seg_bytes;
     int32_t pid;
     uint32_t closed; /* the owner closed its transport (atomic) */
+    int32_t intr;    /* the owner left because of this signal (leave; written
+                      * before `closed`), 0: it did not say */
+    uint32_t pad_;
 } shm_seg_hdr_t;
 
 /* Where a sender's inbox parts lie inside an inbox. */
@@ -202,6 +205,7 @@ typedef struct tp_shm {
     uint64_t next_check; /* ns of the next liveness check */
     uint32_t polls;
     int ready; /* insert_addrs done */
+    int left;  /* leave was called */
     uint32_t next_region; /* id of the next region */
 } tp_shm_t;
 

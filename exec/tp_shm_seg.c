@@ -20,7 +20,9 @@
  *
  * Liveness.  A pidfd per peer (pidfd_open; kill(pid, 0) where there is
  * none) polls readable once the peer has exited, and a peer's header says
- * `closed` once it closed its transport; both mark the peer dead.
+ * `closed` once it closed its transport; both mark the peer dead.  A peer
+ * that left because of a signal wrote it into `intr` first (leave): then
+ * cs_tp.left_rank names it.
  *
  * Transport memory (cs_tp_mem_ops_t, the engine's buffers).  Each region
  * is a memfd of its own, kept open while it lives; an RTS from it names
@@ -46,6 +48,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cs_intr.h"
 #include "cs_log.h"
 #include "tp_shm.h"
 
@@ -307,6 +310,15 @@ int cs__shm_attach(tp_shm_t *t, const void *blobs, size_t slot, const size_t *le
             continue;
         }
         cs__shm_check_peers(t);
+        if (cs_intr_pending()) {
+            why(t, "interrupted (%s)", cs_intr_signame(cs_intr_pending()));
+            return CS_ERR_INTERRUPTED;
+        }
+        if (t->base.left_rank >= 0) {
+            why(t, "rank %d was interrupted (%s)", t->base.left_rank,
+                cs_intr_signame(t->base.left_sig));
+            return CS_ERR_PEER;
+        }
         for (int q = r; q < n; q++)
             if (t->peers[q].dead && !__atomic_load_n(&att[q], __ATOMIC_ACQUIRE)) {
                 why(t, "rank %d exited or failed before mapping this rank's shared memory", q);
@@ -350,6 +362,14 @@ int cs__shm_check_peers(tp_shm_t *t)
                 if (t->peers[r].pidfd == t->pfds[i].fd && !t->peers[r].dead)
                     t->peers[r].dead = 1, found++;
         }
+    }
+    for (int r = 0; found && r < n; r++) { /* did the dead say why? */
+        shm_peer_t *pe = &t->peers[r];
+        if (r == t->base.rank || pe->dead != 1 || !pe->seg || t->base.left_rank == r)
+            continue;
+        int sig = __atomic_load_n(&((shm_seg_hdr_t *)pe->seg)->intr, __ATOMIC_RELAXED);
+        if (sig)
+            cs__tp_peer_left(&t->base, r, sig);
     }
     return found;
 }

@@ -24,6 +24,7 @@
  *   DATA   c2 = receiver op, len + payload    lands straight in the buffer
  *   RTR    tag, c1 = receiver op, aux = messages read   ready to receive
  *   DDATA  tag, c2 = receiver op, len + payload   a message sent on an RTR
+ *   LEAVE  aux = signal      the sender was interrupted and leaves the job
  * A receive matches the first message of its (peer, tag) in arrival order,
  * which is sending order: TCP keeps order on a connection.  An EAGER
  * message nobody waits for is copied into one of TCP_UNEX_SLOTS slots of a
@@ -57,6 +58,8 @@
  * Failures.  A peer that dies closes its sockets (the kernel does it):
  * reading gives EOF or ECONNRESET, writing EPIPE; every request to or from
  * that peer then completes with CS_ERR_PEER, and later posts to it too.
+ * A peer interrupted by a signal says so first (LEAVE, see leave in
+ * cs_transport.h): the same, and cs_tp.left_rank names it.
  *
  * Nothing is allocated after insert_addrs: operations, frames and
  * unexpected records come from pools sized at open (a post finding its
@@ -72,6 +75,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "cs_intr.h"
 #include "cs_log.h"
 
 static int32_t pool_get(int32_t *head, int32_t *next)
@@ -219,7 +223,13 @@ void cs__tcp_write_peer(tp_tcp_t *t, int peer)
         if (w < 0) {
             if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
                 return;
-            cs__tcp_peer_lost(t, peer, errno);
+            int e = errno;
+            if (!p->lost_read) { /* what it sent before it went (a LEAVE?) comes first */
+                p->lost_read = 1;
+                cs__tcp_read_peer(t, peer);
+            }
+            if (!p->dead)
+                cs__tcp_peer_lost(t, peer, e);
             return;
         }
         fr->off += (size_t)w;
@@ -537,6 +547,8 @@ static void tcp_close(cs_tp_t *tp)
     tp_tcp_t *t = (tp_tcp_t *)tp;
     if (!t)
         return;
+    if (cs_intr_pending() && !t->left)
+        cs__tcp_leave(tp, cs_intr_pending());
     cs__tcp_sockets_close(t);
     free(t->ops);
     free(t->frames);
@@ -564,6 +576,7 @@ static const cs_tp_ops_t tcp_ops = {
     .irecv = tcp_irecv,
     .poll = tcp_poll,
     .cancel = tcp_cancel,
+    .leave = cs__tcp_leave,
 };
 
 int cs_tp_tcp_open(const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err)
@@ -578,6 +591,7 @@ int cs_tp_tcp_open(const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err)
     t->base.rank = cfg->rank;
     t->base.nranks = cfg->nranks;
     t->base.max_msg = SIZE_MAX; /* the framing carries any length */
+    t->base.left_rank = -1;
     t->listen_fd = t->epfd = -1;
     t->setup_s = cfg->timeout_s > 0 ? cfg->timeout_s : 60.0;
     t->nops = TCP_OPS;

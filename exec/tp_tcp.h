@@ -22,7 +22,7 @@
 #define TCP_HIST 64            /* messages per peer remembered for matching RTRs (2^k) */
 #define TCP_MAGIC 0x3150435453430000ull /* "CSTCP1" */
 
-enum { TCP_EAGER_MSG = 1, TCP_RTS, TCP_CTS, TCP_DATA, TCP_RTR, TCP_DDATA };
+enum { TCP_EAGER_MSG = 1, TCP_RTS, TCP_CTS, TCP_DATA, TCP_RTR, TCP_DDATA, TCP_LEAVE };
 
 /* Every frame starts with this; EAGER and DATA carry `len` payload bytes. */
 typedef struct tcp_hdr {
@@ -31,7 +31,8 @@ typedef struct tcp_hdr {
     uint32_t c2;  /* RTS: sender op generation; CTS, DATA, DDATA: receiver op;
                      RTR: receiver op generation */
     uint32_t aux; /* CTS: sender op generation; DATA, DDATA: receiver op generation;
-                     RTR: messages the receiver had read from the sender */
+                     RTR: messages the receiver had read from the sender;
+                     LEAVE: the signal the sender was interrupted by */
     uint64_t tag; /* EAGER, RTS, RTR, DDATA */
     uint64_t len; /* EAGER, RTS, DATA, DDATA: message bytes; CTS: receiver op
                      generation; RTR: the receive's capacity */
@@ -96,6 +97,7 @@ enum { RS_HDR = 0, RS_PAYLOAD };
 typedef struct tcp_peer {
     int fd;
     int dead;
+    int lost_read;              /* writing failed: what it sent before is being read */
     int32_t whead, wtail;       /* frames to write */
     tcp_fifo_t posted;          /* receives not matched yet */
     tcp_fifo_t self_sends;      /* self only: sends not matched yet */
@@ -117,6 +119,7 @@ typedef struct tcp_peer {
 typedef struct tp_tcp {
     cs_tp_t base; /* first member */
     int listen_fd, epfd, ready;
+    int left; /* leave was called */
     double setup_s; /* connection set-up limit (cfg->timeout_s, default 60 s) */
     tcp_addr_t addr;
     size_t addr_len;
@@ -183,6 +186,12 @@ int cs__tcp_connect_all(cs_tp_t *tp, const void *blobs, size_t slot, const size_
 void cs__tcp_sockets_close(tp_tcp_t *t);
 /* Write and read every connection once; < 0 only for a broken transport. */
 int cs__tcp_progress(tp_tcp_t *t);
+/* leave (cs_transport.h): a LEAVE frame on every connection, written within
+ * about 100 ms (a frame half written is finished first, those not started
+ * are dropped). */
+void cs__tcp_leave(cs_tp_t *tp, int sig);
+/* Read from the connection to peer until it has nothing more. */
+void cs__tcp_read_peer(tp_tcp_t *t, int peer);
 /* The connection to peer broke (errno err): fail everything involving it. */
 void cs__tcp_peer_lost(tp_tcp_t *t, int peer, int err);
 /* First unexpected message from peer with tag, or -1. */

@@ -19,6 +19,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "cs_intr.h"
 #include "cs_log.h"
 #include "tp_tcp.h"
 
@@ -31,6 +32,8 @@ static void why(tp_tcp_t *t, const char *fmt, ...)
     va_end(ap);
     CS_DEBUG("exec", "tcp transport: rank %d: %s", t->base.rank, t->base.why);
 }
+
+#define SLICE_MS 50 /* blocking waits look at the interrupt flag this often */
 
 static double now_s(void)
 {
@@ -84,9 +87,16 @@ static int io_full(int fd, void *buf, size_t n, int out, double deadline)
     char *p = buf;
     while (n > 0) {
         struct pollfd pf = {.fd = fd, .events = out ? POLLOUT : POLLIN};
-        int ms = (int)((deadline - now_s()) * 1e3);
-        if (ms <= 0 || poll(&pf, 1, ms) <= 0)
+        int ms = (int)((deadline - now_s()) * 1e3), pr;
+        if (cs_intr_pending())
+            return CS_ERR_INTERRUPTED;
+        if (ms <= 0)
             return CS_ERR_TIMEOUT;
+        if ((pr = poll(&pf, 1, ms < SLICE_MS ? ms : SLICE_MS)) <= 0) {
+            if (pr < 0 && errno != EINTR)
+                return CS_ERR_TIMEOUT;
+            continue; /* a slice: look at the interrupt flag again */
+        }
         ssize_t k = out ? send(fd, p, n, MSG_NOSIGNAL) : recv(fd, p, n, 0);
         if (k < 0 && errno == EINTR)
             continue;
@@ -114,6 +124,8 @@ static int connect_to(tp_tcp_t *t, int peer, const tcp_addr_t *a, double deadlin
             int st = io_full(fd, &h, sizeof(h), 1, deadline);
             if (st != CS_OK) {
                 close(fd);
+                if (st == CS_ERR_INTERRUPTED)
+                    why(t, "interrupted (%s)", cs_intr_signame(cs_intr_pending()));
                 return st;
             }
             t->peers[peer].fd = fd;
@@ -121,6 +133,10 @@ static int connect_to(tp_tcp_t *t, int peer, const tcp_addr_t *a, double deadlin
         }
         int e = errno;
         close(fd);
+        if (cs_intr_pending()) {
+            why(t, "interrupted (%s)", cs_intr_signame(cs_intr_pending()));
+            return CS_ERR_INTERRUPTED;
+        }
         if ((e != ECONNREFUSED && e != EINTR && e != EAGAIN) || now_s() > deadline) {
             why(t, "tcp transport: cannot connect to rank %d: %s", peer, strerror(e));
             return e == ECONNREFUSED ? CS_ERR_PEER : CS_ERR_TRANSPORT;
@@ -133,13 +149,21 @@ static int accept_one(tp_tcp_t *t, double deadline)
 {
     struct pollfd pf = {.fd = t->listen_fd, .events = POLLIN};
     int ms = (int)((deadline - now_s()) * 1e3);
-    if (ms <= 0 || poll(&pf, 1, ms) <= 0)
+    if (cs_intr_pending())
+        return CS_ERR_INTERRUPTED;
+    if (ms <= 0)
         return CS_ERR_TIMEOUT;
+    if (poll(&pf, 1, ms < SLICE_MS ? ms : SLICE_MS) <= 0)
+        return CS_AGAIN; /* a slice: the caller looks at the deadline and the flag */
     int fd = accept4(t->listen_fd, NULL, NULL, SOCK_CLOEXEC);
     if (fd < 0)
         return errno == EINTR || errno == EAGAIN ? CS_AGAIN : CS_ERR_TRANSPORT;
     hello_t h;
     int st = io_full(fd, &h, sizeof(h), 0, deadline);
+    if (st == CS_ERR_INTERRUPTED) {
+        close(fd);
+        return st;
+    }
     if (st != CS_OK || h.magic != TCP_MAGIC || h.nranks != t->base.nranks ||
         h.rank <= t->base.rank || h.rank >= t->base.nranks || t->peers[h.rank].fd >= 0) {
         CS_WARN("exec", "tcp transport: rank %d: refused a connection (not a rank above it "
@@ -183,7 +207,10 @@ int cs__tcp_connect_all(cs_tp_t *tp, const void *blobs, size_t slot, const size_
         int st = accept_one(t, deadline);
         if (st == CS_OK)
             left--;
-        else if (st != CS_AGAIN) {
+        else if (st == CS_ERR_INTERRUPTED) {
+            why(t, "interrupted (%s)", cs_intr_signame(cs_intr_pending()));
+            return st;
+        } else if (st != CS_AGAIN) {
             why(t, "tcp transport: %d rank(s) above rank %d never connected within %.0f s", left,
                 me, t->setup_s);
             return st;
@@ -396,6 +423,10 @@ static void on_header(tp_tcp_t *t, int peer)
             }
         }
         break; /* no such receive (cancelled): the payload is read and dropped */
+    case TCP_LEAVE: /* it was interrupted: nothing more will come */
+        cs__tp_peer_left(&t->base, peer, (int)h->aux);
+        cs__tcp_peer_lost(t, peer, 0);
+        return;
     default:
         CS_ERROR("exec", "tcp transport: rank %d: bad frame type %u from rank %d",
                  t->base.rank, h->type, peer);
@@ -424,8 +455,7 @@ static void on_payload(tp_tcp_t *t, tcp_peer_t *p)
     p->rgot = 0;
 }
 
-/* Read from one connection until it has nothing more. */
-static void read_peer(tp_tcp_t *t, int peer)
+void cs__tcp_read_peer(tp_tcp_t *t, int peer)
 {
     tcp_peer_t *p = &t->peers[peer];
     char sink[4096];
@@ -483,7 +513,7 @@ int cs__tcp_progress(tp_tcp_t *t)
     if (all) {
         for (int r = 0; r < P; r++)
             if (r != me && !t->peers[r].dead)
-                read_peer(t, r);
+                cs__tcp_read_peer(t, r);
         return CS_OK;
     }
     struct epoll_event ev[32];
@@ -491,6 +521,65 @@ int cs__tcp_progress(tp_tcp_t *t)
     if (n < 0 && errno != EINTR)
         return CS_ERR_TRANSPORT;
     for (int i = 0; i < n; i++)
-        read_peer(t, (int)ev[i].data.u32);
+        cs__tcp_read_peer(t, (int)ev[i].data.u32);
     return CS_OK;
+}
+
+void cs__tcp_leave(cs_tp_t *tp, int sig)
+{
+    tp_tcp_t *t = (tp_tcp_t *)tp;
+    int P = t->base.nranks, me = t->base.rank;
+    if (t->left || !t->ready) {
+        t->left = 1;
+        return;
+    }
+    t->left = 1;
+    for (int r = 0; r < P; r++) {
+        tcp_peer_t *p = &t->peers[r];
+        if (r == me || p->dead)
+            continue;
+        /* frames not started are dropped (their sends never complete: only
+         * close follows); one half written must be finished first */
+        int32_t keep = p->whead >= 0 && t->frames[p->whead].off > 0 ? p->whead : -1;
+        if (keep >= 0) {
+            int32_t rest = t->frame_next[keep], tail = p->wtail;
+            t->frame_next[keep] = -1;
+            p->wtail = keep;
+            if (rest >= 0)
+                tcp_free_list(t->frame_next, &t->free_frame, &rest, &tail);
+        } else {
+            tcp_free_list(t->frame_next, &t->free_frame, &p->whead, &p->wtail);
+        }
+        int32_t f = t->free_frame;
+        if (f < 0)
+            continue;
+        t->free_frame = t->frame_next[f];
+        tcp_frame_t *fr = &t->frames[f];
+        memset(fr, 0, sizeof(*fr));
+        fr->hdr.type = TCP_LEAVE;
+        fr->hdr.aux = (uint32_t)sig;
+        fr->op = -1;
+        t->frame_next[f] = -1;
+        if (p->wtail >= 0)
+            t->frame_next[p->wtail] = f;
+        else
+            p->whead = f;
+        p->wtail = f;
+    }
+    double deadline = now_s() + 0.1;
+    for (;;) {
+        int pending = 0;
+        for (int r = 0; r < P; r++)
+            if (r != me && !t->peers[r].dead && t->peers[r].whead >= 0) {
+                cs__tcp_write_peer(t, r);
+                pending += t->peers[r].whead >= 0;
+            }
+        if (!pending || now_s() > deadline)
+            break;
+        struct timespec ts = {0, 200000};
+        nanosleep(&ts, NULL);
+    }
+    for (int r = 0; r < P; r++) /* the peers read the LEAVE, then the end of the stream */
+        if (r != me && !t->peers[r].dead && t->peers[r].fd >= 0)
+            shutdown(t->peers[r].fd, SHUT_WR);
 }
