@@ -314,6 +314,13 @@ static int out_new(const char *path, int flags, const cs_out_kind_t *kind, int i
         out_free(o);
         return cs_err_set(err, CS_ERR_NOMEM, "%s: out of memory", path);
     }
+    const char *last = strrchr(o->path, '/');
+    last = last ? last + 1 : o->path;
+    if (strcmp(last, ".") == 0 || strcmp(last, "..") == 0 || strcmp(o->path, "/") == 0) {
+        out_free(o);
+        return cs_err_set(err, CS_ERR_INVAL,
+                          "%s: name the output by its own name (not '.', '..' or '/')", path);
+    }
     snprintf(o->tmp, len + 32, "%s.tmp.%ld", o->path, (long)getpid());
     o->flags = flags;
     o->kind = kind;
@@ -434,6 +441,21 @@ int cs_out_begin_dir(const char *path, int flags, const cs_out_kind_t *kind, cs_
     *out = o;
     return CS_OK;
 fail:
+    out_free(o);
+    return st;
+}
+
+int cs_out_check(const char *path, int flags, const cs_out_kind_t *kind, int is_dir, cs_err_t *err)
+{
+    if (is_dir && (!kind || !kind->marker))
+        return cs_err_set(err, CS_ERR_INVAL, "%s: output directory kind without a marker",
+                          path ? path : "(null)");
+    cs_out_t *o = NULL;
+    int dest = P_ABSENT, st = out_new(path, flags, kind, is_dir, &o, err);
+    if (st != CS_OK)
+        return st;
+    if (!(!is_dir && (flags & CS_OUT_STDOUT) && strcmp(path, "-") == 0))
+        st = is_dir ? classify_dir(o, &dest, err) : classify_file(o, &dest, err);
     out_free(o);
     return st;
 }

@@ -121,6 +121,11 @@ int cs_out_begin_file(const char *path, int flags, const cs_out_kind_t *kind, cs
 int cs_out_begin_dir(const char *path, int flags, const cs_out_kind_t *kind, cs_out_t **out,
                      cs_err_t *err);
 
+/* The check of begin alone (creates nothing): CS_OK when begin would accept
+ * PATH now, else the error begin would give.  For a command line that
+ * validates its outputs before a long run (begin checks again). */
+int cs_out_check(const char *path, int flags, const cs_out_kind_t *kind, int is_dir, cs_err_t *err);
+
 /* Files: the stream to write (the temporary, the device, or stdout).
  * Directories: NULL.  Do not fclose it. */
 FILE *cs_out_stream(cs_out_t *o);

@@ -24,9 +24,9 @@ static char root[] = "/tmp/cs_out_test_XXXXXX";
 
 static const char *P(const char *name)
 {
-    static char buf[64][512];
+    static char buf[256][512]; /* more than any test function uses */
     static int k;
-    k = (k + 1) % 64;
+    k = (k + 1) % 256;
     snprintf(buf[k], sizeof(buf[k]), "%s/%s", root, name);
     return buf[k];
 }
@@ -287,6 +287,24 @@ static void test_dirs(void)
                   "late file: %s", err.msg);
     CS_TEST_CHECK(strcmp(get(late), "user wrote this meanwhile") == 0 && count_prefix("late.") == 0,
                   "late file changed or tmp left");
+    /* cs_out_check: the same answers, nothing created */
+    cs_err_clear(&err);
+    CS_TEST_CHECK(cs_out_check(proj, CS_OUT_FORCE, &dkind, 1, &err) == CS_ERR_IO &&
+                      strstr(err.msg, "no .collstep-test marker"),
+                  "check project: %s", err.msg);
+    cs_err_clear(&err);
+    CS_TEST_CHECK(cs_out_check(d, 0, &dkind, 1, &err) == CS_OK &&
+                      cs_out_check(P("nothing"), 0, &dkind, 1, &err) == CS_OK &&
+                      cs_out_check("-", CS_OUT_STDOUT, &fkind, 0, &err) == CS_OK &&
+                      cs_out_check(P("tr/data.txt"), 0, &fkind, 0, &err) == CS_ERR_IO,
+                  "check: %s", err.msg);
+    CS_TEST_CHECK(!exists(P("nothing")) && count_prefix("nothing") == 0, "check created files");
+    /* ".", ".." and "/" are not output names */
+    CS_TEST_CHECK(write_dir(".", CS_OUT_FORCE, &dkind, "t", &err) == CS_ERR_INVAL &&
+                      write_dir("..", CS_OUT_FORCE, &dkind, "t", &err) == CS_ERR_INVAL &&
+                      write_dir("/", CS_OUT_FORCE, &dkind, "t", &err) == CS_ERR_INVAL &&
+                      write_file(P("proj/.."), CS_OUT_FORCE, "t", &err) == CS_ERR_INVAL,
+                  "'.' accepted: %s", err.msg);
     /* a marker with a bad name is refused */
     cs_err_clear(&err);
     CS_TEST_CHECK(cs_out_begin_dir(P("bad"), 0, &(cs_out_kind_t){"x", NULL, "marker", NULL}, &o,
@@ -406,13 +424,13 @@ static void test_killed_child(void)
     CS_TEST_CHECK(cs_out_cleanup_pid(d, 999999, 1) == CS_OK, "cleanup C");
     CS_TEST_CHECK(strcmp(get(P("kt/data.txt")), "previous") == 0 && !exists(old), "state C");
     /* a PATH.tmp.<pid> without a marker is not collstep's: left alone */
+    char user[700];
     CS_TEST_CHECK(mkdir(tmp, 0777) == 0, "setup");
-    snprintf(old, sizeof(old), "%s/user", tmp);
-    put(old, "mine");
+    snprintf(user, sizeof(user), "%s/user", tmp);
+    put(user, "mine");
     cs_out_cleanup_pid(d, 999999, 1);
-    CS_TEST_CHECK(strcmp(get(old), "mine") == 0, "removed an unmarked tree");
-    /* nor is it removed as a leftover by a begin with that pid: see below */
-    unlink(old);
+    CS_TEST_CHECK(strcmp(get(user), "mine") == 0, "removed an unmarked tree");
+    unlink(user);
     rmdir(tmp);
 }
 
