@@ -10,6 +10,17 @@
  * shm) provides the buffers itself.  Nothing is allocated while a
  * collective runs.
  *
+ * Warm-up.  Then create zeroes every buffer (its
+ * pages are touched now, not in a timed run) and runs the collective once
+ * at 1, 4, 16, ... elements per block up to max_count: every peer this
+ * rank talks to is connected (libfabric's ofi_rxm connects at the first
+ * message to a peer: 20 to 30 ms on loopback, landing in the first timed
+ * run), every protocol the timed runs will use (inline, eager, segmented,
+ * rendezvous) has carried a message once, and the shm transport has
+ * mapped every peer buffer it copies from.  So create is collective: every
+ * rank of the schedule must call it, and it fails like cs_engine_run when
+ * a peer does not (timeout, CS_ERR_PEER, CS_ERR_INTERRUPTED).
+ *
  * Running.  cs_engine_run(count) executes the DAG once: a step is issued as
  * soon as its dependencies are done and, for sends and receives, once the
  * previous step on the same (peer, channel, direction) has been posted
