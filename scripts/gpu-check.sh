@@ -40,6 +40,7 @@ else
     skip "no GPU: no nvidia-smi and no NVIDIA driver (/proc/driver/nvidia/gpus)"
 fi
 ranks_n=${CS_GPU_RANKS:-$((ngpu < 8 ? ngpu : 8))}
+command -v python3 >/dev/null 2>&1 || { echo "gpu-check: needs python3 (its csv module reads the results)" >&2; exit 1; }
 
 # 1. Build.
 say "build ($b, $jobs jobs)"

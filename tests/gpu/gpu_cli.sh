@@ -52,6 +52,7 @@ nodevice)
     ;;
 allreduce)
     [ $nodev = 0 ] || { echo "SKIP: $(cat "$tmp/probe.err")"; exit 77; }
+    command -v python3 >/dev/null || { echo "SKIP: no python3 to read the CSV"; exit 77; }
     env1 "$run" run --transport nccl --coll allreduce --algo ring --size 4:16M:4 \
         --check --baseline nccl --format csv >"$tmp/out" 2>"$tmp/err"
     rc=$?
