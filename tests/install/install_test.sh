@@ -59,8 +59,9 @@ work=$(cd "$work" && pwd)
 bld=$work/build prefix=$work/prefix
 
 # ---- configure, build, install ----------------------------------------
+# The project's default build type (RelWithDebInfo), as a user gets it.
 # shellcheck disable=SC2086
-run "$work/configure.log" cmake -S "$src" -B "$bld" $gen -DCMAKE_BUILD_TYPE=Release \
+run "$work/configure.log" cmake -S "$src" -B "$bld" $gen \
     -DCS_BUILD_TESTS=OFF -DCS_WITH_CUDA=$with_cuda -DCMAKE_INSTALL_PREFIX="$prefix"
 run "$work/build.log" cmake --build "$bld" -j2
 run "$work/install.log" cmake --install "$bld"
