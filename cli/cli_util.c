@@ -1,4 +1,7 @@
-/* cli_util.c - size parsing and usage errors shared by the subcommands. */
+/*
+ * cli_util.c - the grammar every subcommand shares: sizes, algorithm lists,
+ * per-algorithm parameters, the help texts that go with them, usage errors.
+ */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -8,6 +11,7 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "cs_dtype.h"
 
 int cs_cli_parse_size(const char *s, uint64_t *out)
 {
@@ -83,4 +87,217 @@ int cs_cli_usage_error(const char *cmd, const char *fmt, ...)
     va_end(ap);
     fputc('\n', stderr);
     return CS_EXIT_USAGE;
+}
+
+const char cs_cli_exit_help[] =
+    "exit codes: 0 success, 1 the answer is no (schedule wrong, results wrong),\n"
+    "2 usage error, malformed input or refused output path, 3 failure while running\n"
+    "(I/O error, a rank died or timed out, transport or simulation failure),\n"
+    "128+N interrupted by signal N (130 Ctrl-C, 143 SIGTERM; partial outputs removed)\n";
+
+const char cs_cli_size_help[] =
+    "sizes: 1024, 64K, 100M, 1G (binary: K = 1024, M = 2^20, G = 2^30; KB, KiB, MB\n"
+    "are the same); MIN:MAX[:F] sweeps MIN, MIN*F, ... up to MAX (F = 2 by default,\n"
+    "as nccl-tests -b/-e/-f); items may be listed: 1K,64K,1M:16M.  Bandwidths\n"
+    "(GB/s) are decimal: 1 GB/s = 1e9 bytes per second.  A size is rounded down to\n"
+    "whole elements (and for reduce-scatter, allgather, alltoall to whole blocks\n"
+    "per rank), as nccl-tests does.\n";
+
+const char cs_cli_dtype_help[] =
+    "  --dtype T            float (default), double, half, bfloat16, int32, int64\n"
+    "  --op OP              sum (default), prod, min, max\n";
+
+/* Append `v` unless present; -1 when full. */
+static int add_size(uint64_t *sizes, int *n, uint64_t v)
+{
+    for (int i = 0; i < *n; i++)
+        if (sizes[i] == v)
+            return 0;
+    if (*n == CS_CLI_MAX_SIZES)
+        return -1;
+    sizes[(*n)++] = v;
+    return 0;
+}
+
+int cs_cli_sizes(const char *cmd, const char *spec, size_t elem_size, uint64_t *sizes, int *n)
+{
+    char buf[512];
+    if (!spec || !*spec)
+        return cs_cli_usage_error(cmd, "--size: no size given");
+    if (strlen(spec) >= sizeof(buf))
+        return cs_cli_usage_error(cmd, "--size: the list is too long");
+    snprintf(buf, sizeof(buf), "%s", spec);
+    *n = 0;
+    int k = 0;
+    char *save = NULL;
+    for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save), k++) {
+        uint64_t lo, hi;
+        double f;
+        if (cs_cli_parse_sweep(item, &lo, &hi, &f) != 0)
+            return cs_cli_usage_error(cmd,
+                                      "--size: expected SIZE or MIN:MAX[:FACTOR] (MIN <= MAX, "
+                                      "FACTOR > 1), found '%s'",
+                                      item);
+        if (lo == 0)
+            return cs_cli_usage_error(cmd, "--size: sizes must be at least one element, found "
+                                           "'%s'", item);
+        if (elem_size && lo < elem_size)
+            return cs_cli_usage_error(cmd, "--size %s: smaller than one %zu-byte element: nothing "
+                                           "would move", item, elem_size);
+        for (double v = (double)lo; v <= (double)hi * (1 + 1e-12); v *= f) {
+            uint64_t b = (uint64_t)(v + 0.5);
+            if (add_size(sizes, n, b > hi ? hi : b) != 0)
+                return cs_cli_usage_error(cmd, "--size: more than %d sizes in '%s'",
+                                          CS_CLI_MAX_SIZES, spec);
+        }
+    }
+    if (*n == 0)
+        return cs_cli_usage_error(cmd, "--size: no size in '%s'", spec);
+    return CS_EXIT_OK;
+}
+
+int cs_cli_algo_list(const char *cmd, const char *spec, char *buf, size_t buflen,
+                     const char **names, int *n)
+{
+    if (!spec || strlen(spec) >= buflen)
+        return cs_cli_usage_error(cmd, "--algo: %s", spec ? "the list is too long" : "missing");
+    snprintf(buf, buflen, "%s", spec);
+    *n = 0;
+    char *p = buf;
+    for (;;) {
+        char *comma = strchr(p, ',');
+        if (comma)
+            *comma = '\0';
+        if (!*p)
+            return cs_cli_usage_error(cmd, "--algo: empty name in '%s'", spec);
+        for (int i = 0; i < *n; i++)
+            if (!strcmp(names[i], p))
+                return cs_cli_usage_error(cmd, "--algo: '%s' is listed twice", p);
+        if (*n == CS_CLI_MAX_ALGOS)
+            return cs_cli_usage_error(cmd, "--algo: more than %d algorithms", CS_CLI_MAX_ALGOS);
+        names[(*n)++] = p;
+        if (!comma)
+            return CS_EXIT_OK;
+        p = comma + 1;
+    }
+}
+
+void cs_cli_params_init(cs_cli_params_t *p)
+{
+    memset(p, 0, sizeof(*p));
+    cs_params_init(&p->global);
+}
+
+int cs_cli_params_add(cs_cli_params_t *p, const char *cmd, const char *arg)
+{
+    cs_err_t err;
+    cs_err_clear(&err);
+    const char *colon = strchr(arg, ':'), *eq = strchr(arg, '=');
+    if (!colon || (eq && eq < colon)) {
+        if (cs_params_parse(&p->global, arg, &err) != CS_OK)
+            return cs_cli_usage_error(cmd, "--param %s: %s", arg, err.msg);
+        return CS_EXIT_OK;
+    }
+    size_t al = (size_t)(colon - arg);
+    if (al == 0 || al >= sizeof(p->per[0].algo))
+        return cs_cli_usage_error(cmd, "--param %s: expected ALGO:KEY=VALUE or KEY=VALUE", arg);
+    int i;
+    for (i = 0; i < p->nper; i++)
+        if (strlen(p->per[i].algo) == al && !strncmp(p->per[i].algo, arg, al))
+            break;
+    if (i == p->nper) {
+        if (p->nper == CS_CLI_MAX_ALGOS)
+            return cs_cli_usage_error(cmd, "--param: more than %d algorithms", CS_CLI_MAX_ALGOS);
+        memcpy(p->per[i].algo, arg, al);
+        p->per[i].algo[al] = '\0';
+        cs_params_init(&p->per[i].p);
+        p->nper++;
+    }
+    if (cs_params_parse(&p->per[i].p, colon + 1, &err) != CS_OK)
+        return cs_cli_usage_error(cmd, "--param %s: %s", arg, err.msg);
+    return CS_EXIT_OK;
+}
+
+static int declares(const cs_algo_t *a, const char *key)
+{
+    for (const cs_param_desc_t *d = a->params; d && d->key; d++)
+        if (!strcmp(d->key, key))
+            return 1;
+    return 0;
+}
+
+void cs_cli_params_for(const cs_cli_params_t *p, const cs_algo_t *a, cs_params_t *out)
+{
+    cs_err_t err;
+    cs_params_init(out);
+    for (int i = 0; i < p->global.n; i++)
+        if (declares(a, p->global.kv[i].key))
+            cs_params_set(out, p->global.kv[i].key, p->global.kv[i].value, &err);
+    for (int j = 0; j < p->nper; j++)
+        if (!strcmp(p->per[j].algo, a->name))
+            for (int i = 0; i < p->per[j].p.n; i++)
+                cs_params_set(out, p->per[j].p.kv[i].key, p->per[j].p.kv[i].value, &err);
+}
+
+int cs_cli_params_check(const cs_cli_params_t *p, const char *cmd, const cs_algo_t *const *algos,
+                        int n)
+{
+    for (int i = 0; i < p->global.n; i++) {
+        int any = 0;
+        for (int k = 0; k < n && !any; k++)
+            any = declares(algos[k], p->global.kv[i].key);
+        if (!any)
+            return cs_cli_usage_error(cmd, "--param %s: no algorithm of this command has the "
+                                           "parameter '%s' (see 'collstep algos')",
+                                      p->global.kv[i].key, p->global.kv[i].key);
+    }
+    for (int j = 0; j < p->nper; j++) {
+        int any = 0;
+        for (int k = 0; k < n && !any; k++)
+            any = !strcmp(algos[k]->name, p->per[j].algo);
+        if (!any)
+            return cs_cli_usage_error(cmd, "--param %s:...: '%s' is not one of the algorithms "
+                                           "given with --algo",
+                                      p->per[j].algo, p->per[j].algo);
+    }
+    return CS_EXIT_OK;
+}
+
+void cs_cli_params_effective(const cs_algo_t *a, const cs_params_t *given, char *buf, size_t len)
+{
+    size_t l = 0;
+    buf[0] = '\0';
+    for (const cs_param_desc_t *d = a ? a->params : NULL; d && d->key && l < len; d++) {
+        const char *v = d->def;
+        for (int i = 0; given && i < given->n; i++)
+            if (!strcmp(given->kv[i].key, d->key))
+                v = given->kv[i].value;
+        l += (size_t)snprintf(buf + l, len - l, "%s%s=%s", l ? " " : "", d->key, v);
+    }
+}
+
+int cs_cli_build(const char *cmd, const char *name, const cs_coll_desc_t *desc,
+                 const cs_cli_params_t *p, const cs_params_t *extra, cs_sched_t **out,
+                 char *effective, size_t efflen)
+{
+    const cs_algo_t *a = cs_algo_find(desc->coll, name);
+    if (!a)
+        return cs_cli_usage_error(cmd, "no algorithm '%s' for %s (see 'collstep algos')", name,
+                                  cs_coll_name(desc->coll));
+    cs_params_t prm;
+    cs_err_t err;
+    cs_err_clear(&err);
+    cs_cli_params_for(p, a, &prm);
+    for (int i = 0; extra && i < extra->n; i++)
+        if (!cs_params_get(&prm, extra->kv[i].key))
+            cs_params_set(&prm, extra->kv[i].key, extra->kv[i].value, &err);
+    for (int i = 0; i < prm.n; i++)
+        prm.kv[i].used = 0;
+    if (effective)
+        cs_cli_params_effective(a, &prm, effective, efflen);
+    int st = cs_algo_build(a, desc, &prm, out, &err);
+    if (st != CS_OK)
+        return cs_cli_usage_error(cmd, "%s %s on %d ranks: %s", cs_coll_name(desc->coll), name,
+                                  desc->nranks, err.msg);
+    return CS_EXIT_OK;
 }

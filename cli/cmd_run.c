@@ -42,6 +42,7 @@
 #include "cs_boot.h"
 #include "cs_dtype.h"
 #include "cs_engine.h"
+#include "cs_intr.h"
 #include "cs_results.h"
 #include "cs_text.h"
 #include "cs_transport.h"
@@ -52,21 +53,25 @@
 #include "cs_gpu.h"
 #endif
 
-#define EXIT_RUNTIME 3
-#define SIZES_MAX 64
+#define SIZES_MAX CS_CLI_MAX_SIZES
 
 static const char usage_text[] =
-    "usage: collstep run --coll COLL --algo ALGO --size SIZE[:MAX[:FACTOR]] [options]\n"
+    "usage: collstep run --coll COLL --algo ALGO[,ALGO...] --size SIZES [options]\n"
+    "       collstep run --schedule FILE --size SIZES [options]\n"
     "       (start under mpirun -np N, srun --mpi=pmix, or with RANK, WORLD_SIZE,\n"
     "        MASTER_ADDR, MASTER_PORT set for every process)\n"
+    "\n"
+    "Run collective schedules live, one process per rank, and print the time per\n"
+    "size like nccl-tests.  Schedules are verified first (a wrong or deadlocking one\n"
+    "exits 1 before any transport is opened).\n"
+    "\n"
     "  --coll COLL          allreduce, reduce-scatter, allgather, broadcast, reduce, alltoall\n"
-    "  --algo ALGO          a registered algorithm (collstep algos)\n"
+    "  --algo A[,B...]      registered algorithms (collstep algos), run one after another\n"
     "  --schedule FILE      run a schedule file instead of --coll/--algo\n"
-    "  --param K=V          generator parameter (repeatable, or K=V,K=V)\n"
-    "  --size S[:MAX[:F]]   message size in bytes (64K, 1M, ...); sweep by factor F (2)\n"
-    "  --size S1,S2,...     an explicit list of sizes\n"
-    "  --dtype T            float (default), double, half, bfloat16, int32, int64\n"
-    "  --op OP              sum (default), prod, min, max\n"
+    "  --param KEY=VALUE    generator parameter for every algorithm that has KEY;\n"
+    "  --param ALGO:KEY=VAL for ALGO only; repeatable, comma separated\n"
+    "  --size SIZES         message sizes in bytes: 1M, 64K:1G, 1K,4K,1M (see below)\n"
+    "%s"
     "  --root R             root of broadcast / reduce (0)\n"
     "  --transport NAME     ofi (default: libfabric, see --provider), shm (native shared\n"
     "                       memory, all ranks on one host), tcp (native sockets, one\n"
@@ -77,32 +82,50 @@ static const char usage_text[] =
     "                       shm, verbs;ofi_rxm, efa\n"
     "  --iface ADDR         address tcp binds to (127.0.0.1)\n"
     "  --iters N            timed runs per size (20)\n"
-    "  --warmup N           untimed runs per size (5)\n"
+    "  --warmup N           untimed runs per size (5), after the connections are set up\n"
     "  --check              fill inputs with test data and count wrong outputs\n"
+    "  --no-verify          do not verify the schedules first (schedules that verified\n"
+    "                       once are remembered: CS_VERIFY_CACHE=0 turns that off)\n"
     "  --timeout S          give up when nothing progresses for S seconds (60)\n"
     "  --format F           table (default), csv, json\n"
+    "  --compare[=REF]      per size, the algorithms ranked by time with their speed-up\n"
+    "                       over REF (default: the first algorithm given)\n"
+    "  -o, --output FILE    rank 0 writes the results to FILE (whole or not at all; an\n"
+    "                       existing file is replaced only when collstep wrote it)\n"
+    "  --force              replace an existing -o FILE that collstep did not write\n"
     "  --boot B             force the bootstrap: pmix or env (default: auto)\n"
     "  --max-msg BYTES      split messages above BYTES (testing the transport; shm: the\n"
     "                       eager limit and the pieces large messages move in)\n"
     "  --trace DIR          write per-step and per-link/per-tier traces of the last timed\n"
     "                       run of every size to DIR (as collstep sim --trace; whole or\n"
-    "                       not at all); tiers: host (same host), network (other host)\n"
+    "                       not at all; one algorithm); tiers: host (same host), network\n"
+    "                       (other host)\n"
     "  --trace-host NAME    this rank's host in traces (default: hostname, told apart by\n"
     "                       network namespace)\n"
     "  --trace-bw TIER=B/s  link bandwidth of tier host or network for utilization, e.g.\n"
-    "                       network=1.25G (default: the best rate one transfer of 64 KiB\n"
-    "                       or more reached on that tier in the traced run)\n"
+    "                       network=1.25G (decimal; default: the best rate one transfer of\n"
+    "                       64 KiB or more reached on that tier in the traced run)\n"
+    "  --trace-links N      per-link counter tracks in trace.json for the N busiest links\n"
     "  --trace-ranks N      step slices of N evenly spaced ranks (64, 0 = all)\n"
     "  --trace-buckets N    time buckets of the utilization series (1024)\n"
     "  --trace-no-plot      do not run gnuplot (no utilization.png)\n"
-    "  --help               this text\n";
+    "  --help               this text\n"
+    "\n"
+    "time: each rank times its --iters back-to-back runs of a size (after --warmup\n"
+    "untimed runs and a barrier) and divides by --iters; the column is the largest of\n"
+    "these per-rank means (the slowest rank's average per run).  algbw = size / time,\n"
+    "busbw = algbw x the nccl-tests factor of the collective.  Rows name the transport.\n"
+    "\n%s"
+    "Ctrl-C (SIGINT) or SIGTERM stops every rank: the interrupted rank exits 130 / 143,\n"
+    "the others 3 naming it.\n"
+    "%s";
 
 typedef struct run_opts {
     const char *coll, *algo, *schedule, *dtype, *op, *transport, *provider, *iface, *format, *boot;
-    const char *baseline;
+    const char *baseline, *output, *compare;
     char size[512];
-    cs_params_t params;
-    long root, iters, warmup, check;
+    cs_cli_params_t params;
+    long root, iters, warmup, check, no_verify, force, compare_on, trace_links;
     double timeout;
     uint64_t max_msg;
     const char *trace, *trace_host;
@@ -131,6 +154,8 @@ static double parse_rate(const char *s)
     return *end ? -1 : v;
 }
 
+/* A run-time failure: every rank says why (naming the rank it blames) and
+ * exits 3, or 128 + signal when this rank was the one interrupted. */
 static int fail(const cs_err_t *err, int rank)
 {
     const char *m = err->msg[0] ? err->msg : "failed";
@@ -138,7 +163,9 @@ static int fail(const cs_err_t *err, int rank)
         fprintf(stderr, "collstep run: %s\n", m);
     else
         fprintf(stderr, "collstep run: rank %d: %s\n", rank, m);
-    return EXIT_RUNTIME;
+    if (err->code == CS_ERR_INTERRUPTED && cs_intr_pending())
+        return cs_intr_exit_code();
+    return CS_EXIT_RUNTIME;
 }
 
 static int usage_error(const char *fmt, ...)
@@ -167,36 +194,41 @@ static int parse_args(int argc, char **argv, run_opts_t *o)
     static const struct option lo[] = {
         {"coll", 1, 0, 'c'},     {"algo", 1, 0, 'a'},    {"schedule", 1, 0, 'f'},
         {"param", 1, 0, 'p'},    {"size", 1, 0, 's'},    {"dtype", 1, 0, 'd'},
-        {"op", 1, 0, 'o'},       {"root", 1, 0, 'r'},    {"transport", 1, 0, 't'},
+        {"op", 1, 0, 'X'},       {"root", 1, 0, 'r'},    {"transport", 1, 0, 't'},
         {"provider", 1, 0, 'P'}, {"iface", 1, 0, 'I'},   {"iters", 1, 0, 'n'},
         {"warmup", 1, 0, 'w'},   {"check", 0, 0, 'k'},   {"timeout", 1, 0, 'T'},
         {"format", 1, 0, 'F'},   {"boot", 1, 0, 'B'},    {"max-msg", 1, 0, 'M'},
         {"help", 0, 0, 'h'},     {"baseline", 1, 0, 'b'}, {"trace", 1, 0, 'x'},
         {"trace-host", 1, 0, 'H'}, {"trace-bw", 1, 0, 'W'}, {"trace-ranks", 1, 0, 'R'},
-        {"trace-buckets", 1, 0, 'U'}, {"trace-no-plot", 0, 0, 'N'}, {0, 0, 0, 0}};
+        {"trace-buckets", 1, 0, 'U'}, {"trace-no-plot", 0, 0, 'N'}, {"output", 1, 0, 'o'},
+        {"force", 0, 0, 'z'},    {"compare", 2, 0, 'C'}, {"no-verify", 0, 0, 'V'},
+        {"trace-links", 1, 0, 'L'}, {0, 0, 0, 0}};
     memset(o, 0, sizeof(*o));
-    cs_params_init(&o->params);
+    cs_cli_params_init(&o->params);
     o->dtype = "float", o->op = "sum", o->transport = "ofi", o->provider = "tcp;ofi_rxm";
     o->iface = "127.0.0.1", o->format = "table", o->iters = 20, o->warmup = 5, o->timeout = 60;
     o->trace_ranks = 64, o->trace_buckets = 1024, o->trace_plot = 1;
     optind = 1;
     opterr = 0;
     int c;
-    cs_err_t err;
-    cs_err_clear(&err);
-    while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
         int rc = 0;
         switch (c) {
         case 'c': o->coll = optarg; break;
         case 'a': o->algo = optarg; break;
         case 'f': o->schedule = optarg; break;
         case 'p':
-            if (cs_params_parse(&o->params, optarg, &err) != CS_OK)
-                return usage_error("--param: %s", err.msg);
+            if (cs_cli_params_add(&o->params, "run", optarg) != CS_EXIT_OK)
+                return CS_EXIT_USAGE;
             break;
+        case 'o': o->output = optarg; break;
+        case 'z': o->force = 1; break;
+        case 'C': o->compare_on = 1, o->compare = optarg; break;
+        case 'V': o->no_verify = 1; break;
+        case 'L': rc = parse_long("--trace-links", optarg, 0, 1 << 24, &o->trace_links); break;
         case 's': snprintf(o->size, sizeof(o->size), "%s", optarg); break;
         case 'd': o->dtype = optarg; break;
-        case 'o': o->op = optarg; break;
+        case 'X': o->op = optarg; break;
         case 'r': rc = parse_long("--root", optarg, 0, 1 << 20, &o->root); break;
         case 't': o->transport = optarg; break;
         case 'P': o->provider = optarg; break;
@@ -232,7 +264,7 @@ static int parse_args(int argc, char **argv, run_opts_t *o)
             if (cs_cli_parse_size(optarg, &o->max_msg) || o->max_msg == 0)
                 return usage_error("--max-msg: expected a size, found '%s'", optarg);
             break;
-        case 'h': fputs(usage_text, stdout); return -1;
+        case 'h': printf(usage_text, cs_cli_dtype_help, cs_cli_size_help, cs_cli_exit_help); return -1;
         case ':': return usage_error("option %s needs a value", argv[optind - 1]);
         default: return usage_error("unknown option '%s'", argv[optind - 1]);
         }
@@ -243,6 +275,8 @@ static int parse_args(int argc, char **argv, run_opts_t *o)
         return usage_error("unexpected argument '%s'", argv[optind]);
     if (!o->schedule && (!o->coll || !o->algo))
         return usage_error("--coll and --algo (or --schedule) are required");
+    if (o->schedule && o->algo)
+        return usage_error("give one of --algo and --schedule");
     if (!o->size[0])
         return usage_error("--size is required");
     if (!strcmp(o->transport, "shm")) { /* no libfabric: rows say "shm/native" */
@@ -267,42 +301,68 @@ static int parse_args(int argc, char **argv, run_opts_t *o)
 typedef struct run_ctx {
     run_opts_t *o;
     cs_boot_t *boot;
-    cs_sched_t *sched;
+    cs_sched_t *scheds[CS_CLI_MAX_ALGOS]; /* one per algorithm, or the file */
+    char params[CS_CLI_MAX_ALGOS][96];   /* the parameters each one's rows carry */
+    int nsched;
+    cs_sched_t *sched; /* the one running now */
+    const char *sched_params;
     cs_tp_t *tp;
     cs_engine_t *eng;
     cs_dtype_t dt;
     cs_op_t op;
     int rank, nranks, nrows;
     const char *row_algo; /* algorithm column of the next rows (NULL: the schedule's) */
-    cs_result_t rows[2 * SIZES_MAX]; /* rank 0: what it prints at the end */
+    char transport[64];   /* the rows' transport column */
+    cs_result_t rows[2 * CS_CLI_MAX_ALGOS * SIZES_MAX]; /* rank 0: what it prints at the end */
 #ifdef CS_EXEC_HAVE_TRACES
     cs_live_trace_t *lt;
 #endif
 } run_ctx_t;
 
-static int build_schedule(run_ctx_t *c, cs_err_t *err)
+/* Every rank builds (or loads) every schedule; errors are usage errors. */
+static int build_schedules(run_ctx_t *c, cs_err_t *err)
 {
     run_opts_t *o = c->o;
     if (o->schedule) {
-        c->sched = cs_sched_load(o->schedule, err);
-        if (!c->sched)
+        c->scheds[0] = cs_sched_load(o->schedule, err);
+        if (!c->scheds[0])
             return err->code ? err->code : CS_ERR_IO;
-        if (c->sched->desc.nranks != c->nranks)
+        c->nsched = 1;
+        snprintf(c->params[0], sizeof(c->params[0]), "%.*s", (int)sizeof(c->params[0]) - 1,
+                 c->scheds[0]->params);
+        if (c->scheds[0]->desc.nranks != c->nranks)
             return cs_err_set(err, CS_ERR_MISMATCH, "%s is a schedule for %d ranks, started %d",
-                              o->schedule, c->sched->desc.nranks, c->nranks);
+                              o->schedule, c->scheds[0]->desc.nranks, c->nranks);
         return CS_OK;
     }
     cs_coll_t coll = cs_coll_parse(o->coll);
     if (coll == CS_COLL_COUNT)
-        return cs_err_set(err, CS_ERR_INVAL, "unknown collective '%s'", o->coll);
-    const cs_algo_t *a = cs_algo_find(coll, o->algo);
-    if (!a)
-        return cs_err_set(err, CS_ERR_NOTFOUND, "no algorithm '%s' for %s (see collstep algos)",
-                          o->algo, cs_coll_name(coll));
+        return cs_err_set(err, CS_ERR_INVAL, "--coll: unknown collective '%s' (allreduce, "
+                          "reduce-scatter, allgather, broadcast, reduce, alltoall)", o->coll);
+    char buf[512];
+    const char *names[CS_CLI_MAX_ALGOS];
+    const cs_algo_t *algos[CS_CLI_MAX_ALGOS];
+    int n = 0;
+    if (cs_cli_algo_list("run", o->algo, buf, sizeof(buf), names, &n) != CS_EXIT_OK)
+        return cs_err_set(err, CS_ERR_INVAL, "--algo %s: see above", o->algo);
+    for (int i = 0; i < n; i++)
+        if (!(algos[i] = cs_algo_find(coll, names[i])))
+            return cs_err_set(err, CS_ERR_NOTFOUND, "no algorithm '%s' for %s (see collstep "
+                              "algos)", names[i], cs_coll_name(coll));
+    if (cs_cli_params_check(&o->params, "run", algos, n) != CS_EXIT_OK)
+        return cs_err_set(err, CS_ERR_INVAL, "--param: see above");
     if (o->root >= c->nranks)
         return cs_err_set(err, CS_ERR_RANGE, "--root %ld: only %d ranks", o->root, c->nranks);
+    if (o->trace && n > 1)
+        return cs_err_set(err, CS_ERR_INVAL, "--trace: one algorithm at a time (%d given)", n);
     cs_coll_desc_t d = {coll, c->nranks, cs_coll_has_root(coll) ? (int32_t)o->root : 0, 0};
-    return cs_algo_build(a, &d, &o->params, &c->sched, err);
+    for (int i = 0; i < n; i++) {
+        if (cs_cli_build("run", names[i], &d, &o->params, NULL, &c->scheds[i], c->params[i],
+                         sizeof(c->params[0])) != CS_EXIT_OK)
+            return cs_err_set(err, CS_ERR_INVAL, "%s: see above", names[i]);
+        c->nsched = i + 1;
+    }
+    return CS_OK;
 }
 
 static int open_transport(run_ctx_t *c, cs_err_t *err)
@@ -313,13 +373,32 @@ static int open_transport(run_ctx_t *c, cs_err_t *err)
     return cs_boot_connect(c->boot, st == CS_OK ? c->tp : NULL, st, err);
 }
 
-/* Rank 0: the rows measured so far, in the layout of `collstep sim`. */
-static void print_rows(run_ctx_t *c)
+/* Rank 0: the rows measured so far, to stdout or -o, in the layouts of
+ * `collstep sim`.  Returns an exit code (0 when there is nothing to do). */
+static int print_rows(run_ctx_t *c)
 {
-    if (c->rank == 0 && c->nrows > 0 &&
-        cs_results_print(stdout, cs_results_fmt_parse(c->o->format), c->rows, c->nrows) != CS_OK)
-        fprintf(stderr, "collstep run: cannot write the results\n");
+    if (c->rank != 0 || c->nrows == 0)
+        return CS_EXIT_OK;
+    run_opts_t *o = c->o;
+    cs_err_t err;
+    cs_err_clear(&err);
+    cs_results_fmt_t fmt = cs_results_fmt_parse(o->format);
+    unsigned flags = 0;
+    if (o->compare_on) {
+        const char *ref = o->compare && *o->compare ? o->compare : NULL;
+        if (cs_results_compare(c->rows, c->nrows, ref, &err) == CS_OK)
+            flags |= CS_RESULTS_COMPARE;
+        else
+            fprintf(stderr, "collstep run: --compare: %s\n", err.msg);
+    }
+    int st = o->output ? cs_results_save(o->output, fmt, flags | (o->force ? CS_RESULTS_FORCE : 0),
+                                         c->rows, c->nrows, &err)
+                       : cs_results_print(stdout, fmt, flags, c->rows, c->nrows);
     fflush(stdout);
+    if (st == CS_OK)
+        return CS_EXIT_OK;
+    fprintf(stderr, "collstep run: %s\n", err.msg[0] ? err.msg : "cannot write the results");
+    return st == CS_ERR_EXISTS ? CS_EXIT_USAGE : CS_EXIT_RUNTIME;
 }
 
 static int report(run_ctx_t *c, uint64_t bytes, uint64_t count, double t, uint64_t w,
@@ -385,15 +464,12 @@ static int report(run_ctx_t *c, uint64_t bytes, uint64_t count, double t, uint64
             wrong += (long long)all[r].wrong;
         }
         *wrong_total += wrong;
-        char plat[64];
-        if (!strcmp(c->o->transport, "ofi"))
-            snprintf(plat, sizeof(plat), "%s/%s", c->o->transport, c->o->provider);
-        else
-            snprintf(plat, sizeof(plat), "%s", c->o->transport);
-        cs_result_t *row = &c->rows[c->nrows < 2 * SIZES_MAX ? c->nrows++ : c->nrows - 1];
+        int cap = (int)(sizeof(c->rows) / sizeof(c->rows[0]));
+        cs_result_t *row = &c->rows[c->nrows < cap ? c->nrows++ : c->nrows - 1];
         cs_result_fill(row, c->row_algo ? c->row_algo : c->sched->algo[0] ? c->sched->algo
                        : c->o->schedule, c->sched->desc.coll, c->nranks, bytes, c->dt, c->op,
-                       tmax * 1e6, plat);
+                       tmax * 1e6, "");
+        cs_result_set_provenance(row, c->row_algo ? "" : c->sched_params, "", c->transport);
         row->count = count;
         row->wrong = c->o->check ? wrong : -1;
     } else if (st == CS_OK) {
@@ -402,36 +478,6 @@ static int report(run_ctx_t *c, uint64_t bytes, uint64_t count, double t, uint64
     }
     free(all);
     return st;
-}
-
-/* The sizes to run: a list "a,b,c" or a sweep "lo:hi:factor". */
-static int parse_sizes(const char *text, uint64_t *sizes, int *n)
-{
-    if (!strchr(text, ',')) {
-        uint64_t lo, hi;
-        double f;
-        if (cs_cli_parse_sweep(text, &lo, &hi, &f))
-            return -1;
-        *n = 0;
-        for (uint64_t b = lo; *n < SIZES_MAX; ) {
-            sizes[(*n)++] = b;
-            if (b >= hi)
-                return 0;
-            uint64_t next = (uint64_t)((double)b * f);
-            b = next > b ? next : b + 1;
-            b = b > hi ? hi : b;
-        }
-        return -1;
-    }
-    char buf[512], *save = NULL;
-    snprintf(buf, sizeof(buf), "%s", text);
-    *n = 0;
-    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        if (*n >= SIZES_MAX || cs_cli_parse_size(t, &sizes[*n]))
-            return -1;
-        (*n)++;
-    }
-    return *n ? 0 : -1;
 }
 
 #ifdef CS_HAVE_NCCL
@@ -474,129 +520,189 @@ static int run_size_gpu(run_ctx_t *c, cs_gpu_engine_t *g, uint64_t bytes, long l
     return st;
 }
 
-/* --transport nccl: communicator, GPU engine, the sweep. */
-static int run_all_gpu(run_ctx_t *c, const uint64_t *sizes, int nsizes)
+/* --transport nccl: communicator, then per schedule a GPU engine and the
+ * sweep.  *wrong grows; returns a status (err filled). */
+static int run_all_gpu(run_ctx_t *c, const uint64_t *sizes, int nsizes, long long *wrong,
+                       cs_err_t *err)
+{
+    cs_err_t e2;
+    cs_err_clear(&e2);
+    cs_nccl_t *nc = NULL;
+    int st = cs_nccl_open(c->boot, &nc, err);
+    uint64_t hi = 0;
+    for (int i = 0; i < nsizes; i++)
+        hi = sizes[i] > hi ? sizes[i] : hi;
+    for (int a = 0; a < c->nsched && st == CS_OK; a++) {
+        cs_gpu_engine_t *g = NULL;
+        c->sched = c->scheds[a];
+        c->sched_params = c->params[a];
+        cs_engine_config_t ec = {.dtype = c->dt, .op = c->op, .timeout_s = c->o->timeout,
+                                 .max_count = cs_coll_block_count(c->sched->desc.coll, c->nranks,
+                                                                  hi, cs_dtype_size(c->dt))};
+        st = cs_gpu_engine_create(c->sched, nc, &ec, &g, err);
+        int ast = cs_boot_agree(c->boot, st, "setting up the GPU engine", &e2);
+        if (st == CS_OK && ast != CS_OK)
+            *err = e2, st = ast;
+        for (int i = 0; i < nsizes && st == CS_OK; i++)
+            st = run_size_gpu(c, g, sizes[i], wrong, err);
+        cs_gpu_engine_destroy(g);
+    }
+    cs_nccl_close(nc);
+    return st;
+}
+#endif
+
+/* Per schedule: engine, (trace), the sweep.  *wrong grows. */
+static int run_all_host(run_ctx_t *c, const uint64_t *sizes, int nsizes, long long *wrong,
+                        cs_err_t *err)
+{
+    run_opts_t *o = c->o;
+    cs_err_t e2;
+    cs_err_clear(&e2);
+    int st = open_transport(c, err);
+    if (st != CS_OK)
+        return st;
+    uint64_t hi = 0;
+    for (int i = 0; i < nsizes; i++)
+        hi = sizes[i] > hi ? sizes[i] : hi;
+    for (int a = 0; a < c->nsched && st == CS_OK; a++) {
+        c->sched = c->scheds[a];
+        c->sched_params = c->params[a];
+        cs_engine_config_t ec = {.dtype = c->dt, .op = c->op, .timeout_s = o->timeout,
+                                 .max_count = cs_coll_block_count(c->sched->desc.coll, c->nranks,
+                                                                  hi, cs_dtype_size(c->dt)),
+                                 .oversubscribed = c->nranks > sysconf(_SC_NPROCESSORS_ONLN)};
+        st = cs_engine_create(c->sched, c->rank, c->tp, &ec, &c->eng, err);
+        int ast = cs_boot_agree(c->boot, st, "setting up the engine", st == CS_OK ? err : &e2);
+        if (st == CS_OK && ast != CS_OK)
+            st = ast;
+        if (st != CS_OK)
+            return st;
+#ifdef CS_EXEC_HAVE_TRACES
+        if (o->trace) {
+            cs_live_trace_config_t tc = {o->trace, {0}, o->trace_host, o->trace_bw[0],
+                                         o->trace_bw[1], c->transport, nsizes, o->timeout};
+            cs_trace_opts_init(&tc.opts);
+            tc.opts.ranks = (int)o->trace_ranks;
+            tc.opts.buckets = (int)o->trace_buckets;
+            tc.opts.plot = (int)o->trace_plot;
+            tc.opts.link_tracks = (int)o->trace_links;
+            tc.opts.force = (int)o->force;
+            if ((st = cs_live_trace_open(&tc, c->boot, c->tp, c->sched, c->dt, &c->lt, err)))
+                return st;
+        }
+#endif
+        for (int i = 0; i < nsizes && st == CS_OK; i++)
+            st = run_size(c, sizes[i], wrong, err);
+#ifdef CS_EXEC_HAVE_TRACES
+        if (st == CS_OK && c->lt)
+            st = cs_live_trace_commit(c->lt, err);
+#endif
+        cs_engine_destroy(c->eng);
+        c->eng = NULL;
+    }
+    return st;
+}
+
+/* The arguments every rank must agree on, as text (compared by the
+ * bootstrap); long ones are compared truncated. */
+static void args_text(const run_opts_t *o, char *args, size_t len)
+{
+    char pbuf[256] = "";
+    cs_params_format(&o->params.global, pbuf, sizeof(pbuf));
+    size_t pl = strlen(pbuf);
+    for (int i = 0; i < o->params.nper && pl + 2 < sizeof(pbuf); i++) {
+        char one[160];
+        cs_params_format(&o->params.per[i].p, one, sizeof(one));
+        pl += (size_t)snprintf(pbuf + pl, sizeof(pbuf) - pl, " %s:%s", o->params.per[i].algo, one);
+    }
+    int n = snprintf(args, len,
+                     "coll=%s algo=%s schedule=%s params='%s' size=%s dtype=%s op=%s root=%ld "
+                     "iters=%ld warmup=%ld check=%ld transport=%s provider=%s max_msg=%llu "
+                     "trace=%d",
+                     o->coll ? o->coll : "", o->algo ? o->algo : "",
+                     o->schedule ? o->schedule : "", pbuf, o->size, o->dtype, o->op, o->root,
+                     o->iters, o->warmup, o->check, o->transport, o->provider,
+                     (unsigned long long)o->max_msg, o->trace != NULL);
+    if (n < 0 || (size_t)n >= len)
+        args[len - 1] = 0;
+}
+
+static int run_all(run_ctx_t *c, const uint64_t *sizes, int nsizes)
 {
     cs_err_t err, e2;
     cs_err_clear(&err);
     cs_err_clear(&e2);
-    cs_nccl_t *nc = NULL;
-    cs_gpu_engine_t *g = NULL;
-    long long wrong = 0;
-    int rc = EXIT_RUNTIME, st = cs_nccl_open(c->boot, &nc, &err);
-    if (st != CS_OK)
-        goto out;
-    uint64_t hi = 0;
-    for (int i = 0; i < nsizes; i++)
-        hi = sizes[i] > hi ? sizes[i] : hi;
-    cs_engine_config_t ec = {c->dt, c->op,
-                             cs_coll_block_count(c->sched->desc.coll, c->nranks, hi,
-                                                 cs_dtype_size(c->dt)), c->o->timeout, 0};
-    st = cs_gpu_engine_create(c->sched, nc, &ec, &g, &err);
-    int ast = cs_boot_agree(c->boot, st, "setting up the GPU engine", &e2);
-    if (st == CS_OK && ast != CS_OK)
-        err = e2, st = ast;
-    if (st != CS_OK)
-        goto out;
-    for (int i = 0; i < nsizes && st == CS_OK; i++)
-        st = run_size_gpu(c, g, sizes[i], &wrong, &err);
-    print_rows(c);
-    if (st == CS_OK && c->rank == 0 && c->o->check && wrong)
-        fprintf(stderr, "collstep run: %lld wrong elements\n", wrong);
-    rc = st != CS_OK ? EXIT_RUNTIME : wrong ? CS_EXIT_FAIL : CS_EXIT_OK;
-out:
-    if (st != CS_OK)
-        fail(&err, c->rank);
-    cs_gpu_engine_destroy(g);
-    cs_nccl_close(nc);
-    return rc;
-}
-#endif
-
-static int run_all(run_ctx_t *c, const uint64_t *sizes, int nsizes)
-{
-    cs_err_t err;
-    cs_err_clear(&err);
     run_opts_t *o = c->o;
+
+    /* bootstrap: who we are */
     cs_boot_config_t bc = {o->timeout, o->boot};
     int st = cs_boot_open(&bc, &c->boot, &err);
     if (st != CS_OK) {
         fprintf(stderr, "collstep run: %s\n", err.msg);
-        return st == CS_ERR_NOTFOUND ? CS_EXIT_USAGE : EXIT_RUNTIME;
+        if (st == CS_ERR_INTERRUPTED && cs_intr_pending())
+            return cs_intr_exit_code();
+        return st == CS_ERR_NOTFOUND ? CS_EXIT_USAGE : CS_EXIT_RUNTIME;
     }
     c->rank = cs_boot_rank(c->boot);
     c->nranks = cs_boot_size(c->boot);
-    int bst = build_schedule(c, &err);
-    char args[400];
-    char pbuf[256];
-    cs_params_format(&o->params, pbuf, sizeof(pbuf));
-    int alen = snprintf(args, sizeof(args),
-             "coll=%s algo=%s schedule=%s params='%s' size=%s dtype=%s op=%s root=%ld iters=%ld "
-             "warmup=%ld check=%ld transport=%s provider=%s max_msg=%llu trace=%d",
-             o->coll ? o->coll : "", o->algo ? o->algo : "", o->schedule ? o->schedule : "", pbuf,
-             o->size, o->dtype, o->op, o->root, o->iters, o->warmup, o->check, o->transport,
-             o->provider, (unsigned long long)o->max_msg, o->trace != NULL);
-    if (alen < 0 || (size_t)alen >= sizeof(args))
-        args[sizeof(args) - 1] = 0; /* long arguments: compared as truncated */
-    cs_err_t e2;
-    cs_err_clear(&e2);
-    st = cs_boot_check_same(c->boot, bst == CS_OK ? cs_sched_digest(c->sched) : 0, args, &e2);
+
+    /* build: every rank, then all must have built the same */
+    int bst = build_schedules(c, &err);
+    uint64_t digest = 0;
+    for (int i = 0; bst == CS_OK && i < c->nsched; i++)
+        digest = digest * 1099511628211ull ^ cs_sched_digest(c->scheds[i]);
+    char args[600];
+    args_text(o, args, sizeof(args));
+    st = cs_boot_check_same(c->boot, bst == CS_OK ? digest : 0, args, &e2);
     if (bst != CS_OK) {
-        fprintf(stderr, "collstep run: %s\n", err.msg);
+        if (!strstr(err.msg, "see above"))
+            fprintf(stderr, "collstep run: %s\n", err.msg);
         return CS_EXIT_USAGE;
     }
     if (st != CS_OK)
         return fail(&e2, c->rank);
+
+    /* verify: every rank holds the same schedules, so every rank gets the
+     * same answer, before any transport is opened; rank 0 explains it */
+    for (int i = 0; i < c->nsched && !o->no_verify; i++) {
+        const cs_sched_t *s = c->scheds[i];
+        int rc = cs_cli_verify(c->rank == 0 ? "run" : NULL, s, s->algo[0] ? s->algo : o->schedule);
+        if (rc != CS_EXIT_OK)
+            return rc;
+    }
+
+    /* outputs: rank 0 writes them; every rank learns whether it can */
+    int ost = CS_OK;
+    if (c->rank == 0 && cs_cli_check_outputs("run", o->output, o->trace, (int)o->force) != CS_EXIT_OK)
+        ost = CS_ERR_EXISTS;
+    if (cs_boot_agree(c->boot, ost, "checking the output paths", &e2) != CS_OK)
+        return c->rank == 0 ? CS_EXIT_USAGE : fail(&e2, c->rank);
+
+    /* act */
+    if (!strcmp(o->transport, "ofi"))
+        snprintf(c->transport, sizeof(c->transport), "%s/%s", o->transport, o->provider);
+    else
+        snprintf(c->transport, sizeof(c->transport), "%s", o->transport);
+    long long wrong = 0;
     if (!strcmp(o->transport, "nccl")) {
 #ifdef CS_HAVE_NCCL
-        return run_all_gpu(c, sizes, nsizes);
+        st = run_all_gpu(c, sizes, nsizes, &wrong, &err);
 #else
-        cs_err_set(&err, CS_ERR_UNSUPPORTED, "--transport nccl: collstep was built without "
-                   "CUDA and NCCL (CS_WITH_CUDA)");
-        return fail(&err, c->rank);
+        st = cs_err_set(&err, CS_ERR_UNSUPPORTED, "--transport nccl: collstep was built without "
+                        "CUDA and NCCL (CS_WITH_CUDA)");
 #endif
+    } else {
+        st = run_all_host(c, sizes, nsizes, &wrong, &err);
     }
-    st = open_transport(c, &err);
+
+    /* report: what was measured, even when a later size failed */
+    int prc = print_rows(c);
     if (st != CS_OK)
         return fail(&err, c->rank);
-    size_t es = cs_dtype_size(c->dt);
-    uint64_t hi = 0;
-    for (int i = 0; i < nsizes; i++)
-        hi = sizes[i] > hi ? sizes[i] : hi;
-    cs_engine_config_t ec = {c->dt, c->op,
-                             cs_coll_block_count(c->sched->desc.coll, c->nranks, hi, es),
-                             o->timeout, c->nranks > sysconf(_SC_NPROCESSORS_ONLN)};
-    st = cs_engine_create(c->sched, c->rank, c->tp, &ec, &c->eng, &err);
-    int ast = cs_boot_agree(c->boot, st, "setting up the engine", st == CS_OK ? &err : &e2);
-    if (st != CS_OK || ast != CS_OK)
-        return fail(&err, c->rank);
-#ifdef CS_EXEC_HAVE_TRACES
-    if (o->trace) {
-        char model[64];
-        snprintf(model, sizeof(model), "%s/%s", o->transport, o->provider);
-        cs_live_trace_config_t tc = {o->trace, {0}, o->trace_host, o->trace_bw[0],
-                                     o->trace_bw[1], model, nsizes, o->timeout};
-        cs_trace_opts_init(&tc.opts);
-        tc.opts.ranks = (int)o->trace_ranks;
-        tc.opts.buckets = (int)o->trace_buckets;
-        tc.opts.plot = (int)o->trace_plot;
-        if ((st = cs_live_trace_open(&tc, c->boot, c->tp, c->sched, c->dt, &c->lt, &err)))
-            return fail(&err, c->rank);
-    }
-#endif
-    long long wrong = 0;
-    for (int i = 0; i < nsizes && st == CS_OK; i++)
-        st = run_size(c, sizes[i], &wrong, &err);
-#ifdef CS_EXEC_HAVE_TRACES
-    if (st == CS_OK && c->lt)
-        st = cs_live_trace_commit(c->lt, &err);
-#endif
-    print_rows(c);
-    if (st != CS_OK)
-        return fail(&err, c->rank);
-    if (c->rank == 0 && c->o->check && wrong)
+    if (c->rank == 0 && o->check && wrong)
         fprintf(stderr, "collstep run: %lld wrong elements\n", wrong);
-    return wrong ? CS_EXIT_FAIL : CS_EXIT_OK;
+    return prc != CS_EXIT_OK ? prc : wrong ? CS_EXIT_FAIL : CS_EXIT_OK;
 }
 
 int cs_cli_run(int argc, char **argv)
@@ -605,27 +711,35 @@ int cs_cli_run(int argc, char **argv)
     int rc = parse_args(argc, argv, &o);
     if (rc)
         return rc < 0 ? CS_EXIT_OK : rc;
+    run_ctx_t *c = calloc(1, sizeof(*c));
+    if (!c) {
+        fprintf(stderr, "collstep run: out of memory\n");
+        return CS_EXIT_RUNTIME;
+    }
+    c->o = &o;
+    c->dt = cs_dtype_parse(o.dtype);
+    c->op = cs_op_parse(o.op);
     uint64_t sizes[SIZES_MAX];
     int nsizes = 0;
-    if (parse_sizes(o.size, sizes, &nsizes))
-        return usage_error("--size: expected SIZE[:MAX[:FACTOR]] or SIZE,SIZE,... (at most %d "
-                           "sizes), found '%s'", SIZES_MAX, o.size);
-    run_ctx_t c;
-    memset(&c, 0, sizeof(c));
-    c.o = &o;
-    c.dt = cs_dtype_parse(o.dtype);
-    c.op = cs_op_parse(o.op);
-    if (c.dt == CS_DT_COUNT)
-        return usage_error("--dtype: unknown type '%s'", o.dtype);
-    if (c.op == CS_OP_COUNT)
-        return usage_error("--op: unknown operator '%s'", o.op);
-    rc = run_all(&c, sizes, nsizes);
+    if (c->dt == CS_DT_COUNT)
+        rc = usage_error("--dtype: unknown type '%s' (float, double, half, bfloat16, int32, "
+                         "int64)", o.dtype);
+    else if (c->op == CS_OP_COUNT)
+        rc = usage_error("--op: unknown operator '%s' (sum, prod, min, max)", o.op);
+    else
+        rc = cs_cli_sizes("run", o.size, cs_dtype_size(c->dt), sizes, &nsizes);
+    if (rc == CS_EXIT_OK) {
+        cs_intr_install();
+        rc = run_all(c, sizes, nsizes);
+    }
 #ifdef CS_EXEC_HAVE_TRACES
-    cs_live_trace_close(c.lt);
+    cs_live_trace_close(c->lt);
 #endif
-    cs_engine_destroy(c.eng);
-    cs_tp_close(c.tp);
-    cs_sched_destroy(c.sched);
-    cs_boot_close(c.boot);
+    cs_engine_destroy(c->eng);
+    cs_tp_close(c->tp);
+    for (int i = 0; i < c->nsched; i++)
+        cs_sched_destroy(c->scheds[i]);
+    cs_boot_close(c->boot);
+    free(c);
     return rc;
 }

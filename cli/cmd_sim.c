@@ -35,44 +35,57 @@ static void help(FILE *f)
 {
     fprintf(f,
             "usage: collstep sim --platform NAME|FILE [--coll COLL] --algo ALGO[,ALGO...]\n"
-            "                    --size SIZE[:MAX[:FACTOR]] [options]\n"
-            "       collstep sim --platform NAME|FILE --schedule FILE --size ... [options]\n"
+            "                    --size SIZES [options]\n"
+            "       collstep sim --platform NAME|FILE --schedule FILE --size SIZES [options]\n"
             "\n"
             "Simulate collective algorithms on a modeled fabric (SimGrid) and print\n"
             "simulated time, algbw and busbw per size like nccl-tests.\n"
             "\n"
             "  --platform SPEC      preset ('summit', 'summit:nodes=16', see 'collstep platform\n"
-            "                       list') or a SimGrid XML file with tier-tagged links\n"
-            "  --coll COLL          collective (default allreduce)\n"
+            "                       list') or a SimGrid XML file\n"
+            "  --coll COLL          allreduce (default), reduce-scatter, allgather, broadcast,\n"
+            "                       reduce, alltoall\n"
             "  --algo A[,B...]      algorithms of the registry (see 'collstep algos')\n"
             "  --schedule FILE      a schedule file instead of --algo\n"
-            "  --size S[:MAX[:F]]   message size(s) in bytes: 1M, 64K:1G (factor 2 by default)\n"
+            "  --size SIZES         message sizes in bytes: 1M, 64K:1G, 1K,4K,1M (see below)\n"
             "  --ranks P            ranks (default: every device, or the schedule's)\n"
             "  --root R             root of broadcast / reduce (default 0)\n"
-            "  --param KEY=VALUE    generator parameter for every algorithm, repeatable;\n"
-            "                       hier without dims gets the platform's dims\n"
-            "  --dtype T            element type (default float)\n"
-            "  --op OP              reduction operator (default sum)\n"
+            "  --param KEY=VALUE    generator parameter for every algorithm that has KEY;\n"
+            "  --param ALGO:KEY=VAL for ALGO only; repeatable, comma separated; hier without\n"
+            "                       dims gets the platform's tiers\n"
+            "%s"
             "  --model M            ideal (exact alpha-beta on split-duplex links, default) or\n"
             "                       calibrated (per-tier latency/bandwidth factors)\n"
             "  --ports N            sends in flight per rank (default 0 = unlimited; 1 = the\n"
             "                       single-port model of textbook formulas)\n"
             "  --map FILE           host of each rank, one name per line (default: devices in\n"
-            "                       platform order)\n"
-            "  --no-verify          skip verifying the schedules before simulating\n"
+            "                       platform order); fewer hosts than devices needs --ranks\n"
+            "  --no-verify          skip verifying the schedules before simulating (schedules\n"
+            "                       that verified once are remembered: CS_VERIFY_CACHE=0)\n"
             "  --format F           table (default), csv or json\n"
-            "  -o, --output FILE    write results to FILE (default stdout)\n"
+            "  --compare[=REF]      per size, the algorithms ranked by time with their speed-up\n"
+            "                       over REF (default: the first algorithm given)\n"
+            "  -o, --output FILE    write results to FILE (whole or not at all; an existing\n"
+            "                       file is replaced only when collstep wrote it)\n"
+            "  --force              replace an existing -o FILE that collstep did not write\n"
 #ifdef CS_HAVE_TRACES
             "  --trace DIR          write per-step and per-link/per-tier utilization traces to\n"
-            "                       DIR (whole or not at all; several algorithms or sizes: one\n"
-            "                       DIR/ALGO-BYTES/ each and DIR/index.csv); see 'collstep trace'\n"
+            "                       DIR (whole or not at all; an existing DIR is replaced only\n"
+            "                       when it is a collstep trace; several algorithms or sizes:\n"
+            "                       one DIR/ALGO-BYTES/ each and DIR/index.csv); see\n"
+            "                       'collstep trace'\n"
             "  --trace-links N      per-link counter tracks in trace.json for the N busiest links\n"
             "  --trace-ranks N      step slices of N evenly spaced ranks only (default 64, 0 = all)\n"
             "  --trace-buckets N    time buckets of the utilization series (default 1024)\n"
             "  --trace-no-plot      do not run gnuplot (no utilization.png)\n"
 #endif
+            "\n%s\n"
+            "Results carry their provenance: algorithm parameters, platform and model.\n"
+            "Ctrl-C stops the simulation and removes partial outputs.\n"
+            "%s"
             "\n"
-            "example: collstep sim --platform summit --algo ring,hier --size 1M:1G\n");
+            "example: collstep sim --platform summit --algo ring,hier --size 1M:1G --compare\n",
+            cs_cli_dtype_help, cs_cli_size_help, cs_cli_exit_help);
 }
 
 typedef struct progress {
@@ -133,68 +146,32 @@ static int read_map(const char *path, char ***out, int *n)
     return CS_EXIT_OK;
 }
 
-static int build_one(const char *name, cs_coll_t coll, int ranks, int root, const cs_params_t *given,
-                     const cs_platform_t *plat, cs_sched_t **out)
+/* The platform's defaults for an algorithm's parameters: hier's tiers are
+ * the platform's dims (6x256 on Summit) when they multiply to the ranks. */
+static void platform_defaults(const cs_platform_t *plat, const char *algo, int ranks,
+                              cs_params_t *out)
 {
-    const cs_algo_t *a = cs_algo_find(coll, name);
-    if (!a)
-        return cs_cli_usage_error("sim", "no algorithm '%s' for %s (see 'collstep algos')", name,
-                                  cs_coll_name(coll));
-    cs_params_t prm = *given;
-    cs_err_t err = {0};
-    if (strcmp(name, "hier") == 0 && !cs_params_get(&prm, "dims") && plat->ndims > 0) {
-        char dims[64] = "";
-        long prod = 1;
-        for (int i = 0; i < plat->ndims; i++) {
-            size_t l = strlen(dims);
-            snprintf(dims + l, sizeof(dims) - l, "%s%d", i ? "x" : "", plat->dims[i]);
-            prod *= plat->dims[i];
-        }
-        if (prod == ranks)
-            cs_params_set(&prm, "dims", dims, &err);
+    cs_params_init(out);
+    if (strcmp(algo, "hier") != 0 || plat->ndims == 0)
+        return;
+    char dims[64] = "";
+    long prod = 1;
+    for (int i = 0; i < plat->ndims; i++) {
+        size_t l = strlen(dims);
+        snprintf(dims + l, sizeof(dims) - l, "%s%d", i ? "x" : "", plat->dims[i]);
+        prod *= plat->dims[i];
     }
-    for (int i = 0; i < prm.n; i++)
-        prm.kv[i].used = 0;
-    cs_coll_desc_t d = {coll, ranks, root, 0};
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    int st = cs_algo_build(a, &d, &prm, out, &err);
-    if (st != CS_OK)
-        return cs_cli_usage_error("sim", "%s %s on %d ranks: %s", cs_coll_name(coll), name, ranks,
-                                  err.msg);
-    CS_INFO("sim", "generated %s %s on %d ranks in %.2f s", cs_coll_name(coll), name, ranks,
-            since(&t0));
-    return CS_EXIT_OK;
-}
-
-static int verify_one(const cs_sched_t *s)
-{
-    cs_verify_report_t rep = {0};
-    cs_err_t err = {0};
-    int st = cs_verify(s, NULL, &rep, &err);
-    if (st == CS_ERR_RANGE) {
-        fprintf(stderr, "collstep sim: %s: %s; or simulate without verifying: --no-verify\n",
-                s->algo[0] ? s->algo : "(file)", err.msg);
-        cs_verify_report_fini(&rep);
-        return CS_EXIT_USAGE;
-    }
-    if (st != CS_OK) {
-        fprintf(stderr, "collstep sim: schedule %s is incorrect:\n", s->algo[0] ? s->algo : "(file)");
-        for (uint32_t i = 0; i < rep.n; i++)
-            fprintf(stderr, "collstep sim:   %s\n", rep.findings[i].msg);
-        if (st != CS_ERR_VERIFY)
-            fprintf(stderr, "collstep sim: cannot verify: %s\n", err.msg);
-    }
-    cs_verify_report_fini(&rep);
-    return st == CS_OK ? CS_EXIT_OK : CS_EXIT_FAIL;
+    cs_err_t err;
+    if (prod == ranks)
+        cs_params_set(out, "dims", dims, &err);
 }
 
 typedef struct args {
     const char *platform, *coll, *algos, *schedule, *size, *dtype, *op, *model, *map, *format,
-        *output, *trace;
+        *output, *trace, *compare;
     long ranks, root, ports, trace_links, trace_ranks, trace_buckets;
-    int no_verify, trace_no_plot;
-    cs_params_t params;
+    int no_verify, trace_no_plot, force, compare_on;
+    cs_cli_params_t params;
 } args_t;
 
 static int parse(int argc, char **argv, args_t *a)
@@ -208,6 +185,7 @@ static int parse(int argc, char **argv, args_t *a)
         {"model", required_argument, 0, 'm'},    {"map", required_argument, 0, 'M'},
         {"ports", required_argument, 0, 'x'},    {"no-verify", no_argument, 0, 'V'},
         {"format", required_argument, 0, 'f'},   {"output", required_argument, 0, 'o'},
+        {"force", no_argument, 0, 'F'},          {"compare", optional_argument, 0, 'C'},
         {"help", no_argument, 0, 'h'},
 #ifdef CS_HAVE_TRACES
         {"trace", required_argument, 0, 'T'},    {"trace-links", required_argument, 0, 'L'},
@@ -215,10 +193,10 @@ static int parse(int argc, char **argv, args_t *a)
         {"trace-no-plot", no_argument, 0, 'N'},
 #endif
         {0, 0, 0, 0}};
-    cs_err_t err = {0};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
         char *end = NULL;
         switch (c) {
         case 'P': a->platform = optarg; break;
@@ -232,6 +210,8 @@ static int parse(int argc, char **argv, args_t *a)
         case 'M': a->map = optarg; break;
         case 'f': a->format = optarg; break;
         case 'o': a->output = optarg; break;
+        case 'F': a->force = 1; break;
+        case 'C': a->compare_on = 1, a->compare = optarg; break;
         case 'V': a->no_verify = 1; break;
         case 'T': a->trace = optarg; break;
         case 'N': a->trace_no_plot = 1; break;
@@ -251,21 +231,24 @@ static int parse(int argc, char **argv, args_t *a)
         case 'x': {
             long v = strtol(optarg, &end, 10);
             if (*end != '\0' || v < (c == 'n') || v > (1L << 24))
-                return cs_cli_usage_error("sim", "--%s: expected a non-negative integer, found '%s'",
-                                          c == 'n' ? "ranks" : c == 'r' ? "root" : "ports", optarg);
+                return cs_cli_usage_error("sim", "--%s: expected a%s integer, found '%s'",
+                                          c == 'n' ? "ranks" : c == 'r' ? "root" : "ports",
+                                          c == 'n' ? " positive" : " non-negative", optarg);
             *(c == 'n' ? &a->ranks : c == 'r' ? &a->root : &a->ports) = v;
             break;
         }
         case 'p':
-            if (cs_params_parse(&a->params, optarg, &err) != CS_OK)
-                return cs_cli_usage_error("sim", "--param: %s", err.msg);
+            if (cs_cli_params_add(&a->params, "sim", optarg) != CS_EXIT_OK)
+                return CS_EXIT_USAGE;
             break;
         case 'h':
             help(stdout);
             return -1;
+        case ':':
+            return cs_cli_usage_error("sim", "option %s needs a value (see --help)",
+                                      argv[optind - 1]);
         default:
-            help(stderr);
-            return CS_EXIT_USAGE;
+            return cs_cli_usage_error("sim", "unknown option '%s' (see --help)", argv[optind - 1]);
         }
     }
     if (optind != argc)
@@ -279,144 +262,144 @@ static int parse(int argc, char **argv, args_t *a)
     return CS_EXIT_OK;
 }
 
-static int sizes_of(const char *spec, uint64_t *sizes, int *n)
+/* What the command built: a schedule per algorithm, and per schedule the
+ * parameters its rows carry. */
+typedef struct built {
+    cs_sched_t *sched[CS_CLI_MAX_ALGOS];
+    char params[CS_CLI_MAX_ALGOS][96];
+    int n;
+} built_t;
+
+static int build_all(const args_t *a, const cs_platform_t *plat, cs_coll_t coll, int ranks,
+                     built_t *b)
 {
-    uint64_t lo, hi;
-    double factor;
-    if (cs_cli_parse_sweep(spec, &lo, &hi, &factor) != 0 || lo == 0 || hi < lo || !(factor > 1.0))
-        return cs_cli_usage_error("sim", "--size: expected SIZE or MIN:MAX[:FACTOR] with 0 < MIN <= MAX "
-                                  "and FACTOR > 1, found '%s'", spec);
-    int k = 0;
-    for (double s = (double)lo; s <= (double)hi * (1 + 1e-12); s *= factor) {
-        if (k == MAX_SIZES)
-            return cs_cli_usage_error("sim", "--size: more than %d sizes in '%s'", MAX_SIZES, spec);
-        uint64_t v = (uint64_t)(s + 0.5);
-        if (k > 0 && v <= sizes[k - 1])
-            v = sizes[k - 1] + 1;
-        sizes[k++] = v;
+    char buf[512];
+    const char *names[CS_CLI_MAX_ALGOS];
+    const cs_algo_t *algos[CS_CLI_MAX_ALGOS];
+    int n = 0;
+    int rc = cs_cli_algo_list("sim", a->algos, buf, sizeof(buf), names, &n);
+    if (rc != CS_EXIT_OK)
+        return rc;
+    for (int i = 0; i < n; i++)
+        if (!(algos[i] = cs_algo_find(coll, names[i])))
+            return cs_cli_usage_error("sim", "no algorithm '%s' for %s (see 'collstep algos')",
+                                      names[i], cs_coll_name(coll));
+    if ((rc = cs_cli_params_check(&a->params, "sim", algos, n)) != CS_EXIT_OK)
+        return rc;
+    cs_coll_desc_t d = {coll, ranks, (int32_t)a->root, 0};
+    for (int i = 0; i < n; i++) {
+        struct timespec t0;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        cs_params_t extra;
+        platform_defaults(plat, names[i], ranks, &extra);
+        rc = cs_cli_build("sim", names[i], &d, &a->params, &extra, &b->sched[b->n], b->params[b->n],
+                          sizeof(b->params[0]));
+        if (rc != CS_EXIT_OK)
+            return rc;
+        b->n++;
+        CS_INFO("sim", "generated %s %s on %d ranks in %.2f s", cs_coll_name(coll), names[i], ranks,
+                since(&t0));
     }
-    *n = k;
     return CS_EXIT_OK;
 }
 
-int cs_cli_sim(int argc, char **argv)
+/* The schedule file: its ranks and collective win; --ranks must agree. */
+static int load_schedule(const args_t *a, built_t *b, int *ranks, cs_coll_t *coll)
 {
-    args_t a;
-    memset(&a, 0, sizeof(a));
-    a.coll = "allreduce";
-    a.dtype = "float";
-    a.op = "sum";
-    a.model = "ideal";
-    a.format = "table";
-    a.ranks = -1;
-    a.trace_ranks = 64;
-    a.trace_buckets = 1024;
-    cs_params_init(&a.params);
-    int rc = parse(argc, argv, &a);
-    if (rc != CS_EXIT_OK)
-        return rc < 0 ? CS_EXIT_OK : rc;
+    cs_err_t err;
+    cs_err_clear(&err);
+    b->sched[0] = cs_sched_load(a->schedule, &err);
+    if (!b->sched[0])
+        return cs_cli_usage_error("sim", "%s", err.msg);
+    b->n = 1;
+    snprintf(b->params[0], sizeof(b->params[0]), "%.*s", (int)sizeof(b->params[0]) - 1,
+             b->sched[0]->params);
+    *ranks = b->sched[0]->desc.nranks;
+    *coll = b->sched[0]->desc.coll;
+    if (a->ranks > 0 && a->ranks != *ranks)
+        return cs_cli_usage_error("sim", "%s is a schedule for %d ranks, not %ld", a->schedule,
+                                  *ranks, a->ranks);
+    return CS_EXIT_OK;
+}
 
-    cs_dtype_t dt = cs_dtype_parse(a.dtype);
-    cs_op_t op = cs_op_parse(a.op);
-    cs_sim_model_t model = cs_sim_model_parse(a.model);
-    cs_results_fmt_t fmt = cs_results_fmt_parse(a.format);
-    cs_coll_t coll = cs_coll_parse(a.coll);
-    if (dt == CS_DT_COUNT)
-        return cs_cli_usage_error("sim", "--dtype: unknown type '%s'", a.dtype);
-    if (op == CS_OP_COUNT)
-        return cs_cli_usage_error("sim", "--op: unknown operator '%s'", a.op);
-    if (model == CS_SIM_MODEL_COUNT)
-        return cs_cli_usage_error("sim", "--model: expected ideal or calibrated, found '%s'", a.model);
-    if (fmt == CS_FMT_COUNT)
-        return cs_cli_usage_error("sim", "--format: expected table, csv or json, found '%s'", a.format);
-    if (coll == CS_COLL_COUNT)
-        return cs_cli_usage_error("sim", "--coll: unknown collective '%s'", a.coll);
-    uint64_t sizes[MAX_SIZES];
-    int nsizes = 0;
-    rc = sizes_of(a.size, sizes, &nsizes);
-    if (rc != CS_EXIT_OK)
-        return rc;
+/* Ranks from --ranks, the map or the platform's devices; the checks that
+ * keep a map from silently running fewer ranks. */
+static int choose_ranks(const args_t *a, const cs_platform_t *plat, int nmap, int *ranks)
+{
+    long devices = (long)plat->ndevices;
+    if (*ranks > 0) { /* a schedule file's */
+    } else if (a->ranks > 0) {
+        *ranks = (int)a->ranks;
+    } else if (a->map) {
+        if (nmap < devices)
+            return cs_cli_usage_error("sim", "--map %s names %d host%s but %s has %ld devices: "
+                                             "give --ranks %d to run %d ranks on the mapped hosts",
+                                      a->map, nmap, nmap == 1 ? "" : "s", plat->name, devices,
+                                      nmap, nmap);
+        *ranks = nmap;
+    } else {
+        *ranks = (int)devices;
+    }
+    if (*ranks < 1)
+        return cs_cli_usage_error("sim", "%s has no device to put a rank on (no host is marked "
+                                         "as a device); give --map FILE (see 'collstep platform "
+                                         "show %s')",
+                                  plat->name, plat->spec[0] ? plat->spec : plat->name);
+    long avail = a->map ? nmap : devices;
+    if (*ranks > avail)
+        return cs_cli_usage_error("sim", "%d ranks but %s has only %ld %s", *ranks,
+                                  a->map ? a->map : plat->name, avail,
+                                  a->map ? "hosts" : "devices");
+    if (a->root >= *ranks)
+        return cs_cli_usage_error("sim", "--root %ld out of range [0, %d)", a->root, *ranks);
+    return CS_EXIT_OK;
+}
 
-    cs_platform_t *plat = NULL;
-    cs_sched_t *scheds[MAX_ALGOS] = {0};
-    cs_sim_instance_t *inst = NULL;
-    cs_result_t *rows = NULL;
-    char **map = NULL;
+static int write_results(const args_t *a, cs_results_fmt_t fmt, cs_result_t *rows, int n)
+{
+    cs_err_t err;
+    cs_err_clear(&err);
+    const char *ref = a->compare && *a->compare ? a->compare : NULL;
+    if (a->compare_on && cs_results_compare(rows, n, ref, &err) != CS_OK)
+        return cs_cli_usage_error("sim", "--compare: %s", err.msg);
+    unsigned flags = a->compare_on ? CS_RESULTS_COMPARE : 0;
+    int st;
+    if (a->output)
+        st = cs_results_save(a->output, fmt, flags | (a->force ? CS_RESULTS_FORCE : 0), rows, n,
+                             &err);
+    else
+        st = cs_results_print(stdout, fmt, flags, rows, n);
+    if (st == CS_OK)
+        return CS_EXIT_OK;
+    if (!err.msg[0])
+        snprintf(err.msg, sizeof(err.msg), "cannot write the results");
+    fprintf(stderr, "collstep sim: %s\n", err.msg);
+    return st == CS_ERR_EXISTS ? CS_EXIT_USAGE : CS_EXIT_RUNTIME;
+}
+
+/* The child of cs_cli_guard: simulate, write traces and results. */
+static int simulate(const args_t *a, cs_platform_t *plat, built_t *b, const uint64_t *sizes,
+                    int nsizes, char **map, int nmap, cs_dtype_t dt, cs_op_t op,
+                    cs_sim_model_t model, cs_results_fmt_t fmt)
+{
+    int n = b->n * nsizes, rc = CS_EXIT_OK;
+    cs_sim_instance_t *inst = calloc((size_t)n, sizeof(*inst));
+    cs_result_t *rows = calloc((size_t)n, sizeof(*rows));
+    cs_err_t err;
+    cs_err_clear(&err);
 #ifdef CS_HAVE_TRACES
     cs_trace_session_t *tsess = NULL;
     cs_trace_sim_t tsim;
 #endif
-    int nmap = 0, nsched = 0, ranks = 0;
-    cs_err_t err = {0};
-    if (cs_platform_open(a.platform, &plat, &err) != CS_OK) {
-        rc = cs_cli_usage_error("sim", "%s", err.msg);
-        goto done;
-    }
-    if (a.map && (rc = read_map(a.map, &map, &nmap)) != CS_EXIT_OK)
-        goto done;
-    long avail = map ? nmap : (long)plat->ndevices;
-
-    if (a.schedule) {
-        scheds[0] = cs_sched_load(a.schedule, &err);
-        if (!scheds[0]) {
-            rc = cs_cli_usage_error("sim", "%s", err.msg);
-            goto done;
-        }
-        nsched = 1;
-        ranks = scheds[0]->desc.nranks;
-        coll = scheds[0]->desc.coll;
-        if (a.ranks >= 0 && a.ranks != ranks) {
-            rc = cs_cli_usage_error("sim", "%s is a schedule for %d ranks, not %ld", a.schedule,
-                                    ranks, a.ranks);
-            goto done;
-        }
-    } else {
-        ranks = a.ranks >= 0 ? (int)a.ranks : (int)avail;
-    }
-    if (ranks > avail) {
-        rc = cs_cli_usage_error("sim", "%d ranks but %s has only %ld %s", ranks,
-                                map ? a.map : plat->name, avail, map ? "hosts" : "devices");
-        goto done;
-    }
-    if (a.root >= ranks) {
-        rc = cs_cli_usage_error("sim", "--root %ld out of range [0, %d)", a.root, ranks);
-        goto done;
-    }
-    if (!a.schedule) {
-        char list[512];
-        snprintf(list, sizeof(list), "%s", a.algos);
-        for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok;
-             tok = strtok_r(NULL, ",", &save)) {
-            if (nsched == MAX_ALGOS) {
-                rc = cs_cli_usage_error("sim", "--algo: more than %d algorithms", MAX_ALGOS);
-                goto done;
-            }
-            rc = build_one(tok, coll, ranks, (int)a.root, &a.params, plat, &scheds[nsched]);
-            if (rc != CS_EXIT_OK)
-                goto done;
-            nsched++;
-        }
-        if (nsched == 0) {
-            rc = cs_cli_usage_error("sim", "--algo: no algorithm named");
-            goto done;
-        }
-    }
-    for (int i = 0; i < nsched && !a.no_verify; i++)
-        if ((rc = verify_one(scheds[i])) != CS_EXIT_OK)
-            goto done;
-
-    int n = nsched * nsizes;
-    inst = calloc((size_t)n, sizeof(*inst));
-    rows = calloc((size_t)n, sizeof(*rows));
     if (!inst || !rows) {
         fprintf(stderr, "collstep sim: out of memory\n");
-        rc = CS_EXIT_FAIL;
+        rc = CS_EXIT_RUNTIME;
         goto done;
     }
-    for (int i = 0; i < nsched; i++)
+    for (int i = 0; i < b->n; i++)
         for (int k = 0; k < nsizes; k++) {
             cs_sim_instance_t *in = &inst[i * nsizes + k];
-            in->sched = scheds[i];
+            in->sched = b->sched[i];
             in->bytes = sizes[k];
             in->dtype = dt;
         }
@@ -430,22 +413,23 @@ int cs_cli_sim(int argc, char **argv)
     so.model = model;
     so.map = (const char *const *)map;
     so.nmap = nmap;
-    so.ports = (int)a.ports;
+    so.ports = (int)a->ports;
     so.obs = isatty(2) ? &obs : NULL;
 #ifdef CS_HAVE_TRACES
-    if (a.trace) {
+    if (a->trace) {
         cs_trace_opts_t to;
         cs_trace_opts_init(&to);
-        to.link_tracks = (int)a.trace_links;
-        to.ranks = (int)a.trace_ranks;
-        to.buckets = (int)a.trace_buckets;
-        to.plot = !a.trace_no_plot;
-        if (cs_trace_session_open(a.trace, &to, n, &tsess, &err) != CS_OK) {
-            fprintf(stderr, "collstep sim: %s\n", err.msg);
-            rc = CS_EXIT_FAIL;
+        to.link_tracks = (int)a->trace_links;
+        to.ranks = (int)a->trace_ranks;
+        to.buckets = (int)a->trace_buckets;
+        to.plot = !a->trace_no_plot;
+        to.force = a->force;
+        if (cs_trace_session_open(a->trace, &to, n, &tsess, &err) != CS_OK) {
+            fprintf(stderr, "collstep sim: --trace %s: %s\n", a->trace, err.msg);
+            rc = err.code == CS_ERR_EXISTS ? CS_EXIT_USAGE : CS_EXIT_RUNTIME;
             goto done;
         }
-        cs_trace_sim_init(&tsim, tsess, plat->spec[0] ? plat->spec : plat->name, a.model, so.obs);
+        cs_trace_sim_init(&tsim, tsess, plat->spec[0] ? plat->spec : plat->name, a->model, so.obs);
         so.obs = &tsim.obs;
     }
 #endif
@@ -454,42 +438,113 @@ int cs_cli_sim(int argc, char **argv)
         fputc('\n', stderr);
     if (st != CS_OK) {
         fprintf(stderr, "collstep sim: %s\n", err.msg);
-        rc = (st == CS_ERR_INVAL || st == CS_ERR_PARSE) ? CS_EXIT_USAGE : CS_EXIT_FAIL;
+        rc = (st == CS_ERR_INVAL || st == CS_ERR_PARSE) ? CS_EXIT_USAGE : CS_EXIT_RUNTIME;
         goto done;
     }
 #ifdef CS_HAVE_TRACES
     if (tsess && cs_trace_session_commit(tsess, &err) != CS_OK) {
-        fprintf(stderr, "collstep sim: --trace %s: %s\n", a.trace, err.msg);
-        rc = CS_EXIT_FAIL;
+        fprintf(stderr, "collstep sim: --trace %s: %s\n", a->trace, err.msg);
+        rc = CS_EXIT_RUNTIME;
         goto done;
     }
 #endif
     for (int i = 0; i < n; i++) {
         const cs_sched_t *s = inst[i].sched;
-        const char *name = s->algo[0] ? s->algo : a.schedule;
-        cs_result_fill(&rows[i], name, s->desc.coll, s->desc.nranks, inst[i].bytes, dt, op,
-                       inst[i].time * 1e6, plat->spec[0] ? plat->spec : plat->name);
+        cs_result_fill(&rows[i], s->algo[0] ? s->algo : a->schedule, s->desc.coll,
+                       s->desc.nranks, inst[i].bytes, dt, op, inst[i].time * 1e6,
+                       plat->spec[0] ? plat->spec : plat->name);
+        cs_result_set_provenance(&rows[i], b->params[i / nsizes], a->model, NULL);
     }
-    if (a.output) { /* whole or not at all */
-        rc = cs_results_save(a.output, fmt, rows, n, &err) == CS_OK ? CS_EXIT_OK : CS_EXIT_FAIL;
-        if (rc != CS_EXIT_OK)
-            fprintf(stderr, "collstep sim: %s\n", err.msg);
-    } else {
-        rc = cs_results_print(stdout, fmt, rows, n) == CS_OK ? CS_EXIT_OK : CS_EXIT_FAIL;
-        if (rc != CS_EXIT_OK)
-            fprintf(stderr, "collstep sim: cannot write the results\n");
-    }
+    rc = write_results(a, fmt, rows, n);
 done:
 #ifdef CS_HAVE_TRACES
     cs_trace_session_close(tsess);
 #endif
-    for (int i = 0; i < nsched; i++)
-        cs_sched_destroy(scheds[i]);
+    free(inst);
+    free(rows);
+    return rc;
+}
+
+int cs_cli_sim(int argc, char **argv)
+{
+    args_t a;
+    memset(&a, 0, sizeof(a));
+    a.coll = "allreduce";
+    a.dtype = "float";
+    a.op = "sum";
+    a.model = "ideal";
+    a.format = "table";
+    a.trace_ranks = 64;
+    a.trace_buckets = 1024;
+    cs_cli_params_init(&a.params);
+    int rc = parse(argc, argv, &a);
+    if (rc != CS_EXIT_OK)
+        return rc < 0 ? CS_EXIT_OK : rc;
+
+    /* parse */
+    cs_dtype_t dt = cs_dtype_parse(a.dtype);
+    cs_op_t op = cs_op_parse(a.op);
+    cs_sim_model_t model = cs_sim_model_parse(a.model);
+    cs_results_fmt_t fmt = cs_results_fmt_parse(a.format);
+    cs_coll_t coll = cs_coll_parse(a.coll);
+    if (dt == CS_DT_COUNT)
+        return cs_cli_usage_error("sim", "--dtype: unknown type '%s' (float, double, half, "
+                                         "bfloat16, int32, int64)", a.dtype);
+    if (op == CS_OP_COUNT)
+        return cs_cli_usage_error("sim", "--op: unknown operator '%s' (sum, prod, min, max)", a.op);
+    if (model == CS_SIM_MODEL_COUNT)
+        return cs_cli_usage_error("sim", "--model: expected ideal or calibrated, found '%s'", a.model);
+    if (fmt == CS_FMT_COUNT)
+        return cs_cli_usage_error("sim", "--format: expected table, csv or json, found '%s'", a.format);
+    if (coll == CS_COLL_COUNT)
+        return cs_cli_usage_error("sim", "--coll: unknown collective '%s' (allreduce, "
+                                         "reduce-scatter, allgather, broadcast, reduce, alltoall)",
+                                  a.coll);
+    uint64_t sizes[CS_CLI_MAX_SIZES];
+    int nsizes = 0;
+    if ((rc = cs_cli_sizes("sim", a.size, cs_dtype_size(dt), sizes, &nsizes)) != CS_EXIT_OK)
+        return rc;
+
+    /* build */
+    cs_platform_t *plat = NULL;
+    built_t b;
+    memset(&b, 0, sizeof(b));
+    char **map = NULL;
+    int nmap = 0, ranks = 0;
+    cs_err_t err;
+    cs_err_clear(&err);
+    if (cs_platform_open(a.platform, &plat, &err) != CS_OK) {
+        rc = cs_cli_usage_error("sim", "%s", err.msg);
+        goto done;
+    }
+    if (a.map && (rc = read_map(a.map, &map, &nmap)) != CS_EXIT_OK)
+        goto done;
+    if (a.schedule && (rc = load_schedule(&a, &b, &ranks, &coll)) != CS_EXIT_OK)
+        goto done;
+    if ((rc = choose_ranks(&a, plat, nmap, &ranks)) != CS_EXIT_OK)
+        goto done;
+    if (!a.schedule && (rc = build_all(&a, plat, coll, ranks, &b)) != CS_EXIT_OK)
+        goto done;
+
+    /* verify */
+    for (int i = 0; i < b.n && !a.no_verify; i++)
+        if ((rc = cs_cli_verify("sim", b.sched[i], b.sched[i]->algo[0] ? b.sched[i]->algo
+                                                                         : a.schedule)) != CS_EXIT_OK)
+            goto done;
+
+    /* act and report, in a watched child (Ctrl-C removes partial outputs),
+     * once the outputs are known to be writable */
+    if ((rc = cs_cli_check_outputs("sim", a.output, a.trace, a.force)) != CS_EXIT_OK)
+        goto done;
+    if (cs_cli_guard("sim", a.output, a.trace, &rc))
+        goto done;
+    rc = simulate(&a, plat, &b, sizes, nsizes, map, nmap, dt, op, model, fmt);
+done:
+    for (int i = 0; i < b.n; i++)
+        cs_sched_destroy(b.sched[i]);
     for (int i = 0; i < nmap; i++)
         free(map[i]);
     free(map);
-    free(inst);
-    free(rows);
     cs_platform_close(plat);
     return rc;
 }

@@ -24,14 +24,17 @@ static void help(FILE *f)
             "  --max-findings N   findings to print (default 20)\n"
             "  --run COUNT        also run the reference interpreter on COUNT elements per\n"
             "                     block and compare with a naive computation\n"
-            "  --dtype T, --op OP type and operator for --run (default int32, sum)\n"
+            "  --dtype T          type for --run: int32 (default), float, double, half,\n"
+            "                     bfloat16, int64\n"
+            "  --op OP            operator for --run: sum (default), prod, min, max\n"
             "  -q, --quiet        print nothing, only set the exit code\n"
             "\n"
+            "A deadlock is reported with its whole cycle, one step a line.\n"
             "exit: 0 correct, 1 incorrect (findings printed), 2 malformed input, usage, or a\n"
-            "schedule too large to verify here (CS_VERIFY_MAX_MEM)\n");
+            "schedule too large to verify here (CS_VERIFY_MAX_MEM) or a file that cannot be read\n");
 }
 
-int cs_cli_verify(int argc, char **argv)
+int cs_cli_verify_cmd(int argc, char **argv)
 {
     static const struct option opts[] = {{"max-findings", required_argument, 0, 'm'},
                                          {"run", required_argument, 0, 'r'},
@@ -64,12 +67,14 @@ int cs_cli_verify(int argc, char **argv)
         case 'd':
             dt = cs_dtype_parse(optarg);
             if (dt == CS_DT_COUNT)
-                return cs_cli_usage_error("verify", "--dtype: unknown type '%s'", optarg);
+                return cs_cli_usage_error("verify", "--dtype: unknown type '%s' (float, double, "
+                                          "half, bfloat16, int32, int64)", optarg);
             break;
         case 'o':
             op = cs_op_parse(optarg);
             if (op == CS_OP_COUNT)
-                return cs_cli_usage_error("verify", "--op: unknown operator '%s'", optarg);
+                return cs_cli_usage_error("verify", "--op: unknown operator '%s' (sum, prod, "
+                                          "min, max)", optarg);
             break;
         case 'q':
             quiet = 1;
@@ -99,12 +104,11 @@ int cs_cli_verify(int argc, char **argv)
     int rc = CS_EXIT_OK;
     if (st == CS_ERR_VERIFY) {
         if (!quiet) {
-            for (uint32_t i = 0; i < rep.n; i++)
-                printf("%s: %s\n", path, rep.findings[i].msg);
-            if (rep.total > rep.n)
-                printf("%s: ... and %llu more findings\n", path,
-                       (unsigned long long)(rep.total - rep.n));
-            printf("%s: INCORRECT: %llu findings\n", path, (unsigned long long)rep.total);
+            char prefix[1100];
+            snprintf(prefix, sizeof(prefix), "%s: ", path);
+            cs_cli_print_findings(stdout, prefix, &rep);
+            printf("%s: INCORRECT: %llu finding%s\n", path, (unsigned long long)rep.total,
+                   rep.total == 1 ? "" : "s");
         }
         rc = CS_EXIT_FAIL;
     } else if (st != CS_OK) {

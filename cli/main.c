@@ -41,12 +41,12 @@ typedef struct cli_cmd {
 static const cli_cmd_t commands[] = {
     {"algos", cs_cli_algos, "list collectives, algorithms, descriptions and parameters", NULL},
     {"gen", cs_cli_gen, "generate a schedule in the text format", NULL},
-    {"verify", cs_cli_verify, "statically verify a schedule file", NULL},
+    {"verify", cs_cli_verify_cmd, "statically verify a schedule file", NULL},
     {"stats", cs_cli_stats, "traffic, rounds and alpha-beta cost of a schedule", NULL},
     {"platform", CS_PLATFORM_FN, "list, show and export platform presets", "SimGrid and igraph"},
     {"sim", CS_SIM_FN, "simulate schedules on a platform with SimGrid", "SimGrid (-DCS_WITH_SIMGRID=ON)"},
     {"run", CS_RUN_FN, "run schedules live over libfabric (or NCCL)", "libfabric and PMIx (-DCS_WITH_EXEC=ON)"},
-    {"trace", CS_TRACE_FN, "summarise or re-export a trace directory", "the traces library"},
+    {"trace", CS_TRACE_FN, "summarise a trace directory of sim --trace or run --trace", "the traces library"},
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -65,9 +65,9 @@ static void usage(FILE *f)
     fprintf(f,
             "\n"
             "'collstep <command> --help' describes a command.\n"
-            "Exit codes: 0 success, 1 negative answer (schedule wrong, results wrong),\n"
-            "2 usage error or malformed input.\n"
-            "Logging: CS_LOG=error|warn|info|debug|trace, CS_LOG_SUBSYS=core,sim,exec,...\n");
+            "\n%s\n%s"
+            "Logging: CS_LOG=error|warn|info|debug|trace, CS_LOG_SUBSYS=core,sim,exec,...\n",
+            cs_cli_exit_help, cs_cli_size_help);
 }
 
 int main(int argc, char **argv)

@@ -7,6 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <stdlib.h>
+
+#include "cs_out.h"
 #include "cs_results.h"
 
 void cs_result_fill(cs_result_t *r, const char *algo, cs_coll_t coll, int ranks,
@@ -27,6 +30,49 @@ void cs_result_fill(cs_result_t *r, const char *algo, cs_coll_t coll, int ranks,
     r->busbw_GBps = r->algbw_GBps * cs_coll_busbw_factor(coll, ranks);
     r->wrong = -1;
     r->predicted_us = -1.0;
+}
+
+void cs_result_set_provenance(cs_result_t *r, const char *params, const char *model,
+                              const char *transport)
+{
+    if (params)
+        snprintf(r->params, sizeof(r->params), "%s", params);
+    if (model)
+        snprintf(r->model, sizeof(r->model), "%s", model);
+    if (transport)
+        snprintf(r->transport, sizeof(r->transport), "%s", transport);
+}
+
+static int same_size(const cs_result_t *a, const cs_result_t *b)
+{
+    return a->coll == b->coll && a->ranks == b->ranks && a->size_bytes == b->size_bytes;
+}
+
+int cs_results_compare(cs_result_t *rows, int n, const char *ref, cs_err_t *err)
+{
+    int found = ref == NULL;
+    for (int i = 0; i < n; i++) {
+        int first = -1, refi = -1, place = 1;
+        for (int j = 0; j < n; j++) {
+            if (!same_size(&rows[i], &rows[j]))
+                continue;
+            if (first < 0)
+                first = j;
+            if (ref && refi < 0 && !strcmp(rows[j].algo, ref))
+                refi = j;
+            /* faster rows, and equal ones listed earlier, come first */
+            if (rows[j].time_us < rows[i].time_us || (rows[j].time_us == rows[i].time_us && j < i))
+                place++;
+        }
+        found |= refi >= 0;
+        const cs_result_t *rr = &rows[ref ? (refi >= 0 ? refi : i) : first];
+        rows[i].place = place;
+        rows[i].speedup = ref && refi < 0 ? -1.0
+                          : rows[i].time_us > 0 ? rr->time_us / rows[i].time_us : 0.0;
+    }
+    if (!found)
+        return cs_err_set(err, CS_ERR_NOTFOUND, "'%s' is not among the algorithms compared", ref);
+    return CS_OK;
 }
 
 cs_results_fmt_t cs_results_fmt_parse(const char *s)
@@ -54,6 +100,14 @@ static int any_pred(const cs_result_t *rows, int n)
     return 0;
 }
 
+static int any_compared(const cs_result_t *rows, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (rows[i].place > 0)
+            return 1;
+    return 0;
+}
+
 static const char *redop_name(const cs_result_t *r)
 {
     /* nccl-tests prints "none" for collectives that do not reduce */
@@ -76,8 +130,17 @@ int cs_results_print_table(FILE *f, const cs_result_t *rows, int n)
             r->coll != rows[i - 1].coll) {
             if (i > 0)
                 fputc('\n', f);
-            fprintf(f, "# %s %s, %d ranks, platform %s\n", cs_coll_name(r->coll), r->algo, r->ranks,
-                    r->platform);
+            fprintf(f, "# %s %s", cs_coll_name(r->coll), r->algo);
+            if (r->params[0])
+                fprintf(f, " (%s)", r->params);
+            fprintf(f, ", %d ranks", r->ranks);
+            if (r->transport[0])
+                fprintf(f, ", transport %s", r->transport);
+            if (r->platform[0])
+                fprintf(f, ", platform %s", r->platform);
+            if (r->model[0])
+                fprintf(f, ", model %s", r->model);
+            fputc('\n', f);
             fprintf(f, "#%11s %12s %8s %6s %12s %8s %8s%s%s\n", "size", "count", "type", "redop",
                     "time", "algbw", "busbw", w ? "   #wrong" : "", p ? "  predicted" : "");
             fprintf(f, "#%11s %12s %8s %6s %12s %8s %8s%s%s\n", "(B)", "(elements)", "", "",
@@ -143,20 +206,30 @@ static void json_num(FILE *f, double v)
 int cs_results_print_csv(FILE *f, const cs_result_t *rows, int n)
 {
     int w = any_wrong(rows, n), p = any_pred(rows, n);
-    fprintf(f, "algo,coll,size_bytes,count,dtype,redop,time_us,algbw_GBps,busbw_GBps,ranks,platform%s%s\n",
-            w ? ",wrong" : "", p ? ",predicted_us" : "");
+    int c = any_compared(rows, n);
+    fprintf(f, "algo,params,coll,size_bytes,count,dtype,redop,time_us,algbw_GBps,busbw_GBps,ranks,"
+               "platform,model,transport%s%s%s\n",
+            w ? ",wrong" : "", p ? ",predicted_us" : "", c ? ",place,speedup" : "");
     for (int i = 0; i < n; i++) {
         const cs_result_t *r = &rows[i];
         csv_str(f, r->algo);
+        fputc(',', f);
+        csv_str(f, r->params);
         fprintf(f, ",%s,%llu,%llu,%s,%s,%.6g,%.6g,%.6g,%d,", cs_coll_name(r->coll),
                 (unsigned long long)r->size_bytes, (unsigned long long)r->count,
                 cs_dtype_name(r->dtype), redop_name(r), r->time_us, r->algbw_GBps, r->busbw_GBps,
                 r->ranks);
         csv_str(f, r->platform);
+        fputc(',', f);
+        csv_str(f, r->model);
+        fputc(',', f);
+        csv_str(f, r->transport);
         if (w)
             fprintf(f, ",%lld", (long long)r->wrong);
         if (p)
             fprintf(f, ",%.6g", r->predicted_us);
+        if (c)
+            fprintf(f, ",%d,%.6g", r->place, r->speedup);
         fputc('\n', f);
     }
     return ferror(f) ? CS_ERR_IO : CS_OK;
@@ -170,6 +243,8 @@ int cs_results_print_json(FILE *f, const cs_result_t *rows, int n)
         fputs(i ? ",\n  {" : "\n  {", f);
         fputs("\"algo\": ", f);
         cs_json_write_str(f, r->algo);
+        fputs(", \"params\": ", f);
+        cs_json_write_str(f, r->params);
         fprintf(f, ", \"coll\": \"%s\", \"size_bytes\": %llu, \"count\": %llu, \"dtype\": \"%s\", "
                    "\"redop\": \"%s\", \"time_us\": ",
                 cs_coll_name(r->coll), (unsigned long long)r->size_bytes,
@@ -181,6 +256,14 @@ int cs_results_print_json(FILE *f, const cs_result_t *rows, int n)
         json_num(f, r->busbw_GBps);
         fprintf(f, ", \"ranks\": %d, \"platform\": ", r->ranks);
         cs_json_write_str(f, r->platform);
+        fputs(", \"model\": ", f);
+        cs_json_write_str(f, r->model);
+        fputs(", \"transport\": ", f);
+        cs_json_write_str(f, r->transport);
+        if (r->place > 0) {
+            fprintf(f, ", \"place\": %d, \"speedup\": ", r->place);
+            json_num(f, r->speedup);
+        }
         if (r->wrong >= 0)
             fprintf(f, ", \"wrong\": %lld", (long long)r->wrong);
         if (r->predicted_us >= 0) {
@@ -193,11 +276,55 @@ int cs_results_print_json(FILE *f, const cs_result_t *rows, int n)
     return ferror(f) ? CS_ERR_IO : CS_OK;
 }
 
-int cs_results_print(FILE *f, cs_results_fmt_t fmt, const cs_result_t *rows, int n)
+/* One block per size, fastest first. */
+int cs_results_print_compare(FILE *f, const cs_result_t *rows, int n)
+{
+    int w = any_wrong(rows, n);
+    for (int i = 0; i < n; i++) {
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++)
+            seen = same_size(&rows[i], &rows[j]);
+        if (seen)
+            continue;
+        const cs_result_t *r = &rows[i];
+        const char *where = r->transport[0] ? "transport" : "platform";
+        fprintf(f, "%s# %s, %llu B (%llu %s), %d ranks, %s %s%s%s\n", i ? "\n" : "",
+                cs_coll_name(r->coll), (unsigned long long)r->size_bytes,
+                (unsigned long long)r->count, cs_dtype_name(r->dtype), r->ranks, where,
+                r->transport[0] ? r->transport : r->platform, r->model[0] ? ", model " : "",
+                r->model);
+        fprintf(f, "#%5s  %-18s %12s %8s %8s %8s%s  %s\n", "place", "algorithm", "time (us)",
+                "algbw", "busbw", "speedup", w ? "   #wrong" : "", "parameters");
+        for (int place = 1; place <= n; place++)
+            for (int j = i; j < n; j++) {
+                const cs_result_t *q = &rows[j];
+                if (!same_size(r, q) || q->place != place)
+                    continue;
+                fprintf(f, " %5d  %-18s %12.2f %8.2f %8.2f", q->place, q->algo, q->time_us,
+                        q->algbw_GBps, q->busbw_GBps);
+                if (q->speedup >= 0)
+                    fprintf(f, " %7.2fx", q->speedup);
+                else
+                    fprintf(f, " %8s", "N/A");
+                if (w) {
+                    if (q->wrong >= 0)
+                        fprintf(f, " %8lld", (long long)q->wrong);
+                    else
+                        fprintf(f, " %8s", "N/A");
+                }
+                fprintf(f, "  %s\n", q->params[0] ? q->params : "-");
+            }
+    }
+    return ferror(f) ? CS_ERR_IO : CS_OK;
+}
+
+int cs_results_print(FILE *f, cs_results_fmt_t fmt, unsigned flags, const cs_result_t *rows,
+                     int n)
 {
     switch (fmt) {
     case CS_FMT_TABLE:
-        return cs_results_print_table(f, rows, n);
+        return (flags & CS_RESULTS_COMPARE) ? cs_results_print_compare(f, rows, n)
+                                            : cs_results_print_table(f, rows, n);
     case CS_FMT_CSV:
         return cs_results_print_csv(f, rows, n);
     case CS_FMT_JSON:
@@ -207,27 +334,39 @@ int cs_results_print(FILE *f, cs_results_fmt_t fmt, const cs_result_t *rows, int
     }
 }
 
-int cs_results_save(const char *path, cs_results_fmt_t fmt, const cs_result_t *rows, int n,
-                    cs_err_t *err)
+int cs_results_recognize(const char *head, size_t n)
 {
-    char tmp[4096];
-    int w = snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
-    if (w < 0 || (size_t)w >= sizeof(tmp))
-        return cs_err_set(err, CS_ERR_IO, "%s: path too long", path);
-    FILE *f = fopen(tmp, "w");
-    if (f == NULL)
-        return cs_err_set(err, CS_ERR_IO, "cannot write %s: %s", path, strerror(errno));
-    int st = cs_results_print(f, fmt, rows, n);
-    if (fflush(f) != 0 || ferror(f))
-        st = CS_ERR_IO;
-    if (fclose(f) != 0)
-        st = CS_ERR_IO;
-    if (st == CS_OK && rename(tmp, path) != 0)
-        st = CS_ERR_IO;
+    static const char *const starts[] = {"algo,", "[]", "[\n  {\"algo\": "};
+    for (size_t i = 0; i < sizeof(starts) / sizeof(starts[0]); i++)
+        if (n >= strlen(starts[i]) && !memcmp(head, starts[i], strlen(starts[i])))
+            return 1;
+    /* tables: "# allreduce ring ..." (per algorithm) or "# allreduce, 1024 B" (compare) */
+    if (n < 3 || memcmp(head, "# ", 2))
+        return 0;
+    for (int c = 0; c < CS_COLL_COUNT; c++) {
+        const char *name = cs_coll_name((cs_coll_t)c);
+        size_t l = strlen(name);
+        if (n > l + 2 && !memcmp(head + 2, name, l) && (head[l + 2] == ' ' || head[l + 2] == ','))
+            return 1;
+    }
+    return 0;
+}
+
+const cs_out_kind_t cs_results_out_kind = {"results file", cs_results_recognize, NULL, NULL};
+
+int cs_results_save(const char *path, cs_results_fmt_t fmt, unsigned flags,
+                    const cs_result_t *rows, int n, cs_err_t *err)
+{
+    cs_out_t *o = NULL;
+    int st = cs_out_begin_file(path, (flags & CS_RESULTS_FORCE) ? CS_OUT_FORCE : 0, &cs_results_out_kind,
+                               &o, err);
+    if (st != CS_OK)
+        return st;
+    st = cs_results_print(cs_out_stream(o), fmt, flags, rows, n);
     if (st != CS_OK) {
-        unlink(tmp);
-        return cs_err_set(err, CS_ERR_IO, "cannot write %s: %s", path,
+        cs_out_abort(o);
+        return cs_err_set(err, st, "cannot write %s: %s", path,
                           errno ? strerror(errno) : "write error");
     }
-    return CS_OK;
+    return cs_out_commit(o, err);
 }

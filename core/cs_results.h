@@ -8,13 +8,25 @@
  * wrong elements of a live run (-1: not checked, printed as "N/A");
  * `predicted_us` the alpha-beta prediction (< 0: none, column omitted).
  *
+ * Provenance.  Every row says what produced it: the generator parameters
+ * in effect (`params`, defaults included), and either the platform and the
+ * network model of a simulation (`platform`, `model`) or the transport of a
+ * live run (`transport`, "ofi/tcp;ofi_rxm", "shm", "nccl").
+ *
+ * Comparison (cs_results_compare, CS_RESULTS_COMPARE).  Per (collective,
+ * ranks, size), rows are ranked by time (`place` 1 = fastest) and
+ * `speedup` = reference time / row time, the reference being a named
+ * algorithm or the first row of the size.  The table then has one block per
+ * size, best first; CSV and JSON rows gain `place` and `speedup`.
+ *
  * Printers write to a FILE and return CS_OK or CS_ERR_IO; they never
- * allocate.  Table: one block per algorithm (a header line naming it, the
- * platform and rank count, then size count type redop time algbw busbw
- * [#wrong] [predicted]); CSV: a header line then one line per row; JSON: a
- * list of objects with the keys algo, coll, size_bytes, count, dtype,
- * redop, time_us, algbw_GBps, busbw_GBps, ranks, platform (plus wrong and
- * predicted_us when set).
+ * allocate.  Table: one block per algorithm (a header line naming it, its
+ * parameters, the platform and model or the transport, the rank count,
+ * then size count type redop time algbw busbw [#wrong] [predicted]); CSV:
+ * a header line "algo,params,coll,..." then one line per row; JSON: a list
+ * of objects with the keys algo, params, coll, size_bytes, count, dtype,
+ * redop, time_us, algbw_GBps, busbw_GBps, ranks, platform, model,
+ * transport (plus wrong, predicted_us, place and speedup when set).
  */
 #ifndef CS_RESULTS_H
 #define CS_RESULTS_H
@@ -35,9 +47,14 @@ typedef struct cs_result {
     double time_us;
     double algbw_GBps, busbw_GBps;
     int ranks;
-    char platform[64];
+    char platform[64];   /* simulation: the platform spec; live: "" */
+    char model[24];      /* simulation: ideal, calibrated; live: "" */
+    char transport[64];  /* live: "ofi/tcp;ofi_rxm", "shm", "tcp", "nccl"; simulation: "" */
+    char params[96];     /* generator parameters in effect, "key=value key=value" */
     int64_t wrong;       /* -1: not checked */
     double predicted_us; /* < 0: none */
+    int place;           /* comparison: 1 = fastest of its size; 0: not compared */
+    double speedup;      /* comparison: reference time / time */
 } cs_result_t;
 
 /* Fill a row: computes count (cs_coll_block_count), algbw and busbw from
@@ -45,19 +62,40 @@ typedef struct cs_result {
 void cs_result_fill(cs_result_t *r, const char *algo, cs_coll_t coll, int ranks,
                     uint64_t size_bytes, cs_dtype_t dt, cs_op_t op, double time_us,
                     const char *platform);
+/* Record what produced the row (NULL leaves a field as it is). */
+void cs_result_set_provenance(cs_result_t *r, const char *params, const char *model,
+                              const char *transport);
+
+/* Rank the rows per (collective, ranks, size) and set place and speedup
+ * against `ref` (an algorithm name; NULL: the first row of each size).
+ * CS_ERR_NOTFOUND when `ref` ran at no size. */
+int cs_results_compare(cs_result_t *rows, int n, const char *ref, cs_err_t *err);
+
+#define CS_RESULTS_COMPARE 0x1 /* print the comparison view (after cs_results_compare) */
+#define CS_RESULTS_FORCE 0x2   /* save: replace a file collstep did not write */
 
 typedef enum { CS_FMT_TABLE = 0, CS_FMT_CSV, CS_FMT_JSON, CS_FMT_COUNT } cs_results_fmt_t;
 /* "table", "csv", "json"; CS_FMT_COUNT when unknown. */
 cs_results_fmt_t cs_results_fmt_parse(const char *s);
 
 int cs_results_print_table(FILE *f, const cs_result_t *rows, int n);
+int cs_results_print_compare(FILE *f, const cs_result_t *rows, int n);
 int cs_results_print_csv(FILE *f, const cs_result_t *rows, int n);
 int cs_results_print_json(FILE *f, const cs_result_t *rows, int n);
-int cs_results_print(FILE *f, cs_results_fmt_t fmt, const cs_result_t *rows, int n);
-/* Write the rows to `path` whole or not at all (PATH.tmp.<pid>, then rename;
- * the temporary file is removed on failure).  CS_OK or CS_ERR_IO with err. */
-int cs_results_save(const char *path, cs_results_fmt_t fmt, const cs_result_t *rows, int n,
-                    cs_err_t *err);
+/* flags: CS_RESULTS_COMPARE selects the comparison table. */
+int cs_results_print(FILE *f, cs_results_fmt_t fmt, unsigned flags, const cs_result_t *rows,
+                     int n);
+/* Write the rows to `path` whole or not at all (core/cs_out.h): an existing
+ * file is replaced only when it holds results collstep wrote (in any of the
+ * three formats), or with CS_RESULTS_FORCE; a directory never.  CS_OK,
+ * CS_ERR_EXISTS (refused) or CS_ERR_IO with err. */
+int cs_results_save(const char *path, cs_results_fmt_t fmt, unsigned flags,
+                    const cs_result_t *rows, int n, cs_err_t *err);
+/* 1 when `head` (the first bytes of a file) is collstep results. */
+int cs_results_recognize(const char *head, size_t n);
+/* What cs_results_save writes, for cs_out_check (core/cs_out.h). */
+struct cs_out_kind;
+extern const struct cs_out_kind cs_results_out_kind;
 
 /* Write `s` as a JSON string literal (quotes, backslashes and control
  * characters escaped).  Shared by every JSON writer of collstep. */

@@ -34,7 +34,8 @@
     X(CS_ERR_MISMATCH, -12, "ranks disagree")                                \
     X(CS_ERR_NODEVICE, -13, "no usable device")                              \
     X(CS_ERR_INTERNAL, -14, "internal error")                                \
-    X(CS_ERR_INTERRUPTED, -15, "interrupted by a signal")
+    X(CS_ERR_INTERRUPTED, -15, "interrupted by a signal")                    \
+    X(CS_ERR_EXISTS, -16, "refused: the path holds something collstep did not write")
 
 typedef enum {
 #define CS__ENUM(name, val, msg) name = val,

@@ -166,6 +166,42 @@ static const char *why_verb(int why)
     return why == WHY_DEP ? "depends on" : why == WHY_FIFO ? "is queued behind" : "needs its partner";
 }
 
+/* The whole cycle, one step a line ("  rank 2 step 2 (send to 0), which
+ * depends on"), the first step again at the end; cycles longer than
+ * 2 * CYCLE_LINES_HALF steps list their two ends.  NULL when out of memory
+ * (the one-line message still says what is wrong). */
+#define CYCLE_LINES_HALF 64
+static char *cycle_lines(cs__dl_t *d, const uint64_t *cyc, uint64_t n, uint64_t first)
+{
+    const cs_graph_t *g = d->v->g;
+    size_t cap = 160 * (size_t)(n < 2 * CYCLE_LINES_HALF ? n + 2 : 2 * CYCLE_LINES_HALF + 3);
+    char *out = malloc(cap), sd[96];
+    if (!out)
+        return NULL;
+    size_t len = (size_t)snprintf(out, cap, "  cycle of %llu steps:\n", (unsigned long long)n);
+    int why = WHY_NONE;
+    for (uint64_t t = 0; t <= n; t++) {
+        int r;
+        uint32_t i;
+        cs_graph_locate(g, cyc[(first + t) % n], &r, &i);
+        int shown = n <= 2 * CYCLE_LINES_HALF || t < CYCLE_LINES_HALF || t + CYCLE_LINES_HALF > n;
+        if (t < n)
+            blocker(d, cyc[(first + t) % n], &why);
+        if (!shown) {
+            if (t == CYCLE_LINES_HALF)
+                len += (size_t)snprintf(out + len, cap - len, "    ... %llu more steps ...\n",
+                                        (unsigned long long)(n - 2 * CYCLE_LINES_HALF + 1));
+            continue;
+        }
+        len += (size_t)snprintf(out + len, cap - len, "    rank %d %s%s%s%s\n", r,
+                                cs__vstep(g->s, r, i, sd, sizeof(sd)), t < n ? ", which " : "",
+                                t < n ? why_verb(why) : "", t == n ? " (the first again)" : "");
+        if (len >= cap)
+            break;
+    }
+    return out;
+}
+
 /* "ranks 0,2: deadlock: rank 0 step 1 (rrecv from 2) needs its partner rank
  * 2 step 2 (send to 0), which depends on rank 2 step 1 (rrecv from 0), which
  * needs its partner rank 0 step 2 (send to 2), which depends on the first";
@@ -211,7 +247,8 @@ static void report_cycle(cs__dl_t *d, const uint64_t *cyc, uint64_t n)
         blocker(d, cyc[(first + t) % n], &why);
     }
     snprintf(msg + len, sizeof(msg) - len, " %s the first", why_verb(why));
-    cs__vfind(d->v, "deadlock", r0, i0, -1, "ranks %s: deadlock: %s", ranks, msg);
+    if (cs__vfind(d->v, "deadlock", r0, i0, -1, "ranks %s: deadlock: %s", ranks, msg))
+        d->v->rep->findings[d->v->rep->n - 1].detail = cycle_lines(d, cyc, n, first);
 }
 
 /* Walk "blocked by" from x; mark everything walked as explained. */
@@ -363,8 +400,10 @@ int cs_verify(const cs_sched_t *s, const cs_verify_opts_t *opts, cs_verify_repor
         st = cs__verify_races(&v);
     if (st == CS_OK)
         st = cs__values_finish(val);
-    for (uint32_t i = 0; st == CS_OK && i < vrep.n && rep->n < max; i++)
+    for (uint32_t i = 0; st == CS_OK && i < vrep.n && rep->n < max; i++) {
         rep->findings[rep->n++] = vrep.findings[i];
+        vrep.findings[i].detail = NULL; /* moved */
+    }
     rep->total += vrep.total;
 out:
     cs_graph_fini(&g);
@@ -384,6 +423,8 @@ void cs_verify_report_fini(cs_verify_report_t *rep)
 {
     if (rep == NULL)
         return;
+    for (uint32_t i = 0; rep->findings && i < rep->n; i++)
+        free(rep->findings[i].detail);
     free(rep->findings);
     memset(rep, 0, sizeof(*rep));
 }

@@ -45,6 +45,8 @@ typedef struct cs_finding {
     char kind[24]; /* "missing", "extra", "twice", "race", "deadlock", "stuck",
                       "unmatched", "size", "uninit", "wrong-chunk", "inplace" */
     char msg[256]; /* complete sentence for the user */
+    char *detail;  /* NULL, or more lines for the user (a deadlock's whole
+                      cycle, one step a line); owned by the report */
 } cs_finding_t;
 
 typedef struct cs_verify_report {

@@ -19,14 +19,31 @@
 #include "cs_algo.h"
 
 static const cs_param_desc_t params_desc[] = {
-    {"segments", "8", "pipelining segments (chunks of the vector)"},
+    {"nchunks", "8", "pipelining segments (chunks of the vector)"},
+    {"segments", "8", "the same as nchunks (its former name)"},
     {NULL, NULL, NULL},
 };
+
+/* nchunks, or its former name segments; both given: they must agree. */
+static int segments(cs_params_t *params, long *nseg, cs_err_t *err)
+{
+    long a = 8, b = 8;
+    int st = cs_params_get_int(params, "nchunks", 8, 1, 65536, &a, err);
+    if (st == CS_OK)
+        st = cs_params_get_int(params, "segments", 8, 1, 65536, &b, err);
+    if (st != CS_OK)
+        return st;
+    if (cs_params_get(params, "nchunks") && cs_params_get(params, "segments") && a != b)
+        return cs_err_set(err, CS_ERR_INVAL, "nchunks=%ld and segments=%ld disagree (segments is "
+                          "nchunks' former name)", a, b);
+    *nseg = cs_params_get(params, "nchunks") ? a : b;
+    return CS_OK;
+}
 
 static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **out, cs_err_t *err)
 {
     long nseg;
-    int st = cs_params_get_int(params, "segments", 8, 1, 65536, &nseg, err);
+    int st = segments(params, &nseg, err);
     if (st != CS_OK)
         return st;
     cs_tree_t t;
@@ -38,7 +55,8 @@ static double cost(const cs_coll_desc_t *desc, cs_params_t *params, double bytes
                    const cs_ab_model_t *m)
 {
     long nseg = 8;
-    cs_params_get_int(params, "segments", 8, 1, 65536, &nseg, NULL);
+    if (segments(params, &nseg, NULL) != CS_OK)
+        nseg = 8;
     if (desc->nranks < 2)
         return 0.0;
     double S = (double)nseg;

@@ -49,6 +49,10 @@ assert all(abs(r['sent'] - 4.0) < 1e-12 for r in d['ranks_detail']), 'rd sends l
   && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL: rd traffic"; }
 check "gen hier 24" 0 "$cs" gen allreduce hier --ranks 24 --param dims=6x4 --param algos=ring+rhd --verify -o "$tmp/h.sched"
 check "gen broadcast root" 0 "$cs" gen broadcast chain --ranks 5 --root 4 --param segments=3 --verify -o "$tmp/b.sched"
+# chain's pipelining parameter is nchunks like every other generator's; segments is its old name
+check "gen chain nchunks" 0 "$cs" gen broadcast chain --ranks 5 --root 4 --param nchunks=3 -o "$tmp/b2.sched"
+check "chain nchunks = segments" 0 cmp -s <(grep -v '^algorithm' "$tmp/b.sched") <(grep -v '^algorithm' "$tmp/b2.sched")
+check "chain nchunks and segments disagree" 2 "$cs" gen broadcast chain --ranks 5 --param nchunks=3,segments=4
 check "verify broadcast" 0 "$cs" verify "$tmp/b.sched" --run 17 --dtype float --op max
 
 # usage errors: exit 2 and a message
@@ -81,7 +85,7 @@ check "gen --verify over memory limit" 2 env CS_VERIFY_MAX_MEM=64K "$cs" gen all
 grep_out "too large message" "too large to verify" "$tmp/err"
 
 # output is whole or not at all: a failing gen leaves no file behind
-check "gen into missing dir" 1 "$cs" gen allreduce ring --ranks 4 -o "$tmp/no/such/dir/x.sched"
+check "gen into missing dir" 3 "$cs" gen allreduce ring --ranks 4 -o "$tmp/no/such/dir/x.sched"
 [ -z "$(ls "$tmp" | grep '\.tmp')" ] && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL: temp file left"; }
 
 # platforms (when built)
@@ -134,7 +138,7 @@ if "$cs" sim --help >/dev/null 2>&1; then
   check "sim -o json" 0 "$cs" sim --platform summit:nodes=2 --algo ring,hier --size 1M:4M --format json -o "$tmp/res.json"
   python3 -c "import json; d=json.load(open('$tmp/res.json')); assert len(d) == 6 and all(r['busbw_GBps'] > 0 for r in d)" \
     && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL: sim -o json content"; }
-  check "sim -o into a missing directory" 1 "$cs" sim --platform summit:nodes=2 --algo ring --size 1M -o "$tmp/no/such/res.json"
+  check "sim -o into a missing directory" 3 "$cs" sim --platform summit:nodes=2 --algo ring --size 1M -o "$tmp/no/such/res.json"
   ls "$tmp"/*.btr >/dev/null 2>&1 && { fail=$((fail+1)); echo "FAIL: SimGrid backtrace files left behind"; } || pass=$((pass+1))
 fi
 

@@ -44,11 +44,11 @@ bad "map" --platform "$P" --algo ring --size 1M --ranks 2 --map "$tmp/map"
 "$collstep" sim --platform "$P" --algo ring,rd --size 1M:4M --format csv >"$tmp/csv" 2>"$tmp/err"
 check "csv run exits 0" [ $? -eq 0 ]
 check "csv has header + 6 rows" [ "$(wc -l <"$tmp/csv")" -eq 7 ]
-check "csv header" grep -q '^algo,coll,size_bytes,count,dtype,redop,time_us,algbw_GBps,busbw_GBps,ranks,platform$' "$tmp/csv"
-check "csv row" grep -q '^"rd",allreduce,2097152,524288,float,sum,' "$tmp/csv"
+check "csv header" grep -q '^algo,params,coll,size_bytes,count,dtype,redop,time_us,algbw_GBps,busbw_GBps,ranks,platform,model,transport$' "$tmp/csv"
+check "csv row" grep -q '^"rd","",allreduce,2097152,524288,float,sum,.*,"ideal",""$' "$tmp/csv"
 "$collstep" sim --platform "$P" --algo ring --size 1M --format json -o "$tmp/json" 2>"$tmp/err"
 check "json run exits 0" [ $? -eq 0 ]
-check "json fields" grep -q '"algo": "ring", "coll": "allreduce", "size_bytes": 1048576, "count": 262144, "dtype": "float", "redop": "sum", "time_us": ' "$tmp/json"
+check "json fields" grep -q '"algo": "ring", "params": "nchunks=1", "coll": "allreduce", "size_bytes": 1048576, "count": 262144, "dtype": "float", "redop": "sum", "time_us": ' "$tmp/json"
 check "json is valid" python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d)==1 and d[0]["ranks"]==8 and d[0]["busbw_GBps"]>0' "$tmp/json"
 "$collstep" sim --platform "$P" --schedule "$tmp/r4.sched" --size 64K >"$tmp/table" 2>"$tmp/err"
 check "schedule file run" grep -q '^ *65536 *16384 *float *sum' "$tmp/table"

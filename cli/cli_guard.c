@@ -1,0 +1,124 @@
+/*
+ * cli_guard.c - long commands run their work in a watched child process
+ * (see cs_cli_guard in cli.h).
+ *
+ * Why a child.  SimGrid owns the process while it simulates: it installs
+ * its own SIGINT handler (which exits from inside the simulation and ends
+ * in an abort with a C++ backtrace), and an actor cannot be stopped from a
+ * signal handler.  A parent that only waits can always react: it kills the
+ * child, removes what the child was writing (every partial output of
+ * collstep is named PATH.tmp.<pid>, core/cs_out.h) and exits 128 + signal.
+ *
+ * Signals.  The parent blocks SIGINT, SIGTERM, SIGHUP and SIGCHLD before
+ * the fork and takes them with sigwaitinfo, so none is lost between a check
+ * and a wait.  The child restores the mask, goes to a process group of its
+ * own (a Ctrl-C at the terminal reaches the parent only) and dies with the
+ * parent (PR_SET_PDEATHSIG), so an uncatchable kill of the parent leaves no
+ * simulation running.  Inputs are read before the fork (the child never
+ * reads the terminal).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cs_out.h"
+#include "cs_results.h"
+#ifdef CS_HAVE_TRACES
+#include "cs_trace.h"
+#endif
+
+static void cleanup(const char *out_file, const char *trace_dir, pid_t pid)
+{
+    if (out_file && strcmp(out_file, "-"))
+        cs_out_cleanup_pid(out_file, pid, 0);
+    if (trace_dir)
+        cs_out_cleanup_pid(trace_dir, pid, 1);
+}
+
+int cs_cli_guard(const char *cmd, const char *out_file, const char *trace_dir, int *rc)
+{
+    const char *off = getenv("CS_NO_GUARD");
+    if (off && *off && strcmp(off, "0"))
+        return 0;
+    sigset_t set, old;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    sigaddset(&set, SIGCHLD);
+    fflush(stdout);
+    fflush(stderr);
+    if (sigprocmask(SIG_BLOCK, &set, &old) != 0)
+        return 0;
+    pid_t parent = getpid(), pid = fork();
+    if (pid < 0) { /* no child: do the work here, unguarded */
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        return 0;
+    }
+    if (pid == 0) {
+        setpgid(0, 0);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) /* the parent died before prctl */
+            _exit(CS_EXIT_SIGNAL_BASE + SIGKILL);
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        return 0;
+    }
+    int status = 0, sig = 0;
+    for (;;) {
+        siginfo_t si;
+        int s = sigwaitinfo(&set, &si);
+        if (s < 0) {
+            if (errno == EINTR)
+                continue;
+            s = SIGTERM; /* cannot wait for signals: stop the child rather than hang */
+        }
+        if (s == SIGCHLD) {
+            pid_t w = waitpid(pid, &status, WNOHANG);
+            if (w == pid)
+                break;
+            continue;
+        }
+        sig = s;
+        kill(pid, SIGKILL);
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+            ;
+        break;
+    }
+    if (sig) {
+        cleanup(out_file, trace_dir, pid);
+        fprintf(stderr, "\ncollstep %s: interrupted (%s); partial outputs removed\n", cmd,
+                strsignal(sig));
+        *rc = CS_EXIT_SIGNAL_BASE + sig;
+    } else if (WIFSIGNALED(status)) {
+        cleanup(out_file, trace_dir, pid);
+        fprintf(stderr, "collstep %s: the work died of %s; partial outputs removed\n", cmd,
+                strsignal(WTERMSIG(status)));
+        *rc = CS_EXIT_RUNTIME;
+    } else {
+        *rc = WEXITSTATUS(status);
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return 1;
+}
+
+int cs_cli_check_outputs(const char *cmd, const char *out_file, const char *trace_dir, int force)
+{
+    cs_err_t err;
+    cs_err_clear(&err);
+    int flags = (force ? CS_OUT_FORCE : 0) | CS_OUT_STDOUT;
+    if (out_file && cs_out_check(out_file, flags, &cs_results_out_kind, 0, &err) != CS_OK)
+        return cs_cli_usage_error(cmd, "-o %s: %s", out_file, err.msg);
+#ifdef CS_HAVE_TRACES
+    if (trace_dir && cs_out_check(trace_dir, flags, &cs_trace_out_kind, 1, &err) != CS_OK)
+        return cs_cli_usage_error(cmd, "--trace %s: %s", trace_dir, err.msg);
+#else
+    (void)trace_dir;
+#endif
+    return CS_EXIT_OK;
+}

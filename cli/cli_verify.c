@@ -1,0 +1,124 @@
+/*
+ * cli_verify.c - verification before a schedule is simulated or run, with
+ * a cache of the schedules that verified, and the one way findings are
+ * printed (see cli.h).
+ *
+ * Cache.  One empty-ish file per verified schedule, named by its digest
+ * (cs_sched_digest: FNV-1a 64 over the canonical content) and collstep's
+ * version, in $XDG_CACHE_HOME/collstep/verified (else
+ * ~/.cache/collstep/verified).  Only "correct" is remembered; a cache that
+ * cannot be read or written only costs a verification.  CS_VERIFY_CACHE=0
+ * turns it off.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cs_verify.h"
+
+/* The cache file of digest `d`, or 0 when there is no cache. */
+static int cache_path(uint64_t d, char *buf, size_t len, int make_dirs)
+{
+    const char *off = getenv("CS_VERIFY_CACHE");
+    if (off && !strcmp(off, "0"))
+        return 0;
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    char dir[768];
+    if (xdg && *xdg)
+        snprintf(dir, sizeof(dir), "%s/collstep/verified", xdg);
+    else if (home && *home)
+        snprintf(dir, sizeof(dir), "%s/.cache/collstep/verified", home);
+    else
+        return 0;
+    if (make_dirs) { /* mkdir -p */
+        for (char *p = dir + 1; *p; p++) {
+            if (*p != '/')
+                continue;
+            *p = '\0';
+            if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+                return 0;
+            *p = '/';
+        }
+        if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+            return 0;
+    }
+    int n = snprintf(buf, len, "%s/%016llx-%s", dir, (unsigned long long)d, CS_VERSION);
+    return n > 0 && (size_t)n < len;
+}
+
+static int cached(uint64_t d)
+{
+    char path[1024];
+    return cache_path(d, path, sizeof(path), 0) && access(path, F_OK) == 0;
+}
+
+static void remember(const cs_sched_t *s, uint64_t d)
+{
+    char path[1024], tmp[1100];
+    if (!cache_path(d, path, sizeof(path), 1))
+        return;
+    snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return;
+    fprintf(f, "verified by collstep %s: %s %s on %d ranks\n", CS_VERSION,
+            cs_coll_name(s->desc.coll), s->algo[0] ? s->algo : "(schedule file)", s->desc.nranks);
+    if (fclose(f) != 0 || rename(tmp, path) != 0)
+        unlink(tmp);
+}
+
+void cs_cli_print_findings(FILE *f, const char *prefix, const void *report)
+{
+    const cs_verify_report_t *rep = report;
+    for (uint32_t i = 0; i < rep->n; i++) {
+        fprintf(f, "%s%s\n", prefix, rep->findings[i].msg);
+        const char *d = rep->findings[i].detail;
+        while (d && *d) {
+            size_t l = strcspn(d, "\n");
+            fprintf(f, "%s%.*s\n", prefix, (int)l, d);
+            d += l + (d[l] == '\n');
+        }
+    }
+    if (rep->total > rep->n) {
+        unsigned long long more = (unsigned long long)(rep->total - rep->n);
+        fprintf(f, "%s... and %llu more finding%s\n", prefix, more, more == 1 ? "" : "s");
+    }
+}
+
+int cs_cli_verify(const char *cmd, const cs_sched_t *s, const char *name)
+{
+    uint64_t d = cs_sched_digest(s);
+    if (cached(d))
+        return CS_EXIT_OK;
+    cs_verify_report_t rep = {0};
+    cs_err_t err;
+    cs_err_clear(&err);
+    int st = cs_verify(s, NULL, &rep, &err);
+    int rc = CS_EXIT_OK;
+    if (!cmd) { /* quiet: the caller only needs the answer */
+        rc = st == CS_OK ? CS_EXIT_OK : st == CS_ERR_VERIFY ? CS_EXIT_FAIL : CS_EXIT_USAGE;
+        if (st == CS_OK)
+            remember(s, d);
+    } else if (st == CS_ERR_VERIFY) {
+        unsigned long long n = (unsigned long long)rep.total;
+        fprintf(stderr, "collstep %s: schedule %s is incorrect (%llu finding%s; 'collstep verify' "
+                        "explains more):\n",
+                cmd, name, n, n == 1 ? "" : "s");
+        char prefix[64];
+        snprintf(prefix, sizeof(prefix), "collstep %s:   ", cmd);
+        cs_cli_print_findings(stderr, prefix, &rep);
+        rc = CS_EXIT_FAIL;
+    } else if (st != CS_OK) {
+        fprintf(stderr, "collstep %s: %s: cannot verify: %s; run without verifying: --no-verify\n",
+                cmd, name, err.msg[0] ? err.msg : cs_status_str(st));
+        rc = CS_EXIT_USAGE;
+    } else {
+        remember(s, d);
+    }
+    cs_verify_report_fini(&rep);
+    return rc;
+}
