@@ -42,7 +42,7 @@ static int segments(cs_params_t *params, long *nseg, cs_err_t *err)
 
 static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **out, cs_err_t *err)
 {
-    long nseg;
+    long nseg = 8;
     int st = segments(params, &nseg, err);
     if (st != CS_OK)
         return st;
