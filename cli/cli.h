@@ -56,6 +56,14 @@ int cs_cli_parse_sweep(const char *s, uint64_t *min, uint64_t *max, double *fact
  * "collstep CMD: --size: ..." and returns CS_EXIT_USAGE, or CS_EXIT_OK. */
 int cs_cli_sizes(const char *cmd, const char *spec, size_t elem_size, uint64_t *sizes, int *n);
 
+/* ---- schedule files -------------------------------------------------------- */
+
+/* Every command that takes a schedule file reads it through here: the
+ * collstep text format (core/cs_text.h), and foreign formats detected by
+ * their content.  "-" is standard input.  NULL with err filled (file:line:
+ * column and what was expected) on failure. */
+cs_sched_t *cs_cli_load_sched(const char *path, cs_err_t *err);
+
 /* ---- algorithms and their parameters ------------------------------------ */
 
 #define CS_CLI_MAX_ALGOS 32

@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "cs_dtype.h"
+#include "cs_text.h"
 
 int cs_cli_parse_size(const char *s, uint64_t *out)
 {
@@ -300,4 +301,9 @@ int cs_cli_build(const char *cmd, const char *name, const cs_coll_desc_t *desc,
         return cs_cli_usage_error(cmd, "%s %s on %d ranks: %s", cs_coll_name(desc->coll), name,
                                   desc->nranks, err.msg);
     return CS_EXIT_OK;
+}
+
+cs_sched_t *cs_cli_load_sched(const char *path, cs_err_t *err)
+{
+    return cs_sched_load(path, err);
 }

@@ -324,7 +324,7 @@ static int build_schedules(run_ctx_t *c, cs_err_t *err)
 {
     run_opts_t *o = c->o;
     if (o->schedule) {
-        c->scheds[0] = cs_sched_load(o->schedule, err);
+        c->scheds[0] = cs_cli_load_sched(o->schedule, err);
         if (!c->scheds[0])
             return err->code ? err->code : CS_ERR_IO;
         c->nsched = 1;

@@ -308,7 +308,7 @@ static int load_schedule(const args_t *a, built_t *b, int *ranks, cs_coll_t *col
 {
     cs_err_t err;
     cs_err_clear(&err);
-    b->sched[0] = cs_sched_load(a->schedule, &err);
+    b->sched[0] = cs_cli_load_sched(a->schedule, &err);
     if (!b->sched[0])
         return cs_cli_usage_error("sim", "%s", err.msg);
     b->n = 1;

@@ -143,7 +143,7 @@ int cs_cli_stats(int argc, char **argv)
         return CS_EXIT_USAGE;
     }
     cs_err_t err = {0};
-    cs_sched_t *s = cs_sched_load(argv[optind], &err);
+    cs_sched_t *s = cs_cli_load_sched(argv[optind], &err);
     if (s == NULL) {
         fprintf(stderr, "%s\n", err.msg);
         return CS_EXIT_USAGE;

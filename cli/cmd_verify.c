@@ -93,7 +93,7 @@ int cs_cli_verify_cmd(int argc, char **argv)
     }
     const char *path = argv[optind];
     cs_err_t err = {0};
-    cs_sched_t *s = cs_sched_load(path, &err);
+    cs_sched_t *s = cs_cli_load_sched(path, &err);
     if (s == NULL) {
         fprintf(stderr, "%s\n", err.msg);
         return CS_EXIT_USAGE;
