@@ -64,8 +64,8 @@ static double now_s(void)
 }
 
 /* Read or write exactly len bytes before `deadline`. */
-static int io_full(int fd, void *buf, size_t len, int wr, double deadline, int me, int peer,
-                   cs_err_t *err)
+static int io_full(cs_boot_t *b, int fd, void *buf, size_t len, int wr, double deadline,
+                   int me, int peer, cs_err_t *err)
 {
     char *p = buf;
     while (len > 0) {
@@ -84,6 +84,8 @@ static int io_full(int fd, void *buf, size_t len, int wr, double deadline, int m
                               "die?",
                               me, peer, n == 0 ? "closed" : strerror(errno));
         double left = deadline - now_s();
+        if (b)
+            cs__boot_heard(b);
         int sig = cs_intr_pending(), who = cs_intr_peer(&sig);
         if (cs_intr_pending())
             return cs_err_set(err, CS_ERR_INTERRUPTED, "rank %d: interrupted (%s)", me,
@@ -122,9 +124,9 @@ static int send_msg(boot_env_t *e, int peer, const void *buf, size_t len, double
     env_hdr_t h = {ENV_DATA, (uint32_t)len, me, 0}, in;
     cs_err_t tmp;
     cs_err_clear(&tmp);
-    int st = io_full(fd, &h, sizeof(h), 1, deadline, me, peer, &tmp);
+    int st = io_full(&e->base, fd, &h, sizeof(h), 1, deadline, me, peer, &tmp);
     if (st == CS_OK)
-        st = io_full(fd, (void *)buf, len, 1, deadline, me, peer, &tmp);
+        st = io_full(&e->base, fd, (void *)buf, len, 1, deadline, me, peer, &tmp);
     if (st == CS_OK)
         return CS_OK;
     e->broken[e->base.rank == 0 ? peer : 0] = 1; /* perhaps cut in the middle */
@@ -148,7 +150,7 @@ static int recv_msg(boot_env_t *e, int peer, void *buf, size_t len, double deadl
 {
     int fd = e->fds[e->base.rank == 0 ? peer : 0], me = e->base.rank;
     env_hdr_t h;
-    int st = io_full(fd, &h, sizeof(h), 0, deadline, me, peer, err);
+    int st = io_full(&e->base, fd, &h, sizeof(h), 0, deadline, me, peer, err);
     if (st != CS_OK)
         return st;
     if (h.kind == ENV_LEAVE) {
@@ -162,7 +164,7 @@ static int recv_msg(boot_env_t *e, int peer, void *buf, size_t len, double deadl
         return cs_err_set(err, CS_ERR_MISMATCH, "rank %d: the bootstrap got a message of %u "
                           "bytes (kind %#x) from rank %d, expected %zu: ranks out of step",
                           me, h.len, h.kind, peer, len);
-    return io_full(fd, buf, len, 0, deadline, me, peer, err);
+    return io_full(&e->base, fd, buf, len, 0, deadline, me, peer, err);
 }
 
 static int env_allgather(cs_boot_t *b, const void *mine, size_t len, void *all, cs_err_t *err)
@@ -292,7 +294,7 @@ static int root_accept(boot_env_t *e, const struct sockaddr_in *sa, double deadl
         uint32_t hello[3];
         cs_err_t tmp;
         cs_err_clear(&tmp);
-        if (io_full(fd, hello, sizeof(hello), 0, deadline, me, -1, &tmp) != CS_OK ||
+        if (io_full(NULL, fd, hello, sizeof(hello), 0, deadline, me, -1, &tmp) != CS_OK ||
             hello[0] != ENV_MAGIC) {
             close(fd);
             continue;
@@ -336,7 +338,7 @@ static int child_connect(boot_env_t *e, const struct sockaddr_in *sa, double dea
         usleep(20000);
     }
     uint32_t hello[3] = {ENV_MAGIC, (uint32_t)e->base.rank, (uint32_t)e->base.size};
-    return io_full(e->fds[0], hello, sizeof(hello), 1, deadline, e->base.rank, 0, err);
+    return io_full(NULL, e->fds[0], hello, sizeof(hello), 1, deadline, e->base.rank, 0, err);
 }
 
 int cs__boot_env_open(const cs_boot_config_t *cfg, cs_boot_t **out, cs_err_t *err)

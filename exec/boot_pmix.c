@@ -6,14 +6,28 @@
  * rank's value.  barrier: a fence without data.  Fences carry PMIX_TIMEOUT
  * so a rank that never arrives bounds the wait; a rank that dies is
  * usually reported by the launcher, which then ends the job.
+ *
+ * Interrupts (cs_intr.h).  Fences are non-blocking (PMIx_Fence_nb) and
+ * waited for in slices that look at the interrupt flag, so a signal ends a
+ * fence within a millisecond or so (the fence itself is abandoned: its
+ * callback data is never freed), and a fence also ends when this process
+ * learnt from its transport that a peer was interrupted (cs_intr_peer).
+ * The peers of an interrupted rank waiting in a fence are not told through
+ * PMIx: an event of our own (PMIx_Notify_event) deadlocks Open MPI 4.1's
+ * mpirun in its PMIx server at the end of the job; the launcher ends the
+ * job when the interrupted rank exits with a failure, and ranks in the
+ * engine hear it from the transport.
  */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <pmix.h>
 
 #include "cs_boot.h"
+#include "cs_intr.h"
 #include "cs_log.h"
 
 typedef struct boot_pmix {
@@ -21,6 +35,19 @@ typedef struct boot_pmix {
     pmix_proc_t me;
     unsigned seq;
 } boot_pmix_t;
+
+/* The state of one non-blocking fence (heap: an abandoned fence keeps it). */
+typedef struct fence_wait {
+    volatile int done;
+    volatile pmix_status_t status;
+} fence_wait_t;
+
+static void fence_done(pmix_status_t status, void *cbdata)
+{
+    fence_wait_t *w = cbdata;
+    w->status = status;
+    __atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+}
 
 static int pmix_status_to_cs(pmix_status_t rc)
 {
@@ -30,6 +57,7 @@ static int pmix_status_to_cs(pmix_status_t rc)
     case PMIX_ERR_NOMEM: return CS_ERR_NOMEM;
     case PMIX_ERR_NOT_FOUND: return CS_ERR_NOTFOUND;
     case PMIX_ERR_UNREACH: case PMIX_ERR_LOST_CONNECTION: case PMIX_ERR_PROC_ABORTED:
+    case PMIX_ERR_PARTIAL_SUCCESS: /* a rank left during a fence */
         return CS_ERR_PEER;
     default: return CS_ERR_TRANSPORT;
     }
@@ -47,9 +75,55 @@ static int fence(boot_pmix_t *p, int collect, cs_err_t *err)
     pmix_proc_t all;
     PMIX_PROC_CONSTRUCT(&all);
     PMIX_LOAD_PROCID(&all, p->me.nspace, PMIX_RANK_WILDCARD);
-    pmix_status_t rc = PMIx_Fence(&all, 1, info, 2);
+    fence_wait_t *w = calloc(1, sizeof(*w));
+    if (!w)
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    pmix_status_t rc = PMIx_Fence_nb(&all, 1, info, 2, fence_done, w);
+    int st = CS_OK;
+    /* spin a little (fences take tens of microseconds here), then sleep in
+     * slices; both look at the interrupt flag and at the peers' LEAVEs */
+    for (unsigned i = 0; rc == PMIX_SUCCESS && !__atomic_load_n(&w->done, __ATOMIC_ACQUIRE);
+         i++) {
+        if (i % 64 == 0 || i >= 2000)
+            cs__boot_heard(&p->base);
+        int sig = 0, who = cs_intr_peer(&sig);
+        if (cs_intr_pending()) {
+            st = cs_err_set(err, CS_ERR_INTERRUPTED, "rank %d: interrupted (%s)", p->base.rank,
+                            cs_intr_signame(cs_intr_pending()));
+            break;
+        }
+        if (who >= 0) {
+            st = cs_err_set(err, CS_ERR_PEER, "rank %d: rank %d was interrupted (%s)",
+                            p->base.rank, who, cs_intr_signame(sig));
+            break;
+        }
+        if (i < 2000) {
+            sched_yield();
+        } else {
+            struct timespec ts = {0, 200000};
+            nanosleep(&ts, NULL);
+        }
+    }
     PMIX_INFO_DESTRUCT(&info[0]);
     PMIX_INFO_DESTRUCT(&info[1]);
+    if (st != CS_OK)
+        return st; /* w stays: the fence may still call back */
+    if (rc == PMIX_SUCCESS)
+        rc = w->status;
+    free(w);
+    if (rc != PMIX_SUCCESS) { /* a rank left: did the transport hear why? */
+        int sig = 0, who = -1;
+        for (int k = 0; k < 50 && who < 0; k++) {
+            struct timespec ts = {0, 1000000};
+            if (k)
+                nanosleep(&ts, NULL);
+            cs__boot_heard(&p->base);
+            who = cs_intr_peer(&sig);
+        }
+        if (who >= 0)
+            return cs_err_set(err, CS_ERR_PEER, "rank %d: rank %d was interrupted (%s)",
+                              p->base.rank, who, cs_intr_signame(sig));
+    }
     if (rc != PMIX_SUCCESS)
         return cs_err_set(err, pmix_status_to_cs(rc), "rank %d: PMIx fence failed: %s",
                           p->base.rank, PMIx_Error_string(rc));

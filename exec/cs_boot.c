@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cs_boot.h"
+#include "cs_intr.h"
 #include "cs_transport.h"
 
 int cs_boot_open(const cs_boot_config_t *cfg, cs_boot_t **out, cs_err_t *err)
@@ -158,9 +159,20 @@ int cs_boot_connect(cs_boot_t *b, cs_tp_t *tp, int open_st, cs_err_t *err)
     if (st != CS_OK)
         cs_err_set(err, st, "inserting peer addresses failed: %s",
                    tp->why[0] ? tp->why : cs_status_str(st));
+    else
+        b->tp = tp;
 out:
     free(all);
     free(lens);
     free(blobs);
     return st;
+}
+
+int cs__boot_heard(cs_boot_t *b)
+{
+    if (b->tp) {
+        cs_tp_req_t *none[1];
+        b->tp->ops->poll(b->tp, none, 0);
+    }
+    return cs_intr_peer(NULL) >= 0;
 }

@@ -16,6 +16,12 @@
  * that vanishes makes the others fail with CS_ERR_PEER / CS_ERR_TIMEOUT and
  * a message naming it.  Collectives must be called by all ranks in the same
  * order with the same lengths.
+ *
+ * Interrupts (cs_intr.h): every wait looks at the flag at least every
+ * 50 ms and fails with CS_ERR_INTERRUPTED; the peers of an interrupted rank
+ * fail with CS_ERR_PEER and "rank R was interrupted (SIGINT)" (env: a
+ * LEAVE message; both: what the transport given to cs_boot_connect heard,
+ * which the waits keep polling).
  */
 #ifndef CS_BOOT_H
 #define CS_BOOT_H
@@ -76,7 +82,16 @@ struct cs_boot {
     const cs__boot_ops_t *ops;
     int rank, size;
     double timeout_s;
+    struct cs_tp *tp; /* from cs_boot_connect: see cs__boot_heard */
 };
+
+/* While a bootstrap call waits: make progress on the transport connected
+ * (poll with max 0: it reads what the peers sent, a LEAVE among it, and
+ * looks at their liveness; nothing is handed back) and say whether a peer
+ * is known to have been interrupted (cs_intr_peer).  The transport must
+ * stay open until the last bootstrap collective (cs_boot_close may follow
+ * its close). */
+int cs__boot_heard(cs_boot_t *b);
 
 int cs__boot_pmix_open(const cs_boot_config_t *cfg, cs_boot_t **out, cs_err_t *err);
 int cs__boot_env_open(const cs_boot_config_t *cfg, cs_boot_t **out, cs_err_t *err);

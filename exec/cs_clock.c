@@ -10,10 +10,28 @@
  */
 #include <sched.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cs_engine.h"
+#include "cs_intr.h"
 
 #define CLOCK_TAG (1ull << (CS_TP_TAG_BITS - 1))
+
+/* This rank was interrupted (it tells its peers) or a peer left: the
+ * status and message to fail with; CS_OK when neither. */
+static int stopped(cs_tp_t *tp, cs_err_t *err)
+{
+    int sig = cs_intr_pending();
+    char why[96];
+    if (sig) {
+        tp->ops->leave(tp, sig);
+        return cs_err_set(err, CS_ERR_INTERRUPTED, "rank %d: interrupted (%s)", tp->rank,
+                          cs_intr_signame(sig));
+    }
+    if (tp->left_rank >= 0 && cs_tp_left_why(tp, why, sizeof(why)) >= 0)
+        return cs_err_set(err, CS_ERR_PEER, "rank %d: %s", tp->rank, why);
+    return CS_OK;
+}
 
 /* Post one message and wait for it, bounded by the deadline. */
 static int xfer(cs_tp_t *tp, int send, int peer, void *buf, size_t len, uint64_t tag,
@@ -41,12 +59,16 @@ static int xfer(cs_tp_t *tp, int send, int peer, void *buf, size_t len, uint64_t
             break;
         if (k == 0)
             sched_yield(); /* ranks often outnumber cores: let the peer answer */
+        if (k == 0 && (st = stopped(tp, err)) != CS_OK)
+            return st; /* the request is abandoned: only close follows */
         if (cs_engine_now_ns() > deadline) {
             tp->ops->cancel(tp, &req);
             return cs_err_set(err, CS_ERR_TIMEOUT, "rank %d: clock alignment: waiting for rank %d",
                               tp->rank, peer);
         }
     }
+    if (req.status == CS_ERR_PEER && (st = stopped(tp, err)) != CS_OK)
+        return st;
     return req.status < 0 ? cs_err_set(err, req.status, "clock alignment with rank %d: %s", peer,
                                        cs_status_str(req.status))
                           : CS_OK;

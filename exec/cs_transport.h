@@ -108,7 +108,9 @@ typedef struct cs_tp_ops {
      * Returns their number (>= 0), or a negative status for a failure of
      * the transport itself (then the transport is unusable).  A failed
      * operation is not a transport failure: it is returned with a negative
-     * req->status (CS_ERR_PEER when the peer went away).  Must not block. */
+     * req->status (CS_ERR_PEER when the peer went away).  Must not block.
+     * max 0 (the bootstrap, while it waits between runs): read what came
+     * in and look at the peers' liveness now, hand nothing back. */
     int (*poll)(cs_tp_t *tp, cs_tp_req_t **done, int max);
 
     /* Ask to cancel a posted request; it still comes back through poll

@@ -52,6 +52,7 @@
 #define OFI_MAX_PARTS 255
 #define OFI_LEAVE_PART 255ull /* the part index of a LEAVE message */
 #define OFI_LEAVE_MS 100      /* leave waits this long for its sends */
+#define OFI_STASH 64
 #define OFI_MAX_RANKS (1 << (OFI_PART_SHIFT - OFI_RANK_SHIFT))
 #define OFI_POLL_BATCH 16
 #define OFI_INJECT_MAX 1024 /* above it a copy-out costs more than a completion */
@@ -78,6 +79,10 @@ typedef struct tp_ofi {
     ofi_ctx_t leave_ctx;  /* the receive of peers' LEAVE messages */
     char leave_buf[8];
     int leave_posted, left;
+    /* completions read by a poll with max 0 (looking for LEAVEs between
+     * runs), handed back by the next polls */
+    struct fi_cq_tagged_entry stash[OFI_STASH];
+    int stash_head, stash_tail;
 } tp_ofi_t;
 
 /* The functions libfabric exports, resolved once (ofi_load) from
@@ -372,6 +377,25 @@ static int ofi_poll(cs_tp_t *tp, cs_tp_req_t **done, int max)
     tp_ofi_t *t = (tp_ofi_t *)tp;
     struct fi_cq_tagged_entry ent[OFI_POLL_BATCH];
     int n = 0;
+    if (max == 0) { /* progress, a LEAVE acted on, other entries kept for later */
+        while (t->stash_tail < OFI_STASH && fi_cq_read(t->cq, &t->stash[t->stash_tail], 1) == 1)
+            if (t->stash[t->stash_tail].op_context == &t->leave_ctx)
+                on_leave(t, t->stash[t->stash_tail].tag);
+            else
+                t->stash_tail++;
+        if (t->stash_tail == OFI_STASH)
+            fi_cq_read(t->cq, NULL, 0);
+        return 0;
+    }
+    while (n < max && t->stash_head < t->stash_tail) {
+        struct fi_cq_tagged_entry *x = &t->stash[t->stash_head++];
+        ofi_ctx_t *c = x->op_context;
+        size_t len = (x->flags & FI_RECV) ? x->len : 0;
+        if (c && c->req && part_done(t, c, len, CS_OK, &done[n]))
+            n++;
+    }
+    if (t->stash_head == t->stash_tail)
+        t->stash_head = t->stash_tail = 0;
     while (n < max) {
         size_t want = (size_t)(max - n) < OFI_POLL_BATCH ? (size_t)(max - n) : OFI_POLL_BATCH;
         ssize_t got = fi_cq_read(t->cq, ent, want);

@@ -434,7 +434,7 @@ static int shm_poll(cs_tp_t *tp, cs_tp_req_t **done, int max)
         cs__shm_flush_ctl(t);
     if (t->copies.head >= 0 || t->nstreams > 0)
         cs__shm_progress_large(t);
-    if (++t->polls % CHECK_POLLS == 0 && t->ready) {
+    if ((++t->polls % CHECK_POLLS == 0 || max == 0) && t->ready) {
         uint64_t now = cs__shm_now_ns();
         if (now >= t->next_check) {
             t->next_check = now + CHECK_NS;

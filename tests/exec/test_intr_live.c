@@ -5,11 +5,17 @@
  * again and again with a bootstrap barrier every MODE-th run; the parent
  * sends SIG to rank VICTIM once every rank has run a few times.
  *
- *   test_intr_live TRANSPORT SIG VICTIM BYTES EVERY
+ *   test_intr_live TRANSPORT SIG VICTIM BYTES EVERY [BOOT]
  *     TRANSPORT  shm, tcp, ofi:PROVIDER (ofi:tcp+ofi_rxm for tcp;ofi_rxm, ofi:shm)
  *     SIG        INT, TERM or HUP
  *     EVERY      a barrier after every EVERY-th run (1: most of the time in
  *                the bootstrap, large: in the engine)
+ *     BOOT       env (default: forked ranks) or pmix: the ranks are started
+ *                by `mpirun -np 3` (this program again, --rank), sharing
+ *                their records through a file mapping; skipped (77)
+ *                without mpirun.  mpirun ends the job with SIGTERM once
+ *                the victim has exited: a rank interrupted so after the
+ *                victim's exit passes too (the launcher's doing)
  *
  * Checked: the victim fails with CS_ERR_INTERRUPTED naming its signal and
  * exits 128 + SIG; every other rank fails with CS_ERR_PEER and a message
@@ -21,6 +27,7 @@
  */
 #include <arpa/inet.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdint.h>
@@ -45,10 +52,13 @@
 #define EXIT_RUNTIME 3
 
 typedef struct rank_rec {
+    volatile int pid;    /* (pmix) the rank's process, for the signal */
+    volatile int rc;     /* the exit code it returns */
     volatile int runs;   /* runs done */
     volatile int ready;  /* set up (or failed set-up: -1) */
     volatile int st;
     volatile uint64_t t_fail; /* CLOCK_MONOTONIC ns of the failure */
+    volatile uint64_t t_done; /* ... and of the end of its clean-up */
     char msg[CS_ERR_MSG_MAX];
 } rank_rec_t;
 
@@ -79,9 +89,10 @@ static int free_port(void)
 
 /* One rank: set up, run until something fails, record, clean up, exit. */
 static int rank_main(int me, const char *transport, const char *provider, uint64_t bytes,
-                     int every)
+                     int every, const char *boot)
 {
     rank_rec_t *rec = &sh->r[me];
+    rec->pid = (int)getpid();
     cs_intr_install();
     cs_err_t err;
     cs_err_clear(&err);
@@ -89,7 +100,7 @@ static int rank_main(int me, const char *transport, const char *provider, uint64
     cs_tp_t *tp = NULL;
     cs_sched_t *s = NULL;
     cs_engine_t *e = NULL;
-    cs_boot_config_t bc = {30, "env"};
+    cs_boot_config_t bc = {30, boot};
     int st = cs_boot_open(&bc, &b, &err);
     if (st == CS_OK) {
         cs_coll_desc_t d = {CS_COLL_ALLREDUCE, NP, 0, 0};
@@ -118,11 +129,30 @@ static int rank_main(int me, const char *transport, const char *provider, uint64
     rec->t_fail = now_ns();
     rec->st = st;
     snprintf(rec->msg, sizeof(rec->msg), "%s", err.msg);
+    /* under mpirun the launcher may end a rank in its clean-up (once the
+     * interrupted one exited): the exit code it means to return is known */
+    rec->rc = st == CS_ERR_INTERRUPTED ? cs_intr_exit_code() : EXIT_RUNTIME;
     cs_engine_destroy(e);
     cs_tp_close(tp);
     cs_sched_destroy(s);
     cs_boot_close(b);
-    return st == CS_ERR_INTERRUPTED ? cs_intr_exit_code() : EXIT_RUNTIME;
+    rec->t_done = now_ns();
+    return rec->rc;
+}
+
+/* --rank TRANSPORT PROVIDER BYTES EVERY: one rank started by mpirun. */
+static int mpi_rank(char **argv)
+{
+    const char *path = getenv("CS_TEST_SHARED"), *r = getenv("PMIX_RANK");
+    int fd = path ? open(path, O_RDWR) : -1;
+    if (fd < 0 || !r)
+        return 2;
+    sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (sh == MAP_FAILED)
+        return 2;
+    return rank_main(atoi(r), argv[2], *argv[3] ? argv[3] : NULL, strtoull(argv[4], NULL, 10),
+                     atoi(argv[5]), "pmix");
 }
 
 /* Names in /dev/shm, one string "\n"-separated (for the before/after check). */
@@ -164,10 +194,17 @@ static int names_pid(const char *name, pid_t pid)
 
 int main(int argc, char **argv)
 {
-    if (argc != 6) {
-        fprintf(stderr, "usage: test_intr_live TRANSPORT INT|TERM|HUP VICTIM BYTES EVERY\n");
+    if (argc == 6 && !strcmp(argv[1], "--rank"))
+        return mpi_rank(argv);
+    if (argc != 6 && argc != 7) {
+        fprintf(stderr, "usage: test_intr_live TRANSPORT INT|TERM|HUP VICTIM BYTES EVERY "
+                "[env|pmix]\n");
         return 2;
     }
+    const char *boot = argc == 7 ? argv[6] : "env";
+    int pmix = !strcmp(boot, "pmix");
+    if (pmix && system("command -v mpirun >/dev/null 2>&1") != 0)
+        CS_TEST_SKIP("no mpirun");
     char transport[64];
     snprintf(transport, sizeof(transport), "%s", argv[1]);
     const char *provider = NULL;
@@ -190,7 +227,14 @@ int main(int argc, char **argv)
             CS_TEST_SKIP("%s", err.msg);
         cs_tp_close(tp);
     }
-    sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    char path[] = "/tmp/cs_intr_live.XXXXXX";
+    int sfd = pmix ? mkstemp(path) : -1;
+    if (pmix && (sfd < 0 || ftruncate(sfd, sizeof(*sh)) != 0))
+        CS_TEST_SKIP("no temporary file");
+    sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+              MAP_SHARED | (pmix ? 0 : MAP_ANONYMOUS), sfd, 0);
+    if (sfd >= 0)
+        close(sfd);
     if (sh == MAP_FAILED)
         CS_TEST_SKIP("no shared mapping");
     memset(sh, 0, sizeof(*sh));
@@ -199,8 +243,23 @@ int main(int argc, char **argv)
     char port[16];
     snprintf(port, sizeof(port), "%d", free_port());
     fflush(NULL);
-    pid_t pid[NP];
-    for (int r = 0; r < NP; r++) {
+    pid_t pid[NP], mpirun = -1;
+    for (int r = 0; pmix && r < NP; r++)
+        pid[r] = -1;
+    if (pmix) {
+        mpirun = fork();
+        if (mpirun == 0) {
+            char self[4096];
+            ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+            self[n > 0 ? n : 0] = 0;
+            setenv("CS_TEST_SHARED", path, 1);
+            execlp("mpirun", "mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "3",
+                   self, "--rank", transport, provider ? provider : "", argv[4], argv[5],
+                   (char *)NULL);
+            _exit(127);
+        }
+    }
+    for (int r = 0; !pmix && r < NP; r++) {
         pid[r] = fork();
         if (pid[r] == 0) {
             char rs[16];
@@ -209,7 +268,7 @@ int main(int argc, char **argv)
             setenv("WORLD_SIZE", "3", 1);
             setenv("MASTER_ADDR", "127.0.0.1", 1);
             setenv("MASTER_PORT", port, 1);
-            int rc = rank_main(r, transport, provider, bytes, every);
+            int rc = rank_main(r, transport, provider, bytes, every, "env");
             fflush(NULL);
             _exit(rc);
         }
@@ -227,20 +286,32 @@ int main(int argc, char **argv)
         usleep(1000);
     }
     uint64_t t_kill = now_ns();
-    kill(pid[victim], sig);
+    if (ok)
+        kill(pmix ? sh->r[victim].pid : pid[victim], sig);
     int ws[NP], exited[NP] = {0};
     until = now_ns() + 30000000000ull;
     for (int left = NP; left > 0 && now_ns() < until;) {
-        for (int r = 0; r < NP; r++)
+        for (int r = 0; !pmix && r < NP; r++)
             if (!exited[r] && waitpid(pid[r], &ws[r], WNOHANG) == pid[r])
                 exited[r] = 1, left--;
+        if (pmix && waitpid(mpirun, &ws[0], WNOHANG) == mpirun) {
+            for (int r = 0; r < NP; r++) /* the ranks' exit codes, as they returned them */
+                exited[r] = 1, ws[r] = sh->r[r].rc << 8;
+            left = 0;
+        }
         usleep(2000);
     }
-    for (int r = 0; r < NP; r++)
+    if (pmix && !exited[0]) {
+        kill(mpirun, SIGKILL);
+        waitpid(mpirun, &ws[0], 0);
+    }
+    for (int r = 0; !pmix && r < NP; r++)
         if (!exited[r]) {
             kill(pid[r], SIGKILL);
             waitpid(pid[r], &ws[r], 0);
         }
+    if (pmix)
+        unlink(path);
     CS_TEST_REQUIRE(ok, "the ranks never got running (ready %d %d %d, runs %d %d %d)",
                     sh->r[0].ready, sh->r[1].ready, sh->r[2].ready, sh->r[0].runs,
                     sh->r[1].runs, sh->r[2].runs);
@@ -259,6 +330,12 @@ int main(int argc, char **argv)
                           cs_status_name(x->st));
             CS_TEST_CHECK(WIFEXITED(ws[r]) && WEXITSTATUS(ws[r]) == 128 + sig,
                           "rank %d: wait status %#x, want exit %d", r, ws[r], 128 + sig);
+        } else if (pmix && x->st == CS_ERR_INTERRUPTED && sh->r[victim].t_done &&
+                   x->t_fail > sh->r[victim].t_done) {
+            /* mpirun ends the job (SIGTERM) once a rank exited with a failure:
+             * a rank that had not heard of the victim by then is ended so */
+            printf("rank %d: ended by mpirun before it heard of rank %d\n", r, victim);
+            continue;
         } else {
             snprintf(want, sizeof(want), "rank %d was interrupted (%s)", victim,
                      cs_intr_signame(sig));
@@ -275,7 +352,7 @@ int main(int argc, char **argv)
         *nl = 0;
         int ours = 0;
         for (int r = 0; r < NP; r++)
-            ours |= names_pid(p, pid[r]);
+            ours |= names_pid(p, pmix ? sh->r[r].pid : pid[r]);
         CS_TEST_CHECK(in_list(before, p) || !ours, "/dev/shm/%s was left behind", p);
     }
     return cs_test_finish();
