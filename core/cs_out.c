@@ -209,7 +209,7 @@ static int classify_file(cs_out_t *o, int *dest, cs_err_t *err)
                           p, w);
     if (!S_ISREG(sb.st_mode))
         return cs_err_set(err, CS_ERR_IO, "%s is not a regular file; choose another path", p);
-    o->mode = sb.st_mode & 07777;
+    o->mode = sb.st_mode & 0777; /* not set-id bits: a new file */
     int ours = 0;
     if (sb.st_size > 0 && o->kind && o->kind->recognize) {
         char head[CS_OUT_HEAD];

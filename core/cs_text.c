@@ -1,13 +1,10 @@
 /*
  * cs_text.c - schedule files: load (a whole file, mapped into memory when it
- * is a regular file, or standard input) and safe save through core/cs_out.h
- * (PATH.tmp.<pid>, then rename; an existing file is replaced only when it is
- * a schedule, unless forced).  Parsing and
- * writing live in cs_text_read.c and cs_text_write.c; contracts: cs_text.h.
+ * is a regular file, or standard input).  Saving lives in cs_text_save.c,
+ * parsing and writing in cs_text_read.c and cs_text_write.c; contracts:
+ * cs_text.h.
  */
 #include "cs_text.h"
-
-#include "cs_out.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -96,51 +93,4 @@ cs_sched_t *cs_sched_load(const char *path, cs_err_t *err)
 out:
     close(fd);
     return s;
-}
-
-/* A schedule file collstep wrote: after blank and comment lines (a
- * hand-edited file may start with a comment), the header "collstep-schedule". */
-static int is_schedule(const char *head, size_t n)
-{
-    static const char hdr[] = "collstep-schedule";
-    size_t i = 0;
-    while (i < n) {
-        while (i < n && (head[i] == ' ' || head[i] == '\t' || head[i] == '\r'))
-            i++;
-        if (i < n && head[i] == '#')
-            while (i < n && head[i] != '\n')
-                i++;
-        if (i < n && head[i] == '\n') {
-            i++;
-            continue;
-        }
-        break;
-    }
-    return n - i >= sizeof(hdr) - 1 && memcmp(head + i, hdr, sizeof(hdr) - 1) == 0;
-}
-
-const cs_out_kind_t cs_sched_out_kind = {"schedule file", is_schedule, NULL, NULL};
-
-int cs_sched_save_flags(const cs_sched_t *s, const char *path, int flags, cs_err_t *err)
-{
-    cs_out_t *o = NULL;
-    if (s == NULL || path == NULL)
-        return cs_err_set(err, CS_ERR_INVAL, "cs_sched_save: no schedule or no path");
-    int rc = cs_out_begin_file(path, flags, &cs_sched_out_kind, &o, err);
-    if (rc != CS_OK)
-        return rc;
-    rc = cs_sched_write(s, cs_out_stream(o));
-    if (rc != CS_OK) {
-        const char *name = strcmp(cs_out_tmp_path(o), "-") == 0 ? "<stdout>" : cs_out_tmp_path(o);
-        rc = cs_err_set(err, rc, "%s: cannot write: %s", name,
-                        rc == CS_ERR_IO ? strerror(errno) : cs_status_str(rc));
-        cs_out_abort(o);
-        return rc;
-    }
-    return cs_out_commit(o, err);
-}
-
-int cs_sched_save(const cs_sched_t *s, const char *path, cs_err_t *err)
-{
-    return cs_sched_save_flags(s, path, CS_OUT_STDOUT | CS_OUT_FSYNC, err);
 }
