@@ -138,15 +138,8 @@ int cs__preset_build(int idx, const char *params, cs__model_t *m, char **descrip
 int cs__parse_bandwidth(const char *s, double *out);
 int cs__parse_latency(const char *s, double *out);
 
-/* User XML scanner (cs_plat_xml.c): checks well-formedness, tier props on
- * every link, counts devices, reads collstep_* props of the top zone and
- * fills p's ndevices, dims, tiers.  `fname` names the file in errors.
- * *spec_out (may be NULL) receives the collstep_spec prop or "". */
-int cs__xml_scan(const char *text, const char *fname, cs_platform_t *p, char *spec_out,
-                 size_t spec_len, cs_err_t *err);
-
-/* The model behind a platform: its preset spec, or the collstep_spec prop
- * of an exported file (CS_ERR_UNSUPPORTED for hand-written XML). */
+/* The model behind a preset (CS_ERR_INVAL for a file: files are analysed
+ * from the routes SimGrid computes, cs_plat_sg.cpp). */
 int cs__platform_model(const cs_platform_t *p, cs__model_t *m, cs_err_t *err);
 
 #endif /* CS_PLAT_MODEL_H */

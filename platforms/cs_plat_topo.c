@@ -28,13 +28,15 @@
  *                  the devices (document order) to a super sink joined to
  *                  the second half, bytes/s.
  * Both are exact and take well under a second at 4608 Summit nodes.
- * Hand-written XML without a collstep_spec prop is not analysed
- * (CS_ERR_UNSUPPORTED).
+ * XML files (hand-written or exported, edited or not) are analysed from
+ * the routes SimGrid computes between the ranks' hosts instead
+ * (cs_plat_sg.cpp).
  */
 #include <igraph.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_plat_file.h"
 #include "cs_plat_model.h"
 
 typedef struct {
@@ -193,6 +195,21 @@ int cs_platform_topology(const cs_platform_t *p, cs_topo_figures_t *fig, cs_err_
 {
     if (p == NULL || fig == NULL)
         return cs_err_set(err, CS_ERR_INVAL, "topology: no platform");
+    if (p->have_topo) {
+        *fig = p->topo;
+        return CS_OK;
+    }
+    if (p->is_file) {
+        /* the figures are kept in the platform once computed (the one
+         * field a const platform may gain) */
+        cs_platform_t *w = (cs_platform_t *)p;
+        int st = cs__plat_sg_probe(w, p->spec, 1, err);
+        if (st == CS_OK && !p->have_topo)
+            st = cs_err_set(err, CS_ERR_INTERNAL, "%s: no topology figures came back", p->spec);
+        if (st == CS_OK)
+            *fig = p->topo;
+        return st;
+    }
     cs__model_t *m = calloc(1, sizeof(*m));
     if (m == NULL)
         return cs_err_set(err, CS_ERR_NOMEM, "out of memory");

@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cs_params.h"
+#include "cs_plat_file.h"
 #include "cs_plat_model.h"
 
 #define CS__MAX_XML_BYTES (1ull << 31)
@@ -111,6 +113,30 @@ static int cs__model_from_spec(const char *spec, cs__model_t *m, int *idx, char 
     return st;
 }
 
+/* A preset's ranks: its GPUs in document order (node by node). */
+static int cs__preset_hosts(const cs__model_t *m, cs_platform_t *p, cs_err_t *err)
+{
+    p->hosts = calloc((size_t)p->ndevices + 1, sizeof(char *));
+    if (p->hosts == NULL)
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    uint64_t k = 0;
+    for (int n = 0; n < m->nodes; n++)
+        for (int e = 0; e < m->nelem; e++) {
+            if (m->elem[e].kind != CS__EL_GPU || k == p->ndevices)
+                continue;
+            char name[64];
+            snprintf(name, sizeof(name), "n%d-%s", n, m->elem[e].name);
+            if ((p->hosts[k++] = strdup(name)) == NULL)
+                return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+        }
+    snprintf(p->rank_noun, sizeof(p->rank_noun), "devices");
+    snprintf(p->rank_rule, sizeof(p->rank_rule),
+             "the %llu GPUs (hosts with device=gpu), one rank each, in document order: node by "
+             "node, g0 first",
+             (unsigned long long)p->ndevices);
+    return CS_OK;
+}
+
 static int cs__open_preset(const char *spec, cs_platform_t *p, cs_err_t *err)
 {
     cs__model_t *m = calloc(1, sizeof(*m));
@@ -123,30 +149,90 @@ static int cs__open_preset(const char *spec, cs_platform_t *p, cs_err_t *err)
         cs__model_summary(m, p);
         st = cs__model_xml(m, p->name, spec, p->description, p, &p->xml, err);
     }
+    if (st == CS_OK)
+        st = cs__preset_hosts(m, p, err);
     free(m);
     return st;
 }
 
-static int cs__open_file(const char *path, cs_platform_t *p, cs_err_t *err)
+static void cs__apply_factors(const char *factors, cs_tier_info_t *ti)
 {
-    char embedded[256];
+    size_t n = strlen(ti->name);
+    for (const char *c = factors; c && *c;) {
+        if (strncmp(c, ti->name, n) == 0 && c[n] == ':') {
+            double lf, bf;
+            if (sscanf(c + n + 1, "%lf:%lf", &lf, &bf) == 2 && lf > 0 && bf > 0) {
+                ti->lat_factor = lf;
+                ti->bw_factor = bf;
+            }
+            return;
+        }
+        c = strchr(c, ',');
+        if (c)
+            c++;
+    }
+}
+
+/* collstep_dims of the top zone ("6x256"): must multiply to the ranks. */
+static int cs__file_dims(const cs__pfile_t *f, cs_platform_t *p, cs_err_t *err)
+{
+    if (f->dims[0] == '\0')
+        return CS_OK;
+    cs_params_t pp;
+    cs_params_init(&pp);
+    cs_err_t derr = {0};
+    int dims[CS_PLAT_MAX_DIMS], nd = 0;
+    uint64_t prod = 1;
+    if (cs_params_set(&pp, "collstep_dims", f->dims, &derr) == CS_OK)
+        nd = cs_params_get_dims(&pp, "collstep_dims", dims, CS_PLAT_MAX_DIMS, &derr);
+    for (int i = 0; i < nd; i++)
+        prod *= (uint64_t)dims[i];
+    if (nd <= 0 || prod != p->ndevices)
+        return cs_err_set(err, CS_ERR_PARSE,
+                          "%s:%d: expected collstep_dims like 6x256 multiplying to the %llu ranks, "
+                          "found '%s'",
+                          f->fname, f->dims_line, (unsigned long long)p->ndevices, f->dims);
+    p->ndims = nd;
+    for (int i = 0; i < nd; i++)
+        p->dims[i] = dims[i];
+    return CS_OK;
+}
+
+static int cs__open_file(const char *path, unsigned flags, cs_platform_t *p, cs_err_t *err)
+{
+    cs__pfile_t *f = NULL;
     int st = cs__read_file(path, &p->xml, err);
     if (st == CS_OK)
-        st = cs__xml_scan(p->xml, path, p, embedded, sizeof(embedded), err);
+        st = cs__pfile_parse(p->xml, path, &f, err);
     if (st != CS_OK)
         return st;
+    p->file = f;
+    p->is_file = 1;
     snprintf(p->name, sizeof(p->name), "%s", path);
-    size_t len = strlen(path) + strlen(embedded) + 256;
+    st = cs__plat_sg_probe(p, path, (flags & CS_PLAT_OPEN_TOPOLOGY) != 0, err);
+    if (st != CS_OK)
+        return st;
+    for (int t = 0; t < p->ntiers; t++)
+        cs__apply_factors(f->factors, &p->tiers[t]);
+    st = cs__file_dims(f, p, err);
+    if (st != CS_OK)
+        return st;
+    size_t len = strlen(path) + strlen(f->spec) + 256;
     p->description = malloc(len);
     if (p->description == NULL)
         return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
-    snprintf(p->description, len, "SimGrid XML file %s: %llu devices%s%s%s\n", path,
-             (unsigned long long)p->ndevices, embedded[0] ? " (exported from preset " : "",
-             embedded, embedded[0] ? ")" : "");
+    snprintf(p->description, len, "SimGrid XML file %s%s%s%s, built by SimGrid and read back.\n",
+             path, f->spec[0] ? " (exported from preset " : "", f->spec,
+             f->spec[0] ? "; its figures are read from the file, not the preset)" : "");
     return CS_OK;
 }
 
 int cs_platform_open(const char *spec, cs_platform_t **out, cs_err_t *err)
+{
+    return cs_platform_open_ex(spec, 0, out, err);
+}
+
+int cs_platform_open_ex(const char *spec, unsigned flags, cs_platform_t **out, cs_err_t *err)
 {
     if (spec == NULL || out == NULL || *spec == '\0')
         return cs_err_set(err, CS_ERR_INVAL, "platform: expected a preset name or an XML file");
@@ -157,7 +243,8 @@ int cs_platform_open(const char *spec, cs_platform_t **out, cs_err_t *err)
     if (p == NULL)
         return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
     snprintf(p->spec, sizeof(p->spec), "%s", spec);
-    int st = cs__is_file_spec(spec) ? cs__open_file(spec, p, err) : cs__open_preset(spec, p, err);
+    int st = cs__is_file_spec(spec) ? cs__open_file(spec, flags, p, err)
+                                    : cs__open_preset(spec, p, err);
     if (st != CS_OK) {
         cs_platform_close(p);
         return st;
@@ -172,6 +259,10 @@ void cs_platform_close(cs_platform_t *p)
         return;
     free(p->xml);
     free(p->description);
+    for (uint64_t i = 0; p->hosts && i < p->ndevices; i++)
+        free(p->hosts[i]);
+    free(p->hosts);
+    cs__pfile_free(p->file);
     free(p);
 }
 
@@ -216,38 +307,49 @@ out:
     return st;
 }
 
-/* Used by cs_plat_topo.c: the model behind a platform (a preset spec, or
- * the collstep_spec an exported file carries). */
+/* Used by cs_plat_topo.c: the model behind a preset. */
 int cs__platform_model(const cs_platform_t *p, cs__model_t *m, cs_err_t *err)
 {
-    char spec[256];
-    if (cs__is_file_spec(p->spec)) {
-        cs_platform_t tmp;
-        memset(&tmp, 0, sizeof(tmp));
-        int st = cs__xml_scan(p->xml, p->spec, &tmp, spec, sizeof(spec), err);
-        if (st != CS_OK)
-            return st;
-        if (spec[0] == '\0')
-            return cs_err_set(err, CS_ERR_UNSUPPORTED,
-                              "%s: topology figures need a platform exported by collstep "
-                              "(a collstep_spec prop); hand-written XML is not analysed",
-                              p->spec);
-    } else {
-        snprintf(spec, sizeof(spec), "%s", p->spec);
-    }
+    if (p->is_file)
+        return cs_err_set(err, CS_ERR_INVAL, "%s: a file has no preset model", p->spec);
     char *desc = NULL;
     int idx;
-    int st = cs__model_from_spec(spec, m, &idx, &desc, err);
+    int st = cs__model_from_spec(p->spec, m, &idx, &desc, err);
     free(desc);
     return st;
+}
+
+const char *cs_platform_tier_rule(void)
+{
+    return "a link's tier property wins; otherwise, by what SimGrid made it for:\n"
+           "  <cluster> (flat, or a zone routing=Cluster with <cabinet>s): host (a host's own\n"
+           "    link), backbone, limiter, loopback;\n"
+           "  topology=FAT_TREE: level1 (host to first switch), level2, ... per level;\n"
+           "  topology=TORUS: torus-d0, torus-d1, ... per dimension of topo_parameters;\n"
+           "  topology=DRAGONFLY: local (host-router), row (green), group (black), global (blue);\n"
+           "  <backbone>: backbone; <peer>: peer; SimGrid's __loopback__: loopback;\n"
+           "  any other <link>: link.\n";
+}
+
+int cs_platform_sim_text(const cs_platform_t *p, int ideal, char **out, cs_err_t *err)
+{
+    if (p == NULL || p->xml == NULL)
+        return cs_err_set(err, CS_ERR_INVAL, "platform: none");
+    if (p->is_file && p->file)
+        return cs__pfile_text(p->file, ideal, out, err);
+    char *s = strdup(p->xml);
+    if (s == NULL)
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    *out = s;
+    return CS_OK;
 }
 
 int cs_platform_print(const cs_platform_t *p, FILE *f, cs_err_t *err)
 {
     if (p == NULL || f == NULL)
         return cs_err_set(err, CS_ERR_INVAL, "platform print: no platform");
-    fprintf(f, "platform %s (%s): %llu devices", p->name, p->spec,
-            (unsigned long long)p->ndevices);
+    fprintf(f, "platform %s (%s): %llu %s", p->name, p->spec, (unsigned long long)p->ndevices,
+            p->rank_noun[0] ? p->rank_noun : "devices");
     if (p->ndims > 0) {
         fprintf(f, ", dims ");
         for (int i = 0; i < p->ndims; i++)
@@ -262,15 +364,28 @@ int cs_platform_print(const cs_platform_t *p, FILE *f, cs_err_t *err)
                 ti->lat_factor, ti->bw_factor);
     }
     fprintf(f, "\n%s\n", p->description ? p->description : "");
+    fprintf(f, "Ranks: %s.\n", p->rank_rule);
+    if (p->is_file)
+        fprintf(f, "Tiers: %s", cs_platform_tier_rule());
     cs_topo_figures_t fig;
     cs_err_t terr = {0};
-    if (cs_platform_topology(p, &fig, &terr) == CS_OK)
+    if (cs_platform_topology(p, &fig, &terr) == CS_OK) {
         fprintf(f,
-                "topology: %llu vertices, %llu edges, diameter %d hops between devices, "
-                "bisection %.3f GB/s (max-flow, first half of devices to second half)\n",
+                "topology: %llu vertices, %llu edges, diameter %d hops between ranks, "
+                "bisection %.3f GB/s (max-flow, first half of the ranks to the second half)\n",
                 (unsigned long long)fig.nvertices, (unsigned long long)fig.nedges,
                 fig.diameter_hops, fig.bisection_bw / 1e9);
-    else
+        if (fig.npairs > 0)
+            fprintf(f,
+                    "  from %llu routes SimGrid computed (%s), %.2f s with loading; vertices: "
+                    "each host and link direction twice (in, out)\n",
+                    (unsigned long long)fig.npairs,
+                    fig.exact ? "every pair of ranks"
+                              : "rank i to i+1, i+2, i+4, ... and i+N/2: the diameter is a "
+                                "lower bound",
+                    fig.seconds);
+    } else {
         fprintf(f, "topology: not available (%s)\n", terr.msg);
+    }
     return ferror(f) ? cs_err_set(err, CS_ERR_IO, "platform print: write error") : CS_OK;
 }

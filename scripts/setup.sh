@@ -14,6 +14,7 @@ PACKAGES=(
   time                                      # benchmarks: /usr/bin/time for peak memory
   libsimgrid-dev                            # sim/: SimGrid 3.32 (smpicc, smpirun)
   libigraph-dev                             # platforms/: topology graphs
+  libxml2-dev                               # platforms/: SimGrid platform files (libxml-2.0)
   libfabric-dev libfabric-bin               # exec/: libfabric transport
   libpmix-dev openmpi-bin libopenmpi-dev    # exec/: PMIx bootstrap, mpirun, baseline
   gnuplot-nox                               # traces/: utilization plots

@@ -2,11 +2,13 @@
  * cs_sim.c - cs_sim_run: SimGrid set-up, the driver actor, routes.
  *
  * Flow of one run (see cs_sim.h for the contract):
- *   1. outside SimGrid: resolve rank -> host names (map or devices in XML
- *      order), compile each distinct schedule once (cs_sim_prog.c), and
+ *   1. outside SimGrid: resolve rank -> host names (map, or the platform's
+ *      ranks: cs_platform_t.hosts), compile each distinct schedule once (cs_sim_prog.c), and
  *      allocate the run-wide work arrays sized for the largest schedule;
  *   2. simgrid_init with the model flags, load the XML through a temporary
- *      file (removed right after), install the simulated clock in cs_log;
+ *      file (removed right after; SimGrid's exceptions caught), check a
+ *      file's routes between the ranks that communicate, install the
+ *      simulated clock in cs_log;
  *   3. one driver actor (on rank 0's host) applies the calibrated factors
  *      at time 0, then for each instance starts one actor per rank on its
  *      host and waits on a barrier of P + 1 (no simulated time passes in
@@ -31,6 +33,7 @@
 #include <xbt/dynar.h>
 
 #include "cs_log.h"
+#include "cs_plat_file.h"
 #include "cs_sim_int.h"
 
 uint32_t *cs__work_q, *cs__work_sq;
@@ -73,36 +76,54 @@ void cs_sim_hosts_free(char **hosts, int n)
 int cs_sim_hosts(const cs_platform_t *plat, const cs_sim_opts_t *opts, int nranks, char ***out,
                  cs_err_t *err)
 {
-    char **dev = NULL, **v = NULL;
-    int ndev = 0, st;
+    const char *const *src = NULL;
+    char **own = NULL;
+    uint64_t nown = 0;
+    if (!(opts && opts->map) && plat && !plat->hosts && plat->xml) {
+        /* a platform built by hand as XML text: its ranks from the text */
+        int st = cs__xml_rank_hosts(plat->xml, &own, &nown, err);
+        if (st != CS_OK)
+            return st;
+        if ((uint64_t)nranks > nown) {
+            cs_sim_hosts_free(own, (int)nown);
+            return cs_err_set(err, CS_ERR_INVAL, "sim: %d ranks but platform %s has only %llu hosts",
+                              nranks, plat->name, (unsigned long long)nown);
+        }
+        for (uint64_t i = (uint64_t)nranks; i < nown; i++)
+            free(own[i]);
+        *out = own;
+        return CS_OK;
+    }
     if (opts && opts->map) {
         if (nranks > opts->nmap)
             return cs_err_set(err, CS_ERR_INVAL, "sim: %d ranks but the map names only %d hosts",
                               nranks, opts->nmap);
-        v = calloc((size_t)nranks + 1, sizeof(char *));
-        if (!v)
+        src = opts->map;
+    } else {
+        /* the platform's ranks (platforms/cs_platform.h: devices in document
+         * order, or every host by name when none is marked) */
+        if (!plat || !plat->hosts || plat->ndevices == 0)
+            return cs_err_set(err, CS_ERR_INVAL, "sim: platform %s has no host a rank can use",
+                              plat ? plat->name : "(none)");
+        if ((uint64_t)nranks > plat->ndevices)
+            return cs_err_set(err, CS_ERR_INVAL,
+                              "sim: %d ranks but platform %s has only %llu %s (%s); fewer ranks "
+                              "or a --map naming hosts",
+                              nranks, plat->name, (unsigned long long)plat->ndevices,
+                              plat->rank_noun, plat->rank_rule);
+        src = (const char *const *)plat->hosts;
+    }
+    char **v = calloc((size_t)nranks + 1, sizeof(char *));
+    if (!v)
+        return cs_err_set(err, CS_ERR_NOMEM, "sim: out of memory");
+    for (int r = 0; r < nranks; r++) {
+        v[r] = strdup(src[r]);
+        if (!v[r]) {
+            cs_sim_hosts_free(v, r);
             return cs_err_set(err, CS_ERR_NOMEM, "sim: out of memory");
-        for (int r = 0; r < nranks; r++) {
-            v[r] = strdup(opts->map[r]);
-            if (!v[r]) {
-                cs_sim_hosts_free(v, r);
-                return cs_err_set(err, CS_ERR_NOMEM, "sim: out of memory");
-            }
         }
-        *out = v;
-        return CS_OK;
     }
-    st = cs__xml_devices(plat->xml, &dev, &ndev, err);
-    if (st != CS_OK)
-        return st;
-    if (nranks > ndev) {
-        cs_sim_hosts_free(dev, ndev);
-        return cs_err_set(err, CS_ERR_INVAL, "sim: %d ranks but platform %s has only %d devices",
-                          nranks, plat->name, ndev);
-    }
-    for (int i = nranks; i < ndev; i++)
-        free(dev[i]);
-    *out = dev;
+    *out = v;
     return CS_OK;
 }
 
@@ -199,47 +220,108 @@ static void driver_main(int argc, char **argv)
 
 /* ---- set-up ----------------------------------------------------------------- */
 
-/* A platform that is not a preset is checked in a child first (SimGrid
- * aborts the process on what it cannot load). */
-static int is_preset(const cs_platform_t *plat)
+/* Load the platform: a preset's XML as generated; a file as SimGrid
+ * already built it once when it was opened (platforms/cs_plat_sg.cpp, in a
+ * child, with its checks), in the ideal model with its <link>s that have
+ * no sharing_policy made split-duplex (cs_platform_sim_text).  SimGrid's
+ * exceptions are caught (cs__plat_sg_load); a file's derived tiers are set
+ * as link properties, which the calibrated model and traces read. */
+static int load_xml(const cs_platform_t *plat, cs_sim_model_t model, cs_err_t *err)
 {
-    for (int i = 0; i < cs_platform_preset_count(); i++)
-        if (strcmp(plat->name, cs_platform_preset_name(i)) == 0)
-            return 1;
-    return 0;
-}
-
-static int load_xml(const cs_platform_t *plat, cs_err_t *err)
-{
-    const char *xml = plat->xml;
+    char *xml = NULL;
+    int st = cs_platform_sim_text(plat, model == CS_SIM_IDEAL, &xml, err);
+    if (st != CS_OK)
+        return st;
     const char *dir = getenv("TMPDIR");
     char path[4096];
     snprintf(path, sizeof(path), "%s/cs_sim_XXXXXX.xml", dir && *dir ? dir : "/tmp");
     int fd = mkstemps(path, 4);
-    if (fd < 0)
+    if (fd < 0) {
+        free(xml);
         return cs_err_set(err, CS_ERR_IO, "sim: cannot create a temporary file in %s",
                           dir && *dir ? dir : "/tmp");
+    }
     size_t len = strlen(xml), off = 0;
     while (off < len) {
         ssize_t w = write(fd, xml + off, len - off);
         if (w <= 0) {
             close(fd);
             unlink(path);
+            free(xml);
             return cs_err_set(err, CS_ERR_IO, "sim: cannot write %s", path);
         }
         off += (size_t)w;
     }
     close(fd);
-    if (!is_preset(plat)) {
-        int st = cs__sim_probe_platform(path, plat->name, err);
-        if (st != CS_OK) {
-            unlink(path);
-            return st;
-        }
-    }
-    simgrid_load_platform(path);
+    free(xml);
+    st = cs__plat_sg_load(path, plat->is_file ? plat->name : path,
+                          plat->is_file ? plat->file : NULL, err);
     unlink(path);
-    return CS_OK;
+    return st;
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* A file's routes between the ranks that exchange messages, both ways
+ * (cs_platform_open checked every pair of a small platform, and a sample
+ * of a large one; this covers exactly what the schedules use). */
+static int check_routes(const driver_t *d, cs_err_t *err)
+{
+    if (!d->run.plat->is_file)
+        return CS_OK; /* presets: every route is generated */
+    uint64_t *pairs = NULL;
+    size_t n = 0, cap = 0;
+    int st = CS_OK;
+    for (int i = 0; i < d->n && st == CS_OK; i++) {
+        const cs_sched_t *s = d->inst[i].sched;
+        int dup = 0;
+        for (int j = 0; j < i && !dup; j++)
+            dup = d->inst[j].sched == s;
+        for (int r = 0; !dup && r < s->desc.nranks; r++)
+            for (uint32_t k = 0; k < s->ranks[r].nsteps; k++) {
+                const cs_step_t *stp = &s->ranks[r].steps[k];
+                if (stp->kind != CS_STEP_SEND || stp->peer < 0 || stp->peer == r)
+                    continue;
+                uint32_t a = (uint32_t)(r < stp->peer ? r : stp->peer);
+                uint32_t b = (uint32_t)(r < stp->peer ? stp->peer : r);
+                if (n == cap) {
+                    size_t nc = cap ? 2 * cap : 1024;
+                    uint64_t *np = realloc(pairs, nc * sizeof(*np));
+                    if (!np) {
+                        st = cs_err_set(err, CS_ERR_NOMEM, "sim: out of memory");
+                        break;
+                    }
+                    pairs = np;
+                    cap = nc;
+                }
+                pairs[n++] = ((uint64_t)a << 32) | b;
+            }
+    }
+    if (st == CS_OK && n > 0) {
+        qsort(pairs, n, sizeof(*pairs), cmp_u64);
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++)
+            if (m == 0 || pairs[m - 1] != pairs[i])
+                pairs[m++] = pairs[i];
+        const char **a = malloc(m * sizeof(char *)), **b = malloc(m * sizeof(char *));
+        if (!a || !b) {
+            st = cs_err_set(err, CS_ERR_NOMEM, "sim: out of memory");
+        } else {
+            for (size_t i = 0; i < m; i++) {
+                a[i] = d->run.host_names[pairs[i] >> 32];
+                b[i] = d->run.host_names[pairs[i] & 0xffffffffu];
+            }
+            st = cs__plat_sg_check_pairs(a, b, m, d->run.plat->file, err);
+        }
+        free(a);
+        free(b);
+    }
+    free(pairs);
+    return st;
 }
 
 static double sim_clock(void)
@@ -379,7 +461,7 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
                     NULL};
     int argc = (int)(sizeof(args) / sizeof(args[0])) - 1;
     simgrid_init(&argc, args);
-    st = load_xml(plat, err);
+    st = load_xml(plat, opts_in->model, err);
     if (st != CS_OK)
         goto out;
     sim_loaded = 1;
@@ -391,6 +473,9 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
             goto out;
         }
     }
+    st = check_routes(&d, err);
+    if (st != CS_OK)
+        goto out;
     CS_INFO("sim", "SimGrid platform %s loaded in %.2f s", plat->spec[0] ? plat->spec : plat->name,
             wall_now() - w0);
     w0 = wall_now();
