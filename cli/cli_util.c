@@ -13,6 +13,9 @@
 #include "cli.h"
 #include "cs_dtype.h"
 #include "cs_text.h"
+#ifdef CS_HAVE_INTEROP
+#include "cs_msccl.h"
+#endif
 
 int cs_cli_parse_size(const char *s, uint64_t *out)
 {
@@ -129,9 +132,8 @@ int cs_cli_sizes(const char *cmd, const char *spec, size_t elem_size, uint64_t *
         return cs_cli_usage_error(cmd, "--size: the list is too long");
     snprintf(buf, sizeof(buf), "%s", spec);
     *n = 0;
-    int k = 0;
     char *save = NULL;
-    for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save), k++) {
+    for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
         uint64_t lo, hi;
         double f;
         if (cs_cli_parse_sweep(item, &lo, &hi, &f) != 0)
@@ -139,9 +141,14 @@ int cs_cli_sizes(const char *cmd, const char *spec, size_t elem_size, uint64_t *
                                       "--size: expected SIZE or MIN:MAX[:FACTOR] (MIN <= MAX, "
                                       "FACTOR > 1), found '%s'",
                                       item);
+        if (lo == 0 && hi == 0) { /* an empty collective, as nccl-tests allows */
+            if (add_size(sizes, n, 0) != 0)
+                return cs_cli_usage_error(cmd, "--size: more than %d sizes in '%s'",
+                                          CS_CLI_MAX_SIZES, spec);
+            continue;
+        }
         if (lo == 0)
-            return cs_cli_usage_error(cmd, "--size: sizes must be at least one element, found "
-                                           "'%s'", item);
+            return cs_cli_usage_error(cmd, "--size %s: a sweep starts above 0", item);
         if (elem_size && lo < elem_size)
             return cs_cli_usage_error(cmd, "--size %s: smaller than one %zu-byte element: nothing "
                                            "would move", item, elem_size);
@@ -305,5 +312,20 @@ int cs_cli_build(const char *cmd, const char *name, const cs_coll_desc_t *desc,
 
 cs_sched_t *cs_cli_load_sched(const char *path, cs_err_t *err)
 {
+#ifdef CS_HAVE_INTEROP
+    /* MSCCL XML, known by its first bytes (regular files; "-" is always
+     * collstep's own format). */
+    if (strcmp(path, "-") != 0) {
+        char head[256];
+        size_t n = 0;
+        FILE *f = fopen(path, "rb");
+        if (f != NULL) {
+            n = fread(head, 1, sizeof(head), f);
+            fclose(f);
+        }
+        if (cs_msccl_detect(head, n))
+            return cs_msccl_load_sched(path, err);
+    }
+#endif
     return cs_sched_load(path, err);
 }

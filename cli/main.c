@@ -32,10 +32,32 @@ typedef struct cli_cmd {
 #else
 #define CS_TRACE_FN NULL
 #endif
+#ifdef CS_HAVE_INTEROP
+int cs_cli_import(int argc, char **argv); /* interop/ */
+int cs_cli_export(int argc, char **argv);
+#define CS_IMPORT_FN cs_cli_import
+#define CS_EXPORT_FN cs_cli_export
+#else
+#define CS_IMPORT_FN NULL
+#define CS_EXPORT_FN NULL
+#endif
 #ifdef CS_HAVE_EXEC
 #define CS_RUN_FN cs_cli_run
 #else
 #define CS_RUN_FN NULL
+#endif
+
+#ifdef CS_HAVE_CALIBRATE
+int cs_cli_calibrate(int argc, char **argv); /* cmd_calibrate.c: exec/ + platforms/ */
+#define CS_CALIBRATE_FN cs_cli_calibrate
+#else
+#define CS_CALIBRATE_FN NULL
+#endif
+#ifdef CS_HAVE_VALIDATE
+int cs_cli_validate(int argc, char **argv); /* cmd_validate.c: exec/ + sim/ */
+#define CS_VALIDATE_FN cs_cli_validate
+#else
+#define CS_VALIDATE_FN NULL
 #endif
 
 static const cli_cmd_t commands[] = {
@@ -46,6 +68,10 @@ static const cli_cmd_t commands[] = {
     {"platform", CS_PLATFORM_FN, "list, show and export platform presets", "SimGrid and igraph"},
     {"sim", CS_SIM_FN, "simulate schedules on a platform with SimGrid", "SimGrid (-DCS_WITH_SIMGRID=ON)"},
     {"run", CS_RUN_FN, "run schedules live over libfabric (or NCCL)", "libfabric and PMIx (-DCS_WITH_EXEC=ON)"},
+    {"import", CS_IMPORT_FN, "read an MSCCL algorithm XML as a schedule", "libxml2 (libxml2-dev)"},
+    {"export", CS_EXPORT_FN, "write a schedule as an MSCCL algorithm XML", "libxml2 (libxml2-dev)"},
+    {"calibrate", CS_CALIBRATE_FN, "measure the cluster the ranks run on, write a platform", "libfabric, PMIx and SimGrid"},
+    {"validate", CS_VALIDATE_FN, "run and simulate the same schedules: measured vs predicted", "libfabric, PMIx and SimGrid"},
     {"trace", CS_TRACE_FN, "summarise a trace directory of sim --trace or run --trace", "the traces library"},
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -1,0 +1,113 @@
+/* cmd_import.c - `collstep import msccl FILE.xml`: an MSCCL algorithm as a
+ * collstep schedule (interop/cs_msccl.h, docs/msccl.md). */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cs_msccl.h"
+#include "cs_out.h"
+#include "cs_text.h"
+
+static void help(FILE *f)
+{
+    fprintf(f,
+            "usage: collstep import msccl FILE.xml [--inplace | --outofplace] [--origins]\n"
+            "                             [-o FILE.sched [--force]]\n"
+            "\n"
+            "Read an MSCCL algorithm (the XML of msccl-tools / MSCCLang, TACCL, TE-CCL)\n"
+            "and write it as a collstep schedule (docs/msccl.md says how every step type\n"
+            "maps).  verify, stats, sim --schedule and run --schedule also take the XML\n"
+            "directly.\n"
+            "\n"
+            "  --inplace            the in-place reading (the file must allow it)\n"
+            "  --outofplace         the out-of-place reading (default when allowed)\n"
+            "  --origins            print, instead of the schedule, where each step came\n"
+            "                       from: 'RANK STEP FILE:LINE: gpu G tb T step S'\n"
+            "  -o, --output FILE    write to FILE, whole or not at all (default: stdout)\n"
+            "  --force              replace an existing FILE that is not a schedule\n"
+            "\n%s\n"
+            "example: collstep import msccl allreduce_ring.xml -o ring.sched\n",
+            cs_cli_exit_help);
+}
+
+int cs_cli_import(int argc, char **argv)
+{
+    static const struct option opts[] = {{"inplace", no_argument, 0, 'i'},
+                                         {"outofplace", no_argument, 0, 'O'},
+                                         {"origins", no_argument, 0, 'g'},
+                                         {"output", required_argument, 0, 'o'},
+                                         {"force", no_argument, 0, 'F'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    cs_msccl_opts_t mo = {.inplace = -1};
+    int origins = 0, force = 0, c;
+    const char *output = "-";
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'i':
+        case 'O':
+            if (mo.inplace >= 0)
+                return cs_cli_usage_error("import", "--inplace and --outofplace: give one");
+            mo.inplace = c == 'i';
+            break;
+        case 'g':
+            origins = 1;
+            break;
+        case 'o':
+            output = optarg;
+            break;
+        case 'F':
+            force = 1;
+            break;
+        case 'h':
+            help(stdout);
+            return CS_EXIT_OK;
+        default:
+            help(stderr);
+            return CS_EXIT_USAGE;
+        }
+    }
+    if (argc - optind != 2 || strcmp(argv[optind], "msccl") != 0) {
+        if (argc - optind >= 1 && strcmp(argv[optind], "msccl") != 0)
+            return cs_cli_usage_error("import", "unknown format '%s' (known: msccl)",
+                                      argv[optind]);
+        help(stderr);
+        return CS_EXIT_USAGE;
+    }
+    const char *path = argv[optind + 1];
+    cs_err_t err = {0};
+    cs_msccl_t *m = NULL;
+    int st = cs_msccl_load(path, &mo, &m, &err);
+    if (st != CS_OK) {
+        fprintf(stderr, "collstep import: %s\n", err.msg);
+        return st == CS_ERR_IO ? CS_EXIT_RUNTIME : CS_EXIT_USAGE;
+    }
+    int rc = CS_EXIT_OK;
+    if (origins) {
+        char where[1024];
+        for (int r = 0; r < m->nranks; r++)
+            for (uint32_t i = 0; i < m->norigin[r]; i++) {
+                cs_msccl_origin_str(m, r, i, where, sizeof(where));
+                printf("%d %u %s\n", r, i, where);
+            }
+    } else {
+        st = cs_sched_save_flags(m->sched, output, CS_OUT_STDOUT | (force ? CS_OUT_FORCE : 0),
+                                 &err);
+        if (st != CS_OK) {
+            fprintf(stderr, "collstep import: %s\n", err.msg);
+            rc = st == CS_ERR_EXISTS ? CS_EXIT_USAGE : CS_EXIT_RUNTIME;
+        } else if (strcmp(output, "-") != 0) {
+            fprintf(stderr,
+                    "collstep import: %s: %s on %d ranks, %u chunks, %llu steps (%s, "
+                    "%s) -> %s\n",
+                    path, cs_coll_name(m->sched->desc.coll), m->sched->desc.nranks,
+                    m->sched->nchunks, (unsigned long long)cs_sched_total_steps(m->sched),
+                    m->info.imported_inplace ? "in place" : "out of place", m->info.proto,
+                    output);
+        }
+    }
+    cs_msccl_destroy(m);
+    return rc;
+}

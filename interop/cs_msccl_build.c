@@ -1,0 +1,631 @@
+/*
+ * cs_msccl_build.c - a checked MSCCL algorithm (cs_msccl_read.c) becomes a
+ * collstep schedule.
+ *
+ * 1. Chunk positions.  collstep keeps every chunk at its position in the
+ *    collective's vector (chunk sizes may differ by one element when a size
+ *    does not divide; MSCCL only serves sizes that do).  in and out chunks
+ *    have fixed positions; a scratch chunk takes the position of what flows
+ *    through it: copies, reductions and messages (the k-th send of a
+ *    connection with the k-th receive) tie their two sides chunk by chunk,
+ *    solved with union-find.  Two fixed positions tied together mean the
+ *    XML moves a chunk to a place where another belongs: an error at the
+ *    step that does it.  Scratch chunk j at position p lives in the scratch
+ *    buffer whose window starts at (p - j) mod k, one buffer per distinct
+ *    offset ("s" when there is one).
+ * 2. Steps.  Per gpu, threadblocks are walked in a topological order of
+ *    their chains and cross-threadblock waits (a cycle is an error listing
+ *    it); each XML step becomes one to three collstep steps:
+ *      s     send(src)                      r     recv(dst)
+ *      rcs   recv(dst); send(dst)           cpy   copy(src -> dst)
+ *      rrc   [copy(src -> dst);] rrecv(dst) re    reduce(src -> dst)
+ *      rrcs  [copy(src -> dst);] rrecv(dst); send(dst)
+ *      rrs   copy(src -> t); rrecv(t); send(t), t a buffer of its own
+ *      nop   nop
+ *    The first waits for the last of the previous XML step of its
+ *    threadblock and of the step it depends on (depid/deps).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_msccl_int.h"
+
+typedef struct uf {
+    uint32_t *parent;
+    int64_t *pos; /* fixed position of a root, -1 free */
+} uf_t;
+
+static uint32_t uf_find(uf_t *u, uint32_t x)
+{
+    while (u->parent[x] != x) {
+        u->parent[x] = u->parent[u->parent[x]];
+        x = u->parent[x];
+    }
+    return x;
+}
+
+/* 0, or -1 when both sides have different fixed positions. */
+static int uf_union(uf_t *u, uint32_t a, uint32_t b)
+{
+    a = uf_find(u, a);
+    b = uf_find(u, b);
+    if (a == b)
+        return 0;
+    if (u->pos[a] >= 0 && u->pos[b] >= 0 && u->pos[a] != u->pos[b])
+        return -1;
+    if (u->pos[a] < 0)
+        u->pos[a] = u->pos[b];
+    u->parent[b] = a;
+    return 0;
+}
+
+typedef struct bctx {
+    xalgo_t *a;
+    cs_coll_t coll;
+    int inplace;
+    uint32_t C, k, P;
+    uint32_t win_in, win_out;
+    uint64_t *node0; /* per gpu: first slot of in, then out, then scratch */
+    uf_t uf;
+    int32_t **sbuf; /* per gpu, per scratch chunk: collstep buffer id */
+} bctx_t;
+
+static uint32_t in_base(const bctx_t *b, int r)
+{
+    return b->coll == CS_COLL_ALLGATHER ? (uint32_t)r * b->k : 0;
+}
+static uint32_t out_base(const bctx_t *b, int r)
+{
+    return b->coll == CS_COLL_REDUCE_SCATTER ? (uint32_t)r * b->k : 0;
+}
+
+/* Slot of chunk `off` of MSCCL buffer `buf` on gpu r. */
+static uint64_t slot(const bctx_t *b, int r, int buf, int off)
+{
+    uint64_t n0 = b->node0[r];
+    if (buf == XB_I) {
+        if (b->inplace) /* i is the part of out holding the input */
+            return n0 + b->win_in + in_base(b, r) - out_base(b, r) + (uint64_t)off;
+        return n0 + (uint64_t)off;
+    }
+    if (buf == XB_O)
+        return n0 + b->win_in + (uint64_t)off;
+    return n0 + b->win_in + b->win_out + (uint64_t)off;
+}
+
+static int tie(bctx_t *b, int ra, int bufa, int offa, int rb, int bufb, int offb, int cnt,
+               const xgpu_t *g, const xtb_t *tb, const xstep_t *x, cs_err_t *err)
+{
+    for (int i = 0; i < cnt; i++) {
+        uint64_t sa = slot(b, ra, bufa, offa + i), sb = slot(b, rb, bufb, offb + i);
+        if (uf_union(&b->uf, (uint32_t)sa, (uint32_t)sb) == 0)
+            continue;
+        static const char *const bn[] = {"i", "o", "s"};
+        int64_t pa = b->uf.pos[uf_find(&b->uf, (uint32_t)sa)];
+        int64_t pb = b->uf.pos[uf_find(&b->uf, (uint32_t)sb)];
+        return cs_err_set(err, CS_ERR_PARSE,
+                          "%s:%u: gpu %d tb %d step %d (%s): gpu %d %s[%d] (chunk %lld of the "
+                          "vector) and gpu %d %s[%d] (chunk %lld) would hold the same data: "
+                          "the algorithm moves a chunk to where another belongs",
+                          b->a->fname, x->line, g->id, tb->id, x->s,
+                          cs__msccl_type_name(x->type), ra, bn[bufa], offa + i, (long long)pa,
+                          rb, bn[bufb], offb + i, (long long)pb);
+    }
+    return CS_OK;
+}
+
+/* The receiving threadblock of gpu r's connection (send peer, chan). */
+static xtb_t *recv_tb(xalgo_t *a, int from, int to, int chan)
+{
+    xgpu_t *g = &a->gpu[to];
+    for (int t = 0; t < g->n; t++)
+        if (g->tb[t].recv == from && g->tb[t].chan == chan)
+            return &g->tb[t];
+    return NULL;
+}
+
+/* MSCCL buffer / offset of the data a step sends, and of what it receives. */
+static void sent_operand(const xstep_t *x, int *buf, int *off)
+{
+    int use_dst = x->type == X_RCS || x->type == X_RRCS;
+    *buf = use_dst ? x->dstbuf : x->srcbuf;
+    *off = use_dst ? x->dstoff : x->srcoff;
+}
+static void recv_operand(const xstep_t *x, int *buf, int *off)
+{
+    int use_src = x->type == X_RRS;
+    *buf = use_src ? x->srcbuf : x->dstbuf;
+    *off = use_src ? x->srcoff : x->dstoff;
+}
+
+static int positions(bctx_t *b, cs_err_t *err)
+{
+    xalgo_t *a = b->a;
+    uint64_t total = 0;
+    b->node0 = calloc(b->P, sizeof(*b->node0));
+    if (b->node0 == NULL)
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    for (uint32_t r = 0; r < b->P; r++) {
+        b->node0[r] = total;
+        total += (uint64_t)b->win_in + b->win_out + (uint64_t)a->gpu[r].schunks;
+    }
+    if (total > CS_MSCCL_MAX_SLOTS)
+        return cs_err_set(err, CS_ERR_PARSE, "%s:%u: %llu chunk slots over all gpus: more than "
+                          "the %u this importer takes", a->fname, a->line,
+                          (unsigned long long)total, (unsigned)CS_MSCCL_MAX_SLOTS);
+    b->uf.parent = malloc((total ? total : 1) * sizeof(uint32_t));
+    b->uf.pos = malloc((total ? total : 1) * sizeof(int64_t));
+    if (b->uf.parent == NULL || b->uf.pos == NULL)
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    for (uint32_t r = 0; r < b->P; r++) {
+        uint64_t n0 = b->node0[r], nsc = (uint64_t)a->gpu[r].schunks;
+        for (uint64_t i = 0; i < (uint64_t)b->win_in + b->win_out + nsc; i++) {
+            b->uf.parent[n0 + i] = (uint32_t)(n0 + i);
+            if (i < b->win_in)
+                b->uf.pos[n0 + i] = (in_base(b, (int)r) + i) % b->k;
+            else if (i < (uint64_t)b->win_in + b->win_out)
+                b->uf.pos[n0 + i] = (out_base(b, (int)r) + i - b->win_in) % b->k;
+            else
+                b->uf.pos[n0 + i] = -1;
+        }
+    }
+    int rc;
+    for (uint32_t r = 0; r < b->P; r++) {
+        xgpu_t *g = &a->gpu[r];
+        for (int t = 0; t < g->n; t++) {
+            xtb_t *tb = &g->tb[t];
+            xtb_t *peer = tb->send >= 0 ? recv_tb(a, (int)r, tb->send, tb->chan) : NULL;
+            int k = 0; /* receive-carrying steps of peer already paired */
+            for (int s = 0; s < tb->n; s++) {
+                xstep_t *x = &tb->st[s];
+                int local = x->type == X_CPY || x->type == X_RE ||
+                            ((x->type == X_RRC || x->type == X_RRCS) &&
+                             !(x->srcbuf == x->dstbuf && x->srcoff == x->dstoff));
+                if (local && (rc = tie(b, (int)r, x->srcbuf, x->srcoff, (int)r, x->dstbuf,
+                                       x->dstoff, x->cnt, g, tb, x, err)))
+                    return rc;
+                if (!cs__msccl_has_send(x->type) || peer == NULL)
+                    continue;
+                while (k < peer->n && !cs__msccl_has_recv(peer->st[k].type))
+                    k++;
+                if (k == peer->n)
+                    continue; /* unmatched: the verifier says so */
+                const xstep_t *y = &peer->st[k++];
+                int sb, so, rb, ro;
+                sent_operand(x, &sb, &so);
+                recv_operand(y, &rb, &ro);
+                int cnt = x->cnt < y->cnt ? x->cnt : y->cnt;
+                if ((rc = tie(b, (int)r, sb, so, tb->send, rb, ro, cnt, g, tb, x, err)))
+                    return rc;
+            }
+        }
+    }
+    return CS_OK;
+}
+
+/* Scratch chunk positions -> scratch buffers of the schedule. */
+static int scratch_buffers(bctx_t *b, cs_sched_t *s, cs_err_t *err)
+{
+    b->sbuf = calloc(b->P, sizeof(*b->sbuf));
+    if (b->sbuf == NULL)
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    for (uint32_t r = 0; r < b->P; r++) {
+        int ns = b->a->gpu[r].schunks;
+        if (ns == 0)
+            continue;
+        b->sbuf[r] = malloc((size_t)ns * sizeof(int32_t));
+        uint32_t *delta = malloc((size_t)ns * sizeof(uint32_t));
+        if (b->sbuf[r] == NULL || delta == NULL) {
+            free(delta);
+            return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+        }
+        /* A chunk nothing fixes follows its left neighbour (one buffer). */
+        uint32_t cur = 0;
+        for (int j = 0; j < ns; j++) {
+            uint32_t root = uf_find(&b->uf, (uint32_t)slot(b, (int)r, XB_S, j));
+            if (b->uf.pos[root] >= 0) {
+                cur = (uint32_t)((b->uf.pos[root] + b->k - (uint32_t)j % b->k) % b->k);
+                break;
+            }
+        }
+        int ndistinct = 1;
+        for (int j = 0; j < ns; j++) {
+            uint32_t root = uf_find(&b->uf, (uint32_t)slot(b, (int)r, XB_S, j));
+            if (b->uf.pos[root] < 0)
+                b->uf.pos[root] = (int64_t)(((uint64_t)j + cur) % b->k);
+            delta[j] = (uint32_t)((b->uf.pos[root] + b->k - (uint32_t)j % b->k) % b->k);
+            cur = delta[j];
+            if (delta[j] != delta[0])
+                ndistinct = 2;
+        }
+        for (int j = 0; j < ns; j++) {
+            int found = -1;
+            for (int i = 0; i < j && found < 0; i++)
+                if (delta[i] == delta[j])
+                    found = b->sbuf[r][i];
+            if (found < 0) {
+                char name[CS_BUF_NAME_MAX];
+                if (ndistinct == 1)
+                    snprintf(name, sizeof(name), "s");
+                else
+                    snprintf(name, sizeof(name), "s_at%u", delta[j]);
+                found = cs_sched_add_buffer(s, (int)r, name, delta[j], (uint32_t)ns);
+                if (found < 0) {
+                    free(delta);
+                    return cs_err_set(err, s->err.code, "%s", s->err.msg);
+                }
+            }
+            b->sbuf[r][j] = found;
+        }
+        free(delta);
+    }
+    return CS_OK;
+}
+
+/* The schedule range of MSCCL operand (buf, off, cnt) on gpu r. */
+static int range_of(bctx_t *b, int r, int buf, int off, int cnt, const xgpu_t *g,
+                    const xtb_t *tb, const xstep_t *x, cs_range_t *out, cs_err_t *err)
+{
+    if (buf == XB_I && !b->inplace) {
+        *out = cs_rng(CS_BUF_IN, (uint32_t)off, (uint32_t)cnt);
+    } else if (buf == XB_I) {
+        *out = cs_rng(CS_BUF_OUT, (uint32_t)off + in_base(b, r) - out_base(b, r), (uint32_t)cnt);
+    } else if (buf == XB_O) {
+        *out = cs_rng(CS_BUF_OUT, (uint32_t)off, (uint32_t)cnt);
+    } else {
+        int id = b->sbuf[r][off];
+        for (int i = 1; i < cnt; i++)
+            if (b->sbuf[r][off + i] != id)
+                return cs_err_set(err, CS_ERR_UNSUPPORTED,
+                                  "%s:%u: gpu %d tb %d step %d (%s): scratch chunks s[%d:%d] "
+                                  "hold chunks that are not neighbours in the vector; collstep "
+                                  "moves only such runs in one step (split the step)",
+                                  b->a->fname, x->line, g->id, tb->id, x->s,
+                                  cs__msccl_type_name(x->type), off, off + cnt);
+        *out = cs_rng(id, (uint32_t)off, (uint32_t)cnt);
+    }
+    return CS_OK;
+}
+
+typedef struct emit {
+    cs_msccl_t *m;
+    int r;
+    cs_msccl_origin_t o;
+    uint32_t cap;
+} emit_t;
+
+static int64_t emit_step(cs_sched_t *s, emit_t *e, const cs_step_t *st, const uint32_t *deps,
+                         uint32_t nd)
+{
+    int64_t i = cs_sched_add(s, e->r, st, deps, nd);
+    if (i < 0)
+        return -1;
+    uint32_t *n = &e->m->norigin[e->r];
+    if (*n == e->cap) {
+        uint32_t cap = e->cap ? 2 * e->cap : 16;
+        cs_msccl_origin_t *v = realloc(e->m->origin[e->r], cap * sizeof(*v));
+        if (v == NULL) {
+            cs_err_set(&s->err, CS_ERR_NOMEM, "out of memory");
+            return -1;
+        }
+        e->m->origin[e->r] = v;
+        e->cap = cap;
+    }
+    e->m->origin[e->r][(*n)++] = e->o;
+    return i;
+}
+
+/* MSCCL sends are eager: a send is done once its data sits in the
+ * connection's buffer, so the threadblock goes on without its receiver.
+ * collstep's send completes with its receive; so no step waits for a send
+ * (the threadblock's chain skips it), and a send whose source a later step
+ * could overwrite (the same threadblock writes it, or the threadblock lets
+ * others go on after it with hasdep) first copies it to a buffer of its own,
+ * the model of the connection's buffer. */
+static int writes(const xstep_t *x)
+{
+    return x->type == X_R || x->type == X_RCS || x->type == X_RRC || x->type == X_RRCS ||
+           x->type == X_CPY || x->type == X_RE;
+}
+
+static int overlap(const bctx_t *b, int r, int ba, int oa, int na, int bb, int ob, int nb)
+{
+    uint64_t a0 = slot(b, r, ba, oa), b0 = slot(b, r, bb, ob);
+    return a0 < b0 + (uint64_t)nb && b0 < a0 + (uint64_t)na;
+}
+
+static int needs_copy(const bctx_t *b, const xgpu_t *g, const xtb_t *tb, int i, int buf, int off)
+{
+    const xstep_t *x = &tb->st[i];
+    int signals = 0;
+    for (int j = i; j < tb->n; j++) {
+        const xstep_t *y = &tb->st[j];
+        signals |= y->hasdep;
+        if (j > i && writes(y) && overlap(b, g->id, buf, off, x->cnt, y->dstbuf, y->dstoff, y->cnt))
+            return 1;
+    }
+    if (!signals)
+        return 0;
+    for (int t = 0; t < g->n; t++)
+        for (int j = 0; t != tb->id && j < g->tb[t].n; j++) {
+            const xstep_t *y = &g->tb[t].st[j];
+            if (writes(y) && overlap(b, g->id, buf, off, x->cnt, y->dstbuf, y->dstoff, y->cnt))
+                return 1;
+        }
+    return 0;
+}
+
+static int emit_xstep(bctx_t *b, cs_sched_t *s, emit_t *e, const xgpu_t *g, const xtb_t *tb,
+                      xstep_t *x, cs_err_t *err)
+{
+    uint32_t deps[2], nd = 0;
+    if (x->s > 0 && tb->st[x->s - 1].chain >= 0)
+        deps[nd++] = (uint32_t)tb->st[x->s - 1].chain;
+    if (x->wait_tb >= 0 && g->tb[x->wait_tb].st[x->wait_step].chain >= 0)
+        deps[nd++] = (uint32_t)g->tb[x->wait_tb].st[x->wait_step].chain;
+    if (nd == 2 && deps[0] == deps[1])
+        nd = 1;
+    cs_range_t src = {0, 0, 0}, dst = {0, 0, 0};
+    int rc;
+    int has_src = x->type == X_S || x->type == X_RRS || x->type == X_RRC ||
+                  x->type == X_RRCS || x->type == X_CPY || x->type == X_RE;
+    int has_dst = x->type != X_S && x->type != X_RRS && x->type != X_NOP;
+    if (has_src &&
+        (rc = range_of(b, e->r, x->srcbuf, x->srcoff, x->cnt, g, tb, x, &src, err)) != CS_OK)
+        return rc;
+    if (has_dst &&
+        (rc = range_of(b, e->r, x->dstbuf, x->dstoff, x->cnt, g, tb, x, &dst, err)) != CS_OK)
+        return rc;
+    e->o = (cs_msccl_origin_t){x->line, g->id, tb->id, x->s};
+    cs_step_t st;
+    memset(&st, 0, sizeof(st));
+    st.chan = (uint16_t)tb->chan;
+    st.peer = -1;
+    int64_t chain = -1, i = 0;
+    cs_range_t sent = src; /* what a send step sends */
+    switch (x->type) {
+    case X_CPY:
+    case X_RE:
+        st.kind = x->type == X_CPY ? CS_STEP_COPY : CS_STEP_REDUCE, st.src = src, st.dst = dst;
+        i = chain = emit_step(s, e, &st, deps, nd);
+        break;
+    case X_NOP:
+        st.kind = CS_STEP_NOP;
+        i = chain = emit_step(s, e, &st, deps, nd);
+        break;
+    case X_R:
+        st.kind = CS_STEP_RECV, st.peer = tb->recv, st.dst = dst;
+        i = chain = emit_step(s, e, &st, deps, nd);
+        break;
+    case X_S:
+        if (nd == 2) { /* the chain goes on from both waits */
+            cs_step_t nop = st;
+            nop.kind = CS_STEP_NOP;
+            i = emit_step(s, e, &nop, deps, nd);
+            deps[0] = (uint32_t)i, nd = 1;
+        }
+        chain = nd ? (int64_t)deps[0] : -1;
+        break;
+    case X_RRS: { /* t := src; t := t (op) message; send t */
+        cs_step_t cp = st;
+        cp.kind = CS_STEP_COPY, cp.src = src, cp.dst = cs_rng(x->tmpbuf, 0, (uint32_t)x->cnt);
+        if ((i = emit_step(s, e, &cp, deps, nd)) < 0)
+            break;
+        deps[0] = (uint32_t)i, nd = 1;
+        cs_step_t rv = st;
+        rv.kind = CS_STEP_RRECV, rv.peer = tb->recv, rv.dst = cp.dst;
+        i = chain = emit_step(s, e, &rv, deps, nd);
+        sent = cp.dst;
+        break;
+    }
+    default: { /* rcs, rrc, rrcs: [copy;] recv or rrecv into dst */
+        int reduce = x->type != X_RCS;
+        if (reduce && !(src.buf == dst.buf && src.off == dst.off)) {
+            cs_step_t cp = st;
+            cp.kind = CS_STEP_COPY, cp.src = src, cp.dst = dst;
+            if ((i = emit_step(s, e, &cp, deps, nd)) < 0)
+                break;
+            deps[0] = (uint32_t)i, nd = 1;
+        }
+        cs_step_t rv = st;
+        rv.kind = reduce ? CS_STEP_RRECV : CS_STEP_RECV, rv.peer = tb->recv, rv.dst = dst;
+        i = chain = emit_step(s, e, &rv, deps, nd);
+        sent = dst;
+        break;
+    }
+    }
+    if (i >= 0 && cs__msccl_has_send(x->type)) {
+        nd = chain >= 0 ? 1 : 0;
+        deps[0] = (uint32_t)chain;
+        if (x->type != X_RRS && x->tmpbuf >= 0) { /* eager: copy out first */
+            cs_step_t cp = st;
+            cp.kind = CS_STEP_COPY, cp.src = sent, cp.dst = cs_rng(x->tmpbuf, 0, (uint32_t)x->cnt);
+            if ((i = emit_step(s, e, &cp, deps, nd)) >= 0) {
+                chain = i;
+                deps[0] = (uint32_t)i, nd = 1;
+                sent = cp.dst;
+            }
+        }
+        if (i >= 0) {
+            cs_step_t sd = st;
+            sd.kind = CS_STEP_SEND, sd.peer = tb->send, sd.src = sent;
+            i = emit_step(s, e, &sd, deps, nd);
+        }
+    }
+    if (i < 0)
+        return cs_err_set(err, s->err.code ? s->err.code : CS_ERR_INTERNAL,
+                          "%s:%u: gpu %d tb %d step %d (%s): %s", b->a->fname, x->line, g->id,
+                          tb->id, x->s, cs__msccl_type_name(x->type), s->err.msg);
+    x->chain = chain;
+    x->emitted = 1;
+    return CS_OK;
+}
+
+/* No threadblock can go on: each waits, at its next step, for a step of
+ * another that has not run.  Follow those waits into the cycle and name it. */
+static int cycle_error(bctx_t *b, xgpu_t *g, cs_err_t *err)
+{
+    int t = 0;
+    while (t < g->n && g->tb[t].next == g->tb[t].n)
+        t++;
+    for (int hop = 0; hop < g->n; hop++) /* after n hops we are on the cycle */
+        t = g->tb[t].st[g->tb[t].next].wait_tb;
+    char msg[CS_ERR_MSG_MAX] = "";
+    size_t len = 0;
+    int start = t;
+    uint32_t line0 = g->tb[t].st[g->tb[t].next].line;
+    for (int hop = 0; hop < 8; hop++) {
+        const xstep_t *x = &g->tb[t].st[g->tb[t].next];
+        len += (size_t)snprintf(msg + len, len < sizeof(msg) ? sizeof(msg) - len : 0,
+                                "%stb %d step %d (line %u) waits for tb %d step %d",
+                                hop ? "; " : "", t, x->s, x->line, x->wait_tb, x->wait_step);
+        t = x->wait_tb;
+        if (t == start)
+            break;
+    }
+    return cs_err_set(err, CS_ERR_PARSE,
+                      "%s:%u: gpu %d: cyclic dependencies between threadblocks: %s", b->a->fname,
+                      line0, g->id, msg);
+}
+
+static int emit_gpu(bctx_t *b, cs_sched_t *s, cs_msccl_t *m, int r, cs_err_t *err)
+{
+    xgpu_t *g = &b->a->gpu[r];
+    emit_t e = {m, r, {g->line, r, -1, -1}, 0};
+    int rc;
+    for (int t = 0; t < g->n; t++) { /* rrs: a buffer for what it sends */
+        g->tb[t].next = 0;
+        for (int i = 0; i < g->tb[t].n; i++) {
+            xstep_t *x = &g->tb[t].st[i];
+            int sb = x->srcbuf, so = x->srcoff;
+            if (x->type == X_RCS || x->type == X_RRCS)
+                sb = x->dstbuf, so = x->dstoff;
+            if (x->type != X_RRS &&
+                !(cs__msccl_has_send(x->type) && needs_copy(b, g, &g->tb[t], i, sb, so)))
+                continue;
+            char name[CS_BUF_NAME_MAX];
+            snprintf(name, sizeof(name), "%s_t%d_s%d", x->type == X_RRS ? "rrs" : "fifo", t, i);
+            uint32_t pos = (uint32_t)b->uf.pos[uf_find(&b->uf, (uint32_t)slot(b, r, sb, so))];
+            x->tmpbuf = cs_sched_add_buffer(s, r, name, pos, (uint32_t)x->cnt);
+            if (x->tmpbuf < 0)
+                return cs_err_set(err, s->err.code, "%s:%u: %s", b->a->fname, x->line, s->err.msg);
+        }
+    }
+    for (;;) {
+        int progress = 0, left = 0;
+        for (int t = 0; t < g->n; t++) {
+            xtb_t *tb = &g->tb[t];
+            while (tb->next < tb->n) {
+                xstep_t *x = &tb->st[tb->next];
+                if (x->wait_tb >= 0 && !g->tb[x->wait_tb].st[x->wait_step].emitted)
+                    break;
+                if ((rc = emit_xstep(b, s, &e, g, tb, x, err)) != CS_OK)
+                    return rc;
+                tb->next++;
+                progress = 1;
+            }
+            left += tb->next < tb->n;
+        }
+        if (!left)
+            return CS_OK;
+        if (!progress)
+            return cycle_error(b, g, err);
+    }
+}
+
+static void meta(cs_sched_t *s, const cs_msccl_info_t *in, const char *fname)
+{
+    char name[48], file[64], params[CS_META_MAX + 64];
+    const char *base = strrchr(fname, '/');
+    base = base ? base + 1 : fname;
+    snprintf(name, sizeof(name), "%.47s", in->name[0] ? in->name : "-");
+    snprintf(file, sizeof(file), "%.63s", base);
+    for (char *p = name; *p; p++)
+        if ((unsigned char)*p <= ' ' || (unsigned char)*p > '~' || *p == '#')
+            *p = '_';
+    for (char *p = file; *p; p++)
+        if ((unsigned char)*p <= ' ' || (unsigned char)*p > '~' || *p == '#')
+            *p = '_';
+    snprintf(params, sizeof(params),
+             "name=%s file=%s proto=%s nchannels=%d nthreadblocks=%d nchunksperloop=%d "
+             "minBytes=%lld maxBytes=%lld inplace=%d outofplace=%d%s%s",
+             name, file, in->proto, in->nchannels, in->nthreadblocks, in->nchunksperloop,
+             (long long)in->min_bytes, (long long)in->max_bytes, in->inplace, in->outofplace,
+             in->redop[0] ? " redop=" : "", in->redop);
+    for (char *p = params; *p; p++)
+        if ((unsigned char)*p < ' ' || (unsigned char)*p > '~' || *p == '#')
+            *p = '_';
+    params[CS_META_MAX - 1] = '\0'; /* what the schedule keeps */
+    cs_sched_set_meta(s, "msccl", params);
+}
+
+int cs__msccl_build(xalgo_t *a, int inplace, cs_msccl_t *m, cs_err_t *err)
+{
+    bctx_t b;
+    memset(&b, 0, sizeof(b));
+    b.a = a;
+    b.inplace = inplace;
+    b.P = (uint32_t)a->ngpu;
+    b.C = (uint32_t)a->info.nchunksperloop;
+    b.coll = cs_coll_parse(a->info.coll);
+    if (b.coll != CS_COLL_ALLREDUCE && b.coll != CS_COLL_REDUCE_SCATTER &&
+        b.coll != CS_COLL_ALLGATHER && b.coll != CS_COLL_ALLTOALL)
+        return cs_err_set(err, CS_ERR_PARSE,
+                          "%s:%u: coll=\"%.32s\": collstep checks allreduce, reducescatter, "
+                          "allgather and alltoall (a custom collective says nothing of what "
+                          "its result must be)",
+                          a->fname, a->line, a->info.coll);
+    if (inplace && b.coll == CS_COLL_REDUCE_SCATTER)
+        return cs_err_set(err, CS_ERR_UNSUPPORTED,
+                          "%s:%u: an in-place reduce-scatter: collstep models reduce-scatter "
+                          "out of place only", a->fname, a->line);
+    int blocked = cs_coll_blocked(b.coll);
+    if (blocked && b.C % b.P != 0)
+        return cs_err_set(err, CS_ERR_PARSE,
+                          "%s:%u: nchunksperloop=\"%u\" is not a multiple of ngpus=\"%u\" (a %s "
+                          "has one block per gpu)",
+                          a->fname, a->line, b.C, b.P, cs_coll_name(b.coll));
+    b.k = blocked ? b.C / b.P : b.C;
+    b.win_in = b.coll == CS_COLL_ALLGATHER ? b.k : b.C;
+    b.win_out = b.coll == CS_COLL_REDUCE_SCATTER ? b.k : b.C;
+    for (uint32_t r = 0; r < b.P; r++) {
+        const xgpu_t *g = &a->gpu[r];
+        uint32_t wi = inplace && b.coll != CS_COLL_ALLGATHER ? b.win_out : b.win_in;
+        if ((uint32_t)g->ichunks > wi || (uint32_t)g->ochunks > b.win_out)
+            return cs_err_set(err, CS_ERR_PARSE,
+                              "%s:%u: gpu %d: i_chunks=\"%d\" o_chunks=\"%d\", but a %s of "
+                              "nchunksperloop=\"%u\" on %u gpus has %u input and %u output "
+                              "chunks",
+                              a->fname, g->line, g->id, g->ichunks, g->ochunks,
+                              cs_coll_name(b.coll), b.C, b.P, wi, b.win_out);
+    }
+    cs_coll_desc_t desc = {b.coll, (int32_t)b.P, 0, inplace};
+    int rc = CS_OK;
+    cs_sched_t *s = cs_sched_create(&desc, b.C, err);
+    if (s == NULL)
+        return err ? err->code : CS_ERR_NOMEM;
+    m->nranks = (int)b.P;
+    m->origin = calloc(b.P, sizeof(*m->origin));
+    m->norigin = calloc(b.P, sizeof(*m->norigin));
+    if (m->origin == NULL || m->norigin == NULL) {
+        rc = cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    if ((rc = positions(&b, err)) != CS_OK || (rc = scratch_buffers(&b, s, err)) != CS_OK)
+        goto out;
+    for (uint32_t r = 0; r < b.P; r++)
+        if ((rc = emit_gpu(&b, s, m, (int)r, err)) != CS_OK)
+            goto out;
+    meta(s, &a->info, a->fname);
+    m->sched = s;
+    s = NULL;
+out:
+    cs_sched_destroy(s);
+    for (uint32_t r = 0; b.sbuf && r < b.P; r++)
+        free(b.sbuf[r]);
+    free(b.sbuf);
+    free(b.node0);
+    free(b.uf.parent);
+    free(b.uf.pos);
+    return rc;
+}
