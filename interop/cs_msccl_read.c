@@ -526,8 +526,9 @@ int cs_msccl_parse(const char *buf, size_t len, const char *name, const cs_msccl
         char msg[256] = "not well-formed XML";
         if (e && e->message) {
             snprintf(msg, sizeof(msg), "%s", e->message);
+            msg[strcspn(msg, "\n")] = '\0'; /* the first line says it */
             size_t l = strlen(msg);
-            while (l && (msg[l - 1] == '\n' || msg[l - 1] == ' '))
+            while (l && msg[l - 1] == ' ')
                 msg[--l] = '\0';
         }
         rc = cs_err_set(err, CS_ERR_PARSE, "%s:%d: malformed XML: %s", fname,
@@ -566,6 +567,10 @@ out_doc:
     xmlFreeDoc(doc);
 out_ctxt:
     xmlFreeParserCtxt(ctxt);
+    if (rc != CS_OK && err) /* names and values quoted from the file: printable */
+        for (char *p = err->msg; *p; p++)
+            if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e)
+                *p = '?';
     return rc;
 }
 
