@@ -1,0 +1,72 @@
+/*
+ * cs_plat_calib.h - the SimGrid platform `collstep calibrate` writes: one
+ * SimGrid host per rank, tier-tagged links with the measured figures.
+ *
+ *     rank hosts  nA-r0  nA-r1          nB-r2  nB-r3
+ *                   |      |              |      |
+ *     tier host   lo-r0  lo-r1          lo-r2  lo-r3     (intra-host: loopback,
+ *                   \______/              \______/        shared memory, ...)
+ *                  node A                  node B
+ *     tier nic*    nic-A (UP: A->switch, DOWN: switch->A)  nic-B
+ *                      \____________ switch ____________/   (tier switch)
+ *
+ * Routes (Full routing, one per ordered pair of ranks, so a route holds
+ * exactly the links of its tier and per-tier bytes match a live trace):
+ *   same node   lo-a UP, lo-b DOWN         latency 2 x lo = the measured
+ *                                          intra-node one-way alpha
+ *   A -> B      nic-A UP, switch, nic-B DOWN
+ *                                          latency lat(A) + lat(B), the
+ *                                          measured alpha of the pair
+ * nic-A's bandwidth is node A's: the rate its ranks share when they all
+ * send off the node.  Node NIC tiers are named by rate class: "nic" for
+ * the fastest nodes, "nic-slow" (then "nic-slow2", ...) for nodes more
+ * than 15 % slower, so a slow node shows up in `collstep platform show`.
+ * Links are SPLITDUPLEX.  Where the measurement found that a pair's two
+ * directions at once get less than one direction alone (TCP through a
+ * shaper: data and the other direction's acknowledgements share the
+ * queues), the ratio rho of the two rates goes into SHARED links both
+ * directions cross, with twice rho times the one-way rate: per pair of
+ * ranks on different nodes ("duplex" tier, pair_duplex) when the pair
+ * showed it, per node when two different peers sending to and receiving
+ * from the node showed it too (node_duplex).  One direction alone is never
+ * limited by them (2 rho >= 1 for rho >= 0.5).  A host's speed is its
+ * reduction bandwidth in bytes/s (the simulator charges reduce / rrecv
+ * bytes / speed), with <prop id="device" value="cpu"/> so that ranks map
+ * to hosts in document order, and <prop id="node" value="NAME"/>.
+ * The top zone carries collstep_dims (ranks per node x nodes, when every
+ * node has the same ranks, contiguous) for `hier`, and collstep_calib.
+ *
+ * Routes grow as ranks^2: meant for the clusters a validation runs on
+ * (hundreds of ranks), not for thousands.
+ */
+#ifndef CS_PLAT_CALIB_H
+#define CS_PLAT_CALIB_H
+
+#include "cs_status.h"
+
+typedef struct cs_plat_calib_node {
+    char name[64];        /* node name (hostname or --groups name) */
+    double bw, lat;       /* NIC: bytes/s per direction, seconds per crossing */
+    char tier[16];        /* filled by cs_plat_calib_xml: nic, nic-slow, ... */
+} cs_plat_calib_node_t;
+
+typedef struct cs_plat_calib {
+    int nranks, nnodes;
+    const int *node_of;           /* rank -> node index */
+    cs_plat_calib_node_t *nodes;  /* nnodes */
+    double intra_bw, intra_lat;   /* one intra-node message: alpha (s), beta (B/s) */
+    double switch_bw;             /* the switch: bytes/s (sum of the NICs: never limits) */
+    double reduce_speed;          /* bytes/s of a host's reduction */
+    double pair_duplex;           /* rho of a pair both ways (0 or >= 0.9: no link) */
+    double node_duplex;           /* rho of a node both ways, different peers (idem) */
+    const char *comment;          /* XML comment (no "--"), or NULL */
+} cs_plat_calib_t;
+
+/* The XML text (*xml malloc'ed); fills nodes[].tier. */
+int cs_plat_calib_xml(cs_plat_calib_t *p, char **xml, cs_err_t *err);
+
+/* Whether the first bytes of a file are a platform this writer made (for
+ * core/cs_out.h: an existing -o FILE is replaced only then). */
+int cs_plat_calib_recognize(const char *head, size_t n);
+
+#endif /* CS_PLAT_CALIB_H */

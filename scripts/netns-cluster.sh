@@ -1,0 +1,231 @@
+#!/usr/bin/env bash
+# netns-cluster.sh - an emulated multi-host cluster on one machine, for
+# collstep calibrate / validate / run (docs/validation.md).
+#
+#   scripts/netns-cluster.sh [options] -- COMMAND [ARGS...]
+#
+# Builds H "hosts" (network namespaces) of R ranks each, joined through a
+# switch namespace that holds a Linux bridge:
+#
+#     host 0 (10.88.0.1)      host 1 (10.88.0.2)   ...   host H-1
+#      ranks 0..R-1            ranks R..2R-1
+#         eth0                    eth0
+#          | tbf up (host egress)  |
+#          | tbf down (switch egress toward the host)
+#      +---+-----------------------+--------- bridge br0 (switch namespace)
+#
+# Each host link is shaped in both directions with tbf (--rate for every
+# host, --host-rate I=RATE for one host: a slower host).  This kernel has
+# tbf and htb but no netem, so there is no added delay: the delay is what
+# the stack gives (veth + bridge + TCP), and the script measures and prints
+# it (a TCP ping-pong of 1 byte between host 0 and host 1, median one-way).
+# The tbf queue holds --queue bytes (default 4 MB): with tbf's usual small
+# limit TCP loses packets at the shaper and reaches about 60 % of the rate;
+# with a queue of a few bandwidth-delay products it reaches 90-95 %.
+#
+# COMMAND runs once per rank, in its host's namespace, started together,
+# with RANK, WORLD_SIZE, MASTER_ADDR (host 0), MASTER_PORT, LOCAL_RANK,
+# CS_NETNS_HOST (host index) and CS_NETNS_ADDR (its host's address) in the
+# environment; in its arguments @ADDR@ becomes the host's address and
+# @HOST@ the host index (collstep's --iface @ADDR@).  Ranks are placed host
+# by host: rank r on host r / R.  Rank 0's standard output is the script's;
+# every rank's standard error is prefixed with "[rank N] ".
+#
+# Exit status: the first failing rank's (rank 0 first), or 0; 77 when the
+# cluster cannot be built here (not root, no `ip`/`tc`, no namespaces);
+# 2 for bad options.  Everything (namespaces, veths, the ranks, the
+# temporary directory) is removed on every exit, a failure or a signal
+# included.
+#
+# Options:
+#   -H N              hosts (default 2)
+#   -R N              ranks per host (default 2)
+#   --rate RATE       tbf rate of every host link, each direction (default
+#                     200mbit; tc units)
+#   --host-rate I=RATE  the rate of host I's link (repeatable)
+#   --burst B         tbf burst (default 64kb)
+#   --queue BYTES     tbf limit (default 4mb)
+#   --port P          MASTER_PORT (default 29000 + pid % 20000)
+#   --timeout S       kill the ranks after S seconds (default 3600)
+#   --keep-going      do not kill the other ranks when one fails
+#   --quiet           do not print the cluster description
+#
+# The 2-core development machine: the rates must keep the network, not the
+# CPUs, the bound: at 200 mbit/s per host (25 MB/s) 4 hosts move at most
+# 100 MB/s through the bridge, a few percent of a core's copy rate, and the
+# ranks (8 on 2 cores) spend most of their time waiting for the shaper.
+set -u
+H=2 R=2 rate=200mbit burst=64kb queue=4mb port=$((29000 + $$ % 20000)) tmo=3600 quiet=0 keep=0
+declare -A hrate=()
+usage() { sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
+die() { echo "netns-cluster: $*" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+    case $1 in
+    -H) H=$2; shift 2 ;;
+    -R) R=$2; shift 2 ;;
+    --rate) rate=$2; shift 2 ;;
+    --host-rate) [[ $2 == *=* ]] || die "--host-rate: expected I=RATE, found '$2'"
+        hrate[${2%%=*}]=${2#*=}; shift 2 ;;
+    --burst) burst=$2; shift 2 ;;
+    --queue) queue=$2; shift 2 ;;
+    --port) port=$2; shift 2 ;;
+    --timeout) tmo=$2; shift 2 ;;
+    --keep-going) keep=1; shift ;;
+    --quiet) quiet=1; shift ;;
+    -h|--help) usage; exit 0 ;;
+    --) shift; break ;;
+    *) die "unknown option '$1' (see --help)" ;;
+    esac
+done
+[ $# -gt 0 ] || die "no command given (see --help)"
+[[ $H =~ ^[0-9]+$ && $H -ge 1 && $H -le 200 ]] || die "-H: expected 1..200 hosts, found '$H'"
+[[ $R =~ ^[0-9]+$ && $R -ge 1 && $R -le 64 ]] || die "-R: expected 1..64 ranks per host, found '$R'"
+for i in "${!hrate[@]}"; do
+    [[ $i =~ ^[0-9]+$ && $i -lt $H ]] || die "--host-rate: no host '$i' (hosts 0..$((H - 1)))"
+done
+skip() { echo "netns-cluster: SKIP: $*" >&2; exit 77; }
+[ "$(id -u)" = 0 ] || skip "not root (network namespaces need CAP_NET_ADMIN)"
+command -v ip >/dev/null || skip "no ip command (iproute2)"
+command -v tc >/dev/null || skip "no tc command (iproute2)"
+
+tag=cs$$
+sw=${tag}sw
+tmp=$(mktemp -d /tmp/netns-cluster.XXXXXX)
+pids=()
+nslist=()
+cleanup() {
+    local n p
+    # every process still inside one of our namespaces (the ranks and what
+    # they started), TERM then KILL
+    for n in "${nslist[@]}"; do
+        for p in $(ip netns pids "$n" 2>/dev/null); do kill -TERM "$p" 2>/dev/null; done
+    done
+    for _ in 1 2 3 4 5 6 7 8 9 10; do
+        p=""
+        for n in "${nslist[@]}"; do p+=$(ip netns pids "$n" 2>/dev/null); done
+        [ -z "$p" ] && break
+        sleep 0.1
+    done
+    for n in "${nslist[@]}"; do
+        for p in $(ip netns pids "$n" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
+    done
+    wait 2>/dev/null
+    for n in "${nslist[@]}"; do ip netns del "$n" 2>/dev/null; done
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+
+addr() { echo "10.88.$(($1 / 250)).$(($1 % 250 + 1))"; }
+ip netns add "$sw" 2>/dev/null || skip "cannot create network namespaces"
+nslist+=("$sw")
+ip -n "$sw" link set lo up
+ip -n "$sw" link add br0 type bridge || skip "cannot create a bridge"
+ip -n "$sw" link set br0 up
+for ((h = 0; h < H; h++)); do
+    ns=${tag}h$h
+    ip netns add "$ns" || skip "cannot create network namespace $ns"
+    nslist+=("$ns")
+    ip link add eth0 netns "$ns" type veth peer name p$h netns "$sw" 2>/dev/null ||
+        skip "cannot create a veth pair"
+    r=${hrate[$h]:-$rate}
+    ip -n "$ns" link set lo up &&
+        ip -n "$ns" addr add "$(addr $h)/16" dev eth0 &&
+        ip -n "$ns" link set eth0 up &&
+        ip -n "$sw" link set p$h master br0 &&
+        ip -n "$sw" link set p$h up || skip "cannot configure host $h's link"
+    # both directions: host egress (up) and the switch port's egress (down)
+    ip netns exec "$ns" tc qdisc add dev eth0 root tbf rate "$r" burst "$burst" limit "$queue" &&
+        ip netns exec "$sw" tc qdisc add dev p$h root tbf rate "$r" burst "$burst" limit "$queue" ||
+        skip "cannot shape host $h's link with tbf (rate $r burst $burst limit $queue)"
+done
+
+# the delay the stack gives: 1-byte TCP ping-pong host 0 <-> host 1 (or
+# host 0's loopback with one host), median of 2000 round trips / 2
+pingpong() {
+    local dst=$1 cmdns=$2
+    ip netns exec "${tag}h0" python3 - "$(addr 0)" <<'EOF' &
+import socket, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((sys.argv[1], 28999)); s.listen(1); s.settimeout(10)
+c, _ = s.accept(); c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+while True:
+    b = c.recv(1)
+    if not b: break
+    c.sendall(b)
+EOF
+    local srv=$!
+    ip netns exec "$cmdns" python3 - "$(addr 0)" <<'EOF'
+import socket, sys, time
+for _ in range(100):
+    try:
+        s = socket.create_connection((sys.argv[1], 28999), timeout=5); break
+    except OSError:
+        time.sleep(0.05)
+s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+t = []
+for i in range(2200):
+    a = time.perf_counter_ns(); s.sendall(b'x'); s.recv(1); t.append(time.perf_counter_ns() - a)
+t = sorted(t[200:])
+print("%.1f" % (t[len(t) // 2] / 2000.0))
+EOF
+    wait $srv 2>/dev/null
+}
+delay=""
+if command -v python3 >/dev/null; then
+    delay=$(pingpong 0 "${tag}h$((H > 1 ? 1 : 0))" 2>/dev/null)
+fi
+if [ $quiet = 0 ]; then
+    {
+        echo "netns-cluster: $H hosts x $R ranks, bridge in namespace $sw, addresses $(addr 0) .. $(addr $((H - 1)))"
+        for ((h = 0; h < H; h++)); do
+            echo "netns-cluster:   host $h: namespace ${tag}h$h, $(addr $h), ranks $((h * R))..$((h * R + R - 1)), tbf rate ${hrate[$h]:-$rate} burst $burst limit $queue each direction"
+        done
+        echo "netns-cluster: no netem: delay is the stack's; measured TCP one-way (1 B ping-pong, median): ${delay:-not measured (no python3)} us"
+    } >&2
+fi
+[ -n "$delay" ] && echo "$delay" >"$tmp/delay" && [ -n "${CS_NETNS_DELAY_FILE:-}" ] && cp "$tmp/delay" "$CS_NETNS_DELAY_FILE"
+
+N=$((H * R))
+exec 3>&1
+for ((r = 0; r < N; r++)); do
+    h=$((r / R))
+    args=()
+    for a in "$@"; do a=${a//@ADDR@/$(addr $h)}; args+=("${a//@HOST@/$h}"); done
+    (
+        set -o pipefail
+        if [ $r = 0 ]; then exec 4>&3; else exec 4>"$tmp/out$r"; fi
+        ip netns exec "${tag}h$h" env -u PMIX_RANK -u PMIX_NAMESPACE RANK=$r WORLD_SIZE=$N \
+            LOCAL_RANK=$((r % R)) MASTER_ADDR="$(addr 0)" MASTER_PORT=$port CS_NETNS_HOST=$h \
+            CS_NETNS_ADDR="$(addr $h)" timeout "$tmo" "${args[@]}" 2>&1 >&4 </dev/null 4>&- |
+            sed -u "s/^/[rank $r] /" >&2
+    ) &
+    pids+=($!)
+done
+rc=0
+left=$N
+declare -A done_rc=()
+# wait for the ranks; the first failure (unless --keep-going) stops the others
+while [ $left -gt 0 ]; do
+    wait -n -p who "${pids[@]}" 2>/dev/null
+    st=$?
+    [ -z "${who:-}" ] && break
+    for r in "${!pids[@]}"; do
+        if [ "${pids[$r]}" = "$who" ]; then done_rc[$r]=$st; fi
+    done
+    left=$((left - 1))
+    if [ $st != 0 ] && [ $keep = 0 ] && [ $rc = 0 ]; then
+        rc=$st
+        # let the others notice and say why themselves, then stop them
+        for _ in $(seq 50); do [ -z "$(jobs -rp)" ] && break; sleep 0.1; done
+        for n in "${nslist[@]}"; do
+            for p in $(ip netns pids "$n" 2>/dev/null); do kill -TERM "$p" 2>/dev/null; done
+        done
+    fi
+done
+wait
+[ -n "${done_rc[0]:-}" ] && [ "${done_rc[0]}" != 0 ] && rc=${done_rc[0]}
+for ((r = 1; r < N; r++)); do [ -s "$tmp/out$r" ] && [ "${CS_NETNS_ALL_OUT:-0}" = 1 ] && sed "s/^/[rank $r out] /" "$tmp/out$r"; done
+exit $rc
