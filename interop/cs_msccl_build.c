@@ -68,6 +68,7 @@ typedef struct bctx {
     uint64_t *node0; /* per gpu: first slot of in, then out, then scratch */
     uf_t uf;
     int32_t **sbuf; /* per gpu, per scratch chunk: collstep buffer id */
+    int32_t **sfirst; /* ... and the first scratch chunk of that buffer */
 } bctx_t;
 
 static uint32_t in_base(const bctx_t *b, int r)
@@ -207,7 +208,8 @@ static int positions(bctx_t *b, cs_err_t *err)
 static int scratch_buffers(bctx_t *b, cs_sched_t *s, cs_err_t *err)
 {
     b->sbuf = calloc(b->P, sizeof(*b->sbuf));
-    if (b->sbuf == NULL)
+    b->sfirst = calloc(b->P, sizeof(*b->sfirst));
+    if (b->sbuf == NULL || b->sfirst == NULL)
         return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
     for (uint32_t r = 0; r < b->P; r++) {
         int ns = b->a->gpu[r].schunks;
@@ -238,24 +240,39 @@ static int scratch_buffers(bctx_t *b, cs_sched_t *s, cs_err_t *err)
             if (delta[j] != delta[0])
                 ndistinct = 2;
         }
+        /* One buffer per offset, its window from the first to the last
+         * scratch chunk at that offset. */
+        b->sfirst[r] = malloc((size_t)ns * sizeof(int32_t));
+        if (b->sfirst[r] == NULL) {
+            free(delta);
+            return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+        }
         for (int j = 0; j < ns; j++) {
-            int found = -1;
-            for (int i = 0; i < j && found < 0; i++)
+            int first = -1, lastj = j;
+            for (int i = 0; i < j && first < 0; i++)
                 if (delta[i] == delta[j])
-                    found = b->sbuf[r][i];
-            if (found < 0) {
-                char name[CS_BUF_NAME_MAX];
-                if (ndistinct == 1)
-                    snprintf(name, sizeof(name), "s");
-                else
-                    snprintf(name, sizeof(name), "s_at%u", delta[j]);
-                found = cs_sched_add_buffer(s, (int)r, name, delta[j], (uint32_t)ns);
-                if (found < 0) {
-                    free(delta);
-                    return cs_err_set(err, s->err.code, "%s", s->err.msg);
-                }
+                    first = i;
+            if (first >= 0) {
+                b->sbuf[r][j] = b->sbuf[r][first];
+                b->sfirst[r][j] = b->sfirst[r][first];
+                continue;
             }
-            b->sbuf[r][j] = found;
+            for (int i = j; i < ns; i++)
+                if (delta[i] == delta[j])
+                    lastj = i;
+            char name[CS_BUF_NAME_MAX];
+            if (ndistinct == 1)
+                snprintf(name, sizeof(name), "s");
+            else
+                snprintf(name, sizeof(name), "s%d", j);
+            int id = cs_sched_add_buffer(s, (int)r, name, delta[j] + (uint32_t)j,
+                                         (uint32_t)(lastj - j + 1));
+            if (id < 0) {
+                free(delta);
+                return cs_err_set(err, s->err.code, "%s", s->err.msg);
+            }
+            b->sbuf[r][j] = id;
+            b->sfirst[r][j] = j;
         }
         free(delta);
     }
@@ -282,7 +299,7 @@ static int range_of(bctx_t *b, int r, int buf, int off, int cnt, const xgpu_t *g
                                   "moves only such runs in one step (split the step)",
                                   b->a->fname, x->line, g->id, tb->id, x->s,
                                   cs__msccl_type_name(x->type), off, off + cnt);
-        *out = cs_rng(id, (uint32_t)off, (uint32_t)cnt);
+        *out = cs_rng(id, (uint32_t)(off - b->sfirst[r][off]), (uint32_t)cnt);
     }
     return CS_OK;
 }
@@ -334,6 +351,19 @@ static int overlap(const bctx_t *b, int r, int ba, int oa, int na, int bb, int o
     return a0 < b0 + (uint64_t)nb && b0 < a0 + (uint64_t)na;
 }
 
+/* Mark in seen[] (per threadblock t: from off[t]) the steps that step
+ * (t, i) waits for, directly or not, on its gpu. */
+static void mark_before(const xgpu_t *g, const int *off, uint8_t *seen, int t, int i)
+{
+    while (i >= 0 && !seen[off[t] + i]) {
+        seen[off[t] + i] = 1;
+        const xstep_t *x = &g->tb[t].st[i];
+        if (x->wait_tb >= 0)
+            mark_before(g, off, seen, x->wait_tb, x->wait_step);
+        i--;
+    }
+}
+
 static int needs_copy(const bctx_t *b, const xgpu_t *g, const xtb_t *tb, int i, int buf, int off)
 {
     const xstep_t *x = &tb->st[i];
@@ -346,13 +376,28 @@ static int needs_copy(const bctx_t *b, const xgpu_t *g, const xtb_t *tb, int i, 
     }
     if (!signals)
         return 0;
+    /* Writers on other threadblocks that do not come before the send. */
+    int *offs = malloc((size_t)(g->n + 1) * sizeof(int)), total = 0;
+    if (offs == NULL)
+        return 1; /* the safe answer */
     for (int t = 0; t < g->n; t++)
-        for (int j = 0; t != tb->id && j < g->tb[t].n; j++) {
+        offs[t] = total, total += g->tb[t].n;
+    uint8_t *seen = calloc((size_t)total + 1, 1);
+    if (seen == NULL) {
+        free(offs);
+        return 1;
+    }
+    mark_before(g, offs, seen, tb->id, i);
+    int need = 0;
+    for (int t = 0; t < g->n && !need; t++)
+        for (int j = 0; t != tb->id && j < g->tb[t].n && !need; j++) {
             const xstep_t *y = &g->tb[t].st[j];
-            if (writes(y) && overlap(b, g->id, buf, off, x->cnt, y->dstbuf, y->dstoff, y->cnt))
-                return 1;
+            need = !seen[offs[t] + j] && writes(y) &&
+                   overlap(b, g->id, buf, off, x->cnt, y->dstbuf, y->dstoff, y->cnt);
         }
-    return 0;
+    free(seen);
+    free(offs);
+    return need;
 }
 
 static int emit_xstep(bctx_t *b, cs_sched_t *s, emit_t *e, const xgpu_t *g, const xtb_t *tb,
@@ -623,7 +668,10 @@ out:
     cs_sched_destroy(s);
     for (uint32_t r = 0; b.sbuf && r < b.P; r++)
         free(b.sbuf[r]);
+    for (uint32_t r = 0; b.sfirst && r < b.P; r++)
+        free(b.sfirst[r]);
     free(b.sbuf);
+    free(b.sfirst);
     free(b.node0);
     free(b.uf.parent);
     free(b.uf.pos);

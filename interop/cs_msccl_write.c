@@ -192,6 +192,12 @@ static uint32_t waits(const effdeps_t *e, const wrank_t *w, uint32_t i, uint32_t
         else if (d > out[k])
             out[k] = d;
     }
+    for (uint32_t k = 1; k < n; k++) /* by threadblock: one order for one graph */
+        for (uint32_t j = k; j > 0 && w->tb_of[out[j]] < w->tb_of[out[j - 1]]; j--) {
+            uint32_t x = out[j];
+            out[j] = out[j - 1];
+            out[j - 1] = x;
+        }
     return n;
 }
 
