@@ -1,6 +1,6 @@
 # cmake/CollstepInstall.cmake - what `cmake --install` puts where.
 #
-#   PREFIX/bin/collstep                       RUNPATH $ORIGIN/../lib (+ CUDA's lib dir)
+#   PREFIX/bin/collstep                       RUNPATH $ORIGIN/../lib (+ CUDA's, PMIx's dirs)
 #   PREFIX/lib/libcs_<lib>.a                  one static library per folder
 #   PREFIX/lib/libcs_gpu_kernels.so           the CUDA kernels (CUDA builds only)
 #   PREFIX/include/collstep/cs_*.h            the public headers: #include <collstep/cs_sched.h>
@@ -21,10 +21,15 @@ set(CS_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/collstep)
 # Installed binaries find collstep's own shared library (libcs_gpu_kernels.so)
 # relative to themselves, so a prefix can be moved; libraries from outside
 # the build tree (CUDA's runtime and NCCL in /usr/local/cuda) keep the
-# directory they were linked from.  Set before any target is created.
-file(RELATIVE_PATH _cs_bin_to_lib ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_FULL_LIBDIR})
-set(CMAKE_INSTALL_RPATH "$ORIGIN/${_cs_bin_to_lib}")
-set(CMAKE_INSTALL_RPATH_USE_LINK_PATH ON)
+# directory they were linked from.  Set before any target is created; a
+# -DCMAKE_INSTALL_RPATH=... of the packager's wins.
+if(NOT DEFINED CMAKE_INSTALL_RPATH)
+  file(RELATIVE_PATH _cs_bin_to_lib ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_FULL_LIBDIR})
+  set(CMAKE_INSTALL_RPATH "$ORIGIN/${_cs_bin_to_lib}")
+endif()
+if(NOT DEFINED CMAKE_INSTALL_RPATH_USE_LINK_PATH)
+  set(CMAKE_INSTALL_RPATH_USE_LINK_PATH ON)
+endif()
 
 # Headers are reached as <collstep/NAME.h> both installed and in the build
 # tree: build/include/collstep/ holds a symbolic link to every public header.
@@ -90,9 +95,8 @@ function(cs_install_library tgt)
   set_property(GLOBAL APPEND PROPERTY CS_INSTALLED_TARGETS ${tgt})
 endfunction()
 
-# The pkg-config file's libraries in link order (users before what they
-# use; cs_exec_gpu calls cs_exec's bootstrap, cs_exec none of cs_exec_gpu),
-# the pkg-config modules and flags each one adds.
+# The pkg-config file's libraries in link order: users before what they
+# use (cs_exec_gpu calls cs_exec's bootstrap, cs_exec none of cs_exec_gpu).
 set(_cs_pc_order cs_sim cs_exec_gpu cs_gpu_kernels cs_exec cs_traces cs_platforms cs_algos cs_core)
 
 function(cs_install_finish)
