@@ -101,7 +101,10 @@ int cs_msccl_origin_str(const cs_msccl_t *m, int rank, int64_t step, char *buf, 
  * it) and remember its origin table for cs_msccl_origin_of; NULL and err
  * on failure.  The schedule is the caller's (cs_sched_destroy). */
 cs_sched_t *cs_msccl_load_sched(const char *path, cs_err_t *err);
-/* For a schedule returned by cs_msccl_load_sched (and still alive): the
+/* The schedule of m, handed to the caller, with m's origin table kept for
+ * cs_msccl_origin_of; m is consumed (freed or kept by that table). */
+cs_sched_t *cs_msccl_release(cs_msccl_t *m);
+/* For a schedule returned by cs_msccl_load_sched or cs_msccl_release (and still alive): the
  * origin of (rank, step) as "FILE.xml:LINE: gpu G tb T step S"; returns 1
  * when found, 0 otherwise (buf gets ""). */
 int cs_msccl_origin_of(const cs_sched_t *s, int rank, int64_t step, char *buf, size_t len);

@@ -660,6 +660,11 @@ cs_sched_t *cs_msccl_load_sched(const char *path, cs_err_t *err)
     cs_msccl_t *m = NULL;
     if (cs_msccl_load(path, NULL, &m, err) != CS_OK)
         return NULL;
+    return cs_msccl_release(m);
+}
+
+cs_sched_t *cs_msccl_release(cs_msccl_t *m)
+{
     cs_sched_t *s = m->sched;
     m->sched = NULL;
     pthread_mutex_lock(&reg_lock);

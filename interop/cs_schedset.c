@@ -1,0 +1,208 @@
+/*
+ * cs_schedset.c - schedules per size range, picked as MSCCL picks its XML
+ * files (see cs_schedset.h).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cs_msccl.h"
+#include "cs_schedset.h"
+#include "cs_text.h"
+
+static int ends_with(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+static int add_file(cs_schedset_t *set, int *cap, const char *path, cs_err_t *err)
+{
+    cs_schedset_entry_t e;
+    memset(&e, 0, sizeof(e));
+    snprintf(e.path, sizeof(e.path), "%s", path);
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return cs_err_set(err, CS_ERR_IO, "%s: %s", path, strerror(errno));
+    char head[256];
+    size_t n = fread(head, 1, sizeof(head), f);
+    fclose(f);
+    if (cs_msccl_detect(head, n)) {
+        cs_msccl_t *m = NULL;
+        int st = cs_msccl_load(path, NULL, &m, err);
+        if (st != CS_OK)
+            return st;
+        e.min_bytes = (uint64_t)m->info.min_bytes;
+        e.max_bytes = (uint64_t)m->info.max_bytes;
+        e.nchunksperloop = (uint32_t)m->info.nchunksperloop;
+        e.is_xml = 1;
+        e.sched = cs_msccl_release(m);
+    } else {
+        e.sched = cs_sched_load(path, err);
+        if (e.sched == NULL)
+            return err ? err->code : CS_ERR_PARSE;
+    }
+    if (set->n == 0) {
+        set->coll = e.sched->desc.coll;
+        set->nranks = e.sched->desc.nranks;
+    } else if (e.sched->desc.coll != set->coll || e.sched->desc.nranks != set->nranks) {
+        int rc = cs_err_set(err, CS_ERR_MISMATCH,
+                            "%s: %s on %d ranks, but %s is %s on %d ranks: a set serves one "
+                            "collective on one rank count",
+                            path, cs_coll_name(e.sched->desc.coll), e.sched->desc.nranks,
+                            set->v[0].path, cs_coll_name(set->coll), set->nranks);
+        cs_msccl_forget(e.sched);
+        cs_sched_destroy(e.sched);
+        return rc;
+    }
+    if (set->n == *cap) {
+        int nc = *cap ? 2 * *cap : 8;
+        cs_schedset_entry_t *v = realloc(set->v, (size_t)nc * sizeof(*v));
+        if (v == NULL) {
+            cs_msccl_forget(e.sched);
+            cs_sched_destroy(e.sched);
+            return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+        }
+        set->v = v;
+        *cap = nc;
+    }
+    set->v[set->n++] = e;
+    return CS_OK;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int add_dir(cs_schedset_t *set, int *cap, const char *dir, cs_err_t *err)
+{
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return cs_err_set(err, CS_ERR_IO, "%s: %s", dir, strerror(errno));
+    char **names = NULL;
+    int n = 0, ncap = 0, rc = CS_OK;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL && rc == CS_OK) {
+        if (de->d_name[0] == '.' || !(ends_with(de->d_name, ".xml") || ends_with(de->d_name, ".sched")))
+            continue;
+        if (n == ncap) {
+            ncap = ncap ? 2 * ncap : 16;
+            char **v = realloc(names, (size_t)ncap * sizeof(*v));
+            if (v == NULL) {
+                rc = cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+                break;
+            }
+            names = v;
+        }
+        if ((names[n] = strdup(de->d_name)) == NULL)
+            rc = cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+        else
+            n++;
+    }
+    closedir(d);
+    if (rc == CS_OK && n == 0)
+        rc = cs_err_set(err, CS_ERR_NOTFOUND, "%s: no .xml or .sched file in the folder", dir);
+    if (rc == CS_OK)
+        qsort(names, (size_t)n, sizeof(*names), by_name);
+    for (int i = 0; i < n && rc == CS_OK; i++) {
+        char path[1024];
+        snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+        rc = add_file(set, cap, path, err);
+    }
+    for (int i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    return rc;
+}
+
+int cs_schedset_load(const char *const *paths, int npaths, cs_schedset_t **out, cs_err_t *err)
+{
+    cs_schedset_t *set = calloc(1, sizeof(*set));
+    if (set == NULL)
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    int cap = 0, rc = CS_OK;
+    if (npaths < 1)
+        rc = cs_err_set(err, CS_ERR_INVAL, "a schedule set needs at least one file or folder");
+    for (int i = 0; i < npaths && rc == CS_OK; i++) {
+        struct stat st;
+        if (stat(paths[i], &st) != 0)
+            rc = cs_err_set(err, CS_ERR_IO, "%s: %s", paths[i], strerror(errno));
+        else if (S_ISDIR(st.st_mode))
+            rc = add_dir(set, &cap, paths[i], err);
+        else
+            rc = add_file(set, &cap, paths[i], err);
+    }
+    if (rc != CS_OK) {
+        cs_schedset_destroy(set);
+        return rc;
+    }
+    *out = set;
+    return CS_OK;
+}
+
+void cs_schedset_range_str(const cs_schedset_entry_t *e, char *buf, size_t len)
+{
+    if (!e->is_xml)
+        snprintf(buf, len, "every size");
+    else if (e->max_bytes == 0)
+        snprintf(buf, len, "%" PRIu64 " bytes and more", e->min_bytes);
+    else
+        snprintf(buf, len, "%" PRIu64 " to %" PRIu64 " bytes", e->min_bytes, e->max_bytes);
+}
+
+const cs_schedset_entry_t *cs_schedset_lookup(const cs_schedset_t *set, uint64_t bytes,
+                                              size_t elem_size, cs_err_t *err)
+{
+    if (elem_size == 0)
+        elem_size = 1;
+    uint64_t elems = bytes / elem_size;
+    for (int i = 0; i < set->n; i++) {
+        const cs_schedset_entry_t *e = &set->v[i];
+        if (!e->is_xml)
+            return e;
+        int in_range = bytes >= e->min_bytes && (e->max_bytes == 0 || bytes <= e->max_bytes);
+        /* MSCCL serves no empty call; collstep runs one on the file whose
+         * range starts at 0, so a sweep from 0 has a row. */
+        int divides = bytes == 0 || (bytes % elem_size == 0 && elems % e->nchunksperloop == 0);
+        if (in_range && divides)
+            return e;
+    }
+    char msg[CS_ERR_MSG_MAX];
+    size_t o = 0;
+    o += (size_t)snprintf(msg, sizeof(msg), "no file of the set serves %" PRIu64 " bytes:", bytes);
+    for (int i = 0; i < set->n && o < sizeof(msg); i++) {
+        const cs_schedset_entry_t *e = &set->v[i];
+        const char *base = strrchr(e->path, '/');
+        base = base ? base + 1 : e->path;
+        char range[96];
+        cs_schedset_range_str(e, range, sizeof(range));
+        int in_range = bytes >= e->min_bytes && (e->max_bytes == 0 || bytes <= e->max_bytes);
+        if (in_range)
+            o += (size_t)snprintf(msg + o, sizeof(msg) - o,
+                                  " %s (%s: %" PRIu64 " elements of %zu bytes are not a multiple "
+                                  "of its nchunksperloop %u; MSCCL would fall back to NCCL)%s",
+                                  base, range, elems, elem_size, e->nchunksperloop,
+                                  i + 1 < set->n ? ";" : "");
+        else
+            o += (size_t)snprintf(msg + o, sizeof(msg) - o, " %s (%s)%s", base, range,
+                                  i + 1 < set->n ? ";" : "");
+    }
+    cs_err_set(err, CS_ERR_NOTFOUND, "%s", msg);
+    return NULL;
+}
+
+void cs_schedset_destroy(cs_schedset_t *set)
+{
+    if (set == NULL)
+        return;
+    for (int i = 0; i < set->n; i++) {
+        cs_msccl_forget(set->v[i].sched);
+        cs_sched_destroy(set->v[i].sched);
+    }
+    free(set->v);
+    free(set);
+}
