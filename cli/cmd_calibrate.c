@@ -207,7 +207,7 @@ typedef struct cal {
     double *nic_agg, *nic_one; /* per node: bytes/s all ranks at once, one rank */
     int *nic_peer, *nic_k;
     double duplex_one, duplex_both, duplex_node; /* bytes/s per flow */
-    int duplex_a, duplex_b, duplex_c;
+    int duplex_a, duplex_b, duplex_c, duplex_d; /* pair a<->b; node: a->b with c->d */
     double red[NDT];
     cs_err_t err;
 } cal_t;
@@ -354,14 +354,38 @@ static int measure(cal_t *c)
         int s2[2] = {c->duplex_a, c->duplex_b}, d2[2] = {c->duplex_b, c->duplex_a};
         c->duplex_one = flows_bw(c, s2, d2, 1, big, &st);
         c->duplex_both = flows_bw(c, s2, d2, 2, big, &st) / 2; /* per direction */
-        /* a node's two directions with different peers: A -> B and C -> A */
-        c->duplex_c = -1;
+        /* a node's two directions over different connections: A0 -> B0
+         * with B1 -> A1 (second ranks of the same nodes), else with C -> A1
+         * or C -> A0 from a node C as fast as A and B (a slower C would
+         * limit C -> A by its own NIC, not by A's two directions) */
+        c->duplex_c = c->duplex_d = -1;
         int A = c->node_of[c->duplex_a], B = c->node_of[c->duplex_b];
-        for (int h = 0; h < H && c->duplex_c < 0; h++)
-            if (h != A && h != B)
-                c->duplex_c = c->first[h];
+        int a1 = -1, b1 = -1;
+        for (int r = 0; r < c->nranks; r++) {
+            if (c->node_of[r] == A && r != c->duplex_a && a1 < 0)
+                a1 = r;
+            if (c->node_of[r] == B && r != c->duplex_b && b1 < 0)
+                b1 = r;
+        }
+        if (a1 >= 0 && b1 >= 0) {
+            c->duplex_c = b1, c->duplex_d = a1;
+        } else {
+            double ab = 0;
+            for (int s = nintra; s < c->nser; s++)
+                if (c->ser[s].a == c->duplex_a && c->ser[s].b == c->duplex_b)
+                    ab = big_bw(c, &c->ser[s]);
+            for (int h = 0; h < H && c->duplex_c < 0; h++) {
+                double ca = 0;
+                for (int s = nintra; s < c->nser; s++)
+                    if ((c->ser[s].na == h && c->ser[s].nb == A) ||
+                        (c->ser[s].na == A && c->ser[s].nb == h))
+                        ca = big_bw(c, &c->ser[s]);
+                if (h != A && h != B && ca >= 0.9 * ab)
+                    c->duplex_c = c->first[h], c->duplex_d = a1 >= 0 ? a1 : c->duplex_a;
+            }
+        }
         if (c->duplex_c >= 0) {
-            int s3[2] = {c->duplex_a, c->duplex_c}, d3[2] = {c->duplex_b, c->duplex_a};
+            int s3[2] = {c->duplex_a, c->duplex_c}, d3[2] = {c->duplex_b, c->duplex_d};
             c->duplex_node = flows_bw(c, s3, d3, 2, big, &st) / 2;
         }
     }
@@ -535,9 +559,9 @@ static void write_json(cal_t *c, FILE *f, const cs_plat_calib_t *p)
     }
     fprintf(f, "],\n\"duplex\":{\"rank_a\":%d,\"rank_b\":%d,\"rank_c\":%d,\"one_way_Bps\":%.6e,"
                "\"pair_both_ways_Bps_per_direction\":%.6e,\"node_both_ways_Bps_per_flow\":%.6e,"
-               "\"pair_rho\":%.4f,\"node_rho\":%.4f},\n\"reduce_Bps\":{",
+               "\"pair_rho\":%.4f,\"node_rho\":%.4f,\"rank_d\":%d},\n\"reduce_Bps\":{",
             c->duplex_a, c->duplex_b, c->duplex_c, c->duplex_one, c->duplex_both, c->duplex_node,
-            p->pair_duplex, p->node_duplex);
+            p->pair_duplex, p->node_duplex, c->duplex_d);
     for (int d = 0; d < NDT; d++)
         fprintf(f, "%s\"%s\":%.6e", d ? "," : "", dt_names[d], c->red[d]);
     fprintf(f, "},\n\"platform\":{\"intra_lat_us\":%.4f,\"intra_Bps\":%.6e,\"switch_Bps\":%.6e,"
@@ -575,7 +599,7 @@ static void summary(cal_t *c, FILE *f, const cs_plat_calib_t *p)
             c->duplex_both / 1e9, p->pair_duplex > 0 ? " (duplex links per pair)" : " (full duplex)");
     if (c->duplex_c >= 0)
         fprintf(f, "; %d->%d with %d->%d %.4f GB/s per flow%s", c->duplex_a, c->duplex_b,
-                c->duplex_c, c->duplex_a, c->duplex_node / 1e9,
+                c->duplex_c, c->duplex_d, c->duplex_node / 1e9,
                 p->node_duplex > 0 ? " (duplex links per node)" : " (full duplex)");
     fprintf(f, "\n");
     fprintf(f, "intra-node link: %.2f us, %.4f GB/s; reduction GB/s per rank, all ranks at once:",

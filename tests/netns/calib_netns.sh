@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# calib_netns.sh - collstep calibrate and validate on the emulated cluster of
+# scripts/netns-cluster.sh (network namespaces, tbf-shaped host links).
+#   calib_netns.sh COLLSTEP CASE
+# CASE:
+#   rate     2 hosts x 2 ranks at 400 mbit/s: the calibrated NIC bandwidth is
+#            within 10 % of the shaped rate, the inter-node delay (the small
+#            messages' alpha) within 20 % of the delay the cluster script
+#            measured (a 1-byte TCP ping-pong), the platform loads in
+#            `collstep sim` and `collstep platform show`; validate prints
+#            every column (table, csv and json)
+#   slow     3 hosts x 2 ranks, host 2 at half the rate: its NIC is tier
+#            nic-slow at about half the others' bandwidth
+#   errors   calibrate with one rank (2), validate with a platform of fewer
+#            hosts than ranks (2), an unknown algorithm (2), a rank killed
+#            mid-calibration (3, naming it): no namespace, no output file, no
+#            temporary left behind
+# Exits 77 without root, namespaces, tc or python3 (through the cluster
+# script's own 77).
+set -u
+cs=$1 case=$2
+here=$(cd "$(dirname "$0")" && pwd)
+cluster=$here/../../scripts/netns-cluster.sh
+skip() { echo "SKIP: $*"; exit 77; }
+[ -x "$cs" ] || skip "collstep not built ('$cs')"
+[ "$(id -u)" = 0 ] || skip "not root"
+command -v python3 >/dev/null || skip "no python3"
+"$cs" calibrate --help >/dev/null 2>&1 || skip "collstep built without calibrate (exec/ + platforms/)"
+tmp=$(mktemp -d /tmp/calib_netns.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 failn=0
+check() { if eval "$1"; then pass=$((pass + 1)); else echo "FAIL: $2"; failn=$((failn + 1)); fi; }
+# cluster H R [cluster options] -- collstep args: one run, $tmp/out, $tmp/err, $rc
+cluster() {
+    local H=$1 R=$2
+    shift 2
+    CS_NETNS_DELAY_FILE=$tmp/delay "$cluster" -H "$H" -R "$R" "$@" >"$tmp/out" 2>"$tmp/err" &
+    cpid=$!
+    wait $cpid
+    rc=$?
+    [ $rc = 77 ] && { cat "$tmp/err"; skip "the emulated cluster cannot be built here"; }
+}
+calib=(calibrate --transport tcp --iface @ADDR@ --size 1:4M --budget 0.1 --timeout 30)
+py() { python3 -c "$@"; }
+
+case $case in
+rate)
+    cluster 2 2 --rate 400mbit -- "$cs" "${calib[@]}" -o "$tmp/p.xml"
+    cat "$tmp/out"
+    check '[ $rc = 0 ]' "calibrate exit $rc: $(tail -3 "$tmp/err")"
+    check '[ -s "$tmp/p.xml" ] && [ -s "$tmp/p.json" ]' "no platform or json written"
+    delay=$(cat "$tmp/delay" 2>/dev/null)
+    echo "cluster delay: ${delay:-?} us"
+    # NIC: 400 mbit/s = 50e6 B/s on the wire; within 10 %
+    bw=$(py "import json; d=json.load(open('$tmp/p.json')); print(min(n['nic_Bps'] for n in d['nodes']))")
+    echo "calibrated NIC bandwidth: $bw B/s (shaped 5e7)"
+    check "py 'import sys; sys.exit(0 if abs($bw / 5e7 - 1) <= 0.10 else 1)'" \
+        "NIC bandwidth $bw B/s not within 10 % of 5e7"
+    a=$(py "import json; d=json.load(open('$tmp/p.json')); print([s for s in d['series'] if s['class'] == 'inter'][0]['fit']['small']['alpha_us'])")
+    echo "calibrated inter-node alpha (small messages): $a us"
+    check "[ -n '$delay' ] && py 'import sys; sys.exit(0 if abs($a / $delay - 1) <= 0.20 else 1)'" \
+        "inter-node alpha $a us not within 20 % of the measured delay ${delay:-?} us"
+    check '"$cs" platform show "$tmp/p.xml" >"$tmp/show" && grep -q "^nic " "$tmp/show" && grep -q "^host " "$tmp/show" && grep -q "dims 2x2" "$tmp/show"' \
+        "platform show: no nic / host tier or dims 2x2: $(head -12 "$tmp/show")"
+    check '"$cs" sim --platform "$tmp/p.xml" --algo ring,hier --size 1M --format csv >"$tmp/sim" && [ "$(grep -c "^\"*\(ring\|hier\)" "$tmp/sim")" = 2 ]' \
+        "sim on the calibrated platform: $(cat "$tmp/sim")"
+    # validate: every column, three formats
+    val=(validate --transport tcp --iface @ADDR@ --platform "$tmp/p.xml" --algo ring,rhd
+         --size 256K,1M --iters 2 --warmup 1 --timeout 30)
+    cluster 2 2 --rate 400mbit -- "$cs" "${val[@]}"
+    cat "$tmp/out"
+    check '[ $rc = 0 ]' "validate exit $rc: $(tail -3 "$tmp/err")"
+    for col in algo size count type redop algbw busbw measured spread predicted error; do
+        check 'grep -q "^# .*\b$col\b" "$tmp/out"' "validate table: no column '$col'"
+    done
+    check '[ "$(grep -cE "^  (ring|rhd) +[0-9]+ +[0-9]+ +float +sum( +[-+]?[0-9.]+){6}$" "$tmp/out")" = 4 ]' \
+        "validate table: want 4 rows of 11 columns"
+    check 'grep -qE "^#  overall +[0-9.]+ +[0-9.]+ +[0-9.]+$" "$tmp/out"' "validate: no overall |error| line"
+    cluster 2 2 --rate 400mbit -- "$cs" "${val[@]}" --format json -o "$tmp/v.json"
+    check '[ $rc = 0 ] && py "
+import json, sys
+d = json.load(open(\"$tmp/v.json\"))
+keys = [\"algo\", \"coll\", \"size_bytes\", \"ranks\", \"measured_us\", \"predicted_us\", \"error_pct\"]
+ok = len(d[\"rows\"]) == 4 and all(all(k in r for k in keys) for r in d[\"rows\"])
+ok = ok and all(r[\"measured_us\"] > 0 and r[\"predicted_us\"] > 0 for r in d[\"rows\"])
+ok = ok and any(s[\"algo\"] == \"overall\" for s in d[\"summary\"])
+sys.exit(0 if ok else 1)"' "validate json: rows or keys missing"
+    cluster 2 2 --rate 400mbit -- "$cs" "${val[@]}" --format csv
+    check '[ $rc = 0 ] && [ "$(grep -c "^\(ring\|rhd\),.*,allreduce," "$tmp/out")" = 4 ] && head -1 "$tmp/out" | grep -q "measured_us,.*predicted_us,error_pct"' \
+        "validate csv: $(head -3 "$tmp/out")"
+    ;;
+slow)
+    cluster 3 2 --rate 400mbit --host-rate 2=200mbit -- "$cs" "${calib[@]}" -o "$tmp/p.xml"
+    cat "$tmp/out"
+    check '[ $rc = 0 ]' "calibrate exit $rc: $(tail -3 "$tmp/err")"
+    check 'py "
+import json, sys
+d = json.load(open(\"$tmp/p.json\"))
+n = d[\"nodes\"]
+ok = [x[\"tier\"] for x in n] == [\"nic\", \"nic\", \"nic-slow\"]
+r = n[2][\"nic_Bps\"] / min(n[0][\"nic_Bps\"], n[1][\"nic_Bps\"])
+print(\"slow / fast NIC:\", round(r, 3), [x[\"tier\"] for x in n])
+sys.exit(0 if ok and 0.4 <= r <= 0.6 else 1)"' "the slow host is not a nic-slow tier at about half the rate"
+    check '"$cs" platform show "$tmp/p.xml" | grep -q "^nic-slow "' "platform show: no nic-slow tier"
+    check 'grep -q "<link id=\"nic-n2\" [^>]*><prop id=\"tier\" value=\"nic-slow\"/>" "$tmp/p.xml"' \
+        "nic-n2 is not tagged nic-slow in the XML"
+    ;;
+errors)
+    ls /dev/shm >"$tmp/shm0" 2>/dev/null
+    cluster 1 1 -- "$cs" "${calib[@]}" -o "$tmp/one.xml"
+    check '[ $rc = 2 ] && grep -q "one rank" "$tmp/err"' "calibrate on one rank: exit $rc: $(cat "$tmp/err")"
+    check '[ ! -e "$tmp/one.xml" ]' "calibrate on one rank wrote a platform"
+    # a 2-rank platform, then validate on 4 ranks
+    cluster 2 1 -- "$cs" "${calib[@]}" --size 1:64K -o "$tmp/two.xml"
+    check '[ $rc = 0 ]' "calibrate on 2 ranks: exit $rc: $(tail -3 "$tmp/err")"
+    cluster 2 2 -- "$cs" validate --transport tcp --iface @ADDR@ --platform "$tmp/two.xml" \
+        --algo ring --size 1M --iters 1
+    check '[ $rc = 2 ] && grep -q "has 2 .* but 4 ranks" "$tmp/err"' \
+        "validate, platform of 2 hosts on 4 ranks: exit $rc: $(cat "$tmp/err")"
+    cluster 2 1 -- "$cs" validate --transport tcp --iface @ADDR@ --platform "$tmp/two.xml" \
+        --algo ring,nosuch --size 1M --iters 1
+    check '[ $rc = 2 ] && grep -q "no algorithm .nosuch." "$tmp/err"' \
+        "validate, unknown algorithm: exit $rc: $(cat "$tmp/err")"
+    # rank 3 killed (SIGKILL) 3 s into a calibration
+    cluster 2 2 --rate 100mbit -- bash -c '[ "$RANK" = 3 ] && { sleep 3; kill -9 $$; } & exec "$@"' _ \
+        "$cs" "${calib[@]}" -o "$tmp/killed.xml"
+    check '[ $rc = 3 ] && grep -q "rank 3" "$tmp/err"' \
+        "killed rank: exit $rc (want 3, naming rank 3): $(tail -4 "$tmp/err")"
+    check '[ -z "$(ls -A "$tmp" | grep -E "killed|\.tmp\.")" ]' "output left behind: $(ls "$tmp")"
+    check '[ -z "$(ip netns list | grep "^cs${cpid}")" ]' "namespaces left: $(ip netns list)"
+    ls /dev/shm >"$tmp/shm1" 2>/dev/null
+    check '[ -z "$(comm -13 "$tmp/shm0" "$tmp/shm1" | grep -i -E "collstep|^cs")" ]' \
+        "/dev/shm: $(comm -13 "$tmp/shm0" "$tmp/shm1")"
+    ;;
+*) echo "unknown case '$case'"; exit 2 ;;
+esac
+echo "$pass passed, $failn failed"
+[ $failn = 0 ]
