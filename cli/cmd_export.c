@@ -141,6 +141,8 @@ int cs_cli_export(int argc, char **argv)
     cs_err_t err = {0};
     int rc;
     const char *name = file;
+    if (cs_msccl_check_output(output, force ? CS_OUT_FORCE : 0, &err) != CS_OK)
+        return cs_cli_usage_error("export", "-o %s: %s", output, err.msg);
     if (file) {
         s = cs_cli_load_sched(file, &err);
         if (s == NULL) {

@@ -139,5 +139,8 @@ void cs_msccl_places_free(cs_msccl_place_t **places, int nranks);
  * flags CS_OUT_FORCE (CS_ERR_EXISTS otherwise). */
 int cs_msccl_save(const cs_sched_t *s, const cs_msccl_write_opts_t *opts, const char *path,
                   int flags, cs_err_t *err);
+/* The check of cs_msccl_save alone, before any work: CS_OK when PATH may
+ * be written (as above), else the error it would give. */
+int cs_msccl_check_output(const char *path, int flags, cs_err_t *err);
 
 #endif /* CS_MSCCL_H */

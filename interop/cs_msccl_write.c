@@ -440,10 +440,16 @@ static int recognize_xml(const char *head, size_t n)
     return cs_msccl_detect(head, n);
 }
 
+static const cs_out_kind_t kind = {"MSCCL algorithm file", recognize_xml, NULL, NULL};
+
+int cs_msccl_check_output(const char *path, int flags, cs_err_t *err)
+{
+    return cs_out_check(path, flags | CS_OUT_STDOUT, &kind, 0, err);
+}
+
 int cs_msccl_save(const cs_sched_t *s, const cs_msccl_write_opts_t *opts, const char *path,
                   int flags, cs_err_t *err)
 {
-    static const cs_out_kind_t kind = {"MSCCL algorithm file", recognize_xml, NULL, NULL};
     cs_out_t *o = NULL;
     int rc = cs_out_begin_file(path, flags | CS_OUT_STDOUT, &kind, &o, err);
     if (rc != CS_OK)
