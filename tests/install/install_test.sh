@@ -77,6 +77,11 @@ for f in bin/collstep lib/libcs_core.a lib/libcs_algos.a lib/libcs_platforms.a \
          lib/cmake/collstep/collstepConfigVersion.cmake lib/cmake/collstep/collstepTargets.cmake; do
     [ -f "$prefix/$f" ] || fail "not installed: $f"
 done
+if pkg-config --exists libxml-2.0; then  # interop/ is built with libxml2
+    for f in lib/libcs_interop.a include/collstep/cs_msccl.h; do
+        [ -f "$prefix/$f" ] || fail "not installed: $f"
+    done
+fi
 gpu_files="lib/libcs_gpu_kernels.so lib/libcs_exec_gpu.a include/collstep/cs_gpu.h"
 for f in $gpu_files; do
     if [ $mode = cuda ]; then
