@@ -14,16 +14,32 @@ static void help(FILE *f)
             "       collstep platform export NAME[:key=value,...] -o FILE.xml\n"
             "\n"
             "Platforms are presets of the seed systems' fabrics (every link tagged with its\n"
-            "tier) or SimGrid XML files whose links carry a 'tier' property.\n"
+            "tier) or any SimGrid 3.32 platform file: zones of every routing, <cluster>\n"
+            "(flat, backbone, limiters, FAT_TREE, TORUS, DRAGONFLY), <cabinet>, <peer>.\n"
+            "SimGrid builds a file and collstep reads what it built (docs/platforms.md):\n"
+            "  tiers   a link's 'tier' property, else derived from what the link is (a\n"
+            "          cluster's host link, backbone, limiter; fat-tree level; torus\n"
+            "          dimension; dragonfly local/row/group/global; 'link' for a plain <link>)\n"
+            "  ranks   hosts with a 'device' property (gpu or cpu) in document order; when\n"
+            "          none has one, every host in SimGrid's order (names sorted as strings,\n"
+            "          as SMPI without a hostfile); --map overrides in 'collstep sim'\n"
+            "  checks  routes both ways between the ranks' hosts, positive bandwidths,\n"
+            "          non-negative latencies (errors name the file:line)\n"
             "\n"
             "  list      presets with a one-line summary and their parameters\n"
-            "  show      tiers (links, bandwidth, latency, calibration factors), the node\n"
-            "            picture with sources, and topology figures from an igraph graph:\n"
-            "            diameter in hops, bisection bandwidth (max-flow between the halves)\n"
+            "  show      tiers (links, bandwidth, latency, calibration factors), the ranks,\n"
+            "            the node picture with sources (presets), and topology figures from\n"
+            "            an igraph graph: diameter in hops, bisection bandwidth (max-flow\n"
+            "            between the halves of the ranks); for a file, the graph of the routes\n"
+            "            SimGrid computes between the ranks' hosts\n"
             "  export    write the SimGrid XML (whole or not at all) for editing; load it\n"
             "            back with --platform FILE.xml\n"
             "\n"
-            "example: collstep platform show summit:nodes=16\n");
+            "Exit status: 0 done, 2 bad input (unknown preset, a file SimGrid or collstep\n"
+            "refuses), 1 other failures.\n"
+            "\n"
+            "example: collstep platform show summit:nodes=16\n"
+            "         collstep platform show my-cluster.xml\n");
 }
 
 static int cmd_list(void)
@@ -35,10 +51,10 @@ static int cmd_list(void)
     return CS_EXIT_OK;
 }
 
-static int open_or_fail(const char *spec, cs_platform_t **p)
+static int open_or_fail(const char *spec, unsigned flags, cs_platform_t **p)
 {
     cs_err_t err = {0};
-    if (cs_platform_open(spec, p, &err) != CS_OK) {
+    if (cs_platform_open_ex(spec, flags, p, &err) != CS_OK) {
         fprintf(stderr, "collstep platform: %s\n", err.msg);
         return CS_EXIT_USAGE;
     }
@@ -85,7 +101,9 @@ int cs_cli_platform(int argc, char **argv)
     if (strcmp(verb, "export") == 0 && output == NULL)
         return cs_cli_usage_error("platform", "export needs -o FILE.xml");
     cs_platform_t *p = NULL;
-    int rc = open_or_fail(argv[optind + 1], &p);
+    /* show: a file's figures are computed while SimGrid has it loaded */
+    int rc = open_or_fail(argv[optind + 1], strcmp(verb, "show") == 0 ? CS_PLAT_OPEN_TOPOLOGY : 0,
+                          &p);
     if (rc != CS_EXIT_OK)
         return rc;
     cs_err_t err = {0};
@@ -98,8 +116,8 @@ int cs_cli_platform(int argc, char **argv)
         fprintf(stderr, "collstep platform: %s\n", err.msg);
         rc = CS_EXIT_FAIL;
     } else {
-        fprintf(stderr, "collstep platform: wrote %s (%llu devices)\n", output,
-                (unsigned long long)p->ndevices);
+        fprintf(stderr, "collstep platform: wrote %s (%llu %s)\n", output,
+                (unsigned long long)p->ndevices, p->rank_noun);
     }
     cs_platform_close(p);
     return rc;

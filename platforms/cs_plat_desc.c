@@ -1,7 +1,7 @@
 /*
  * cs_plat_desc.c - the human description of every preset: one node as an
  * ASCII picture, one worked route, the numbers used and their sources
- * (HARDWARE.md: [V] read in a primary source, [U] estimate).  The text is
+ * (docs/hardware.md: [V] read in a primary source, [U] estimate).  The text is
  * also written as an XML comment at the top of exported files, so it must
  * never contain two dashes in a row.
  *
@@ -57,7 +57,7 @@ const char *const cs__desc_summit =
     "rail 0 (socket 0), g3 arrives on rail 1 (socket 1).  One flow is bounded by its\n"
     "rail, 12.5 GB/s (12.2 calibrated = the 12.2 GB/s per EDR rail of nccl-tests#29\n"
     "[V]), not by the socket's PCIe x8 (15.75); a whole node by its 2 rails, 25 GB/s\n"
-    "(24.4 calibrated, the 23 to 24 GB/s per node of HARDWARE.md).\n"
+    "(24.4 calibrated, the 23 to 24 GB/s per node of docs/hardware.md).\n"
     "Cross-socket in a node: g0 to g3 = nvlink-host, xbus, nvlink-host.\n"
     "\n"
     "Numbers: 4608 nodes / 27648 V100 / 256 racks of 18 nodes (EETimes [V]); default 256\n"

@@ -2,7 +2,7 @@
  * cs_plat_presets.c - the seed-fabric presets as fabric models.
  *
  * Each preset is a node template (cs_plat_model.h) plus fabric parameters.
- * Numbers come from /work/shared/HARDWARE.md; [V] = read in a primary
+ * Numbers come from docs/hardware.md; [V] = read in a primary
  * source, [U] = estimate.  The per-preset pictures and sources are in
  * cs_plat_desc.c.  Parameter values: integers, or bandwidths with SimGrid
  * units ("50GBps", "100Gbps"; a bare number means GB/s), latencies with
@@ -305,7 +305,7 @@ static int cs__build_x86(cs__pctx_t *c, cs__model_t *m)
 /* ---- DGX-1 V100 hybrid cube mesh --------------------------------------- */
 
 /* NVLink 2.0 links per GPU pair (each 25 GB/s/dir), rows sum to 6:
- * the cube-mesh matrix of HARDWARE.md section 4 [V]. */
+ * the cube-mesh matrix of docs/hardware.md, DGX-1 [V]. */
 static const int cs__dgx1_links[8][8] = {
     {0, 2, 1, 1, 2, 0, 0, 0}, {2, 0, 1, 2, 0, 1, 0, 0}, {1, 1, 0, 2, 0, 0, 2, 0},
     {1, 2, 2, 0, 0, 0, 0, 1}, {2, 0, 0, 0, 0, 2, 1, 1}, {0, 1, 0, 0, 2, 0, 1, 2},

@@ -37,8 +37,8 @@
  *
  * Graph for the figures (files): from the routes between the ranks'
  * hosts, every ordered pair when there are few ranks (N (N - 1) <= 2^18),
- * otherwise rank i to i + d (mod N) for d = 1, 2, 4, ... < N and N / 2,
- * both ways.  Vertices: each host twice (as a route's source, as its
+ * otherwise rank i to i + 1 and i + N/2 (mod N), then i + 2, i + 4, ...
+ * while the routes stay under 2^17 (pairs_of), both ways.  Vertices: each host twice (as a route's source, as its
  * destination, so no flow passes through a host) and each link direction
  * twice (in, out: an edge in -> out of the link's bandwidth); a route
  * h, l1, ..., ln, h' adds edges h -> l1.in, l1.out -> l2.in, ...,
@@ -293,17 +293,25 @@ static std::string user_words(std::string m, const char *path, const char *shown
     return m;
 }
 
+/* SimGrid's XML lexer line (libsimgrid exports it, undeclared in its
+ * headers): where a callback of the parser threw something other than a
+ * ParseError (std::invalid_argument "Link not found: x", ...). */
+int surf_parse_get_lineno();
+
 static int load_engine(const char *path, const char *shown, std::string &msg)
 {
+    bool parsing = true;
     try {
         sg4::Engine::get_instance()->load_platform(path);
+        parsing = false;
         sg4::Engine::get_instance()->seal_platform();
     } catch (const simgrid::ParseError &x) {
         msg = user_words(x.what(), path, shown);
         return CS_ERR_PARSE;
     } catch (const std::exception &x) {
-        msg = std::string(shown) + ": SimGrid refuses the platform: " +
-              user_words(x.what(), path, shown);
+        msg = std::string(shown) +
+              (parsing ? ":" + std::to_string(surf_parse_get_lineno()) : std::string()) +
+              ": SimGrid refuses the platform: " + user_words(x.what(), path, shown);
         return CS_ERR_PARSE;
     }
     return CS_OK;
@@ -349,41 +357,9 @@ static std::string host_where(const cs__pfile_t *f, const sg4::Host *h)
 }
 
 /* CS_OK when a -> b and b -> a exist, else a message naming them. */
+struct route_reader;
 static int check_pair(const sg4::Host *a, const sg4::Host *b, const cs__pfile_t *f,
-                      std::vector<sg4::Link *> &tmp, std::string &msg)
-{
-    int ab = route(a, b, tmp), ba = route(b, a, tmp);
-    if (ab && ba)
-        return CS_OK;
-    if (!ab && !ba)
-        msg = "no route between " + host_where(f, a) + " and " + host_where(f, b) +
-              ", in either direction";
-    else
-        msg = "one-way route: " + host_where(f, ab ? b : a) + " has no route to " +
-              host_where(f, ab ? a : b) + " (the other direction has one); ranks need both";
-    return CS_ERR_INVAL;
-}
-
-extern "C" int cs__plat_sg_check_pairs(const char *const *a, const char *const *b, size_t n,
-                                       const cs__pfile_t *f, cs_err_t *err)
-{
-    try {
-        auto *e = sg4::Engine::get_instance();
-        std::vector<sg4::Link *> tmp;
-        for (size_t i = 0; i < n; i++) {
-            const sg4::Host *ha = e->host_by_name_or_null(a[i]), *hb = e->host_by_name_or_null(b[i]);
-            if (!ha || !hb)
-                return cs_err_set(err, CS_ERR_INVAL, "sim: no host named '%s' in the platform",
-                                  ha ? b[i] : a[i]);
-            std::string msg;
-            if (ha != hb && check_pair(ha, hb, f, tmp, msg) != CS_OK)
-                return cs_err_set(err, CS_ERR_INVAL, "sim: %s", msg.c_str());
-        }
-    } catch (const std::exception &x) {
-        return cs_err_set(err, CS_ERR_INTERNAL, "sim: checking routes: %s", x.what());
-    }
-    return CS_OK;
-}
+                      route_reader &rr, std::vector<sg4::Link *> &tmp, std::string &msg);
 
 /* ---- routes in path order ------------------------------------------------ */
 
@@ -406,8 +382,42 @@ struct zone_access : NetZoneImpl {
 };
 } // namespace
 
+/* Local routes already asked, by (zone, source, destination): a route
+ * through a Dijkstra zone costs SimGrid a scan of each gateway's edges
+ * (thousands at a few thousand hosts), and many pairs of ranks share their
+ * zone-level route (the GPUs of a node). */
+struct seg_key {
+    const void *z, *a, *b;
+    bool operator==(const seg_key &o) const { return z == o.z && a == o.a && b == o.b; }
+};
+struct seg_hash {
+    size_t operator()(const seg_key &k) const
+    {
+        return std::hash<const void *>()(k.z) * 31u ^ std::hash<const void *>()(k.a) * 17u ^
+               std::hash<const void *>()(k.b);
+    }
+};
+struct seg_val {
+    NetPoint *gs, *gd;
+    std::vector<StandardLinkImpl *> links;
+};
+using seg_memo = std::unordered_map<seg_key, seg_val, seg_hash>;
+
+static const seg_val &local_route(NetZoneImpl *z, const NetPoint *a, const NetPoint *b,
+                                  seg_memo &memo)
+{
+    auto it = memo.find({z, a, b});
+    if (it != memo.end())
+        return it->second;
+    Route r;
+    double lat = 0;
+    (z->*zone_access::local())(a, b, &r, &lat);
+    return memo.emplace(seg_key{z, a, b}, seg_val{r.gw_src_, r.gw_dst_, std::move(r.link_list_)})
+        .first->second;
+}
+
 static void ordered_route(const NetPoint *src, const NetPoint *dst,
-                          std::vector<StandardLinkImpl *> &out)
+                          std::vector<StandardLinkImpl *> &out, seg_memo &memo)
 {
     double lat = 0;
     NetZoneImpl *common, *sa, *da;
@@ -437,20 +447,89 @@ static void ordered_route(const NetPoint *src, const NetPoint *dst,
         out.insert(out.end(), seg.begin(), seg.end());
         return;
     }
-    Route r;
     if (sa == da) {
-        (common->*zone_access::local())(src, dst, &r, &lat);
-        out.insert(out.end(), r.link_list_.begin(), r.link_list_.end());
+        const seg_val &r = local_route(common, src, dst, memo);
+        out.insert(out.end(), r.links.begin(), r.links.end());
         return;
     }
-    (common->*zone_access::local())(sa->get_netpoint(), da->get_netpoint(), &r, &lat);
-    if (r.gw_src_ == nullptr || r.gw_dst_ == nullptr)
+    const seg_val &r = local_route(common, sa->get_netpoint(), da->get_netpoint(), memo);
+    if (r.gs == nullptr || r.gd == nullptr)
         throw std::invalid_argument("bad gateways");
-    if (src != r.gw_src_)
-        ordered_route(src, r.gw_src_, out);
-    out.insert(out.end(), r.link_list_.begin(), r.link_list_.end());
-    if (r.gw_dst_ != dst)
-        ordered_route(r.gw_dst_, dst, out);
+    NetPoint *gs = r.gs, *gd = r.gd;
+    std::vector<StandardLinkImpl *> zl = r.links; /* r may move when the memo grows */
+    if (src != gs)
+        ordered_route(src, gs, out, memo);
+    out.insert(out.end(), zl.begin(), zl.end());
+    if (gd != dst)
+        ordered_route(gd, dst, out, memo);
+}
+
+/* Routes between hosts, in path order, as s4u links. */
+struct route_reader {
+    seg_memo memo;
+    std::unordered_map<const StandardLinkImpl *, sg4::Link *> iface;
+    std::vector<StandardLinkImpl *> impl;
+    route_reader()
+    {
+        for (sg4::Link *l : sg4::Engine::get_instance()->get_all_links())
+            iface.emplace(l->get_impl(), l);
+    }
+    /* 1 with the links of a -> b; 0 when SimGrid has no route (an
+     * exception, or no link between two different hosts) */
+    int read(const sg4::Host *a, const sg4::Host *b, std::vector<sg4::Link *> &links)
+    {
+        links.clear();
+        impl.clear();
+        try {
+            ordered_route(a->get_netpoint(), b->get_netpoint(), impl, memo);
+        } catch (const std::exception &) {
+            return 0;
+        }
+        for (const StandardLinkImpl *li : impl) {
+            auto it = iface.find(li);
+            if (it == iface.end())
+                return route(a, b, links); /* not a link SimGrid lists: ask it */
+            links.push_back(it->second);
+        }
+        return a == b || !links.empty();
+    }
+};
+
+static int check_pair(const sg4::Host *a, const sg4::Host *b, const cs__pfile_t *f,
+                      route_reader &rr, std::vector<sg4::Link *> &tmp, std::string &msg)
+{
+    int ab = rr.read(a, b, tmp), ba = rr.read(b, a, tmp);
+    if (ab && ba)
+        return CS_OK;
+    if (!ab && !ba)
+        msg = "no route between " + host_where(f, a) + " and " + host_where(f, b) +
+              ", in either direction";
+    else
+        msg = "one-way route: " + host_where(f, ab ? b : a) + " has no route to " +
+              host_where(f, ab ? a : b) + " (the other direction has one); ranks need both";
+    return CS_ERR_INVAL;
+}
+
+extern "C" int cs__plat_sg_check_pairs(const char *const *a, const char *const *b, size_t n,
+                                       const cs__pfile_t *f, cs_err_t *err)
+{
+    try {
+        auto *e = sg4::Engine::get_instance();
+        std::vector<sg4::Link *> tmp;
+        route_reader rr;
+        for (size_t i = 0; i < n; i++) {
+            const sg4::Host *ha = e->host_by_name_or_null(a[i]), *hb = e->host_by_name_or_null(b[i]);
+            if (!ha || !hb)
+                return cs_err_set(err, CS_ERR_INVAL, "sim: no host named '%s' in the platform",
+                                  ha ? b[i] : a[i]);
+            std::string msg;
+            if (ha != hb && check_pair(ha, hb, f, rr, tmp, msg) != CS_OK)
+                return cs_err_set(err, CS_ERR_INVAL, "sim: %s", msg.c_str());
+        }
+    } catch (const std::exception &x) {
+        return cs_err_set(err, CS_ERR_INTERNAL, "sim: checking routes: %s", x.what());
+    }
+    return CS_OK;
 }
 
 /* ---- the child ---------------------------------------------------------- */
@@ -534,32 +613,35 @@ static std::vector<sg4::Host *> rank_hosts(std::string &noun, std::string &rule)
     return v;
 }
 
-/* Pairs to read: all when few ranks, else strides (see the file header). */
+/* Pairs to read (each is routed both ways): every pair when there are few
+ * ranks; otherwise rank i with i + 1 and with i + N/2 (the bisection's
+ * pairs), then, with `full`, strides 2, 4, 8, ... while the routes read
+ * stay under 2^17: a route through a Dijkstra zone costs SimGrid 3.32 a
+ * scan of the edges of every vertex on the way (DijkstraZone rebuilds the
+ * path with xbt_graph_get_edge), up to a few hundred microseconds through
+ * the spine of an exported 4,608-node Summit. */
 static std::vector<std::pair<size_t, size_t>> pairs_of(size_t n, bool full, int *exact)
 {
+    const size_t budget = (size_t)1 << 18;
     std::vector<std::pair<size_t, size_t>> v;
-    if (n * (n - 1) <= (1u << 18)) {
+    if (n * (n - 1) <= budget) {
         for (size_t i = 0; i < n; i++)
             for (size_t j = i + 1; j < n; j++)
                 v.emplace_back(i, j);
         *exact = 1;
         return v;
     }
-    std::vector<size_t> d;
-    if (full)
-        for (size_t s = 1; s < n; s *= 2)
-            d.push_back(s);
-    else
-        d.push_back(1);
-    if (std::find(d.begin(), d.end(), n / 2) == d.end())
-        d.push_back(n / 2);
-    for (size_t s : d)
+    auto stride = [&](size_t s) {
         for (size_t i = 0; i < n; i++) {
-            size_t j = (i + s) % n;
             if (s == n / 2 && n % 2 == 0 && i >= n / 2)
                 continue; /* the same unordered pair */
-            v.emplace_back(i, j);
+            v.emplace_back(i, (i + s) % n);
         }
+    };
+    stride(1);
+    stride(n / 2);
+    for (size_t s = 2; full && s < n / 2 && 2 * (v.size() + n) <= budget / 2; s *= 2)
+        stride(s);
     *exact = 0;
     return v;
 }
@@ -632,7 +714,8 @@ static int links_and_tiers(int fd, const cs__pfile_t *f, const char *shown)
     return 0;
 }
 
-static int topology(int fd, const std::vector<sg4::Host *> &hosts, double t0)
+static int topology(int fd, const std::vector<sg4::Host *> &hosts, double t0,
+                    const cs__pfile_t *f, const char *shown, route_reader &rr)
 {
     size_t n = hosts.size();
     int exact = 0;
@@ -660,38 +743,15 @@ static int topology(int fd, const std::vector<sg4::Host *> &hosts, double t0)
     std::vector<e_t> rel;
     size_t longest = 0, npairs = 0;
     std::vector<sg4::Link *> links;
-    std::vector<StandardLinkImpl *> impl;
-    std::unordered_map<const StandardLinkImpl *, sg4::Link *> iface;
-    for (sg4::Link *l : sg4::Engine::get_instance()->get_all_links())
-        iface.emplace(l->get_impl(), l);
     for (auto [i, j] : pairs)
         for (int dir = 0; dir < 2; dir++) {
             size_t s = dir ? j : i, d = dir ? i : j;
-            if (!route(hosts[s], hosts[d], links)) {
-                put_error(fd, CS_ERR_INVAL, "no route from host " + hosts[s]->get_name() +
-                                                " to host " + hosts[d]->get_name());
+            if (!rr.read(hosts[s], hosts[d], links)) {
+                std::string msg;
+                std::vector<sg4::Link *> tmp;
+                check_pair(hosts[s], hosts[d], f, rr, tmp, msg);
+                put_error(fd, CS_ERR_INVAL, std::string(shown) + ": " + msg);
                 return -1;
-            }
-            impl.clear();
-            try {
-                ordered_route(hosts[s]->get_netpoint(), hosts[d]->get_netpoint(), impl);
-            } catch (const std::exception &) {
-                impl.clear();
-            }
-            /* the same links as SimGrid's route, in path order */
-            if (impl.size() == links.size()) {
-                std::vector<sg4::Link *> ord;
-                for (const StandardLinkImpl *li : impl) {
-                    auto it = iface.find(li);
-                    if (it == iface.end())
-                        break;
-                    ord.push_back(it->second);
-                }
-                std::vector<sg4::Link *> x = ord, y = links;
-                std::sort(x.begin(), x.end());
-                std::sort(y.begin(), y.end());
-                if (ord.size() == links.size() && x == y)
-                    links = ord;
             }
             npairs++;
             if (links.empty())
@@ -795,13 +855,18 @@ static int child_main(int fd, const cs__pfile_t *f, const char *path, const char
                           "<cluster>, <cabinet> or <peer> elements)");
             return 0;
         }
+        /* the checks; with the figures, their routes (a superset) check */
         int exact = 0;
         std::vector<sg4::Link *> tmp;
-        for (auto [i, j] : pairs_of(hosts.size(), false, &exact))
-            if (check_pair(hosts[i], hosts[j], f, tmp, msg) != CS_OK) {
+        route_reader rr;
+        for (auto [i, j] : topo ? decltype(pairs_of(0, false, &exact))()
+                                : pairs_of(hosts.size(), false, &exact))
+            if (check_pair(hosts[i], hosts[j], f, rr, tmp, msg) != CS_OK) {
                 put_error(fd, CS_ERR_INVAL, std::string(shown) + ": " + msg);
                 return 0;
             }
+        if (topo && topology(fd, hosts, t0, f, shown, rr) != 0)
+            return 0;
         put(fd, "N " + noun + "\t" + clean(rule) + "\n");
         std::string buf;
         for (const sg4::Host *h : hosts) {
@@ -810,8 +875,6 @@ static int child_main(int fd, const cs__pfile_t *f, const char *path, const char
                 put(fd, buf), buf.clear();
         }
         put(fd, buf);
-        if (topo && topology(fd, hosts, t0) != 0)
-            return 0;
     } catch (const std::exception &x) {
         put_error(fd, CS_ERR_PARSE, std::string(shown) + ": SimGrid: " + user_words(x.what(), path, shown));
     }

@@ -365,6 +365,12 @@ int cs_platform_print(const cs_platform_t *p, FILE *f, cs_err_t *err)
     }
     fprintf(f, "\n%s\n", p->description ? p->description : "");
     fprintf(f, "Ranks: %s.\n", p->rank_rule);
+    if (p->hosts && p->ndevices > 0) {
+        fprintf(f, "Rank hosts:");
+        for (uint64_t i = 0; i < p->ndevices && i < 8; i++)
+            fprintf(f, "%s %llu=%s", i ? "," : "", (unsigned long long)i, p->hosts[i]);
+        fprintf(f, "%s\n", p->ndevices > 8 ? ", ..." : "");
+    }
     if (p->is_file)
         fprintf(f, "Tiers: %s", cs_platform_tier_rule());
     cs_topo_figures_t fig;

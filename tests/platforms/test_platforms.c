@@ -1,6 +1,7 @@
 /*
- * test_platforms.c - presets, parameters and their errors, the XML scanner
- * (malformed files, links without a tier, with file:line:col), export and
+ * test_platforms.c - presets, parameters and their errors, platform files
+ * (malformed XML with file:line:col from libxml2, SimGrid's refusals with
+ * file:line, collstep's properties, derived tiers, ranks), export and
  * reload, printing, and the igraph figures (diameter, bisection).
  * SimGrid loading and routes are checked by test_plat_sim.
  */
