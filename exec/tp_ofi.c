@@ -25,11 +25,14 @@
  * sleep about 0.2 s probing for InfiniPath / Omni-Path hardware, and every
  * collstep command (sim, verify, platform...) paid that at start-up.  The
  * few functions libfabric exports (the rest are inline calls through the
- * ops tables of its objects) go through ofi_lib below.
+ * ops tables of its objects) go through ofi_lib below.  The same
+ * libraries take over SIGINT and SIGTERM when loaded: ofi_load_once puts
+ * the process's handlers back (cs_intr.h).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,12 +107,33 @@ static struct {
 } ofi_lib;
 static pthread_once_t ofi_once = PTHREAD_ONCE_INIT;
 
+/* The stop signals of cs_intr.h: libfabric's dependencies may take them
+ * (see ofi_load_once). */
+static const int ofi_keep_sigs[] = {SIGINT, SIGTERM, SIGHUP};
+#define OFI_NKEEP (int)(sizeof(ofi_keep_sigs) / sizeof(ofi_keep_sigs[0]))
+
 static void ofi_load_once(void)
 {
     const char *lib = getenv("CS_LIBFABRIC");
     if (!lib || !*lib)
         lib = OFI_LIB;
+    /* Debian's libfabric pulls in libinfinipath (PSM), whose constructor
+     * replaces the handlers of SIGINT and SIGTERM (among others) with one
+     * that exits 1 at once: a Ctrl-C would then leave no message, no
+     * clean-up and peers waiting.  The process's own handlers are put back. */
+    struct sigaction keep[OFI_NKEEP];
+    for (int i = 0; i < OFI_NKEEP; i++)
+        sigaction(ofi_keep_sigs[i], NULL, &keep[i]);
     void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+    for (int i = 0; i < OFI_NKEEP; i++) {
+        struct sigaction now;
+        sigaction(ofi_keep_sigs[i], NULL, &now);
+        if (now.sa_handler != keep[i].sa_handler) {
+            sigaction(ofi_keep_sigs[i], &keep[i], NULL);
+            CS_DEBUG("exec", "%s replaced the handler of signal %d: put back", lib,
+                     ofi_keep_sigs[i]);
+        }
+    }
     if (!h) {
         snprintf(ofi_lib.why, sizeof(ofi_lib.why), "%s", dlerror());
         return;

@@ -218,6 +218,9 @@ int main(int argc, char **argv)
     int sig = !strcmp(argv[2], "TERM") ? SIGTERM : !strcmp(argv[2], "HUP") ? SIGHUP : SIGINT;
     int victim = atoi(argv[3]), every = atoi(argv[5]);
     uint64_t bytes = strtoull(argv[4], NULL, 10);
+    /* installed first, as `collstep run` does: the ranks inherit the
+     * handlers, and loading libfabric below must not take them over */
+    cs_intr_install();
     if (!strcmp(transport, "ofi")) { /* skip where the provider is missing */
         cs_tp_config_t tc = {0, 1, provider, "127.0.0.1", 0, 5};
         cs_tp_t *tp = NULL;
