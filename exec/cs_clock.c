@@ -28,7 +28,7 @@ static int stopped(cs_tp_t *tp, cs_err_t *err)
         return cs_err_set(err, CS_ERR_INTERRUPTED, "rank %d: interrupted (%s)", tp->rank,
                           cs_intr_signame(sig));
     }
-    if (tp->left_rank >= 0 && cs_tp_left_why(tp, why, sizeof(why)) >= 0)
+    if (tp->left_peer && cs_tp_left_why(tp, why, sizeof(why)) >= 0)
         return cs_err_set(err, CS_ERR_PEER, "rank %d: %s", tp->rank, why);
     return CS_OK;
 }

@@ -451,10 +451,10 @@ static int peer_said_why(cs_engine_t *e)
 {
     uint64_t until = cs_engine_now_ns() + PEER_GRACE_NS;
     cs_tp_req_t *done[POLL_MAX];
-    while (e->tp->left_rank < 0 && cs_intr_peer(NULL) < 0 && cs_engine_now_ns() < until)
+    while (!e->tp->left_peer && cs_intr_peer(NULL) < 0 && cs_engine_now_ns() < until)
         if (e->tp->ops->poll(e->tp, done, POLL_MAX) < 0)
             break;
-    return e->tp->left_rank >= 0 || cs_intr_peer(NULL) >= 0;
+    return e->tp->left_peer || cs_intr_peer(NULL) >= 0;
 }
 
 static int handle_done(cs_engine_t *e, cs_tp_req_t *r, cs_err_t *err)
@@ -520,7 +520,7 @@ int cs_engine_run(cs_engine_t *e, uint64_t count, cs_err_t *err)
     int st = CS_OK;
     while (e->ndone < e->n) {
         int progress = 0;
-        if (__builtin_expect(cs_intr_pending() != 0 || e->tp->left_rank >= 0, 0)) {
+        if (__builtin_expect(cs_intr_pending() != 0 || e->tp->left_peer != 0, 0)) {
             st = stop(e, err);
             goto out;
         }

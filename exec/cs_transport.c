@@ -46,17 +46,17 @@ void cs_tp_nosup_leave(cs_tp_t *tp, int sig)
 
 void cs__tp_peer_left(cs_tp_t *tp, int rank, int sig)
 {
-    if (tp->left_rank < 0) {
+    if (!tp->left_peer) {
         tp->left_sig = sig;
-        tp->left_rank = rank;
+        tp->left_peer = rank + 1;
     }
     cs_intr_note_peer(rank, sig);
 }
 
 int cs_tp_left_why(const cs_tp_t *tp, char *buf, size_t cap)
 {
-    int sig = 0, r = tp && tp->left_rank >= 0 ? tp->left_rank : cs_intr_peer(&sig);
-    if (tp && tp->left_rank >= 0)
+    int sig = 0, r = tp && tp->left_peer ? tp->left_peer - 1 : cs_intr_peer(&sig);
+    if (tp && tp->left_peer)
         sig = tp->left_sig;
     if (r < 0)
         return -1;

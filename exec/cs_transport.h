@@ -30,10 +30,10 @@
  *
  * Leaving.  A rank interrupted by a signal (cs_intr.h) calls leave: its
  * peers' transports learn it (a frame on each connection, a word in its
- * shared segment, a control message) and set cs_tp.left_rank and
+ * shared segment, a control message) and set cs_tp.left_peer and
  * left_sig, fail what they had posted with that rank (CS_ERR_PEER) and
  * record the rank with cs_intr_note_peer.  Their engines look at
- * left_rank while they wait and fail naming it ("rank 1 was interrupted
+ * left_peer while they wait and fail naming it ("rank 1 was interrupted
  * (SIGINT)").  The blocking calls (insert_addrs, the waits of close)
  * return CS_ERR_INTERRUPTED within about 100 ms of a signal.
  *
@@ -119,7 +119,7 @@ typedef struct cs_tp_ops {
 
     /* Tell every peer that this rank leaves the job because of signal `sig`
      * (cs_intr.h), so that they fail at once naming it instead of waiting
-     * for it (their transport sets cs_tp.left_rank / left_sig).  Best
+     * for it (their transport sets cs_tp.left_peer / left_sig).  Best
      * effort, bounded by about 100 ms; what is posted is abandoned; after
      * it only close.  close calls it by itself when cs_intr_pending() is
      * set; calling it twice does nothing more. */
@@ -150,8 +150,9 @@ struct cs_tp {
     size_t max_msg; /* largest message before the transport splits it */
     char why[256];  /* why a blocking call (insert_addrs) failed, for the caller's
                      * message; empty when the transport has nothing to add */
-    int left_rank;  /* the first peer that announced it left the job (leave), or -1 */
-    int left_sig;   /* its signal (valid when left_rank >= 0) */
+    int left_peer;  /* 1 + the first peer that announced it left the job (leave); 0:
+                     * none, so a zeroed cs_tp_t (a wrapper's) says none */
+    int left_sig;   /* its signal (valid when left_peer) */
 };
 
 /* Configuration common to transports. */
@@ -172,7 +173,7 @@ int cs_tp_nosup_cancel(cs_tp_t *tp, cs_tp_req_t *req);
 void cs_tp_nosup_leave(cs_tp_t *tp, int sig);
 
 /* For transports: peer `rank` said it leaves because of `sig`: set
- * left_rank / left_sig (the first one wins) and cs_intr_note_peer. */
+ * left_peer / left_sig (the first one wins) and cs_intr_note_peer. */
 void cs__tp_peer_left(cs_tp_t *tp, int rank, int sig);
 
 /* "rank R was interrupted (SIGINT)" (or "rank R left") for the first peer

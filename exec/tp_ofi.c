@@ -592,7 +592,6 @@ int cs_tp_ofi_open(const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err)
     t->base.ops = &ofi_ops;
     t->base.rank = cfg->rank;
     t->base.nranks = cfg->nranks;
-    t->base.left_rank = -1;
     st = getinfo(cfg, &t->info, err);
     if (st != CS_OK)
         goto fail;

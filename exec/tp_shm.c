@@ -546,7 +546,6 @@ int cs_tp_shm_open(const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err)
     t->base.rank = cfg->rank;
     t->base.nranks = cfg->nranks;
     t->base.max_msg = SIZE_MAX;
-    t->base.left_rank = -1;
     t->memfd = -1;
     t->timeout_s = cfg->timeout_s > 0 ? cfg->timeout_s : 60;
     t->ctl_head = t->ctl_tail = t->copies.head = t->copies.tail = -1;

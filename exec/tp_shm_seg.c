@@ -22,7 +22,7 @@
  * none) polls readable once the peer has exited, and a peer's header says
  * `closed` once it closed its transport; both mark the peer dead.  A peer
  * that left because of a signal wrote it into `intr` first (leave): then
- * cs_tp.left_rank names it.
+ * cs_tp.left_peer names it.
  *
  * Transport memory (cs_tp_mem_ops_t, the engine's buffers).  Each region
  * is a memfd of its own, kept open while it lives; an RTS from it names
@@ -314,8 +314,8 @@ int cs__shm_attach(tp_shm_t *t, const void *blobs, size_t slot, const size_t *le
             why(t, "interrupted (%s)", cs_intr_signame(cs_intr_pending()));
             return CS_ERR_INTERRUPTED;
         }
-        if (t->base.left_rank >= 0) {
-            why(t, "rank %d was interrupted (%s)", t->base.left_rank,
+        if (t->base.left_peer) {
+            why(t, "rank %d was interrupted (%s)", t->base.left_peer - 1,
                 cs_intr_signame(t->base.left_sig));
             return CS_ERR_PEER;
         }
@@ -365,7 +365,7 @@ int cs__shm_check_peers(tp_shm_t *t)
     }
     for (int r = 0; found && r < n; r++) { /* did the dead say why? */
         shm_peer_t *pe = &t->peers[r];
-        if (r == t->base.rank || pe->dead != 1 || !pe->seg || t->base.left_rank == r)
+        if (r == t->base.rank || pe->dead != 1 || !pe->seg || t->base.left_peer == r + 1)
             continue;
         int sig = __atomic_load_n(&((shm_seg_hdr_t *)pe->seg)->intr, __ATOMIC_RELAXED);
         if (sig)

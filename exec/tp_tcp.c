@@ -59,7 +59,7 @@
  * reading gives EOF or ECONNRESET, writing EPIPE; every request to or from
  * that peer then completes with CS_ERR_PEER, and later posts to it too.
  * A peer interrupted by a signal says so first (LEAVE, see leave in
- * cs_transport.h): the same, and cs_tp.left_rank names it.
+ * cs_transport.h): the same, and cs_tp.left_peer names it.
  *
  * Nothing is allocated after insert_addrs: operations, frames and
  * unexpected records come from pools sized at open (a post finding its
@@ -591,7 +591,6 @@ int cs_tp_tcp_open(const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err)
     t->base.rank = cfg->rank;
     t->base.nranks = cfg->nranks;
     t->base.max_msg = SIZE_MAX; /* the framing carries any length */
-    t->base.left_rank = -1;
     t->listen_fd = t->epfd = -1;
     t->setup_s = cfg->timeout_s > 0 ? cfg->timeout_s : 60.0;
     t->nops = TCP_OPS;
