@@ -21,7 +21,11 @@ static void help(FILE *f)
             "directly.\n"
             "\n"
             "  --inplace            the in-place reading (the file must allow it)\n"
-            "  --outofplace         the out-of-place reading (default when allowed)\n"
+            "  --outofplace         the out-of-place reading (the file must allow it)\n"
+            "                       Neither: out of place when the file allows it, else the\n"
+            "                       in-place algorithm serving an out-of-place call (each\n"
+            "                       rank first copies its input into its output), which is\n"
+            "                       also what verify, stats, sim and run read\n"
             "  --origins            print, instead of the schedule, where each step came\n"
             "                       from: 'RANK STEP FILE:LINE: gpu G tb T step S'\n"
             "  -o, --output FILE    write to FILE, whole or not at all (default: stdout)\n"
@@ -104,7 +108,10 @@ int cs_cli_import(int argc, char **argv)
                     "%s) -> %s\n",
                     path, cs_coll_name(m->sched->desc.coll), m->sched->desc.nranks,
                     m->sched->nchunks, (unsigned long long)cs_sched_total_steps(m->sched),
-                    m->info.imported_inplace ? "in place" : "out of place", m->info.proto,
+                    m->info.imported_inplace == 1   ? "in place"
+                    : m->info.imported_inplace == 2 ? "in-place algorithm, input copied first"
+                                                    : "out of place",
+                    m->info.proto,
                     output);
         }
     }

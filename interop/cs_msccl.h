@@ -63,7 +63,9 @@ typedef struct cs_msccl_info {
     int nthreadblocks;       /* the most threadblocks of one gpu */
     int inplace, outofplace; /* the flags (outofplace absent: !inplace) */
     int64_t min_bytes, max_bytes; /* minBytes, maxBytes (0: no limit) */
-    int imported_inplace;         /* which reading the schedule is */
+    int imported_inplace;         /* which reading the schedule is: 0 out of place,
+                                     1 in place, 2 in-place algorithm served out
+                                     of place (cs_msccl_opts_t) */
 } cs_msccl_info_t;
 
 typedef struct cs_msccl {
@@ -76,7 +78,13 @@ typedef struct cs_msccl {
 } cs_msccl_t;
 
 typedef struct cs_msccl_opts {
-    int inplace; /* -1 (default): out of place when the file allows it; 0; 1 */
+    /* 0: the out-of-place reading; 1: the in-place reading (an in-place
+     * schedule: out holds the input, in is not touched); 2: an in-place
+     * algorithm serving an out-of-place call: each rank first copies its
+     * input into the output, every step waits for that copy.  -1 (what
+     * NULL opts mean): 0 when the file allows it, else 2, so that verify,
+     * sim and run (which runs out of place) all take the file. */
+    int inplace;
 } cs_msccl_opts_t;
 
 /* 1 when the first non-blank bytes of buf are "<?xml" or "<algo" (an XML

@@ -62,7 +62,8 @@ static int uf_union(uf_t *u, uint32_t a, uint32_t b)
 typedef struct bctx {
     xalgo_t *a;
     cs_coll_t coll;
-    int inplace;
+    int inplace; /* the XML's i is part of out */
+    int staged;  /* ... in an out-of-place schedule that first copies in to out */
     uint32_t C, k, P;
     uint32_t win_in, win_out;
     uint64_t *node0; /* per gpu: first slot of in, then out, then scratch */
@@ -352,15 +353,22 @@ static int overlap(const bctx_t *b, int r, int ba, int oa, int na, int bb, int o
 }
 
 /* Mark in seen[] (per threadblock t: from off[t]) the steps that step
- * (t, i) waits for, directly or not, on its gpu. */
-static void mark_before(const xgpu_t *g, const int *off, uint8_t *seen, int t, int i)
+ * (t, i) waits for, directly or not, on its gpu.  stack: room for one entry
+ * per threadblock (each threadblock is entered at most once per depth). */
+static void mark_before(const xgpu_t *g, const int *off, uint8_t *seen, int *stack, int t, int i)
 {
-    while (i >= 0 && !seen[off[t] + i]) {
-        seen[off[t] + i] = 1;
-        const xstep_t *x = &g->tb[t].st[i];
-        if (x->wait_tb >= 0)
-            mark_before(g, off, seen, x->wait_tb, x->wait_step);
-        i--;
+    int n = 0;
+    stack[n++] = off[t] + i;
+    while (n > 0) {
+        int k = stack[--n], tb = 0;
+        while (tb + 1 < g->n && off[tb + 1] <= k)
+            tb++;
+        for (int j = k - off[tb]; j >= 0 && !seen[off[tb] + j]; j--) {
+            seen[off[tb] + j] = 1;
+            const xstep_t *x = &g->tb[tb].st[j];
+            if (x->wait_tb >= 0 && !seen[off[x->wait_tb] + x->wait_step])
+                stack[n++] = off[x->wait_tb] + x->wait_step;
+        }
     }
 }
 
@@ -383,11 +391,15 @@ static int needs_copy(const bctx_t *b, const xgpu_t *g, const xtb_t *tb, int i, 
     for (int t = 0; t < g->n; t++)
         offs[t] = total, total += g->tb[t].n;
     uint8_t *seen = calloc((size_t)total + 1, 1);
-    if (seen == NULL) {
+    int *stack = malloc(((size_t)total + 1) * sizeof(int));
+    if (seen == NULL || stack == NULL) {
+        free(seen);
+        free(stack);
         free(offs);
         return 1;
     }
-    mark_before(g, offs, seen, tb->id, i);
+    mark_before(g, offs, seen, stack, tb->id, i);
+    free(stack);
     int need = 0;
     for (int t = 0; t < g->n && !need; t++)
         for (int j = 0; t != tb->id && j < g->tb[t].n && !need; j++) {
@@ -408,6 +420,8 @@ static int emit_xstep(bctx_t *b, cs_sched_t *s, emit_t *e, const xgpu_t *g, cons
         deps[nd++] = (uint32_t)tb->st[x->s - 1].chain;
     if (x->wait_tb >= 0 && g->tb[x->wait_tb].st[x->wait_step].chain >= 0)
         deps[nd++] = (uint32_t)g->tb[x->wait_tb].st[x->wait_step].chain;
+    if (b->staged && nd == 0)
+        deps[nd++] = 0; /* the copy of the input into the output */
     if (nd == 2 && deps[0] == deps[1])
         nd = 1;
     cs_range_t src = {0, 0, 0}, dst = {0, 0, 0};
@@ -556,6 +570,17 @@ static int emit_gpu(bctx_t *b, cs_sched_t *s, cs_msccl_t *m, int r, cs_err_t *er
                 return cs_err_set(err, s->err.code, "%s:%u: %s", b->a->fname, x->line, s->err.msg);
         }
     }
+    if (b->staged) { /* an out-of-place call of an in-place algorithm */
+        cs_step_t cp;
+        memset(&cp, 0, sizeof(cp));
+        cp.kind = CS_STEP_COPY;
+        cp.peer = -1;
+        cp.src = cs_rng(CS_BUF_IN, 0, b->win_in);
+        cp.dst = cs_rng(CS_BUF_OUT, in_base(b, r) - out_base(b, r), b->win_in);
+        e.o = (cs_msccl_origin_t){b->a->line, r, -1, -1};
+        if (emit_step(s, &e, &cp, NULL, 0) != 0)
+            return cs_err_set(err, s->err.code, "%s:%u: %s", b->a->fname, b->a->line, s->err.msg);
+    }
     for (;;) {
         int progress = 0, left = 0;
         for (int t = 0; t < g->n; t++) {
@@ -593,9 +618,10 @@ static void meta(cs_sched_t *s, const cs_msccl_info_t *in, const char *fname)
             *p = '_';
     snprintf(params, sizeof(params),
              "name=%s file=%s proto=%s nchannels=%d nthreadblocks=%d nchunksperloop=%d "
-             "minBytes=%lld maxBytes=%lld inplace=%d outofplace=%d%s%s",
+             "minBytes=%lld maxBytes=%lld inplace=%d outofplace=%d%s%s%s",
              name, file, in->proto, in->nchannels, in->nthreadblocks, in->nchunksperloop,
              (long long)in->min_bytes, (long long)in->max_bytes, in->inplace, in->outofplace,
+             in->imported_inplace == 2 ? " served=copy-in-place" : "",
              in->redop[0] ? " redop=" : "", in->redop);
     for (char *p = params; *p; p++)
         if ((unsigned char)*p < ' ' || (unsigned char)*p > '~' || *p == '#')
@@ -609,7 +635,8 @@ int cs__msccl_build(xalgo_t *a, int inplace, cs_msccl_t *m, cs_err_t *err)
     bctx_t b;
     memset(&b, 0, sizeof(b));
     b.a = a;
-    b.inplace = inplace;
+    b.inplace = inplace != 0;
+    b.staged = inplace == 2;
     b.P = (uint32_t)a->ngpu;
     b.C = (uint32_t)a->info.nchunksperloop;
     b.coll = cs_coll_parse(a->info.coll);
@@ -644,7 +671,7 @@ int cs__msccl_build(xalgo_t *a, int inplace, cs_msccl_t *m, cs_err_t *err)
                               a->fname, g->line, g->id, g->ichunks, g->ochunks,
                               cs_coll_name(b.coll), b.C, b.P, wi, b.win_out);
     }
-    cs_coll_desc_t desc = {b.coll, (int32_t)b.P, 0, inplace};
+    cs_coll_desc_t desc = {b.coll, (int32_t)b.P, 0, inplace == 1};
     int rc = CS_OK;
     cs_sched_t *s = cs_sched_create(&desc, b.C, err);
     if (s == NULL)
@@ -661,7 +688,7 @@ int cs__msccl_build(xalgo_t *a, int inplace, cs_msccl_t *m, cs_err_t *err)
     for (uint32_t r = 0; r < b.P; r++)
         if ((rc = emit_gpu(&b, s, m, (int)r, err)) != CS_OK)
             goto out;
-    meta(s, &a->info, a->fname);
+    meta(s, &m->info, a->fname);
     m->sched = s;
     s = NULL;
 out:

@@ -541,8 +541,8 @@ int cs_msccl_parse(const char *buf, size_t len, const char *name, const cs_msccl
         if ((rc = check_gpu(fname, &a, &a.gpu[g], err)) != CS_OK)
             goto out_doc;
     int inplace = opts ? opts->inplace : -1;
-    if (inplace < 0)
-        inplace = a.info.outofplace ? 0 : 1;
+    if (inplace < 0) /* in-place only: served out of place through a copy */
+        inplace = a.info.outofplace ? 0 : 2;
     if (inplace ? !a.info.inplace : !a.info.outofplace) {
         rc = cs_err_set(err, CS_ERR_PARSE, "%s:%u: the algo is not for %s calls (inplace=\"%d\" "
                         "outofplace=\"%d\")", fname, a.line, inplace ? "in-place" : "out-of-place",
@@ -640,7 +640,11 @@ int cs_msccl_origin_str(const cs_msccl_t *m, int rank, int64_t step, char *buf, 
     if (m == NULL || rank < 0 || rank >= m->nranks || step < 0 || step >= m->norigin[rank])
         return -1;
     const cs_msccl_origin_t *o = &m->origin[rank][step];
-    snprintf(buf, len, "%s:%u: gpu %d tb %d step %d", m->path, o->line, o->gpu, o->tb, o->step);
+    if (o->tb < 0)
+        snprintf(buf, len, "%s:%u: gpu %d: the input copied into the output (an in-place "
+                 "algorithm serving an out-of-place call)", m->path, o->line, o->gpu);
+    else
+        snprintf(buf, len, "%s:%u: gpu %d tb %d step %d", m->path, o->line, o->gpu, o->tb, o->step);
     return 0;
 }
 

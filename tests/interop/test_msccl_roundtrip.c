@@ -111,7 +111,8 @@ static void check(const cs_algo_t *a, int P, int inplace)
     CS_TEST_CHECK(xml != NULL, "%s %s P=%d: export: %s", coll, name, P, err.msg);
     cs_msccl_t *m = NULL;
     if (xml) {
-        int st = cs_msccl_parse(xml, len, "export.xml", NULL, &m, &err);
+        cs_msccl_opts_t mo = {.inplace = inplace};
+        int st = cs_msccl_parse(xml, len, "export.xml", &mo, &m, &err);
         CS_TEST_CHECK(st == CS_OK, "%s %s P=%d: import: %s", coll, name, P, err.msg);
     }
     if (m == NULL)
@@ -199,7 +200,8 @@ deps:
         size_t l2 = 0;
         char *x2 = export_mem(t, NULL, &l2, &err);
         cs_msccl_t *m2 = NULL;
-        CS_TEST_CHECK(x2 && cs_msccl_parse(x2, l2, "x2.xml", NULL, &m2, &err) == CS_OK,
+        cs_msccl_opts_t mo = {.inplace = inplace};
+        CS_TEST_CHECK(x2 && cs_msccl_parse(x2, l2, "x2.xml", &mo, &m2, &err) == CS_OK,
                       "%s %s P=%d: second round: %s", coll, name, P, err.msg);
         for (int r = 0; m2 && r < P; r++)
             for (int q = 0; q < P; q++)
