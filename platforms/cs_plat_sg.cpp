@@ -699,6 +699,7 @@ static int links_and_tiers(int fd, const cs__pfile_t *f, const char *shown)
                       std::to_string(CS_PLAT_MAX_TIERS));
         return -1;
     }
+    std::sort(order.begin(), order.end()); /* by name: level1, level2, ... */
     for (const std::string &t : order) {
         const tier_acc &a = acc[t];
         uint64_t best = 0;

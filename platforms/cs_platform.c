@@ -372,7 +372,12 @@ int cs_platform_print(const cs_platform_t *p, FILE *f, cs_err_t *err)
         fprintf(f, "%s\n", p->ndevices > 8 ? ", ..." : "");
     }
     if (p->is_file)
-        fprintf(f, "Tiers: %s", cs_platform_tier_rule());
+        fprintf(f,
+                "Tiers: %s"
+                "Duplex: in the ideal model a <link> without sharing_policy is SPLITDUPLEX (each\n"
+                "  direction its own bandwidth; a route's way back takes the other half); links\n"
+                "  with a sharing_policy and SimGrid's generated links are as written.\n",
+                cs_platform_tier_rule());
     cs_topo_figures_t fig;
     cs_err_t terr = {0};
     if (cs_platform_topology(p, &fig, &terr) == CS_OK) {
@@ -387,8 +392,8 @@ int cs_platform_print(const cs_platform_t *p, FILE *f, cs_err_t *err)
                     "each host and link direction twice (in, out)\n",
                     (unsigned long long)fig.npairs,
                     fig.exact ? "every pair of ranks"
-                              : "rank i to i+1, i+2, i+4, ... and i+N/2: the diameter is a "
-                                "lower bound",
+                              : "rank i to i+1, i+N/2, then i+2, i+4, ...: figures of the "
+                                "routes read, so lower bounds",
                     fig.seconds);
     } else {
         fprintf(f, "topology: not available (%s)\n", terr.msg);

@@ -106,6 +106,16 @@ grep -q "Rank hosts: 0=node-0, 1=node-1, 2=node-10, 3=node-11," "$tmp/fattree_ta
 # tree's bisection is its 4 level2 uplinks... of the leaves on each side
 grep -q "diameter 4 hops" "$tmp/fattree.show" && ok || ko "fattree: diameter $(grep topology: "$tmp/fattree.show")"
 
+# an exported preset whose links were then edited: the figures are the
+# file's (the preset's bisection is 25 GB/s: 2 rails of 12.5)
+"$collstep" platform export summit:nodes=2 -o "$tmp/s2.xml" 2>/dev/null
+sed -E 's/(<link id="nic-[^"]*" bandwidth=")[0-9]+Bps/\11000000000Bps/' "$tmp/s2.xml" >"$tmp/s2e.xml"
+"$collstep" platform show "$tmp/s2e.xml" >"$tmp/s2e.show" 2>&1
+grep -q "^topology: .*bisection 2.000 GB/s" "$tmp/s2e.show" && ok ||
+  ko "edited export: $(grep '^topology' "$tmp/s2e.show")"
+awk '$1 == "nic" && $3 == "1.000" { f = 1 } END { exit !f }' "$tmp/s2e.show" && ok ||
+  ko "edited export: nic tier $(grep '^nic' "$tmp/s2e.show")"
+
 # ---- alpha-beta, ideal model: 8 ranks, 8 MiB, 1 MiB per step ---------------
 S=8388608
 formula() { awk -v p=8 -v s=$S -v l="$1" -v b="$2" 'BEGIN { printf "%.4f", 2 * (p - 1) * (l + s / p / b * 1e6) }'; }
