@@ -36,6 +36,7 @@
 #include "cs_boot.h"
 #include "cs_intr.h"
 #include "cs_log.h"
+#include "cs_transport.h"
 
 #define ENV_MAGIC 0x63736274u /* "csbt" */
 #define ENV_DATA 0x63730001u
@@ -61,6 +62,14 @@ static double now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* CS_ERR_PEER: "rank ME: rank WHO was interrupted (SIGxxx)". */
+static int left_err(cs_err_t *err, int me, int who, int sig)
+{
+    char why[96];
+    cs_tp_left_text(who, sig, why, sizeof(why));
+    return cs_err_set(err, CS_ERR_PEER, "rank %d: %s", me, why);
 }
 
 /* Read or write exactly len bytes before `deadline`. */
@@ -91,8 +100,7 @@ static int io_full(cs_boot_t *b, int fd, void *buf, size_t len, int wr, double d
             return cs_err_set(err, CS_ERR_INTERRUPTED, "rank %d: interrupted (%s)", me,
                               cs_intr_signame(cs_intr_pending()));
         if (who >= 0 && who != me) /* heard of through the transport */
-            return cs_err_set(err, CS_ERR_PEER, "rank %d: rank %d was interrupted (%s)", me,
-                              who, cs_intr_signame(sig));
+            return left_err(err, me, who, sig);
         if (left <= 0)
             return cs_err_set(err, CS_ERR_TIMEOUT,
                               "rank %d: timed out in the bootstrap waiting for rank %d", me, peer);
@@ -137,8 +145,7 @@ static int send_msg(boot_env_t *e, int peer, const void *buf, size_t len, double
         cs_intr_note_peer(in.rank, in.sig);
         if (me == 0)
             send_leave(e, in.rank, in.sig);
-        return cs_err_set(err, CS_ERR_PEER, "rank %d: rank %d was interrupted (%s)", me,
-                          in.rank, cs_intr_signame(in.sig));
+        return left_err(err, me, in.rank, in.sig);
     }
     return cs_err_set(err, st, "%s", tmp.msg);
 }
@@ -157,8 +164,7 @@ static int recv_msg(boot_env_t *e, int peer, void *buf, size_t len, double deadl
         cs_intr_note_peer(h.rank, h.sig);
         if (me == 0)
             send_leave(e, h.rank, h.sig);
-        return cs_err_set(err, CS_ERR_PEER, "rank %d: rank %d was interrupted (%s)", me, h.rank,
-                          cs_intr_signame(h.sig));
+        return left_err(err, me, h.rank, h.sig);
     }
     if (h.kind != ENV_DATA || h.len != len)
         return cs_err_set(err, CS_ERR_MISMATCH, "rank %d: the bootstrap got a message of %u "

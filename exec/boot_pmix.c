@@ -29,6 +29,7 @@
 #include "cs_boot.h"
 #include "cs_intr.h"
 #include "cs_log.h"
+#include "cs_transport.h"
 
 typedef struct boot_pmix {
     cs_boot_t base; /* first member */
@@ -93,8 +94,9 @@ static int fence(boot_pmix_t *p, int collect, cs_err_t *err)
             break;
         }
         if (who >= 0) {
-            st = cs_err_set(err, CS_ERR_PEER, "rank %d: rank %d was interrupted (%s)",
-                            p->base.rank, who, cs_intr_signame(sig));
+            char why[96];
+            cs_tp_left_text(who, sig, why, sizeof(why));
+            st = cs_err_set(err, CS_ERR_PEER, "rank %d: %s", p->base.rank, why);
             break;
         }
         if (i < 2000) {
@@ -120,9 +122,11 @@ static int fence(boot_pmix_t *p, int collect, cs_err_t *err)
             cs__boot_heard(&p->base);
             who = cs_intr_peer(&sig);
         }
-        if (who >= 0)
-            return cs_err_set(err, CS_ERR_PEER, "rank %d: rank %d was interrupted (%s)",
-                              p->base.rank, who, cs_intr_signame(sig));
+        char why[96];
+        if (who >= 0) {
+            cs_tp_left_text(who, sig, why, sizeof(why));
+            return cs_err_set(err, CS_ERR_PEER, "rank %d: %s", p->base.rank, why);
+        }
     }
     if (rc != PMIX_SUCCESS)
         return cs_err_set(err, pmix_status_to_cs(rc), "rank %d: PMIx fence failed: %s",

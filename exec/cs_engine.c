@@ -186,8 +186,10 @@ int cs_engine_create(const cs_sched_t *s, int rank, cs_tp_t *tp, const cs_engine
         goto fail;
     }
     cs__engine_fuse_copies(e);
-    if ((st = alloc_memory(e, err)) != CS_OK)
+    if ((st = alloc_memory(e, err)) != CS_OK) {
+        tp->ops->leave(tp, 0); /* the others are in the warm-up: they must not wait */
         goto fail;
+    }
     if ((st = warm_up(e, err)) != CS_OK)
         goto fail;
     *out = e;

@@ -19,7 +19,10 @@
  * rendezvous) has carried a message once, and the shm transport has
  * mapped every peer buffer it copies from.  So create is collective: every
  * rank of the schedule must call it, and it fails like cs_engine_run when
- * a peer does not (timeout, CS_ERR_PEER, CS_ERR_INTERRUPTED).
+ * a peer does not (timeout, CS_ERR_PEER, CS_ERR_INTERRUPTED).  A rank that
+ * cannot allocate its memory leaves the transport (leave, signal 0): the
+ * others fail at once with "rank R left the job"; its transport can then
+ * only be closed.
  *
  * Running.  cs_engine_run(count) executes the DAG once: a step is issued as
  * soon as its dependencies are done and, for sends and receives, once the

@@ -60,11 +60,16 @@ int cs_tp_left_why(const cs_tp_t *tp, char *buf, size_t cap)
         sig = tp->left_sig;
     if (r < 0)
         return -1;
-    if (sig > 0)
-        snprintf(buf, cap, "rank %d was interrupted (%s)", r, cs_intr_signame(sig));
-    else
-        snprintf(buf, cap, "rank %d left", r);
+    cs_tp_left_text(r, sig, buf, cap);
     return r;
+}
+
+void cs_tp_left_text(int rank, int sig, char *buf, size_t cap)
+{
+    if (sig > 0)
+        snprintf(buf, cap, "rank %d was interrupted (%s)", rank, cs_intr_signame(sig));
+    else
+        snprintf(buf, cap, "rank %d left the job", rank);
 }
 
 int cs_tp_open(const char *name, const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err)

@@ -118,8 +118,9 @@ typedef struct cs_tp_ops {
     int (*cancel)(cs_tp_t *tp, cs_tp_req_t *req);
 
     /* Tell every peer that this rank leaves the job because of signal `sig`
-     * (cs_intr.h), so that they fail at once naming it instead of waiting
-     * for it (their transport sets cs_tp.left_peer / left_sig).  Best
+     * (cs_intr.h; 0: another reason, e.g. cs_engine_create failed), so that
+     * they fail at once naming it instead of waiting for it (their
+     * transport sets cs_tp.left_peer / left_sig).  Best
      * effort, bounded by about 100 ms; what is posted is abandoned; after
      * it only close.  close calls it by itself when cs_intr_pending() is
      * set; calling it twice does nothing more. */
@@ -176,7 +177,10 @@ void cs_tp_nosup_leave(cs_tp_t *tp, int sig);
  * left_peer / left_sig (the first one wins) and cs_intr_note_peer. */
 void cs__tp_peer_left(cs_tp_t *tp, int rank, int sig);
 
-/* "rank R was interrupted (SIGINT)" (or "rank R left") for the first peer
+/* "rank R was interrupted (SIGINT)", or "rank R left the job" for sig 0. */
+void cs_tp_left_text(int rank, int sig, char *buf, size_t cap);
+
+/* cs_tp_left_text for the first peer
  * that left, as this process knows it (tp may be NULL): writes buf and
  * returns the rank, or -1 (buf untouched) when no peer left. */
 int cs_tp_left_why(const cs_tp_t *tp, char *buf, size_t cap);

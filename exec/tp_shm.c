@@ -297,7 +297,7 @@ static void shm_leave(cs_tp_t *tp, int sig)
     t->left = 1;
     if (!t->hdr)
         return;
-    __atomic_store_n(&t->hdr->intr, sig, __ATOMIC_RELAXED);
+    __atomic_store_n(&t->hdr->intr, sig > 0 ? sig : -1, __ATOMIC_RELAXED);
     __atomic_store_n(&t->hdr->closed, 1u, __ATOMIC_RELEASE);
 }
 

@@ -77,7 +77,8 @@ typedef struct shm_seg_hdr {
     int32_t pid;
     uint32_t closed; /* the owner closed its transport (atomic) */
     int32_t intr;    /* the owner left because of this signal (leave; written
-                      * before `closed`), 0: it did not say */
+                      * before `closed`), -1: for another reason, 0: it did
+                      * not say */
     uint32_t pad_;
 } shm_seg_hdr_t;
 

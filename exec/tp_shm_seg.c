@@ -315,8 +315,9 @@ int cs__shm_attach(tp_shm_t *t, const void *blobs, size_t slot, const size_t *le
             return CS_ERR_INTERRUPTED;
         }
         if (t->base.left_peer) {
-            why(t, "rank %d was interrupted (%s)", t->base.left_peer - 1,
-                cs_intr_signame(t->base.left_sig));
+            char w[96];
+            cs_tp_left_text(t->base.left_peer - 1, t->base.left_sig, w, sizeof(w));
+            why(t, "%s", w);
             return CS_ERR_PEER;
         }
         for (int q = r; q < n; q++)
@@ -369,7 +370,7 @@ int cs__shm_check_peers(tp_shm_t *t)
             continue;
         int sig = __atomic_load_n(&((shm_seg_hdr_t *)pe->seg)->intr, __ATOMIC_RELAXED);
         if (sig)
-            cs__tp_peer_left(&t->base, r, sig);
+            cs__tp_peer_left(&t->base, r, sig > 0 ? sig : 0);
     }
     return found;
 }

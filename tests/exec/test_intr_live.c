@@ -7,7 +7,10 @@
  *
  *   test_intr_live TRANSPORT SIG VICTIM BYTES EVERY [BOOT]
  *     TRANSPORT  shm, tcp, ofi:PROVIDER (ofi:tcp+ofi_rxm for tcp;ofi_rxm, ofi:shm)
- *     SIG        INT, TERM or HUP
+ *     SIG        INT, TERM or HUP; or NOMEM: no signal, rank VICTIM asks
+ *                cs_engine_create for more memory than there is, and the
+ *                others (in their warm-up) must fail at once naming it
+ *                ("rank V left the job") instead of waiting for a timeout
  *     EVERY      a barrier after every EVERY-th run (1: most of the time in
  *                the bootstrap, large: in the engine)
  *     BOOT       env (default: forked ranks) or pmix: the ranks are started
@@ -89,7 +92,7 @@ static int free_port(void)
 
 /* One rank: set up, run until something fails, record, clean up, exit. */
 static int rank_main(int me, const char *transport, const char *provider, uint64_t bytes,
-                     int every, const char *boot)
+                     int every, const char *boot, int huge)
 {
     rank_rec_t *rec = &sh->r[me];
     rec->pid = (int)getpid();
@@ -115,7 +118,7 @@ static int rank_main(int me, const char *transport, const char *provider, uint64
     }
     uint64_t count = cs_coll_block_count(CS_COLL_ALLREDUCE, NP, bytes, 4);
     if (st == CS_OK) {
-        cs_engine_config_t ec = {CS_DT_F32, CS_OP_SUM, count, 30, 1};
+        cs_engine_config_t ec = {CS_DT_F32, CS_OP_SUM, huge ? 1ull << 58 : count, 30, 1};
         st = cs_engine_create(s, me, tp, &ec, &e, &err);
     }
     rec->ready = st == CS_OK ? 1 : -1;
@@ -152,7 +155,7 @@ static int mpi_rank(char **argv)
     if (sh == MAP_FAILED)
         return 2;
     return rank_main(atoi(r), argv[2], *argv[3] ? argv[3] : NULL, strtoull(argv[4], NULL, 10),
-                     atoi(argv[5]), "pmix");
+                     atoi(argv[5]), "pmix", 0);
 }
 
 /* Names in /dev/shm, one string "\n"-separated (for the before/after check). */
@@ -216,6 +219,9 @@ int main(int argc, char **argv)
             *q = *q == '+' ? ';' : *q; /* ofi:tcp+ofi_rxm: no ';' in a ctest argument */
     }
     int sig = !strcmp(argv[2], "TERM") ? SIGTERM : !strcmp(argv[2], "HUP") ? SIGHUP : SIGINT;
+    int nomem = !strcmp(argv[2], "NOMEM");
+    if (nomem)
+        sig = 0;
     int victim = atoi(argv[3]), every = atoi(argv[5]);
     uint64_t bytes = strtoull(argv[4], NULL, 10);
     /* installed first, as `collstep run` does: the ranks inherit the
@@ -271,7 +277,7 @@ int main(int argc, char **argv)
             setenv("WORLD_SIZE", "3", 1);
             setenv("MASTER_ADDR", "127.0.0.1", 1);
             setenv("MASTER_PORT", port, 1);
-            int rc = rank_main(r, transport, provider, bytes, every, "env");
+            int rc = rank_main(r, transport, provider, bytes, every, "env", nomem && r == victim);
             fflush(NULL);
             _exit(rc);
         }
@@ -279,7 +285,7 @@ int main(int argc, char **argv)
     /* every rank set up and a few runs done, then the signal */
     uint64_t until = now_ns() + 60000000000ull;
     int ok = 0;
-    while (!ok && now_ns() < until) {
+    while (!nomem && !ok && now_ns() < until) {
         ok = 1;
         for (int r = 0; r < NP; r++)
             ok &= sh->r[r].ready == 1 && sh->r[r].runs >= 5;
@@ -289,7 +295,7 @@ int main(int argc, char **argv)
         usleep(1000);
     }
     uint64_t t_kill = now_ns();
-    if (ok)
+    if (ok && !nomem)
         kill(pmix ? sh->r[victim].pid : pid[victim], sig);
     int ws[NP], exited[NP] = {0};
     until = now_ns() + 30000000000ull;
@@ -315,7 +321,9 @@ int main(int argc, char **argv)
         }
     if (pmix)
         unlink(path);
-    CS_TEST_REQUIRE(ok, "the ranks never got running (ready %d %d %d, runs %d %d %d)",
+    if (nomem)
+        t_kill = sh->r[victim].t_fail; /* the others' clock starts at its failure */
+    CS_TEST_REQUIRE(ok || nomem, "the ranks never got running (ready %d %d %d, runs %d %d %d)",
                     sh->r[0].ready, sh->r[1].ready, sh->r[2].ready, sh->r[0].runs,
                     sh->r[1].runs, sh->r[2].runs);
     char want[96];
@@ -327,7 +335,14 @@ int main(int argc, char **argv)
         CS_TEST_CHECK(exited[r], "rank %d did not exit within 30 s", r);
         if (!exited[r])
             continue;
-        if (r == victim) {
+        if (nomem) {
+            snprintf(want, sizeof(want), r == victim ? "cannot allocate" : "rank %d left the job",
+                     victim);
+            CS_TEST_CHECK(x->st == (r == victim ? CS_ERR_NOMEM : CS_ERR_PEER), "rank %d: status %s",
+                          r, cs_status_name(x->st));
+            CS_TEST_CHECK(WIFEXITED(ws[r]) && WEXITSTATUS(ws[r]) == EXIT_RUNTIME,
+                          "rank %d: wait status %#x, want exit 3", r, ws[r]);
+        } else if (r == victim) {
             snprintf(want, sizeof(want), "interrupted (%s)", cs_intr_signame(sig));
             CS_TEST_CHECK(x->st == CS_ERR_INTERRUPTED, "rank %d: status %s", r,
                           cs_status_name(x->st));
