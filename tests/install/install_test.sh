@@ -18,6 +18,7 @@
 #     builds, verifies and interprets the registry's ring allreduce (its
 #     schedule file equal to `collstep gen`'s) and simulates it: the same
 #     time as `collstep sim`, and no less than the ring's bandwidth bound;
+#     with CUDA it counts GPUs through the installed GPU executor;
 #   - the prefix moved elsewhere still runs and builds (RUNPATH, .pc and
 #     the CMake package are relative to themselves).
 set -u
@@ -156,6 +157,16 @@ check_prog() {
     if [ "${3:-}" = sim ]; then
         t=$(echo "$out" | sed -n 's/^sim_time_us //p')
         [ "$t" = "$t_cli" ] || fail "$name: simulated $t us, collstep sim $t_cli us"
+        # the whole installation: the GPU executor exactly when CUDA is on
+        if [ $mode = cuda ]; then
+            echo "$out" | grep -q '^gpu_devices \([0-9][0-9]*\|none\)$' || fail "$name: no GPU probe"
+            readelf -d "$bin" | grep -q 'NEEDED.*libcs_gpu_kernels\.so' ||
+                fail "$name does not use libcs_gpu_kernels.so"
+        else
+            ! echo "$out" | grep -q '^gpu_devices' || fail "$name: a GPU probe without CUDA"
+        fi
+    else
+        ! echo "$out" | grep -q '^gpu_devices' || fail "$name: collstep::algos defines CS_HAVE_NCCL"
     fi
 }
 # shellcheck disable=SC2046

@@ -9,9 +9,12 @@
  * runs it through the reference interpreter, writes it to SCHEDULE_OUT in
  * the text format (the test compares that file with `collstep gen`) and,
  * when built with the simulator (USE_SIM) and given a platform, simulates
- * BYTES on it.  Prints
+ * BYTES on it.  Built against the GPU executor (CS_HAVE_NCCL, which its
+ * pkg-config flags and CMake target define), it also counts the devices
+ * (which loads libcs_gpu_kernels.so, CUDA's runtime and NCCL).  Prints
  *   verified ALGO RANKS ranks STEPS steps
  *   sim_time_us T          (%.6g, as `collstep sim --format csv`)
+ *   gpu_devices N|none     (CS_HAVE_NCCL; none: no device or driver)
  * Exit 0 on success, 1 on any failure (with a message on stderr).
  */
 #include <stdio.h>
@@ -26,6 +29,9 @@
 #ifdef USE_SIM
 #include <collstep/cs_platform.h>
 #include <collstep/cs_sim.h>
+#endif
+#ifdef CS_HAVE_NCCL
+#include <collstep/cs_gpu.h>
 #endif
 
 static int fail(const char *what, const cs_err_t *err)
@@ -51,6 +57,21 @@ static int simulate(const cs_sched_t *s, const char *spec, unsigned long long by
         printf("sim_time_us %.6g\n", inst.time * 1e6);
     cs_platform_close(plat);
     return rc;
+}
+#endif
+
+#ifdef CS_HAVE_NCCL
+static int gpu_probe(void)
+{
+    cs_err_t err = {0};
+    int n = 0, st = cs_gpu_device_count(&n, &err);
+    if (st == CS_OK)
+        printf("gpu_devices %d\n", n);
+    else if (st == CS_ERR_NODEVICE)
+        printf("gpu_devices none\n");
+    else
+        return fail("cs_gpu_device_count", &err);
+    return 0;
 }
 #endif
 
@@ -95,6 +116,10 @@ int main(int argc, char **argv)
     printf("verified %s %d ranks %llu steps\n", a->name, desc.nranks,
            (unsigned long long)cs_sched_total_steps(s));
     rc = 0;
+#ifdef CS_HAVE_NCCL
+    if ((rc = gpu_probe()) != 0)
+        goto done;
+#endif
     if (argc == 6) {
 #ifdef USE_SIM
         rc = simulate(s, argv[4], strtoull(argv[5], NULL, 10));
