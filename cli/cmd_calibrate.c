@@ -205,6 +205,10 @@ typedef struct cal {
     series_t *ser; /* intra series first, then inter */
     int nser;
     double *nic_agg, *nic_one; /* per node: bytes/s all ranks at once, one rank */
+    double *load_t;              /* [rank][size]: loaded ring flow (rank-1) -> rank */
+    double *port_bw;             /* [rank]: derived port capacity (bytes/s) */
+    int *load_reps;              /* [size] */
+    cs_fit_piecewise_t *load_fit; /* [rank]: fit of the flow into rank */
     int *nic_peer, *nic_k;
     double duplex_one, duplex_both, duplex_node; /* bytes/s per flow */
     int duplex_a, duplex_b, duplex_c, duplex_d; /* pair a<->b; node: a->b with c->d */
@@ -278,8 +282,48 @@ static double flows_bw(cal_t *c, const int *src, const int *dst, int k, size_t b
 {
     double t[3];
     if (*st == CS_OK)
-        *st = cs_calib_flows(c->cb, src, dst, k, bytes, 1, 3, t, &c->err);
+        *st = cs_calib_flows(c->cb, src, dst, k, bytes, 1, 3, t, NULL, &c->err);
     return *st == CS_OK ? (double)k * (double)bytes / cs_fit_median(t, 3) : 0;
+}
+
+/* Every rank busy at once, as in a collective: flows r -> r+1 (a ring
+ * over all ranks: intra-node and inter-node flows) over the sweep.  On a
+ * machine with fewer cores than ranks (the emulated cluster) a message's
+ * time then includes waiting for the CPU, which a lone pair never shows;
+ * with a core per rank both agree. */
+static int loaded(cal_t *c)
+{
+    int N = c->nranks, st = CS_OK;
+    int *src = calloc((size_t)N, sizeof(int)), *dst = calloc((size_t)N, sizeof(int));
+    double *rt = calloc((size_t)N, sizeof(double)), *t = calloc(64, sizeof(double));
+    c->load_t = calloc((size_t)N * c->nsizes, sizeof(double));
+    c->load_reps = calloc((size_t)c->nsizes, sizeof(int));
+    c->load_fit = calloc((size_t)N, sizeof(cs_fit_piecewise_t));
+    c->port_bw = calloc((size_t)N, sizeof(double));
+    if (!src || !dst || !rt || !t || !c->load_t || !c->load_reps || !c->load_fit || !c->port_bw)
+        st = cs_err_set(&c->err, CS_ERR_NOMEM, "out of memory");
+    for (int r = 0; r < N; r++)
+        src[r] = r, dst[r] = (r + 1) % N;
+    double est = 0;
+    for (int k = 0; k < c->nsizes && st == CS_OK; k++) {
+        double want = est > 0 ? c->o->budget / est : 50;
+        int reps = want < c->o->min_reps ? (int)c->o->min_reps : want > 50 ? 50 : (int)want;
+        st = cs_calib_flows(c->cb, src, dst, N, c->sizes[k], 1, reps, t, rt, &c->err);
+        c->load_reps[k] = reps;
+        double mx = 0;
+        for (int r = 0; r < N && st == CS_OK; r++) {
+            c->load_t[(size_t)r * c->nsizes + k] = rt[r];
+            mx = rt[r] > mx ? rt[r] : mx;
+        }
+        est = k + 1 < c->nsizes ? mx * (double)c->sizes[k + 1] / (double)c->sizes[k] : 0;
+    }
+    for (int r = 0; r < N && st == CS_OK; r++)
+        cs_fit_piecewise(c->sizes, c->load_t + (size_t)r * c->nsizes, c->nsizes, &c->load_fit[r]);
+    free(src);
+    free(dst);
+    free(rt);
+    free(t);
+    return st;
 }
 
 static int measure(cal_t *c)
@@ -317,6 +361,9 @@ static int measure(cal_t *c)
     }
     for (int s = 0; s < c->nser; s++)
         cs_fit_piecewise(c->sizes, c->ser[s].med, c->nsizes, &c->ser[s].fit);
+    /* every rank busy at once */
+    if (st == CS_OK)
+        st = loaded(c);
     /* 3. the NIC a node's ranks share, 4. full duplex */
     size_t big = c->o->nic_size < c->sizes[c->nsizes - 1] ? c->o->nic_size : c->sizes[c->nsizes - 1];
     c->nic_agg = calloc((size_t)H, sizeof(double));
@@ -509,8 +556,27 @@ static void derive(cal_t *c, cs_plat_calib_t *p, cs_plat_calib_node_t *nodes)
     p->nranks = c->nranks, p->nnodes = H, p->node_of = c->node_of, p->nodes = nodes;
     p->intra_lat = ni ? cs_fit_median(ia, ni) : 0;
     p->intra_bw = ni ? cs_fit_median(ib, ni) : 1e12;
-    if (!(p->intra_bw > 0) || isinf(p->intra_bw))
-        p->intra_bw = 1e12;
+    /* every rank busy (loaded ring flows, each rank sending and receiving
+     * at once): a rank's port moves 2 x the flow rate (beta of its own
+     * series, large piece); its latency is what a message costs beyond
+     * the lone pair's alpha of its class, split between the two ports a
+     * message crosses */
+    double ex[1024];
+    int nx = 0;
+    double *port = c->port_bw;
+    for (int r = 0; c->load_fit && port && r < c->nranks; r++) {
+        int from = (r + c->nranks - 1) % c->nranks, cls = c->node_of[from] != c->node_of[r];
+        const cs_fit_line_t *l = cs_fit_piece_for(&c->load_fit[r], top);
+        port[r] = l->beta > 0 && !isinf(l->beta) ? 2 * l->beta : 0;
+        double la = l->alpha > 0 ? l->alpha : c->load_fit[r].piece[0].alpha;
+        double base = cls ? nodes[c->node_of[from]].lat + nodes[c->node_of[r]].lat : p->intra_lat;
+        if (nx < 1024)
+            ex[nx++] = la > base ? la - base : 0;
+    }
+    if (port) {
+        p->port_bw = port;
+        p->port_lat = nx ? cs_fit_median(ex, nx) / 2 : 0;
+    }
     for (int h = 0; h < H; h++)
         p->switch_bw += nodes[h].bw;
     p->reduce_speed = c->red[cs_dtype_parse(c->o->dtype)];
@@ -518,6 +584,8 @@ static void derive(cal_t *c, cs_plat_calib_t *p, cs_plat_calib_node_t *nodes)
         double rp = c->duplex_both / c->duplex_one, rn = c->duplex_node / c->duplex_one;
         p->pair_duplex = rp < 0.9 ? (rp > 0.5 ? rp : 0.5) : 0;
         p->node_duplex = c->duplex_c >= 0 && rn < 0.9 ? (rn > 0.5 ? rn : 0.5) : 0;
+        if (p->port_bw) /* the ports explain a rank's two directions (they share it) */
+            p->pair_duplex = 0;
     }
 }
 
@@ -557,6 +625,21 @@ static void write_json(cal_t *c, FILE *f, const cs_plat_calib_t *p)
         json_line(f, "large", cs_fit_piece_for(&x->fit, c->sizes[c->nsizes - 1]), ",");
         json_line(f, "single", &x->fit.single, "}}");
     }
+    fprintf(f, "],\n\"loaded\":[");
+    for (int r = 0; c->load_fit && r < c->nranks; r++) {
+        int from = (r + c->nranks - 1) % c->nranks;
+        fprintf(f, "%s\n{\"class\":\"%s\",\"src\":%d,\"dst\":%d,\"points\":[", r ? "," : "",
+                c->node_of[from] == c->node_of[r] ? "intra" : "inter", from, r);
+        for (int k = 0; k < c->nsizes; k++)
+            fprintf(f, "%s{\"bytes\":%llu,\"median_us\":%.4f,\"reps\":%d}", k ? "," : "",
+                    (unsigned long long)c->sizes[k], c->load_t[(size_t)r * c->nsizes + k] * 1e6,
+                    c->load_reps[k]);
+        fprintf(f, "],\"fit\":{\"pieces\":%d,\"break\":%llu,", c->load_fit[r].npieces,
+                (unsigned long long)c->load_fit[r].brk);
+        json_line(f, "small", &c->load_fit[r].piece[0], ",");
+        json_line(f, "large", cs_fit_piece_for(&c->load_fit[r], c->sizes[c->nsizes - 1]), ",");
+        json_line(f, "single", &c->load_fit[r].single, "}}");
+    }
     fprintf(f, "],\n\"duplex\":{\"rank_a\":%d,\"rank_b\":%d,\"rank_c\":%d,\"one_way_Bps\":%.6e,"
                "\"pair_both_ways_Bps_per_direction\":%.6e,\"node_both_ways_Bps_per_flow\":%.6e,"
                "\"pair_rho\":%.4f,\"node_rho\":%.4f,\"rank_d\":%d},\n\"reduce_Bps\":{",
@@ -565,8 +648,13 @@ static void write_json(cal_t *c, FILE *f, const cs_plat_calib_t *p)
     for (int d = 0; d < NDT; d++)
         fprintf(f, "%s\"%s\":%.6e", d ? "," : "", dt_names[d], c->red[d]);
     fprintf(f, "},\n\"platform\":{\"intra_lat_us\":%.4f,\"intra_Bps\":%.6e,\"switch_Bps\":%.6e,"
-               "\"reduce_speed_Bps\":%.6e}}\n",
-            p->intra_lat * 1e6, p->intra_bw, p->switch_bw, p->reduce_speed);
+               "\"reduce_speed_Bps\":%.6e,\"port_lat_us\":%.4f,\"pair_rho\":%.4f,"
+               "\"node_rho\":%.4f,\"port_Bps\":[",
+            p->intra_lat * 1e6, p->intra_bw, p->switch_bw, p->reduce_speed, p->port_lat * 1e6,
+            p->pair_duplex, p->node_duplex);
+    for (int r = 0; r < c->nranks; r++)
+        fprintf(f, "%s%.6e", r ? "," : "", p->port_bw ? p->port_bw[r] : 0);
+    fprintf(f, "]}}\n");
 }
 
 /* The report on stdout, also the XML comment. */
@@ -588,7 +676,15 @@ static void summary(cal_t *c, FILE *f, const cs_plat_calib_t *p)
             fprintf(f, " (break at %llu B)", (unsigned long long)x->fit.brk);
         fprintf(f, "\n");
     }
-    fprintf(f, "nodes (NIC each direction; one rank vs all its ranks sending off the node):\n");
+    fprintf(f, "every rank busy (ring flows r-1 -> r at once), large piece:\n ");
+    for (int r = 0; c->load_fit && r < c->nranks; r++) {
+        int from = (r + c->nranks - 1) % c->nranks;
+        const cs_fit_line_t *l = cs_fit_piece_for(&c->load_fit[r], c->sizes[c->nsizes - 1]);
+        fprintf(f, " %d->%d %s %.0f us %.4f GB/s%s", from, r,
+                c->node_of[from] == c->node_of[r] ? "intra" : "inter", l->alpha * 1e6,
+                isinf(l->beta) ? 0 : l->beta / 1e9, r % 3 == 2 ? "\n " : ";");
+    }
+    fprintf(f, "\nnodes (NIC each direction; one rank vs all its ranks sending off the node):\n");
     for (int h = 0; h < c->nnodes; h++)
         fprintf(f, "  %-20.20s ranks %3d  tier %-9s %9.4f GB/s  lat %8.2f us  one %9.4f GB/s  "
                    "all %d: %9.4f GB/s\n", c->ids[h].name, c->count[h], p->nodes[h].tier,
@@ -602,6 +698,12 @@ static void summary(cal_t *c, FILE *f, const cs_plat_calib_t *p)
                 c->duplex_c, c->duplex_d, c->duplex_node / 1e9,
                 p->node_duplex > 0 ? " (duplex links per node)" : " (full duplex)");
     fprintf(f, "\n");
+    if (p->port_bw) {
+        fprintf(f, "rank ports (in + out, every rank busy), latency %.1f us, GB/s:", p->port_lat * 1e6);
+        for (int r = 0; r < c->nranks; r++)
+            fprintf(f, " %.4f", p->port_bw[r] / 1e9);
+        fprintf(f, "\n");
+    }
     fprintf(f, "intra-node link: %.2f us, %.4f GB/s; reduction GB/s per rank, all ranks at once:",
             p->intra_lat * 1e6, p->intra_bw / 1e9);
     for (int d = 0; d < NDT; d++)
@@ -744,6 +846,15 @@ static int run(cal_t *c)
         c->count[h]++;
     }
     free(all);
+    /* names told apart (namespaces of one machine share the hostname) */
+    for (int h = 0; h < c->nnodes; h++)
+        for (int g = 0; g < c->nnodes; g++)
+            if (g != h && !strcmp(c->ids[g].name, c->ids[h].name) && !strchr(c->ids[h].name, '#')) {
+                char nm[64];
+                snprintf(nm, sizeof(nm), "%.50s#%d", c->ids[h].name, h + 1);
+                memcpy(c->ids[h].name, nm, sizeof(nm));
+                break;
+            }
     /* transport */
     cs_tp_config_t tc = {c->rank, c->nranks, o->provider, o->iface, 0, o->timeout};
     st = cs_tp_open(o->transport, &tc, &c->tp, &c->err);
@@ -797,6 +908,10 @@ int cs_cli_calibrate(int argc, char **argv)
     free(c->nic_one);
     free(c->nic_peer);
     free(c->nic_k);
+    free(c->load_t);
+    free(c->port_bw);
+    free(c->load_reps);
+    free(c->load_fit);
     free(c);
     return rc;
 }

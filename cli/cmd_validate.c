@@ -70,9 +70,9 @@ static const char usage_text[] =
     "  --boot B             pmix or env (default: auto)\n"
     "  --help               this text\n"
     "\n"
-    "measured: per timed run, every rank starts after a barrier and times its own\n"
-    "run; the run's time is the slowest rank's; the column is the median over\n"
-    "--iters runs, spread = (90th - 10th percentile) / median.  predicted: the\n"
+    "measured: every timed run starts after a barrier; its time is the last rank's\n"
+    "end minus the first rank's start (clocks aligned to rank 0's); the column is\n"
+    "the median over --iters runs, spread = (90th - 10th percentile) / median.  predicted: the\n"
     "simulated time of the same schedule (all ranks start together), with copies\n"
     "charged like reductions.  error %% = 100 (predicted - measured) / measured.\n"
     "\n%s\n%s";
@@ -94,7 +94,7 @@ typedef struct val_opts {
 } val_opts_t;
 
 typedef struct meas {
-    double med, p10, p90, lo, hi;
+    double med, p10, p90, lo, hi, skew; /* seconds; skew: barrier release spread */
 } meas_t;
 
 typedef struct vrow {
@@ -200,6 +200,7 @@ typedef struct val {
     cs_tp_t *tp;
     int rank, nranks, nnodes, local; /* local: ranks on this rank's node */
     int *node_of;
+    int64_t offset_ns; /* this rank's clock to rank 0's */
     cs_coll_t coll;
     cs_sched_t *sched[CS_CLI_MAX_ALGOS];
     char params[CS_CLI_MAX_ALGOS][96];
@@ -334,15 +335,21 @@ static int build(val_t *v)
     return CS_EXIT_OK;
 }
 
-/* One size of one algorithm live: every rank times each run after a
- * barrier; the run's time is the slowest rank's. */
+/* One size of one algorithm live.  Each timed run starts after a barrier;
+ * every rank records its start and end on CLOCK_MONOTONIC, shifted onto
+ * rank 0's clock (cs_engine_clock_align); the run's time is the last end
+ * minus the first start (the simulator starts all ranks together: a rank
+ * released late by the barrier counts from the first one's start), and
+ * its skew the last start minus the first. */
 static int live_size(val_t *v, cs_engine_t *e, uint64_t bytes, meas_t *m)
 {
     const cs_sched_t *s = v->sched[0];
     uint64_t count = cs_coll_block_count(s->desc.coll, v->nranks, bytes, cs_dtype_size(CS_DT_F32));
     int n = (int)v->o->iters, st = CS_OK;
-    double *mine = calloc((size_t)n, sizeof(double)), *all = calloc((size_t)n * v->nranks, sizeof(double));
-    if (!mine || !all)
+    double *mine = calloc((size_t)n * 2, sizeof(double));
+    double *all = calloc((size_t)n * 2 * v->nranks, sizeof(double));
+    double *sk = calloc((size_t)n, sizeof(double));
+    if (!mine || !all || !sk)
         st = cs_err_set(&v->err, CS_ERR_NOMEM, "out of memory");
     for (long i = 0; i < v->o->warmup && st == CS_OK; i++)
         st = cs_engine_run(e, count, &v->err);
@@ -351,16 +358,25 @@ static int live_size(val_t *v, cs_engine_t *e, uint64_t bytes, meas_t *m)
         uint64_t t0 = cs_engine_now_ns();
         if (st == CS_OK)
             st = cs_engine_run(e, count, &v->err);
-        mine[i] = (double)(cs_engine_now_ns() - t0) * 1e-9;
+        uint64_t t1 = cs_engine_now_ns();
+        mine[2 * i] = (double)((int64_t)t0 + v->offset_ns) * 1e-9;
+        mine[2 * i + 1] = (double)((int64_t)t1 + v->offset_ns) * 1e-9;
     }
     if (st == CS_OK)
-        st = cs_boot_allgather(v->boot, mine, sizeof(double) * (size_t)n, all, &v->err);
+        st = cs_boot_allgather(v->boot, mine, sizeof(double) * 2 * (size_t)n, all, &v->err);
     for (int i = 0; i < n && st == CS_OK; i++) {
-        mine[i] = 0;
-        for (int r = 0; r < v->nranks; r++)
-            mine[i] = all[(size_t)r * n + i] > mine[i] ? all[(size_t)r * n + i] : mine[i];
+        double s0 = INFINITY, s1 = -INFINITY, e1 = -INFINITY;
+        for (int r = 0; r < v->nranks; r++) {
+            const double *x = all + (size_t)r * 2 * n + 2 * i;
+            s0 = x[0] < s0 ? x[0] : s0;
+            s1 = x[0] > s1 ? x[0] : s1;
+            e1 = x[1] > e1 ? x[1] : e1;
+        }
+        mine[i] = e1 - s0;
+        sk[i] = s1 - s0;
     }
     if (st == CS_OK) {
+        m->skew = cs_fit_median(sk, n);
         m->p10 = cs_fit_quantile(mine, n, 0.1);
         m->p90 = cs_fit_quantile(mine, n, 0.9);
         m->med = cs_fit_quantile(mine, n, 0.5);
@@ -368,6 +384,7 @@ static int live_size(val_t *v, cs_engine_t *e, uint64_t bytes, meas_t *m)
     }
     free(mine);
     free(all);
+    free(sk);
     return st;
 }
 
@@ -376,6 +393,8 @@ static int live(val_t *v)
     cs_tp_config_t tc = {v->rank, v->nranks, v->o->provider, v->o->iface, 0, v->o->timeout};
     int st = cs_tp_open(v->o->transport, &tc, &v->tp, &v->err);
     st = cs_boot_connect(v->boot, st == CS_OK ? v->tp : NULL, st, &v->err);
+    if (st == CS_OK)
+        st = cs_engine_clock_align(v->tp, 20, v->o->timeout, &v->offset_ns, &v->err);
     uint64_t hi = 0;
     for (int k = 0; k < v->nsizes; k++)
         hi = v->sizes[k] > hi ? v->sizes[k] : hi;
@@ -597,10 +616,11 @@ static void print_json(const val_t *v, FILE *f, const char *transport)
             cs_json_write_str(f, v->o->plats[p].spec);
             fprintf(f, ",\"model\":\"%s\",\"measured_us\":%.3f,\"spread_pct\":%.2f,"
                        "\"measured_min_us\":%.3f,\"measured_max_us\":%.3f,\"iters\":%ld,"
-                       "\"predicted_us\":%.3f,\"error_pct\":%.3f}",
+                       "\"start_skew_us\":%.3f,\"predicted_us\":%.3f,\"error_pct\":%.3f}",
                     cs_sim_model_name(v->o->plats[p].model), m * 1e6,
                     m > 0 ? (v->meas[j].p90 - v->meas[j].p10) / m * 100 : 0, v->meas[j].lo * 1e6,
-                    v->meas[j].hi * 1e6, v->o->iters, q * 1e6, m > 0 ? (q - m) / m * 100 : 0);
+                    v->meas[j].hi * 1e6, v->o->iters, v->meas[j].skew * 1e6, q * 1e6,
+                    m > 0 ? (q - m) / m * 100 : 0);
         }
     fprintf(f, "],\n\"summary\":[");
     for (int p = 0, first = 1; p < v->o->nplats; p++)

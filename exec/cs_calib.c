@@ -154,7 +154,8 @@ static int post(cs_calib_t *c, int send, int peer, size_t bytes, uint64_t tag, c
     memset(r, 0, sizeof(*r));
     r->peer = peer;
     r->user = send ? NULL : (void *)r; /* non-NULL: a receive (messages) */
-    r->status = CS_INPROGRESS;
+    r->status = CS_OK; /* a fresh request (CS_INPROGRESS would mean "posting again
+                        * after CS_AGAIN"); the transport sets it when posted */
     for (;;) {
         int st = send ? c->tp->ops->isend(c->tp, peer, c->sbuf, bytes, c->smr, tag, r)
                       : c->tp->ops->irecv(c->tp, peer, c->rbuf, bytes, c->rmr, tag, r);
@@ -171,6 +172,20 @@ static int post(cs_calib_t *c, int send, int peer, size_t bytes, uint64_t tag, c
         if (cs_intr_pending())
             return cs_err_set(err, CS_ERR_INTERRUPTED, "interrupted");
     }
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double cs_calib_median(double *v, int n)
+{
+    if (n <= 0)
+        return 0;
+    qsort(v, (size_t)n, sizeof(double), cmp_d);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 static uint64_t next_tag(cs_calib_t *c)
@@ -231,7 +246,7 @@ int cs_calib_pingpong(cs_calib_t *c, int a, int b, size_t bytes, int warm, int m
 }
 
 int cs_calib_flows(cs_calib_t *c, const int *src, const int *dst, int nflows, size_t bytes,
-                   int warm, int iters, double *t, cs_err_t *err)
+                   int warm, int iters, double *t, double *rank_t, cs_err_t *err)
 {
     uint64_t tag = next_tag(c);
     int me = c->tp->rank, to = -1, from = -1, n = warm + iters;
@@ -263,6 +278,14 @@ int cs_calib_flows(cs_calib_t *c, const int *src, const int *dst, int nflows, si
     }
     if (st == CS_OK)
         st = cs_boot_allgather(c->boot, mine, (size_t)n * sizeof(double), all, err);
+    for (int r = 0; rank_t && r < c->tp->nranks && st == CS_OK; r++) {
+        /* rank r's own median (receivers: their flow's time) */
+        double *v = all + (size_t)r * (size_t)n + (size_t)warm;
+        double tmp[64];
+        int k = iters < 64 ? iters : 64;
+        memcpy(tmp, v, sizeof(double) * (size_t)k);
+        rank_t[r] = cs_calib_median(tmp, k);
+    }
     for (int i = warm; i < n && st == CS_OK; i++) {
         double mx = 0;
         for (int r = 0; r < c->tp->nranks; r++)

@@ -54,9 +54,12 @@ void cs_calib_close(cs_calib_t *c); /* NULL is fine */
 int cs_calib_pingpong(cs_calib_t *c, int a, int b, size_t bytes, int warm, int min_iters,
                       int max_iters, double budget_s, double *t, int *iters, cs_err_t *err);
 
-/* t[0..iters) on every rank (seconds per iteration, the same everywhere). */
+/* t[0..iters) on every rank (seconds per iteration, the same everywhere);
+ * rank_t[0..nranks) (may be NULL): each rank's median time from the
+ * barrier to its own last completion (a receiver's: its flow's time;
+ * medians over the first 64 iterations). */
 int cs_calib_flows(cs_calib_t *c, const int *src, const int *dst, int nflows, size_t bytes,
-                   int warm, int iters, double *t, cs_err_t *err);
+                   int warm, int iters, double *t, double *rank_t, cs_err_t *err);
 
 /* t[0..iters): seconds per reduction of `bytes` (local; no communication). */
 int cs_calib_reduce(size_t bytes, cs_dtype_t dt, cs_op_t op, int iters, double *t, cs_err_t *err);

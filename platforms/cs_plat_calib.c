@@ -109,6 +109,11 @@ int cs_plat_calib_xml(cs_plat_calib_t *p, char **xml, cs_err_t *err)
         link(f, id, p->nodes[h].bw, p->nodes[h].lat, dup, p->nodes[h].tier);
     }
     link(f, "switch", p->switch_bw, 0, dup, "switch");
+    for (int r = 0; r < p->nranks && p->port_bw; r++)
+        if (p->port_bw[r] > 0) {
+            snprintf(id, sizeof(id), "port-r%d", r);
+            link(f, id, p->port_bw[r], p->port_lat, 0, "port");
+        }
     for (int h = 0; h < p->nnodes && nodes; h++) {
         snprintf(id, sizeof(id), "duplex-n%d", h);
         link(f, id, 2 * p->node_duplex * p->nodes[h].bw, 0, 0, "duplex");
@@ -128,6 +133,10 @@ int cs_plat_calib_xml(cs_plat_calib_t *p, char **xml, cs_err_t *err)
                 continue;
             int A = p->node_of[a], B = p->node_of[b];
             fprintf(f, "  <route src=\"n%d-r%d\" dst=\"n%d-r%d\" symmetrical=\"NO\">", A, a, B, b);
+            if (p->port_bw && p->port_bw[a] > 0) {
+                snprintf(id, sizeof(id), "port-r%d", a);
+                ctn(f, id, "", 0);
+            }
             if (A == B) {
                 snprintf(id, sizeof(id), "lo-r%d", a);
                 ctn(f, id, "UP", dup);
@@ -149,6 +158,10 @@ int cs_plat_calib_xml(cs_plat_calib_t *p, char **xml, cs_err_t *err)
                     snprintf(id, sizeof(id), "duplex-n%d", B);
                     ctn(f, id, "", 0);
                 }
+            }
+            if (p->port_bw && p->port_bw[b] > 0) {
+                snprintf(id, sizeof(id), "port-r%d", b);
+                ctn(f, id, "", 0);
             }
             fprintf(f, "</route>\n");
         }

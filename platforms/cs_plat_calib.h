@@ -33,6 +33,12 @@
  * reduction bandwidth in bytes/s (the simulator charges reduce / rrecv
  * bytes / speed), with <prop id="device" value="cpu"/> so that ranks map
  * to hosts in document order, and <prop id="node" value="NAME"/>.
+ * Ports (port_bw): a SHARED link port-rR per rank, tier "port", crossed by
+ * every message the rank sends or receives (first and last link of each
+ * route): what one process can move in and out at once.  Calibration
+ * measures it with every rank busy; where ranks outnumber cores (the
+ * emulated cluster) it is the CPU share of a rank, on a real cluster it
+ * is far above the NIC and never limits.
  * The top zone carries collstep_dims (ranks per node x nodes, when every
  * node has the same ranks, contiguous) for `hier`, and collstep_calib.
  *
@@ -57,6 +63,8 @@ typedef struct cs_plat_calib {
     double intra_bw, intra_lat;   /* one intra-node message: alpha (s), beta (B/s) */
     double switch_bw;             /* the switch: bytes/s (sum of the NICs: never limits) */
     double reduce_speed;          /* bytes/s of a host's reduction */
+    const double *port_bw;        /* per rank: bytes/s of its port (NULL or 0: none) */
+    double port_lat;              /* seconds per port crossing */
     double pair_duplex;           /* rho of a pair both ways (0 or >= 0.9: no link) */
     double node_duplex;           /* rho of a node both ways, different peers (idem) */
     const char *comment;          /* XML comment (no "--"), or NULL */

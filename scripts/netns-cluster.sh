@@ -47,6 +47,9 @@
 #   --queue BYTES     tbf limit (default 4mb)
 #   --port P          MASTER_PORT (default 29000 + pid % 20000)
 #   --timeout S       kill the ranks after S seconds (default 3600)
+#   --nice N          run the ranks at this nice level (default 0; -10 gives
+#                     them about 9 times the CPU share of other work at 0, so
+#                     builds running beside them delay them less)
 #   --keep-going      do not kill the other ranks when one fails
 #   --quiet           do not print the cluster description
 #
@@ -55,7 +58,7 @@
 # 100 MB/s through the bridge, a few percent of a core's copy rate, and the
 # ranks (8 on 2 cores) spend most of their time waiting for the shaper.
 set -u
-H=2 R=2 rate=200mbit burst=64kb queue=4mb port=$((29000 + $$ % 20000)) tmo=3600 quiet=0 keep=0
+nice=0 H=2 R=2 rate=200mbit burst=64kb queue=4mb port=$((29000 + $$ % 20000)) tmo=3600 quiet=0 keep=0
 declare -A hrate=()
 usage() { sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 die() { echo "netns-cluster: $*" >&2; exit 2; }
@@ -71,6 +74,7 @@ while [ $# -gt 0 ]; do
     --port) port=$2; shift 2 ;;
     --timeout) tmo=$2; shift 2 ;;
     --keep-going) keep=1; shift ;;
+    --nice) nice=$2; shift 2 ;;
     --quiet) quiet=1; shift ;;
     -h|--help) usage; exit 0 ;;
     --) shift; break ;;
@@ -80,6 +84,7 @@ done
 [ $# -gt 0 ] || die "no command given (see --help)"
 [[ $H =~ ^[0-9]+$ && $H -ge 1 && $H -le 200 ]] || die "-H: expected 1..200 hosts, found '$H'"
 [[ $R =~ ^[0-9]+$ && $R -ge 1 && $R -le 64 ]] || die "-R: expected 1..64 ranks per host, found '$R'"
+[[ $nice =~ ^-?[0-9]+$ && $nice -ge -20 && $nice -le 19 ]] || die "--nice: expected -20..19, found '$nice'"
 for i in "${!hrate[@]}"; do
     [[ $i =~ ^[0-9]+$ && $i -lt $H ]] || die "--host-rate: no host '$i' (hosts 0..$((H - 1)))"
 done
@@ -197,7 +202,7 @@ for ((r = 0; r < N; r++)); do
     (
         set -o pipefail
         if [ $r = 0 ]; then exec 4>&3; else exec 4>"$tmp/out$r"; fi
-        ip netns exec "${tag}h$h" env -u PMIX_RANK -u PMIX_NAMESPACE RANK=$r WORLD_SIZE=$N \
+        nice -n "$nice" ip netns exec "${tag}h$h" env -u PMIX_RANK -u PMIX_NAMESPACE RANK=$r WORLD_SIZE=$N \
             LOCAL_RANK=$((r % R)) MASTER_ADDR="$(addr 0)" MASTER_PORT=$port CS_NETNS_HOST=$h \
             CS_NETNS_ADDR="$(addr $h)" timeout "$tmo" "${args[@]}" 2>&1 >&4 </dev/null 4>&- |
             sed -u "s/^/[rank $r] /" >&2

@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# bench_validate.sh - how close `collstep sim` comes to live runs (issue #19).
+#
+# On the emulated cluster of scripts/netns-cluster.sh (HOSTS x RANKS, every
+# host link shaped to RATE each direction, the last host to SLOW_RATE):
+#   1. collstep calibrate (sweep CAL_SIZES) writes the calibrated platform;
+#   2. a "nominal" platform of the same topology is derived from it: the
+#      NIC links at the shaped rates, the tier latencies of the presets
+#      (nic 5 us as x86-p100-pcie-10gbe, host 1 us at 10 GB/s), no
+#      duplex links, and the presets' literature factors for `--model
+#      calibrated` (nic: latency x 1, bandwidth x 0.94, the 10 GbE factor);
+#   3. collstep validate runs allreduce ring, rhd, dbtree, hier (dims from
+#      the hosts), reduce-scatter ring and allgather ring at SIZES, live,
+#      and predicts each on the calibrated platform (ideal model: its links
+#      hold the measured figures), the nominal one with the literature
+#      factors, and the nominal one in the ideal model;
+#   4. prints per prediction the median, geometric-mean and worst |error|
+#      over the sizes from 1 MiB up (targets: median <= 5 %, worst <= 15 %
+#      on the calibrated platform) and, without target, the smaller sizes.
+# Not a test: it prints figures.  Needs root (namespaces); exits 77
+# otherwise.  The 2-core development machine shares its CPUs with whatever
+# else runs: the script prints the load average before and after.
+#
+# Environment: COLLSTEP (build/cli/collstep), TRANSPORT (ofi: libfabric
+# tcp;ofi_rxm; or tcp, the native sockets), HOSTS (4), RANKS (2), RATE
+# (400mbit), SLOW_RATE (200mbit), CAL_SIZES (1:64M), SIZES
+# (64K,256K,1M,4M,16M,64M), ITERS (5), OUT (a directory to keep the
+# platforms and the JSON in; default: a temporary one).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$here/../..
+cs=${COLLSTEP:-$root/build/cli/collstep}
+transport=${TRANSPORT:-ofi} H=${HOSTS:-4} R=${RANKS:-2}
+rate=${RATE:-400mbit} slow=${SLOW_RATE:-200mbit}
+cal_sizes=${CAL_SIZES:-1:64M} sizes=${SIZES:-64K,256K,1M,4M,16M,64M} iters=${ITERS:-5}
+[ -x "$cs" ] || { echo "SKIP: collstep not built ('$cs')"; exit 77; }
+[ "$(id -u)" = 0 ] || { echo "SKIP: not root"; exit 77; }
+command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
+out=${OUT:-$(mktemp -d /tmp/bench_validate.XXXXXX)}
+mkdir -p "$out"
+case $transport in
+ofi) tp=(--transport ofi --provider "tcp;ofi_rxm" --iface @ADDR@) ;;
+tcp) tp=(--transport tcp --iface @ADDR@) ;;
+*) echo "TRANSPORT: ofi or tcp"; exit 2 ;;
+esac
+cluster=("$root/scripts/netns-cluster.sh" -H "$H" -R "$R" --rate "$rate" --host-rate "$((H - 1))=$slow")
+echo "== bench_validate: $H hosts x $R ranks, $rate per host link (host $((H - 1)): $slow), transport $transport"
+echo "== load before: $(cut -d' ' -f1-3 /proc/loadavg)  ($(nproc) CPUs)"
+
+t0=$(date +%s)
+"${cluster[@]}" -- "$cs" calibrate "${tp[@]}" --size "$cal_sizes" -o "$out/calibrated.xml" --force
+rc=$?
+[ $rc = 77 ] && exit 77
+[ $rc = 0 ] || { echo "calibrate failed ($rc)"; exit 1; }
+echo "== calibrate: $(( $(date +%s) - t0 )) s"
+
+# the nominal platform: same hosts, links and routes, nominal figures
+python3 - "$out/calibrated.xml" "$out/nominal.xml" "$rate" "$slow" <<'EOF'
+import re, sys
+src, dst, rate, slow = sys.argv[1:5]
+def bps(r):
+    m = re.match(r"([0-9.]+)([kmg]?)bit", r.lower())
+    return float(m.group(1)) * {"": 1, "k": 1e3, "m": 1e6, "g": 1e9}[m.group(2)] / 8
+x = open(src).read()
+x = re.sub(r"<!--(?!\s*collstep calibrate platform).*?-->\n", "", x, flags=re.S)
+x = x.replace('<prop id="collstep_calib" value="1"/>',
+              '<prop id="collstep_factors" value="nic:1:0.94,nic-slow:1:0.94,host:1:1,switch:1:1"/>')
+x = re.sub(r'  *<link id="(duplex|port)-[^"]*"[^\n]*\n', "", x)
+x = re.sub(r'<link_ctn id="(duplex|port)-[^"]*"/>', "", x)
+def link(m):
+    lid, tier = m.group(1), m.group(2)
+    bw, lat = {"host": (10e9, 0.5e-6), "nic": (bps(rate), 5e-6), "nic-slow": (bps(slow), 5e-6),
+               "switch": (None, 0)}.get(tier, (None, None))
+    s = m.group(0)
+    if bw is not None:
+        s = re.sub(r'bandwidth="[^"]*"', 'bandwidth="%.6eBps"' % bw, s)
+    if lat is not None:
+        s = re.sub(r'latency="[^"]*"', 'latency="%.3fns"' % (lat * 1e9), s)
+    return s
+x = re.sub(r'<link id="([^"]*)"[^\n]*?<prop id="tier" value="([^"]*)"/></link>', link, x)
+x = x.replace("<!-- collstep calibrate platform -->",
+              "<!-- nominal platform of bench_validate.sh: shaped rates, preset latencies -->")
+open(dst, "w").write(x)
+EOF
+"$cs" platform show "$out/nominal.xml" | sed -n '1,10p'
+
+t0=$(date +%s)
+runs=("allreduce ring,rhd,dbtree,hier" "reduce-scatter ring" "allgather ring")
+i=0
+for run in "${runs[@]}"; do
+    set -- $run
+    "${cluster[@]}" --quiet -- "$cs" validate "${tp[@]}" --coll "$1" --algo "$2" --size "$sizes" \
+        --iters "$iters" --warmup 1 --timeout 120 --platform "$out/calibrated.xml" \
+        --platform "$out/nominal.xml@calibrated" --platform "$out/nominal.xml@ideal" \
+        --format json -o "$out/validate$i.json" --force
+    rc=$?
+    [ $rc = 0 ] || { echo "validate $run failed ($rc)"; exit 1; }
+    i=$((i + 1))
+done
+echo "== validate: $(( $(date +%s) - t0 )) s"
+echo "== load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+python3 - "$out" "$i" <<'EOF'
+import json, math, statistics, sys
+out, n = sys.argv[1], int(sys.argv[2])
+rows = []
+for k in range(n):
+    rows += json.load(open("%s/validate%d.json" % (out, k)))["rows"]
+def label(r):
+    return r["platform"].split("/")[-1] + "@" + r["model"]
+plats = []
+for r in rows:
+    if label(r) not in plats:
+        plats.append(label(r))
+print("\n%-14s %-9s %10s %12s %s" % ("coll", "algo", "size", "measured_us",
+      "  ".join("%24s" % p for p in plats)))
+keys = []
+for r in rows:
+    k = (r["coll"], r["algo"], r["size_bytes"])
+    if k not in keys:
+        keys.append(k)
+for k in keys:
+    rs = {label(r): r for r in rows if (r["coll"], r["algo"], r["size_bytes"]) == k}
+    m = list(rs.values())[0]["measured_us"]
+    print("%-14s %-9s %10d %12.1f %s" % (k[0], k[1], k[2], m, "  ".join(
+        "%12.1f (%+7.1f%%)" % (rs[p]["predicted_us"], rs[p]["error_pct"]) for p in plats)))
+def stats(sel):
+    e = [abs(r["error_pct"]) for r in sel]
+    if not e:
+        return "n/a"
+    g = math.exp(sum(math.log(max(x, 0.01)) for x in e) / len(e))
+    return "median %5.1f %%  geomean %5.1f %%  worst %5.1f %%  (%d rows)" % (
+        statistics.median(e), g, max(e), len(e))
+for p in plats:
+    big = [r for r in rows if label(r) == p and r["size_bytes"] >= 1 << 20]
+    small = [r for r in rows if label(r) == p and r["size_bytes"] < 1 << 20]
+    print("\n%s\n  >= 1 MiB: %s\n  <  1 MiB: %s" % (p, stats(big), stats(small)))
+    for a in sorted(set((r["coll"], r["algo"]) for r in big)):
+        print("    %-14s %-7s %s" % (a[0], a[1], stats([r for r in big if (r["coll"], r["algo"]) == a])))
+cal = [r for r in rows if label(r) == "calibrated.xml@ideal" and r["size_bytes"] >= 1 << 20]
+e = [abs(r["error_pct"]) for r in cal]
+if e:
+    ok = statistics.median(e) <= 5 and max(e) <= 15
+    print("\ntarget (calibrated platform, >= 1 MiB: median <= 5 %%, worst <= 15 %%): %s" %
+          ("met" if ok else "MISSED"))
+EOF
+echo "== outputs in $out"
