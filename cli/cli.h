@@ -52,7 +52,7 @@ int cs_cli_parse_sweep(const char *s, uint64_t *min, uint64_t *max, double *fact
  * -b MIN -e MAX -f FACTOR: MIN, MIN*F, MIN*F^2, ... while <= MAX (MAX itself
  * only when it is on the sequence).  Sizes are kept in the order given,
  * duplicates dropped; each must hold at least one element of `elem_size`
- * bytes (0: not checked).  At most CS_CLI_MAX_SIZES.  Prints the error as
+ * bytes (0: not checked), except a single 0 (an empty collective).  At most CS_CLI_MAX_SIZES.  Prints the error as
  * "collstep CMD: --size: ..." and returns CS_EXIT_USAGE, or CS_EXIT_OK. */
 int cs_cli_sizes(const char *cmd, const char *spec, size_t elem_size, uint64_t *sizes, int *n);
 

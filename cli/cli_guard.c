@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cs_env.h"
 #include "cs_out.h"
 #include "cs_results.h"
 #ifdef CS_HAVE_TRACES
@@ -43,7 +44,7 @@ static void cleanup(const char *out_file, const char *trace_dir, pid_t pid)
 
 int cs_cli_guard(const char *cmd, const char *out_file, const char *trace_dir, int *rc)
 {
-    const char *off = getenv("CS_NO_GUARD");
+    const char *off = cs_env_get("CS_NO_GUARD");
     if (off && *off && strcmp(off, "0"))
         return 0;
     sigset_t set, old;

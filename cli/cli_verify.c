@@ -18,15 +18,16 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cs_env.h"
 #include "cs_verify.h"
 
 /* The cache file of digest `d`, or 0 when there is no cache. */
 static int cache_path(uint64_t d, char *buf, size_t len, int make_dirs)
 {
-    const char *off = getenv("CS_VERIFY_CACHE");
+    const char *off = cs_env_get("CS_VERIFY_CACHE");
     if (off && !strcmp(off, "0"))
         return 0;
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    const char *xdg = cs_env_get("XDG_CACHE_HOME"), *home = getenv("HOME");
     char dir[768];
     if (xdg && *xdg)
         snprintf(dir, sizeof(dir), "%s/collstep/verified", xdg);

@@ -1,6 +1,6 @@
 /*
  * cmd_trace.c - `collstep trace DIR`: summarise a trace written by
- * `collstep sim --trace DIR` (or a live run): per-tier table, bottleneck
+ * `collstep sim --trace DIR` or `collstep run --trace DIR`: per-tier table, bottleneck
  * tier, busiest links; as a table, CSV or JSON.  Exit codes: 0 done,
  * 2 usage errors or a directory that is not a trace.
  */
@@ -17,7 +17,8 @@ static void help(FILE *f)
     fprintf(f,
             "usage: collstep trace DIR [--format table|csv|json] [--links N]\n"
             "\n"
-            "Summarise the utilization trace in DIR (written by 'collstep sim --trace DIR'):\n"
+            "Summarise the utilization trace in DIR (written by 'collstep sim --trace DIR' or\n"
+            "'collstep run --trace DIR'):\n"
             "per tier the links that carried traffic, bytes moved, mean and peak utilization,\n"
             "busy fraction and busiest link, the bottleneck tier (the tier whose busiest link\n"
             "has the highest mean utilization), and the N busiest links.  A directory of\n"

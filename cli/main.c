@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cs_env.h"
 
 typedef struct cli_cmd {
     const char *name;
@@ -79,7 +80,7 @@ static const cli_cmd_t commands[] = {
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: collstep [--version] [--help] <command> [<args>]\n"
+            "usage: collstep [--version] [--help] [--help-env] <command> [<args>]\n"
             "\n"
             "Collective algorithms written once as step graphs: verified, simulated,\n"
             "executed live and traced.\n"
@@ -90,7 +91,8 @@ static void usage(FILE *f)
                 commands[i].fn ? "" : " (not built)");
     fprintf(f,
             "\n"
-            "'collstep <command> --help' describes a command.\n"
+            "'collstep <command> --help' describes a command; 'collstep --help-env' lists\n"
+            "the environment variables collstep reads.\n"
             "\n%s\n%s"
             "Logging: CS_LOG=error|warn|info|debug|trace, CS_LOG_SUBSYS=core,sim,exec,...\n",
             cs_cli_exit_help, cs_cli_size_help);
@@ -112,6 +114,10 @@ int main(int argc, char **argv)
                     return commands[i].fn(2, sub);
         }
         usage(stdout);
+        return CS_EXIT_OK;
+    }
+    if (strcmp(cmd, "--help-env") == 0) {
+        cs_env_print(stdout);
         return CS_EXIT_OK;
     }
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {

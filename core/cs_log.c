@@ -1,4 +1,5 @@
 /* cs_log.c - environment-controlled leveled logging to stderr. */
+#include "cs_env.h"
 #include "cs_log.h"
 
 #include <pthread.h>
@@ -18,13 +19,13 @@ static const char *const level_names[] = {"error", "warn", "info", "debug", "tra
 
 static void log_init(void)
 {
-    const char *lv = getenv("CS_LOG");
+    const char *lv = cs_env_get("CS_LOG");
     if (lv != NULL) {
         for (int i = 0; i <= CS_LOG_TRACE; i++)
             if (strcasecmp(lv, level_names[i]) == 0)
                 log_level = i;
     }
-    const char *ss = getenv("CS_LOG_SUBSYS");
+    const char *ss = cs_env_get("CS_LOG_SUBSYS");
     if (ss != NULL)
         snprintf(log_subsys, sizeof(log_subsys), ",%s,", ss);
 }

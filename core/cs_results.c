@@ -207,14 +207,12 @@ int cs_results_print_csv(FILE *f, const cs_result_t *rows, int n)
 {
     int w = any_wrong(rows, n), p = any_pred(rows, n);
     int c = any_compared(rows, n);
-    fprintf(f, "algo,params,coll,size_bytes,count,dtype,redop,time_us,algbw_GBps,busbw_GBps,ranks,"
-               "platform,model,transport%s%s%s\n",
+    fprintf(f, "algo,coll,size_bytes,count,dtype,redop,time_us,algbw_GBps,busbw_GBps,ranks,"
+               "platform,model,transport,params%s%s%s\n",
             w ? ",wrong" : "", p ? ",predicted_us" : "", c ? ",place,speedup" : "");
     for (int i = 0; i < n; i++) {
         const cs_result_t *r = &rows[i];
         csv_str(f, r->algo);
-        fputc(',', f);
-        csv_str(f, r->params);
         fprintf(f, ",%s,%llu,%llu,%s,%s,%.6g,%.6g,%.6g,%d,", cs_coll_name(r->coll),
                 (unsigned long long)r->size_bytes, (unsigned long long)r->count,
                 cs_dtype_name(r->dtype), redop_name(r), r->time_us, r->algbw_GBps, r->busbw_GBps,
@@ -224,6 +222,8 @@ int cs_results_print_csv(FILE *f, const cs_result_t *rows, int n)
         csv_str(f, r->model);
         fputc(',', f);
         csv_str(f, r->transport);
+        fputc(',', f);
+        csv_str(f, r->params);
         if (w)
             fprintf(f, ",%lld", (long long)r->wrong);
         if (p)
@@ -336,7 +336,7 @@ int cs_results_print(FILE *f, cs_results_fmt_t fmt, unsigned flags, const cs_res
 
 int cs_results_recognize(const char *head, size_t n)
 {
-    static const char *const starts[] = {"algo,", "[]", "[\n  {\"algo\": "};
+    static const char *const starts[] = {"algo,coll,", "[]", "[\n  {\"algo\": "};
     for (size_t i = 0; i < sizeof(starts) / sizeof(starts[0]); i++)
         if (n >= strlen(starts[i]) && !memcmp(head, starts[i], strlen(starts[i])))
             return 1;

@@ -23,7 +23,10 @@
  * allocate.  Table: one block per algorithm (a header line naming it, its
  * parameters, the platform and model or the transport, the rank count,
  * then size count type redop time algbw busbw [#wrong] [predicted]); CSV:
- * a header line "algo,params,coll,..." then one line per row; JSON: a list
+ * a header line "algo,coll,size_bytes,count,dtype,redop,time_us,algbw_GBps,
+ * busbw_GBps,ranks,platform,model,transport,params[,wrong][,predicted_us]
+ * [,place,speedup]" (the first eleven columns as before provenance was
+ * added) then one line per row; JSON: a list
  * of objects with the keys algo, params, coll, size_bytes, count, dtype,
  * redop, time_us, algbw_GBps, busbw_GBps, ranks, platform, model,
  * transport (plus wrong, predicted_us, place and speedup when set).

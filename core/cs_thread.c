@@ -1,6 +1,7 @@
 /*
  * cs_thread.c - see cs_thread.h.
  */
+#include "cs_env.h"
 #include "cs_thread.h"
 
 #include <pthread.h>
@@ -11,7 +12,7 @@
 
 int cs_thread_count(const char *env, const char *tag, uint64_t work, uint64_t per_thread)
 {
-    const char *v = getenv(env);
+    const char *v = cs_env_get(env);
     if (v && *v) {
         char *end;
         long n = strtol(v, &end, 10);

@@ -16,6 +16,7 @@
  * and stored after those of the matching, deadlock and race checks, the
  * order cs_verify.h promises.
  */
+#include "cs_env.h"
 #include "cs_verify.h"
 
 #include <stdarg.h>
@@ -338,7 +339,7 @@ static uint64_t mem_estimate(const cs_sched_t *s)
 /* CS_VERIFY_MAX_MEM ("8G", "512M", "64K", bytes) or half the physical memory. */
 static uint64_t mem_limit(void)
 {
-    const char *e = getenv("CS_VERIFY_MAX_MEM");
+    const char *e = cs_env_get("CS_VERIFY_MAX_MEM");
     if (e != NULL && *e) {
         char *end = NULL;
         double v = strtod(e, &end);

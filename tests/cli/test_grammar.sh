@@ -129,7 +129,7 @@ for f in sim run; do
     [ $rc = 0 ] && grep -q "^# allreduce ring" "$tmp/res.$f" && ok || bad "$f -o: rc $rc"
     if [ $f = sim ]; then "${SIM[@]}" --algo ring --size 64K -o "$tmp/res.$f" --format csv 2>"$tmp/err"; rc=$?
     else run1 --coll allreduce --algo ring --size 64K -o "$tmp/res.$f" --format csv 2>"$tmp/err"; rc=$?; fi
-    [ $rc = 0 ] && head -1 "$tmp/res.$f" | grep -q "^algo,params" && ok || bad "$f -o replaces its own results: rc $rc"
+    [ $rc = 0 ] && head -1 "$tmp/res.$f" | grep -q "^algo,coll," && ok || bad "$f -o replaces its own results: rc $rc"
     if [ $f = sim ]; then "${SIM[@]}" --algo ring --size 64K -o "$tmp/notes.txt" 2>"$tmp/err"; rc=$?
     else run1 --coll allreduce --algo ring --size 64K -o "$tmp/notes.txt" 2>"$tmp/err"; rc=$?; fi
     [ $rc = 2 ] && [ "$(cat "$tmp/notes.txt")" = "my notes" ] && ok ||

@@ -107,7 +107,7 @@ split)
             check '[ "${rcs[$r]}" = 0 ]' "split $copy rank $r: exit ${rcs[$r]}"
         done
         cat "$tmp/out0" "$tmp/err0"
-        check '[ "$(grep -c "^\"ring\",allreduce,.*,3,\"\(ofi/[^\"]*\|shm\|tcp\)\",0$" "$tmp/out0")" = 4 ]' "split $copy: want 4 rows with 0 wrong"
+        check '[ "$(grep -c "^\"ring\",allreduce,.*,3,\"\",\"\",\"\(ofi/[^\"]*\|shm\|tcp\)\",\"[^\"]*\",0$" "$tmp/out0")" = 4 ]' "split $copy: want 4 rows with 0 wrong"
         [ "$prov" != native ] || check '! ls /dev/shm | grep -qE "(^|[^0-9])(${pids[0]}|${pids[1]}|${pids[2]})([^0-9]|$)"' \
             "split $copy: /dev/shm has entries naming the ranks' pids"
     done

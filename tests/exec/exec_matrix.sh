@@ -21,9 +21,9 @@ while read -r coll algo; do
     out=$(launch_"$launch" "$np" "${RUN[@]}" --coll "$coll" --algo "$algo" --size "$sizes" --check \
           --iters 2 --warmup 0 "${TP[@]}" --timeout 20 --format csv 2>&1 </dev/null)
     rc=$?
-    # CSV of cs_results: "algo",coll,size_bytes,...,platform,wrong
+    # CSV of cs_results: "algo",coll,size_bytes,...,platform,model,transport,params,wrong
     rows=$(printf '%s\n' "$out" | grep -c "^\"$algo\",$coll,")
-    bad=$(printf '%s\n' "$out" | grep "^\"$algo\",$coll," | awk -F, '$12 != 0' | wc -l)
+    bad=$(printf '%s\n' "$out" | grep "^\"$algo\",$coll," | awk -F, '$15 != 0' | wc -l)
     if [ $rc -eq 2 ] && printf '%s' "$out" | grep -q "not support\|unsupported"; then
         echo "ok   $coll $algo P=$np: not supported for this P (said so)"
         pass=$((pass + 1))

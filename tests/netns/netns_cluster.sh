@@ -93,7 +93,7 @@ for algo in ring rhd; do
     cat "$tmp/out0"
     check '[ "${rcs[*]} " = "$ok" ]' "$algo: exit codes ${rcs[*]}"
     [ "${rcs[0]}" = 0 ] || tail -5 "$tmp"/err*
-    check '[ "$(grep -c "^\"$algo\",allreduce,.*,$np,\"$label\",0$" "$tmp/out0")" = 3 ]' \
+    check '[ "$(grep -c "^\"$algo\",allreduce,.*,$np,\"\",\"\",\"$label\",\"[^\"]*\",0$" "$tmp/out0")" = 3 ]' \
         "$algo: want 3 rows with 0 wrong"
 done
 

@@ -44,8 +44,8 @@ bad "map" --platform "$P" --algo ring --size 1M --ranks 2 --map "$tmp/map"
 "$collstep" sim --platform "$P" --algo ring,rd --size 1M:4M --format csv >"$tmp/csv" 2>"$tmp/err"
 check "csv run exits 0" [ $? -eq 0 ]
 check "csv has header + 6 rows" [ "$(wc -l <"$tmp/csv")" -eq 7 ]
-check "csv header" grep -q '^algo,params,coll,size_bytes,count,dtype,redop,time_us,algbw_GBps,busbw_GBps,ranks,platform,model,transport$' "$tmp/csv"
-check "csv row" grep -q '^"rd","",allreduce,2097152,524288,float,sum,.*,"ideal",""$' "$tmp/csv"
+check "csv header" grep -q '^algo,coll,size_bytes,count,dtype,redop,time_us,algbw_GBps,busbw_GBps,ranks,platform,model,transport,params$' "$tmp/csv"
+check "csv row" grep -q '^"rd",allreduce,2097152,524288,float,sum,.*,"ideal","",""$' "$tmp/csv"
 "$collstep" sim --platform "$P" --algo ring --size 1M --format json -o "$tmp/json" 2>"$tmp/err"
 check "json run exits 0" [ $? -eq 0 ]
 check "json fields" grep -q '"algo": "ring", "params": "nchunks=1", "coll": "allreduce", "size_bytes": 1048576, "count": 262144, "dtype": "float", "redop": "sum", "time_us": ' "$tmp/json"
