@@ -652,7 +652,8 @@ int cs_msccl_origin_str(const cs_msccl_t *m, int rank, int64_t step, char *buf, 
 
 typedef struct reg_entry {
     const cs_sched_t *s;
-    cs_msccl_t *m; /* m->sched is NULL: the schedule belongs to the caller */
+    uint64_t digest; /* a schedule at the same address later is another one */
+    cs_msccl_t *m;   /* m->sched is NULL: the schedule belongs to the caller */
 } reg_entry_t;
 
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -671,6 +672,7 @@ cs_sched_t *cs_msccl_release(cs_msccl_t *m)
 {
     cs_sched_t *s = m->sched;
     m->sched = NULL;
+    uint64_t digest = cs_sched_digest(s);
     pthread_mutex_lock(&reg_lock);
     if (nreg == capreg) {
         int cap = capreg ? 2 * capreg : 4;
@@ -682,6 +684,7 @@ cs_sched_t *cs_msccl_release(cs_msccl_t *m)
     }
     if (nreg < capreg) {
         reg[nreg].s = s;
+        reg[nreg].digest = digest;
         reg[nreg].m = m;
         nreg++;
         m = NULL;
@@ -696,10 +699,19 @@ int cs_msccl_origin_of(const cs_sched_t *s, int rank, int64_t step, char *buf, s
     int found = 0;
     if (len)
         buf[0] = '\0';
+    if (s == NULL)
+        return 0;
+    uint64_t digest = 0;
+    int have = 0;
     pthread_mutex_lock(&reg_lock);
     for (int i = nreg - 1; i >= 0; i--)
         if (reg[i].s == s) {
-            found = cs_msccl_origin_str(reg[i].m, rank, step, buf, len) == 0;
+            if (!have) {
+                digest = cs_sched_digest(s);
+                have = 1;
+            }
+            if (reg[i].digest == digest)
+                found = cs_msccl_origin_str(reg[i].m, rank, step, buf, len) == 0;
             break;
         }
     pthread_mutex_unlock(&reg_lock);
