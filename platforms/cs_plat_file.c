@@ -60,7 +60,7 @@ typedef struct {
     cs__pfile_t *f;
     cs_err_t *err;
     const xmlNode *top_zone;
-    int ccap, bcap, pcap;
+    int ccap, bcap, pcap, ncap;
 } cs__walk_t;
 
 /* Append id to a growing array of char[128]. */
@@ -162,6 +162,8 @@ static int cs__walk(cs__walk_t *w, const xmlNode *parent)
             cs__attr(n, "routing", r, sizeof(r));
             if (strcmp(r, "Cluster") == 0)
                 st = cs__add_cluster(w, n, "CABINETS");
+            else if (strcmp(r, "None") == 0)
+                st = cs__push_id(w, &w->f->nonezones, &w->f->nnone, &w->ncap, n);
         } else if (cs__is(n, "backbone")) {
             st = cs__push_id(w, &w->f->backbones, &w->f->nbackbones, &w->bcap, n);
         } else if (cs__is(n, "peer")) {
@@ -239,6 +241,7 @@ void cs__pfile_free(cs__pfile_t *f)
     free(f->cl);
     free(f->backbones);
     free(f->peers);
+    free(f->nonezones);
     free(f->fname);
     free(f);
 }

@@ -40,6 +40,8 @@ typedef struct cs__pfile {
     char (*backbones)[128]; /* ids of <backbone> elements */
     int npeers;
     char (*peers)[128];     /* ids of <peer> elements */
+    int nnone;
+    char (*nonezones)[128]; /* ids of zones with routing="None" (SimGrid aborts on a route asked there) */
     /* top zone's collstep props */
     char dims[64], factors[1024], spec[256];
     int dims_line;

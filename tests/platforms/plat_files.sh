@@ -152,6 +152,7 @@ for verb in show sim; do
   bad "no route between host a (" "${run[@]}" "$dir/noroute.xml"
   bad "noroute.xml:6) and host b (" "${run[@]}" "$dir/noroute.xml"
   bad "one-way route: host b (" "${run[@]}" "$dir/oneway.xml"
+  bad "no route between host a (" "${run[@]}" "$dir/nonezone.xml"
   bad "zerobw.xml:9: link zero has bandwidth 0" "${run[@]}" "$dir/zerobw.xml"
   bad "the platform has no host" "${run[@]}" "$dir/nohosts.xml"
   bad "baddevice.xml:7: <host> has device 'tpu'" "${run[@]}" "$dir/baddevice.xml"
