@@ -2,17 +2,7 @@
  * cs_msccl_build.c - a checked MSCCL algorithm (cs_msccl_read.c) becomes a
  * collstep schedule.
  *
- * 1. Chunk positions.  collstep keeps every chunk at its position in the
- *    collective's vector (chunk sizes may differ by one element when a size
- *    does not divide; MSCCL only serves sizes that do).  in and out chunks
- *    have fixed positions; a scratch chunk takes the position of what flows
- *    through it: copies, reductions and messages (the k-th send of a
- *    connection with the k-th receive) tie their two sides chunk by chunk,
- *    solved with union-find.  Two fixed positions tied together mean the
- *    XML moves a chunk to a place where another belongs: an error at the
- *    step that does it.  Scratch chunk j at position p lives in the scratch
- *    buffer whose window starts at (p - j) mod k, one buffer per distinct
- *    offset ("s" when there is one).
+ * 1. Chunk positions: cs_msccl_pos.c.
  * 2. Steps.  Per gpu, threadblocks are walked in a topological order of
  *    their chains and cross-threadblock waits (a cycle is an error listing
  *    it); each XML step becomes one to three collstep steps:
@@ -25,285 +15,10 @@
  *    The first waits for the last of the previous XML step of its
  *    threadblock and of the step it depends on (depid/deps).
  */
-#include <stdlib.h>
-#include <string.h>
-
 #include "cs_msccl_int.h"
 
-typedef struct uf {
-    uint32_t *parent;
-    int64_t *pos; /* fixed position of a root, -1 free */
-} uf_t;
-
-static uint32_t uf_find(uf_t *u, uint32_t x)
-{
-    while (u->parent[x] != x) {
-        u->parent[x] = u->parent[u->parent[x]];
-        x = u->parent[x];
-    }
-    return x;
-}
-
-/* 0, or -1 when both sides have different fixed positions. */
-static int uf_union(uf_t *u, uint32_t a, uint32_t b)
-{
-    a = uf_find(u, a);
-    b = uf_find(u, b);
-    if (a == b)
-        return 0;
-    if (u->pos[a] >= 0 && u->pos[b] >= 0 && u->pos[a] != u->pos[b])
-        return -1;
-    if (u->pos[a] < 0)
-        u->pos[a] = u->pos[b];
-    u->parent[b] = a;
-    return 0;
-}
-
-typedef struct bctx {
-    xalgo_t *a;
-    cs_coll_t coll;
-    int inplace; /* the XML's i is part of out */
-    int staged;  /* ... in an out-of-place schedule that first copies in to out */
-    uint32_t C, k, P;
-    uint32_t win_in, win_out;
-    uint64_t *node0; /* per gpu: first slot of in, then out, then scratch */
-    uf_t uf;
-    int32_t **sbuf; /* per gpu, per scratch chunk: collstep buffer id */
-    int32_t **sfirst; /* ... and the first scratch chunk of that buffer */
-} bctx_t;
-
-static uint32_t in_base(const bctx_t *b, int r)
-{
-    return b->coll == CS_COLL_ALLGATHER ? (uint32_t)r * b->k : 0;
-}
-static uint32_t out_base(const bctx_t *b, int r)
-{
-    return b->coll == CS_COLL_REDUCE_SCATTER ? (uint32_t)r * b->k : 0;
-}
-
-/* Slot of chunk `off` of MSCCL buffer `buf` on gpu r. */
-static uint64_t slot(const bctx_t *b, int r, int buf, int off)
-{
-    uint64_t n0 = b->node0[r];
-    if (buf == XB_I) {
-        if (b->inplace) /* i is the part of out holding the input */
-            return n0 + b->win_in + in_base(b, r) - out_base(b, r) + (uint64_t)off;
-        return n0 + (uint64_t)off;
-    }
-    if (buf == XB_O)
-        return n0 + b->win_in + (uint64_t)off;
-    return n0 + b->win_in + b->win_out + (uint64_t)off;
-}
-
-static int tie(bctx_t *b, int ra, int bufa, int offa, int rb, int bufb, int offb, int cnt,
-               const xgpu_t *g, const xtb_t *tb, const xstep_t *x, cs_err_t *err)
-{
-    for (int i = 0; i < cnt; i++) {
-        uint64_t sa = slot(b, ra, bufa, offa + i), sb = slot(b, rb, bufb, offb + i);
-        if (uf_union(&b->uf, (uint32_t)sa, (uint32_t)sb) == 0)
-            continue;
-        static const char *const bn[] = {"i", "o", "s"};
-        int64_t pa = b->uf.pos[uf_find(&b->uf, (uint32_t)sa)];
-        int64_t pb = b->uf.pos[uf_find(&b->uf, (uint32_t)sb)];
-        return cs_err_set(err, CS_ERR_PARSE,
-                          "%s:%u: gpu %d tb %d step %d (%s): gpu %d %s[%d] (chunk %lld of the "
-                          "vector) and gpu %d %s[%d] (chunk %lld) would hold the same data: "
-                          "the algorithm moves a chunk to where another belongs",
-                          b->a->fname, x->line, g->id, tb->id, x->s,
-                          cs__msccl_type_name(x->type), ra, bn[bufa], offa + i, (long long)pa,
-                          rb, bn[bufb], offb + i, (long long)pb);
-    }
-    return CS_OK;
-}
-
-/* The receiving threadblock of gpu r's connection (send peer, chan). */
-static xtb_t *recv_tb(xalgo_t *a, int from, int to, int chan)
-{
-    xgpu_t *g = &a->gpu[to];
-    for (int t = 0; t < g->n; t++)
-        if (g->tb[t].recv == from && g->tb[t].chan == chan)
-            return &g->tb[t];
-    return NULL;
-}
-
-/* MSCCL buffer / offset of the data a step sends, and of what it receives. */
-static void sent_operand(const xstep_t *x, int *buf, int *off)
-{
-    int use_dst = x->type == X_RCS || x->type == X_RRCS;
-    *buf = use_dst ? x->dstbuf : x->srcbuf;
-    *off = use_dst ? x->dstoff : x->srcoff;
-}
-static void recv_operand(const xstep_t *x, int *buf, int *off)
-{
-    int use_src = x->type == X_RRS;
-    *buf = use_src ? x->srcbuf : x->dstbuf;
-    *off = use_src ? x->srcoff : x->dstoff;
-}
-
-static int positions(bctx_t *b, cs_err_t *err)
-{
-    xalgo_t *a = b->a;
-    uint64_t total = 0;
-    b->node0 = calloc(b->P, sizeof(*b->node0));
-    if (b->node0 == NULL)
-        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
-    for (uint32_t r = 0; r < b->P; r++) {
-        b->node0[r] = total;
-        total += (uint64_t)b->win_in + b->win_out + (uint64_t)a->gpu[r].schunks;
-    }
-    if (total > CS_MSCCL_MAX_SLOTS)
-        return cs_err_set(err, CS_ERR_PARSE, "%s:%u: %llu chunk slots over all gpus: more than "
-                          "the %u this importer takes", a->fname, a->line,
-                          (unsigned long long)total, (unsigned)CS_MSCCL_MAX_SLOTS);
-    b->uf.parent = malloc((total ? total : 1) * sizeof(uint32_t));
-    b->uf.pos = malloc((total ? total : 1) * sizeof(int64_t));
-    if (b->uf.parent == NULL || b->uf.pos == NULL)
-        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
-    for (uint32_t r = 0; r < b->P; r++) {
-        uint64_t n0 = b->node0[r], nsc = (uint64_t)a->gpu[r].schunks;
-        for (uint64_t i = 0; i < (uint64_t)b->win_in + b->win_out + nsc; i++) {
-            b->uf.parent[n0 + i] = (uint32_t)(n0 + i);
-            if (i < b->win_in)
-                b->uf.pos[n0 + i] = (in_base(b, (int)r) + i) % b->k;
-            else if (i < (uint64_t)b->win_in + b->win_out)
-                b->uf.pos[n0 + i] = (out_base(b, (int)r) + i - b->win_in) % b->k;
-            else
-                b->uf.pos[n0 + i] = -1;
-        }
-    }
-    int rc;
-    for (uint32_t r = 0; r < b->P; r++) {
-        xgpu_t *g = &a->gpu[r];
-        for (int t = 0; t < g->n; t++) {
-            xtb_t *tb = &g->tb[t];
-            xtb_t *peer = tb->send >= 0 ? recv_tb(a, (int)r, tb->send, tb->chan) : NULL;
-            int k = 0; /* receive-carrying steps of peer already paired */
-            for (int s = 0; s < tb->n; s++) {
-                xstep_t *x = &tb->st[s];
-                int local = x->type == X_CPY || x->type == X_RE ||
-                            ((x->type == X_RRC || x->type == X_RRCS) &&
-                             !(x->srcbuf == x->dstbuf && x->srcoff == x->dstoff));
-                if (local && (rc = tie(b, (int)r, x->srcbuf, x->srcoff, (int)r, x->dstbuf,
-                                       x->dstoff, x->cnt, g, tb, x, err)))
-                    return rc;
-                if (!cs__msccl_has_send(x->type) || peer == NULL)
-                    continue;
-                while (k < peer->n && !cs__msccl_has_recv(peer->st[k].type))
-                    k++;
-                if (k == peer->n)
-                    continue; /* unmatched: the verifier says so */
-                const xstep_t *y = &peer->st[k++];
-                int sb, so, rb, ro;
-                sent_operand(x, &sb, &so);
-                recv_operand(y, &rb, &ro);
-                int cnt = x->cnt < y->cnt ? x->cnt : y->cnt;
-                if ((rc = tie(b, (int)r, sb, so, tb->send, rb, ro, cnt, g, tb, x, err)))
-                    return rc;
-            }
-        }
-    }
-    return CS_OK;
-}
-
-/* Scratch chunk positions -> scratch buffers of the schedule. */
-static int scratch_buffers(bctx_t *b, cs_sched_t *s, cs_err_t *err)
-{
-    b->sbuf = calloc(b->P, sizeof(*b->sbuf));
-    b->sfirst = calloc(b->P, sizeof(*b->sfirst));
-    if (b->sbuf == NULL || b->sfirst == NULL)
-        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
-    for (uint32_t r = 0; r < b->P; r++) {
-        int ns = b->a->gpu[r].schunks;
-        if (ns == 0)
-            continue;
-        b->sbuf[r] = malloc((size_t)ns * sizeof(int32_t));
-        uint32_t *delta = malloc((size_t)ns * sizeof(uint32_t));
-        if (b->sbuf[r] == NULL || delta == NULL) {
-            free(delta);
-            return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
-        }
-        /* A chunk nothing fixes follows its left neighbour (one buffer). */
-        uint32_t cur = 0;
-        for (int j = 0; j < ns; j++) {
-            uint32_t root = uf_find(&b->uf, (uint32_t)slot(b, (int)r, XB_S, j));
-            if (b->uf.pos[root] >= 0) {
-                cur = (uint32_t)((b->uf.pos[root] + b->k - (uint32_t)j % b->k) % b->k);
-                break;
-            }
-        }
-        int ndistinct = 1;
-        for (int j = 0; j < ns; j++) {
-            uint32_t root = uf_find(&b->uf, (uint32_t)slot(b, (int)r, XB_S, j));
-            if (b->uf.pos[root] < 0)
-                b->uf.pos[root] = (int64_t)(((uint64_t)j + cur) % b->k);
-            delta[j] = (uint32_t)((b->uf.pos[root] + b->k - (uint32_t)j % b->k) % b->k);
-            cur = delta[j];
-            if (delta[j] != delta[0])
-                ndistinct = 2;
-        }
-        /* One buffer per offset, its window from the first to the last
-         * scratch chunk at that offset. */
-        b->sfirst[r] = malloc((size_t)ns * sizeof(int32_t));
-        if (b->sfirst[r] == NULL) {
-            free(delta);
-            return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
-        }
-        for (int j = 0; j < ns; j++) {
-            int first = -1, lastj = j;
-            for (int i = 0; i < j && first < 0; i++)
-                if (delta[i] == delta[j])
-                    first = i;
-            if (first >= 0) {
-                b->sbuf[r][j] = b->sbuf[r][first];
-                b->sfirst[r][j] = b->sfirst[r][first];
-                continue;
-            }
-            for (int i = j; i < ns; i++)
-                if (delta[i] == delta[j])
-                    lastj = i;
-            char name[CS_BUF_NAME_MAX];
-            if (ndistinct == 1)
-                snprintf(name, sizeof(name), "s");
-            else
-                snprintf(name, sizeof(name), "s%d", j);
-            int id = cs_sched_add_buffer(s, (int)r, name, delta[j] + (uint32_t)j,
-                                         (uint32_t)(lastj - j + 1));
-            if (id < 0) {
-                free(delta);
-                return cs_err_set(err, s->err.code, "%s", s->err.msg);
-            }
-            b->sbuf[r][j] = id;
-            b->sfirst[r][j] = j;
-        }
-        free(delta);
-    }
-    return CS_OK;
-}
-
-/* The schedule range of MSCCL operand (buf, off, cnt) on gpu r. */
-static int range_of(bctx_t *b, int r, int buf, int off, int cnt, const xgpu_t *g,
-                    const xtb_t *tb, const xstep_t *x, cs_range_t *out, cs_err_t *err)
-{
-    if (buf == XB_I && !b->inplace) {
-        *out = cs_rng(CS_BUF_IN, (uint32_t)off, (uint32_t)cnt);
-    } else if (buf == XB_I) {
-        *out = cs_rng(CS_BUF_OUT, (uint32_t)off + in_base(b, r) - out_base(b, r), (uint32_t)cnt);
-    } else if (buf == XB_O) {
-        *out = cs_rng(CS_BUF_OUT, (uint32_t)off, (uint32_t)cnt);
-    } else {
-        int id = b->sbuf[r][off];
-        for (int i = 1; i < cnt; i++)
-            if (b->sbuf[r][off + i] != id)
-                return cs_err_set(err, CS_ERR_UNSUPPORTED,
-                                  "%s:%u: gpu %d tb %d step %d (%s): scratch chunks s[%d:%d] "
-                                  "hold chunks that are not neighbours in the vector; collstep "
-                                  "moves only such runs in one step (split the step)",
-                                  b->a->fname, x->line, g->id, tb->id, x->s,
-                                  cs__msccl_type_name(x->type), off, off + cnt);
-        *out = cs_rng(id, (uint32_t)(off - b->sfirst[r][off]), (uint32_t)cnt);
-    }
-    return CS_OK;
-}
+#include <stdlib.h>
+#include <string.h>
 
 typedef struct emit {
     cs_msccl_t *m;
@@ -348,7 +63,7 @@ static int writes(const xstep_t *x)
 
 static int overlap(const bctx_t *b, int r, int ba, int oa, int na, int bb, int ob, int nb)
 {
-    uint64_t a0 = slot(b, r, ba, oa), b0 = slot(b, r, bb, ob);
+    uint64_t a0 = cs__msccl_slot(b, r, ba, oa), b0 = cs__msccl_slot(b, r, bb, ob);
     return a0 < b0 + (uint64_t)nb && b0 < a0 + (uint64_t)na;
 }
 
@@ -426,14 +141,14 @@ static int emit_xstep(bctx_t *b, cs_sched_t *s, emit_t *e, const xgpu_t *g, cons
         nd = 1;
     cs_range_t src = {0, 0, 0}, dst = {0, 0, 0};
     int rc;
-    int has_src = x->type == X_S || x->type == X_RRS || x->type == X_RRC ||
-                  x->type == X_RRCS || x->type == X_CPY || x->type == X_RE;
+    int has_src = x->type == X_S || x->type == X_RRS || x->type == X_RRC || x->type == X_RRCS ||
+                  x->type == X_CPY || x->type == X_RE;
     int has_dst = x->type != X_S && x->type != X_RRS && x->type != X_NOP;
-    if (has_src &&
-        (rc = range_of(b, e->r, x->srcbuf, x->srcoff, x->cnt, g, tb, x, &src, err)) != CS_OK)
+    if (has_src && (rc = cs__msccl_range_of(b, e->r, x->srcbuf, x->srcoff, x->cnt, g, tb, x, &src,
+                                            err)) != CS_OK)
         return rc;
-    if (has_dst &&
-        (rc = range_of(b, e->r, x->dstbuf, x->dstoff, x->cnt, g, tb, x, &dst, err)) != CS_OK)
+    if (has_dst && (rc = cs__msccl_range_of(b, e->r, x->dstbuf, x->dstoff, x->cnt, g, tb, x, &dst,
+                                            err)) != CS_OK)
         return rc;
     e->o = (cs_msccl_origin_t){x->line, g->id, tb->id, x->s};
     cs_step_t st;
@@ -564,7 +279,9 @@ static int emit_gpu(bctx_t *b, cs_sched_t *s, cs_msccl_t *m, int r, cs_err_t *er
                 continue;
             char name[CS_BUF_NAME_MAX];
             snprintf(name, sizeof(name), "%s_t%d_s%d", x->type == X_RRS ? "rrs" : "fifo", t, i);
-            uint32_t pos = (uint32_t)b->uf.pos[uf_find(&b->uf, (uint32_t)slot(b, r, sb, so))];
+            uint32_t pos =
+                (uint32_t)
+                    b->uf.pos[cs__msccl_uf_find(&b->uf, (uint32_t)cs__msccl_slot(b, r, sb, so))];
             x->tmpbuf = cs_sched_add_buffer(s, r, name, pos, (uint32_t)x->cnt);
             if (x->tmpbuf < 0)
                 return cs_err_set(err, s->err.code, "%s:%u: %s", b->a->fname, x->line, s->err.msg);
@@ -576,7 +293,7 @@ static int emit_gpu(bctx_t *b, cs_sched_t *s, cs_msccl_t *m, int r, cs_err_t *er
         cp.kind = CS_STEP_COPY;
         cp.peer = -1;
         cp.src = cs_rng(CS_BUF_IN, 0, b->win_in);
-        cp.dst = cs_rng(CS_BUF_OUT, in_base(b, r) - out_base(b, r), b->win_in);
+        cp.dst = cs_rng(CS_BUF_OUT, cs__msccl_in_base(b, r) - cs__msccl_out_base(b, r), b->win_in);
         e.o = (cs_msccl_origin_t){b->a->line, r, -1, -1};
         if (emit_step(s, &e, &cp, NULL, 0) != 0)
             return cs_err_set(err, s->err.code, "%s:%u: %s", b->a->fname, b->a->line, s->err.msg);
@@ -650,7 +367,8 @@ int cs__msccl_build(xalgo_t *a, int inplace, cs_msccl_t *m, cs_err_t *err)
     if (inplace && b.coll == CS_COLL_REDUCE_SCATTER)
         return cs_err_set(err, CS_ERR_UNSUPPORTED,
                           "%s:%u: an in-place reduce-scatter: collstep models reduce-scatter "
-                          "out of place only", a->fname, a->line);
+                          "out of place only",
+                          a->fname, a->line);
     int blocked = cs_coll_blocked(b.coll);
     if (blocked && b.C % b.P != 0)
         return cs_err_set(err, CS_ERR_PARSE,
@@ -683,7 +401,8 @@ int cs__msccl_build(xalgo_t *a, int inplace, cs_msccl_t *m, cs_err_t *err)
         rc = cs_err_set(err, CS_ERR_NOMEM, "out of memory");
         goto out;
     }
-    if ((rc = positions(&b, err)) != CS_OK || (rc = scratch_buffers(&b, s, err)) != CS_OK)
+    if ((rc = cs__msccl_positions(&b, err)) != CS_OK ||
+        (rc = cs__msccl_scratch_buffers(&b, s, err)) != CS_OK)
         goto out;
     for (uint32_t r = 0; r < b.P; r++)
         if ((rc = emit_gpu(&b, s, m, (int)r, err)) != CS_OK)

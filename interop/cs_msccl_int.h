@@ -63,6 +63,48 @@ int cs__msccl_has_send(int type);
 int cs__msccl_has_recv(int type);
 const char *cs__msccl_type_name(int type);
 
+/* ---- between cs_msccl_pos.c (chunk positions) and cs_msccl_build.c ---- */
+
+typedef struct uf {
+    uint32_t *parent;
+    int64_t *pos; /* fixed position of a root, -1 free */
+} uf_t;
+
+typedef struct bctx {
+    xalgo_t *a;
+    cs_coll_t coll;
+    int inplace; /* the XML's i is part of out */
+    int staged;  /* ... in an out-of-place schedule that first copies in to out */
+    uint32_t C, k, P;
+    uint32_t win_in, win_out;
+    uint64_t *node0; /* per gpu: first slot of in, then out, then scratch */
+    uf_t uf;
+    int32_t **sbuf; /* per gpu, per scratch chunk: collstep buffer id */
+    int32_t **sfirst; /* ... and the first scratch chunk of that buffer */
+} bctx_t;
+
+static inline uint32_t cs__msccl_in_base(const bctx_t *b, int r)
+{
+    return b->coll == CS_COLL_ALLGATHER ? (uint32_t)r * b->k : 0;
+}
+static inline uint32_t cs__msccl_out_base(const bctx_t *b, int r)
+{
+    return b->coll == CS_COLL_REDUCE_SCATTER ? (uint32_t)r * b->k : 0;
+}
+
+/* Union-find over chunk slots; 0, or -1 when both sides are fixed apart. */
+uint32_t cs__msccl_uf_find(uf_t *u, uint32_t x);
+/* Slot of chunk `off` of MSCCL buffer `buf` on gpu r. */
+uint64_t cs__msccl_slot(const bctx_t *b, int r, int buf, int off);
+/* Tie what flows through every step and message; fixed positions clash:
+ * an error at the step. */
+int cs__msccl_positions(bctx_t *b, cs_err_t *err);
+/* Scratch chunks -> scratch buffers of s (one per position offset). */
+int cs__msccl_scratch_buffers(bctx_t *b, cs_sched_t *s, cs_err_t *err);
+/* The schedule range of MSCCL operand (buf, off, cnt) on gpu r. */
+int cs__msccl_range_of(bctx_t *b, int r, int buf, int off, int cnt, const xgpu_t *g,
+                       const xtb_t *tb, const xstep_t *x, cs_range_t *out, cs_err_t *err);
+
 /* Build the schedule of a validated xalgo into m (m->sched, origins). */
 int cs__msccl_build(xalgo_t *a, int inplace, cs_msccl_t *m, cs_err_t *err);
 

@@ -10,20 +10,18 @@
  * file and the line of the element at fault.  The schedule itself is built
  * by cs_msccl_build.c.
  */
+#include "cs_msccl_int.h"
+
 #include <errno.h>
+#include <libxml/parser.h>
+#include <libxml/tree.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <libxml/parser.h>
-#include <libxml/tree.h>
-
-#include "cs_msccl_int.h"
-
-static const char *const type_names[X_NTYPES] = {"s", "r", "rcs", "rrs", "rrc", "rrcs", "cpy",
-                                                 "re", "nop"};
+static const char *const type_names[X_NTYPES] = {"s",    "r",   "rcs", "rrs", "rrc",
+                                                 "rrcs", "cpy", "re",  "nop"};
 
 const char *cs__msccl_type_name(int type)
 {
@@ -96,8 +94,7 @@ static int attr_i64(const char *fname, xmlNode *n, const char *key, int required
     const char *v = attr(n, key, buf, sizeof(buf));
     if (v == NULL) {
         if (required)
-            return fail(err, fname, n, "<%s> lacks the attribute %s", (const char *)n->name,
-                        key);
+            return fail(err, fname, n, "<%s> lacks the attribute %s", (const char *)n->name, key);
         *out = def;
         return CS_OK;
     }
@@ -123,8 +120,8 @@ static int attr_i64(const char *fname, xmlNode *n, const char *key, int required
     return CS_OK;
 }
 
-static int attr_int(const char *fname, xmlNode *n, const char *key, int required, int def,
-                    int lo, int hi, int *out, cs_err_t *err)
+static int attr_int(const char *fname, xmlNode *n, const char *key, int required, int def, int lo,
+                    int hi, int *out, cs_err_t *err)
 {
     int64_t v;
     int rc = attr_i64(fname, n, key, required, def, lo, hi, &v, err);
@@ -214,8 +211,8 @@ static int read_step(const char *fname, xmlNode *n, xtb_t *tb, cs_err_t *err)
         (rc = attr_int(fname, n, "hasdep", 0, 0, 0, 1, &x.hasdep, err)))
         return rc;
     if (x.s != tb->n)
-        return fail(err, fname, n, "s: expected step %d of threadblock %d, found %d", tb->n,
-                    tb->id, x.s);
+        return fail(err, fname, n, "s: expected step %d of threadblock %d, found %d", tb->n, tb->id,
+                    x.s);
     if (x.type != X_NOP && x.cnt < 1)
         return fail(err, fname, n, "cnt: a %s step moves at least 1 chunk, found %d", t, x.cnt);
     if ((x.depid < 0) != (x.deps < 0))
@@ -343,8 +340,7 @@ static int read_algo(const char *fname, xmlNode *root, xalgo_t *a, cs_err_t *err
     if ((rc = attr_int(fname, root, "ngpus", 1, 0, 1, CS_MSCCL_MAX_GPUS, &in->ngpus, err)) ||
         (rc = attr_int(fname, root, "nchunksperloop", 1, 0, 1, (int)CS_MSCCL_MAX_SLOTS,
                        &in->nchunksperloop, err)) ||
-        (rc = attr_int(fname, root, "nchannels", 0, 1, 0, CS_MAX_CHANNELS, &in->nchannels,
-                       err)) ||
+        (rc = attr_int(fname, root, "nchannels", 0, 1, 0, CS_MAX_CHANNELS, &in->nchannels, err)) ||
         (rc = attr_int(fname, root, "inplace", 0, 0, 0, 1, &in->inplace, err)))
         return rc;
     ofp_def = !in->inplace;
@@ -356,7 +352,8 @@ static int read_algo(const char *fname, xmlNode *root, xalgo_t *a, cs_err_t *err
         return fail(err, fname, root, "maxBytes %lld is below minBytes %lld",
                     (long long)in->max_bytes, (long long)in->min_bytes);
     if (!in->inplace && !in->outofplace)
-        return fail(err, fname, root, "inplace=\"0\" and outofplace=\"0\": the file serves no call");
+        return fail(err, fname, root,
+                    "inplace=\"0\" and outofplace=\"0\": the file serves no call");
     a->ngpu = in->ngpus;
     a->gpu = calloc((size_t)a->ngpu, sizeof(*a->gpu));
     if (a->gpu == NULL)
@@ -397,8 +394,8 @@ static int check_operand(const char *fname, const xgpu_t *g, const xtb_t *tb, co
         return cs_err_set(err, CS_ERR_PARSE,
                           "%s:%u: gpu %d tb %d step %d (%s): %s %s[%d:%lld] out of range: gpu "
                           "%d has %s_chunks=\"%d\"",
-                          fname, x->line, g->id, tb->id, x->s, cs__msccl_type_name(x->type),
-                          which, bn[buf], off, (long long)off + x->cnt, g->id, bn[buf], n);
+                          fname, x->line, g->id, tb->id, x->s, cs__msccl_type_name(x->type), which,
+                          bn[buf], off, (long long)off + x->cnt, g->id, bn[buf], n);
     return CS_OK;
 }
 
@@ -434,10 +431,10 @@ static int check_gpu(const char *fname, xalgo_t *a, xgpu_t *g, cs_err_t *err)
                                   "%s:%u: gpu %d tb %d step %d (%s) receives, but the "
                                   "threadblock has recv=\"-1\"",
                                   fname, x->line, g->id, tb->id, s, tn);
-            int src = x->type == X_S || x->type == X_RRS || x->type == X_RRC ||
-                      x->type == X_RRCS || x->type == X_CPY || x->type == X_RE;
-            int dst = x->type == X_R || x->type == X_RCS || x->type == X_RRC ||
-                      x->type == X_RRCS || x->type == X_CPY || x->type == X_RE;
+            int src = x->type == X_S || x->type == X_RRS || x->type == X_RRC || x->type == X_RRCS ||
+                      x->type == X_CPY || x->type == X_RE;
+            int dst = x->type == X_R || x->type == X_RCS || x->type == X_RRC || x->type == X_RRCS ||
+                      x->type == X_CPY || x->type == X_RE;
             if (src && (rc = check_operand(fname, g, tb, x, x->srcbuf, x->srcoff, "source", err)))
                 return rc;
             if (dst &&
@@ -460,8 +457,8 @@ static int check_gpu(const char *fname, xalgo_t *a, xgpu_t *g, cs_err_t *err)
                 return cs_err_set(err, CS_ERR_PARSE,
                                   "%s:%u: gpu %d tb %d step %d (%s): dangling dependency on tb "
                                   "%d step %d (gpu %d has %d threadblocks%s)",
-                                  fname, x->line, g->id, tb->id, s, tn, x->depid, x->deps,
-                                  g->id, g->n, x->depid < g->n ? ", and that one fewer steps" : "");
+                                  fname, x->line, g->id, tb->id, s, tn, x->depid, x->deps, g->id,
+                                  g->n, x->depid < g->n ? ", and that one fewer steps" : "");
             if (x->depid == tb->id) {
                 if (x->deps >= s)
                     return cs_err_set(err, CS_ERR_PARSE,
@@ -481,8 +478,7 @@ static int check_gpu(const char *fname, xalgo_t *a, xgpu_t *g, cs_err_t *err)
                                   "%s:%u: gpu %d tb %d step %d (%s) waits for tb %d step %d, "
                                   "but no step of that threadblock from %d on has hasdep=\"1\": "
                                   "the executor would wait forever",
-                                  fname, x->line, g->id, tb->id, s, tn, x->depid, x->deps,
-                                  x->deps);
+                                  fname, x->line, g->id, tb->id, s, tn, x->depid, x->deps, x->deps);
             x->wait_tb = x->depid;
             x->wait_step = w;
         }
@@ -503,6 +499,15 @@ static void xalgo_free(xalgo_t *a)
 
 /* ---- public ----------------------------------------------------------------- */
 
+/* libxml2 reports some errors (encodings, I/O) through its generic handler,
+ * which prints to stderr; the library says nothing itself: the error is
+ * read back from the parser context. */
+static void quiet(void *ctx, const char *msg, ...)
+{
+    (void)ctx;
+    (void)msg;
+}
+
 int cs_msccl_parse(const char *buf, size_t len, const char *name, const cs_msccl_opts_t *opts,
                    cs_msccl_t **out, cs_err_t *err)
 {
@@ -519,8 +524,12 @@ int cs_msccl_parse(const char *buf, size_t len, const char *name, const cs_msccl
     a.fname = fname;
     cs_msccl_t *m = NULL;
     /* No network, no entity expansion, no DTD loading: the file is data. */
+    xmlGenericErrorFunc saved_fn = xmlGenericError;
+    void *saved_ctx = xmlGenericErrorContext;
+    xmlSetGenericErrorFunc(NULL, quiet);
     xmlDocPtr doc = xmlCtxtReadMemory(ctxt, buf, (int)len, fname, NULL,
                                       XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    xmlSetGenericErrorFunc(saved_ctx, saved_fn);
     if (doc == NULL) {
         xmlErrorPtr e = xmlCtxtGetLastError(ctxt);
         char msg[256] = "not well-formed XML";
@@ -544,9 +553,11 @@ int cs_msccl_parse(const char *buf, size_t len, const char *name, const cs_msccl
     if (inplace < 0) /* in-place only: served out of place through a copy */
         inplace = a.info.outofplace ? 0 : 2;
     if (inplace ? !a.info.inplace : !a.info.outofplace) {
-        rc = cs_err_set(err, CS_ERR_PARSE, "%s:%u: the algo is not for %s calls (inplace=\"%d\" "
-                        "outofplace=\"%d\")", fname, a.line, inplace ? "in-place" : "out-of-place",
-                        a.info.inplace, a.info.outofplace);
+        rc = cs_err_set(err, CS_ERR_PARSE,
+                        "%s:%u: the algo is not for %s calls (inplace=\"%d\" "
+                        "outofplace=\"%d\")",
+                        fname, a.line, inplace ? "in-place" : "out-of-place", a.info.inplace,
+                        a.info.outofplace);
         goto out_doc;
     }
     m = calloc(1, sizeof(*m));
@@ -572,160 +583,4 @@ out_ctxt:
             if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e)
                 *p = '?';
     return rc;
-}
-
-static char *slurp(const char *path, size_t *len, cs_err_t *err)
-{
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    if (f == NULL) {
-        cs_err_set(err, CS_ERR_IO, "%s: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 1 << 16, n = 0;
-    char *b = malloc(cap);
-    while (b) {
-        size_t r = fread(b + n, 1, cap - n, f);
-        n += r;
-        if (n < cap)
-            break;
-        char *nb = cap > (size_t)INT_MAX ? NULL : realloc(b, cap * 2);
-        if (nb == NULL) {
-            free(b);
-            b = NULL;
-            break;
-        }
-        b = nb;
-        cap *= 2;
-    }
-    int bad = b == NULL || ferror(f);
-    if (f != stdin)
-        fclose(f);
-    if (bad) {
-        free(b);
-        cs_err_set(err, b ? CS_ERR_IO : CS_ERR_NOMEM, "%s: %s", path,
-                   b ? "read error" : "out of memory (or larger than 2 GiB)");
-        return NULL;
-    }
-    *len = n;
-    return b;
-}
-
-int cs_msccl_load(const char *path, const cs_msccl_opts_t *opts, cs_msccl_t **out, cs_err_t *err)
-{
-    size_t len = 0;
-    char *b = slurp(path, &len, err);
-    if (b == NULL)
-        return err ? err->code : CS_ERR_IO;
-    int rc = cs_msccl_parse(b, len, path, opts, out, err);
-    free(b);
-    return rc;
-}
-
-void cs_msccl_destroy(cs_msccl_t *m)
-{
-    if (m == NULL)
-        return;
-    cs_sched_destroy(m->sched);
-    for (int r = 0; m->origin && r < m->nranks; r++)
-        free(m->origin[r]);
-    free(m->origin);
-    free(m->norigin);
-    free(m);
-}
-
-int cs_msccl_origin_str(const cs_msccl_t *m, int rank, int64_t step, char *buf, size_t len)
-{
-    if (len)
-        buf[0] = '\0';
-    if (m == NULL || rank < 0 || rank >= m->nranks || step < 0 || step >= m->norigin[rank])
-        return -1;
-    const cs_msccl_origin_t *o = &m->origin[rank][step];
-    if (o->tb < 0)
-        snprintf(buf, len, "%s:%u: gpu %d: the input copied into the output (an in-place "
-                 "algorithm serving an out-of-place call)", m->path, o->line, o->gpu);
-    else
-        snprintf(buf, len, "%s:%u: gpu %d tb %d step %d", m->path, o->line, o->gpu, o->tb, o->step);
-    return 0;
-}
-
-/* ---- origins of schedules loaded for the command line ------------------------ */
-
-typedef struct reg_entry {
-    const cs_sched_t *s;
-    uint64_t digest; /* a schedule at the same address later is another one */
-    cs_msccl_t *m;   /* m->sched is NULL: the schedule belongs to the caller */
-} reg_entry_t;
-
-static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
-static reg_entry_t *reg;
-static int nreg, capreg;
-
-cs_sched_t *cs_msccl_load_sched(const char *path, cs_err_t *err)
-{
-    cs_msccl_t *m = NULL;
-    if (cs_msccl_load(path, NULL, &m, err) != CS_OK)
-        return NULL;
-    return cs_msccl_release(m);
-}
-
-cs_sched_t *cs_msccl_release(cs_msccl_t *m)
-{
-    cs_sched_t *s = m->sched;
-    m->sched = NULL;
-    uint64_t digest = cs_sched_digest(s);
-    pthread_mutex_lock(&reg_lock);
-    if (nreg == capreg) {
-        int cap = capreg ? 2 * capreg : 4;
-        reg_entry_t *v = realloc(reg, (size_t)cap * sizeof(*v));
-        if (v) {
-            reg = v;
-            capreg = cap;
-        }
-    }
-    if (nreg < capreg) {
-        reg[nreg].s = s;
-        reg[nreg].digest = digest;
-        reg[nreg].m = m;
-        nreg++;
-        m = NULL;
-    }
-    pthread_mutex_unlock(&reg_lock);
-    cs_msccl_destroy(m); /* only when the table could not grow: no origins */
-    return s;
-}
-
-int cs_msccl_origin_of(const cs_sched_t *s, int rank, int64_t step, char *buf, size_t len)
-{
-    int found = 0;
-    if (len)
-        buf[0] = '\0';
-    if (s == NULL)
-        return 0;
-    uint64_t digest = 0;
-    int have = 0;
-    pthread_mutex_lock(&reg_lock);
-    for (int i = nreg - 1; i >= 0; i--)
-        if (reg[i].s == s) {
-            if (!have) {
-                digest = cs_sched_digest(s);
-                have = 1;
-            }
-            if (reg[i].digest == digest)
-                found = cs_msccl_origin_str(reg[i].m, rank, step, buf, len) == 0;
-            break;
-        }
-    pthread_mutex_unlock(&reg_lock);
-    return found;
-}
-
-void cs_msccl_forget(const cs_sched_t *s)
-{
-    pthread_mutex_lock(&reg_lock);
-    for (int i = 0; i < nreg; i++)
-        if (reg[i].s == s) {
-            cs_msccl_destroy(reg[i].m);
-            reg[i] = reg[--nreg];
-            break;
-        }
-    pthread_mutex_unlock(&reg_lock);
 }

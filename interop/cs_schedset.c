@@ -2,16 +2,17 @@
  * cs_schedset.c - schedules per size range, picked as MSCCL picks its XML
  * files (see cs_schedset.h).
  */
+#include "cs_schedset.h"
+
+#include "cs_msccl.h"
+#include "cs_text.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-#include "cs_msccl.h"
-#include "cs_schedset.h"
-#include "cs_text.h"
 
 static int ends_with(const char *s, const char *suf)
 {
@@ -87,7 +88,8 @@ static int add_dir(cs_schedset_t *set, int *cap, const char *dir, cs_err_t *err)
     int n = 0, ncap = 0, rc = CS_OK;
     struct dirent *de;
     while ((de = readdir(d)) != NULL && rc == CS_OK) {
-        if (de->d_name[0] == '.' || !(ends_with(de->d_name, ".xml") || ends_with(de->d_name, ".sched")))
+        if (de->d_name[0] == '.' ||
+            !(ends_with(de->d_name, ".xml") || ends_with(de->d_name, ".sched")))
             continue;
         if (n == ncap) {
             ncap = ncap ? 2 * ncap : 16;

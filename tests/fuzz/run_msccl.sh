@@ -40,8 +40,7 @@ fi
     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
     -DCS_MSCCL_MAX_GPUS=64 -DCS_MSCCL_MAX_SLOTS=65536 -DCS_VERSION='"fuzz"' \
     -I"$root/core" -I"$root/interop" \
-    "$here/fuzz_msccl.c" "$root"/interop/cs_msccl_read.c "$root"/interop/cs_msccl_build.c \
-    "$root"/interop/cs_msccl_write.c "$root"/core/*.c \
+    "$here/fuzz_msccl.c" "$root"/interop/cs_msccl*.c "$root"/core/*.c \
     $xml -lpthread -lm -o "$out/fuzz_msccl"
 
 opts="-dict=$here/msccl.dict -max_len=8192 -timeout=10 -rss_limit_mb=2048 -error_exitcode=1 -timeout_exitcode=1"
