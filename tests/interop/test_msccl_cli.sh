@@ -48,6 +48,10 @@ unit)
     expect 0 "minBytes=\"1048576\" maxBytes=\"67108864\"" cat "$T/a2a.xml"
     expect 0 "OK: alltoall on 6 ranks" "$B" verify "$T/a2a.xml"
     expect 2 "MSCCL's XML has no root" "$B" export msccl --coll broadcast --algo chain --ranks 4
+    # the executor's limits (64 steps per threadblock), and past them on request
+    expect 2 "MSCCL's executor takes at most 64" "$B" export msccl --coll allreduce --algo ring --ranks 40 -o "$T/r40.xml"
+    expect 0 "" "$B" export msccl --coll allreduce --algo ring --ranks 40 --no-limits -o "$T/r40.xml"
+    expect 0 "OK: allreduce on 40 ranks" "$B" verify "$T/r40.xml"
     echo "not xml" > "$T/keep.txt"
     expect 2 "keep.txt exists and is not" "$B" export msccl --coll allreduce --algo ring --ranks 4 -o "$T/keep.txt"
     expect 0 "not xml" cat "$T/keep.txt"
