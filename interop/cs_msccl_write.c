@@ -30,6 +30,7 @@
 #define X_MAX_STEPS 64
 #define X_MAX_COUNT 72
 #define X_MAX_TB_PER_CHAN 32
+#define X_MAX_CHANNELS 32 /* NCCL's MAXCHANNELS */
 
 typedef struct wstep {
     uint32_t step; /* schedule step */
@@ -395,6 +396,13 @@ int cs_msccl_write(const cs_sched_t *s, const cs_msccl_write_opts_t *opts, FILE 
         for (uint32_t i = 0; i < s->ranks[r].nsteps; i++)
             if (s->ranks[r].steps[i].kind <= CS_STEP_RRECV && s->ranks[r].steps[i].chan > maxchan)
                 maxchan = s->ranks[r].steps[i].chan;
+    if (opts && opts->check_limits && maxchan >= X_MAX_CHANNELS) {
+        cs_msccl_places_free(pl, P);
+        return cs_err_set(err, CS_ERR_UNSUPPORTED,
+                          "the schedule uses channel %d; MSCCL's executor takes channels 0 to %d "
+                          "(or --no-limits)",
+                          maxchan, X_MAX_CHANNELS - 1);
+    }
     const char *name = opts && opts->name ? opts->name : s->algo[0] ? s->algo : "collstep";
     fprintf(f, "<algo name=\"");
     put_name(f, name);
