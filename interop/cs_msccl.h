@@ -127,7 +127,8 @@ typedef struct cs_msccl_write_opts {
     const char *proto; /* NULL: "Simple" */
     int64_t min_bytes, max_bytes; /* 0, 0: every size */
     int check_limits; /* 1: refuse what the executor refuses (64 steps per
-                         threadblock, counts below 72, 32 peers per channel) */
+                         threadblock, counts below 72, 32 peers per channel,
+                         channels below 32) */
 } cs_msccl_write_opts_t;
 
 /* Per schedule step, where the export put it (tb -1: a nop that became
