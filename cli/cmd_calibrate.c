@@ -567,7 +567,22 @@ static void derive(cal_t *c, cs_plat_calib_t *p, cs_plat_calib_node_t *nodes)
     for (int r = 0; c->load_fit && port && r < c->nranks; r++) {
         int from = (r + c->nranks - 1) % c->nranks, cls = c->node_of[from] != c->node_of[r];
         const cs_fit_line_t *l = cs_fit_piece_for(&c->load_fit[r], top);
-        port[r] = l->beta > 0 && !isinf(l->beta) ? 2 * l->beta : 0;
+        /* a port only where the rank moved less than the links allow: its
+         * flows in (from -> r) and out (r -> to) are bounded by the NICs
+         * they cross (none inside a node) */
+        int to = (r + 1) % c->nranks;
+        double lim = INFINITY;
+        if (c->node_of[from] != c->node_of[r]) {
+            lim = fmin(lim, nodes[c->node_of[from]].bw);
+            lim = fmin(lim, nodes[c->node_of[r]].bw);
+        }
+        if (c->node_of[to] != c->node_of[r]) {
+            lim = fmin(lim, nodes[c->node_of[to]].bw);
+            lim = fmin(lim, nodes[c->node_of[r]].bw);
+        }
+        int limited = l->beta > 0 && !isinf(l->beta) && (isinf(lim) ? l->beta < 0.9 * p->intra_bw
+                                                                    : l->beta < 0.9 * lim);
+        port[r] = limited ? 2 * l->beta : 0;
         double la = l->alpha > 0 ? l->alpha : c->load_fit[r].piece[0].alpha;
         double base = cls ? nodes[c->node_of[from]].lat + nodes[c->node_of[r]].lat : p->intra_lat;
         if (nx < 1024)
@@ -584,8 +599,7 @@ static void derive(cal_t *c, cs_plat_calib_t *p, cs_plat_calib_node_t *nodes)
         double rp = c->duplex_both / c->duplex_one, rn = c->duplex_node / c->duplex_one;
         p->pair_duplex = rp < 0.9 ? (rp > 0.5 ? rp : 0.5) : 0;
         p->node_duplex = c->duplex_c >= 0 && rn < 0.9 ? (rn > 0.5 ? rn : 0.5) : 0;
-        if (p->port_bw) /* the ports explain a rank's two directions (they share it) */
-            p->pair_duplex = 0;
+
     }
 }
 
@@ -699,7 +713,8 @@ static void summary(cal_t *c, FILE *f, const cs_plat_calib_t *p)
                 p->node_duplex > 0 ? " (duplex links per node)" : " (full duplex)");
     fprintf(f, "\n");
     if (p->port_bw) {
-        fprintf(f, "rank ports (in + out, every rank busy), latency %.1f us, GB/s:", p->port_lat * 1e6);
+        fprintf(f, "rank ports (in + out, every rank busy; 0: the links bound it, no port), latency "
+                   "%.1f us, GB/s:", p->port_lat * 1e6);
         for (int r = 0; r < c->nranks; r++)
             fprintf(f, " %.4f", p->port_bw[r] / 1e9);
         fprintf(f, "\n");
