@@ -195,7 +195,7 @@ static int classify_file(cs_out_t *o, int *dest, cs_err_t *err)
             *dest = P_DEVICE;
             return CS_OK;
         }
-        return cs_err_set(err, CS_ERR_IO,
+        return cs_err_set(err, CS_ERR_EXISTS,
                           "%s is a symbolic link; give the path it points to, or another path", p);
     }
     if (S_ISCHR(sb.st_mode) || S_ISFIFO(sb.st_mode)) {
@@ -203,12 +203,12 @@ static int classify_file(cs_out_t *o, int *dest, cs_err_t *err)
         return CS_OK;
     }
     if (S_ISDIR(sb.st_mode))
-        return cs_err_set(err, CS_ERR_IO,
+        return cs_err_set(err, CS_ERR_EXISTS,
                           "%s is a directory, not a %s: a file cannot be renamed over it; "
                           "choose another path",
                           p, w);
     if (!S_ISREG(sb.st_mode))
-        return cs_err_set(err, CS_ERR_IO, "%s is not a regular file; choose another path", p);
+        return cs_err_set(err, CS_ERR_EXISTS, "%s is not a regular file; choose another path", p);
     o->mode = sb.st_mode & 0777; /* not set-id bits: a new file */
     int ours = 0;
     if (sb.st_size > 0 && o->kind && o->kind->recognize) {
@@ -224,7 +224,7 @@ static int classify_file(cs_out_t *o, int *dest, cs_err_t *err)
         ours = n > 0 && o->kind->recognize(head, (size_t)n);
     }
     if (!ours && !(o->flags & CS_OUT_FORCE))
-        return cs_err_set(err, CS_ERR_IO,
+        return cs_err_set(err, CS_ERR_EXISTS,
                           "%s exists and is not a %s written by collstep; choose another path "
                           "or remove it yourself (forcing overwrites it)",
                           p, w);
@@ -244,14 +244,14 @@ static int classify_dir(cs_out_t *o, int *dest, cs_err_t *err)
         return cs_err_set(err, CS_ERR_IO, "%s: cannot inspect: %s", p, strerror(errno));
     }
     if (S_ISLNK(sb.st_mode))
-        return cs_err_set(err, CS_ERR_IO,
+        return cs_err_set(err, CS_ERR_EXISTS,
                           "%s is a symbolic link, not a %s; give the directory it points to, "
                           "or another path",
                           p, w);
     if (S_ISREG(sb.st_mode))
-        return cs_err_set(err, CS_ERR_IO, "%s is a file, not a %s; choose another path", p, w);
+        return cs_err_set(err, CS_ERR_EXISTS, "%s is a file, not a %s; choose another path", p, w);
     if (!S_ISDIR(sb.st_mode))
-        return cs_err_set(err, CS_ERR_IO, "%s is not a directory; choose another path", p);
+        return cs_err_set(err, CS_ERR_EXISTS, "%s is not a directory; choose another path", p);
     int n = 0, marked = dir_scan(p, m, &n);
     if (marked < 0)
         return cs_err_set(err, CS_ERR_IO, "%s: cannot read the directory: %s", p, strerror(errno));
@@ -262,7 +262,7 @@ static int classify_dir(cs_out_t *o, int *dest, cs_err_t *err)
     int force = o->flags & CS_OUT_FORCE;
     if (n == 0) {
         if (!force)
-            return cs_err_set(err, CS_ERR_IO,
+            return cs_err_set(err, CS_ERR_EXISTS,
                               "%s is an empty directory without the %s marker of a collstep "
                               "%s; choose another path, remove it yourself, or force writing "
                               "into it",
@@ -271,12 +271,12 @@ static int classify_dir(cs_out_t *o, int *dest, cs_err_t *err)
         return CS_OK;
     }
     if (!force)
-        return cs_err_set(err, CS_ERR_IO,
+        return cs_err_set(err, CS_ERR_EXISTS,
                           "%s exists and is not a collstep %s (no %s marker); choose another "
                           "path or remove it yourself",
                           p, w, m);
     if (!o->kind->legacy || !o->kind->legacy(p))
-        return cs_err_set(err, CS_ERR_IO,
+        return cs_err_set(err, CS_ERR_EXISTS,
                           "%s exists and is not a collstep %s (no %s marker, and it holds "
                           "files collstep does not write); even forced, collstep does not "
                           "delete it: choose another path or remove it yourself",
@@ -339,7 +339,7 @@ static int clear_leftover(const cs_out_t *o, cs_err_t *err)
     int n = 0, ok = o->is_dir ? S_ISDIR(sb.st_mode) && (dir_scan(o->tmp, NULL, &n) == 1 || n == 0)
                               : S_ISREG(sb.st_mode);
     if (!ok)
-        return cs_err_set(err, CS_ERR_IO,
+        return cs_err_set(err, CS_ERR_EXISTS,
                           "%s exists and was not left by collstep; remove it or choose another "
                           "path",
                           o->tmp);
@@ -500,7 +500,7 @@ static int commit_file(cs_out_t *o, cs_err_t *err)
     if (st == CS_OK)
         st = classify_file(o, &dest, err);
     if (st == CS_OK && dest == P_DEVICE) /* became a device: do not rename over it */
-        st = cs_err_set(err, CS_ERR_IO, "%s changed while it was written; choose another path",
+        st = cs_err_set(err, CS_ERR_EXISTS, "%s changed while it was written; choose another path",
                         o->path);
     if (st == CS_OK) {
         int r = dest == P_ABSENT ? rename_noreplace(o->tmp, o->path) : rename(o->tmp, o->path);

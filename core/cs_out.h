@@ -67,7 +67,8 @@
  * temporaries and the previous contents of a directory it was allowed to
  * replace.
  *
- * Errors: CS_ERR_IO (refused or failed; the message names the path and
+ * Errors: CS_ERR_EXISTS (refused: the path holds what collstep did not
+ * write, or is of the wrong kind), CS_ERR_IO (failed; the message names the path and
  * says what to do), CS_ERR_INVAL, CS_ERR_NOMEM.  Messages do not name the
  * command-line option (the library does not know it): the CLI prefixes it,
  * e.g. "collstep sim: --trace results: " + "results exists and is not a

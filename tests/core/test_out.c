@@ -139,7 +139,7 @@ static void test_files(void)
     const char *u = P("user.csv");
     put(u, "precious,data\n1,2\n");
     CS_TEST_CHECK(
-        write_file(u, 0, "hello\n", &err) == CS_ERR_IO &&
+        write_file(u, 0, "hello\n", &err) == CS_ERR_EXISTS &&
             strstr(err.msg, "user.csv exists and is not a hello file written by collstep"),
         "user file: %s", err.msg);
     CS_TEST_CHECK(strcmp(get(u), "precious,data\n1,2\n") == 0, "user file changed: %s", get(u));
@@ -149,7 +149,7 @@ static void test_files(void)
     /* an empty file: refused without force */
     const char *e = P("empty.txt");
     put(e, "");
-    CS_TEST_CHECK(write_file(e, 0, "hello\n", &err) == CS_ERR_IO, "empty file accepted");
+    CS_TEST_CHECK(write_file(e, 0, "hello\n", &err) == CS_ERR_EXISTS, "empty file accepted");
     CS_TEST_CHECK(exists(e) && strcmp(get(e), "") == 0, "empty file changed");
 
     /* a directory: refused even with force, its file untouched */
@@ -157,7 +157,7 @@ static void test_files(void)
     mkdir(d, 0777);
     put(din, "keep me");
     for (int force = 0; force < 2; force++) {
-        CS_TEST_CHECK(write_file(d, force ? CS_OUT_FORCE : 0, "hello\n", &err) == CS_ERR_IO &&
+        CS_TEST_CHECK(write_file(d, force ? CS_OUT_FORCE : 0, "hello\n", &err) == CS_ERR_EXISTS &&
                           strstr(err.msg, "is a directory") && strstr(err.msg, "rename"),
                       "over a directory (force %d): %s", force, err.msg);
         CS_TEST_CHECK(strcmp(get(din), "keep me") == 0, "directory's file changed");
@@ -167,7 +167,7 @@ static void test_files(void)
      * a link to /dev/null is written through */
     const char *l = P("link.txt");
     CS_TEST_CHECK(symlink(u, l) == 0, "symlink");
-    CS_TEST_CHECK(write_file(l, CS_OUT_FORCE, "hello l\n", &err) == CS_ERR_IO &&
+    CS_TEST_CHECK(write_file(l, CS_OUT_FORCE, "hello l\n", &err) == CS_ERR_EXISTS &&
                       strstr(err.msg, "symbolic link"),
                   "over a link: %s", err.msg);
     CS_TEST_CHECK(strcmp(get(u), "hello f\n") == 0, "link target changed");
@@ -225,7 +225,7 @@ static void test_dirs(void)
     put(P("proj/notes"), "x\n");
     for (int force = 0; force < 2; force++) {
         int st = write_dir(proj, force ? CS_OUT_FORCE : 0, &dkind, "t", &err);
-        CS_TEST_CHECK(st == CS_ERR_IO && strstr(err.msg, "proj exists and is not a collstep test "
+        CS_TEST_CHECK(st == CS_ERR_EXISTS && strstr(err.msg, "proj exists and is not a collstep test "
                                                          "directory (no .collstep-test marker"),
                       "project (force %d): %s", force, err.msg);
         CS_TEST_CHECK(strcmp(get(P("proj/src/main.c")), "int main(void) { return 0; }\n") == 0 &&
@@ -239,7 +239,7 @@ static void test_dirs(void)
     const char *old = P("oldtrace");
     mkdir(old, 0777);
     put(P("oldtrace/summary.json"), "{}\n");
-    CS_TEST_CHECK(write_dir(old, 0, &dkind_legacy, "t", &err) == CS_ERR_IO, "legacy unforced");
+    CS_TEST_CHECK(write_dir(old, 0, &dkind_legacy, "t", &err) == CS_ERR_EXISTS, "legacy unforced");
     CS_TEST_CHECK(exists(P("oldtrace/summary.json")), "legacy changed");
     CS_TEST_CHECK(write_dir(old, CS_OUT_FORCE, &dkind_legacy, "t", &err) == CS_OK,
                   "legacy forced: %s", err.msg);
@@ -249,7 +249,7 @@ static void test_dirs(void)
     /* an empty directory: refused; forced, replaced */
     const char *e = P("emptydir");
     mkdir(e, 0777);
-    CS_TEST_CHECK(write_dir(e, 0, &dkind, "t", &err) == CS_ERR_IO &&
+    CS_TEST_CHECK(write_dir(e, 0, &dkind, "t", &err) == CS_ERR_EXISTS &&
                       strstr(err.msg, "empty directory"),
                   "empty: %s", err.msg);
     CS_TEST_CHECK(write_dir(e, CS_OUT_FORCE, &dkind, "t", &err) == CS_OK, "empty forced: %s",
@@ -260,7 +260,7 @@ static void test_dirs(void)
     const char *f = P("precious.csv");
     put(f, "a,b\n1,2\n");
     for (int force = 0; force < 2; force++) {
-        CS_TEST_CHECK(write_dir(f, force ? CS_OUT_FORCE : 0, &dkind, "t", &err) == CS_ERR_IO &&
+        CS_TEST_CHECK(write_dir(f, force ? CS_OUT_FORCE : 0, &dkind, "t", &err) == CS_ERR_EXISTS &&
                           strstr(err.msg, "precious.csv is a file, not a test directory"),
                       "over a file: %s", err.msg);
         CS_TEST_CHECK(strcmp(get(f), "a,b\n1,2\n") == 0, "file changed");
@@ -268,7 +268,7 @@ static void test_dirs(void)
     /* a link to our own trace: refused, the trace untouched */
     const char *l = P("trlink");
     CS_TEST_CHECK(symlink(d, l) == 0, "symlink");
-    CS_TEST_CHECK(write_dir(l, CS_OUT_FORCE, &dkind, "t", &err) == CS_ERR_IO &&
+    CS_TEST_CHECK(write_dir(l, CS_OUT_FORCE, &dkind, "t", &err) == CS_ERR_EXISTS &&
                       strstr(err.msg, "symbolic link"),
                   "over a link: %s", err.msg);
     CS_TEST_CHECK(strcmp(get(P("tr/data.txt")), "two") == 0, "link target changed");
@@ -283,20 +283,20 @@ static void test_dirs(void)
     const char *late = P("late");
     CS_TEST_CHECK(cs_out_begin_dir(late, 0, &dkind, &o, &err) == CS_OK, "begin: %s", err.msg);
     put(late, "user wrote this meanwhile");
-    CS_TEST_CHECK(o && cs_out_commit(o, &err) == CS_ERR_IO && strstr(err.msg, "is a file"),
+    CS_TEST_CHECK(o && cs_out_commit(o, &err) == CS_ERR_EXISTS && strstr(err.msg, "is a file"),
                   "late file: %s", err.msg);
     CS_TEST_CHECK(strcmp(get(late), "user wrote this meanwhile") == 0 && count_prefix("late.") == 0,
                   "late file changed or tmp left");
     /* cs_out_check: the same answers, nothing created */
     cs_err_clear(&err);
-    CS_TEST_CHECK(cs_out_check(proj, CS_OUT_FORCE, &dkind, 1, &err) == CS_ERR_IO &&
+    CS_TEST_CHECK(cs_out_check(proj, CS_OUT_FORCE, &dkind, 1, &err) == CS_ERR_EXISTS &&
                       strstr(err.msg, "no .collstep-test marker"),
                   "check project: %s", err.msg);
     cs_err_clear(&err);
     CS_TEST_CHECK(cs_out_check(d, 0, &dkind, 1, &err) == CS_OK &&
                       cs_out_check(P("nothing"), 0, &dkind, 1, &err) == CS_OK &&
                       cs_out_check("-", CS_OUT_STDOUT, &fkind, 0, &err) == CS_OK &&
-                      cs_out_check(P("tr/data.txt"), 0, &fkind, 0, &err) == CS_ERR_IO,
+                      cs_out_check(P("tr/data.txt"), 0, &fkind, 0, &err) == CS_ERR_EXISTS,
                   "check: %s", err.msg);
     CS_TEST_CHECK(!exists(P("nothing")) && count_prefix("nothing") == 0, "check created files");
     /* ".", ".." and "/" are not output names */
@@ -443,7 +443,7 @@ static void test_leftover(void)
     mkdir(tmp, 0777);
     snprintf(in, sizeof(in), "%s/user", tmp);
     put(in, "mine");
-    CS_TEST_CHECK(write_dir(P("lo"), 0, &dkind, "t", &err) == CS_ERR_IO &&
+    CS_TEST_CHECK(write_dir(P("lo"), 0, &dkind, "t", &err) == CS_ERR_EXISTS &&
                       strstr(err.msg, "was not left by collstep"),
                   "leftover: %s", err.msg);
     CS_TEST_CHECK(strcmp(get(in), "mine") == 0, "leftover removed");
@@ -475,7 +475,7 @@ static void test_sched_save(void)
     const char *u = P("notes.sched");
     put(u, "my notes, not a schedule\n");
     cs_err_clear(&err);
-    CS_TEST_CHECK(cs_sched_save(s, u, &err) == CS_ERR_IO &&
+    CS_TEST_CHECK(cs_sched_save(s, u, &err) == CS_ERR_EXISTS &&
                       strstr(err.msg, "not a schedule file written by collstep"),
                   "over a non-schedule: %s", err.msg);
     CS_TEST_CHECK(strcmp(get(u), "my notes, not a schedule\n") == 0, "non-schedule changed");

@@ -212,7 +212,7 @@ static void test_files(void)
     if (f)
         fclose(f);
     cs_err_clear(&err);
-    CS_TEST_CHECK(cs_sched_save(s, bad, &err) == CS_ERR_IO && strstr(err.msg, "rename"),
+    CS_TEST_CHECK(cs_sched_save(s, bad, &err) == CS_ERR_EXISTS && strstr(err.msg, "is a directory"),
                   "save over a directory: %s", err.msg);
     CS_TEST_CHECK(count_entries(dir) == 2, "temp file left after a failed rename");
     /* Loading: missing file, directory, empty file. */

@@ -156,7 +156,7 @@ static void test_refusals(void)
     put(P("proj/README"), "my project\n");
     for (int force = 0; force < 2; force++) {
         int st = write_trace(proj, force, 1000, &err);
-        CS_TEST_CHECK(st == CS_ERR_IO && strstr(err.msg, "proj exists and is not a collstep "
+        CS_TEST_CHECK(st == CS_ERR_EXISTS && strstr(err.msg, "proj exists and is not a collstep "
                                                          "trace directory (no .collstep-trace "
                                                          "marker"),
                       "project (force %d): %s", force, err.msg);
@@ -169,7 +169,7 @@ static void test_refusals(void)
     const char *f = P("precious.csv");
     put(f, "a,b\n1,2\n");
     for (int force = 0; force < 2; force++) {
-        CS_TEST_CHECK(write_trace(f, force, 1000, &err) == CS_ERR_IO &&
+        CS_TEST_CHECK(write_trace(f, force, 1000, &err) == CS_ERR_EXISTS &&
                           strstr(err.msg, "precious.csv is a file, not a trace directory"),
                       "file (force %d): %s", force, err.msg);
         CS_TEST_CHECK(same(f, "a,b\n1,2\n") && count_prefix("precious.csv.") == 0,
@@ -198,19 +198,19 @@ static void test_replace(void)
     /* force: an empty directory, an older trace without a marker */
     const char *e = P("empty");
     mkdir(e, 0777);
-    CS_TEST_CHECK(write_trace(e, 0, 1000, &err) == CS_ERR_IO, "empty dir unforced");
+    CS_TEST_CHECK(write_trace(e, 0, 1000, &err) == CS_ERR_EXISTS, "empty dir unforced");
     CS_TEST_CHECK(write_trace(e, 1, 1000, &err) == CS_OK && exists(P("empty/summary.json")),
                   "empty dir forced: %s", err.msg);
     const char *old = P("oldtr");
     CS_TEST_CHECK(write_trace(old, 0, 1000, &err) == CS_OK, "setup: %s", err.msg);
     unlink(P("oldtr/" CS_TRACE_MARKER)); /* as an older collstep wrote it */
-    CS_TEST_CHECK(write_trace(old, 0, 3000, &err) == CS_ERR_IO, "old trace unforced");
+    CS_TEST_CHECK(write_trace(old, 0, 3000, &err) == CS_ERR_EXISTS, "old trace unforced");
     CS_TEST_CHECK(write_trace(old, 1, 3000, &err) == CS_OK && exists(P("oldtr/" CS_TRACE_MARKER)),
                   "old trace forced: %s", err.msg);
     /* an older trace with a user's file in it: not even forced */
     unlink(P("oldtr/" CS_TRACE_MARKER));
     put(P("oldtr/my-notes.txt"), "notes\n");
-    CS_TEST_CHECK(write_trace(old, 1, 3000, &err) == CS_ERR_IO &&
+    CS_TEST_CHECK(write_trace(old, 1, 3000, &err) == CS_ERR_EXISTS &&
                       strstr(err.msg, "files collstep does not write"),
                   "old trace with notes forced: %s", err.msg);
     CS_TEST_CHECK(same(P("oldtr/my-notes.txt"), "notes\n") && exists(P("oldtr/summary.json")),
@@ -224,7 +224,7 @@ static void test_replace(void)
         CS_TEST_CHECK(fill_trace(s, 1000, &err) == CS_OK, "fill: %s", err.msg);
         put(late, "written meanwhile\n");
         cs_err_clear(&err);
-        CS_TEST_CHECK(cs_trace_session_commit(s, &err) == CS_ERR_IO && strstr(err.msg, "is a file"),
+        CS_TEST_CHECK(cs_trace_session_commit(s, &err) == CS_ERR_EXISTS && strstr(err.msg, "is a file"),
                       "late: %s", err.msg);
         cs_trace_session_close(s);
         CS_TEST_CHECK(same(late, "written meanwhile\n") && count_prefix("late.") == 0,
@@ -305,7 +305,7 @@ static void test_links(void)
                   "the replacement followed a link");
     /* a trace path that is a link to a trace: refused, the trace untouched */
     CS_TEST_CHECK(symlink(d, P("ln2")) == 0, "symlink");
-    CS_TEST_CHECK(write_trace(P("ln2"), 1, 1000, &err) == CS_ERR_IO &&
+    CS_TEST_CHECK(write_trace(P("ln2"), 1, 1000, &err) == CS_ERR_EXISTS &&
                       strstr(err.msg, "symbolic link"),
                   "through a link: %s", err.msg);
     CS_TEST_CHECK(exists(P("ln/summary.json")), "the linked trace changed");
