@@ -63,6 +63,18 @@ int cs_cli_sizes(const char *cmd, const char *spec, size_t elem_size, uint64_t *
  * their content.  "-" is standard input.  NULL with err filled (file:line:
  * column and what was expected) on failure. */
 cs_sched_t *cs_cli_load_sched(const char *path, cs_err_t *err);
+/* Destroy a schedule from cs_cli_load_sched (and what it remembers of a
+ * foreign file's lines).  NULL is fine. */
+void cs_cli_free_sched(cs_sched_t *s);
+/* "FILE.xml:LINE: gpu G tb T step S" for a step of a schedule read from a
+ * foreign format; 0 when there is no such origin. */
+int cs_cli_step_origin(const cs_sched_t *s, int rank, int64_t step, char *buf, size_t len);
+
+/* A --schedule argument naming several files (comma separated), a folder
+ * or an XML file (whose minBytes / maxBytes then apply): a tuning table of
+ * schedules picked per size (MSCCL's rule, interop/cs_schedset.h).  1 when
+ * `arg` is such a set. */
+int cs_cli_is_schedule_set(const char *arg);
 
 /* ---- algorithms and their parameters ------------------------------------ */
 
@@ -117,9 +129,10 @@ int cs_cli_build(const char *cmd, const char *name, const cs_coll_desc_t *desc,
  * CS_EXIT_USAGE with the hint to pass --no-verify.  cmd NULL: nothing is
  * printed (the other ranks of a live run, whose rank 0 explains). */
 int cs_cli_verify(const char *cmd, const cs_sched_t *s, const char *name);
-/* Print findings as "PREFIX<msg>" lines (with their detail lines) and
- * "... and N more finding(s)"; returns the number printed. */
-void cs_cli_print_findings(FILE *f, const char *prefix, const void *report);
+/* Print findings as "PREFIX<msg>" lines (with their detail lines, and the
+ * line of a foreign file each step came from when `s` has origins) and
+ * "... and N more finding(s)". */
+void cs_cli_print_findings(FILE *f, const char *prefix, const void *report, const cs_sched_t *s);
 
 /* ---- outputs and interruption (cli_guard.c) ----------------------------- */
 

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "cs_dtype.h"
 #include "cs_text.h"
+#include <sys/stat.h>
 #ifdef CS_HAVE_INTEROP
 #include "cs_msccl.h"
 #endif
@@ -328,4 +329,34 @@ cs_sched_t *cs_cli_load_sched(const char *path, cs_err_t *err)
     }
 #endif
     return cs_sched_load(path, err);
+}
+
+void cs_cli_free_sched(cs_sched_t *s)
+{
+    if (!s)
+        return;
+#ifdef CS_HAVE_INTEROP
+    cs_msccl_forget(s);
+#endif
+    cs_sched_destroy(s);
+}
+
+int cs_cli_step_origin(const cs_sched_t *s, int rank, int64_t step, char *buf, size_t len)
+{
+#ifdef CS_HAVE_INTEROP
+    return s && step >= 0 ? cs_msccl_origin_of(s, rank, step, buf, len) : 0;
+#else
+    (void)s, (void)rank, (void)step, (void)buf, (void)len;
+    return 0;
+#endif
+}
+
+int cs_cli_is_schedule_set(const char *arg)
+{
+    struct stat sb;
+    if (!arg || !strcmp(arg, "-"))
+        return 0;
+    size_t l = strlen(arg);
+    return strchr(arg, ',') != NULL || (stat(arg, &sb) == 0 && S_ISDIR(sb.st_mode)) ||
+           (l > 4 && !strcasecmp(arg + l - 4, ".xml"));
 }

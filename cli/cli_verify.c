@@ -72,11 +72,15 @@ static void remember(const cs_sched_t *s, uint64_t d)
         unlink(tmp);
 }
 
-void cs_cli_print_findings(FILE *f, const char *prefix, const void *report)
+void cs_cli_print_findings(FILE *f, const char *prefix, const void *report, const cs_sched_t *s)
 {
     const cs_verify_report_t *rep = report;
     for (uint32_t i = 0; i < rep->n; i++) {
+        char origin[1200];
         fprintf(f, "%s%s\n", prefix, rep->findings[i].msg);
+        if (cs_cli_step_origin(s, rep->findings[i].rank, rep->findings[i].step, origin,
+                               sizeof(origin)))
+            fprintf(f, "%s  (from %s)\n", prefix, origin);
         const char *d = rep->findings[i].detail;
         while (d && *d) {
             size_t l = strcspn(d, "\n");
@@ -111,7 +115,7 @@ int cs_cli_verify(const char *cmd, const cs_sched_t *s, const char *name)
                 cmd, name, n, n == 1 ? "" : "s");
         char prefix[64];
         snprintf(prefix, sizeof(prefix), "collstep %s:   ", cmd);
-        cs_cli_print_findings(stderr, prefix, &rep);
+        cs_cli_print_findings(stderr, prefix, &rep, s);
         rc = CS_EXIT_FAIL;
     } else if (st != CS_OK) {
         fprintf(stderr, "collstep %s: %s: cannot verify: %s; run without verifying: --no-verify\n",

@@ -44,6 +44,9 @@
 #include "cs_engine.h"
 #include "cs_intr.h"
 #include "cs_results.h"
+#ifdef CS_HAVE_INTEROP
+#include "cs_schedset.h"
+#endif
 #include "cs_text.h"
 #include "cs_transport.h"
 #ifdef CS_EXEC_HAVE_TRACES
@@ -67,7 +70,9 @@ static const char usage_text[] =
     "\n"
     "  --coll COLL          allreduce, reduce-scatter, allgather, broadcast, reduce, alltoall\n"
     "  --algo A[,B...]      registered algorithms (collstep algos), run one after another\n"
-    "  --schedule FILE      run a schedule file instead of --coll/--algo\n"
+    "  --schedule FILE      run a schedule file (collstep's format or an MSCCL XML)\n"
+    "                       instead of --coll/--algo; FILE,FILE... or a folder: per size\n"
+    "                       the file whose minBytes..maxBytes serves it (MSCCL's rule)\n"
     "  --param KEY=VALUE    generator parameter for every algorithm that has KEY;\n"
     "  --param ALGO:KEY=VAL for ALGO only; repeatable, comma separated\n"
     "  --size SIZES         message sizes in bytes: 1M, 64K:1G, 1K,4K,1M (see below)\n"
@@ -304,6 +309,11 @@ typedef struct run_ctx {
     cs_sched_t *scheds[CS_CLI_MAX_ALGOS]; /* one per algorithm, or the file */
     char params[CS_CLI_MAX_ALGOS][96];   /* the parameters each one's rows carry */
     int nsched;
+    int per_size;                        /* scheds from a set: each runs its own sizes */
+    const cs_sched_t *size_sched[SIZES_MAX];
+#ifdef CS_HAVE_INTEROP
+    cs_schedset_t *set;
+#endif
     cs_sched_t *sched; /* the one running now */
     const char *sched_params;
     cs_tp_t *tp;
@@ -319,10 +329,58 @@ typedef struct run_ctx {
 #endif
 } run_ctx_t;
 
+/* --schedule FILE,FILE or a folder or an XML: per size the file serving it. */
+static int load_schedule_set(run_ctx_t *c, const uint64_t *sizes, int nsizes, cs_err_t *err)
+{
+#ifdef CS_HAVE_INTEROP
+    char buf[2048], *save = NULL;
+    const char *paths[64];
+    int np = 0;
+    snprintf(buf, sizeof(buf), "%s", c->o->schedule);
+    for (char *t = strtok_r(buf, ",", &save); t && np < 64; t = strtok_r(NULL, ",", &save))
+        paths[np++] = t;
+    int st = cs_schedset_load(paths, np, &c->set, err);
+    if (st != CS_OK)
+        return st;
+    c->per_size = 1;
+    for (int k = 0; k < nsizes; k++) {
+        const cs_schedset_entry_t *e = cs_schedset_lookup(c->set, sizes[k],
+                                                          cs_dtype_size(c->dt), err);
+        if (!e)
+            return CS_ERR_NOTFOUND;
+        int j;
+        for (j = 0; j < c->nsched && c->scheds[j] != e->sched; j++)
+            ;
+        if (j == c->nsched) {
+            c->scheds[c->nsched] = e->sched;
+            snprintf(c->params[j], sizeof(c->params[j]), "file=%.80s", e->path);
+            c->nsched++;
+        }
+        c->size_sched[k] = e->sched;
+        if (c->rank == 0) {
+            char range[96];
+            cs_schedset_range_str(e, range, sizeof(range));
+            fprintf(stderr, "collstep run: %llu B served by %s (%s)\n",
+                    (unsigned long long)sizes[k], e->path, range);
+        }
+    }
+    if (c->set->nranks != c->nranks)
+        return cs_err_set(err, CS_ERR_MISMATCH, "%s: schedules for %d ranks, started %d",
+                          c->o->schedule, c->set->nranks, c->nranks);
+    return CS_OK;
+#else
+    (void)sizes, (void)nsizes;
+    return cs_err_set(err, CS_ERR_UNSUPPORTED, "--schedule %s: several schedule files need "
+                      "collstep's interop library (libxml2)", c->o->schedule);
+#endif
+}
+
 /* Every rank builds (or loads) every schedule; errors are usage errors. */
-static int build_schedules(run_ctx_t *c, cs_err_t *err)
+static int build_schedules(run_ctx_t *c, const uint64_t *sizes, int nsizes, cs_err_t *err)
 {
     run_opts_t *o = c->o;
+    if (o->schedule && cs_cli_is_schedule_set(o->schedule))
+        return load_schedule_set(c, sizes, nsizes, err);
     if (o->schedule) {
         c->scheds[0] = cs_cli_load_sched(o->schedule, err);
         if (!c->scheds[0])
@@ -544,7 +602,8 @@ static int run_all_gpu(run_ctx_t *c, const uint64_t *sizes, int nsizes, long lon
         if (st == CS_OK && ast != CS_OK)
             *err = e2, st = ast;
         for (int i = 0; i < nsizes && st == CS_OK; i++)
-            st = run_size_gpu(c, g, sizes[i], wrong, err);
+            if (!c->per_size || c->size_sched[i] == c->sched)
+                st = run_size_gpu(c, g, sizes[i], wrong, err);
         cs_gpu_engine_destroy(g);
     }
     cs_nccl_close(nc);
@@ -593,7 +652,8 @@ static int run_all_host(run_ctx_t *c, const uint64_t *sizes, int nsizes, long lo
         }
 #endif
         for (int i = 0; i < nsizes && st == CS_OK; i++)
-            st = run_size(c, sizes[i], wrong, err);
+            if (!c->per_size || c->size_sched[i] == c->sched)
+                st = run_size(c, sizes[i], wrong, err);
 #ifdef CS_EXEC_HAVE_TRACES
         if (st == CS_OK && c->lt)
             st = cs_live_trace_commit(c->lt, err);
@@ -648,7 +708,7 @@ static int run_all(run_ctx_t *c, const uint64_t *sizes, int nsizes)
     c->nranks = cs_boot_size(c->boot);
 
     /* build: every rank, then all must have built the same */
-    int bst = build_schedules(c, &err);
+    int bst = build_schedules(c, sizes, nsizes, &err);
     uint64_t digest = 0;
     for (int i = 0; bst == CS_OK && i < c->nsched; i++)
         digest = digest * 1099511628211ull ^ cs_sched_digest(c->scheds[i]);
@@ -737,8 +797,11 @@ int cs_cli_run(int argc, char **argv)
 #endif
     cs_engine_destroy(c->eng);
     cs_tp_close(c->tp);
-    for (int i = 0; i < c->nsched; i++)
-        cs_sched_destroy(c->scheds[i]);
+    for (int i = 0; i < c->nsched && !c->per_size; i++)
+        cs_cli_free_sched(c->scheds[i]);
+#ifdef CS_HAVE_INTEROP
+    cs_schedset_destroy(c->set);
+#endif
     cs_boot_close(c->boot);
     free(c);
     return rc;

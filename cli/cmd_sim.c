@@ -22,6 +22,9 @@
 #include "cs_platform.h"
 #include "cs_results.h"
 #include "cs_sim.h"
+#ifdef CS_HAVE_INTEROP
+#include "cs_schedset.h"
+#endif
 #include "cs_text.h"
 #include "cs_verify.h"
 #ifdef CS_HAVE_TRACES
@@ -46,7 +49,9 @@ static void help(FILE *f)
             "  --coll COLL          allreduce (default), reduce-scatter, allgather, broadcast,\n"
             "                       reduce, alltoall\n"
             "  --algo A[,B...]      algorithms of the registry (see 'collstep algos')\n"
-            "  --schedule FILE      a schedule file instead of --algo\n"
+            "  --schedule FILE      a schedule file (collstep's format or an MSCCL XML) instead\n"
+            "                       of --algo; FILE,FILE... or a folder: per size the file\n"
+            "                       whose minBytes..maxBytes serves it (MSCCL's rule)\n"
             "  --size SIZES         message sizes in bytes: 1M, 64K:1G, 1K,4K,1M (see below)\n"
             "  --ranks P            ranks (default: every device, or the schedule's)\n"
             "  --root R             root of broadcast / reduce (default 0)\n"
@@ -262,12 +267,17 @@ static int parse(int argc, char **argv, args_t *a)
     return CS_EXIT_OK;
 }
 
-/* What the command built: a schedule per algorithm, and per schedule the
- * parameters its rows carry. */
+/* What the command built: a schedule per algorithm (all sizes each), or,
+ * for a set of schedule files, the schedule serving each size (per_size;
+ * owned by the set), and per schedule the parameters its rows carry. */
+#define BUILT_MAX (CS_CLI_MAX_SIZES > CS_CLI_MAX_ALGOS ? CS_CLI_MAX_SIZES : CS_CLI_MAX_ALGOS)
 typedef struct built {
-    cs_sched_t *sched[CS_CLI_MAX_ALGOS];
-    char params[CS_CLI_MAX_ALGOS][96];
-    int n;
+    cs_sched_t *sched[BUILT_MAX];
+    char params[BUILT_MAX][96];
+    int n, per_size;
+#ifdef CS_HAVE_INTEROP
+    cs_schedset_t *set;
+#endif
 } built_t;
 
 static int build_all(const args_t *a, const cs_platform_t *plat, cs_coll_t coll, int ranks,
@@ -322,6 +332,48 @@ static int load_schedule(const args_t *a, built_t *b, int *ranks, cs_coll_t *col
     return CS_EXIT_OK;
 }
 
+/* --schedule A.xml,B.xml or a folder: per size the file whose range serves
+ * it (MSCCL's rule), said on stderr. */
+static int load_schedule_set(const args_t *a, built_t *b, const uint64_t *sizes, int nsizes,
+                             size_t elem, int *ranks, cs_coll_t *coll)
+{
+#ifdef CS_HAVE_INTEROP
+    char buf[2048], *save = NULL;
+    const char *paths[64];
+    int np = 0;
+    cs_err_t err;
+    cs_err_clear(&err);
+    snprintf(buf, sizeof(buf), "%s", a->schedule);
+    for (char *t = strtok_r(buf, ",", &save); t && np < 64; t = strtok_r(NULL, ",", &save))
+        paths[np++] = t;
+    if (cs_schedset_load(paths, np, &b->set, &err) != CS_OK)
+        return cs_cli_usage_error("sim", "--schedule %s: %s", a->schedule, err.msg);
+    for (int k = 0; k < nsizes; k++) {
+        const cs_schedset_entry_t *e = cs_schedset_lookup(b->set, sizes[k], elem, &err);
+        if (!e)
+            return cs_cli_usage_error("sim", "--schedule %s: %s", a->schedule, err.msg);
+        char range[96];
+        cs_schedset_range_str(e, range, sizeof(range));
+        fprintf(stderr, "collstep sim: %llu B served by %s (%s)\n", (unsigned long long)sizes[k],
+                e->path, range);
+        b->sched[k] = e->sched;
+        snprintf(b->params[k], sizeof(b->params[k]), "file=%.80s", e->path);
+    }
+    b->n = nsizes;
+    b->per_size = 1;
+    *ranks = b->set->nranks;
+    *coll = b->set->coll;
+    if (a->ranks > 0 && a->ranks != *ranks)
+        return cs_cli_usage_error("sim", "%s: schedules for %d ranks, not %ld", a->schedule,
+                                  *ranks, a->ranks);
+    return CS_EXIT_OK;
+#else
+    (void)b, (void)sizes, (void)nsizes, (void)elem, (void)ranks, (void)coll;
+    return cs_cli_usage_error("sim", "--schedule %s: several schedule files need collstep's "
+                                     "interop library (libxml2)", a->schedule);
+#endif
+}
+
 /* Ranks from --ranks, the map or the platform's devices; the checks that
  * keep a map from silently running fewer ranks. */
 static int choose_ranks(const args_t *a, const cs_platform_t *plat, int nmap, int *ranks)
@@ -332,10 +384,10 @@ static int choose_ranks(const args_t *a, const cs_platform_t *plat, int nmap, in
         *ranks = (int)a->ranks;
     } else if (a->map) {
         if (nmap < devices)
-            return cs_cli_usage_error("sim", "--map %s names %d host%s but %s has %ld devices: "
+            return cs_cli_usage_error("sim", "--map %s names %d host%s but %s has %ld %s: "
                                              "give --ranks %d to run %d ranks on the mapped hosts",
                                       a->map, nmap, nmap == 1 ? "" : "s", plat->name, devices,
-                                      nmap, nmap);
+                                      plat->rank_noun, nmap, nmap);
         *ranks = nmap;
     } else {
         *ranks = (int)devices;
@@ -347,9 +399,10 @@ static int choose_ranks(const args_t *a, const cs_platform_t *plat, int nmap, in
                                   plat->name, plat->spec[0] ? plat->spec : plat->name);
     long avail = a->map ? nmap : devices;
     if (*ranks > avail)
-        return cs_cli_usage_error("sim", "%d ranks but %s has only %ld %s", *ranks,
+        return cs_cli_usage_error("sim", "%d ranks but %s has only %ld %s%s%s%s", *ranks,
                                   a->map ? a->map : plat->name, avail,
-                                  a->map ? "hosts" : "devices");
+                                  a->map ? "hosts" : plat->rank_noun, a->map ? "" : " (",
+                                  a->map ? "" : plat->rank_rule, a->map ? "" : ")");
     if (a->root >= *ranks)
         return cs_cli_usage_error("sim", "--root %ld out of range [0, %d)", a->root, *ranks);
     return CS_EXIT_OK;
@@ -382,7 +435,7 @@ static int simulate(const args_t *a, cs_platform_t *plat, built_t *b, const uint
                     int nsizes, char **map, int nmap, cs_dtype_t dt, cs_op_t op,
                     cs_sim_model_t model, cs_results_fmt_t fmt)
 {
-    int n = b->n * nsizes, rc = CS_EXIT_OK;
+    int n = b->per_size ? nsizes : b->n * nsizes, rc = CS_EXIT_OK;
     cs_sim_instance_t *inst = calloc((size_t)n, sizeof(*inst));
     cs_result_t *rows = calloc((size_t)n, sizeof(*rows));
     cs_err_t err;
@@ -396,13 +449,12 @@ static int simulate(const args_t *a, cs_platform_t *plat, built_t *b, const uint
         rc = CS_EXIT_RUNTIME;
         goto done;
     }
-    for (int i = 0; i < b->n; i++)
-        for (int k = 0; k < nsizes; k++) {
-            cs_sim_instance_t *in = &inst[i * nsizes + k];
-            in->sched = b->sched[i];
-            in->bytes = sizes[k];
-            in->dtype = dt;
-        }
+    for (int i = 0; i < n; i++) {
+        cs_sim_instance_t *in = &inst[i];
+        in->sched = b->sched[b->per_size ? i : i / nsizes];
+        in->bytes = sizes[i % nsizes];
+        in->dtype = dt;
+    }
     progress_t prog;
     clock_gettime(CLOCK_MONOTONIC, &prog.t0);
     prog.total = n;
@@ -453,7 +505,7 @@ static int simulate(const args_t *a, cs_platform_t *plat, built_t *b, const uint
         cs_result_fill(&rows[i], s->algo[0] ? s->algo : a->schedule, s->desc.coll,
                        s->desc.nranks, inst[i].bytes, dt, op, inst[i].time * 1e6,
                        plat->spec[0] ? plat->spec : plat->name);
-        cs_result_set_provenance(&rows[i], b->params[i / nsizes], a->model, NULL);
+        cs_result_set_provenance(&rows[i], b->params[b->per_size ? i : i / nsizes], a->model, NULL);
     }
     rc = write_results(a, fmt, rows, n);
 done:
@@ -519,7 +571,11 @@ int cs_cli_sim(int argc, char **argv)
     }
     if (a.map && (rc = read_map(a.map, &map, &nmap)) != CS_EXIT_OK)
         goto done;
-    if (a.schedule && (rc = load_schedule(&a, &b, &ranks, &coll)) != CS_EXIT_OK)
+    if (a.schedule && cs_cli_is_schedule_set(a.schedule))
+        rc = load_schedule_set(&a, &b, sizes, nsizes, cs_dtype_size(dt), &ranks, &coll);
+    else if (a.schedule)
+        rc = load_schedule(&a, &b, &ranks, &coll);
+    if (rc != CS_EXIT_OK)
         goto done;
     if ((rc = choose_ranks(&a, plat, nmap, &ranks)) != CS_EXIT_OK)
         goto done;
@@ -540,8 +596,11 @@ int cs_cli_sim(int argc, char **argv)
         goto done;
     rc = simulate(&a, plat, &b, sizes, nsizes, map, nmap, dt, op, model, fmt);
 done:
-    for (int i = 0; i < b.n; i++)
-        cs_sched_destroy(b.sched[i]);
+    for (int i = 0; i < b.n && !b.per_size; i++)
+        cs_cli_free_sched(b.sched[i]);
+#ifdef CS_HAVE_INTEROP
+    cs_schedset_destroy(b.set);
+#endif
     for (int i = 0; i < nmap; i++)
         free(map[i]);
     free(map);

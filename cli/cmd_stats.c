@@ -152,7 +152,7 @@ int cs_cli_stats(int argc, char **argv)
     int rc = CS_EXIT_OK;
     if (cs_stats_compute(s, &st, &err) != CS_OK) {
         fprintf(stderr, "collstep stats: %s\n", err.msg);
-        cs_sched_destroy(s);
+        cs_cli_free_sched(s);
         return CS_EXIT_FAIL;
     }
     double t = cs_stats_ab_time(s, (double)size, alpha, 1.0 / bw, gamma, &err);
@@ -207,6 +207,6 @@ int cs_cli_stats(int argc, char **argv)
         }
     }
     cs_stats_fini(&st);
-    cs_sched_destroy(s);
+    cs_cli_free_sched(s);
     return rc;
 }

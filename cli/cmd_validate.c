@@ -72,9 +72,10 @@ static const char usage_text[] =
     "\n"
     "measured: every timed run starts after a barrier; its time is the last rank's\n"
     "end minus the first rank's start (clocks aligned to rank 0's); the column is\n"
-    "the median over --iters runs, spread = (90th - 10th percentile) / median.  predicted: the\n"
-    "simulated time of the same schedule (all ranks start together), with copies\n"
-    "charged like reductions.  error %% = 100 (predicted - measured) / measured.\n"
+    "the median over --iters runs, spread = (90th - 10th percentile) / median.\n"
+    "predicted: the simulated time of the same schedule (all ranks start together),\n"
+    "with copies charged like reductions.  error %% = 100 (predicted - measured) /\n"
+    "measured.\n"
     "\n%s\n%s";
 
 typedef struct plat_spec {

@@ -106,7 +106,7 @@ int cs_cli_verify_cmd(int argc, char **argv)
         if (!quiet) {
             char prefix[1100];
             snprintf(prefix, sizeof(prefix), "%s: ", path);
-            cs_cli_print_findings(stdout, prefix, &rep);
+            cs_cli_print_findings(stdout, prefix, &rep, s);
             printf("%s: INCORRECT: %llu finding%s\n", path, (unsigned long long)rep.total,
                    rep.total == 1 ? "" : "s");
         }
@@ -140,6 +140,6 @@ int cs_cli_verify_cmd(int argc, char **argv)
         }
     }
     cs_verify_report_fini(&rep);
-    cs_sched_destroy(s);
+    cs_cli_free_sched(s);
     return rc;
 }

@@ -127,7 +127,7 @@ int cs_results_print_table(FILE *f, const cs_result_t *rows, int n)
     for (int i = 0; i < n; i++) {
         const cs_result_t *r = &rows[i];
         if (i == 0 || strcmp(r->algo, rows[i - 1].algo) != 0 || r->ranks != rows[i - 1].ranks ||
-            r->coll != rows[i - 1].coll) {
+            r->coll != rows[i - 1].coll || strcmp(r->params, rows[i - 1].params) != 0) {
             if (i > 0)
                 fputc('\n', f);
             fprintf(f, "# %s %s", cs_coll_name(r->coll), r->algo);

@@ -18,9 +18,10 @@
  * sg_link_set_latency on both halves of a split-duplex link).
  *
  * Ranks and hosts.  Rank r of an instance runs as one SimGrid actor on
- * host hosts[r]: opts->map[r] when a map is given, else the r-th device
- * (host with prop device=gpu, in document order of the XML).  More ranks
- * than devices (or map entries) is an error; several ranks may share a
+ * host hosts[r]: opts->map[r] when a map is given, else the platform's
+ * r-th rank host (cs_platform.h: the devices, or every host when none is
+ * marked; docs/platforms.md).  More ranks than those (or map entries) is
+ * an error; several ranks may share a
  * host through a map.
  *
  * Step semantics.  Each rank actor interprets its rank's DAG: a step is

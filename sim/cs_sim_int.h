@@ -6,7 +6,6 @@
  *                  lists, channel order), built once and shared by every
  *                  instance that runs the schedule
  *   cs_sim_rank.c  the rank actor: interprets one rank's DAG
- *   cs_sim_xml.c   device hosts of the XML in document order
  *   cs_sim_sg.cpp  the s4u operations the C API lacks (timed wait_any that
  *                  keeps references, link properties)
  */
@@ -187,13 +186,6 @@ typedef struct cs__rank_arg {
 
 /* ---- cs_sim_rank.c ---------------------------------------------------- */
 void cs__rank_main(int argc, char **argv);
-
-/* ---- cs_sim_xml.c ----------------------------------------------------- */
-/* Ids of <host> elements with prop device=gpu, in document order. */
-int cs__xml_devices(const char *xml, char ***names, int *n, cs_err_t *err);
-/* Load the platform file `path` in a forked child (cs_sim_probe.c): CS_OK
- * when SimGrid accepts it, CS_ERR_PARSE with SimGrid's message when not. */
-int cs__sim_probe_platform(const char *path, const char *name, cs_err_t *err);
 
 #endif /* __cplusplus */
 #endif /* CS_SIM_INT_H */

@@ -202,5 +202,23 @@ for sig in INT TERM; do
     pgrep -f "summit:nodes=64 --algo ring --size 64M:256M" >/dev/null && bad "SIG$sig: the simulation still runs" || ok
 done
 
+# --- a set of MSCCL XML files: per size the file whose range serves it ------------------
+if "$cs" export --help >/dev/null 2>&1; then
+    mkdir -p "$tmp/set"
+    "$cs" export msccl --coll allreduce --algo ring --ranks 1 --min-bytes 0 --max-bytes 65536 -o "$tmp/set/a.xml" &&
+        "$cs" export msccl --coll allreduce --algo rd --ranks 1 --min-bytes 65537 --max-bytes 0 -o "$tmp/set/b.xml" &&
+        ok || bad "export msccl for the set"
+    "$cs" sim --platform summit:nodes=1 --ranks 1 --schedule "$tmp/set" --size 16K:1M:4 --format csv >"$tmp/sim.out" 2>"$tmp/sim.err"; src=$?
+    run1 --schedule "$tmp/set" --size 16K:1M:4 --format csv >"$tmp/run.out" 2>"$tmp/run.err"; rrc=$?
+    expect_rc "schedule set" 0
+    for f in sim run; do
+        [ "$(csv_col "$tmp/$f.out" params | sed 's|.*/||' | tr '\n' ' ')" = "a.xml a.xml b.xml b.xml " ] && ok ||
+            bad "$f: sizes served by a.xml, a.xml, b.xml, b.xml: $(csv_col "$tmp/$f.out" params | tr '\n' ' ')"
+        grep -q "262144 B served by .*b.xml (65537 bytes and more)" "$tmp/$f.err" && ok || bad "$f says which file served a size"
+    done
+    "$cs" sim --platform summit:nodes=1 --ranks 1 --schedule "$tmp/set/a.xml" --size 1M >/dev/null 2>"$tmp/err"
+    [ $? = 2 ] && grep -q "no file of the set serves 1048576 bytes" "$tmp/err" && ok || bad "a size no file serves: exit 2"
+fi
+
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
