@@ -19,8 +19,8 @@ algos=${CS_DEMO_ALGOS:-ring,rhd,dbtree,hier}
 cs=build/cli/collstep
 
 mkdir -p "$(dirname "$out")"
-rm -rf "$out"
-"$cs" sim --platform summit --coll allreduce --algo "$algos" --size "$size" --trace "$out"
+
+"$cs" sim --platform summit --coll allreduce --algo "$algos" --size "$size" --trace "$out" --force
 echo
 "$cs" trace "$out" --links 3
 echo
