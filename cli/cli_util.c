@@ -356,7 +356,5 @@ int cs_cli_is_schedule_set(const char *arg)
     struct stat sb;
     if (!arg || !strcmp(arg, "-"))
         return 0;
-    size_t l = strlen(arg);
-    return strchr(arg, ',') != NULL || (stat(arg, &sb) == 0 && S_ISDIR(sb.st_mode)) ||
-           (l > 4 && !strcasecmp(arg + l - 4, ".xml"));
+    return strchr(arg, ',') != NULL || (stat(arg, &sb) == 0 && S_ISDIR(sb.st_mode));
 }

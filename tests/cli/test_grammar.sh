@@ -216,8 +216,11 @@ if "$cs" export --help >/dev/null 2>&1; then
             bad "$f: sizes served by a.xml, a.xml, b.xml, b.xml: $(csv_col "$tmp/$f.out" params | tr '\n' ' ')"
         grep -q "262144 B served by .*b.xml (65537 bytes and more)" "$tmp/$f.err" && ok || bad "$f says which file served a size"
     done
-    "$cs" sim --platform summit:nodes=1 --ranks 1 --schedule "$tmp/set/a.xml" --size 1M >/dev/null 2>"$tmp/err"
+    mkdir -p "$tmp/set1" && cp "$tmp/set/a.xml" "$tmp/set1/"
+    "$cs" sim --platform summit:nodes=1 --ranks 1 --schedule "$tmp/set1" --size 1M >/dev/null 2>"$tmp/err"
     [ $? = 2 ] && grep -q "no file of the set serves 1048576 bytes" "$tmp/err" && ok || bad "a size no file serves: exit 2"
+    "$cs" sim --platform summit:nodes=1 --ranks 1 --schedule "$tmp/set/a.xml" --size 1M >/dev/null 2>"$tmp/err"
+    [ $? = 0 ] && ok || bad "one XML named alone serves every size"
 fi
 
 echo "$pass passed, $fail failed"
