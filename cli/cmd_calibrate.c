@@ -556,6 +556,8 @@ static void derive(cal_t *c, cs_plat_calib_t *p, cs_plat_calib_node_t *nodes)
     p->nranks = c->nranks, p->nnodes = H, p->node_of = c->node_of, p->nodes = nodes;
     p->intra_lat = ni ? cs_fit_median(ia, ni) : 0;
     p->intra_bw = ni ? cs_fit_median(ib, ni) : 1e12;
+    if (!(p->intra_bw > 0) || isinf(p->intra_bw)) /* no slope seen (tiny sizes only) */
+        p->intra_bw = 1e12;
     /* every rank busy (loaded ring flows, each rank sending and receiving
      * at once): a rank's port moves 2 x the flow rate (beta of its own
      * series, large piece); its latency is what a message costs beyond

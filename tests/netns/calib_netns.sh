@@ -75,6 +75,20 @@ rate)
     i=$(py "import json; d=json.load(open('$tmp/p.json')); print(min(p['p10_us'] for p in [s for s in d['series'] if s['class'] == 'intra'][0]['points'] if p['bytes'] <= 64))")
     echo "reference delay (tcp_pingpong, 10th percentile): ${delay:-?} us across, ${lo:-?} us loopback"
     echo "calibrated 1-64 B one-way (best 10th percentile): $a us across, $i us inside a node"
+    # a busy machine sometimes puts the pair on one core for a whole sweep
+    # (13 us instead of 8): the best of up to three small sweeps, as the
+    # reference is the best of its three runs
+    for retry in 1 2; do
+        py "import sys; d = $a - ($i - ${lo:-0}); sys.exit(0 if '$delay' and abs(d / float('$delay') - 1) <= 0.20 else 1)" && break
+        cluster 2 2 --rate 400mbit --quiet -- "$cs" calibrate --transport tcp --iface @ADDR@ \
+            --size 1:64 --budget 0.1 --timeout 30 -o "$tmp/small.xml" --force
+        [ $rc = 0 ] || { echo "small sweep $retry: exit $rc: $(tail -2 "$tmp/err")"; break; }
+        a2=$(py "import json; d=json.load(open('$tmp/small.json')); print(min(p['p10_us'] for p in [s for s in d['series'] if s['class'] == 'inter'][0]['points']))")
+        i2=$(py "import json; d=json.load(open('$tmp/small.json')); print(min(p['p10_us'] for p in [s for s in d['series'] if s['class'] == 'intra'][0]['points']))")
+        echo "small sweep $retry: $a2 us across, $i2 us inside a node"
+        [ -n "$a2" ] && [ -n "$i2" ] || continue
+        a=$(py "print(min($a, $a2))") i=$(py "print(min($i, $i2))") # best of each
+    done
     check "[ -n '$delay' ] && [ -n '$lo' ] && py 'import sys; d = $a - ($i - $lo); print(\"recovered delay %.2f us\" % d); sys.exit(0 if abs(d / $delay - 1) <= 0.20 else 1)'" \
         "recovered delay ($a - ($i - ${lo:-?})) us not within 20 % of the reference ${delay:-?} us"
     check '"$cs" platform show "$tmp/p.xml" >"$tmp/show" && grep -q "^nic " "$tmp/show" && grep -q "^host " "$tmp/show" && grep -q "dims 2x2" "$tmp/show"' \
