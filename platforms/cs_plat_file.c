@@ -134,12 +134,12 @@ static int cs__prop(cs__walk_t *w, const xmlNode *parent, const xmlNode *n)
                             sizeof(((cs_tier_info_t *)0)->name) - 1, val);
     } else if (parent == w->top_zone) {
         if (strcmp(id, "collstep_dims") == 0) {
-            snprintf(w->f->dims, sizeof(w->f->dims), "%s", val);
+            snprintf(w->f->dims, sizeof(w->f->dims), "%.*s", (int)sizeof(w->f->dims) - 1, val);
             w->f->dims_line = cs__line(n);
         } else if (strcmp(id, "collstep_factors") == 0) {
-            snprintf(w->f->factors, sizeof(w->f->factors), "%s", val);
+            snprintf(w->f->factors, sizeof(w->f->factors), "%.*s", (int)sizeof(w->f->factors) - 1, val);
         } else if (strcmp(id, "collstep_spec") == 0) {
-            snprintf(w->f->spec, sizeof(w->f->spec), "%s", val);
+            snprintf(w->f->spec, sizeof(w->f->spec), "%.*s", (int)sizeof(w->f->spec) - 1, val);
         }
     }
     return CS_OK;
