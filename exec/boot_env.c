@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cs_env.h"
 #include "cs_boot.h"
 #include "cs_intr.h"
 #include "cs_log.h"
@@ -234,7 +235,7 @@ static const cs__boot_ops_t env_ops = {
 
 static int env_int(const char *name, long def, long min, long max, long *out, cs_err_t *err)
 {
-    const char *s = getenv(name);
+    const char *s = cs_env_get(name);
     if (!s) {
         if (def < min)
             return cs_err_set(err, CS_ERR_NOTFOUND, "environment variable %s is not set", name);
@@ -357,7 +358,7 @@ int cs__boot_env_open(const cs_boot_config_t *cfg, cs_boot_t **out, cs_err_t *er
         st = env_int("MASTER_PORT", 29500, 1, 65535, &port, err);
     if (st != CS_OK)
         return st;
-    const char *host = getenv("MASTER_ADDR") ? getenv("MASTER_ADDR") : "127.0.0.1";
+    const char *host = cs_env_get("MASTER_ADDR") ? cs_env_get("MASTER_ADDR") : "127.0.0.1";
     struct sockaddr_in sa;
     st = resolve(host, port, &sa, err);
     if (st != CS_OK)

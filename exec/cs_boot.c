@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_env.h"
 #include "cs_boot.h"
 #include "cs_intr.h"
 #include "cs_transport.h"
@@ -26,7 +27,7 @@ int cs_boot_open(const cs_boot_config_t *cfg, cs_boot_t **out, cs_err_t *err)
     const char *pr = getenv("PMIX_RANK"), *pn = getenv("PMIX_NAMESPACE");
     if (pr && *pr && pn && *pn)
         return cs__boot_pmix_open(&c, out, err);
-    if (getenv("RANK") && getenv("WORLD_SIZE"))
+    if (cs_env_get("RANK") && cs_env_get("WORLD_SIZE"))
         return cs__boot_env_open(&c, out, err);
     return cs_err_set(err, CS_ERR_NOTFOUND,
                       "no launcher found: start under mpirun / srun --mpi=pmix, or set RANK, "

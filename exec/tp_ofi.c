@@ -46,6 +46,7 @@
 #include <rdma/fi_errno.h>
 #include <rdma/fi_tagged.h>
 
+#include "cs_env.h"
 #include "cs_intr.h"
 #include "cs_log.h"
 #include "cs_transport.h"
@@ -114,7 +115,7 @@ static const int ofi_keep_sigs[] = {SIGINT, SIGTERM, SIGHUP};
 
 static void ofi_load_once(void)
 {
-    const char *lib = getenv("CS_LIBFABRIC");
+    const char *lib = cs_env_get("CS_LIBFABRIC");
     if (!lib || !*lib)
         lib = OFI_LIB;
     /* Debian's libfabric pulls in libinfinipath (PSM), whose constructor

@@ -65,6 +65,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cs_env.h"
 #include "cs_intr.h"
 #include "cs_log.h"
 #include "tp_shm.h"
@@ -503,7 +504,7 @@ static int set_params(tp_shm_t *t, const cs_tp_config_t *cfg, cs_err_t *err)
     p->eager_max = SHM_EAGER_MAX < p->ncells * SHM_CELL / 4 ? SHM_EAGER_MAX
                                                              : p->ncells * SHM_CELL / 4;
     p->best = SHM_MAP;
-    const char *e = getenv("CS_SHM_EAGER"), *c = getenv("CS_SHM_COPY");
+    const char *e = cs_env_get("CS_SHM_EAGER"), *c = cs_env_get("CS_SHM_COPY");
     if (e && *e) {
         char *end = NULL;
         unsigned long long v = strtoull(e, &end, 10);

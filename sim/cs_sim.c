@@ -32,6 +32,7 @@
 #include <simgrid/link.h>
 #include <xbt/dynar.h>
 
+#include "cs_env.h"
 #include "cs_log.h"
 #include "cs_plat_file.h"
 #include "cs_sim_int.h"
@@ -232,7 +233,7 @@ static int load_xml(const cs_platform_t *plat, cs_sim_model_t model, cs_err_t *e
     int st = cs_platform_sim_text(plat, model == CS_SIM_IDEAL, &xml, err);
     if (st != CS_OK)
         return st;
-    const char *dir = getenv("TMPDIR");
+    const char *dir = cs_env_get("TMPDIR");
     char path[4096];
     snprintf(path, sizeof(path), "%s/cs_sim_XXXXXX.xml", dir && *dir ? dir : "/tmp");
     int fd = mkstemps(path, 4);
