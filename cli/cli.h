@@ -76,6 +76,18 @@ int cs_cli_step_origin(const cs_sched_t *s, int rank, int64_t step, char *buf, s
  * alone serves every size asked for (its minBytes / maxBytes are metadata). */
 int cs_cli_is_schedule_set(const char *arg);
 
+/* Load the set `arg` names and pick per size the schedule serving it:
+ * per_size[k] (owned by the set) and per_path[k] (its file).  `cmd`
+ * non-NULL: say on stderr which file served each size ("collstep CMD:
+ * 1048576 B served by b.xml (65537 bytes and more)").  *coll and *nranks
+ * get the set's.  A status with err filled (the file, or the size no file
+ * serves); free the set with cs_cli_schedule_set_free. */
+struct cs_schedset;
+int cs_cli_schedule_set(const char *cmd, const char *arg, const uint64_t *sizes, int nsizes,
+                        size_t elem_size, struct cs_schedset **set, cs_sched_t **per_size,
+                        const char **per_path, cs_coll_t *coll, int *nranks, cs_err_t *err);
+void cs_cli_schedule_set_free(struct cs_schedset *set);
+
 /* ---- algorithms and their parameters ------------------------------------ */
 
 #define CS_CLI_MAX_ALGOS 32

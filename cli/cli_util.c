@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #ifdef CS_HAVE_INTEROP
 #include "cs_msccl.h"
+#include "cs_schedset.h"
 #endif
 
 int cs_cli_parse_size(const char *s, uint64_t *out)
@@ -357,4 +358,51 @@ int cs_cli_is_schedule_set(const char *arg)
     if (!arg || !strcmp(arg, "-"))
         return 0;
     return strchr(arg, ',') != NULL || (stat(arg, &sb) == 0 && S_ISDIR(sb.st_mode));
+}
+
+int cs_cli_schedule_set(const char *cmd, const char *arg, const uint64_t *sizes, int nsizes,
+                        size_t elem_size, struct cs_schedset **set, cs_sched_t **per_size,
+                        const char **per_path, cs_coll_t *coll, int *nranks, cs_err_t *err)
+{
+#ifdef CS_HAVE_INTEROP
+    char buf[2048], *save = NULL;
+    const char *paths[64];
+    int np = 0;
+    snprintf(buf, sizeof(buf), "%s", arg);
+    for (char *t = strtok_r(buf, ",", &save); t && np < 64; t = strtok_r(NULL, ",", &save))
+        paths[np++] = t;
+    int st = cs_schedset_load(paths, np, set, err);
+    if (st != CS_OK)
+        return st;
+    for (int k = 0; k < nsizes; k++) {
+        const cs_schedset_entry_t *e = cs_schedset_lookup(*set, sizes[k], elem_size, err);
+        if (!e)
+            return CS_ERR_NOTFOUND;
+        per_size[k] = e->sched;
+        per_path[k] = e->path;
+        if (cmd) {
+            char range[96];
+            cs_schedset_range_str(e, range, sizeof(range));
+            fprintf(stderr, "collstep %s: %llu B served by %s (%s)\n", cmd,
+                    (unsigned long long)sizes[k], e->path, range);
+        }
+    }
+    *coll = (*set)->coll;
+    *nranks = (*set)->nranks;
+    return CS_OK;
+#else
+    (void)cmd, (void)sizes, (void)nsizes, (void)elem_size, (void)set, (void)per_size;
+    (void)per_path, (void)coll, (void)nranks;
+    return cs_err_set(err, CS_ERR_UNSUPPORTED, "several schedule files need collstep's interop "
+                      "library (libxml2): --schedule %s", arg);
+#endif
+}
+
+void cs_cli_schedule_set_free(struct cs_schedset *set)
+{
+#ifdef CS_HAVE_INTEROP
+    cs_schedset_destroy(set);
+#else
+    (void)set;
+#endif
 }

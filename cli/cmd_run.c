@@ -44,9 +44,6 @@
 #include "cs_engine.h"
 #include "cs_intr.h"
 #include "cs_results.h"
-#ifdef CS_HAVE_INTEROP
-#include "cs_schedset.h"
-#endif
 #include "cs_text.h"
 #include "cs_transport.h"
 #ifdef CS_EXEC_HAVE_TRACES
@@ -311,9 +308,7 @@ typedef struct run_ctx {
     int nsched;
     int per_size;                        /* scheds from a set: each runs its own sizes */
     const cs_sched_t *size_sched[SIZES_MAX];
-#ifdef CS_HAVE_INTEROP
-    cs_schedset_t *set;
-#endif
+    struct cs_schedset *set;
     cs_sched_t *sched; /* the one running now */
     const char *sched_params;
     cs_tp_t *tp;
@@ -329,50 +324,33 @@ typedef struct run_ctx {
 #endif
 } run_ctx_t;
 
-/* --schedule FILE,FILE or a folder or an XML: per size the file serving it. */
+/* --schedule FILE,FILE or a folder: per size the file serving it; each
+ * distinct schedule once in scheds[], running the sizes it serves. */
 static int load_schedule_set(run_ctx_t *c, const uint64_t *sizes, int nsizes, cs_err_t *err)
 {
-#ifdef CS_HAVE_INTEROP
-    char buf[2048], *save = NULL;
-    const char *paths[64];
-    int np = 0;
-    snprintf(buf, sizeof(buf), "%s", c->o->schedule);
-    for (char *t = strtok_r(buf, ",", &save); t && np < 64; t = strtok_r(NULL, ",", &save))
-        paths[np++] = t;
-    int st = cs_schedset_load(paths, np, &c->set, err);
+    cs_sched_t *per[SIZES_MAX];
+    const char *paths[SIZES_MAX];
+    cs_coll_t coll;
+    int nranks;
+    int st = cs_cli_schedule_set(c->rank == 0 ? "run" : NULL, c->o->schedule, sizes, nsizes,
+                                 cs_dtype_size(c->dt), &c->set, per, paths, &coll, &nranks, err);
     if (st != CS_OK)
         return st;
     c->per_size = 1;
     for (int k = 0; k < nsizes; k++) {
-        const cs_schedset_entry_t *e = cs_schedset_lookup(c->set, sizes[k],
-                                                          cs_dtype_size(c->dt), err);
-        if (!e)
-            return CS_ERR_NOTFOUND;
         int j;
-        for (j = 0; j < c->nsched && c->scheds[j] != e->sched; j++)
+        for (j = 0; j < c->nsched && c->scheds[j] != per[k]; j++)
             ;
         if (j == c->nsched) {
-            c->scheds[c->nsched] = e->sched;
-            snprintf(c->params[j], sizeof(c->params[j]), "file=%.80s", e->path);
-            c->nsched++;
+            c->scheds[c->nsched++] = per[k];
+            snprintf(c->params[j], sizeof(c->params[j]), "file=%.80s", paths[k]);
         }
-        c->size_sched[k] = e->sched;
-        if (c->rank == 0) {
-            char range[96];
-            cs_schedset_range_str(e, range, sizeof(range));
-            fprintf(stderr, "collstep run: %llu B served by %s (%s)\n",
-                    (unsigned long long)sizes[k], e->path, range);
-        }
+        c->size_sched[k] = per[k];
     }
-    if (c->set->nranks != c->nranks)
+    if (nranks != c->nranks)
         return cs_err_set(err, CS_ERR_MISMATCH, "%s: schedules for %d ranks, started %d",
-                          c->o->schedule, c->set->nranks, c->nranks);
+                          c->o->schedule, nranks, c->nranks);
     return CS_OK;
-#else
-    (void)sizes, (void)nsizes;
-    return cs_err_set(err, CS_ERR_UNSUPPORTED, "--schedule %s: several schedule files need "
-                      "collstep's interop library (libxml2)", c->o->schedule);
-#endif
 }
 
 /* Every rank builds (or loads) every schedule; errors are usage errors. */
@@ -799,9 +777,7 @@ int cs_cli_run(int argc, char **argv)
     cs_tp_close(c->tp);
     for (int i = 0; i < c->nsched && !c->per_size; i++)
         cs_cli_free_sched(c->scheds[i]);
-#ifdef CS_HAVE_INTEROP
-    cs_schedset_destroy(c->set);
-#endif
+    cs_cli_schedule_set_free(c->set);
     cs_boot_close(c->boot);
     free(c);
     return rc;

@@ -22,9 +22,6 @@
 #include "cs_platform.h"
 #include "cs_results.h"
 #include "cs_sim.h"
-#ifdef CS_HAVE_INTEROP
-#include "cs_schedset.h"
-#endif
 #include "cs_text.h"
 #include "cs_verify.h"
 #ifdef CS_HAVE_TRACES
@@ -275,9 +272,7 @@ typedef struct built {
     cs_sched_t *sched[BUILT_MAX];
     char params[BUILT_MAX][96];
     int n, per_size;
-#ifdef CS_HAVE_INTEROP
-    cs_schedset_t *set;
-#endif
+    struct cs_schedset *set;
 } built_t;
 
 static int build_all(const args_t *a, const cs_platform_t *plat, cs_coll_t coll, int ranks,
@@ -337,41 +332,20 @@ static int load_schedule(const args_t *a, built_t *b, int *ranks, cs_coll_t *col
 static int load_schedule_set(const args_t *a, built_t *b, const uint64_t *sizes, int nsizes,
                              size_t elem, int *ranks, cs_coll_t *coll)
 {
-#ifdef CS_HAVE_INTEROP
-    char buf[2048], *save = NULL;
-    const char *paths[64];
-    int np = 0;
+    const char *paths[CS_CLI_MAX_SIZES];
     cs_err_t err;
     cs_err_clear(&err);
-    snprintf(buf, sizeof(buf), "%s", a->schedule);
-    for (char *t = strtok_r(buf, ",", &save); t && np < 64; t = strtok_r(NULL, ",", &save))
-        paths[np++] = t;
-    if (cs_schedset_load(paths, np, &b->set, &err) != CS_OK)
+    if (cs_cli_schedule_set("sim", a->schedule, sizes, nsizes, elem, &b->set, b->sched, paths,
+                            coll, ranks, &err) != CS_OK)
         return cs_cli_usage_error("sim", "--schedule %s: %s", a->schedule, err.msg);
-    for (int k = 0; k < nsizes; k++) {
-        const cs_schedset_entry_t *e = cs_schedset_lookup(b->set, sizes[k], elem, &err);
-        if (!e)
-            return cs_cli_usage_error("sim", "--schedule %s: %s", a->schedule, err.msg);
-        char range[96];
-        cs_schedset_range_str(e, range, sizeof(range));
-        fprintf(stderr, "collstep sim: %llu B served by %s (%s)\n", (unsigned long long)sizes[k],
-                e->path, range);
-        b->sched[k] = e->sched;
-        snprintf(b->params[k], sizeof(b->params[k]), "file=%.80s", e->path);
-    }
+    for (int k = 0; k < nsizes; k++)
+        snprintf(b->params[k], sizeof(b->params[k]), "file=%.80s", paths[k]);
     b->n = nsizes;
     b->per_size = 1;
-    *ranks = b->set->nranks;
-    *coll = b->set->coll;
     if (a->ranks > 0 && a->ranks != *ranks)
         return cs_cli_usage_error("sim", "%s: schedules for %d ranks, not %ld", a->schedule,
                                   *ranks, a->ranks);
     return CS_EXIT_OK;
-#else
-    (void)b, (void)sizes, (void)nsizes, (void)elem, (void)ranks, (void)coll;
-    return cs_cli_usage_error("sim", "--schedule %s: several schedule files need collstep's "
-                                     "interop library (libxml2)", a->schedule);
-#endif
 }
 
 /* Ranks from --ranks, the map or the platform's devices; the checks that
@@ -598,9 +572,7 @@ int cs_cli_sim(int argc, char **argv)
 done:
     for (int i = 0; i < b.n && !b.per_size; i++)
         cs_cli_free_sched(b.sched[i]);
-#ifdef CS_HAVE_INTEROP
-    cs_schedset_destroy(b.set);
-#endif
+    cs_cli_schedule_set_free(b.set);
     for (int i = 0; i < nmap; i++)
         free(map[i]);
     free(map);
