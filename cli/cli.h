@@ -124,6 +124,12 @@ int cs_cli_params_check(const cs_cli_params_t *p, const char *cmd, const cs_algo
  * result provenance ("" for a schedule file: its own meta data is used). */
 void cs_cli_params_effective(const cs_algo_t *a, const cs_params_t *given, char *buf, size_t len);
 
+/* Defaults a platform or a cluster gives an algorithm: hier's tier sizes
+ * `dims` (innermost first, e.g. 6x256) when they multiply to `ranks`.
+ * `out` is initialised; the user's --param wins over it in cs_cli_build. */
+void cs_cli_tier_defaults(const char *algo, const int *dims, int ndims, int ranks,
+                          cs_params_t *out);
+
 /* Build algorithm `name` for `desc` with the command's parameters; errors
  * printed ("collstep CMD: ...") and returned as an exit code. */
 int cs_cli_build(const char *cmd, const char *name, const cs_coll_desc_t *desc,

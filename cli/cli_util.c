@@ -406,3 +406,21 @@ void cs_cli_schedule_set_free(struct cs_schedset *set)
     (void)set;
 #endif
 }
+
+void cs_cli_tier_defaults(const char *algo, const int *dims, int ndims, int ranks,
+                          cs_params_t *out)
+{
+    cs_params_init(out);
+    if (strcmp(algo, "hier") != 0 || ndims == 0)
+        return;
+    char text[64] = "";
+    long prod = 1;
+    for (int i = 0; i < ndims; i++) {
+        size_t l = strlen(text);
+        snprintf(text + l, sizeof(text) - l, "%s%d", i ? "x" : "", dims[i]);
+        prod *= dims[i];
+    }
+    cs_err_t err;
+    if (prod == ranks)
+        cs_params_set(out, "dims", text, &err);
+}

@@ -148,26 +148,6 @@ static int read_map(const char *path, char ***out, int *n)
     return CS_EXIT_OK;
 }
 
-/* The platform's defaults for an algorithm's parameters: hier's tiers are
- * the platform's dims (6x256 on Summit) when they multiply to the ranks. */
-static void platform_defaults(const cs_platform_t *plat, const char *algo, int ranks,
-                              cs_params_t *out)
-{
-    cs_params_init(out);
-    if (strcmp(algo, "hier") != 0 || plat->ndims == 0)
-        return;
-    char dims[64] = "";
-    long prod = 1;
-    for (int i = 0; i < plat->ndims; i++) {
-        size_t l = strlen(dims);
-        snprintf(dims + l, sizeof(dims) - l, "%s%d", i ? "x" : "", plat->dims[i]);
-        prod *= plat->dims[i];
-    }
-    cs_err_t err;
-    if (prod == ranks)
-        cs_params_set(out, "dims", dims, &err);
-}
-
 typedef struct args {
     const char *platform, *coll, *algos, *schedule, *size, *dtype, *op, *model, *map, *format,
         *output, *trace, *compare;
@@ -296,7 +276,7 @@ static int build_all(const args_t *a, const cs_platform_t *plat, cs_coll_t coll,
         struct timespec t0;
         clock_gettime(CLOCK_MONOTONIC, &t0);
         cs_params_t extra;
-        platform_defaults(plat, names[i], ranks, &extra);
+        cs_cli_tier_defaults(names[i], plat->dims, plat->ndims, ranks, &extra);
         rc = cs_cli_build("sim", names[i], &d, &a->params, &extra, &b->sched[b->n], b->params[b->n],
                           sizeof(b->params[0]));
         if (rc != CS_EXIT_OK)

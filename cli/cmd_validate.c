@@ -248,16 +248,15 @@ static int find_nodes(val_t *v)
     return st;
 }
 
-/* hier's dims: R x H when every node holds R contiguous ranks. */
-static void node_dims(const val_t *v, char *buf, size_t len)
+/* The cluster's tiers: R x H when every node holds R contiguous ranks
+ * (*ndims 0 otherwise). */
+static void node_dims(const val_t *v, int *dims, int *ndims)
 {
     int per = v->nranks / v->nnodes, ok = v->nnodes > 1 && per > 1 && per * v->nnodes == v->nranks;
     for (int r = 0; r < v->nranks && ok; r++)
         ok = v->node_of[r] == r / per;
-    if (ok)
-        snprintf(buf, len, "%dx%d", per, v->nnodes);
-    else
-        buf[0] = 0;
+    dims[0] = per, dims[1] = v->nnodes;
+    *ndims = ok ? 2 : 0;
 }
 
 /* Rank 0: open the platforms and check them against the ranks. */
@@ -298,7 +297,8 @@ static int check_platforms(val_t *v)
 
 static int build(val_t *v)
 {
-    char buf[512], dims[32];
+    char buf[512];
+    int dims[2], ndims = 0;
     const char *names[CS_CLI_MAX_ALGOS];
     const cs_algo_t *algos[CS_CLI_MAX_ALGOS];
     int n = 0, rc;
@@ -317,14 +317,11 @@ static int build(val_t *v)
         }
     if ((rc = cs_cli_params_check(&v->o->params, "validate", algos, n)) != CS_EXIT_OK)
         return rc;
-    node_dims(v, dims, sizeof(dims));
+    node_dims(v, dims, &ndims);
     cs_coll_desc_t d = {v->coll, v->nranks, 0, 0};
     for (int i = 0; i < n; i++) {
         cs_params_t extra;
-        cs_params_init(&extra);
-        cs_err_t e;
-        if (!strcmp(names[i], "hier") && dims[0])
-            cs_params_set(&extra, "dims", dims, &e);
+        cs_cli_tier_defaults(names[i], dims, ndims, v->nranks, &extra);
         rc = cs_cli_build("validate", names[i], &d, &v->o->params, &extra, &v->sched[i],
                           v->params[i], sizeof(v->params[0]));
         if (rc != CS_EXIT_OK)
