@@ -54,6 +54,12 @@ int cs_cli_calibrate(int argc, char **argv); /* cmd_calibrate.c: exec/ + platfor
 #else
 #define CS_CALIBRATE_FN NULL
 #endif
+#ifdef CS_HAVE_PLAN
+int cs_cli_plan(int argc, char **argv); /* cmd_plan.c: planner/ */
+#define CS_PLAN_FN cs_cli_plan
+#else
+#define CS_PLAN_FN NULL
+#endif
 #ifdef CS_HAVE_VALIDATE
 int cs_cli_validate(int argc, char **argv); /* cmd_validate.c: exec/ + sim/ */
 #define CS_VALIDATE_FN cs_cli_validate
@@ -73,6 +79,7 @@ static const cli_cmd_t commands[] = {
     {"export", CS_EXPORT_FN, "write a schedule as an MSCCL algorithm XML", "libxml2 (libxml2-dev)"},
     {"calibrate", CS_CALIBRATE_FN, "measure the cluster the ranks run on, write a platform", "libfabric, PMIx and SimGrid"},
     {"validate", CS_VALIDATE_FN, "run and simulate the same schedules: measured vs predicted", "libfabric, PMIx and SimGrid"},
+    {"plan", CS_PLAN_FN, "choose algorithm, hierarchy, channels and rank order per size", "SimGrid and igraph"},
     {"trace", CS_TRACE_FN, "summarise a trace directory of sim --trace or run --trace", "the traces library"},
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
