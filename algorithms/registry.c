@@ -2,8 +2,9 @@
  * registry.c - the one table of algorithm generators.
  *
  * Each generator lives in algorithms/<coll>/<coll>_<alg>.c and exports a
- * `const cs_algo_t cs__algo_<coll>_<alg>`; the lists in algos_*.def name
- * them (one X(coll, alg) line each) in the order users see them.
+ * `const cs_algo_t cs__algo_<coll>_<alg>`; <coll>/<coll>.def lists a
+ * collective's generators (one X(coll, alg) line each) in the order users
+ * see them, and algos.def includes those lists in cs_coll_t order.
  */
 #include <string.h>
 
