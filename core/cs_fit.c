@@ -26,12 +26,38 @@ static void residuals(const uint64_t *x, const double *t, int n, double a, doubl
     o->max_pct = 100.0 * mx;
 }
 
-void cs_fit_line(const uint64_t *x, const double *t, int n, cs_fit_line_t *o)
+/* Whether a line can be fitted to the points (see cs_fit.h). */
+static int valid(const uint64_t *x, const double *t, int n)
+{
+    int distinct = 0;
+    for (int i = 0; i < n; i++) {
+        if (!isfinite(t[i]) || !(t[i] > 0))
+            return 0;
+        distinct |= x[i] != x[0];
+    }
+    return n >= 2 && distinct;
+}
+
+int cs_fit_line(const uint64_t *x, const double *t, int n, cs_fit_line_t *o)
 {
     memset(o, 0, sizeof(*o));
-    o->npoints = n;
+    o->npoints = n > 0 ? n : 0;
+    o->beta = INFINITY;
     if (n <= 0)
-        return;
+        return CS_ERR_INVAL;
+    if (!valid(x, t, n)) {
+        double sum = 0;
+        int k = 0;
+        o->lo = o->hi = x[0];
+        for (int i = 0; i < n; i++) {
+            o->lo = x[i] < o->lo ? x[i] : o->lo;
+            o->hi = x[i] > o->hi ? x[i] : o->hi;
+            if (isfinite(t[i]))
+                sum += t[i], k++;
+        }
+        o->alpha = k ? sum / k : 0;
+        return CS_ERR_INVAL;
+    }
     o->lo = o->hi = x[0];
     double sw = 0, sx = 0, sxx = 0, st = 0, sxt = 0, tm = 0;
     for (int i = 0; i < n; i++) {
@@ -42,7 +68,7 @@ void cs_fit_line(const uint64_t *x, const double *t, int n, cs_fit_line_t *o)
         tm += t[i];
     }
     double det = sw * sxx - sx * sx, a, b;
-    if (n < 2 || o->lo == o->hi || !(fabs(det) > 0)) {
+    if (!(fabs(det) > 0)) {
         a = tm / n, b = 0;
     } else {
         a = (sxx * st - sx * sxt) / det;
@@ -52,29 +78,35 @@ void cs_fit_line(const uint64_t *x, const double *t, int n, cs_fit_line_t *o)
             b = sxx > 0 ? sxt / sxx : 0;
         }
     }
-    if (b < 0)
+    /* a slope that moves no time across the whole range is rounding */
+    if (b * ((double)o->hi / 1048576.0) <= 1e-9 * fabs(a))
+        b = 0;
+    if (b <= 0)
         b = 0, a = st / sw;
     o->alpha = a;
     o->beta = b > 0 ? 1048576.0 / b : INFINITY;
     residuals(x, t, n, a, b / 1048576.0, o);
+    return CS_OK;
 }
 
-void cs_fit_piecewise(const uint64_t *x, const double *t, int n, cs_fit_piecewise_t *o)
+int cs_fit_piecewise(const uint64_t *x, const double *t, int n, cs_fit_piecewise_t *o)
 {
     memset(o, 0, sizeof(*o));
-    cs_fit_line(x, t, n, &o->single);
+    int st = cs_fit_line(x, t, n, &o->single);
     o->npieces = 1;
     o->piece[0] = o->single;
-    if (n < 5 || o->single.rms_pct <= CS_FIT_TOL_PCT)
-        return;
+    for (int i = 1; i < n && st == CS_OK; i++)
+        if (x[i] < x[i - 1])
+            st = CS_ERR_INVAL;
+    if (st != CS_OK || n < 5 || o->single.rms_pct <= CS_FIT_TOL_PCT)
+        return st;
     /* the large-message regime: grow [k, n) downwards while one line
      * still fits it within the tolerance */
     int kbest = -1;
     cs_fit_line_t l1;
     for (int k = n - 3; k >= 0; k--) {
         cs_fit_line_t l;
-        cs_fit_line(x + k, t + k, n - k, &l);
-        if (l.rms_pct > CS_FIT_TOL_PCT)
+        if (cs_fit_line(x + k, t + k, n - k, &l) != CS_OK || l.rms_pct > CS_FIT_TOL_PCT)
             break;
         kbest = k, l1 = l;
     }
@@ -82,19 +114,20 @@ void cs_fit_piecewise(const uint64_t *x, const double *t, int n, cs_fit_piecewis
         double best = o->single.rms_pct * o->single.rms_pct * n;
         for (int k = 3; k <= n - 3; k++) {
             cs_fit_line_t a, b;
-            cs_fit_line(x, t, k, &a);
-            cs_fit_line(x + k, t + k, n - k, &b);
+            if (cs_fit_line(x, t, k, &a) != CS_OK || cs_fit_line(x + k, t + k, n - k, &b) != CS_OK)
+                continue;
             double e = a.rms_pct * a.rms_pct * k + b.rms_pct * b.rms_pct * (n - k);
             if (e < best)
                 best = e, kbest = k, l1 = b;
         }
     }
     if (kbest < 2)
-        return;
+        return CS_OK;
     o->npieces = 2;
     o->brk = x[kbest];
     cs_fit_line(x, t, kbest, &o->piece[0]);
     o->piece[1] = l1;
+    return CS_OK;
 }
 
 const cs_fit_line_t *cs_fit_piece_for(const cs_fit_piecewise_t *f, uint64_t bytes)

@@ -25,6 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cs_status.h"
+
 #define CS_FIT_TOL_PCT 5.0
 
 typedef struct cs_fit_line {
@@ -44,13 +46,16 @@ typedef struct cs_fit_piecewise {
 } cs_fit_piecewise_t;
 
 /* Weighted least-squares line through points [0, n) (sizes ascending or not).
- * n >= 2 and at least two distinct sizes, else alpha = mean time and beta
- * infinite.  A negative alpha (noise at the small end) is clamped to 0 and
- * beta refitted; a non-positive slope gives beta = infinity. */
-void cs_fit_line(const uint64_t *bytes, const double *t, int n, cs_fit_line_t *out);
+ * A negative alpha (noise at the small end) is clamped to 0 and beta
+ * refitted; a non-positive slope gives beta = infinity.  Returns CS_OK, or
+ * CS_ERR_INVAL for points no line can be fitted to: n < 2, fewer than two
+ * distinct sizes, a time that is not finite and > 0; *out then holds
+ * alpha = the mean of the finite times (0 without any), beta infinite. */
+int cs_fit_line(const uint64_t *bytes, const double *t, int n, cs_fit_line_t *out);
 
-/* Points sorted by size ascending. */
-void cs_fit_piecewise(const uint64_t *bytes, const double *t, int n, cs_fit_piecewise_t *out);
+/* Points sorted by size ascending (CS_ERR_INVAL otherwise, or as
+ * cs_fit_line; *out then holds the one-line fallback). */
+int cs_fit_piecewise(const uint64_t *bytes, const double *t, int n, cs_fit_piecewise_t *out);
 
 /* The piece that applies to messages of `bytes`. */
 const cs_fit_line_t *cs_fit_piece_for(const cs_fit_piecewise_t *f, uint64_t bytes);
