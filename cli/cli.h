@@ -12,12 +12,15 @@
 #ifndef CS_CLI_H
 #define CS_CLI_H
 
+#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
 #include "cs_algo.h"
+#include "cs_dtype.h"
 #include "cs_params.h"
+#include "cs_results.h"
 #include "cs_sched.h"
 
 /* ---- exit codes (one list for every subcommand; `collstep --help`) ------ */
@@ -37,6 +40,38 @@ extern const char cs_cli_exit_help[];
 extern const char cs_cli_size_help[];
 /* "float (default), double, half, bfloat16, int32, int64" and the operators. */
 extern const char cs_cli_dtype_help[];
+
+/* ---- options --------------------------------------------------------------- */
+
+/* A step of a subcommand that stops it with exit code 0 (--help printed). */
+#define CS_CLI_DONE (-1)
+/* cs_cli_getopt: stop now, *rc is the exit code. */
+#define CS_CLI_OPT_EXIT 0x10000
+
+/* getopt_long over a subcommand's arguments (set optind = 1 first).  Returns
+ * the next option as getopt_long does and -1 at the end; handles the rest:
+ * 'h' prints help(stdout) and returns CS_CLI_OPT_EXIT with *rc = CS_CLI_DONE;
+ * a bad option returns CS_CLI_OPT_EXIT with *rc = CS_EXIT_USAGE after saying
+ * why.  `shortopts` starting with ':' (sim, run): one line, "collstep CMD:
+ * unknown option '--x' (see collstep CMD --help)" or "option --x needs a
+ * value"; otherwise getopt's own message and the help text on stderr. */
+int cs_cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
+                  const struct option *lo, void (*help)(FILE *), int *rc);
+
+/* "collstep CMD: message (see collstep CMD --help)" on stderr; CS_EXIT_USAGE. */
+int cs_cli_usage_hint(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Option values; each prints "collstep CMD: OPT: expected ..., found 'S'"
+ * and returns CS_EXIT_USAGE, or CS_EXIT_OK with *out set. */
+int cs_cli_parse_long(const char *cmd, const char *opt, const char *s, long min, long max,
+                      long *out);
+int cs_cli_parse_seconds(const char *cmd, const char *opt, const char *s, double *out); /* > 0 */
+/* "10G", "1.25e9", "800MB/s": bytes per second, decimal (k, M, G, T). */
+int cs_cli_parse_rate(const char *cmd, const char *opt, const char *s, double *out);
+int cs_cli_parse_dtype(const char *cmd, const char *s, cs_dtype_t *out);  /* --dtype */
+int cs_cli_parse_op(const char *cmd, const char *s, cs_op_t *out);        /* --op */
+int cs_cli_parse_coll(const char *cmd, const char *s, cs_coll_t *out);    /* --coll */
+int cs_cli_parse_format(const char *cmd, const char *s, cs_results_fmt_t *out); /* table|csv|json */
 
 /* ---- sizes ---------------------------------------------------------------- */
 
@@ -136,6 +171,112 @@ int cs_cli_build(const char *cmd, const char *name, const cs_coll_desc_t *desc,
                  const cs_cli_params_t *p, const cs_params_t *extra, cs_sched_t **out,
                  char *effective, size_t efflen);
 
+/* ---- tuning tables: --algo auto --tuning FILE ---------------------------- */
+
+/* What a tuning table (`collstep plan -o FILE`, planner/cs_tuning.h) chose
+ * for one size: the registry algorithm, its parameters ("k=v,k=v" as --param
+ * takes them, "" for none), the host of each rank (NULL: the platform's
+ * order), the size range of the entry and the plan's prediction. */
+typedef struct cs_cli_pick {
+    const char *algo, *params;
+    char *const *map;
+    int nmap;
+    uint64_t min_bytes, max_bytes;
+    double predicted_us;
+} cs_cli_pick_t;
+
+struct cs_tuning;
+/* Load the table at `path`, check that it was planned for `platform` (the
+ * --platform spec as given; NULL for a live run: ranks only) and `ranks`,
+ * and pick per size the entry serving (coll, sizes[k]) into picks[k]
+ * (pointing into *t: free it with cs_cli_tuning_free after the picks).
+ * Errors are printed ("collstep CMD: --tuning FILE: ..."): a malformed
+ * table with FILE:LINE:COL, a table for another platform or rank count, a
+ * size no entry serves, a collstep built without the planner; all
+ * CS_EXIT_USAGE.  `collstep validate` calls this (or cs_cli_scheds_build,
+ * which also builds the picks). */
+int cs_cli_tuning_pick(const char *cmd, const char *path, const char *platform, int ranks,
+                       cs_coll_t coll, const uint64_t *sizes, int nsizes, struct cs_tuning **t,
+                       cs_cli_pick_t *picks);
+void cs_cli_tuning_free(struct cs_tuning *t);
+
+/* ---- the schedules a command runs (sim, run, validate) ------------------- */
+
+#define CS_CLI_MAX_SCHEDS (CS_CLI_MAX_SIZES > CS_CLI_MAX_ALGOS ? CS_CLI_MAX_SIZES : CS_CLI_MAX_ALGOS)
+
+/* Where they come from: --algo A,B (built from the registry, each serving
+ * every size), --schedule FILE (serving every size), --schedule FILE,FILE or
+ * a folder (a set: per size the file serving it), --algo auto --tuning FILE
+ * (per size the table's entry; sizes served by one entry share its
+ * schedule).  Each distinct schedule is held once. */
+typedef struct cs_cli_scheds {
+    int n;
+    cs_sched_t *sched[CS_CLI_MAX_SCHEDS];
+    char params[CS_CLI_MAX_SCHEDS][128];   /* the params column of its rows */
+    char *const *map[CS_CLI_MAX_SCHEDS];   /* host of each rank (a table's), or NULL */
+    int nmap[CS_CLI_MAX_SCHEDS];
+    int per_size;                          /* 1: of_size[k] serves size k (set, auto) */
+    int of_size[CS_CLI_MAX_SIZES];
+    int owned;                             /* sched[] are freed here (not a set's) */
+    cs_coll_t coll;                        /* of schedule files */
+    int nranks;
+    struct cs_schedset *set;
+    struct cs_tuning *tuning;
+} cs_cli_scheds_t;
+
+/* What the command asks for, shared by the calls below. */
+typedef struct cs_cli_want {
+    const char *cmd;          /* messages: "collstep CMD: ..." */
+    int announce;             /* say on stderr which file / entry serves each size */
+    const uint64_t *sizes;
+    int nsizes;
+    size_t elem;              /* element size (a set's files are picked in elements) */
+    const char *platform;     /* the --platform spec a tuning table must be for; NULL: live */
+    const int *dims;          /* the platform's tier sizes: hier's default dims */
+    int ndims;
+} cs_cli_want_t;
+
+void cs_cli_scheds_init(cs_cli_scheds_t *b);
+void cs_cli_scheds_free(cs_cli_scheds_t *b);
+/* 1 when schedule i serves size k. */
+int cs_cli_scheds_serves(const cs_cli_scheds_t *b, int i, int k);
+/* Parse time: exactly one of --algo and --schedule, --tuning exactly with
+ * --algo auto, no --param with auto (the table sets them).  Printed;
+ * CS_EXIT_OK or CS_EXIT_USAGE. */
+int cs_cli_source_check(const char *cmd, const char *algo, const char *schedule,
+                        const char *tuning, const cs_cli_params_t *p);
+/* --schedule ARG: one file or a set; b->coll and b->nranks are the file's.
+ * Printed; an exit code. */
+int cs_cli_scheds_load(const cs_cli_want_t *w, const char *arg, cs_cli_scheds_t *b);
+/* The schedules of --schedule ARG are for `ranks` ranks ("ARG is a schedule
+ * for 4 ranks, not 8"); an exit code. */
+int cs_cli_scheds_fit(const char *cmd, const cs_cli_scheds_t *b, const char *arg, int ranks);
+/* --algo LIST (or auto with `tuning`) for the collective and ranks of `d`:
+ * names checked against the registry, --param checked against them, each
+ * built with the platform's tier defaults.  Printed; an exit code. */
+int cs_cli_scheds_build(const cs_cli_want_t *w, const char *algos, const char *tuning,
+                        const cs_cli_params_t *p, const cs_coll_desc_t *d, cs_cli_scheds_t *b);
+/* Verify every schedule (cs_cli_verify; cmd NULL: silently).  An exit code. */
+int cs_cli_scheds_verify(const char *cmd, const cs_cli_scheds_t *b, const char *arg);
+/* The algo column of schedule i's rows: its algorithm, else `arg` (the file). */
+const char *cs_cli_scheds_name(const cs_cli_scheds_t *b, int i, const char *arg);
+
+/* ---- results -------------------------------------------------------------- */
+
+/* How a command reports its rows: --format, -o, --force, --compare[=REF]. */
+typedef struct cs_cli_report {
+    cs_results_fmt_t fmt;
+    const char *output; /* NULL: stdout */
+    int force, compare_on;
+    const char *compare; /* REF, NULL or "": the first algorithm */
+} cs_cli_report_t;
+
+/* Print or save the rows (whole or not at all).  A --compare REF that is
+ * not among the rows: said, the rows reported without the comparison view,
+ * CS_EXIT_USAGE.  A refused -o path: CS_EXIT_USAGE; an I/O error:
+ * CS_EXIT_RUNTIME. */
+int cs_cli_report(const char *cmd, const cs_cli_report_t *r, cs_result_t *rows, int n);
+
 /* ---- verification (cli_verify.c) ---------------------------------------- */
 
 /* Verify `s` before it is simulated or run.  A schedule that verified once
@@ -163,6 +304,13 @@ void cs_cli_print_findings(FILE *f, const char *prefix, const void *report, cons
  * and do the work) and, in the parent, 1 with *rc the exit code to return.
  * CS_NO_GUARD=1 runs the work in the process itself (for debuggers). */
 int cs_cli_guard(const char *cmd, const char *out_file, const char *trace_dir, int *rc);
+
+/* Run fn(ctx, out, err) in a child process and bring back its status, its
+ * error and the `len` bytes it wrote to `out` (a pipe): for work that can
+ * happen once per process (a SimGrid simulation).  The child dies with
+ * this process.  A child that dies itself: CS_ERR_INTERNAL, said in err. */
+int cs_cli_in_child(int (*fn)(void *ctx, void *out, cs_err_t *err), void *ctx, void *out,
+                    size_t len, cs_err_t *err);
 
 /* Check, before a long run, that -o FILE (results) and --trace DIR (either
  * may be NULL) can be written without replacing what collstep did not

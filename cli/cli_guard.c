@@ -15,7 +15,8 @@
  * own (a Ctrl-C at the terminal reaches the parent only) and dies with the
  * parent (PR_SET_PDEATHSIG), so an uncatchable kill of the parent leaves no
  * simulation running.  Inputs are read before the fork (the child never
- * reads the terminal).
+ * reads the terminal).  cs_cli_in_child runs a further piece of work in a
+ * child of its own (a second simulation) and brings its results back.
  */
 #include <errno.h>
 #include <signal.h>
@@ -106,6 +107,85 @@ int cs_cli_guard(const char *cmd, const char *out_file, const char *trace_dir, i
     }
     sigprocmask(SIG_SETMASK, &old, NULL);
     return 1;
+}
+
+/* Write all of buf to fd; 0 or -1. */
+static int write_all(int fd, const void *buf, size_t len)
+{
+    for (const char *p = buf; len > 0;) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w, len -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Read up to len bytes (fewer at end of file); the count read. */
+static size_t read_all(int fd, void *buf, size_t len)
+{
+    size_t got = 0;
+    while (got < len) {
+        ssize_t r = read(fd, (char *)buf + got, len - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    return got;
+}
+
+int cs_cli_in_child(int (*fn)(void *ctx, void *out, cs_err_t *err), void *ctx, void *out,
+                    size_t len, cs_err_t *err)
+{
+    int fd[2];
+    fflush(stdout);
+    fflush(stderr);
+    if (pipe(fd) != 0)
+        return cs_err_set(err, CS_ERR_IO, "pipe: %s", strerror(errno));
+    pid_t parent = getpid(), pid = fork();
+    if (pid < 0) {
+        close(fd[0]), close(fd[1]);
+        return cs_err_set(err, CS_ERR_IO, "fork: %s", strerror(errno));
+    }
+    if (pid == 0) {
+        close(fd[0]);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+            _exit(CS_EXIT_SIGNAL_BASE + SIGKILL);
+        cs_err_t e;
+        cs_err_clear(&e);
+        int st = fn(ctx, out, &e);
+        fflush(stdout);
+        fflush(stderr);
+        int ok = write_all(fd[1], &st, sizeof(st)) == 0 && write_all(fd[1], &e, sizeof(e)) == 0 &&
+                 (st != CS_OK || write_all(fd[1], out, len) == 0);
+        _exit(ok ? 0 : CS_EXIT_RUNTIME);
+    }
+    close(fd[1]);
+    int st = CS_ERR_INTERNAL;
+    cs_err_t e;
+    size_t got = read_all(fd[0], &st, sizeof(st));
+    got += read_all(fd[0], &e, sizeof(e));
+    if (got == sizeof(st) + sizeof(e) && st == CS_OK && read_all(fd[0], out, len) != len)
+        got = 0;
+    close(fd[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (got != sizeof(st) + sizeof(e) || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        if (WIFSIGNALED(status))
+            return cs_err_set(err, CS_ERR_INTERNAL, "a simulation child died of %s",
+                              strsignal(WTERMSIG(status)));
+        return cs_err_set(err, CS_ERR_INTERNAL, "a simulation child failed (exit %d)",
+                          WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    }
+    if (st != CS_OK)
+        *err = e;
+    return st;
 }
 
 int cs_cli_check_outputs(const char *cmd, const char *out_file, const char *trace_dir, int force)

@@ -1,6 +1,8 @@
 /*
- * cli_util.c - the grammar every subcommand shares: sizes, algorithm lists,
- * per-algorithm parameters, the help texts that go with them, usage errors.
+ * cli_util.c - the grammar every subcommand shares: options and their
+ * values, sizes, algorithm lists, per-algorithm parameters, the help texts
+ * that go with them, usage errors; the schedules a command runs (registry,
+ * files, tuning tables) and how it reports its rows.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -9,14 +11,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "cli.h"
 #include "cs_dtype.h"
+#include "cs_log.h"
 #include "cs_text.h"
-#include <sys/stat.h>
 #ifdef CS_HAVE_INTEROP
 #include "cs_msccl.h"
 #include "cs_schedset.h"
+#endif
+#ifdef CS_HAVE_PLAN
+#include "cs_tuning.h"
 #endif
 
 int cs_cli_parse_size(const char *s, uint64_t *out)
@@ -93,6 +100,117 @@ int cs_cli_usage_error(const char *cmd, const char *fmt, ...)
     va_end(ap);
     fputc('\n', stderr);
     return CS_EXIT_USAGE;
+}
+
+int cs_cli_usage_hint(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "collstep %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, " (see collstep %s --help)\n", cmd);
+    return CS_EXIT_USAGE;
+}
+
+int cs_cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
+                  const struct option *lo, void (*help)(FILE *), int *rc)
+{
+    int one_line = shortopts[0] == ':';
+    opterr = !one_line;
+    int c = getopt_long(argc, argv, shortopts, lo, NULL);
+    if (c == 'h') {
+        help(stdout);
+        *rc = CS_CLI_DONE;
+        return CS_CLI_OPT_EXIT;
+    }
+    if (c != '?' && c != ':')
+        return c;
+    *rc = CS_EXIT_USAGE;
+    if (!one_line)
+        help(stderr);
+    else if (c == ':')
+        cs_cli_usage_hint(cmd, "option %s needs a value", argv[optind - 1]);
+    else
+        cs_cli_usage_hint(cmd, "unknown option '%s'", argv[optind - 1]);
+    return CS_CLI_OPT_EXIT;
+}
+
+int cs_cli_parse_long(const char *cmd, const char *opt, const char *s, long min, long max,
+                      long *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || errno || v < min || v > max)
+        return cs_cli_usage_error(cmd, "%s: expected an integer in [%ld, %ld], found '%s'", opt,
+                                  min, max, s);
+    *out = v;
+    return CS_EXIT_OK;
+}
+
+int cs_cli_parse_seconds(const char *cmd, const char *opt, const char *s, double *out)
+{
+    char *end = NULL;
+    double v = strtod(s, &end);
+    if (end == s || *end || !(v > 0) || isinf(v))
+        return cs_cli_usage_error(cmd, "%s: expected seconds > 0, found '%s'", opt, s);
+    *out = v;
+    return CS_EXIT_OK;
+}
+
+int cs_cli_parse_rate(const char *cmd, const char *opt, const char *s, double *out)
+{
+    char *end = NULL;
+    double v = strtod(s, &end);
+    int ok = end != s && v > 0 && !isinf(v);
+    if (ok) {
+        switch (*end) {
+        case 'k': case 'K': v *= 1e3, end++; break;
+        case 'M': v *= 1e6, end++; break;
+        case 'G': v *= 1e9, end++; break;
+        case 'T': v *= 1e12, end++; break;
+        default: break;
+        }
+        end += *end == 'B';
+        end += strcmp(end, "/s") ? 0 : 2;
+        ok = !*end;
+    }
+    if (!ok)
+        return cs_cli_usage_error(cmd, "%s: expected a rate in bytes per second (1.25G, "
+                                       "800MB/s), found '%s'", opt, s);
+    *out = v;
+    return CS_EXIT_OK;
+}
+
+int cs_cli_parse_dtype(const char *cmd, const char *s, cs_dtype_t *out)
+{
+    if ((*out = cs_dtype_parse(s)) == CS_DT_COUNT)
+        return cs_cli_usage_error(cmd, "--dtype: unknown type '%s' (float, double, half, "
+                                       "bfloat16, int32, int64)", s);
+    return CS_EXIT_OK;
+}
+
+int cs_cli_parse_op(const char *cmd, const char *s, cs_op_t *out)
+{
+    if ((*out = cs_op_parse(s)) == CS_OP_COUNT)
+        return cs_cli_usage_error(cmd, "--op: unknown operator '%s' (sum, prod, min, max)", s);
+    return CS_EXIT_OK;
+}
+
+int cs_cli_parse_coll(const char *cmd, const char *s, cs_coll_t *out)
+{
+    if ((*out = cs_coll_parse(s)) == CS_COLL_COUNT)
+        return cs_cli_usage_error(cmd, "unknown collective '%s' (allreduce, reduce-scatter, "
+                                       "allgather, broadcast, reduce, alltoall)", s);
+    return CS_EXIT_OK;
+}
+
+int cs_cli_parse_format(const char *cmd, const char *s, cs_results_fmt_t *out)
+{
+    if ((*out = cs_results_fmt_parse(s)) == CS_FMT_COUNT)
+        return cs_cli_usage_error(cmd, "--format: expected table, csv or json, found '%s'", s);
+    return CS_EXIT_OK;
 }
 
 const char cs_cli_exit_help[] =
@@ -423,4 +541,254 @@ void cs_cli_tier_defaults(const char *algo, const int *dims, int ndims, int rank
     cs_err_t err;
     if (prod == ranks)
         cs_params_set(out, "dims", text, &err);
+}
+
+/* ---- tuning tables -------------------------------------------------------- */
+
+int cs_cli_tuning_pick(const char *cmd, const char *path, const char *platform, int ranks,
+                       cs_coll_t coll, const uint64_t *sizes, int nsizes, struct cs_tuning **t,
+                       cs_cli_pick_t *picks)
+{
+#ifdef CS_HAVE_PLAN
+    cs_err_t err;
+    cs_err_clear(&err);
+    if (cs_tuning_load(path, t, &err) != CS_OK)
+        return cs_cli_usage_error(cmd, "--tuning %s", err.msg);
+    if (cs_tuning_check(*t, platform, ranks, &err) != CS_OK)
+        return cs_cli_usage_error(cmd, "--tuning %s: %s", path, err.msg);
+    for (int k = 0; k < nsizes; k++) {
+        const cs_tuning_entry_t *e = NULL;
+        if (cs_tuning_pick(*t, coll, sizes[k], &e, &err) != CS_OK)
+            return cs_cli_usage_error(cmd, "--tuning %s: %s", path, err.msg);
+        picks[k] = (cs_cli_pick_t){e->algo, e->params ? e->params : "", e->map, e->map ? e->nmap : 0,
+                                   e->min_bytes, e->max_bytes, e->predicted_us};
+    }
+    return CS_EXIT_OK;
+#else
+    (void)platform, (void)ranks, (void)coll, (void)sizes, (void)nsizes, (void)picks;
+    *t = NULL;
+    return cs_cli_usage_error(cmd, "--tuning %s: collstep was built without the planner "
+                                   "(planner/, needs SimGrid and igraph)", path);
+#endif
+}
+
+void cs_cli_tuning_free(struct cs_tuning *t)
+{
+#ifdef CS_HAVE_PLAN
+    cs_tuning_free(t);
+#else
+    (void)t;
+#endif
+}
+
+/* ---- the schedules a command runs ----------------------------------------- */
+
+void cs_cli_scheds_init(cs_cli_scheds_t *b)
+{
+    memset(b, 0, sizeof(*b));
+    b->owned = 1;
+}
+
+void cs_cli_scheds_free(cs_cli_scheds_t *b)
+{
+    for (int i = 0; i < b->n && b->owned; i++)
+        cs_cli_free_sched(b->sched[i]);
+    cs_cli_schedule_set_free(b->set);
+    cs_cli_tuning_free(b->tuning);
+    cs_cli_scheds_init(b);
+}
+
+int cs_cli_scheds_serves(const cs_cli_scheds_t *b, int i, int k)
+{
+    return !b->per_size || b->of_size[k] == i;
+}
+
+const char *cs_cli_scheds_name(const cs_cli_scheds_t *b, int i, const char *arg)
+{
+    return b->sched[i]->algo[0] ? b->sched[i]->algo : arg;
+}
+
+int cs_cli_source_check(const char *cmd, const char *algo, const char *schedule,
+                        const char *tuning, const cs_cli_params_t *p)
+{
+    int automatic = algo && !strcmp(algo, "auto");
+    if (!algo == !schedule)
+        return cs_cli_usage_hint(cmd, "give exactly one of --algo and --schedule");
+    if (tuning && !automatic)
+        return cs_cli_usage_hint(cmd, "--tuning %s: only with --algo auto", tuning);
+    if (automatic && !tuning)
+        return cs_cli_usage_hint(cmd, "--algo auto needs --tuning FILE (a table written by "
+                                      "'collstep plan -o FILE')");
+    if (automatic && p && (p->global.n || p->nper))
+        return cs_cli_usage_hint(cmd, "--param: not with --algo auto (the tuning table sets "
+                                      "the parameters)");
+    return CS_EXIT_OK;
+}
+
+/* Index of `s` among b's schedules, added (with its params column) when new. */
+static int scheds_add(cs_cli_scheds_t *b, cs_sched_t *s, const char *params)
+{
+    for (int i = 0; i < b->n; i++)
+        if (b->sched[i] == s)
+            return i;
+    b->sched[b->n] = s;
+    snprintf(b->params[b->n], sizeof(b->params[0]), "%.*s", (int)sizeof(b->params[0]) - 1,
+             params);
+    return b->n++;
+}
+
+int cs_cli_scheds_load(const cs_cli_want_t *w, const char *arg, cs_cli_scheds_t *b)
+{
+    cs_err_t err;
+    cs_err_clear(&err);
+    if (!cs_cli_is_schedule_set(arg)) {
+        cs_sched_t *s = cs_cli_load_sched(arg, &err);
+        if (!s)
+            return cs_cli_usage_error(w->cmd, "%s", err.msg);
+        scheds_add(b, s, s->params);
+        b->coll = s->desc.coll;
+        b->nranks = s->desc.nranks;
+        return CS_EXIT_OK;
+    }
+    cs_sched_t *per[CS_CLI_MAX_SIZES];
+    const char *paths[CS_CLI_MAX_SIZES];
+    b->owned = 0;
+    if (cs_cli_schedule_set(w->announce ? w->cmd : NULL, arg, w->sizes, w->nsizes, w->elem,
+                            &b->set, per, paths, &b->coll, &b->nranks, &err) != CS_OK)
+        return cs_cli_usage_error(w->cmd, "--schedule %s: %s", arg, err.msg);
+    b->per_size = 1;
+    for (int k = 0; k < w->nsizes; k++) {
+        char file[96];
+        snprintf(file, sizeof(file), "file=%.80s", paths[k]);
+        b->of_size[k] = scheds_add(b, per[k], file);
+    }
+    return CS_EXIT_OK;
+}
+
+int cs_cli_scheds_fit(const char *cmd, const cs_cli_scheds_t *b, const char *arg, int ranks)
+{
+    if (ranks <= 0 || b->nranks == ranks)
+        return CS_EXIT_OK;
+    if (b->set)
+        return cs_cli_usage_error(cmd, "%s: schedules for %d ranks, not %d", arg, b->nranks,
+                                  ranks);
+    return cs_cli_usage_error(cmd, "%s is a schedule for %d ranks, not %d", arg, b->nranks, ranks);
+}
+
+/* Build algorithm `name` with `p` and the platform's tier defaults into b. */
+static int scheds_build_one(const cs_cli_want_t *w, const char *name, const cs_coll_desc_t *d,
+                            const cs_cli_params_t *p, cs_cli_scheds_t *b, int *index)
+{
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    cs_params_t extra;
+    cs_cli_tier_defaults(name, w->dims, w->ndims, d->nranks, &extra);
+    char effective[sizeof(b->params[0])];
+    cs_sched_t *s = NULL;
+    int rc = cs_cli_build(w->cmd, name, d, p, &extra, &s, effective, sizeof(effective));
+    if (rc != CS_EXIT_OK)
+        return rc;
+    *index = scheds_add(b, s, effective);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    CS_INFO(w->cmd, "generated %s %s on %d ranks in %.2f s", cs_coll_name(d->coll), name,
+            d->nranks, (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+    return CS_EXIT_OK;
+}
+
+/* --algo auto --tuning FILE: per size the table's entry, each entry built once. */
+static int scheds_build_auto(const cs_cli_want_t *w, const char *tuning, const cs_coll_desc_t *d,
+                             cs_cli_scheds_t *b)
+{
+    cs_cli_pick_t picks[CS_CLI_MAX_SIZES];
+    int rc = cs_cli_tuning_pick(w->cmd, tuning, w->platform, d->nranks, d->coll, w->sizes,
+                                w->nsizes, &b->tuning, picks);
+    b->per_size = 1;
+    for (int k = 0; k < w->nsizes && rc == CS_EXIT_OK; k++) {
+        const cs_cli_pick_t *pk = &picks[k];
+        int j = 0;
+        while (j < k && picks[j].min_bytes != pk->min_bytes)
+            j++;
+        if (j < k) { /* the entry of an earlier size (ranges do not overlap) */
+            b->of_size[k] = b->of_size[j];
+        } else {
+            cs_cli_params_t p;
+            cs_err_t err;
+            cs_err_clear(&err);
+            cs_cli_params_init(&p);
+            p.nper = 1; /* the algorithm's own keys: one it does not declare is an error */
+            snprintf(p.per[0].algo, sizeof(p.per[0].algo), "%s", pk->algo);
+            cs_params_init(&p.per[0].p);
+            if (*pk->params && cs_params_parse(&p.per[0].p, pk->params, &err) != CS_OK)
+                return cs_cli_usage_error(w->cmd, "--tuning %s: %s '%s': %s", tuning, pk->algo,
+                                          pk->params, err.msg);
+            if ((rc = scheds_build_one(w, pk->algo, d, &p, b, &b->of_size[k])) != CS_EXIT_OK)
+                return rc;
+            b->map[b->of_size[k]] = pk->map;
+            b->nmap[b->of_size[k]] = pk->nmap;
+        }
+        if (w->announce) {
+            const char *prm = b->params[b->of_size[k]];
+            fprintf(stderr, "collstep %s: %llu B: %s%s%s%s from %s (%llu to %llu bytes, "
+                            "predicted %.2f us)\n", w->cmd, (unsigned long long)w->sizes[k],
+                    pk->algo, *prm ? " " : "", prm, pk->map ? ", ranks mapped by the table" : "",
+                    tuning, (unsigned long long)pk->min_bytes,
+                    (unsigned long long)pk->max_bytes, pk->predicted_us);
+        }
+    }
+    return rc;
+}
+
+int cs_cli_scheds_build(const cs_cli_want_t *w, const char *algos, const char *tuning,
+                        const cs_cli_params_t *p, const cs_coll_desc_t *d, cs_cli_scheds_t *b)
+{
+    if (tuning)
+        return scheds_build_auto(w, tuning, d, b);
+    char buf[512];
+    const char *names[CS_CLI_MAX_ALGOS];
+    const cs_algo_t *found[CS_CLI_MAX_ALGOS];
+    int n = 0, index;
+    int rc = cs_cli_algo_list(w->cmd, algos, buf, sizeof(buf), names, &n);
+    for (int i = 0; i < n && rc == CS_EXIT_OK; i++)
+        if (!(found[i] = cs_algo_find(d->coll, names[i])))
+            rc = cs_cli_usage_error(w->cmd, "no algorithm '%s' for %s (see 'collstep algos')",
+                                    names[i], cs_coll_name(d->coll));
+    if (rc == CS_EXIT_OK)
+        rc = cs_cli_params_check(p, w->cmd, found, n);
+    for (int i = 0; i < n && rc == CS_EXIT_OK; i++)
+        rc = scheds_build_one(w, names[i], d, p, b, &index);
+    return rc;
+}
+
+int cs_cli_scheds_verify(const char *cmd, const cs_cli_scheds_t *b, const char *arg)
+{
+    int rc = CS_EXIT_OK;
+    for (int i = 0; i < b->n && rc == CS_EXIT_OK; i++)
+        rc = cs_cli_verify(cmd, b->sched[i], cs_cli_scheds_name(b, i, arg));
+    return rc;
+}
+
+/* ---- results -------------------------------------------------------------- */
+
+int cs_cli_report(const char *cmd, const cs_cli_report_t *r, cs_result_t *rows, int n)
+{
+    cs_err_t err;
+    cs_err_clear(&err);
+    unsigned flags = 0;
+    int rc = CS_EXIT_OK;
+    if (r->compare_on) {
+        if (cs_results_compare(rows, n, r->compare && *r->compare ? r->compare : NULL, &err) ==
+            CS_OK)
+            flags |= CS_RESULTS_COMPARE;
+        else
+            rc = cs_cli_usage_error(cmd, "--compare: %s", err.msg);
+    }
+    int st = r->output ? cs_results_save(r->output, r->fmt, flags | (r->force ? CS_RESULTS_FORCE
+                                                                              : 0),
+                                         rows, n, &err)
+                       : cs_results_print(stdout, r->fmt, flags, rows, n);
+    fflush(stdout);
+    if (st == CS_OK)
+        return rc;
+    fprintf(stderr, "collstep %s: %s\n", cmd, err.msg[0] ? err.msg : "cannot write the results");
+    return st == CS_ERR_EXISTS ? CS_EXIT_USAGE : CS_EXIT_RUNTIME;
 }

@@ -3,13 +3,15 @@
  * SimGrid and print nccl-tests-style results.
  *
  * One schedule per algorithm (or the --schedule file) serves every size of
- * the sweep; all (schedule, size) pairs run in one simulation (sim/cs_sim.h).
+ * the sweep; a set of files or a tuning table (--algo auto) serves each size
+ * with its own.  All (schedule, size) pairs run in one simulation
+ * (sim/cs_sim.h), one per rank map when a table maps ranks differently.
  * Exit codes: 0 done, 1 a schedule failed verification or the simulation
  * failed, 2 usage errors and bad input (unknown preset, parameter or
  * algorithm, schedule for another rank count, more ranks than devices, bad
  * sizes).
  */
-#include <getopt.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,15 +30,14 @@
 #include "cs_trace_sim.h"
 #endif
 
-#define MAX_ALGOS 32
-#define MAX_SIZES 64
-
 static void help(FILE *f)
 {
     fprintf(f,
             "usage: collstep sim --platform NAME|FILE [--coll COLL] --algo ALGO[,ALGO...]\n"
             "                    --size SIZES [options]\n"
             "       collstep sim --platform NAME|FILE --schedule FILE --size SIZES [options]\n"
+            "       collstep sim --platform NAME|FILE [--coll COLL] --algo auto --tuning FILE\n"
+            "                    --size SIZES [options]\n"
             "\n"
             "Simulate collective algorithms on a modeled fabric (SimGrid) and print\n"
             "simulated time, algbw and busbw per size like nccl-tests.\n"
@@ -46,6 +47,10 @@ static void help(FILE *f)
             "  --coll COLL          allreduce (default), reduce-scatter, allgather, broadcast,\n"
             "                       reduce, alltoall\n"
             "  --algo A[,B...]      algorithms of the registry (see 'collstep algos')\n"
+            "  --algo auto          per size the algorithm, parameters and rank map of the\n"
+            "  --tuning FILE        tuning table FILE (written by 'collstep plan -o FILE' for\n"
+            "                       this platform and rank count); rows name the algorithm\n"
+            "                       and their params column what the table chose\n"
             "  --schedule FILE      a schedule file (collstep's format or an MSCCL XML) instead\n"
             "                       of --algo; FILE,FILE... or a folder: per size the file\n"
             "                       whose minBytes..maxBytes serves it (MSCCL's rule)\n"
@@ -118,7 +123,7 @@ static int read_map(const char *path, char ***out, int *n)
 {
     FILE *f = fopen(path, "r");
     if (!f)
-        return cs_cli_usage_error("sim", "--map: cannot open %s", path);
+        return cs_cli_usage_error("sim", "--map: cannot open %s: %s", path, strerror(errno));
     char line[512];
     char **v = NULL;
     int cnt = 0, cap = 0;
@@ -148,267 +153,272 @@ static int read_map(const char *path, char ***out, int *n)
     return CS_EXIT_OK;
 }
 
+/* What the command line asks for. */
 typedef struct args {
-    const char *platform, *coll, *algos, *schedule, *size, *dtype, *op, *model, *map, *format,
-        *output, *trace, *compare;
+    const char *platform, *algos, *schedule, *tuning, *size, *model_name, *map, *trace;
     long ranks, root, ports, trace_links, trace_ranks, trace_buckets;
-    int no_verify, trace_no_plot, force, compare_on;
+    int no_verify, trace_no_plot;
+    cs_coll_t coll;
+    cs_dtype_t dt;
+    cs_op_t op;
+    cs_sim_model_t model;
+    cs_cli_report_t rep;
     cs_cli_params_t params;
 } args_t;
 
-static int parse(int argc, char **argv, args_t *a)
+/* What the command built from it. */
+typedef struct sim {
+    args_t a;
+    uint64_t sizes[CS_CLI_MAX_SIZES];
+    int nsizes, ranks, nmap;
+    char **map; /* --map */
+    cs_platform_t *plat;
+    cs_cli_scheds_t b;
+} sim_t;
+
+static int parse_opt(args_t *a, int c, const char *arg)
+{
+    switch (c) {
+    case 'P': a->platform = arg; return CS_EXIT_OK;
+    case 'c': return cs_cli_parse_coll("sim", arg, &a->coll);
+    case 'a': a->algos = arg; return CS_EXIT_OK;
+    case 'S': a->schedule = arg; return CS_EXIT_OK;
+    case 'u': a->tuning = arg; return CS_EXIT_OK;
+    case 's': a->size = arg; return CS_EXIT_OK;
+    case 'd': return cs_cli_parse_dtype("sim", arg, &a->dt);
+    case 'O': return cs_cli_parse_op("sim", arg, &a->op);
+    case 'm':
+        a->model_name = arg;
+        if ((a->model = cs_sim_model_parse(arg)) == CS_SIM_MODEL_COUNT)
+            return cs_cli_usage_error("sim", "--model: expected ideal or calibrated, found '%s'",
+                                      arg);
+        return CS_EXIT_OK;
+    case 'M': a->map = arg; return CS_EXIT_OK;
+    case 'f': return cs_cli_parse_format("sim", arg, &a->rep.fmt);
+    case 'o': a->rep.output = arg; return CS_EXIT_OK;
+    case 'F': a->rep.force = 1; return CS_EXIT_OK;
+    case 'C': a->rep.compare_on = 1, a->rep.compare = arg; return CS_EXIT_OK;
+    case 'V': a->no_verify = 1; return CS_EXIT_OK;
+    case 'T': a->trace = arg; return CS_EXIT_OK;
+    case 'N': a->trace_no_plot = 1; return CS_EXIT_OK;
+    case 'L': return cs_cli_parse_long("sim", "--trace-links", arg, 0, 1L << 24, &a->trace_links);
+    case 'R': return cs_cli_parse_long("sim", "--trace-ranks", arg, 0, 1L << 24, &a->trace_ranks);
+    case 'B': return cs_cli_parse_long("sim", "--trace-buckets", arg, 16, 1L << 24,
+                                       &a->trace_buckets);
+    case 'n': return cs_cli_parse_long("sim", "--ranks", arg, 1, 1L << 24, &a->ranks);
+    case 'r': return cs_cli_parse_long("sim", "--root", arg, 0, 1L << 24, &a->root);
+    case 'x': return cs_cli_parse_long("sim", "--ports", arg, 0, 1L << 24, &a->ports);
+    case 'p': return cs_cli_params_add(&a->params, "sim", arg);
+    default: return CS_EXIT_USAGE;
+    }
+}
+
+/* parse: options, their values, the sizes. */
+static int parse(int argc, char **argv, sim_t *s)
 {
     static const struct option opts[] = {
         {"platform", required_argument, 0, 'P'}, {"coll", required_argument, 0, 'c'},
         {"algo", required_argument, 0, 'a'},     {"schedule", required_argument, 0, 'S'},
-        {"size", required_argument, 0, 's'},     {"ranks", required_argument, 0, 'n'},
-        {"root", required_argument, 0, 'r'},     {"param", required_argument, 0, 'p'},
-        {"dtype", required_argument, 0, 'd'},    {"op", required_argument, 0, 'O'},
-        {"model", required_argument, 0, 'm'},    {"map", required_argument, 0, 'M'},
-        {"ports", required_argument, 0, 'x'},    {"no-verify", no_argument, 0, 'V'},
-        {"format", required_argument, 0, 'f'},   {"output", required_argument, 0, 'o'},
-        {"force", no_argument, 0, 'F'},          {"compare", optional_argument, 0, 'C'},
-        {"help", no_argument, 0, 'h'},
+        {"tuning", required_argument, 0, 'u'},   {"size", required_argument, 0, 's'},
+        {"ranks", required_argument, 0, 'n'},    {"root", required_argument, 0, 'r'},
+        {"param", required_argument, 0, 'p'},    {"dtype", required_argument, 0, 'd'},
+        {"op", required_argument, 0, 'O'},       {"model", required_argument, 0, 'm'},
+        {"map", required_argument, 0, 'M'},      {"ports", required_argument, 0, 'x'},
+        {"no-verify", no_argument, 0, 'V'},      {"format", required_argument, 0, 'f'},
+        {"output", required_argument, 0, 'o'},   {"force", no_argument, 0, 'F'},
+        {"compare", optional_argument, 0, 'C'},  {"help", no_argument, 0, 'h'},
 #ifdef CS_HAVE_TRACES
         {"trace", required_argument, 0, 'T'},    {"trace-links", required_argument, 0, 'L'},
         {"trace-ranks", required_argument, 0, 'R'}, {"trace-buckets", required_argument, 0, 'B'},
         {"trace-no-plot", no_argument, 0, 'N'},
 #endif
         {0, 0, 0, 0}};
-    int c;
+    args_t *a = &s->a;
+    a->coll = CS_COLL_ALLREDUCE, a->dt = CS_DT_F32, a->op = CS_OP_SUM;
+    a->model = CS_SIM_IDEAL, a->model_name = "ideal", a->rep.fmt = CS_FMT_TABLE;
+    a->trace_ranks = 64, a->trace_buckets = 1024;
+    cs_cli_params_init(&a->params);
+    int c, rc = CS_EXIT_OK;
     optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
-        char *end = NULL;
-        switch (c) {
-        case 'P': a->platform = optarg; break;
-        case 'c': a->coll = optarg; break;
-        case 'a': a->algos = optarg; break;
-        case 'S': a->schedule = optarg; break;
-        case 's': a->size = optarg; break;
-        case 'd': a->dtype = optarg; break;
-        case 'O': a->op = optarg; break;
-        case 'm': a->model = optarg; break;
-        case 'M': a->map = optarg; break;
-        case 'f': a->format = optarg; break;
-        case 'o': a->output = optarg; break;
-        case 'F': a->force = 1; break;
-        case 'C': a->compare_on = 1, a->compare = optarg; break;
-        case 'V': a->no_verify = 1; break;
-        case 'T': a->trace = optarg; break;
-        case 'N': a->trace_no_plot = 1; break;
-        case 'L':
-        case 'R':
-        case 'B': {
-            long v = strtol(optarg, &end, 10);
-            if (*end != '\0' || v < (c == 'B' ? 16 : 0) || v > (1L << 24))
-                return cs_cli_usage_error("sim", "--trace-%s: expected %s integer, found '%s'",
-                                          c == 'L' ? "links" : c == 'R' ? "ranks" : "buckets",
-                                          c == 'B' ? "an (>= 16)" : "a non-negative", optarg);
-            *(c == 'L' ? &a->trace_links : c == 'R' ? &a->trace_ranks : &a->trace_buckets) = v;
-            break;
-        }
-        case 'n':
-        case 'r':
-        case 'x': {
-            long v = strtol(optarg, &end, 10);
-            if (*end != '\0' || v < (c == 'n') || v > (1L << 24))
-                return cs_cli_usage_error("sim", "--%s: expected a%s integer, found '%s'",
-                                          c == 'n' ? "ranks" : c == 'r' ? "root" : "ports",
-                                          c == 'n' ? " positive" : " non-negative", optarg);
-            *(c == 'n' ? &a->ranks : c == 'r' ? &a->root : &a->ports) = v;
-            break;
-        }
-        case 'p':
-            if (cs_cli_params_add(&a->params, "sim", optarg) != CS_EXIT_OK)
-                return CS_EXIT_USAGE;
-            break;
-        case 'h':
-            help(stdout);
-            return -1;
-        case ':':
-            return cs_cli_usage_error("sim", "option %s needs a value (see --help)",
-                                      argv[optind - 1]);
-        default:
-            return cs_cli_usage_error("sim", "unknown option '%s' (see --help)", argv[optind - 1]);
-        }
-    }
-    if (optind != argc)
-        return cs_cli_usage_error("sim", "unexpected argument '%s' (see --help)", argv[optind]);
-    if (!a->platform)
-        return cs_cli_usage_error("sim", "--platform is required (see --help)");
-    if (!a->algos == !a->schedule)
-        return cs_cli_usage_error("sim", "give exactly one of --algo and --schedule");
-    if (!a->size)
-        return cs_cli_usage_error("sim", "--size is required (e.g. --size 1M or --size 1K:1G)");
-    return CS_EXIT_OK;
-}
-
-/* What the command built: a schedule per algorithm (all sizes each), or,
- * for a set of schedule files, the schedule serving each size (per_size;
- * owned by the set), and per schedule the parameters its rows carry. */
-#define BUILT_MAX (CS_CLI_MAX_SIZES > CS_CLI_MAX_ALGOS ? CS_CLI_MAX_SIZES : CS_CLI_MAX_ALGOS)
-typedef struct built {
-    cs_sched_t *sched[BUILT_MAX];
-    char params[BUILT_MAX][96];
-    int n, per_size;
-    struct cs_schedset *set;
-} built_t;
-
-static int build_all(const args_t *a, const cs_platform_t *plat, cs_coll_t coll, int ranks,
-                     built_t *b)
-{
-    char buf[512];
-    const char *names[CS_CLI_MAX_ALGOS];
-    const cs_algo_t *algos[CS_CLI_MAX_ALGOS];
-    int n = 0;
-    int rc = cs_cli_algo_list("sim", a->algos, buf, sizeof(buf), names, &n);
+    while (rc == CS_EXIT_OK && (c = cs_cli_getopt("sim", argc, argv, ":ho:", opts, help, &rc)) != -1)
+        if (c != CS_CLI_OPT_EXIT)
+            rc = parse_opt(a, c, optarg);
     if (rc != CS_EXIT_OK)
         return rc;
-    for (int i = 0; i < n; i++)
-        if (!(algos[i] = cs_algo_find(coll, names[i])))
-            return cs_cli_usage_error("sim", "no algorithm '%s' for %s (see 'collstep algos')",
-                                      names[i], cs_coll_name(coll));
-    if ((rc = cs_cli_params_check(&a->params, "sim", algos, n)) != CS_EXIT_OK)
+    if (optind != argc)
+        return cs_cli_usage_hint("sim", "unexpected argument '%s'", argv[optind]);
+    if (!a->platform)
+        return cs_cli_usage_hint("sim", "--platform is required");
+    if ((rc = cs_cli_source_check("sim", a->algos, a->schedule, a->tuning, &a->params)))
         return rc;
-    cs_coll_desc_t d = {coll, ranks, (int32_t)a->root, 0};
-    for (int i = 0; i < n; i++) {
-        struct timespec t0;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
-        cs_params_t extra;
-        cs_cli_tier_defaults(names[i], plat->dims, plat->ndims, ranks, &extra);
-        rc = cs_cli_build("sim", names[i], &d, &a->params, &extra, &b->sched[b->n], b->params[b->n],
-                          sizeof(b->params[0]));
-        if (rc != CS_EXIT_OK)
-            return rc;
-        b->n++;
-        CS_INFO("sim", "generated %s %s on %d ranks in %.2f s", cs_coll_name(coll), names[i], ranks,
-                since(&t0));
-    }
-    return CS_EXIT_OK;
+    if (!a->size)
+        return cs_cli_usage_error("sim", "--size is required (e.g. --size 1M or --size 1K:1G)");
+    return cs_cli_sizes("sim", a->size, cs_dtype_size(a->dt), s->sizes, &s->nsizes);
 }
 
-/* The schedule file: its ranks and collective win; --ranks must agree. */
-static int load_schedule(const args_t *a, built_t *b, int *ranks, cs_coll_t *coll)
+/* Ranks from the schedule file, --ranks, the map or the platform's
+ * devices; the checks that keep a map from silently running fewer ranks. */
+static int choose_ranks(sim_t *s)
 {
-    cs_err_t err;
-    cs_err_clear(&err);
-    b->sched[0] = cs_cli_load_sched(a->schedule, &err);
-    if (!b->sched[0])
-        return cs_cli_usage_error("sim", "%s", err.msg);
-    b->n = 1;
-    snprintf(b->params[0], sizeof(b->params[0]), "%.*s", (int)sizeof(b->params[0]) - 1,
-             b->sched[0]->params);
-    *ranks = b->sched[0]->desc.nranks;
-    *coll = b->sched[0]->desc.coll;
-    if (a->ranks > 0 && a->ranks != *ranks)
-        return cs_cli_usage_error("sim", "%s is a schedule for %d ranks, not %ld", a->schedule,
-                                  *ranks, a->ranks);
-    return CS_EXIT_OK;
-}
-
-/* --schedule A.xml,B.xml or a folder: per size the file whose range serves
- * it (MSCCL's rule), said on stderr. */
-static int load_schedule_set(const args_t *a, built_t *b, const uint64_t *sizes, int nsizes,
-                             size_t elem, int *ranks, cs_coll_t *coll)
-{
-    const char *paths[CS_CLI_MAX_SIZES];
-    cs_err_t err;
-    cs_err_clear(&err);
-    if (cs_cli_schedule_set("sim", a->schedule, sizes, nsizes, elem, &b->set, b->sched, paths,
-                            coll, ranks, &err) != CS_OK)
-        return cs_cli_usage_error("sim", "--schedule %s: %s", a->schedule, err.msg);
-    for (int k = 0; k < nsizes; k++)
-        snprintf(b->params[k], sizeof(b->params[k]), "file=%.80s", paths[k]);
-    b->n = nsizes;
-    b->per_size = 1;
-    if (a->ranks > 0 && a->ranks != *ranks)
-        return cs_cli_usage_error("sim", "%s: schedules for %d ranks, not %ld", a->schedule,
-                                  *ranks, a->ranks);
-    return CS_EXIT_OK;
-}
-
-/* Ranks from --ranks, the map or the platform's devices; the checks that
- * keep a map from silently running fewer ranks. */
-static int choose_ranks(const args_t *a, const cs_platform_t *plat, int nmap, int *ranks)
-{
-    long devices = (long)plat->ndevices;
-    if (*ranks > 0) { /* a schedule file's */
+    const args_t *a = &s->a;
+    const cs_platform_t *plat = s->plat;
+    long devices = (long)plat->ndevices, avail = a->map ? s->nmap : devices;
+    if (a->schedule) {
+        s->ranks = s->b.nranks;
     } else if (a->ranks > 0) {
-        *ranks = (int)a->ranks;
+        s->ranks = (int)a->ranks;
     } else if (a->map) {
-        if (nmap < devices)
+        if (s->nmap < devices)
             return cs_cli_usage_error("sim", "--map %s names %d host%s but %s has %ld %s: "
                                              "give --ranks %d to run %d ranks on the mapped hosts",
-                                      a->map, nmap, nmap == 1 ? "" : "s", plat->name, devices,
-                                      plat->rank_noun, nmap, nmap);
-        *ranks = nmap;
+                                      a->map, s->nmap, s->nmap == 1 ? "" : "s", plat->name,
+                                      devices, plat->rank_noun, s->nmap, s->nmap);
+        s->ranks = s->nmap;
     } else {
-        *ranks = (int)devices;
+        s->ranks = (int)devices;
     }
-    if (*ranks < 1)
+    if (s->ranks < 1)
         return cs_cli_usage_error("sim", "%s has no device to put a rank on (no host is marked "
                                          "as a device); give --map FILE (see 'collstep platform "
                                          "show %s')",
                                   plat->name, plat->spec[0] ? plat->spec : plat->name);
-    long avail = a->map ? nmap : devices;
-    if (*ranks > avail)
-        return cs_cli_usage_error("sim", "%d ranks but %s has only %ld %s%s%s%s", *ranks,
+    if (s->ranks > avail)
+        return cs_cli_usage_error("sim", "%d ranks but %s has only %ld %s%s%s%s", s->ranks,
                                   a->map ? a->map : plat->name, avail,
                                   a->map ? "hosts" : plat->rank_noun, a->map ? "" : " (",
                                   a->map ? "" : plat->rank_rule, a->map ? "" : ")");
-    if (a->root >= *ranks)
-        return cs_cli_usage_error("sim", "--root %ld out of range [0, %d)", a->root, *ranks);
+    if (a->root >= s->ranks)
+        return cs_cli_usage_error("sim", "--root %ld out of range [0, %d)", a->root, s->ranks);
     return CS_EXIT_OK;
 }
 
-static int write_results(const args_t *a, cs_results_fmt_t fmt, cs_result_t *rows, int n)
+/* The rank map of schedule i: the tuning table's, else --map's. */
+static const char *const *map_of(const sim_t *s, int i, int *n)
 {
-    cs_err_t err;
-    cs_err_clear(&err);
-    const char *ref = a->compare && *a->compare ? a->compare : NULL;
-    if (a->compare_on && cs_results_compare(rows, n, ref, &err) != CS_OK)
-        return cs_cli_usage_error("sim", "--compare: %s", err.msg);
-    unsigned flags = a->compare_on ? CS_RESULTS_COMPARE : 0;
-    int st;
-    if (a->output)
-        st = cs_results_save(a->output, fmt, flags | (a->force ? CS_RESULTS_FORCE : 0), rows, n,
-                             &err);
-    else
-        st = cs_results_print(stdout, fmt, flags, rows, n);
-    if (st == CS_OK)
-        return CS_EXIT_OK;
-    if (!err.msg[0])
-        snprintf(err.msg, sizeof(err.msg), "cannot write the results");
-    fprintf(stderr, "collstep sim: %s\n", err.msg);
-    return st == CS_ERR_EXISTS ? CS_EXIT_USAGE : CS_EXIT_RUNTIME;
+    *n = s->b.map[i] ? s->b.nmap[i] : s->nmap;
+    return (const char *const *)(s->b.map[i] ? s->b.map[i] : s->map);
 }
 
-/* The child of cs_cli_guard: simulate, write traces and results. */
-static int simulate(const args_t *a, cs_platform_t *plat, built_t *b, const uint64_t *sizes,
-                    int nsizes, char **map, int nmap, cs_dtype_t dt, cs_op_t op,
-                    cs_sim_model_t model, cs_results_fmt_t fmt)
+/* Schedules mapping ranks differently run in simulations of their own, so a
+ * table's maps and --map do not mix, and --trace takes one map. */
+static int check_maps(const sim_t *s)
 {
-    int n = b->per_size ? nsizes : b->n * nsizes, rc = CS_EXIT_OK;
-    cs_sim_instance_t *inst = calloc((size_t)n, sizeof(*inst));
-    cs_result_t *rows = calloc((size_t)n, sizeof(*rows));
+    int nm, n0;
+    for (int i = 0; i < s->b.n; i++) {
+        if (s->b.map[i] && s->a.map)
+            return cs_cli_usage_error("sim", "--map %s: the tuning table %s maps the ranks "
+                                             "itself", s->a.map, s->a.tuning);
+        if (s->a.trace && map_of(s, i, &nm) != map_of(s, 0, &n0))
+            return cs_cli_usage_error("sim", "--trace: the sizes asked for use different rank "
+                                             "maps of %s; trace them one range at a time",
+                                      s->a.tuning);
+    }
+    return CS_EXIT_OK;
+}
+
+/* build: the platform, the map, the schedules and the ranks they run on. */
+static int build(sim_t *s)
+{
+    const args_t *a = &s->a;
+    cs_err_t err;
+    cs_err_clear(&err);
+    if (cs_platform_open(a->platform, &s->plat, &err) != CS_OK)
+        return cs_cli_usage_error("sim", "%s", err.msg);
+    int rc = a->map ? read_map(a->map, &s->map, &s->nmap) : CS_EXIT_OK;
+    cs_cli_want_t w = {"sim", 1, s->sizes, s->nsizes, cs_dtype_size(a->dt), a->platform,
+                       s->plat->dims, s->plat->ndims};
+    if (rc == CS_EXIT_OK && a->schedule && (rc = cs_cli_scheds_load(&w, a->schedule, &s->b)) == 0)
+        rc = cs_cli_scheds_fit("sim", &s->b, a->schedule, (int)a->ranks);
+    if (rc == CS_EXIT_OK)
+        rc = choose_ranks(s);
+    cs_coll_desc_t d = {a->coll, s->ranks, (int32_t)a->root, 0};
+    if (rc == CS_EXIT_OK && !a->schedule)
+        rc = cs_cli_scheds_build(&w, a->algos, a->tuning, &a->params, &d, &s->b);
+    return rc == CS_EXIT_OK ? check_maps(s) : rc;
+}
+
+/* One simulation: the instances of one rank map (SimGrid runs once in a
+ * process, so each further map is simulated in a child, cs_cli_in_child). */
+typedef struct sim_run {
+    const cs_platform_t *plat;
+    const cs_sim_opts_t *so;
+    cs_sim_instance_t *inst;
+    int n;
+} sim_run_t;
+
+static int sim_run(void *ctx, void *times, cs_err_t *err)
+{
+    sim_run_t *r = ctx;
+    int st = cs_sim_run(r->plat, r->so, r->inst, r->n, err);
+    for (int i = 0; i < r->n && st == CS_OK; i++)
+        ((double *)times)[i] = r->inst[i].time;
+    return st;
+}
+
+/* The simulations of every map: the instances of the schedules sharing a
+ * map are simulated together; every map but the last in a child (SimGrid
+ * cannot start again in a process where it ran), the last here. */
+static int sim_all(const sim_t *s, cs_sim_opts_t *so, cs_sim_instance_t *inst, const int *of,
+                   int n, cs_err_t *err)
+{
+    cs_sim_instance_t *grp = calloc((size_t)n, sizeof(*grp));
+    double *times = calloc((size_t)n, sizeof(*times));
+    int *idx = calloc((size_t)n, sizeof(*idx)), gid[CS_CLI_MAX_SCHEDS], ng = 0, nm;
+    int st = grp && times && idx ? CS_OK : cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < s->b.n; i++) { /* group of each schedule: its map's first user */
+        int j = 0;
+        while (map_of(s, j, &nm) != map_of(s, i, &nm))
+            j++;
+        gid[i] = j == i ? ng++ : gid[j];
+    }
+    for (int g = 0; g < ng && st == CS_OK; g++) {
+        int m = 0, first = -1;
+        for (int j = 0; j < n; j++)
+            if (gid[of[j]] == g) {
+                first = first < 0 ? of[j] : first;
+                idx[m] = j, grp[m++] = inst[j];
+            }
+        if (m == 0)
+            continue;
+        so->map = map_of(s, first, &so->nmap);
+        sim_run_t r = {s->plat, so, grp, m};
+        st = g == ng - 1 ? sim_run(&r, times, err)
+                         : cs_cli_in_child(sim_run, &r, times, sizeof(double) * (size_t)m, err);
+        for (int j = 0; j < m && st == CS_OK; j++)
+            inst[idx[j]].time = times[j];
+    }
+    free(grp), free(times), free(idx);
+    return st;
+}
+
+/* act and report (the child of cs_cli_guard): simulate, write traces and
+ * results. */
+static int simulate(sim_t *s)
+{
+    const args_t *a = &s->a;
+    int n = 0, rc = CS_EXIT_OK, cap = s->b.n * s->nsizes;
+    cs_sim_instance_t *inst = calloc((size_t)cap, sizeof(*inst));
+    cs_result_t *rows = calloc((size_t)cap, sizeof(*rows));
+    int *of = calloc((size_t)cap, sizeof(*of));
+    const char *platform = s->plat->spec[0] ? s->plat->spec : s->plat->name;
     cs_err_t err;
     cs_err_clear(&err);
 #ifdef CS_HAVE_TRACES
     cs_trace_session_t *tsess = NULL;
     cs_trace_sim_t tsim;
 #endif
-    if (!inst || !rows) {
+    if (!inst || !rows || !of) {
         fprintf(stderr, "collstep sim: out of memory\n");
         rc = CS_EXIT_RUNTIME;
         goto done;
     }
-    for (int i = 0; i < n; i++) {
-        cs_sim_instance_t *in = &inst[i];
-        in->sched = b->sched[b->per_size ? i : i / nsizes];
-        in->bytes = sizes[i % nsizes];
-        in->dtype = dt;
-    }
+    /* a set's or a table's schedules in the order of the sizes, else each
+     * schedule over the sweep */
+    for (int i = 0; i < (s->b.per_size ? 1 : s->b.n); i++)
+        for (int k = 0; k < s->nsizes; k++, n++) {
+            of[n] = s->b.per_size ? s->b.of_size[k] : i;
+            inst[n] = (cs_sim_instance_t){s->b.sched[of[n]], s->sizes[k], a->dt, 0};
+        }
     progress_t prog;
     clock_gettime(CLOCK_MONOTONIC, &prog.t0);
     prog.total = n;
@@ -416,9 +426,7 @@ static int simulate(const args_t *a, cs_platform_t *plat, built_t *b, const uint
     cs_sim_observer_t obs = {&prog, NULL, NULL, NULL, on_end};
     cs_sim_opts_t so;
     cs_sim_opts_init(&so);
-    so.model = model;
-    so.map = (const char *const *)map;
-    so.nmap = nmap;
+    so.model = a->model;
     so.ports = (int)a->ports;
     so.obs = isatty(2) ? &obs : NULL;
 #ifdef CS_HAVE_TRACES
@@ -429,17 +437,17 @@ static int simulate(const args_t *a, cs_platform_t *plat, built_t *b, const uint
         to.ranks = (int)a->trace_ranks;
         to.buckets = (int)a->trace_buckets;
         to.plot = !a->trace_no_plot;
-        to.force = a->force;
+        to.force = a->rep.force;
         if (cs_trace_session_open(a->trace, &to, n, &tsess, &err) != CS_OK) {
             fprintf(stderr, "collstep sim: --trace %s: %s\n", a->trace, err.msg);
             rc = err.code == CS_ERR_EXISTS ? CS_EXIT_USAGE : CS_EXIT_RUNTIME;
             goto done;
         }
-        cs_trace_sim_init(&tsim, tsess, plat->spec[0] ? plat->spec : plat->name, a->model, so.obs);
+        cs_trace_sim_init(&tsim, tsess, platform, a->model_name, so.obs);
         so.obs = &tsim.obs;
     }
 #endif
-    int st = cs_sim_run(plat, &so, inst, n, &err);
+    int st = sim_all(s, &so, inst, of, n, &err);
     if (prog.shown)
         fputc('\n', stderr);
     if (st != CS_OK) {
@@ -455,107 +463,47 @@ static int simulate(const args_t *a, cs_platform_t *plat, built_t *b, const uint
     }
 #endif
     for (int i = 0; i < n; i++) {
-        const cs_sched_t *s = inst[i].sched;
-        cs_result_fill(&rows[i], s->algo[0] ? s->algo : a->schedule, s->desc.coll,
-                       s->desc.nranks, inst[i].bytes, dt, op, inst[i].time * 1e6,
-                       plat->spec[0] ? plat->spec : plat->name);
-        cs_result_set_provenance(&rows[i], b->params[b->per_size ? i : i / nsizes], a->model, NULL);
+        const cs_sched_t *sc = inst[i].sched;
+        cs_result_fill(&rows[i], cs_cli_scheds_name(&s->b, of[i], a->schedule), sc->desc.coll,
+                       sc->desc.nranks, inst[i].bytes, a->dt, a->op, inst[i].time * 1e6, platform);
+        cs_result_set_provenance(&rows[i], s->b.params[of[i]], a->model_name, NULL);
     }
-    rc = write_results(a, fmt, rows, n);
+    rc = cs_cli_report("sim", &a->rep, rows, n);
 done:
 #ifdef CS_HAVE_TRACES
     cs_trace_session_close(tsess);
 #endif
     free(inst);
     free(rows);
+    free(of);
     return rc;
 }
 
 int cs_cli_sim(int argc, char **argv)
 {
-    args_t a;
-    memset(&a, 0, sizeof(a));
-    a.coll = "allreduce";
-    a.dtype = "float";
-    a.op = "sum";
-    a.model = "ideal";
-    a.format = "table";
-    a.trace_ranks = 64;
-    a.trace_buckets = 1024;
-    cs_cli_params_init(&a.params);
-    int rc = parse(argc, argv, &a);
-    if (rc != CS_EXIT_OK)
-        return rc < 0 ? CS_EXIT_OK : rc;
-
-    /* parse */
-    cs_dtype_t dt = cs_dtype_parse(a.dtype);
-    cs_op_t op = cs_op_parse(a.op);
-    cs_sim_model_t model = cs_sim_model_parse(a.model);
-    cs_results_fmt_t fmt = cs_results_fmt_parse(a.format);
-    cs_coll_t coll = cs_coll_parse(a.coll);
-    if (dt == CS_DT_COUNT)
-        return cs_cli_usage_error("sim", "--dtype: unknown type '%s' (float, double, half, "
-                                         "bfloat16, int32, int64)", a.dtype);
-    if (op == CS_OP_COUNT)
-        return cs_cli_usage_error("sim", "--op: unknown operator '%s' (sum, prod, min, max)", a.op);
-    if (model == CS_SIM_MODEL_COUNT)
-        return cs_cli_usage_error("sim", "--model: expected ideal or calibrated, found '%s'", a.model);
-    if (fmt == CS_FMT_COUNT)
-        return cs_cli_usage_error("sim", "--format: expected table, csv or json, found '%s'", a.format);
-    if (coll == CS_COLL_COUNT)
-        return cs_cli_usage_error("sim", "--coll: unknown collective '%s' (allreduce, "
-                                         "reduce-scatter, allgather, broadcast, reduce, alltoall)",
-                                  a.coll);
-    uint64_t sizes[CS_CLI_MAX_SIZES];
-    int nsizes = 0;
-    if ((rc = cs_cli_sizes("sim", a.size, cs_dtype_size(dt), sizes, &nsizes)) != CS_EXIT_OK)
-        return rc;
-
-    /* build */
-    cs_platform_t *plat = NULL;
-    built_t b;
-    memset(&b, 0, sizeof(b));
-    char **map = NULL;
-    int nmap = 0, ranks = 0;
-    cs_err_t err;
-    cs_err_clear(&err);
-    if (cs_platform_open(a.platform, &plat, &err) != CS_OK) {
-        rc = cs_cli_usage_error("sim", "%s", err.msg);
-        goto done;
+    sim_t *s = calloc(1, sizeof(*s));
+    if (!s) {
+        fprintf(stderr, "collstep sim: out of memory\n");
+        return CS_EXIT_RUNTIME;
     }
-    if (a.map && (rc = read_map(a.map, &map, &nmap)) != CS_EXIT_OK)
-        goto done;
-    if (a.schedule && cs_cli_is_schedule_set(a.schedule))
-        rc = load_schedule_set(&a, &b, sizes, nsizes, cs_dtype_size(dt), &ranks, &coll);
-    else if (a.schedule)
-        rc = load_schedule(&a, &b, &ranks, &coll);
-    if (rc != CS_EXIT_OK)
-        goto done;
-    if ((rc = choose_ranks(&a, plat, nmap, &ranks)) != CS_EXIT_OK)
-        goto done;
-    if (!a.schedule && (rc = build_all(&a, plat, coll, ranks, &b)) != CS_EXIT_OK)
-        goto done;
-
-    /* verify */
-    for (int i = 0; i < b.n && !a.no_verify; i++)
-        if ((rc = cs_cli_verify("sim", b.sched[i], b.sched[i]->algo[0] ? b.sched[i]->algo
-                                                                         : a.schedule)) != CS_EXIT_OK)
-            goto done;
-
-    /* act and report, in a watched child (Ctrl-C removes partial outputs),
+    cs_cli_scheds_init(&s->b);
+    const args_t *a = &s->a;
+    int rc = parse(argc, argv, s);
+    if (rc == CS_EXIT_OK)
+        rc = build(s);
+    if (rc == CS_EXIT_OK && !a->no_verify)
+        rc = cs_cli_scheds_verify("sim", &s->b, a->schedule);
+    /* act and report in a watched child (Ctrl-C removes partial outputs),
      * once the outputs are known to be writable */
-    if ((rc = cs_cli_check_outputs("sim", a.output, a.trace, a.force)) != CS_EXIT_OK)
-        goto done;
-    if (cs_cli_guard("sim", a.output, a.trace, &rc))
-        goto done;
-    rc = simulate(&a, plat, &b, sizes, nsizes, map, nmap, dt, op, model, fmt);
-done:
-    for (int i = 0; i < b.n && !b.per_size; i++)
-        cs_cli_free_sched(b.sched[i]);
-    cs_cli_schedule_set_free(b.set);
-    for (int i = 0; i < nmap; i++)
-        free(map[i]);
-    free(map);
-    cs_platform_close(plat);
-    return rc;
+    if (rc == CS_EXIT_OK)
+        rc = cs_cli_check_outputs("sim", a->rep.output, a->trace, a->rep.force);
+    if (rc == CS_EXIT_OK && !cs_cli_guard("sim", a->rep.output, a->trace, &rc))
+        rc = simulate(s);
+    cs_cli_scheds_free(&s->b);
+    for (int i = 0; i < s->nmap; i++)
+        free(s->map[i]);
+    free(s->map);
+    cs_platform_close(s->plat);
+    free(s);
+    return rc == CS_CLI_DONE ? CS_EXIT_OK : rc;
 }
