@@ -20,7 +20,12 @@
 #define TCP_EPOLL_MIN 8        /* from this many peers on, poll reads through epoll */
 #define TCP_RTR_RECS 4096      /* receivers' RTRs waiting for their send */
 #define TCP_HIST 64            /* messages per peer remembered for matching RTRs (2^k) */
-#define TCP_MAGIC 0x3150435453430000ull /* "CSTCP1" */
+#define TCP_CHUNK (256u << 10) /* DATA goes in frames of at most this many bytes: a control
+                                  frame (CTS, RTR) waits for one chunk, not a whole message */
+#ifndef TCP_NOTSENT
+#define TCP_NOTSENT (128 << 10)
+#endif
+#define TCP_MAGIC 0x3250435453430000ull /* "CSTCP2": bump when the framing changes */
 
 enum { TCP_EAGER_MSG = 1, TCP_RTS, TCP_CTS, TCP_DATA, TCP_RTR, TCP_DDATA, TCP_LEAVE };
 
@@ -33,9 +38,9 @@ typedef struct tcp_hdr {
     uint32_t aux; /* CTS: sender op generation; DATA, DDATA: receiver op generation;
                      RTR: messages the receiver had read from the sender;
                      LEAVE: the signal the sender was interrupted by */
-    uint64_t tag; /* EAGER, RTS, RTR, DDATA */
-    uint64_t len; /* EAGER, RTS, DATA, DDATA: message bytes; CTS: receiver op
-                     generation; RTR: the receive's capacity */
+    uint64_t tag; /* EAGER, RTS, RTR, DDATA; DATA: offset of its bytes in the message */
+    uint64_t len; /* EAGER, RTS, DDATA: message bytes; DATA: bytes of this chunk;
+                     CTS: receiver op generation; RTR: the receive's capacity */
 } tcp_hdr_t;
 
 /* The address blob. */
@@ -53,6 +58,7 @@ typedef struct tcp_op {
     char *buf;
     size_t len;     /* send: message bytes; receive: capacity */
     size_t msg_len; /* receive: the message's bytes */
+    size_t got;     /* receive by DATA chunks: bytes arrived so far */
     uint64_t tag;
     int32_t peer, next;
     uint32_t gen;
@@ -63,11 +69,15 @@ typedef struct tcp_fifo {
     int32_t head, tail;
 } tcp_fifo_t;
 
-/* A frame waiting to be written (header copied, payload by reference). */
+/* A frame waiting to be written (header copied, payload by reference).  A
+ * DATA frame goes out as chunks of at most TCP_CHUNK bytes, each with its
+ * own header (offset in hdr.tag), so control frames can pass between. */
 typedef struct tcp_frame {
     tcp_hdr_t hdr;
     const char *payload; /* NULL: header only */
-    size_t off;          /* bytes of header + payload written */
+    size_t off;          /* bytes of header + payload of this chunk written */
+    size_t sent;         /* DATA: payload bytes of earlier chunks */
+    size_t total;        /* DATA: payload bytes of the whole message */
     int32_t op;          /* send op completed when the frame is out, or -1 */
 } tcp_frame_t;
 
@@ -98,7 +108,9 @@ typedef struct tcp_peer {
     int fd;
     int dead;
     int lost_read;              /* writing failed: what it sent before is being read */
-    int32_t whead, wtail;       /* frames to write */
+    int32_t whead, wtail;       /* message frames to write (EAGER, RTS, DDATA, DATA) */
+    int32_t chead, ctail;       /* control frames to write (CTS, RTR, LEAVE): they go
+                                 * first, between two chunks of a DATA frame */
     tcp_fifo_t posted;          /* receives not matched yet */
     tcp_fifo_t self_sends;      /* self only: sends not matched yet */
     int32_t unex_head, unex_tail; /* unexpected messages, arrival order */

@@ -179,6 +179,8 @@ static int tune(int fd)
 {
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    int lowat = TCP_NOTSENT;
+    setsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &lowat, sizeof(lowat));
     int fl = fcntl(fd, F_GETFL);
     return fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0 ? CS_ERR_TRANSPORT : CS_OK;
 }
@@ -271,12 +273,14 @@ void cs__tcp_peer_lost(tp_tcp_t *t, int peer, int err)
     p->fd = -1;
     /* frames not written: their sends fail below with the other ops */
     tcp_free_list(t->frame_next, &t->free_frame, &p->whead, &p->wtail);
+    tcp_free_list(t->frame_next, &t->free_frame, &p->chead, &p->ctail);
     if (p->rstate == RS_PAYLOAD && p->runex >= 0) { /* half-read unexpected message */
         t->free_slot[t->nfree_slot++] = t->unex[p->runex].slot;
         t->unex_next[p->runex] = t->free_unex;
         t->free_unex = p->runex;
     }
     p->rstate = RS_HDR;
+    p->rgot = 0;
     cs__tcp_rtr_clear(t, peer);
     fail_fifo(t, &p->posted);
     for (int32_t i = 0; i < t->nops; i++) {
@@ -346,8 +350,10 @@ static void unex_append(tp_tcp_t *t, tcp_peer_t *p, int32_t u)
     p->unex_tail = u;
 }
 
-/* A whole header arrived: decide where its payload goes. */
-static void on_header(tp_tcp_t *t, int peer)
+/* A whole header arrived: decide where its payload goes.  0: it must wait
+ * (a message nobody waits for and no room to keep it): the header stays in
+ * rhdr and nothing is read from the peer until it is dealt with. */
+static int on_header(tp_tcp_t *t, int peer)
 {
     tcp_peer_t *p = &t->peers[peer];
     tcp_hdr_t *h = &p->rhdr;
@@ -356,8 +362,10 @@ static void on_header(tp_tcp_t *t, int peer)
     p->rkeep = 0;
     switch (h->type) {
     case TCP_EAGER_MSG: {
-        p->rseq++;
         int32_t op = posted_take(t, p, h->tag);
+        if (op < 0 && (t->nfree_slot == 0 || t->free_unex < 0))
+            return 0;
+        p->rseq++;
         if (op >= 0) {
             tcp_op_t *o = &t->ops[op];
             o->state = OPS_READING;
@@ -365,7 +373,7 @@ static void on_header(tp_tcp_t *t, int peer)
             p->rop = op;
             p->rdst = o->buf;
             p->rkeep = h->len <= o->len ? h->len : o->len;
-        } else { /* a slot and a record were reserved before reading the header */
+        } else { /* a slot and a record are free (checked above) */
             int32_t u = t->free_unex;
             t->free_unex = t->unex_next[u];
             tcp_unex_t *x = &t->unex[u];
@@ -378,8 +386,10 @@ static void on_header(tp_tcp_t *t, int peer)
         break;
     }
     case TCP_RTS: {
-        p->rseq++;
         int32_t op = posted_take(t, p, h->tag);
+        if (op < 0 && t->free_unex < 0)
+            return 0;
+        p->rseq++;
         if (op >= 0) {
             cs__tcp_send_cts(t, op, h->c1, h->c2, h->len);
         } else {
@@ -390,57 +400,64 @@ static void on_header(tp_tcp_t *t, int peer)
             x->slot = -1;
             unex_append(t, p, u);
         }
-        return;
+        return 1;
     }
     case TCP_CTS:
         cs__tcp_on_cts(t, peer, h);
-        return;
+        return 1;
     case TCP_RTR:
         cs__tcp_on_rtr(t, peer, h);
-        return;
-    case TCP_DDATA: /* for the receive that sent an RTR, still first of its tag */
+        return 1;
+    case TCP_DDATA: /* for the receive that sent an RTR, still first of its tag: the
+                       DATA chunks behind it fill it */
         p->rseq++;
         if (h->c2 < (uint32_t)t->nops) {
             tcp_op_t *o = &t->ops[h->c2];
             if (o->state == OPS_POSTED && o->gen == h->aux && o->peer == peer &&
                 o->tag == h->tag && cs__tcp_fifo_remove(t->ops, &p->posted, (int32_t)h->c2)) {
-                o->state = OPS_READING;
+                o->state = OPS_DATA_WAIT;
                 o->msg_len = h->len;
-                p->rop = (int32_t)h->c2;
-                p->rdst = o->buf;
-                p->rkeep = h->len <= o->len ? h->len : o->len;
+                o->got = 0;
             }
         }
-        break; /* cancelled meanwhile: read and dropped */
-    case TCP_DATA:
+        return 1; /* cancelled meanwhile: its DATA is read and dropped */
+    case TCP_DATA: /* a chunk of a message, at offset tag */
         if (h->c2 < (uint32_t)t->nops) {
             tcp_op_t *o = &t->ops[h->c2];
             if (o->state == OPS_DATA_WAIT && o->gen == h->aux && o->peer == peer) {
-                o->state = OPS_READING;
                 p->rop = (int32_t)h->c2;
-                p->rdst = o->buf;
-                p->rkeep = h->len <= o->len ? h->len : o->len;
+                if (h->tag < o->len) {
+                    p->rdst = o->buf + h->tag;
+                    p->rkeep = h->len <= o->len - h->tag ? h->len : o->len - h->tag;
+                }
             }
         }
         break; /* no such receive (cancelled): the payload is read and dropped */
     case TCP_LEAVE: /* it was interrupted: nothing more will come */
         cs__tp_peer_left(&t->base, peer, (int)h->aux);
         cs__tcp_peer_lost(t, peer, 0);
-        return;
+        return 1;
     default:
         CS_ERROR("exec", "tcp transport: rank %d: bad frame type %u from rank %d",
                  t->base.rank, h->type, peer);
         cs__tcp_peer_lost(t, peer, EPROTO);
-        return;
+        return 1;
     }
     p->rstate = RS_PAYLOAD;
+    return 1;
 }
 
 /* The payload of the current frame is in (or dropped). */
 static void on_payload(tp_tcp_t *t, tcp_peer_t *p)
 {
     size_t len = p->rhdr.len;
-    if (p->rop >= 0) {
+    if (p->rop >= 0 && p->rhdr.type == TCP_DATA) {
+        tcp_op_t *o = &t->ops[p->rop];
+        o->got += len;
+        if (o->got >= o->msg_len)
+            cs__tcp_complete(t, p->rop, o->msg_len <= o->len ? CS_OK : CS_ERR_RANGE,
+                             o->msg_len <= o->len ? o->msg_len : o->len);
+    } else if (p->rop >= 0) {
         tcp_op_t *o = &t->ops[p->rop];
         cs__tcp_complete(t, p->rop, len <= o->len ? CS_OK : CS_ERR_RANGE, p->rkeep);
     } else if (p->runex >= 0) {
@@ -461,14 +478,25 @@ void cs__tcp_read_peer(tp_tcp_t *t, int peer)
     char sink[4096];
     while (!p->dead) {
         ssize_t k;
-        int stall = 0;
-        if (p->rstate == RS_HDR && p->rgot == 0 &&
-            (t->nfree_slot == 0 || t->free_unex < 0)) {
-            /* no room for an unexpected message: wait, but look (taking
-             * nothing) whether the peer is gone */
-            t->stalled = stall = 1;
-            k = recv(p->fd, sink, 1, MSG_PEEK | MSG_DONTWAIT);
-        } else if (p->rstate == RS_HDR) {
+        if (p->rstate == RS_HDR && p->rgot == sizeof(tcp_hdr_t)) {
+            if (!on_header(t, peer)) {
+                /* no room for an unexpected message: read no more from this
+                 * peer until a receive takes one (back pressure through TCP),
+                 * but look (taking nothing) whether it is gone */
+                t->stalled = 1;
+                k = recv(p->fd, sink, 1, MSG_PEEK | MSG_DONTWAIT);
+                if (k == 0)
+                    cs__tcp_peer_lost(t, peer, 0);
+                else if (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+                    cs__tcp_peer_lost(t, peer, errno);
+                return;
+            }
+            p->rgot = 0;
+            if (p->rstate == RS_PAYLOAD && p->rhdr.len == 0)
+                on_payload(t, p);
+            continue;
+        }
+        if (p->rstate == RS_HDR) {
             k = recv(p->fd, (char *)&p->rhdr + p->rgot, sizeof(tcp_hdr_t) - p->rgot,
                      MSG_DONTWAIT);
         } else if (p->rgot < p->rkeep) {
@@ -486,19 +514,9 @@ void cs__tcp_read_peer(tp_tcp_t *t, int peer)
                 cs__tcp_peer_lost(t, peer, errno);
             return;
         }
-        if (stall)
-            return;
         p->rgot += (size_t)k;
-        if (p->rstate == RS_HDR) {
-            if (p->rgot < sizeof(tcp_hdr_t))
-                continue;
-            p->rgot = 0;
-            on_header(t, peer);
-            if (p->rstate == RS_PAYLOAD && p->rhdr.len == 0)
-                on_payload(t, p);
-        } else if (p->rgot == p->rhdr.len) {
+        if (p->rstate == RS_PAYLOAD && p->rgot == p->rhdr.len)
             on_payload(t, p);
-        }
     }
 }
 
@@ -506,7 +524,7 @@ int cs__tcp_progress(tp_tcp_t *t)
 {
     int P = t->base.nranks, me = t->base.rank;
     for (int r = 0; r < P; r++)
-        if (t->peers[r].whead >= 0)
+        if (t->peers[r].whead >= 0 || t->peers[r].chead >= 0)
             cs__tcp_write_peer(t, r);
     int all = t->epfd < 0 || t->stalled;
     t->stalled = 0;
@@ -539,16 +557,28 @@ void cs__tcp_leave(cs_tp_t *tp, int sig)
         if (r == me || p->dead)
             continue;
         /* frames not started are dropped (their sends never complete: only
-         * close follows); one half written must be finished first */
+         * close follows); one half written must be finished first (a DATA
+         * frame: its current chunk only) */
         int32_t keep = p->whead >= 0 && t->frames[p->whead].off > 0 ? p->whead : -1;
+        int32_t ckeep = p->chead >= 0 && t->frames[p->chead].off > 0 ? p->chead : -1;
         if (keep >= 0) {
             int32_t rest = t->frame_next[keep], tail = p->wtail;
             t->frame_next[keep] = -1;
             p->wtail = keep;
+            t->frames[keep].total = t->frames[keep].sent + t->frames[keep].hdr.len;
             if (rest >= 0)
                 tcp_free_list(t->frame_next, &t->free_frame, &rest, &tail);
         } else {
             tcp_free_list(t->frame_next, &t->free_frame, &p->whead, &p->wtail);
+        }
+        if (ckeep >= 0) {
+            int32_t rest = t->frame_next[ckeep], tail = p->ctail;
+            t->frame_next[ckeep] = -1;
+            p->ctail = ckeep;
+            if (rest >= 0)
+                tcp_free_list(t->frame_next, &t->free_frame, &rest, &tail);
+        } else {
+            tcp_free_list(t->frame_next, &t->free_frame, &p->chead, &p->ctail);
         }
         int32_t f = t->free_frame;
         if (f < 0)
@@ -560,19 +590,20 @@ void cs__tcp_leave(cs_tp_t *tp, int sig)
         fr->hdr.aux = (uint32_t)sig;
         fr->op = -1;
         t->frame_next[f] = -1;
-        if (p->wtail >= 0)
-            t->frame_next[p->wtail] = f;
+        if (p->ctail >= 0)
+            t->frame_next[p->ctail] = f;
         else
-            p->whead = f;
-        p->wtail = f;
+            p->chead = f;
+        p->ctail = f;
     }
     double deadline = now_s() + 0.1;
     for (;;) {
         int pending = 0;
         for (int r = 0; r < P; r++)
-            if (r != me && !t->peers[r].dead && t->peers[r].whead >= 0) {
+            if (r != me && !t->peers[r].dead &&
+                (t->peers[r].whead >= 0 || t->peers[r].chead >= 0)) {
                 cs__tcp_write_peer(t, r);
-                pending += t->peers[r].whead >= 0;
+                pending += t->peers[r].whead >= 0 || t->peers[r].chead >= 0;
             }
         if (!pending || now_s() > deadline)
             break;
