@@ -32,14 +32,14 @@ static const cs_param_desc_t params_desc[] = {
 
 static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **out, cs_err_t *err)
 {
-    return cs_tree_gen_knomial(desc, params, 0, CS_TREE_OP_ALLREDUCE, out, err);
+    return cs__tree_gen_knomial(desc, params, 0, CS__TREE_OP_ALLREDUCE, out, err);
 }
 
 static double cost(const cs_coll_desc_t *desc, cs_params_t *params, double bytes,
                    const cs_ab_model_t *m)
 {
     long nseg;
-    double f = cs_tree_knomial_rounds(desc, params, &nseg);
+    double f = cs__tree_knomial_rounds(desc, params, &nseg);
     return 2.0 * f * ((double)nseg * m->alpha + bytes * m->beta) + f * bytes * m->gamma;
 }
 

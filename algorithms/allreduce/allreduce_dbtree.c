@@ -44,15 +44,15 @@ static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **o
     if (s == NULL)
         return st;
     for (int which = 0; which < 2 && st == CS_OK; which++) {
-        cs_tree_t t;
-        cs_tree_dbtree(&t, desc->nranks, which);
-        cs_tree_pipe_t p = {.chan = which,
-                            .first = (uint32_t)(which * nch),
-                            .count = (uint32_t)nch,
-                            .nseg = (uint32_t)nch,
-                            .src = desc->inplace ? CS_BUF_OUT : CS_BUF_IN,
-                            .dst = CS_BUF_OUT};
-        st = cs_tree_run(s, &t, p, CS_TREE_OP_ALLREDUCE, err);
+        cs__tree_t t;
+        cs__tree_dbtree(&t, desc->nranks, which);
+        cs__tree_pipe_t p = {.chan = which,
+                             .first = (uint32_t)(which * nch),
+                             .count = (uint32_t)nch,
+                             .nseg = (uint32_t)nch,
+                             .src = desc->inplace ? CS_BUF_OUT : CS_BUF_IN,
+                             .dst = CS_BUF_OUT};
+        st = cs__tree_run(s, &t, p, CS__TREE_OP_ALLREDUCE, err);
     }
     return cs__gen_finish(s, st, out, err);
 }
@@ -64,9 +64,9 @@ static double cost(const cs_coll_desc_t *desc, cs_params_t *params, double bytes
     cs_params_get_int(params, "nchunks", 16, 1, 32768, &nch, NULL);
     if (desc->nranks < 2)
         return 0.0;
-    cs_tree_t t;
-    cs_tree_dbtree(&t, desc->nranks, 0);
-    double D = cs_tree_depth(&t), S = (double)nch;
+    cs__tree_t t;
+    cs__tree_dbtree(&t, desc->nranks, 0);
+    double D = cs__tree_depth(&t), S = (double)nch;
     return 2.0 * (D + S - 1.0) * (m->alpha + bytes * m->beta / S) + bytes * m->gamma;
 }
 

@@ -20,7 +20,7 @@
  *      tier 1 AG, then tier 0 AG (mirror image)
  *
  * Cost: the sum over tiers t of RS_t + AG_t on d_t ranks over the window
- * n / (d0 .. d_{t-1}) (see cs__cost_phase); each tier should be costed
+ * n / (d0 .. d_{t-1}) (see cs__phase_cost); each tier should be costed
  * with its own link model, which one alpha-beta model cannot express.
  * Supports every P and dims whose product is P, any algorithm per tier
  * (rhd folds non-power-of-two tiers), in place.  At most 8 tiers.
@@ -147,7 +147,7 @@ static double cost(const cs_coll_desc_t *desc, cs_params_t *p, double bytes,
         return -1.0;
     double t = 0.0, w = bytes;
     for (int i = 0; i < n; i++) {
-        t += cs__cost_phase(algs[i], dims[i], w, m, 1) + cs__cost_phase(algs[i], dims[i], w, m, 0);
+        t += cs__phase_cost(algs[i], dims[i], w, m, 1) + cs__phase_cost(algs[i], dims[i], w, m, 0);
         w /= dims[i];
     }
     return t;

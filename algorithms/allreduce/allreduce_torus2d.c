@@ -90,11 +90,12 @@ static double cost(const cs_coll_desc_t *desc, cs_params_t *p, double bytes,
     double h = bytes / 2, tl[2], tb = 0;
     for (int o = 0; o < 2; o++) {
         int a = d[o], b = d[1 - o];
-        tl[o] = 2 * (cs__cost_phase(CS__PH_RING, a, h, &lat, 0) +
-                     cs__cost_phase(CS__PH_RING, b, h / a, &lat, 0));
-        tb += cs__cost_phase(CS__PH_RING, a, h, &bw, 1) + cs__cost_phase(CS__PH_RING, a, h, &bw, 0) +
-              cs__cost_phase(CS__PH_RING, b, h / a, &bw, 1) +
-              cs__cost_phase(CS__PH_RING, b, h / a, &bw, 0);
+        tl[o] = 2 * (cs__phase_cost(CS__PH_RING, a, h, &lat, 0) +
+                     cs__phase_cost(CS__PH_RING, b, h / a, &lat, 0));
+        tb += cs__phase_cost(CS__PH_RING, a, h, &bw, 1) +
+              cs__phase_cost(CS__PH_RING, a, h, &bw, 0) +
+              cs__phase_cost(CS__PH_RING, b, h / a, &bw, 1) +
+              cs__phase_cost(CS__PH_RING, b, h / a, &bw, 0);
     }
     return (tl[0] > tl[1] ? tl[0] : tl[1]) + tb;
 }

@@ -80,7 +80,7 @@ static void emit_rank(cs_sched_t *s, int P, int r, uint32_t k, int inplace, uint
 {
     uint32_t UP = (uint32_t)P, dv[2], nup = 0;
     int64_t init, prev_send = -1;
-    int src = cs__a2a_start(s, r, (uint32_t)P, k, inplace, &init);
+    int src = cs__gen_a2a_start(s, r, (uint32_t)P, k, inplace, &init);
     if (P == 1)
         return;
     int spack = cs_sched_add_buffer(s, r, "spack", 0, maxnb * k);
@@ -102,12 +102,12 @@ static void emit_rank(cs_sched_t *s, int P, int r, uint32_t k, int inplace, uint
                     if (x >= 0 && (nd == 0 || w->dd[nd - 1] != (uint32_t)x))
                         w->dd[nd++] = (uint32_t)x;
                 }
-                nd += cs_dep1(prev_send, &w->dd[nd]);
+                nd += cs__dep1(prev_send, &w->dd[nd]);
                 out_copy(s, r, UP, k, spack, slot, q0, len - 1, 0, w->dd, nd, w->pk, &npk);
             }
             /* distance a has not moved yet: still in the input */
-            uint32_t nd = cs_dep1(prev_send, dv);
-            nd += cs_dep1(init, &dv[nd]);
+            uint32_t nd = cs__dep1(prev_send, dv);
+            nd += cs__dep1(init, &dv[nd]);
             int64_t x = cs_copy(s, r, cs_rng(src, (uint32_t)((r + a) % P) * k, k),
                                 cs_rng(spack, (slot + len - 1) * k, k), dv, nd);
             if (x >= 0)
@@ -125,7 +125,7 @@ static void emit_rank(cs_sched_t *s, int P, int r, uint32_t k, int inplace, uint
         for (int a = b; a < P; a += 2 * b, nrun++) {
             uint32_t len = (uint32_t)((a + b < P ? a + b : P) - a);
             uint32_t q0 = (uint32_t)(((r - (a + (int)len - 1)) % P + P) % P), nd = 0, first = nup;
-            nd += cs_dep1(rv, &w->dd[nd]);
+            nd += cs__dep1(rv, &w->dd[nd]);
             for (uint32_t j = w->runs[nrun]; j < w->runs[nrun + 1]; j++)
                 w->dd[nd++] = w->pk[j];
             out_copy(s, r, UP, k, rpack, slot, q0, len, 1, w->dd, nd, w->up, &nup);

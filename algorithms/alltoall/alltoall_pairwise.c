@@ -29,12 +29,12 @@ static void emit_rank(cs_sched_t *s, int P, int r, uint32_t k, int inplace)
 {
     uint32_t dv[2];
     int64_t init, prev_s = -1, prev_r = -1;
-    int src = cs__a2a_start(s, r, (uint32_t)P, k, inplace, &init);
+    int src = cs__gen_a2a_start(s, r, (uint32_t)P, k, inplace, &init);
     for (int t = 1; t < P; t++) {
         uint32_t to = (uint32_t)((r + t) % P), from = (uint32_t)((r - t + P) % P);
         uint32_t n = 0;
         if (t == 1)
-            n = cs_dep1(init, &dv[0]);
+            n = cs__dep1(init, &dv[0]);
         else {
             dv[n++] = (uint32_t)prev_s;
             dv[n++] = (uint32_t)prev_r;

@@ -46,9 +46,9 @@ static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **o
     int st = segments(params, &nseg, err);
     if (st != CS_OK)
         return st;
-    cs_tree_t t;
-    cs_tree_chain(&t, desc->nranks, desc->root);
-    return cs_tree_gen(desc, &t, (uint32_t)nseg, CS_TREE_OP_BCAST, out, err);
+    cs__tree_t t;
+    cs__tree_chain(&t, desc->nranks, desc->root);
+    return cs__tree_gen(desc, &t, (uint32_t)nseg, CS__TREE_OP_BCAST, out, err);
 }
 
 static double cost(const cs_coll_desc_t *desc, cs_params_t *params, double bytes,

@@ -30,36 +30,36 @@ static const cs_param_desc_t params_desc[] = {
 };
 
 /* Steps of one rank.  have[j]: the step after which out holds piece j. */
-static void emit_rank(cs_sched_t *s, cs_tree_pieces_t *w, int r, uint32_t m, int src)
+static void emit_rank(cs_sched_t *s, cs__tree_pieces_t *w, int r, uint32_t m, int src)
 {
-    const cs_tree_t *t = &w->t;
+    const cs__tree_t *t = &w->t;
     int64_t *have = w->step;
-    int P = t->nranks, v = cs_tree_pos(t, r), end = cs_tree_subtree_end(t, v);
-    int next = (v + 1) % P, nend = cs_tree_subtree_end(t, next);
+    int P = t->nranks, v = cs__tree_pos(t, r), end = cs__tree_subtree_end(t, v);
+    int next = (v + 1) % P, nend = cs__tree_subtree_end(t, next);
     int from = v == 0 ? src : CS_BUF_OUT;
     uint32_t dv;
     int64_t got = -1;
     if (v != 0)
-        got = cs_recv(s, r, cs_tree_parent(t, r), 0,
+        got = cs_recv(s, r, cs__tree_parent(t, r), 0,
                       cs_rng(CS_BUF_OUT, (uint32_t)v * m, (uint32_t)(end - v) * m), NULL, 0);
     else if (src != CS_BUF_OUT)
         cs_copy(s, r, cs_rng(src, 0, (uint32_t)P * m), cs_rng(CS_BUF_OUT, 0, (uint32_t)P * m), NULL,
                 0);
-    int nk = cs_tree_children(t, r, w->kids, w->cap);
+    int nk = cs__tree_children(t, r, w->kids, w->cap);
     for (int c = 0; c < nk; c++) {
-        int pc = cs_tree_pos(t, w->kids[c]), ec = cs_tree_subtree_end(t, pc);
+        int pc = cs__tree_pos(t, w->kids[c]), ec = cs__tree_subtree_end(t, pc);
         cs_send(s, r, w->kids[c], 0, cs_rng(from, (uint32_t)pc * m, (uint32_t)(ec - pc) * m), &dv,
-                cs_dep1(got, &dv));
+                cs__dep1(got, &dv));
     }
     for (int j = 0; j < P; j++)
         have[j] = (j >= v && j < end) ? got : -1;
     for (int step = 0; step < P - 1; step++) {
         int js = ((v - step) % P + P) % P, jr = ((v - 1 - step) % P + P) % P;
         if (next != 0 && !(js >= next && js < nend))
-            cs_send(s, r, cs_tree_rank(t, next), 1, cs_rng(from, (uint32_t)js * m, m), &dv,
-                    cs_dep1(have[js], &dv));
+            cs_send(s, r, cs__tree_rank(t, next), 1, cs_rng(from, (uint32_t)js * m, m), &dv,
+                    cs__dep1(have[js], &dv));
         if (v != 0 && !(jr >= v && jr < end))
-            have[jr] = cs_recv(s, r, cs_tree_rank(t, (v - 1 + P) % P), 1,
+            have[jr] = cs_recv(s, r, cs__tree_rank(t, (v - 1 + P) % P), 1,
                                cs_rng(CS_BUF_OUT, (uint32_t)jr * m, m), NULL, 0);
     }
 }
@@ -71,12 +71,12 @@ static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **o
     cs_sched_t *s = cs__gen_blocked(desc, params, " per piece", &m, err, &st);
     if (s == NULL)
         return st;
-    cs_tree_pieces_t w;
-    st = cs_tree_pieces_init(&w, desc, err);
+    cs__tree_pieces_t w;
+    st = cs__tree_pieces_init(&w, desc, err);
     int src = desc->inplace ? CS_BUF_OUT : CS_BUF_IN;
     for (int r = 0; r < P && st == CS_OK && cs_sched_status(s) == CS_OK; r++)
         emit_rank(s, &w, r, m, src);
-    cs_tree_pieces_fini(&w);
+    cs__tree_pieces_fini(&w);
     return cs__gen_finish(s, st, out, err);
 }
 
@@ -84,7 +84,7 @@ static double cost(const cs_coll_desc_t *desc, cs_params_t *params, double bytes
                    const cs_ab_model_t *m)
 {
     (void)params;
-    double P = desc->nranks, L = cs_ceil_log(2, desc->nranks);
+    double P = desc->nranks, L = cs__tree_ceil_log(2, desc->nranks);
     return (L + P - 1.0) * m->alpha + 2.0 * (P - 1.0) / P * bytes * m->beta;
 }
 

@@ -96,10 +96,10 @@ double cs__flat_cost(const cs_coll_desc_t *desc, cs__ph_alg_t a, double bytes,
     int P = desc->nranks;
     switch (desc->coll) {
     case CS_COLL_ALLREDUCE:
-        return cs__cost_phase(a, P, bytes, m, 1) + cs__cost_phase(a, P, bytes, m, 0);
+        return cs__phase_cost(a, P, bytes, m, 1) + cs__phase_cost(a, P, bytes, m, 0);
     case CS_COLL_REDUCE_SCATTER:
-        return cs__cost_phase(a, P, bytes, m, 1);
+        return cs__phase_cost(a, P, bytes, m, 1);
     default:
-        return cs__cost_phase(a, P, bytes, m, 0);
+        return cs__phase_cost(a, P, bytes, m, 0);
     }
 }

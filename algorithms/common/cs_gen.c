@@ -44,7 +44,7 @@ cs_sched_t *cs__gen_blocked(const cs_coll_desc_t *desc, cs_params_t *params, con
     return *st != CS_OK ? NULL : cs__gen_create_blocked(desc, *per, unit, err, st);
 }
 
-int cs__a2a_start(cs_sched_t *s, int r, uint32_t P, uint32_t k, int inplace, int64_t *init)
+int cs__gen_a2a_start(cs_sched_t *s, int r, uint32_t P, uint32_t k, int inplace, int64_t *init)
 {
     uint32_t C = P * k;
     *init = -1;

@@ -46,7 +46,7 @@ cs_sched_t *cs__gen_blocked(const cs_coll_desc_t *desc, cs_params_t *params, con
  * out is copied whole into a new scratch buffer "src" (*init: that copy);
  * otherwise the own block is copied in -> out (*init = -1).  Returns the
  * buffer the rank's sends read (src, or in). */
-int cs__a2a_start(cs_sched_t *s, int r, uint32_t P, uint32_t k, int inplace, int64_t *init);
+int cs__gen_a2a_start(cs_sched_t *s, int r, uint32_t P, uint32_t k, int inplace, int64_t *init);
 
 /* When st and the schedule's sticky error are CS_OK, hands s to *out and
  * returns CS_OK; otherwise frees s, copies the schedule's error into err

@@ -2,7 +2,7 @@
  * cs_peers.h - shared peer arithmetic for algorithm generators.
  *
  * Everything here is pure integer arithmetic on rank numbers; nothing
- * allocates except cs__cuts_uniform's caller-owned output.
+ * allocates.
  *
  *  - powers of two: floor/ceil log2, largest power of two <= n;
  *  - ring neighbours inside a group of n members;

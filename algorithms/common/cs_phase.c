@@ -399,7 +399,8 @@ int cs__phase_ag_doubling(cs__phase_t *ph, const cs__grp_t *g, cs__bufs_t b, int
         if (cs__fold_is_extra(&f, m)) {
             int peer = g->ranks[m - 1];
             if (on > 0)
-                cs_deps_push(&ph->term, p_send(ph, r, peer, chan, b.src, olo, on, cs__dl(fr, -1, -1)));
+                cs_deps_push(&ph->term,
+                             p_send(ph, r, peer, chan, b.src, olo, on, cs__dl(fr, -1, -1)));
             int k = window_less(g, m, lo, len);
             for (int i = 0; i < k; i++)
                 last_recv = p_recv(ph, r, peer, chan, 0, b.dst, lo[i], len[i],
@@ -440,7 +441,12 @@ int cs__phase_ag_doubling(cs__phase_t *ph, const cs__grp_t *g, cs__bufs_t b, int
 
 /* ---- direct ----------------------------------------------------------- */
 
-int cs__phase_rs_direct(cs__phase_t *ph, const cs__grp_t *g, cs__bufs_t b, int chan)
+/* Both direct phases, one member at a time.  Reduce-scatter: member m
+ * sends segment j to member j (j = m+1, m+2, ..), then copies its own
+ * segment src -> dst and reduces the n-1 contributions into it in turn.
+ * All-gather: m copies its own segment src -> dst, then for d = 1 .. n-1
+ * sends it to m+d and receives segment m-d from m-d. */
+static int direct(cs__phase_t *ph, const cs__grp_t *g, cs__bufs_t b, int chan, int rs)
 {
     int n = g->n;
     if (n == 1)
@@ -450,80 +456,68 @@ int cs__phase_rs_direct(cs__phase_t *ph, const cs__grp_t *g, cs__bufs_t b, int c
         if (!cs__phase_mine(ph, r))
             continue;
         int64_t fr = ph->front[r], last_recv = -1;
+        if (!rs)
+            cs_deps_push(&ph->term, p_copy(ph, r, b.src, b.dst, SEG_LO(g, m), SEG_N(g, m),
+                                           cs__dl(fr, -1, -1)));
         for (int d = 1; d < n; d++) {
-            int j = cs__ring_add(m, d, n);
-            if (SEG_N(g, j) > 0)
-                cs_deps_push(&ph->term, p_send(ph, r, g->ranks[j], chan, b.src, SEG_LO(g, j),
-                                               SEG_N(g, j), cs__dl(fr, -1, -1)));
+            int j = cs__ring_add(m, d, n), i = cs__ring_add(m, -d, n), sseg = rs ? j : m;
+            if (SEG_N(g, sseg) > 0)
+                cs_deps_push(&ph->term, p_send(ph, r, g->ranks[j], chan, b.src, SEG_LO(g, sseg),
+                                               SEG_N(g, sseg), cs__dl(fr, -1, -1)));
+            if (!rs && SEG_N(g, i) > 0)
+                cs_deps_push(&ph->term, p_recv(ph, r, g->ranks[i], chan, 0, b.dst, SEG_LO(g, i),
+                                               SEG_N(g, i), cs__dl(fr, -1, -1)));
         }
-        if (SEG_N(g, m) > 0) {
+        if (rs && SEG_N(g, m) > 0) {
             last_recv = p_copy(ph, r, b.src, b.dst, SEG_LO(g, m), SEG_N(g, m), cs__dl(fr, -1, -1));
             for (int d = 1; d < n; d++)
                 last_recv = p_recv(ph, r, g->ranks[cs__ring_add(m, -d, n)], chan, 1, b.dst,
                                    SEG_LO(g, m), SEG_N(g, m), cs__dl(last_recv, fr, -1));
         }
-        cs_deps_push(&ph->term, last_recv);
+        if (rs)
+            cs_deps_push(&ph->term, last_recv);
         member_end(ph, r);
     }
     return cs_sched_status(ph->s);
+}
+
+int cs__phase_rs_direct(cs__phase_t *ph, const cs__grp_t *g, cs__bufs_t b, int chan)
+{
+    return direct(ph, g, b, chan, 1);
 }
 
 int cs__phase_ag_direct(cs__phase_t *ph, const cs__grp_t *g, cs__bufs_t b, int chan)
 {
-    int n = g->n;
-    if (n == 1)
-        return single(ph, g, b.src, b.dst);
-    for (int m = 0; m < n; m++) {
-        int r = g->ranks[m];
-        if (!cs__phase_mine(ph, r))
-            continue;
-        int64_t fr = ph->front[r];
-        cs_deps_push(&ph->term,
-                     p_copy(ph, r, b.src, b.dst, SEG_LO(g, m), SEG_N(g, m), cs__dl(fr, -1, -1)));
-        for (int d = 1; d < n; d++) {
-            int j = cs__ring_add(m, d, n), i = cs__ring_add(m, -d, n);
-            if (SEG_N(g, m) > 0)
-                cs_deps_push(&ph->term, p_send(ph, r, g->ranks[j], chan, b.src, SEG_LO(g, m),
-                                               SEG_N(g, m), cs__dl(fr, -1, -1)));
-            if (SEG_N(g, i) > 0)
-                cs_deps_push(&ph->term, p_recv(ph, r, g->ranks[i], chan, 0, b.dst, SEG_LO(g, i),
-                                               SEG_N(g, i), cs__dl(fr, -1, -1)));
-        }
-        member_end(ph, r);
-    }
-    return cs_sched_status(ph->s);
+    return direct(ph, g, b, chan, 0);
 }
 
 /* ---- dispatch --------------------------------------------------------- */
 
-int cs__phase_rs(cs__phase_t *ph, cs__ph_alg_t a, const cs__grp_t *g, cs__bufs_t b, int chan,
-                 uint32_t pieces)
+static int dispatch(cs__phase_t *ph, cs__ph_alg_t a, const cs__grp_t *g, cs__bufs_t b, int chan,
+                    uint32_t pieces, int rs)
 {
     switch (a) {
     case CS__PH_RING:
-        return cs__phase_rs_ring(ph, g, b, chan, pieces);
+        return ring(ph, g, b, chan, pieces, rs);
     case CS__PH_RHD:
-        return cs__phase_rs_halving(ph, g, b, chan);
+        return rs ? cs__phase_rs_halving(ph, g, b, chan) : cs__phase_ag_doubling(ph, g, b, chan);
     case CS__PH_DIRECT:
-        return cs__phase_rs_direct(ph, g, b, chan);
+        return direct(ph, g, b, chan, rs);
     default:
         return cs_err_set(&ph->s->err, CS_ERR_INTERNAL, "unknown phase algorithm %d", (int)a);
     }
+}
+
+int cs__phase_rs(cs__phase_t *ph, cs__ph_alg_t a, const cs__grp_t *g, cs__bufs_t b, int chan,
+                 uint32_t pieces)
+{
+    return dispatch(ph, a, g, b, chan, pieces, 1);
 }
 
 int cs__phase_ag(cs__phase_t *ph, cs__ph_alg_t a, const cs__grp_t *g, cs__bufs_t b, int chan,
                  uint32_t pieces)
 {
-    switch (a) {
-    case CS__PH_RING:
-        return cs__phase_ag_ring(ph, g, b, chan, pieces);
-    case CS__PH_RHD:
-        return cs__phase_ag_doubling(ph, g, b, chan);
-    case CS__PH_DIRECT:
-        return cs__phase_ag_direct(ph, g, b, chan);
-    default:
-        return cs_err_set(&ph->s->err, CS_ERR_INTERNAL, "unknown phase algorithm %d", (int)a);
-    }
+    return dispatch(ph, a, g, b, chan, pieces, 0);
 }
 
 /* ---- multi-tier ------------------------------------------------------- */
@@ -598,7 +592,7 @@ done:
 
 /* ---- alpha-beta ------------------------------------------------------- */
 
-double cs__cost_phase(cs__ph_alg_t a, int n, double bytes, const cs_ab_model_t *m,
+double cs__phase_cost(cs__ph_alg_t a, int n, double bytes, const cs_ab_model_t *m,
                       int with_gamma)
 {
     if (n <= 1)

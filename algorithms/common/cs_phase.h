@@ -160,7 +160,7 @@ static inline cs__dl_t cs__dl(int64_t a, int64_t b, int64_t c)
 
 /* Alpha-beta cost of one reduce-scatter (with_gamma = 1) or all-gather
  * phase of `a` on n ranks over a window of `bytes` bytes. */
-double cs__cost_phase(cs__ph_alg_t a, int n, double bytes, const cs_ab_model_t *m,
+double cs__phase_cost(cs__ph_alg_t a, int n, double bytes, const cs_ab_model_t *m,
                       int with_gamma);
 
 #endif /* CS_PHASE_H */

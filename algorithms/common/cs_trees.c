@@ -6,27 +6,27 @@
 
 #include <stdlib.h>
 
-void cs_tree_knomial(cs_tree_t *t, int nranks, int root, int radix)
+void cs__tree_knomial(cs__tree_t *t, int nranks, int root, int radix)
 {
-    t->kind = CS_TREE_KNOMIAL;
+    t->kind = CS__TREE_KNOMIAL;
     t->nranks = nranks;
     t->root = root;
     t->radix = radix < 2 ? 2 : radix;
     t->mirror = 0;
 }
 
-void cs_tree_chain(cs_tree_t *t, int nranks, int root)
+void cs__tree_chain(cs__tree_t *t, int nranks, int root)
 {
-    t->kind = CS_TREE_CHAIN;
+    t->kind = CS__TREE_CHAIN;
     t->nranks = nranks;
     t->root = root;
     t->radix = 2;
     t->mirror = 0;
 }
 
-void cs_tree_dbtree(cs_tree_t *t, int nranks, int which)
+void cs__tree_dbtree(cs__tree_t *t, int nranks, int which)
 {
-    t->kind = CS_TREE_DBTREE;
+    t->kind = CS__TREE_DBTREE;
     t->nranks = nranks;
     t->radix = 2;
     /* Tree 1: mirror for even P, shift by one for odd P (P = 1: identity). */
@@ -34,7 +34,7 @@ void cs_tree_dbtree(cs_tree_t *t, int nranks, int which)
     t->root = (which != 0 && nranks % 2 == 1 && nranks > 1) ? 1 : 0;
 }
 
-int cs_ceil_log(int k, int n)
+int cs__tree_ceil_log(int k, int n)
 {
     int l = 0;
     for (long long w = 1; w < n; w *= k)
@@ -42,21 +42,21 @@ int cs_ceil_log(int k, int n)
     return l;
 }
 
-int cs_tree_pos(const cs_tree_t *t, int rank)
+int cs__tree_pos(const cs__tree_t *t, int rank)
 {
     int P = t->nranks;
     return t->mirror ? P - 1 - rank : (rank - t->root + P) % P;
 }
 
-int cs_tree_rank(const cs_tree_t *t, int pos)
+int cs__tree_rank(const cs__tree_t *t, int pos)
 {
     int P = t->nranks;
     return t->mirror ? P - 1 - pos : (pos + t->root) % P;
 }
 
-int cs_tree_root(const cs_tree_t *t)
+int cs__tree_root(const cs__tree_t *t)
 {
-    return cs_tree_rank(t, 0);
+    return cs__tree_rank(t, 0);
 }
 
 /* Weight k^j of the lowest non-zero base-k digit of pos > 0. */
@@ -77,15 +77,15 @@ static int top_of(int P)
     return top;
 }
 
-static int parent_pos(const cs_tree_t *t, int pos)
+static int parent_pos(const cs__tree_t *t, int pos)
 {
     int P = t->nranks;
     if (pos == 0)
         return -1;
     switch (t->kind) {
-    case CS_TREE_CHAIN:
+    case CS__TREE_CHAIN:
         return pos - 1;
-    case CS_TREE_DBTREE: {
+    case CS__TREE_DBTREE: {
         int c = pos & -pos;
         /* A left child (bit 2c clear) hangs under pos + c, a right child
          * under pos - c; when pos + c is cut off (>= P) the nearest
@@ -100,14 +100,14 @@ static int parent_pos(const cs_tree_t *t, int pos)
     }
 }
 
-int cs_tree_parent(const cs_tree_t *t, int rank)
+int cs__tree_parent(const cs__tree_t *t, int rank)
 {
-    int pp = parent_pos(t, cs_tree_pos(t, rank));
-    return pp < 0 ? -1 : cs_tree_rank(t, pp);
+    int pp = parent_pos(t, cs__tree_pos(t, rank));
+    return pp < 0 ? -1 : cs__tree_rank(t, pp);
 }
 
 /* Children positions of pos in broadcast order; returns the count. */
-static int children_pos(const cs_tree_t *t, int pos, int *child, int cap)
+static int children_pos(const cs__tree_t *t, int pos, int *child, int cap)
 {
     int P = t->nranks, n = 0;
 #define CS__PUT(x)                                                                                 \
@@ -117,11 +117,11 @@ static int children_pos(const cs_tree_t *t, int pos, int *child, int cap)
         n++;                                                                                       \
     } while (0)
     switch (t->kind) {
-    case CS_TREE_CHAIN:
+    case CS__TREE_CHAIN:
         if (pos + 1 < P)
             CS__PUT(pos + 1);
         break;
-    case CS_TREE_DBTREE: {
+    case CS__TREE_DBTREE: {
         if (pos == 0) {
             if (P > 1)
                 CS__PUT(top_of(P));
@@ -154,31 +154,31 @@ static int children_pos(const cs_tree_t *t, int pos, int *child, int cap)
     return n;
 }
 
-int cs_tree_children(const cs_tree_t *t, int rank, int *child, int cap)
+int cs__tree_children(const cs__tree_t *t, int rank, int *child, int cap)
 {
-    int n = children_pos(t, cs_tree_pos(t, rank), child, cap);
+    int n = children_pos(t, cs__tree_pos(t, rank), child, cap);
     for (int i = 0; i < n && i < cap; i++)
-        child[i] = cs_tree_rank(t, child[i]);
+        child[i] = cs__tree_rank(t, child[i]);
     return n;
 }
 
-int cs_tree_max_children(const cs_tree_t *t)
+int cs__tree_max_children(const cs__tree_t *t)
 {
     switch (t->kind) {
-    case CS_TREE_CHAIN:
+    case CS__TREE_CHAIN:
         return 1;
-    case CS_TREE_DBTREE:
+    case CS__TREE_DBTREE:
         return 2;
     default: {
-        int m = (t->radix - 1) * cs_ceil_log(t->radix, t->nranks);
+        int m = (t->radix - 1) * cs__tree_ceil_log(t->radix, t->nranks);
         return m < 1 ? 1 : m;
     }
     }
 }
 
-int cs_tree_depth(const cs_tree_t *t)
+int cs__tree_depth(const cs__tree_t *t)
 {
-    if (t->kind == CS_TREE_CHAIN)
+    if (t->kind == CS__TREE_CHAIN)
         return t->nranks - 1;
     int depth = 0;
     for (int pos = 1; pos < t->nranks; pos++) {
@@ -191,10 +191,10 @@ int cs_tree_depth(const cs_tree_t *t)
     return depth;
 }
 
-int cs_tree_subtree_end(const cs_tree_t *t, int pos)
+int cs__tree_subtree_end(const cs__tree_t *t, int pos)
 {
     int P = t->nranks;
-    if (pos == 0 || t->kind == CS_TREE_CHAIN)
+    if (pos == 0 || t->kind == CS__TREE_CHAIN)
         return P;
     long end = pos + low_weight(pos, t->radix);
     return end > P ? P : (int)end;
@@ -202,16 +202,16 @@ int cs_tree_subtree_end(const cs_tree_t *t, int pos)
 
 /* ---- pipelined phases -------------------------------------------------- */
 
-void cs_tree_seg(const cs_tree_pipe_t *p, uint32_t i, uint32_t *off, uint32_t *n)
+void cs__tree_seg(const cs__tree_pipe_t *p, uint32_t i, uint32_t *off, uint32_t *n)
 {
     uint64_t a = (uint64_t)i * p->count / p->nseg, b = (uint64_t)(i + 1) * p->count / p->nseg;
     *off = p->first + (uint32_t)a;
     *n = (uint32_t)(b - a);
 }
 
-static int *kids_alloc(cs_sched_t *s, const cs_tree_t *t, int *cap)
+static int *kids_alloc(cs_sched_t *s, const cs__tree_t *t, int *cap)
 {
-    *cap = cs_tree_max_children(t);
+    *cap = cs__tree_max_children(t);
     int *kids = malloc((size_t)*cap * sizeof(*kids));
     if (kids == NULL)
         cs_err_set(&s->err, CS_ERR_NOMEM, "out of memory for a tree of %d ranks", t->nranks);
@@ -221,11 +221,11 @@ static int *kids_alloc(cs_sched_t *s, const cs_tree_t *t, int *cap)
 /* One segment of one rank: the steps of a phase, given the rank's parent
  * (-1 at the root), children, the segment [off, off+n) and the step `a` it
  * waits for; returns the rank's `done` step for the segment. */
-typedef int64_t (*seg_fn_t)(cs_sched_t *s, const cs_tree_pipe_t *p, int r, int parent,
+typedef int64_t (*seg_fn_t)(cs_sched_t *s, const cs__tree_pipe_t *p, int r, int parent,
                             const int *kids, int nk, uint32_t off, uint32_t n, int64_t a);
 
 /* Every rank, every segment, in order; the shape both phases share. */
-static int walk(cs_sched_t *s, const cs_tree_t *t, const cs_tree_pipe_t *p, const int64_t *after,
+static int walk(cs_sched_t *s, const cs__tree_t *t, const cs__tree_pipe_t *p, const int64_t *after,
                 int64_t *done, seg_fn_t seg)
 {
     int cap;
@@ -233,11 +233,11 @@ static int walk(cs_sched_t *s, const cs_tree_t *t, const cs_tree_pipe_t *p, cons
     if (kids == NULL)
         return cs_sched_status(s);
     for (int r = 0; r < t->nranks && cs_sched_status(s) == CS_OK; r++) {
-        int parent = cs_tree_parent(t, r);
-        int nk = cs_tree_children(t, r, kids, cap);
+        int parent = cs__tree_parent(t, r);
+        int nk = cs__tree_children(t, r, kids, cap);
         for (uint32_t i = 0; i < p->nseg; i++) {
             uint32_t off, n;
-            cs_tree_seg(p, i, &off, &n);
+            cs__tree_seg(p, i, &off, &n);
             int64_t a = after ? after[(size_t)r * p->nseg + i] : -1;
             int64_t x = seg(s, p, r, parent, kids, nk, off, n, a);
             if (done)
@@ -248,20 +248,20 @@ static int walk(cs_sched_t *s, const cs_tree_t *t, const cs_tree_pipe_t *p, cons
     return cs_sched_status(s);
 }
 
-static int64_t reduce_seg(cs_sched_t *s, const cs_tree_pipe_t *p, int r, int parent,
+static int64_t reduce_seg(cs_sched_t *s, const cs__tree_pipe_t *p, int r, int parent,
                           const int *kids, int nk, uint32_t off, uint32_t n, int64_t prev)
 {
     uint32_t v;
     if (nk == 0 && parent >= 0)
-        return cs_send(s, r, parent, p->chan, cs_rng(p->src, off, n), &v, cs_dep1(prev, &v));
+        return cs_send(s, r, parent, p->chan, cs_rng(p->src, off, n), &v, cs__dep1(prev, &v));
     if (p->src != p->dst)
         prev = cs_copy(s, r, cs_rng(p->src, off, n), cs_rng(p->dst, off, n), &v,
-                       cs_dep1(prev, &v));
+                       cs__dep1(prev, &v));
     /* Smallest subtree first: it is ready first. */
     for (int c = nk - 1; c >= 0; c--)
-        prev = cs_rrecv(s, r, kids[c], p->chan, cs_rng(p->dst, off, n), &v, cs_dep1(prev, &v));
+        prev = cs_rrecv(s, r, kids[c], p->chan, cs_rng(p->dst, off, n), &v, cs__dep1(prev, &v));
     if (parent >= 0)
-        prev = cs_send(s, r, parent, p->chan, cs_rng(p->dst, off, n), &v, cs_dep1(prev, &v));
+        prev = cs_send(s, r, parent, p->chan, cs_rng(p->dst, off, n), &v, cs__dep1(prev, &v));
     return prev;
 }
 
@@ -275,10 +275,10 @@ static void send_kids(cs_sched_t *s, int r, const int *kids, int nk, int chan, c
     uint32_t v;
     int64_t prev = first_dep;
     for (int c = 0; c < nk; c++)
-        prev = cs_send(s, r, kids[c], chan, rg, &v, cs_dep1(prev, &v));
+        prev = cs_send(s, r, kids[c], chan, rg, &v, cs__dep1(prev, &v));
 }
 
-static int64_t bcast_seg(cs_sched_t *s, const cs_tree_pipe_t *p, int r, int parent,
+static int64_t bcast_seg(cs_sched_t *s, const cs__tree_pipe_t *p, int r, int parent,
                          const int *kids, int nk, uint32_t off, uint32_t n, int64_t a)
 {
     uint32_t v;
@@ -286,31 +286,31 @@ static int64_t bcast_seg(cs_sched_t *s, const cs_tree_pipe_t *p, int r, int pare
     if (parent < 0) {
         if (p->src != p->dst)
             have = cs_copy(s, r, cs_rng(p->src, off, n), cs_rng(p->dst, off, n), &v,
-                           cs_dep1(a, &v));
+                           cs__dep1(a, &v));
         /* The root's sends read src, ready since `a`. */
         send_kids(s, r, kids, nk, p->chan, cs_rng(p->src, off, n), a);
     } else {
-        have = cs_recv(s, r, parent, p->chan, cs_rng(p->dst, off, n), &v, cs_dep1(a, &v));
+        have = cs_recv(s, r, parent, p->chan, cs_rng(p->dst, off, n), &v, cs__dep1(a, &v));
         send_kids(s, r, kids, nk, p->chan, cs_rng(p->dst, off, n), have);
     }
     return have;
 }
 
-int cs_tree_reduce(cs_sched_t *s, const cs_tree_t *t, const cs_tree_pipe_t *p, const int64_t *after,
-                   int64_t *done)
+int cs__tree_reduce(cs_sched_t *s, const cs__tree_t *t, const cs__tree_pipe_t *p,
+                    const int64_t *after, int64_t *done)
 {
     return walk(s, t, p, after, done, reduce_seg);
 }
 
-int cs_tree_bcast(cs_sched_t *s, const cs_tree_t *t, const cs_tree_pipe_t *p, const int64_t *after,
-                  int64_t *done)
+int cs__tree_bcast(cs_sched_t *s, const cs__tree_t *t, const cs__tree_pipe_t *p,
+                   const int64_t *after, int64_t *done)
 {
     return walk(s, t, p, after, done, bcast_seg);
 }
 
 /* ---- generators over trees --------------------------------------------- */
 
-int cs_tree_knomial_params(cs_params_t *params, long *nseg, long *radix, cs_err_t *err)
+int cs__tree_knomial_params(cs_params_t *params, long *nseg, long *radix, cs_err_t *err)
 {
     int st = cs_params_get_int(params, "nchunks", 1, 1, 65536, nseg, err);
     if (st == CS_OK)
@@ -318,67 +318,67 @@ int cs_tree_knomial_params(cs_params_t *params, long *nseg, long *radix, cs_err_
     return st;
 }
 
-double cs_tree_knomial_rounds(const cs_coll_desc_t *desc, cs_params_t *params, long *nseg)
+double cs__tree_knomial_rounds(const cs_coll_desc_t *desc, cs_params_t *params, long *nseg)
 {
     long radix = 2;
     *nseg = 1;
-    cs_tree_knomial_params(params, nseg, &radix, NULL);
-    return (double)(radix - 1) * cs_ceil_log((int)radix, desc->nranks);
+    cs__tree_knomial_params(params, nseg, &radix, NULL);
+    return (double)(radix - 1) * cs__tree_ceil_log((int)radix, desc->nranks);
 }
 
-int cs_tree_run(cs_sched_t *s, const cs_tree_t *t, cs_tree_pipe_t p, cs_tree_op_t op,
-                cs_err_t *err)
+int cs__tree_run(cs_sched_t *s, const cs__tree_t *t, cs__tree_pipe_t p, cs__tree_op_t op,
+                 cs_err_t *err)
 {
-    if (op == CS_TREE_OP_BCAST)
-        return cs_tree_bcast(s, t, &p, NULL, NULL);
-    if (op == CS_TREE_OP_REDUCE)
-        return cs_tree_reduce(s, t, &p, NULL, NULL);
+    if (op == CS__TREE_OP_BCAST)
+        return cs__tree_bcast(s, t, &p, NULL, NULL);
+    if (op == CS__TREE_OP_REDUCE)
+        return cs__tree_reduce(s, t, &p, NULL, NULL);
     int P = t->nranks;
     int64_t *done = malloc((size_t)P * (size_t)p.nseg * sizeof(*done));
     if (done == NULL)
         return cs_err_set(err, CS_ERR_NOMEM, "out of memory for %d ranks", P);
-    int st = cs_tree_reduce(s, t, &p, NULL, done);
+    int st = cs__tree_reduce(s, t, &p, NULL, done);
     p.src = p.dst;
     if (st == CS_OK)
-        st = cs_tree_bcast(s, t, &p, done, NULL);
+        st = cs__tree_bcast(s, t, &p, done, NULL);
     free(done);
     return st;
 }
 
-int cs_tree_gen(const cs_coll_desc_t *desc, const cs_tree_t *t, uint32_t nseg, cs_tree_op_t op,
-                cs_sched_t **out, cs_err_t *err)
+int cs__tree_gen(const cs_coll_desc_t *desc, const cs__tree_t *t, uint32_t nseg, cs__tree_op_t op,
+                 cs_sched_t **out, cs_err_t *err)
 {
     int st;
     cs_sched_t *s = cs__gen_create(desc, nseg, err, &st);
     if (s == NULL)
         return st;
-    cs_tree_pipe_t p = {.chan = 0,
+    cs__tree_pipe_t p = {.chan = 0,
                         .first = 0,
                         .count = nseg,
                         .nseg = nseg,
                         .src = desc->inplace ? CS_BUF_OUT : CS_BUF_IN,
                         .dst = CS_BUF_OUT};
-    st = cs_tree_run(s, t, p, op, err);
+    st = cs__tree_run(s, t, p, op, err);
     return cs__gen_finish(s, st, out, err);
 }
 
-int cs_tree_gen_knomial(const cs_coll_desc_t *desc, cs_params_t *params, int root, cs_tree_op_t op,
-                        cs_sched_t **out, cs_err_t *err)
+int cs__tree_gen_knomial(const cs_coll_desc_t *desc, cs_params_t *params, int root,
+                         cs__tree_op_t op, cs_sched_t **out, cs_err_t *err)
 {
     long nseg, radix;
-    int st = cs_tree_knomial_params(params, &nseg, &radix, err);
+    int st = cs__tree_knomial_params(params, &nseg, &radix, err);
     if (st != CS_OK)
         return st;
-    cs_tree_t t;
-    cs_tree_knomial(&t, desc->nranks, root, (int)radix);
-    return cs_tree_gen(desc, &t, (uint32_t)nseg, op, out, err);
+    cs__tree_t t;
+    cs__tree_knomial(&t, desc->nranks, root, (int)radix);
+    return cs__tree_gen(desc, &t, (uint32_t)nseg, op, out, err);
 }
 
-int cs_tree_pieces_init(cs_tree_pieces_t *w, const cs_coll_desc_t *desc, cs_err_t *err)
+int cs__tree_pieces_init(cs__tree_pieces_t *w, const cs_coll_desc_t *desc, cs_err_t *err)
 {
     int P = desc->nranks;
-    cs_tree_knomial(&w->t, P, desc->root, 2);
-    w->cap = cs_tree_max_children(&w->t);
+    cs__tree_knomial(&w->t, P, desc->root, 2);
+    w->cap = cs__tree_max_children(&w->t);
     w->kids = malloc((size_t)w->cap * sizeof(*w->kids));
     w->step = malloc((size_t)P * sizeof(*w->step));
     if (w->kids == NULL || w->step == NULL)
@@ -386,7 +386,7 @@ int cs_tree_pieces_init(cs_tree_pieces_t *w, const cs_coll_desc_t *desc, cs_err_
     return CS_OK;
 }
 
-void cs_tree_pieces_fini(cs_tree_pieces_t *w)
+void cs__tree_pieces_fini(cs__tree_pieces_t *w)
 {
     free(w->step);
     free(w->kids);

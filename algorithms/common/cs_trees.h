@@ -33,12 +33,12 @@
  *                      / \   /
  *                     1   3 5
  *
- * cs_tree_children lists children in broadcast order: the child with the
+ * cs__tree_children lists children in broadcast order: the child with the
  * largest subtree first.  Reductions consume them in reverse order.
  *
  * Pipelined phases
  * ----------------
- * cs_tree_reduce / cs_tree_bcast append, for every rank, the steps that move
+ * cs__tree_reduce / cs__tree_bcast append, for every rank, the steps that move
  * the chunk range [first, first+count) along the tree, cut into `nseg`
  * balanced segments (segment i is [first + i*count/nseg, first +
  * (i+1)*count/nseg)).  Segments are emitted in order, so the k-th message of
@@ -71,40 +71,40 @@
 
 #include <stdint.h>
 
-typedef enum { CS_TREE_KNOMIAL = 0, CS_TREE_CHAIN, CS_TREE_DBTREE } cs_tree_kind_t;
+typedef enum { CS__TREE_KNOMIAL = 0, CS__TREE_CHAIN, CS__TREE_DBTREE } cs__tree_kind_t;
 
 typedef struct cs_tree {
-    cs_tree_kind_t kind;
+    cs__tree_kind_t kind;
     int nranks;
     int root;   /* k-nomial, chain: rank at position 0; dbtree: shift (0 or 1) */
     int radix;  /* k-nomial only */
     int mirror; /* dbtree: position = P-1-rank */
-} cs_tree_t;
+} cs__tree_t;
 
 /* Initialise a tree (no allocation, nothing to free). */
-void cs_tree_knomial(cs_tree_t *t, int nranks, int root, int radix);
-void cs_tree_chain(cs_tree_t *t, int nranks, int root);
+void cs__tree_knomial(cs__tree_t *t, int nranks, int root, int radix);
+void cs__tree_chain(cs__tree_t *t, int nranks, int root);
 /* which = 0 or 1: the two trees of the double binary tree. */
-void cs_tree_dbtree(cs_tree_t *t, int nranks, int which);
+void cs__tree_dbtree(cs__tree_t *t, int nranks, int which);
 
-int cs_tree_pos(const cs_tree_t *t, int rank);
-int cs_tree_rank(const cs_tree_t *t, int pos);
-int cs_tree_root(const cs_tree_t *t);
+int cs__tree_pos(const cs__tree_t *t, int rank);
+int cs__tree_rank(const cs__tree_t *t, int pos);
+int cs__tree_root(const cs__tree_t *t);
 /* Parent rank, or -1 at the root. */
-int cs_tree_parent(const cs_tree_t *t, int rank);
+int cs__tree_parent(const cs__tree_t *t, int rank);
 /* Children ranks in broadcast order; writes at most `cap`, returns how many
- * there are (callers size `cap` with cs_tree_max_children). */
-int cs_tree_children(const cs_tree_t *t, int rank, int *child, int cap);
-int cs_tree_max_children(const cs_tree_t *t);
+ * there are (callers size `cap` with cs__tree_max_children). */
+int cs__tree_children(const cs__tree_t *t, int rank, int *child, int cap);
+int cs__tree_max_children(const cs__tree_t *t);
 /* Number of edges on the longest root-to-leaf path. */
-int cs_tree_depth(const cs_tree_t *t);
+int cs__tree_depth(const cs__tree_t *t);
 /* k-nomial and chain: one past the last position of pos's subtree (the
  * subtree is the position range [pos, end)). */
-int cs_tree_subtree_end(const cs_tree_t *t, int pos);
+int cs__tree_subtree_end(const cs__tree_t *t, int pos);
 
 /* One dependency for the builder calls: stores x in *v and returns 1, or
  * returns 0 (no dependency) when x < 0. */
-static inline uint32_t cs_dep1(int64_t x, uint32_t *v)
+static inline uint32_t cs__dep1(int64_t x, uint32_t *v)
 {
     if (x < 0)
         return 0;
@@ -113,61 +113,78 @@ static inline uint32_t cs_dep1(int64_t x, uint32_t *v)
 }
 
 /* ceil(log_k(n)) for n >= 1, k >= 2. */
-int cs_ceil_log(int k, int n);
+int cs__tree_ceil_log(int k, int n);
 
-typedef struct cs_tree_pipe {
+typedef struct cs__tree_pipe {
     int chan;
     uint32_t first, count; /* chunk range, local offsets of src and dst */
     uint32_t nseg;         /* segments, 1 <= nseg <= count */
     int src, dst;          /* buffer ids (same on every rank) */
-} cs_tree_pipe_t;
+} cs__tree_pipe_t;
 
 /* First chunk and length of segment i of a pipe. */
-void cs_tree_seg(const cs_tree_pipe_t *p, uint32_t i, uint32_t *off, uint32_t *n);
+void cs__tree_seg(const cs__tree_pipe_t *p, uint32_t i, uint32_t *off, uint32_t *n);
 
-int cs_tree_reduce(cs_sched_t *s, const cs_tree_t *t, const cs_tree_pipe_t *p, const int64_t *after,
-                   int64_t *done);
-int cs_tree_bcast(cs_sched_t *s, const cs_tree_t *t, const cs_tree_pipe_t *p, const int64_t *after,
-                  int64_t *done);
+int cs__tree_reduce(cs_sched_t *s, const cs__tree_t *t, const cs__tree_pipe_t *p,
+                    const int64_t *after, int64_t *done);
+int cs__tree_bcast(cs_sched_t *s, const cs__tree_t *t, const cs__tree_pipe_t *p,
+                   const int64_t *after, int64_t *done);
 
 /* Generators over trees
  * ---------------------
- * cs_tree_knomial_params reads the k-nomial generators' parameters:
+ * cs__tree_knomial_params reads the k-nomial generators' parameters:
  * nchunks (pipeline segments, 1..65536, default 1) and radix (2..64,
- * default 2).  cs_tree_knomial_rounds is (k-1) ceil(log_k P), the messages
+ * default 2).  cs__tree_knomial_rounds is (k-1) ceil(log_k P), the messages
  * the root handles per segment in one phase, for their costs (defaults where
  * a parameter is invalid); *nseg receives the segments.
  *
- * cs_tree_run appends one operation along t for pipe p: bcast, reduce, or
+ * cs__tree_run appends one operation along t for pipe p: bcast, reduce, or
  * allreduce = reduce, then bcast of the sum from p.dst, each segment's
  * bcast after the reduce is done with it (CS_ERR_NOMEM in err for its
- * workspace).  cs_tree_gen is a whole generator over one tree: a schedule
+ * workspace).  cs__tree_gen is a whole generator over one tree: a schedule
  * of nseg chunks, the op over the whole vector in nseg segments on channel 0
  * from in (out when in place) to out, and cs__gen_finish.
- * cs_tree_gen_knomial is cs_tree_gen over the k-nomial tree rooted at
- * `root` with the radix and segments of cs_tree_knomial_params. */
-typedef enum { CS_TREE_OP_BCAST = 0, CS_TREE_OP_REDUCE, CS_TREE_OP_ALLREDUCE } cs_tree_op_t;
+ * cs__tree_gen_knomial is cs__tree_gen over the k-nomial tree rooted at
+ * `root` with the radix and segments of cs__tree_knomial_params. */
+typedef enum { CS__TREE_OP_BCAST = 0, CS__TREE_OP_REDUCE, CS__TREE_OP_ALLREDUCE } cs__tree_op_t;
 
-int cs_tree_knomial_params(cs_params_t *params, long *nseg, long *radix, cs_err_t *err);
-double cs_tree_knomial_rounds(const cs_coll_desc_t *desc, cs_params_t *params, long *nseg);
-int cs_tree_run(cs_sched_t *s, const cs_tree_t *t, cs_tree_pipe_t p, cs_tree_op_t op,
-                cs_err_t *err);
-int cs_tree_gen(const cs_coll_desc_t *desc, const cs_tree_t *t, uint32_t nseg, cs_tree_op_t op,
-                cs_sched_t **out, cs_err_t *err);
-int cs_tree_gen_knomial(const cs_coll_desc_t *desc, cs_params_t *params, int root, cs_tree_op_t op,
-                        cs_sched_t **out, cs_err_t *err);
+int cs__tree_knomial_params(cs_params_t *params, long *nseg, long *radix, cs_err_t *err);
+double cs__tree_knomial_rounds(const cs_coll_desc_t *desc, cs_params_t *params, long *nseg);
+int cs__tree_run(cs_sched_t *s, const cs__tree_t *t, cs__tree_pipe_t p, cs__tree_op_t op,
+                 cs_err_t *err);
+int cs__tree_gen(const cs_coll_desc_t *desc, const cs__tree_t *t, uint32_t nseg, cs__tree_op_t op,
+                 cs_sched_t **out, cs_err_t *err);
+int cs__tree_gen_knomial(const cs_coll_desc_t *desc, cs_params_t *params, int root,
+                         cs__tree_op_t op, cs_sched_t **out, cs_err_t *err);
 
 /* Workspace of the generators that move P pieces along the binomial tree
  * rooted at desc->root, one rank at a time (scatter_allgather, reduce_ring):
  * the tree, room for one rank's children and one step id per piece.  init
  * returns CS_OK or CS_ERR_NOMEM (in err); call fini either way. */
-typedef struct cs_tree_pieces {
-    cs_tree_t t;
+typedef struct cs__tree_pieces {
+    cs__tree_t t;
     int *kids, cap;
     int64_t *step; /* P entries */
-} cs_tree_pieces_t;
+} cs__tree_pieces_t;
 
-int cs_tree_pieces_init(cs_tree_pieces_t *w, const cs_coll_desc_t *desc, cs_err_t *err);
-void cs_tree_pieces_fini(cs_tree_pieces_t *w);
+int cs__tree_pieces_init(cs__tree_pieces_t *w, const cs_coll_desc_t *desc, cs_err_t *err);
+void cs__tree_pieces_fini(cs__tree_pieces_t *w);
+
+/* The names tests/algos_b/test_algos_b.c still uses (from before the
+ * cs__ prefix for internal symbols); to go when that test is merged into
+ * the one algorithm matrix. */
+#define cs_tree_t cs__tree_t
+#define cs_tree_knomial cs__tree_knomial
+#define cs_tree_chain cs__tree_chain
+#define cs_tree_dbtree cs__tree_dbtree
+#define cs_tree_pos cs__tree_pos
+#define cs_tree_root cs__tree_root
+#define cs_tree_parent cs__tree_parent
+#define cs_tree_children cs__tree_children
+#define cs_tree_max_children cs__tree_max_children
+#define cs_tree_depth cs__tree_depth
+#define cs_tree_subtree_end cs__tree_subtree_end
+#define CS_TREE_DBTREE CS__TREE_DBTREE
+#define cs_ceil_log cs__tree_ceil_log
 
 #endif /* CS_TREES_H */

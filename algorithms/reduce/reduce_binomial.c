@@ -27,14 +27,14 @@ static const cs_param_desc_t params_desc[] = {
 
 static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **out, cs_err_t *err)
 {
-    return cs_tree_gen_knomial(desc, params, desc->root, CS_TREE_OP_REDUCE, out, err);
+    return cs__tree_gen_knomial(desc, params, desc->root, CS__TREE_OP_REDUCE, out, err);
 }
 
 static double cost(const cs_coll_desc_t *desc, cs_params_t *params, double bytes,
                    const cs_ab_model_t *m)
 {
     long nseg;
-    double f = cs_tree_knomial_rounds(desc, params, &nseg);
+    double f = cs__tree_knomial_rounds(desc, params, &nseg);
     return f * ((double)nseg * m->alpha + bytes * (m->beta + m->gamma));
 }
 

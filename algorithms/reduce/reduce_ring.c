@@ -34,13 +34,13 @@ static uint32_t pmod(int a, int P)
 }
 
 /* Steps of one rank.  last[j]: the last step touching out's piece j. */
-static void emit_rank(cs_sched_t *s, cs_tree_pieces_t *w, int r, uint32_t m, int src,
+static void emit_rank(cs_sched_t *s, cs__tree_pieces_t *w, int r, uint32_t m, int src,
                       cs_deps_t d[2])
 {
-    const cs_tree_t *t = &w->t;
+    const cs__tree_t *t = &w->t;
     int64_t *last = w->step;
-    int P = t->nranks, v = cs_tree_pos(t, r);
-    int next = cs_tree_rank(t, (v + 1) % P), prev = cs_tree_rank(t, (v - 1 + P) % P);
+    int P = t->nranks, v = cs__tree_pos(t, r);
+    int next = cs__tree_rank(t, (v + 1) % P), prev = cs__tree_rank(t, (v - 1 + P) % P);
     uint32_t dv;
     for (int j = 0; j < P; j++)
         last[j] = -1;
@@ -59,20 +59,20 @@ static void emit_rank(cs_sched_t *s, cs_tree_pieces_t *w, int r, uint32_t m, int
     for (int step = 0; step < P - 1; step++) {
         uint32_t js = pmod(v - 1 - step, P), jr = pmod(v - 2 - step, P);
         int64_t x = cs_send(s, r, next, 0, cs_rng(step == 0 ? src : CS_BUF_OUT, js * m, m), &dv,
-                            cs_dep1(last[js], &dv));
+                            cs__dep1(last[js], &dv));
         if (step > 0 || src == CS_BUF_OUT)
             last[js] = x;
         last[jr] =
-            cs_rrecv(s, r, prev, 0, cs_rng(CS_BUF_OUT, jr * m, m), &dv, cs_dep1(last[jr], &dv));
+            cs_rrecv(s, r, prev, 0, cs_rng(CS_BUF_OUT, jr * m, m), &dv, cs__dep1(last[jr], &dv));
     }
     /* Gather up the binomial tree, smallest subtree first.  d[0]: what the
      * send to the parent waits for; d[1]: one receive's dependencies (the
      * steps that touched its pieces). */
-    int nk = cs_tree_children(t, r, w->kids, w->cap);
+    int nk = cs__tree_children(t, r, w->kids, w->cap);
     cs_deps_clear(&d[0]);
     cs_deps_push(&d[0], last[v]);
     for (int c = nk - 1; c >= 0; c--) {
-        int pc = cs_tree_pos(t, w->kids[c]), ec = cs_tree_subtree_end(t, pc);
+        int pc = cs__tree_pos(t, w->kids[c]), ec = cs__tree_subtree_end(t, pc);
         cs_deps_clear(&d[1]);
         for (int j = pc; j < ec; j++)
             cs_deps_push(&d[1], last[j]);
@@ -81,8 +81,8 @@ static void emit_rank(cs_sched_t *s, cs_tree_pieces_t *w, int r, uint32_t m, int
                                     d[1].v, d[1].n));
     }
     if (v != 0) {
-        int end = cs_tree_subtree_end(t, v);
-        cs_send(s, r, cs_tree_parent(t, r), 1,
+        int end = cs__tree_subtree_end(t, v);
+        cs_send(s, r, cs__tree_parent(t, r), 1,
                 cs_rng(CS_BUF_OUT, (uint32_t)v * m, (uint32_t)(end - v) * m), d[0].v, d[0].n);
     }
 }
@@ -94,15 +94,15 @@ static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **o
     cs_sched_t *s = cs__gen_blocked(desc, params, " per piece", &m, err, &st);
     if (s == NULL)
         return st;
-    cs_tree_pieces_t w;
+    cs__tree_pieces_t w;
     cs_deps_t d[2] = {{0}, {0}};
-    st = cs_tree_pieces_init(&w, desc, err);
+    st = cs__tree_pieces_init(&w, desc, err);
     int src = desc->inplace ? CS_BUF_OUT : CS_BUF_IN;
     for (int r = 0; r < P && st == CS_OK && cs_sched_status(s) == CS_OK; r++)
         emit_rank(s, &w, r, m, src, d);
     cs_deps_fini(&d[0]);
     cs_deps_fini(&d[1]);
-    cs_tree_pieces_fini(&w);
+    cs__tree_pieces_fini(&w);
     return cs__gen_finish(s, st, out, err);
 }
 
@@ -110,7 +110,7 @@ static double cost(const cs_coll_desc_t *desc, cs_params_t *params, double bytes
                    const cs_ab_model_t *m)
 {
     (void)params;
-    double P = desc->nranks, L = cs_ceil_log(2, desc->nranks), f = (P - 1.0) / P;
+    double P = desc->nranks, L = cs__tree_ceil_log(2, desc->nranks), f = (P - 1.0) / P;
     return (P - 1.0 + L) * m->alpha + 2.0 * f * bytes * m->beta + f * bytes * m->gamma;
 }
 
