@@ -21,8 +21,10 @@
  * schedule without races (cs_verify.h) every topological order gives the
  * same values.
  *
- * Used by the verifier (cs_verify.h), the reference interpreter
- * (cs_interp.h) and the statistics (cs_stats.h).
+ * The graph is the global part of the schedule's plan (cs_plan.h: matching
+ * and order are worked out there, for every backend), kept alone.  Used by
+ * the verifier (cs_verify.h), the reference interpreter (cs_interp.h) and
+ * the statistics (cs_stats.h).
  */
 #ifndef CS_GRAPH_H
 #define CS_GRAPH_H

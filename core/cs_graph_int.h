@@ -17,6 +17,7 @@
 #define CS_GRAPH_INT_H
 
 #include "cs_graph.h"
+#include "cs_plan.h"
 
 int cs__graph_fifo_prev(const cs_graph_t *g, uint32_t *prev);
 
@@ -24,7 +25,7 @@ int cs__graph_fifo_prev(const cs_graph_t *g, uint32_t *prev);
  * is appended to order[], in order: step i of rank r, and for a matched
  * pair (r, i is the send) its receive pi of rank pr, else pr = -1.  A pass
  * that follows the order runs this way while the steps are in cache. */
-typedef void (*cs__graph_event_fn)(void *ctx, int r, uint32_t i, int pr, uint32_t pi);
+typedef cs_plan_event_fn cs__graph_event_fn;
 int cs__graph_init_ev(cs_graph_t *g, const cs_sched_t *s, cs__graph_event_fn fn, void *ctx,
                       cs_err_t *err);
 

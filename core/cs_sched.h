@@ -115,6 +115,18 @@ typedef enum {
 
 const char *cs_step_kind_name(cs_step_kind_t k); /* "send", "recv", "rrecv", ... */
 
+/* 1 for the kinds that are one half of a message (send, recv, rrecv). */
+static inline int cs_kind_is_comm(int kind)
+{
+    return kind == CS_STEP_SEND || kind == CS_STEP_RECV || kind == CS_STEP_RRECV;
+}
+
+/* 1 for the receiving kinds (recv, rrecv): one channel queue holds both. */
+static inline int cs_kind_is_recv(int kind)
+{
+    return kind == CS_STEP_RECV || kind == CS_STEP_RRECV;
+}
+
 enum { CS_BUF_IN = 0, CS_BUF_OUT = 1, CS_BUF_FIRST_SCRATCH = 2 };
 
 #define CS_BUF_NAME_MAX 32

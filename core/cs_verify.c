@@ -75,11 +75,6 @@ const char *cs__vrange(const cs_sched_t *s, int rank, uint16_t buf, uint32_t off
     return out;
 }
 
-static int is_comm(const cs_step_t *st)
-{
-    return st->kind == CS_STEP_SEND || st->kind == CS_STEP_RECV || st->kind == CS_STEP_RRECV;
-}
-
 /* ---- 1. matching ------------------------------------------------------ */
 
 static void check_matching(cs__vctx_t *v)
@@ -92,7 +87,7 @@ static void check_matching(cs__vctx_t *v)
         const cs_rank_sched_t *rk = &s->ranks[r];
         for (uint32_t i = 0; i < rk->nsteps; i++) {
             const cs_step_t *st = &rk->steps[i];
-            if (!is_comm(st))
+            if (!cs_kind_is_comm(st->kind))
                 continue;
             uint64_t p = g->partner[g->base[r] + i];
             if (p == CS_NONE) {
