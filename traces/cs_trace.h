@@ -245,4 +245,24 @@ typedef enum { CS_TRACE_FMT_TABLE = 0, CS_TRACE_FMT_CSV, CS_TRACE_FMT_JSON } cs_
  * bottleneck, and the `nlinks` busiest links. */
 int cs_trace_summarize(const char *dir, cs_trace_fmt_t fmt, int nlinks, FILE *f, cs_err_t *err);
 
+/* The per-tier figures of one instance directory, read back as
+ * cs_trace_summarize reads them (links.csv, tiers.csv, summary.json), for
+ * programs that compare traces (`collstep validate --trace`). */
+typedef struct cs_trace_tier_read {
+    char name[32];
+    uint32_t nlinks;
+    double bytes;         /* sum over the tier's links (a transfer counts once per hop) */
+    double bandwidth;     /* bytes/s, sum over its links */
+    double mean_util;     /* bytes / (bandwidth x duration) */
+    double peak_util;     /* highest bucket utilization of any of its links */
+    double busy_fraction; /* buckets in which some link of it moved data */
+    double busiest_util;  /* its busiest link's mean utilization */
+} cs_trace_tier_read_t;
+
+/* Up to `max` tiers into tiers[], their number into *ntiers (all of them,
+ * may exceed max), the run's duration into *time_us.  CS_ERR_IO when the
+ * directory is not a trace instance, CS_ERR_PARSE for malformed files. */
+int cs_trace_read_tiers(const char *dir, cs_trace_tier_read_t *tiers, int max, int *ntiers,
+                        double *time_us, cs_err_t *err);
+
 #endif /* CS_TRACE_H */

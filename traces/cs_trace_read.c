@@ -332,3 +332,32 @@ int cs_trace_summarize(const char *dir, cs_trace_fmt_t fmt, int nlinks, FILE *f,
         st = cs_err_set(err, CS_ERR_IO, "trace: cannot write the summary");
     return st;
 }
+
+int cs_trace_read_tiers(const char *dir, cs_trace_tier_read_t *tiers, int max, int *ntiers,
+                        double *time_us, cs_err_t *err)
+{
+    rd_t *r = calloc(1, sizeof(*r));
+    if (!r)
+        return cs_err_set(err, CS_ERR_NOMEM, "trace: out of memory");
+    int st = load(r, dir, 0, err);
+    if (st == CS_OK) {
+        *ntiers = r->ntiers;
+        *time_us = r->time_us;
+        for (int i = 0; i < r->ntiers && i < max; i++) {
+            const rd_tier_t *t = &r->tiers[i];
+            cs_trace_tier_read_t *o = &tiers[i];
+            memset(o, 0, sizeof(*o));
+            snprintf(o->name, sizeof(o->name), "%s", t->name);
+            o->nlinks = t->nlinks;
+            o->bytes = t->bytes;
+            o->bandwidth = t->bw;
+            o->mean_util = mean_of(r, t);
+            o->peak_util = t->peak;
+            o->busy_fraction = t->busy;
+            o->busiest_util = t->best_util > 0 ? t->best_util : 0;
+        }
+    }
+    free(r->top);
+    free(r);
+    return st;
+}

@@ -1,0 +1,100 @@
+/*
+ * calib_derive.c - the figures of the calibrated platform
+ * (platforms/cs_plat_calib.h) from the fits of `collstep calibrate`
+ * (calib_int.h): per pair of nodes the large-message piece; alpha_AB =
+ * lat(A) + lat(B) (least squares over the pairs; half each with two
+ * nodes), bw(A) = the best pair of A (a pair runs at its slower node's
+ * rate); the intra-node link from the intra-node pairs; rank ports where
+ * every rank busy moved less than its links allow; duplex ratios.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "calib_int.h"
+
+void calib_derive(cal_t *c, cs_plat_calib_t *p, cs_plat_calib_node_t *nodes)
+{
+    int H = c->l.nnodes;
+    uint64_t top = c->sizes[c->nsizes - 1];
+    double ia[CS_CLI_MAX_SIZES * 16], ib[CS_CLI_MAX_SIZES * 16];
+    int ni = 0;
+    double S[1024] = {0}, T = 0;
+    for (int s = 0; s < c->nser; s++) {
+        const series_t *x = &c->ser[s];
+        const cs_fit_line_t *l = cs_fit_piece_for(&x->fit, top);
+        /* the large piece's intercept, unless it was clamped (noise): then
+         * the small messages' alpha, the delay itself */
+        double alpha = l->alpha > 0 ? l->alpha : x->fit.piece[0].alpha;
+        if (x->na == x->nb) {
+            if (ni < (int)(sizeof(ia) / sizeof(ia[0])))
+                ia[ni] = alpha, ib[ni++] = l->beta;
+            continue;
+        }
+        if (l->beta > nodes[x->na].bw)
+            nodes[x->na].bw = l->beta;
+        if (l->beta > nodes[x->nb].bw)
+            nodes[x->nb].bw = l->beta;
+        if (x->na < 1024 && x->nb < 1024)
+            S[x->na] += alpha, S[x->nb] += alpha;
+        T += alpha;
+    }
+    for (int h = 0; h < H; h++) {
+        double lat = H == 2 ? T / 2 : H > 2 && h < 1024 ? (S[h] - T / (H - 1)) / (H - 2) : 0;
+        nodes[h].lat = lat > 0 ? lat : 0;
+        snprintf(nodes[h].name, sizeof(nodes[h].name), "%s", c->l.nodes[h].name);
+        if (!(nodes[h].bw > 0) || isinf(nodes[h].bw))
+            nodes[h].bw = 1e12;
+    }
+    memset(p, 0, sizeof(*p));
+    p->nranks = c->l.nranks, p->nnodes = H, p->node_of = c->l.node_of, p->nodes = nodes;
+    p->intra_lat = ni ? cs_fit_median(ia, ni) : 0;
+    p->intra_bw = ni ? cs_fit_median(ib, ni) : 1e12;
+    if (!(p->intra_bw > 0) || isinf(p->intra_bw)) /* no slope seen (tiny sizes only) */
+        p->intra_bw = 1e12;
+    /* every rank busy (loaded ring flows, each rank sending and receiving
+     * at once): a rank's port moves 2 x the flow rate (beta of its own
+     * series, large piece); its latency is what a message costs beyond
+     * the lone pair's alpha of its class, split between the two ports a
+     * message crosses */
+    double ex[1024];
+    int nx = 0;
+    double *port = c->port_bw;
+    for (int r = 0; c->load_fit && port && r < c->l.nranks; r++) {
+        int from = (r + c->l.nranks - 1) % c->l.nranks, cls = c->l.node_of[from] != c->l.node_of[r];
+        const cs_fit_line_t *l = cs_fit_piece_for(&c->load_fit[r], top);
+        /* a port only where the rank moved less than the links allow: its
+         * flows in (from -> r) and out (r -> to) are bounded by the NICs
+         * they cross (none inside a node) */
+        int to = (r + 1) % c->l.nranks;
+        double lim = INFINITY;
+        if (c->l.node_of[from] != c->l.node_of[r]) {
+            lim = fmin(lim, nodes[c->l.node_of[from]].bw);
+            lim = fmin(lim, nodes[c->l.node_of[r]].bw);
+        }
+        if (c->l.node_of[to] != c->l.node_of[r]) {
+            lim = fmin(lim, nodes[c->l.node_of[to]].bw);
+            lim = fmin(lim, nodes[c->l.node_of[r]].bw);
+        }
+        int limited = l->beta > 0 && !isinf(l->beta) && (isinf(lim) ? l->beta < 0.9 * p->intra_bw
+                                                                    : l->beta < 0.9 * lim);
+        port[r] = limited ? 2 * l->beta : 0;
+        double la = l->alpha > 0 ? l->alpha : c->load_fit[r].piece[0].alpha;
+        double base = cls ? nodes[c->l.node_of[from]].lat + nodes[c->l.node_of[r]].lat : p->intra_lat;
+        if (nx < 1024)
+            ex[nx++] = la > base ? la - base : 0;
+    }
+    if (port) {
+        p->port_bw = port;
+        p->port_lat = nx ? cs_fit_median(ex, nx) / 2 : 0;
+    }
+    for (int h = 0; h < H; h++)
+        p->switch_bw += nodes[h].bw;
+    p->reduce_speed = c->red[cs_dtype_parse(c->o->dtype)];
+    if (H > 1 && c->duplex_one > 0) {
+        double rp = c->duplex_both / c->duplex_one, rn = c->duplex_node / c->duplex_one;
+        p->pair_duplex = rp < 0.9 ? (rp > 0.5 ? rp : 0.5) : 0;
+        p->node_duplex = c->duplex_c >= 0 && rn < 0.9 ? (rn > 0.5 ? rn : 0.5) : 0;
+
+    }
+}

@@ -1,0 +1,263 @@
+/*
+ * cli_live.c - launching, options and failures shared by `collstep
+ * calibrate` and `collstep validate` (cli_live.h).
+ */
+#include "cli_live.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cs_intr.h"
+
+const char cs_live_usage_opts[] =
+    "  --transport NAME     ofi (default), tcp, shm (as collstep run); --provider NAME\n"
+    "                       (libfabric provider, tcp;ofi_rxm), --iface ADDR (address\n"
+    "                       tcp binds to, 127.0.0.1)\n"
+    "  --wait W             how an idle rank waits: spin (lowest latency; a core per\n"
+    "                       rank), yield (gives its core away at once), auto (default:\n"
+    "                       yield where a machine runs more ranks than it has cores)\n"
+    "  --timeout S          give up when nothing progresses for S seconds (60)\n"
+    "  --boot B             pmix or env (default: auto)\n"
+    "  --force              replace outputs collstep did not write\n";
+
+void cs_live_opts_init(cs_live_opts_t *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->transport = "ofi", o->provider = "tcp;ofi_rxm", o->iface = "127.0.0.1", o->wait = "auto";
+    o->timeout = 60;
+    optind = 1; /* getopt_long starts again */
+    opterr = 0;
+}
+
+int cs_live_uerr(const char *cmd, const char *fmt, const char *a)
+{
+    fprintf(stderr, "collstep %s: ", cmd);
+    fprintf(stderr, fmt, a);
+    fprintf(stderr, " (see collstep %s --help)\n", cmd);
+    return CS_EXIT_USAGE;
+}
+
+int cs_live_opt(const char *cmd, cs_live_opts_t *o, int c, const char *arg, char **argv)
+{
+    char *end = NULL;
+    switch (c) {
+    case 't': o->transport = arg; return CS_EXIT_OK;
+    case 'V': o->provider = arg; return CS_EXIT_OK;
+    case 'I': o->iface = arg; return CS_EXIT_OK;
+    case 'B': o->boot = arg; return CS_EXIT_OK;
+    case 'F': o->force = 1; return CS_EXIT_OK;
+    case 'o': o->output = arg; return CS_EXIT_OK;
+    case 'W':
+        if (strcmp(arg, "auto") && strcmp(arg, "spin") && strcmp(arg, "yield"))
+            return cs_live_uerr(cmd, "--wait: expected auto, spin or yield, found '%s'", arg);
+        o->wait = arg;
+        return CS_EXIT_OK;
+    case 'T':
+        o->timeout = strtod(arg, &end);
+        if (*end || !(o->timeout > 0))
+            return cs_live_uerr(cmd, "--timeout: expected seconds > 0, found '%s'", arg);
+        return CS_EXIT_OK;
+    case ':': return cs_live_uerr(cmd, "option %s needs a value", argv[optind - 1]);
+    default: return cs_live_uerr(cmd, "unknown option '%s'", argv[optind - 1]);
+    }
+}
+
+int cs_live_parse_end(const char *cmd, cs_live_opts_t *o, int argc, char **argv)
+{
+    if (optind < argc)
+        return cs_live_uerr(cmd, "unexpected argument '%s'", argv[optind]);
+    if (!strcmp(o->transport, "nccl"))
+        return cs_live_uerr(cmd, "--transport %s: this command runs host memory transports "
+                                 "(ofi, tcp, shm)", o->transport);
+    if (!strcmp(o->transport, "shm"))
+        o->provider = "native";
+    return CS_EXIT_OK;
+}
+
+void cs_live_transport_name(const cs_live_opts_t *o, char *buf, size_t n)
+{
+    if (!strcmp(o->transport, "ofi"))
+        snprintf(buf, n, "ofi/%s", o->provider);
+    else
+        snprintf(buf, n, "%s", o->transport);
+}
+
+/* ---- where the ranks are ------------------------------------------------------ */
+
+typedef struct ident {
+    cs_live_node_t node;
+    char machine[40]; /* kernel boot id: namespaces of one machine share it */
+    int bad;          /* this rank could not say (--groups) */
+} ident_t;
+
+/* --groups FILE: line r names rank r's node (blank lines, # comments skipped). */
+static int read_group(const char *path, int rank, char *out, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    char line[256];
+    int r = 0, found = 0;
+    while (!found && fgets(line, sizeof(line), f)) {
+        char *s = line + strspn(line, " \t");
+        size_t l = strcspn(s, " \t\r\n#");
+        if (l == 0)
+            continue;
+        s[l] = 0;
+        if (r++ == rank)
+            snprintf(out, len, "%s", s), found = 1;
+    }
+    fclose(f);
+    return found ? 0 : -2;
+}
+
+static void whoami(cs_live_t *l, const char *groups, ident_t *me)
+{
+    memset(me, 0, sizeof(*me));
+    char host[64] = "";
+    gethostname(host, sizeof(host) - 1);
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (!f || !fgets(me->machine, sizeof(me->machine), f))
+        snprintf(me->machine, sizeof(me->machine), "%.39s", host);
+    if (f)
+        fclose(f);
+    me->machine[strcspn(me->machine, "\n")] = 0;
+    if (groups) {
+        int g = read_group(groups, l->rank, me->node.name, sizeof(me->node.name));
+        if (g) {
+            fprintf(stderr, "collstep %s: rank %d: --groups %s: %s\n", l->cmd, l->rank, groups,
+                    g == -1 ? "cannot open it" : "fewer lines than ranks");
+            me->bad = 1;
+        }
+        return;
+    }
+    memcpy(me->node.name, host, sizeof(host));
+    struct stat sb;
+    if (stat("/proc/self/ns/net", &sb) == 0)
+        me->node.netns = (uint64_t)sb.st_ino;
+}
+
+static int find_nodes(cs_live_t *l, const char *groups)
+{
+    int N = l->nranks;
+    ident_t me, *all = calloc((size_t)N, sizeof(ident_t));
+    l->node_of = calloc((size_t)N, sizeof(int));
+    l->first = calloc((size_t)N, sizeof(int));
+    l->count = calloc((size_t)N, sizeof(int));
+    l->nodes = calloc((size_t)N, sizeof(cs_live_node_t));
+    if (!all || !l->node_of || !l->first || !l->count || !l->nodes) {
+        free(all);
+        return cs_live_fail(l, cs_err_set(&l->err, CS_ERR_NOMEM, "out of memory"));
+    }
+    whoami(l, groups, &me);
+    int st = cs_boot_allgather(l->boot, &me, sizeof(me), all, &l->err);
+    if (st != CS_OK) {
+        free(all);
+        return cs_live_fail(l, st);
+    }
+    int bad = 0;
+    for (int r = 0; r < N; r++) {
+        bad |= all[r].bad;
+        l->machine_ranks += strcmp(all[r].machine, me.machine) == 0;
+        int h = 0;
+        while (h < l->nnodes && !(strcmp(l->nodes[h].name, all[r].node.name) == 0 &&
+                                  l->nodes[h].netns == all[r].node.netns))
+            h++;
+        if (h == l->nnodes)
+            l->nodes[l->nnodes] = all[r].node, l->first[l->nnodes++] = r;
+        l->node_of[r] = h;
+        l->count[h]++;
+    }
+    free(all);
+    if (bad)
+        return CS_EXIT_USAGE; /* the rank at fault said why */
+    /* names told apart (namespaces of one machine share the hostname) */
+    for (int h = 0; h < l->nnodes; h++)
+        for (int g = 0; g < l->nnodes; g++)
+            if (g != h && !strcmp(l->nodes[g].name, l->nodes[h].name) &&
+                !strchr(l->nodes[h].name, '#')) {
+                char nm[64];
+                snprintf(nm, sizeof(nm), "%.50s#%d", l->nodes[h].name, h + 1);
+                memcpy(l->nodes[h].name, nm, sizeof(nm));
+                break;
+            }
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    l->oversubscribed = !strcmp(l->o->wait, "yield") ||
+                        (!strcmp(l->o->wait, "auto") && cores > 0 && l->machine_ranks > cores);
+    return CS_EXIT_OK;
+}
+
+int cs_live_start(cs_live_t *l, const char *cmd, const cs_live_opts_t *o, const char *groups)
+{
+    memset(l, 0, sizeof(*l));
+    l->cmd = cmd, l->o = o;
+    cs_err_clear(&l->err);
+    cs_boot_config_t bc = {o->timeout, o->boot};
+    int st = cs_boot_open(&bc, &l->boot, &l->err);
+    if (st != CS_OK) {
+        fprintf(stderr, "collstep %s: %s\n", cmd, l->err.msg);
+        return st == CS_ERR_NOTFOUND ? CS_EXIT_USAGE : CS_EXIT_RUNTIME;
+    }
+    l->rank = cs_boot_rank(l->boot), l->nranks = cs_boot_size(l->boot);
+    return find_nodes(l, groups);
+}
+
+int cs_live_agree(cs_live_t *l, int rc)
+{
+    int *rcs = calloc((size_t)l->nranks, sizeof(int)), worst = rc;
+    if (!rcs)
+        return cs_live_fail(l, cs_err_set(&l->err, CS_ERR_NOMEM, "out of memory"));
+    int st = cs_boot_allgather(l->boot, &rc, sizeof(rc), rcs, &l->err);
+    for (int r = 0; r < l->nranks && st == CS_OK; r++)
+        worst = rcs[r] > worst ? rcs[r] : worst;
+    free(rcs);
+    return st != CS_OK ? cs_live_fail(l, st) : worst;
+}
+
+int cs_live_connect(cs_live_t *l)
+{
+    cs_tp_config_t tc = {l->rank, l->nranks, l->o->provider, l->o->iface, 0, l->o->timeout};
+    int st = cs_tp_open(l->o->transport, &tc, &l->tp, &l->err);
+    return cs_boot_connect(l->boot, st == CS_OK ? l->tp : NULL, st, &l->err);
+}
+
+int cs_live_fail(cs_live_t *l, int st)
+{
+    const char *m = l->err.msg[0] ? l->err.msg : "failed";
+    if (strncmp(m, "rank ", 5) == 0)
+        fprintf(stderr, "collstep %s: %s\n", l->cmd, m);
+    else
+        fprintf(stderr, "collstep %s: rank %d: %s\n", l->cmd, l->rank, m);
+    if (st == CS_ERR_INTERRUPTED && cs_intr_pending())
+        return cs_intr_exit_code();
+    return CS_EXIT_RUNTIME;
+}
+
+void *cs_live_new(const char *cmd, size_t size)
+{
+    void *p = calloc(1, size);
+    if (!p) {
+        fprintf(stderr, "collstep %s: out of memory\n", cmd);
+        return NULL;
+    }
+    cs_intr_install();
+    return p;
+}
+
+void cs_live_close(cs_live_t *l)
+{
+    cs_tp_close(l->tp);
+    l->tp = NULL;
+    cs_boot_close(l->boot);
+    l->boot = NULL;
+    free(l->node_of);
+    free(l->first);
+    free(l->count);
+    free(l->nodes);
+    l->node_of = l->first = l->count = NULL;
+    l->nodes = NULL;
+}

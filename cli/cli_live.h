@@ -1,0 +1,116 @@
+/*
+ * cli_live.h - what `collstep calibrate` and `collstep validate` share: both
+ * are launched like `collstep run` (every rank runs the command), parse the
+ * same transport options, find where the ranks are, agree on an exit code,
+ * open the transport and report failures the same way.
+ *
+ *   parse    cs_live_opts_init (also restarts getopt_long), CS_LIVE_LONGOPTS
+ *            in the option table, cs_live_opt for the options the command
+ *            does not handle itself, cs_live_parse_end at the end;
+ *            cs_live_uerr for a usage error ("collstep CMD: ... (see
+ *            collstep CMD --help)", exit 2)
+ *   start    cs_live_start: the bootstrap, rank, ranks, and where every
+ *            rank is (cs_live_nodes_t): nodes from the hostname and network
+ *            namespace of every rank (namespaces of one machine are nodes
+ *            of an emulated cluster), or from --groups FILE; and the
+ *            machines (kernels, by boot id) to tell how many ranks share a
+ *            machine's cores
+ *   agree    cs_live_agree: every rank's exit code, the worst wins
+ *   connect  cs_live_connect: the transport, its peers' addresses
+ *   fail     cs_live_fail: "collstep CMD: rank R: message", the exit code
+ *
+ * Exit codes (cli.h): 0, 2 usage / bad input, 3 a rank died or timed out,
+ * a transport failed, 128+N a signal.
+ */
+#ifndef CLI_LIVE_H
+#define CLI_LIVE_H
+
+#include <getopt.h>
+#include <stdint.h>
+
+#include "cs_boot.h"
+#include "cs_status.h"
+#include "cs_transport.h"
+
+/* ---- options ---------------------------------------------------------------- */
+
+typedef struct cs_live_opts {
+    const char *transport, *provider, *iface, *boot, *output, *wait;
+    double timeout;
+    int force;
+} cs_live_opts_t;
+
+/* Long options every live command takes (in its getopt_long table). */
+#define CS_LIVE_LONGOPTS                                                                     \
+    {"transport", 1, 0, 't'}, {"provider", 1, 0, 'V'}, {"iface", 1, 0, 'I'},                 \
+        {"timeout", 1, 0, 'T'}, {"boot", 1, 0, 'B'}, {"force", 0, 0, 'F'},                   \
+        {"output", 1, 0, 'o'}, {"wait", 1, 0, 'W'}
+
+/* Their usage lines. */
+extern const char cs_live_usage_opts[];
+
+/* Defaults: ofi over tcp;ofi_rxm on 127.0.0.1, timeout 60 s, auto boot,
+ * wait auto; getopt_long restarted (optind 1, no messages of its own). */
+void cs_live_opts_init(cs_live_opts_t *o);
+
+/* An option of getopt_long (c, optarg) the command does not handle itself:
+ * CS_EXIT_OK for a live option, CS_EXIT_USAGE (printed) when its value is
+ * wrong, for a missing value (':') or an unknown option; argv is getopt's. */
+int cs_live_opt(const char *cmd, cs_live_opts_t *o, int c, const char *arg, char **argv);
+
+/* After getopt_long: no operands; host memory transports only (shm has no
+ * provider).  CS_EXIT_OK or CS_EXIT_USAGE (printed). */
+int cs_live_parse_end(const char *cmd, cs_live_opts_t *o, int argc, char **argv);
+
+/* "collstep CMD: <fmt with a>  (see collstep CMD --help)"; CS_EXIT_USAGE. */
+int cs_live_uerr(const char *cmd, const char *fmt, const char *a);
+
+/* "ofi/tcp;ofi_rxm" or "tcp": what ran, for reports. */
+void cs_live_transport_name(const cs_live_opts_t *o, char *buf, size_t n);
+
+/* ---- ranks ----------------------------------------------------------------- */
+
+typedef struct cs_live_node {
+    char name[64];  /* hostname (told apart by "#N" where namespaces share it) */
+    uint64_t netns; /* network namespace inode (0 with --groups) */
+} cs_live_node_t;
+
+typedef struct cs_live {
+    const char *cmd;
+    const cs_live_opts_t *o;
+    cs_boot_t *boot;
+    cs_tp_t *tp;
+    int rank, nranks;
+    int nnodes;
+    int *node_of;          /* rank -> node, nodes numbered by their first rank */
+    int *first, *count;    /* node -> first rank, ranks */
+    cs_live_node_t *nodes; /* node -> name */
+    int machine_ranks;     /* ranks on this rank's machine (kernel), any node */
+    int oversubscribed;    /* engines' waiting policy: 1 yield when idle (see --wait) */
+    cs_err_t err;
+} cs_live_t;
+
+/* Bootstrap and nodes.  groups: --groups FILE (one node name per rank and
+ * line; blank lines and # comments skipped) or NULL.  Returns an exit code;
+ * on a usage error every rank returns CS_EXIT_USAGE and the rank at fault
+ * has said why. */
+int cs_live_start(cs_live_t *l, const char *cmd, const cs_live_opts_t *o, const char *groups);
+
+/* Every rank's exit code rc; returns the worst (after a bootstrap failure:
+ * cs_live_fail's). */
+int cs_live_agree(cs_live_t *l, int rc);
+
+/* Open the transport and exchange addresses (a cs_status_t). */
+int cs_live_connect(cs_live_t *l);
+
+/* Report the failure st (l->err) and return the exit code. */
+int cs_live_fail(cs_live_t *l, int st);
+
+/* A command's state of `size` bytes, zeroed, with the interrupt handlers
+ * installed (cs_intr.h); NULL after saying "collstep CMD: out of memory". */
+void *cs_live_new(const char *cmd, size_t size);
+
+/* Close the transport and the bootstrap, free the node tables. */
+void cs_live_close(cs_live_t *l);
+
+#endif /* CLI_LIVE_H */

@@ -1,0 +1,97 @@
+/*
+ * validate_build.c - what `collstep validate` runs and predicts with: the
+ * schedules every rank builds (hier gets dims = ranks per node x nodes from
+ * where the ranks are; rank 0 verifies them) and the platforms rank 0
+ * opens and checks against the ranks (validate_int.h).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "validate_int.h"
+
+/* The cluster's tiers: R x H when every node holds R contiguous ranks
+ * (*ndims 0 otherwise). */
+static void node_dims(const val_t *v, int *dims, int *ndims)
+{
+    int per = v->l.nranks / v->l.nnodes;
+    int ok = v->l.nnodes > 1 && per > 1 && per * v->l.nnodes == v->l.nranks;
+    for (int r = 0; r < v->l.nranks && ok; r++)
+        ok = v->l.node_of[r] == r / per;
+    dims[0] = per, dims[1] = v->l.nnodes;
+    *ndims = ok ? 2 : 0;
+}
+
+/* Rank 0: open the platforms and check them against the ranks. */
+int val_check_platforms(val_t *v)
+{
+    for (int i = 0; i < v->o->nplats; i++) {
+        plat_spec_t *p = &v->o->plats[i];
+        if (cs_platform_open(p->spec, &p->plat, &v->l.err) != CS_OK) {
+            fprintf(stderr, "collstep validate: --platform %s: %s\n", p->spec, v->l.err.msg);
+            return CS_EXIT_USAGE;
+        }
+        if (p->plat->ndevices < (uint64_t)v->l.nranks) {
+            fprintf(stderr, "collstep validate: --platform %s has %llu %s but %d ranks run: "
+                            "calibrate on the ranks you validate with\n", p->spec,
+                    (unsigned long long)p->plat->ndevices,
+                    p->plat->rank_noun[0] ? p->plat->rank_noun : "hosts", v->l.nranks);
+            return CS_EXIT_USAGE;
+        }
+        /* a calibrated platform names its hosts nNODE-rRANK: same grouping? */
+        for (int a = 0; a < v->l.nranks; a++)
+            for (int b = 0; b < v->l.nranks && p->plat->hosts; b++) {
+                int na, ra, nb, rb;
+                if (sscanf(p->plat->hosts[a], "n%d-r%d", &na, &ra) != 2 ||
+                    sscanf(p->plat->hosts[b], "n%d-r%d", &nb, &rb) != 2)
+                    goto next;
+                if ((na == nb) != (v->l.node_of[a] == v->l.node_of[b])) {
+                    fprintf(stderr, "collstep validate: --platform %s: ranks %d and %d are %s "
+                                    "there but %s here: start the ranks as when calibrating\n",
+                            p->spec, a, b, na == nb ? "on one node" : "on different nodes",
+                            na == nb ? "not" : "on one node");
+                    return CS_EXIT_USAGE;
+                }
+            }
+    next:;
+    }
+    return CS_EXIT_OK;
+}
+
+int val_build(val_t *v)
+{
+    char buf[512];
+    int dims[2], ndims = 0;
+    const char *names[CS_CLI_MAX_ALGOS];
+    const cs_algo_t *algos[CS_CLI_MAX_ALGOS];
+    int n = 0, rc;
+    const char *cmd = v->l.rank == 0 ? "validate" : NULL;
+    v->coll = cs_coll_parse(v->o->coll);
+    if (v->coll == CS_COLL_COUNT)
+        return v->l.rank ? CS_EXIT_USAGE
+                         : cs_live_uerr("validate", "--coll: unknown collective '%s'", v->o->coll);
+    if ((rc = cs_cli_algo_list("validate", v->o->algo, buf, sizeof(buf), names, &n)) != CS_EXIT_OK)
+        return rc;
+    for (int i = 0; i < n; i++)
+        if (!(algos[i] = cs_algo_find(v->coll, names[i]))) {
+            if (v->l.rank == 0)
+                fprintf(stderr, "collstep validate: no algorithm '%s' for %s (see collstep "
+                                "algos)\n", names[i], cs_coll_name(v->coll));
+            return CS_EXIT_USAGE;
+        }
+    if ((rc = cs_cli_params_check(&v->o->params, "validate", algos, n)) != CS_EXIT_OK)
+        return rc;
+    node_dims(v, dims, &ndims);
+    cs_coll_desc_t d = {v->coll, v->l.nranks, 0, 0};
+    for (int i = 0; i < n; i++) {
+        cs_params_t extra;
+        cs_cli_tier_defaults(names[i], dims, ndims, v->l.nranks, &extra);
+        rc = cs_cli_build("validate", names[i], &d, &v->o->params, &extra, &v->sched[i],
+                          v->params[i], sizeof(v->params[0]));
+        if (rc != CS_EXIT_OK)
+            return rc;
+        v->nalgo = i + 1;
+        if ((rc = cs_cli_verify(cmd, v->sched[i], names[i])) != CS_EXIT_OK)
+            return rc;
+    }
+    return CS_EXIT_OK;
+}
