@@ -30,7 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cs_env.h"
@@ -38,11 +37,16 @@
 #include "cs_intr.h"
 #include "cs_log.h"
 #include "cs_transport.h"
+#include "tp_util.h"
 
 #define ENV_MAGIC 0x63736274u /* "csbt" */
 #define ENV_DATA 0x63730001u
 #define ENV_LEAVE 0x63730002u
 #define SLICE_MS 50 /* waits look at the interrupt flag this often */
+#define ENV_RETRY_US 20000 /* rank 0 not listening yet: connect again after this */
+#define ENV_MAX_RANKS (1 << 20) /* WORLD_SIZE above it is a typo, not a job */
+#define ENV_PORT 29500 /* MASTER_PORT when unset (torch.distributed's default) */
+#define ENV_ADDR "127.0.0.1" /* MASTER_ADDR when unset: all ranks on this host */
 
 typedef struct env_hdr {
     uint32_t kind;      /* ENV_DATA or ENV_LEAVE */
@@ -58,17 +62,10 @@ typedef struct boot_env {
     int leave_sent; /* the rank named by the LEAVE sent, + 1; 0: none sent */
 } boot_env_t;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* CS_ERR_PEER: "rank ME: rank WHO was interrupted (SIGxxx)". */
 static int left_err(cs_err_t *err, int me, int who, int sig)
 {
-    char why[96];
+    char why[CS_TP_LEFT_MAX];
     cs_tp_left_text(who, sig, why, sizeof(why));
     return cs_err_set(err, CS_ERR_PEER, "rank %d: %s", me, why);
 }
@@ -93,7 +90,7 @@ static int io_full(cs_boot_t *b, int fd, void *buf, size_t len, int wr, double d
                               "rank %d: lost the bootstrap connection to rank %d (%s): did it "
                               "die?",
                               me, peer, n == 0 ? "closed" : strerror(errno));
-        double left = deadline - now_s();
+        double left = deadline - cs_tp_now_s();
         if (b)
             cs__boot_heard(b);
         int sig = cs_intr_pending(), who = cs_intr_peer(&sig);
@@ -177,7 +174,7 @@ static int recv_msg(boot_env_t *e, int peer, void *buf, size_t len, double deadl
 static int env_allgather(cs_boot_t *b, const void *mine, size_t len, void *all, cs_err_t *err)
 {
     boot_env_t *e = (boot_env_t *)b;
-    double deadline = now_s() + b->timeout_s;
+    double deadline = cs_tp_now_s() + b->timeout_s;
     int st = CS_OK;
     if (b->rank != 0) {
         st = send_msg(e, 0, mine, len, deadline, err);
@@ -276,14 +273,14 @@ static int root_accept(boot_env_t *e, const struct sockaddr_in *sa, double deadl
         return cs_err_set(err, CS_ERR_IO, "rank 0: cannot listen on MASTER_PORT %d: %s",
                           ntohs(sa->sin_port), strerror(errno));
     for (int got = 1; got < size;) {
-        double left = deadline - now_s();
+        double left = deadline - cs_tp_now_s();
         struct pollfd pfd = {.fd = e->listen_fd, .events = POLLIN};
         if (cs_intr_pending())
             return cs_err_set(err, CS_ERR_INTERRUPTED, "rank 0: interrupted (%s) while waiting "
                               "for the other ranks to join", cs_intr_signame(cs_intr_pending()));
         int ms = (int)(left * 1000) + 1, pr = 0;
         if (left > 0 && (pr = poll(&pfd, 1, ms < SLICE_MS ? ms : SLICE_MS)) <= 0 &&
-            deadline - now_s() > 0)
+            deadline - cs_tp_now_s() > 0)
             continue; /* a slice (or EINTR) */
         if (left <= 0 || pr <= 0) {
             int missing = -1;
@@ -337,12 +334,12 @@ static int child_connect(boot_env_t *e, const struct sockaddr_in *sa, double dea
             return cs_err_set(err, CS_ERR_INTERRUPTED, "rank %d: interrupted (%s) while "
                               "connecting to rank 0", e->base.rank,
                               cs_intr_signame(cs_intr_pending()));
-        if (now_s() > deadline)
+        if (cs_tp_now_s() > deadline)
             return cs_err_set(err, CS_ERR_TIMEOUT,
                               "rank %d: timed out connecting to rank 0 at MASTER_ADDR:"
                               "MASTER_PORT (%s:%d)",
                               e->base.rank, inet_ntoa(sa->sin_addr), ntohs(sa->sin_port));
-        usleep(20000);
+        usleep(ENV_RETRY_US);
     }
     uint32_t hello[3] = {ENV_MAGIC, (uint32_t)e->base.rank, (uint32_t)e->base.size};
     return io_full(NULL, e->fds[0], hello, sizeof(hello), 1, deadline, e->base.rank, 0, err);
@@ -351,14 +348,14 @@ static int child_connect(boot_env_t *e, const struct sockaddr_in *sa, double dea
 int cs__boot_env_open(const cs_boot_config_t *cfg, cs_boot_t **out, cs_err_t *err)
 {
     long rank = 0, size = 0, port = 0;
-    int st = env_int("WORLD_SIZE", -1, 1, 1 << 20, &size, err);
+    int st = env_int("WORLD_SIZE", -1, 1, ENV_MAX_RANKS, &size, err);
     if (st == CS_OK)
         st = env_int("RANK", -1, 0, size - 1, &rank, err);
     if (st == CS_OK)
-        st = env_int("MASTER_PORT", 29500, 1, 65535, &port, err);
+        st = env_int("MASTER_PORT", ENV_PORT, 1, 65535, &port, err);
     if (st != CS_OK)
         return st;
-    const char *host = cs_env_get("MASTER_ADDR") ? cs_env_get("MASTER_ADDR") : "127.0.0.1";
+    const char *host = cs_env_get("MASTER_ADDR") ? cs_env_get("MASTER_ADDR") : ENV_ADDR;
     struct sockaddr_in sa;
     st = resolve(host, port, &sa, err);
     if (st != CS_OK)
@@ -381,7 +378,7 @@ int cs__boot_env_open(const cs_boot_config_t *cfg, cs_boot_t **out, cs_err_t *er
     }
     for (long r = 0; r < size; r++)
         e->fds[r] = -1;
-    double deadline = now_s() + cfg->timeout_s;
+    double deadline = cs_tp_now_s() + cfg->timeout_s;
     st = rank == 0 ? root_accept(e, &sa, deadline, err) : child_connect(e, &sa, deadline, err);
     if (st != CS_OK) {
         env_close(&e->base);

@@ -18,6 +18,7 @@
  * job when the interrupted rank exits with a failure, and ranks in the
  * engine hear it from the transport.
  */
+#include <math.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,18 @@
 #include "cs_intr.h"
 #include "cs_log.h"
 #include "cs_transport.h"
+
+/* A fence waits spinning first (PMix answers within tens of microseconds
+ * here), then sleeping: */
+#define PMIX_SPINS 2000        /* sched_yield() rounds before sleeping */
+#define PMIX_NAP_NS 200000     /* then naps of 0.2 ms */
+#define PMIX_HEAR_EVERY 64     /* rounds between looks at the transport (LEAVEs) while
+                                  spinning; every nap once sleeping */
+/* A fence that failed because a rank left: the transport may hear why
+ * (its LEAVE) a moment later: look PMIX_WHY_TRIES times, PMIX_WHY_NAP_NS
+ * apart (50 ms in all), before reporting PMIx's bare error. */
+#define PMIX_WHY_TRIES 50
+#define PMIX_WHY_NAP_NS 1000000
 
 typedef struct boot_pmix {
     cs_boot_t base; /* first member */
@@ -70,7 +83,7 @@ static int fence(boot_pmix_t *p, int collect, cs_err_t *err)
     PMIX_INFO_CONSTRUCT(&info[0]);
     PMIX_INFO_CONSTRUCT(&info[1]);
     bool yes = collect ? true : false;
-    int to = (int)(p->base.timeout_s + 0.999);
+    int to = (int)ceil(p->base.timeout_s); /* PMIx takes whole seconds */
     PMIX_INFO_LOAD(&info[0], PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
     PMIX_INFO_LOAD(&info[1], PMIX_TIMEOUT, &to, PMIX_INT);
     pmix_proc_t all;
@@ -85,7 +98,7 @@ static int fence(boot_pmix_t *p, int collect, cs_err_t *err)
      * slices; both look at the interrupt flag and at the peers' LEAVEs */
     for (unsigned i = 0; rc == PMIX_SUCCESS && !__atomic_load_n(&w->done, __ATOMIC_ACQUIRE);
          i++) {
-        if (i % 64 == 0 || i >= 2000)
+        if (i % PMIX_HEAR_EVERY == 0 || i >= PMIX_SPINS)
             cs__boot_heard(&p->base);
         int sig = 0, who = cs_intr_peer(&sig);
         if (cs_intr_pending()) {
@@ -94,15 +107,15 @@ static int fence(boot_pmix_t *p, int collect, cs_err_t *err)
             break;
         }
         if (who >= 0) {
-            char why[96];
+            char why[CS_TP_LEFT_MAX];
             cs_tp_left_text(who, sig, why, sizeof(why));
             st = cs_err_set(err, CS_ERR_PEER, "rank %d: %s", p->base.rank, why);
             break;
         }
-        if (i < 2000) {
+        if (i < PMIX_SPINS) {
             sched_yield();
         } else {
-            struct timespec ts = {0, 200000};
+            struct timespec ts = {0, PMIX_NAP_NS};
             nanosleep(&ts, NULL);
         }
     }
@@ -115,14 +128,14 @@ static int fence(boot_pmix_t *p, int collect, cs_err_t *err)
     free(w);
     if (rc != PMIX_SUCCESS) { /* a rank left: did the transport hear why? */
         int sig = 0, who = -1;
-        for (int k = 0; k < 50 && who < 0; k++) {
-            struct timespec ts = {0, 1000000};
+        for (int k = 0; k < PMIX_WHY_TRIES && who < 0; k++) {
+            struct timespec ts = {0, PMIX_WHY_NAP_NS};
             if (k)
                 nanosleep(&ts, NULL);
             cs__boot_heard(&p->base);
             who = cs_intr_peer(&sig);
         }
-        char why[96];
+        char why[CS_TP_LEFT_MAX];
         if (who >= 0) {
             cs_tp_left_text(who, sig, why, sizeof(why));
             return cs_err_set(err, CS_ERR_PEER, "rank %d: %s", p->base.rank, why);

@@ -12,11 +12,15 @@
 #include "cs_intr.h"
 #include "cs_transport.h"
 
+#define BOOT_TIMEOUT_S 60.0 /* waiting for the other ranks when the caller sets no
+                               limit: a launcher starts them within seconds; a minute
+                               covers a busy node's start-up without hanging for ever */
+
 int cs_boot_open(const cs_boot_config_t *cfg, cs_boot_t **out, cs_err_t *err)
 {
     cs_boot_config_t c = *cfg;
     if (c.timeout_s <= 0)
-        c.timeout_s = 60;
+        c.timeout_s = BOOT_TIMEOUT_S;
     const char *force = c.force;
     if (force && strcmp(force, "pmix") == 0)
         return cs__boot_pmix_open(&c, out, err);
@@ -65,7 +69,9 @@ int cs_boot_barrier(cs_boot_t *b, cs_err_t *err)
     return b->ops->barrier(b, err);
 }
 
-#define ARGS_MAX 400
+#define ARGS_MAX 400 /* bytes of the arguments compared (cs_boot_check_same): a
+                        command line of collstep run fits; a longer one is compared
+                        in its first ARGS_MAX - 1 bytes */
 
 typedef struct same_rec {
     uint64_t digest;

@@ -14,6 +14,7 @@
 
 #include "cs_engine.h"
 #include "cs_intr.h"
+#include "tp_util.h"
 
 #define CLOCK_TAG (1ull << (CS_TP_TAG_BITS - 1))
 
@@ -22,7 +23,7 @@
 static int stopped(cs_tp_t *tp, cs_err_t *err)
 {
     int sig = cs_intr_pending();
-    char why[96];
+    char why[CS_TP_LEFT_MAX];
     if (sig) {
         tp->ops->leave(tp, sig);
         return cs_err_set(err, CS_ERR_INTERRUPTED, "rank %d: interrupted (%s)", tp->rank,
@@ -45,7 +46,7 @@ static int xfer(cs_tp_t *tp, int send, int peer, void *buf, size_t len, uint64_t
         if (st != CS_AGAIN)
             break;
         cs_tp_req_t *d;
-        if (tp->ops->poll(tp, &d, 1) < 0 || cs_engine_now_ns() > deadline)
+        if (tp->ops->poll(tp, &d, 1) < 0 || cs_tp_now_ns() > deadline)
             return cs_err_set(err, CS_ERR_TIMEOUT, "clock alignment: cannot post to rank %d", peer);
     }
     if (st < 0)
@@ -61,7 +62,7 @@ static int xfer(cs_tp_t *tp, int send, int peer, void *buf, size_t len, uint64_t
             sched_yield(); /* ranks often outnumber cores: let the peer answer */
         if (k == 0 && (st = stopped(tp, err)) != CS_OK)
             return st; /* the request is abandoned: only close follows */
-        if (cs_engine_now_ns() > deadline) {
+        if (cs_tp_now_ns() > deadline) {
             tp->ops->cancel(tp, &req);
             return cs_err_set(err, CS_ERR_TIMEOUT, "rank %d: clock alignment: waiting for rank %d",
                               tp->rank, peer);
@@ -77,7 +78,7 @@ static int xfer(cs_tp_t *tp, int send, int peer, void *buf, size_t len, uint64_t
 int cs_engine_clock_align(cs_tp_t *tp, int rounds, double timeout_s, int64_t *offset_ns,
                           cs_err_t *err)
 {
-    uint64_t deadline = cs_engine_now_ns() + (uint64_t)(timeout_s * 1e9);
+    uint64_t deadline = cs_tp_now_ns() + (uint64_t)(timeout_s * 1e9);
     int st = CS_OK;
     if (rounds < 1)
         rounds = 1;
@@ -86,12 +87,12 @@ int cs_engine_clock_align(cs_tp_t *tp, int rounds, double timeout_s, int64_t *of
             uint64_t best_rtt = UINT64_MAX;
             int64_t best = 0;
             for (int i = 0; i < rounds && st == CS_OK; i++) {
-                uint64_t t0 = cs_engine_now_ns(), remote = 0;
+                uint64_t t0 = cs_tp_now_ns(), remote = 0;
                 st = xfer(tp, 1, r, &t0, sizeof(t0), CLOCK_TAG | (uint64_t)i, deadline, err);
                 if (st == CS_OK)
                     st = xfer(tp, 0, r, &remote, sizeof(remote), CLOCK_TAG | (uint64_t)i,
                               deadline, err);
-                uint64_t t1 = cs_engine_now_ns();
+                uint64_t t1 = cs_tp_now_ns();
                 if (st == CS_OK && t1 - t0 < best_rtt) {
                     best_rtt = t1 - t0;
                     best = (int64_t)(t0 / 2 + t1 / 2) - (int64_t)remote;
@@ -107,7 +108,7 @@ int cs_engine_clock_align(cs_tp_t *tp, int rounds, double timeout_s, int64_t *of
     for (int i = 0; i < rounds && st == CS_OK; i++) {
         uint64_t ping = 0, mine;
         st = xfer(tp, 0, 0, &ping, sizeof(ping), CLOCK_TAG | (uint64_t)i, deadline, err);
-        mine = cs_engine_now_ns();
+        mine = cs_tp_now_ns();
         if (st == CS_OK)
             st = xfer(tp, 1, 0, &mine, sizeof(mine), CLOCK_TAG | (uint64_t)i, deadline, err);
     }

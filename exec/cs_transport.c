@@ -1,7 +1,8 @@
 /*
  * cs_transport.c - the shared "not supported" stubs and the transport
  * constructor table.  A transport points missing operations here so the
- * engine never tests for NULL.
+ * engine never tests for NULL; cs_tp_open checks the size each table was
+ * built with.
  */
 #include <stdio.h>
 #include <string.h>
@@ -72,13 +73,37 @@ void cs_tp_left_text(int rank, int sig, char *buf, size_t cap)
         snprintf(buf, cap, "rank %d left the job", rank);
 }
 
+/* A transport built against another cs_transport.h (a wrapper or a
+ * transport compiled apart) would call through a table of another layout:
+ * the first member of each table says which it was built for. */
+static int check_tables(cs_tp_t *tp, const char *name, cs_err_t *err)
+{
+    size_t ops = tp->ops->size, mem = tp->mem ? tp->mem->size : sizeof(cs_tp_mem_ops_t);
+    if (ops == sizeof(cs_tp_ops_t) && mem == sizeof(cs_tp_mem_ops_t))
+        return CS_OK;
+    tp->ops->close(tp);
+    return cs_err_set(err, CS_ERR_MISMATCH,
+                      "transport '%s' was built for another cs_transport.h (ops table of %zu "
+                      "bytes, memory table of %zu; this build: %zu and %zu)",
+                      name, ops, mem, sizeof(cs_tp_ops_t), sizeof(cs_tp_mem_ops_t));
+}
+
 int cs_tp_open(const char *name, const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err)
 {
+    int st;
     if (!name || strcmp(name, "ofi") == 0 || strcmp(name, "libfabric") == 0)
-        return cs_tp_ofi_open(cfg, out, err);
-    if (strcmp(name, "shm") == 0)
-        return cs_tp_shm_open(cfg, out, err);
-    if (strcmp(name, "tcp") == 0)
-        return cs_tp_tcp_open(cfg, out, err);
-    return cs_err_set(err, CS_ERR_NOTFOUND, "unknown transport '%s' (known: ofi, shm, tcp)", name);
+        st = cs_tp_ofi_open(cfg, out, err);
+    else if (strcmp(name, "shm") == 0)
+        st = cs_tp_shm_open(cfg, out, err);
+    else if (strcmp(name, "tcp") == 0)
+        st = cs_tp_tcp_open(cfg, out, err);
+    else
+        return cs_err_set(err, CS_ERR_NOTFOUND, "unknown transport '%s' (known: ofi, shm, tcp)",
+                          name);
+    if (st != CS_OK)
+        return st;
+    st = check_tables(*out, name ? name : "ofi", err);
+    if (st != CS_OK)
+        *out = NULL;
+    return st;
 }

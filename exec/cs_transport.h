@@ -5,7 +5,8 @@
  * A transport moves tagged messages between the ranks of one job.  It is a
  * small ops table in the style of libfabric's providers: every transport
  * embeds `cs_tp_t` as its FIRST member, `cs_tp_t.ops` points to a static
- * table whose first field is its own size (ABI check), and an operation a
+ * table whose first field is its own size (cs_tp_open refuses a transport
+ * whose tables have another size than this header's), and an operation a
  * transport lacks points to one of the shared cs_tp_nosup_* stubs, never to
  * NULL.  A tracing or fault-injecting transport can wrap another one.
  *
@@ -49,6 +50,8 @@
 
 #define CS_TP_TAG_BITS 36
 #define CS_TP_ADDR_MAX 512 /* largest address blob of any transport */
+#define CS_TP_LEFT_MAX 96  /* cs_tp_left_text's longest text ("rank N was interrupted
+                              (SIGxxx)") and then some */
 
 typedef struct cs_tp cs_tp_t;
 

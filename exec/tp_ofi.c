@@ -50,21 +50,24 @@
 #include "cs_intr.h"
 #include "cs_log.h"
 #include "cs_transport.h"
+#include "tp_util.h"
 
 #define OFI_RANK_SHIFT CS_TP_TAG_BITS
 #define OFI_PART_SHIFT 56
 #define OFI_MAX_PARTS 255
 #define OFI_LEAVE_PART 255ull /* the part index of a LEAVE message */
 #define OFI_LEAVE_MS 100      /* leave waits this long for its sends */
-#define OFI_STASH 64
+#define OFI_STASH 64       /* completions a poll with max 0 keeps for the next polls */
+#define OFI_NAME_MAX 64    /* the shm provider's region name: "csPID_RANK_HEX" */
+#define OFI_API FI_VERSION(1, 14) /* the libfabric API asked for (FI_CONTEXT2, fi_tinject) */
+#define OFI_NCTX 4096      /* message parts in flight (contexts preallocated at open) */
 #define OFI_MAX_RANKS (1 << (OFI_PART_SHIFT - OFI_RANK_SHIFT))
-#define OFI_POLL_BATCH 16
+#define OFI_POLL_BATCH 16  /* completions read per fi_cq_read */
 #define OFI_INJECT_MAX 1024 /* above it a copy-out costs more than a completion */
 
 typedef struct ofi_ctx {
     struct fi_context2 fc; /* must stay first: libfabric hands it back */
     cs_tp_req_t *req;
-    int32_t next_free;
 } ofi_ctx_t;
 
 typedef struct tp_ofi {
@@ -78,8 +81,8 @@ typedef struct tp_ofi {
     fi_addr_t *peers;
     int need_mr;
     size_t inject; /* largest send copied out inline (fi_tinject), 0: none */
-    ofi_ctx_t *ctx;
-    int32_t nctx, free_head;
+    ofi_ctx_t *ctx;     /* a posted part's context: records of cpool */
+    cs_tp_pool_t cpool;
     ofi_ctx_t leave_ctx;  /* the receive of peers' LEAVE messages */
     char leave_buf[8];
     int leave_posted, left;
@@ -192,20 +195,18 @@ static int ofi_status(int fi_err)
 
 static int ctx_get(tp_ofi_t *t, cs_tp_req_t *req, ofi_ctx_t **out)
 {
-    if (t->free_head < 0)
+    int32_t i = cs_tp_pool_get(&t->cpool);
+    if (i < 0)
         return CS_AGAIN;
-    ofi_ctx_t *c = &t->ctx[t->free_head];
-    t->free_head = c->next_free;
-    c->req = req;
-    *out = c;
+    t->ctx[i].req = req;
+    *out = &t->ctx[i];
     return CS_OK;
 }
 
 static void ctx_put(tp_ofi_t *t, ofi_ctx_t *c)
 {
     c->req = NULL;
-    c->next_free = t->free_head;
-    t->free_head = (int32_t)(c - t->ctx);
+    cs_tp_pool_put(&t->cpool, (int32_t)(c - t->ctx));
 }
 
 static void ofi_leave(cs_tp_t *tp, int sig);
@@ -231,6 +232,7 @@ static void ofi_close(cs_tp_t *tp)
         ofi_lib.freeinfo(t->info);
     free(t->peers);
     free(t->ctx);
+    cs_tp_pool_fini(&t->cpool);
     free(t);
 }
 
@@ -466,7 +468,7 @@ static int ofi_poll(cs_tp_t *tp, cs_tp_req_t **done, int max)
 static int ofi_cancel(cs_tp_t *tp, cs_tp_req_t *req)
 {
     tp_ofi_t *t = (tp_ofi_t *)tp;
-    for (int32_t i = 0; i < t->nctx; i++)
+    for (int32_t i = 0; i < t->cpool.n; i++)
         if (t->ctx[i].req == req)
             fi_cancel(&t->ep->fid, &t->ctx[i]);
     return CS_OK;
@@ -488,9 +490,7 @@ static void ofi_leave(cs_tp_t *tp, int sig)
         return;
     uint64_t tag = (uint64_t)(uint32_t)sig | ((uint64_t)tp->rank << OFI_RANK_SHIFT) |
                    (OFI_LEAVE_PART << OFI_PART_SHIFT);
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    double t0 = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec, now = t0;
+    double t0 = cs_tp_now_s(), now = t0;
     int sent = 0, done = 0, next = 0;
     while (done < n - 1 && now - t0 < OFI_LEAVE_MS * 1e-3) {
         while (next < n) {
@@ -516,8 +516,7 @@ static void ofi_leave(cs_tp_t *tp, int sig)
             if (fi_cq_readerr(t->cq, &e, 0) == 1)
                 done += (ofi_ctx_t *)e.op_context >= sc && (ofi_ctx_t *)e.op_context < sc + n;
         }
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        now = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+        now = cs_tp_now_s();
     }
     CS_DEBUG("exec", "rank %d: LEAVE sent to %d of %d peers, %d done in %.1f ms", tp->rank, sent,
              n - 1, done, (now - t0) * 1e3);
@@ -555,7 +554,7 @@ static int getinfo(const cs_tp_config_t *cfg, struct fi_info **out, cs_err_t *er
     if (cfg->provider && *cfg->provider)
         hints->fabric_attr->prov_name = strdup(cfg->provider);
     const char *node = cfg->node;
-    char shm_name[64];
+    char shm_name[OFI_NAME_MAX];
     if (cfg->provider && strstr(cfg->provider, "shm")) {
         /* shm names its region after the node given (default: the pid); a
          * region left in /dev/shm by a killed process of the same pid would
@@ -567,7 +566,7 @@ static int getinfo(const cs_tp_config_t *cfg, struct fi_info **out, cs_err_t *er
         node = shm_name;
     }
     struct fi_info *info = NULL;
-    int rc = ofi_lib.getinfo(FI_VERSION(1, 14), node, NULL, node ? FI_SOURCE : 0, hints, &info);
+    int rc = ofi_lib.getinfo(OFI_API, node, NULL, node ? FI_SOURCE : 0, hints, &info);
     ofi_lib.freeinfo(hints);
     if (rc || !info)
         return cs_err_set(err, CS_ERR_NODEVICE,
@@ -607,16 +606,12 @@ int cs_tp_ofi_open(const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err)
         t->inject = OFI_INJECT_MAX;
     if (t->inject > t->base.max_msg)
         t->inject = t->base.max_msg;
-    t->nctx = 4096;
-    t->ctx = calloc((size_t)t->nctx, sizeof(*t->ctx));
+    t->ctx = calloc(OFI_NCTX, sizeof(*t->ctx));
     t->peers = calloc((size_t)cfg->nranks, sizeof(*t->peers));
-    if (!t->ctx || !t->peers) {
+    if (!t->ctx || !t->peers || cs_tp_pool_init(&t->cpool, OFI_NCTX) != CS_OK) {
         st = cs_err_set(err, CS_ERR_NOMEM, "out of memory");
         goto fail;
     }
-    for (int32_t i = 0; i < t->nctx; i++)
-        t->ctx[i].next_free = i + 1 < t->nctx ? i + 1 : -1;
-    t->free_head = 0;
 
     struct fi_av_attr av_attr = {.type = FI_AV_TABLE, .count = (size_t)cfg->nranks};
     struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_TAGGED, .size = 0};

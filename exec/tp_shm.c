@@ -58,11 +58,11 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cs_env.h"
@@ -71,9 +71,10 @@
 #include "tp_shm.h"
 #include "tp_shm_ring.h"
 
-#define SHM_NOPS 4096          /* operations in flight (power of two: the done FIFO) */
+#define SHM_NOPS 4096          /* operations in flight */
 #define SHM_NUNEX 4096         /* unexpected messages held */
 #define SHM_NDATA_MAX 256      /* of which eager payloads (SHM_UNEX_BYTES / eager_max) */
+#define SHM_NDATA_MIN 16       /* and at least this many, however large eager_max */
 #define CONSUME_MAX 32         /* messages taken off one ring per poll */
 #define CHECK_NS 2000000ull    /* liveness check period */
 #define CHECK_POLLS 256        /* the clock is read every CHECK_POLLS polls */
@@ -85,93 +86,28 @@
 #define SHM_NSLOTS 8u
 #define SHM_SLICE (256u * 1024u)
 #define SHM_UNEX_BYTES (8u << 20) /* payload held for unexpected eager messages */
+/* Ring cells per sender: a rank's segment holds nranks rings, so they
+ * shrink as the job grows (512, 128, 32 KiB per ring). */
+#define SHM_FEW_RANKS 8
+#define SHM_CELLS_FEW 8192
+#define SHM_SOME_RANKS 32
+#define SHM_CELLS_SOME 2048
+#define SHM_CELLS_MANY 512
+#define SHM_ATTACH_S 60.0 /* the attach barrier's limit when cfg->timeout_s is not set */
 
-uint64_t cs__shm_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
+/* ---- operations ------------------------------------------------------ */
 
-/* ---- operations, lists, completion ------------------------------------ */
-
-int32_t cs__shm_op_get(tp_shm_t *t)
-{
-    int32_t i = t->free_op;
-    if (i < 0)
-        return -1;
-    shm_op_t *o = &t->ops[i];
-    t->free_op = o->next;
-    uint32_t gen = o->gen;
-    memset(o, 0, sizeof(*o));
-    o->gen = gen;
-    o->next = o->ctl_next = -1;
-    return i;
-}
-
+/* Back to the pool: its generation is bumped there, so late FIN / CTS /
+ * DATA for it are recognised as stale. */
 static void op_put(tp_shm_t *t, int32_t i)
 {
     shm_op_t *o = &t->ops[i];
     o->state = OP_FREE;
     o->req = NULL;
-    o->gen++; /* late FIN / CTS / DATA for it are recognised as stale */
-    o->next = t->free_op;
-    t->free_op = i;
-}
-
-void cs__shm_fifo_push(tp_shm_t *t, shm_fifo_t *f, int32_t i)
-{
-    t->ops[i].next = -1;
-    if (f->tail < 0)
-        f->head = i;
-    else
-        t->ops[f->tail].next = i;
-    f->tail = i;
-}
-
-/* Unlink op i (whose predecessor is prev, -1 for the head) from f. */
-static void fifo_unlink(tp_shm_t *t, shm_fifo_t *f, int32_t prev, int32_t i)
-{
-    int32_t next = t->ops[i].next;
-    if (prev < 0)
-        f->head = next;
-    else
-        t->ops[prev].next = next;
-    if (f->tail == i)
-        f->tail = prev;
-    t->ops[i].next = -1;
-}
-
-int cs__shm_fifo_remove(tp_shm_t *t, shm_fifo_t *f, int32_t i)
-{
-    for (int32_t prev = -1, j = f->head; j >= 0; prev = j, j = t->ops[j].next)
-        if (j == i) {
-            fifo_unlink(t, f, prev, i);
-            return 1;
-        }
-    return 0;
-}
-
-void cs__shm_complete(tp_shm_t *t, int32_t i, int status, size_t nbytes)
-{
-    shm_op_t *o = &t->ops[i];
-    o->state = OP_DONE;
-    o->status = status;
-    o->off = nbytes; /* handed to req->nbytes by poll */
-    t->done[t->done_tail++ & (SHM_NOPS - 1)] = i;
+    cs_tp_pool_put(&t->opool, i);
 }
 
 /* ---- receiving from the rings ----------------------------------------- */
-
-static void unex_push(tp_shm_t *t, shm_peer_t *pe, int32_t u)
-{
-    t->unex[u].next = -1;
-    if (pe->unex.tail < 0)
-        pe->unex.head = u;
-    else
-        t->unex[pe->unex.tail].next = u;
-    pe->unex.tail = u;
-}
 
 /* An eager message or RTS at the head of peer p's ring; 0 when it must
  * stay there (no matching receive and no room for an unexpected one). */
@@ -179,45 +115,43 @@ static int deliver(tp_shm_t *t, int p, const shm_cell_t *c, uint32_t type, uint3
                    uint64_t tag, uint32_t len)
 {
     shm_peer_t *pe = &t->peers[p];
-    int32_t prev = -1, i = pe->posted.head;
-    while (i >= 0 && t->ops[i].tag != tag)
-        prev = i, i = t->ops[i].next;
+    int with_data = type == MSG_EAGER && len > 0;
+    int32_t i = cs_tp_fifo_take(&pe->posted, t->opool.next, t->ops, sizeof(shm_op_t),
+                                offsetof(shm_op_t, tag), tag);
+    if (i < 0 && !cs_tp_unex_room(&t->upool, with_data))
+        return 0;
     shm_rts_t rts;
     if (type == MSG_RTS)
         memcpy(&rts, c->data, sizeof(rts));
     if (i >= 0) {
-        fifo_unlink(t, &pe->posted, prev, i);
         shm_op_t *o = &t->ops[i];
         if (type == MSG_EAGER) {
             size_t n = len < o->len ? len : o->len;
             if (n)
                 ring_read(pe, t->prm.ncells, o->buf, n);
-            cs__shm_complete(t, i, len > o->len ? CS_ERR_RANGE : CS_OK, n);
+            shm_complete(t, i, len > o->len ? CS_ERR_RANGE : CS_OK, n);
         } else {
             cs__shm_match_rts(t, i, (int)mode, &rts);
         }
         return 1;
     }
-    if (t->free_unex < 0 || (type == MSG_EAGER && len > 0 && t->nfree_data == 0))
-        return 0;
-    int32_t u = t->free_unex;
+    int32_t u = cs_tp_pool_get(&t->upool.recs); /* room checked above */
     shm_unex_t *x = &t->unex[u];
-    t->free_unex = x->next;
     memset(x, 0, sizeof(*x));
     x->type = type;
     x->tag = tag;
     x->data = -1;
     if (type == MSG_EAGER) {
         x->len = len;
-        if (len > 0) {
-            x->data = t->free_data[--t->nfree_data];
-            ring_read(pe, t->prm.ncells, t->unex_data + (size_t)x->data * t->prm.eager_max, len);
+        if (with_data) {
+            x->data = cs_tp_unex_slot_get(&t->upool);
+            ring_read(pe, t->prm.ncells, cs_tp_unex_slot(&t->upool, x->data), len);
         }
     } else {
         x->rts = rts;
         x->mode = mode;
     }
-    unex_push(t, pe, u);
+    cs_tp_fifo_push(&pe->unex, t->upool.recs.next, u);
     return 1;
 }
 
@@ -234,7 +168,7 @@ static int consume(tp_shm_t *t, int p)
         if (!c)
             break;
         uint64_t w = c->word;
-        uint32_t len = c->len, type = (uint32_t)(w >> 60);
+        uint32_t len = c->len, type = (uint32_t)(w >> SHM_TYPE_SHIFT);
         if ((type == MSG_EAGER && len > t->prm.eager_max) || type < MSG_EAGER ||
             type > MSG_DATA || (type != MSG_EAGER && len > SHM_CELL - SHM_HDR)) {
             CS_ERROR("exec", "rank %d: shm transport: malformed message (type %u, %u bytes) "
@@ -245,7 +179,7 @@ static int consume(tp_shm_t *t, int p)
             break;
         }
         if (type == MSG_EAGER || type == MSG_RTS) {
-            if (!deliver(t, p, c, type, (uint32_t)(w >> SHM_AUX_SHIFT) & 15, w & TAG_MASK, len))
+            if (!deliver(t, p, c, type, (uint32_t)(w >> SHM_AUX_SHIFT) & SHM_AUX_MASK, w & TAG_MASK, len))
                 break;
         } else {
             shm_ctl_t m;
@@ -270,21 +204,21 @@ static void fail_peer(tp_shm_t *t, int p)
     while (consume(t, p) == CONSUME_MAX)
         ;
     CS_DEBUG("exec", "rank %d: rank %d went away", t->base.rank, p);
-    for (int32_t i = 0; i < t->nops; i++) {
+    for (int32_t i = 0; i < t->opool.n; i++) {
         shm_op_t *o = &t->ops[i];
         if (o->peer != p || o->on_ctl)
             continue; /* a pending control message finishes in flush_ctl */
         switch (o->state) {
-        case OP_POSTED: cs__shm_fifo_remove(t, &pe->posted, i); break;
-        case OP_COPY: cs__shm_fifo_remove(t, &t->copies, i); break;
+        case OP_POSTED: cs_tp_fifo_remove(&pe->posted, t->opool.next, i); break;
+        case OP_COPY: cs_tp_fifo_remove(&t->copies, t->opool.next, i); break;
         case OP_STREAM:
-            cs__shm_fifo_remove(t, &pe->stream, i);
+            cs_tp_fifo_remove(&pe->stream, t->opool.next, i);
             t->nstreams--;
             break;
         case OP_RTS_WAIT: case OP_DATA_WAIT: break;
         default: continue;
         }
-        cs__shm_complete(t, i, CS_ERR_PEER, 0);
+        shm_complete(t, i, CS_ERR_PEER, 0);
     }
     cs__shm_flush_ctl(t);
 }
@@ -314,10 +248,11 @@ static void shm_close(cs_tp_t *tp)
     free(t->peers);
     free(t->pfds);
     free(t->ops);
-    free(t->done);
+    cs_tp_pool_fini(&t->opool);
+    cs_tp_ring_fini(&t->done);
+    free(t->ctl_next);
     free(t->unex);
-    free(t->unex_data);
-    free(t->free_data);
+    cs_tp_unex_fini(&t->upool);
     free(t);
 }
 
@@ -341,7 +276,7 @@ static int shm_insert_addrs(cs_tp_t *tp, const void *blobs, size_t slot, const s
         return st;
     }
     t->ready = 1;
-    t->next_check = cs__shm_now_ns() + CHECK_NS;
+    t->next_check = cs_tp_now_ns() + CHECK_NS;
     return CS_OK;
 }
 
@@ -381,7 +316,7 @@ static int shm_irecv(cs_tp_t *tp, int peer, void *buf, size_t len, void *mr, uin
     if (peer < 0 || peer >= tp->nranks || tag >> CS_TP_TAG_BITS || !t->ready)
         return CS_ERR_INVAL;
     shm_peer_t *pe = &t->peers[peer];
-    int32_t i = cs__shm_op_get(t);
+    int32_t i = shm_op_new(t);
     if (i < 0)
         return CS_AGAIN;
     shm_op_t *o = &t->ops[i];
@@ -390,9 +325,8 @@ static int shm_irecv(cs_tp_t *tp, int peer, void *buf, size_t len, void *mr, uin
     o->len = len;
     o->tag = tag;
     o->peer = peer;
-    int32_t prev = -1, u = pe->unex.head;
-    while (u >= 0 && t->unex[u].tag != tag)
-        prev = u, u = t->unex[u].next;
+    int32_t u = cs_tp_fifo_take(&pe->unex, t->upool.recs.next, t->unex, sizeof(shm_unex_t),
+                                offsetof(shm_unex_t, tag), tag);
     if (u < 0 && pe->dead) {
         op_put(t, i);
         return CS_ERR_PEER;
@@ -401,28 +335,21 @@ static int shm_irecv(cs_tp_t *tp, int peer, void *buf, size_t len, void *mr, uin
     req->nbytes = 0;
     if (u < 0) {
         o->state = OP_POSTED;
-        cs__shm_fifo_push(t, &pe->posted, i);
+        cs_tp_fifo_push(&pe->posted, t->opool.next, i);
         return CS_OK;
     }
     shm_unex_t x = t->unex[u]; /* the oldest unexpected message with this tag */
-    if (prev < 0)
-        pe->unex.head = x.next;
-    else
-        t->unex[prev].next = x.next;
-    if (pe->unex.tail == u)
-        pe->unex.tail = prev;
-    t->unex[u].next = t->free_unex;
-    t->free_unex = u;
+    cs_tp_pool_put(&t->upool.recs, u);
     if (x.type == MSG_RTS) {
         cs__shm_match_rts(t, i, (int)x.mode, &x.rts);
         return CS_OK;
     }
     size_t n = x.len < len ? x.len : len;
     if (x.data >= 0) {
-        memcpy(buf, t->unex_data + (size_t)x.data * t->prm.eager_max, n);
-        t->free_data[t->nfree_data++] = x.data;
+        memcpy(buf, cs_tp_unex_slot(&t->upool, x.data), n);
+        cs_tp_unex_slot_put(&t->upool, x.data);
     }
-    cs__shm_complete(t, i, x.len > len ? CS_ERR_RANGE : CS_OK, n);
+    shm_complete(t, i, x.len > len ? CS_ERR_RANGE : CS_OK, n);
     return CS_OK;
 }
 
@@ -431,12 +358,12 @@ static int shm_poll(cs_tp_t *tp, cs_tp_req_t **done, int max)
     tp_shm_t *t = (tp_shm_t *)tp;
     for (int p = 0; p < tp->nranks; p++)
         consume(t, p);
-    if (t->ctl_head >= 0)
+    if (t->ctl.head >= 0)
         cs__shm_flush_ctl(t);
     if (t->copies.head >= 0 || t->nstreams > 0)
         cs__shm_progress_large(t);
     if ((++t->polls % CHECK_POLLS == 0 || max == 0) && t->ready) {
-        uint64_t now = cs__shm_now_ns();
+        uint64_t now = cs_tp_now_ns();
         if (now >= t->next_check) {
             t->next_check = now + CHECK_NS;
             cs__shm_check_peers(t);
@@ -446,8 +373,8 @@ static int shm_poll(cs_tp_t *tp, cs_tp_req_t **done, int max)
         }
     }
     int k = 0;
-    while (k < max && t->done_head != t->done_tail) {
-        int32_t i = t->done[t->done_head++ & (SHM_NOPS - 1)];
+    while (k < max && !cs_tp_ring_empty(&t->done)) {
+        int32_t i = cs_tp_ring_pop(&t->done);
         shm_op_t *o = &t->ops[i];
         cs_tp_req_t *r = o->req;
         r->status = o->status;
@@ -463,15 +390,15 @@ static int shm_poll(cs_tp_t *tp, cs_tp_req_t **done, int max)
 static int shm_cancel(cs_tp_t *tp, cs_tp_req_t *req)
 {
     tp_shm_t *t = (tp_shm_t *)tp;
-    for (int32_t i = 0; i < t->nops; i++) {
+    for (int32_t i = 0; i < t->opool.n; i++) {
         shm_op_t *o = &t->ops[i];
         if (o->req != req || o->on_ctl)
             continue;
         if (o->state == OP_POSTED)
-            cs__shm_fifo_remove(t, &t->peers[o->peer].posted, i);
+            cs_tp_fifo_remove(&t->peers[o->peer].posted, t->opool.next, i);
         else if (o->state != OP_RTS_WAIT && o->state != OP_DATA_WAIT)
             continue;
-        cs__shm_complete(t, i, CS_ERR_TRANSPORT, 0);
+        shm_complete(t, i, CS_ERR_TRANSPORT, 0);
     }
     return CS_OK;
 }
@@ -497,7 +424,8 @@ static int set_params(tp_shm_t *t, const cs_tp_config_t *cfg, cs_err_t *err)
     shm_params_t *p = &t->prm;
     int n = cfg->nranks;
     /* rings of 512, 128, 32 KiB: every rank's segment holds n of them */
-    p->ncells = n <= 8 ? 8192 : n <= 32 ? 2048 : 512;
+    p->ncells = n <= SHM_FEW_RANKS ? SHM_CELLS_FEW : n <= SHM_SOME_RANKS ? SHM_CELLS_SOME
+                                                                         : SHM_CELLS_MANY;
     p->nslots = SHM_NSLOTS;
     p->slot = SHM_SLOT;
     p->slice = SHM_SLICE;
@@ -548,39 +476,30 @@ int cs_tp_shm_open(const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err)
     t->base.nranks = cfg->nranks;
     t->base.max_msg = SIZE_MAX;
     t->memfd = -1;
-    t->timeout_s = cfg->timeout_s > 0 ? cfg->timeout_s : 60;
-    t->ctl_head = t->ctl_tail = t->copies.head = t->copies.tail = -1;
+    t->timeout_s = cfg->timeout_s > 0 ? cfg->timeout_s : SHM_ATTACH_S;
+    t->ctl = t->copies = CS_TP_FIFO_EMPTY;
     int st = set_params(t, cfg, err);
     if (st != CS_OK)
         goto fail;
     size_t n = (size_t)cfg->nranks;
-    t->nops = SHM_NOPS;
-    t->nunex = SHM_NUNEX;
     t->peers = calloc(n, sizeof(*t->peers));
     t->pfds = calloc(n, sizeof(*t->pfds));
     t->ops = calloc(SHM_NOPS, sizeof(*t->ops));
-    t->done = calloc(SHM_NOPS, sizeof(*t->done));
+    t->ctl_next = cs_tp_links(SHM_NOPS);
     t->unex = calloc(SHM_NUNEX, sizeof(*t->unex));
     size_t ndata = t->prm.eager_max ? SHM_UNEX_BYTES / t->prm.eager_max : SHM_NDATA_MAX;
-    ndata = ndata < 16 ? 16 : ndata > SHM_NDATA_MAX ? SHM_NDATA_MAX : ndata;
-    t->free_data = calloc(ndata, sizeof(*t->free_data));
-    t->unex_data = malloc(ndata * (t->prm.eager_max ? t->prm.eager_max : 1));
-    if (!t->peers || !t->pfds || !t->ops || !t->done || !t->unex || !t->free_data ||
-        !t->unex_data) {
+    ndata = ndata < SHM_NDATA_MIN ? SHM_NDATA_MIN : ndata > SHM_NDATA_MAX ? SHM_NDATA_MAX : ndata;
+    if (!t->peers || !t->pfds || !t->ops || !t->ctl_next || !t->unex ||
+        cs_tp_pool_init(&t->opool, SHM_NOPS) != CS_OK ||
+        cs_tp_ring_init(&t->done, SHM_NOPS) != CS_OK ||
+        cs_tp_unex_init(&t->upool, SHM_NUNEX, (int32_t)ndata,
+                        t->prm.eager_max ? t->prm.eager_max : 1) != CS_OK) {
         st = cs_err_set(err, CS_ERR_NOMEM, "out of memory");
         goto fail;
     }
-    for (int32_t i = 0; i < SHM_NOPS; i++)
-        t->ops[i].next = i + 1 < SHM_NOPS ? i + 1 : -1;
-    for (int32_t i = 0; i < SHM_NUNEX; i++)
-        t->unex[i].next = i + 1 < SHM_NUNEX ? i + 1 : -1;
-    for (size_t i = 0; i < ndata; i++)
-        t->free_data[i] = (int32_t)(ndata - 1 - i);
-    t->nfree_data = (int32_t)ndata;
     for (size_t r = 0; r < n; r++) {
         shm_peer_t *pe = &t->peers[r];
-        pe->posted.head = pe->posted.tail = pe->unex.head = pe->unex.tail = -1;
-        pe->stream.head = pe->stream.tail = -1;
+        pe->posted = pe->unex = pe->stream = CS_TP_FIFO_EMPTY;
         pe->pidfd = -1;
     }
     if ((st = cs__shm_seg_create(t, err)) != CS_OK)

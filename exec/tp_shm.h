@@ -1,7 +1,10 @@
 /*
  * tp_shm.h - internals shared by the files of the shared-memory transport
  * (protocol in tp_shm.c; segments, addresses and liveness in tp_shm_seg.c;
- * large messages in tp_shm_large.c; the rings in tp_shm_ring.h).  Not a
+ * large messages in tp_shm_large.c; the rings in tp_shm_ring.h; pools,
+ * lists and the completion ring from tp_util.h).  Calls between files go
+ * one way: tp_shm.c -> tp_shm_large.c -> tp_shm_seg.c, tp_shm.c ->
+ * tp_shm_seg.c.  Not a
  * public header: the engine sees only cs_tp_shm_open (cs_transport.h).
  *
  * Segment of rank r (one memfd, mapped by every rank of the job):
@@ -24,8 +27,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "cs_transport.h"
+#include "tp_util.h"
 
 #define SHM_MAGIC 0x324d48535343ull /* "CSSHM2": bump when the layout changes */
 #define SHM_CELL 64                 /* one ring cell: a cache line */
@@ -37,7 +42,9 @@
 /* Message types (top 4 bits of shm_cell_t.word; bits 56..59 carry the
  * mode of an RTS, bits 0..35 the caller's tag). */
 enum { MSG_EAGER = 1, MSG_RTS, MSG_FIN, MSG_CTS, MSG_DATA };
+#define SHM_TYPE_SHIFT 60
 #define SHM_AUX_SHIFT 56
+#define SHM_AUX_MASK 15
 
 /* The first cell of a message.  `flag` is 1 from the moment the sender
  * publishes the message (release) until the owner consumes it; the payload
@@ -46,7 +53,7 @@ enum { MSG_EAGER = 1, MSG_RTS, MSG_FIN, MSG_CTS, MSG_DATA };
 typedef struct shm_cell {
     uint32_t flag;
     uint32_t len;  /* payload bytes */
-    uint64_t word; /* type << 60 | caller's tag */
+    uint64_t word; /* type << SHM_TYPE_SHIFT | caller's tag */
     unsigned char data[SHM_CELL - SHM_HDR];
 } shm_cell_t;
 
@@ -94,8 +101,8 @@ typedef struct shm_blob {
     uint64_t probe;    /* address of a word holding `nonce` (the CMA probe) */
     uint64_t seg_bytes;
     int32_t pid, fd, rank, nranks;
-    char boot_id[40];
-    char host[64];
+    char boot_id[40]; /* /proc/sys/kernel/random/boot_id: 36 characters */
+    char host[64];    /* gethostname, cut (compared when there is no boot id) */
 } shm_blob_t;
 
 /* Run-time parameters, the same on every rank (derived from nranks and the
@@ -128,7 +135,8 @@ typedef struct shm_map {
     int32_t fd;
 } shm_map_t;
 
-/* One posted operation (preallocated pool; index = cookie). */
+/* One posted operation (pool t->opool, which holds its link and
+ * generation; cookie = index, checked with its generation). */
 enum { OP_FREE = 0, OP_POSTED, OP_RTS_WAIT, OP_COPY, OP_STREAM, OP_DATA_WAIT, OP_DONE };
 
 typedef struct shm_op {
@@ -138,26 +146,21 @@ typedef struct shm_op {
     size_t msg_len; /* receive: the sender's length */
     size_t off;     /* large messages: bytes moved so far */
     uint64_t tag, raddr;
-    int32_t peer, next; /* next: link in the list the operation is on */
-    int32_t ctl_next;   /* link in the list of pending control messages */
-    uint32_t gen, rcookie, rgen;
+    int32_t peer;
+    uint32_t rcookie, rgen;
     int32_t status;
     uint8_t is_send, state, mode, ctl; /* ctl: control message still to send (MSG_FIN/MSG_CTS) */
     uint8_t on_ctl, pad_[3];
 } shm_op_t;
 
-/* An unexpected message: an eager payload (copied into data slot `data`)
- * or an RTS. */
+/* An unexpected message (a record of t->upool): an eager payload (copied
+ * into slot `data`) or an RTS. */
 typedef struct shm_unex {
-    int32_t next, data;
+    int32_t data;
     uint32_t type, mode;
     uint64_t tag, len; /* len: eager payload bytes */
     shm_rts_t rts;     /* MSG_RTS */
 } shm_unex_t;
-
-typedef struct shm_fifo {
-    int32_t head, tail; /* -1: empty */
-} shm_fifo_t;
 
 /* Per peer state of this rank. */
 typedef struct shm_peer {
@@ -172,7 +175,7 @@ typedef struct shm_peer {
     uint64_t filled, released_cache; /* producer side: bounce slots */
     uint64_t head;                 /* consumer side: position in in_cells */
     uint64_t taken;                /* consumer side: bounce slots consumed */
-    shm_fifo_t posted, unex, stream;
+    cs_tp_fifo_t posted, unex, stream; /* ops, unexpected records, sends streaming */
     int32_t pid, pidfd;
     int cma;    /* this peer can read my memory (it said so in my attach[]) */
     int cma_in; /* I can read its memory (my probe) */
@@ -192,16 +195,15 @@ typedef struct tp_shm {
     double timeout_s;
     shm_peer_t *peers;
     shm_op_t *ops;
-    int32_t nops, free_op;
-    int32_t *done; /* FIFO of completed operations */
-    uint32_t done_head, done_tail;
-    shm_fifo_t copies; /* receives copying through CMA */
-    int nstreams;      /* sends in state OP_STREAM */
-    int32_t ctl_head, ctl_tail; /* operations with a control message to send */
-    shm_unex_t *unex;
-    int32_t nunex, free_unex;
-    char *unex_data; /* eager payloads of unexpected messages */
-    int32_t *free_data, nfree_data;
+    cs_tp_pool_t opool;
+    cs_tp_ring_t done;   /* completed operations */
+    cs_tp_fifo_t copies; /* receives copying through CMA */
+    int nstreams;        /* sends in state OP_STREAM */
+    cs_tp_fifo_t ctl;    /* operations with a control message to send (linked through
+                          * ctl_next: such an op may be on another list too) */
+    int32_t *ctl_next;
+    shm_unex_t *unex;    /* records of upool.recs */
+    cs_tp_unex_t upool;  /* and the eager payloads of unexpected messages */
     struct pollfd *pfds; /* liveness: the peers' pidfds */
     uint64_t next_check; /* ns of the next liveness check */
     uint32_t polls;
@@ -237,11 +239,31 @@ int cs__shm_progress_large(tp_shm_t *t);
 void cs__shm_ctl(tp_shm_t *t, int32_t op, uint8_t type);
 int cs__shm_flush_ctl(tp_shm_t *t);
 
-/* ---- tp_shm.c (used by the other files) ---- */
-void cs__shm_complete(tp_shm_t *t, int32_t op, int status, size_t nbytes);
-int32_t cs__shm_op_get(tp_shm_t *t);
-void cs__shm_fifo_push(tp_shm_t *t, shm_fifo_t *f, int32_t op);
-int cs__shm_fifo_remove(tp_shm_t *t, shm_fifo_t *f, int32_t op); /* 1: it was there */
-uint64_t cs__shm_now_ns(void);
+/* ---- used by every file ---- */
+
+/* A new operation (zeroed), or -1 when the pool is empty. */
+static inline int32_t shm_op_new(tp_shm_t *t)
+{
+    int32_t i = cs_tp_pool_get(&t->opool);
+    if (i >= 0)
+        memset(&t->ops[i], 0, sizeof(t->ops[i]));
+    return i;
+}
+
+/* The generation of op i: its cookie's check (tp_util.h). */
+static inline uint32_t shm_gen(const tp_shm_t *t, int32_t i)
+{
+    return t->opool.gen[i];
+}
+
+/* Op i is over: poll hands its request back (nbytes through o->off). */
+static inline void shm_complete(tp_shm_t *t, int32_t i, int status, size_t nbytes)
+{
+    shm_op_t *o = &t->ops[i];
+    o->state = OP_DONE;
+    o->status = status;
+    o->off = nbytes;
+    cs_tp_ring_push(&t->done, i);
+}
 
 #endif /* TP_SHM_H */

@@ -55,16 +55,16 @@ static int ctl_send(tp_shm_t *t, int32_t i)
     m.gen = o->rgen;
     if (o->ctl == MSG_CTS) {
         m.cookie2 = (uint32_t)i;
-        m.gen2 = o->gen;
+        m.gen2 = shm_gen(t, i);
     } else { /* FIN: the sender learns only whether its data could be read */
         m.status = o->status < 0 && o->status != CS_ERR_RANGE ? CS_ERR_TRANSPORT : CS_OK;
     }
     if (!pe->dead && !ring_put(pe, t->prm.ncells, o->ctl, 0, &m, sizeof(m)))
         return 0;
     if (o->ctl == MSG_FIN)
-        cs__shm_complete(t, i, o->status, got);
+        shm_complete(t, i, o->status, got);
     else if (pe->dead)
-        cs__shm_complete(t, i, CS_ERR_PEER, 0);
+        shm_complete(t, i, CS_ERR_PEER, 0);
     o->ctl = 0;
     return 1;
 }
@@ -73,15 +73,10 @@ void cs__shm_ctl(tp_shm_t *t, int32_t i, uint8_t type)
 {
     shm_op_t *o = &t->ops[i];
     o->ctl = type;
-    if (t->ctl_head < 0 && ctl_send(t, i))
+    if (t->ctl.head < 0 && ctl_send(t, i))
         return;
     o->on_ctl = 1;
-    o->ctl_next = -1;
-    if (t->ctl_tail < 0)
-        t->ctl_head = i;
-    else
-        t->ops[t->ctl_tail].ctl_next = i;
-    t->ctl_tail = i;
+    cs_tp_fifo_push(&t->ctl, t->ctl_next, i);
 }
 
 static int put_ctl(tp_shm_t *t, int peer, uint32_t type, const shm_ctl_t *c)
@@ -92,20 +87,15 @@ static int put_ctl(tp_shm_t *t, int peer, uint32_t type, const shm_ctl_t *c)
 int cs__shm_flush_ctl(tp_shm_t *t)
 {
     int sent = 0;
-    for (int32_t prev = -1, i = t->ctl_head, next; i >= 0; i = next) {
-        next = t->ops[i].ctl_next;
+    for (int32_t prev = -1, i = t->ctl.head, next; i >= 0; i = next) {
+        next = t->ctl_next[i];
         if (!ctl_send(t, i)) {
             prev = i;
             continue;
         }
         sent++;
         t->ops[i].on_ctl = 0;
-        if (prev < 0)
-            t->ctl_head = next;
-        else
-            t->ops[prev].ctl_next = next;
-        if (t->ctl_tail == i)
-            t->ctl_tail = prev;
+        cs_tp_fifo_unlink(&t->ctl, t->ctl_next, prev, i);
     }
     return sent;
 }
@@ -116,7 +106,7 @@ int cs__shm_send_rts(tp_shm_t *t, int peer, const void *buf, size_t len, void *m
     shm_peer_t *pe = &t->peers[peer];
     if (!ring_room(pe, t->prm.ncells, 1))
         return CS_AGAIN;
-    int32_t i = cs__shm_op_get(t);
+    int32_t i = shm_op_new(t);
     if (i < 0)
         return CS_AGAIN;
     const shm_region_t *rg = mr;
@@ -146,7 +136,7 @@ int cs__shm_send_rts(tp_shm_t *t, int peer, const void *buf, size_t len, void *m
     r.len = len;
     r.addr = (uint64_t)(uintptr_t)buf;
     r.cookie = (uint32_t)i;
-    r.gen = o->gen;
+    r.gen = shm_gen(t, i);
     ring_put(pe, t->prm.ncells, MSG_RTS, tag | (uint64_t)mode << SHM_AUX_SHIFT, &r,
              sizeof(r)); /* room checked above */
     req->status = CS_INPROGRESS;
@@ -182,22 +172,21 @@ void cs__shm_match_rts(tp_shm_t *t, int32_t i, int mode, const shm_rts_t *r)
         return;
     }
     o->state = OP_COPY;
-    cs__shm_fifo_push(t, &t->copies, i);
+    cs_tp_fifo_push(&t->copies, t->opool.next, i);
 }
 /* Op `cookie` if it is live, generation `gen`, in `state`, else -1. */
 static int32_t find_op(tp_shm_t *t, uint32_t cookie, uint32_t gen, int state)
 {
-    if (cookie >= (uint32_t)t->nops)
-        return -1;
-    shm_op_t *o = &t->ops[cookie];
-    return o->gen == gen && o->state == state ? (int32_t)cookie : -1;
+    return cs_tp_pool_live(&t->opool, cookie, gen) && t->ops[cookie].state == state
+               ? (int32_t)cookie
+               : -1;
 }
 
 void cs__shm_on_fin(tp_shm_t *t, const shm_ctl_t *c)
 {
     int32_t i = find_op(t, c->cookie, c->gen, OP_RTS_WAIT);
     if (i >= 0 && t->ops[i].is_send)
-        cs__shm_complete(t, i, c->status < 0 ? CS_ERR_TRANSPORT : CS_OK, t->ops[i].len);
+        shm_complete(t, i, c->status < 0 ? CS_ERR_TRANSPORT : CS_OK, t->ops[i].len);
 }
 
 void cs__shm_on_cts(tp_shm_t *t, int peer, const shm_ctl_t *c)
@@ -217,7 +206,7 @@ void cs__shm_on_cts(tp_shm_t *t, int peer, const shm_ctl_t *c)
     o->rgen = c->gen2;
     o->off = 0;
     o->state = OP_STREAM;
-    cs__shm_fifo_push(t, &t->peers[peer].stream, i);
+    cs_tp_fifo_push(&t->peers[peer].stream, t->opool.next, i);
     t->nstreams++;
 }
 
@@ -228,7 +217,7 @@ void cs__shm_on_data(tp_shm_t *t, int peer, const shm_ctl_t *c)
     shm_op_t *o = i >= 0 && !t->ops[i].is_send ? &t->ops[i] : NULL;
     if (c->status < 0) { /* the sender gave up: no slot was used */
         if (o)
-            cs__shm_complete(t, i, CS_ERR_PEER, 0);
+            shm_complete(t, i, CS_ERR_PEER, 0);
         return;
     }
     if (o) {
@@ -240,7 +229,7 @@ void cs__shm_on_data(tp_shm_t *t, int peer, const shm_ctl_t *c)
     pe->taken++;
     __atomic_store_n(pe->in_released, pe->taken, __ATOMIC_RELEASE);
     if (o && o->off >= o->msg_len)
-        cs__shm_complete(t, i, o->msg_len > o->len ? CS_ERR_RANGE : CS_OK,
+        shm_complete(t, i, o->msg_len > o->len ? CS_ERR_RANGE : CS_OK,
                          o->msg_len < o->len ? o->msg_len : o->len);
 }
 
@@ -293,9 +282,9 @@ static void stream(tp_shm_t *t, int peer)
             pe->filled++;
             o->off += n;
         }
-        cs__shm_fifo_remove(t, &pe->stream, i);
+        cs_tp_fifo_remove(&pe->stream, t->opool.next, i);
         t->nstreams--;
-        cs__shm_complete(t, i, CS_OK, o->len);
+        shm_complete(t, i, CS_OK, o->len);
     }
 }
 
@@ -304,13 +293,13 @@ int cs__shm_progress_large(tp_shm_t *t)
     int moved = 0;
     for (int32_t i = t->copies.head, next; i >= 0; i = next) {
         shm_op_t *o = &t->ops[i];
-        next = o->next;
+        next = t->opool.next[i];
         size_t want = o->msg_len < o->len ? o->msg_len : o->len;
         int st = o->off < want ? copy_slice(t, o, want) : CS_OK;
         moved = 1;
         if (st == CS_OK && o->off < want)
             continue;
-        cs__shm_fifo_remove(t, &t->copies, i);
+        cs_tp_fifo_remove(&t->copies, t->opool.next, i);
         if (st == CS_ERR_TRANSPORT && o->off == 0) { /* CMA refused: step down */
             ask_bounce(t, i);
             continue;

@@ -87,7 +87,7 @@ static inline int ring_put(shm_peer_t *p, uint32_t ncells, uint32_t type, uint64
         ring_copy_in(p->out_cells, (size_t)ncells * SHM_CELL,
                      (size_t)(p->tail & (ncells - 1)) * SHM_CELL + SHM_HDR, payload, len);
     c->len = (uint32_t)len;
-    c->word = (uint64_t)type << 60 | tag;
+    c->word = (uint64_t)type << SHM_TYPE_SHIFT | tag;
     __atomic_store_n(&c->flag, 1u, __ATOMIC_RELEASE);
     p->tail += need;
     return 1;

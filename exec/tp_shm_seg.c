@@ -52,6 +52,9 @@
 #include "cs_log.h"
 #include "tp_shm.h"
 
+#define SHM_ATTACH_NAP_NS 100000 /* the attach barrier looks at its peers this often */
+#define SHM_PATH_MAX 64          /* "/proc/PID/fd/FD" */
+
 static size_t round_up(size_t x, size_t a)
 {
     return (x + a - 1) / a * a;
@@ -190,7 +193,7 @@ static int map_peer(tp_shm_t *t, int r, const shm_blob_t *b)
     pe->pid = b->pid;
     long pfd = syscall(SYS_pidfd_open, (pid_t)b->pid, 0);
     pe->pidfd = pfd >= 0 ? (int)pfd : -1;
-    char path[64];
+    char path[SHM_PATH_MAX];
     snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)b->pid, (int)b->fd);
     int fd = open(path, O_RDWR | O_CLOEXEC);
     struct stat sb;
@@ -301,7 +304,7 @@ int cs__shm_attach(tp_shm_t *t, const void *blobs, size_t slot, const size_t *le
     }
     /* Wait until every peer has mapped my segment. */
     const uint32_t *att = (const uint32_t *)((char *)t->hdr + SHM_ATTACH_OFF);
-    uint64_t deadline = cs__shm_now_ns() + (uint64_t)(t->timeout_s * 1e9);
+    uint64_t deadline = cs_tp_now_ns() + (uint64_t)(t->timeout_s * 1e9);
     for (int r = 0; r < n;) {
         uint32_t a = __atomic_load_n(&att[r], __ATOMIC_ACQUIRE);
         if (a) {
@@ -315,7 +318,7 @@ int cs__shm_attach(tp_shm_t *t, const void *blobs, size_t slot, const size_t *le
             return CS_ERR_INTERRUPTED;
         }
         if (t->base.left_peer) {
-            char w[96];
+            char w[CS_TP_LEFT_MAX];
             cs_tp_left_text(t->base.left_peer - 1, t->base.left_sig, w, sizeof(w));
             why(t, "%s", w);
             return CS_ERR_PEER;
@@ -325,12 +328,12 @@ int cs__shm_attach(tp_shm_t *t, const void *blobs, size_t slot, const size_t *le
                 why(t, "rank %d exited or failed before mapping this rank's shared memory", q);
                 return CS_ERR_PEER;
             }
-        if (cs__shm_now_ns() > deadline) {
+        if (cs_tp_now_ns() > deadline) {
             why(t, "rank %d did not map this rank's shared memory within %.0f s", r,
                 t->timeout_s);
             return CS_ERR_TIMEOUT;
         }
-        struct timespec ts = {0, 100000};
+        struct timespec ts = {0, SHM_ATTACH_NAP_NS};
         nanosleep(&ts, NULL);
     }
     close(t->memfd); /* every peer holds its own mapping now */
@@ -432,7 +435,7 @@ char *cs__shm_map(tp_shm_t *t, int peer, const shm_rts_t *r)
         if (m->ptr && m->id == r->rid && m->fd == r->fd && m->len == r->rlen)
             return m->ptr;
     }
-    char path[64];
+    char path[SHM_PATH_MAX];
     snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pe->pid, (int)r->fd);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat sb;
@@ -448,7 +451,7 @@ char *cs__shm_map(tp_shm_t *t, int peer, const shm_rts_t *r)
     for (int k = 0; k < SHM_MAPS && !m; k++) {
         shm_map_t *c = &pe->maps[(pe->next_map + (uint32_t)k) % SHM_MAPS];
         int busy = 0;
-        for (int32_t i = t->copies.head; c->ptr && i >= 0 && !busy; i = t->ops[i].next)
+        for (int32_t i = t->copies.head; c->ptr && i >= 0 && !busy; i = t->opool.next[i])
             busy = t->ops[i].peer == peer && t->ops[i].raddr >= (uint64_t)(uintptr_t)c->ptr &&
                    t->ops[i].raddr < (uint64_t)(uintptr_t)c->ptr + c->len;
         if (!busy) {

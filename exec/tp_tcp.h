@@ -1,8 +1,24 @@
 /*
- * tp_tcp.h - internals shared by the two files of the native TCP transport
- * (protocol and posting in tp_tcp.c; sockets, connection set-up and the
- * reading side in tp_tcp_net.c).  Not a public header: the engine sees only
- * cs_tp_tcp_open (cs_transport.h).
+ * tp_tcp.h - internals shared by the files of the native TCP transport.
+ * Not a public header: the engine sees only cs_tp_tcp_open
+ * (cs_transport.h).  Protocol overview in tp_tcp.c.
+ *
+ *   tp_tcp.c       the ops table: open, close, post (isend / irecv), poll,
+ *                  cancel; progress over every connection
+ *   tp_tcp_recv.c  receive and match: reading frames, matching messages
+ *                  with receives (posted and unexpected), RTR and CTS
+ *                  decisions of the receiver, messages to oneself
+ *   tp_tcp_send.c  post and write: frame queues, writing, the sender's
+ *                  side of RTS / CTS / RTR, LEAVE
+ *   tp_tcp_conn.c  connection management: listening, the all-pairs set-up,
+ *                  closing, losing a peer
+ *
+ * Calls between files go one way: tp_tcp.c -> recv, send, conn; recv ->
+ * send, conn; send and conn call no other file.  What all need (completing
+ * an operation) is inline below.
+ * A failed write only records the error (tcp_peer_t.werr); the progress
+ * loop of tp_tcp.c reads what the peer sent before it went and then
+ * declares it lost.
  */
 #ifndef TP_TCP_H
 #define TP_TCP_H
@@ -12,19 +28,36 @@
 #include <stdint.h>
 
 #include "cs_transport.h"
+#include "tp_util.h"
 
-#define TCP_EAGER (64u << 10)  /* largest message sent without a handshake */
-#define TCP_OPS 4096           /* operations in flight per rank */
-#define TCP_UNEX_SLOTS 64      /* unexpected EAGER payloads buffered (x TCP_EAGER bytes) */
-#define TCP_UNEX_RECS 4096     /* unexpected messages (EAGER or RTS) remembered */
-#define TCP_EPOLL_MIN 8        /* from this many peers on, poll reads through epoll */
-#define TCP_RTR_RECS 4096      /* receivers' RTRs waiting for their send */
-#define TCP_HIST 64            /* messages per peer remembered for matching RTRs (2^k) */
+#define TCP_EAGER (64u << 10) /* largest message sent without a handshake: below it the
+                                 round trip costs more than the receiver's copy */
+#define TCP_OPS 4096          /* operations in flight per rank (the engine posts at most a
+                                 schedule's steps of one run) */
+#define TCP_UNEX_SLOTS 64     /* unexpected EAGER payloads buffered (x TCP_EAGER: 4 MiB) */
+#define TCP_UNEX_RECS 4096    /* unexpected messages (EAGER or RTS) remembered */
+#define TCP_EPOLL_MIN 8       /* from this many peers on, poll reads through epoll (one
+                                 recv() per peer per poll costs more above it) */
+#define TCP_RTR_RECS 4096     /* receivers' RTRs waiting for their send */
+#define TCP_HIST 64           /* messages per peer remembered for matching RTRs (2^k) */
 #define TCP_CHUNK (256u << 10) /* DATA goes in frames of at most this many bytes: a control
-                                  frame (CTS, RTR) waits for one chunk, not a whole message */
-#ifndef TCP_NOTSENT
-#define TCP_NOTSENT (128 << 10)
-#endif
+                                  frame (CTS, RTR) waits for one chunk, not a whole message;
+                                  32 header bytes per chunk cost nothing measurable */
+#define TCP_NOTSENT (128 << 10) /* TCP_NOTSENT_LOWAT: bytes a socket keeps not sent yet, so
+                                   that a control frame does not queue behind megabytes in
+                                   the kernel (issue #19: 320 -> 220 ms, tp_tcp.c) */
+#define TCP_FRAMES_EXTRA 64   /* frames beyond two per operation and two per peer */
+#define TCP_BACKLOG_EXTRA 16  /* listen() backlog beyond one per rank */
+#define TCP_SLICE_MS 50       /* blocking waits look at the interrupt flag this often */
+#define TCP_RETRY_US 10000    /* a refused connect (the peer not listening yet) retries
+                                 after this */
+#define TCP_LEAVE_S 0.1       /* leave writes its LEAVE frames for at most this long
+                                 (cs_transport.h: about 100 ms) */
+#define TCP_LEAVE_NAP_NS 200000 /* and sleeps this long between tries */
+#define TCP_NODE "127.0.0.1" /* address bound when cfg->node is not set (one host) */
+#define TCP_SETUP_S 60.0      /* connection set-up limit when cfg->timeout_s is not set */
+#define TCP_EPOLL_BATCH 32    /* events taken per epoll_wait */
+#define TCP_SINK 4096         /* bytes of a dropped payload read per recv() */
 #define TCP_MAGIC 0x3250435453430000ull /* "CSTCP2": bump when the framing changes */
 
 enum { TCP_EAGER_MSG = 1, TCP_RTS, TCP_CTS, TCP_DATA, TCP_RTR, TCP_DDATA, TCP_LEAVE };
@@ -53,21 +86,17 @@ typedef struct tcp_addr {
 
 enum { OPS_FREE = 0, OPS_POSTED, OPS_SELF, OPS_SENDING, OPS_RTS, OPS_DATA_WAIT, OPS_READING, OPS_DONE };
 
+/* An operation (pool t->opool: its link and generation live there). */
 typedef struct tcp_op {
+    uint64_t tag;   /* first: the key of matching (cs_tp_fifo_take) */
     cs_tp_req_t *req;
     char *buf;
     size_t len;     /* send: message bytes; receive: capacity */
     size_t msg_len; /* receive: the message's bytes */
     size_t got;     /* receive by DATA chunks: bytes arrived so far */
-    uint64_t tag;
-    int32_t peer, next;
-    uint32_t gen;
+    int32_t peer;
     uint8_t is_send, state, pad_[2];
 } tcp_op_t;
-
-typedef struct tcp_fifo {
-    int32_t head, tail;
-} tcp_fifo_t;
 
 /* A frame waiting to be written (header copied, payload by reference).  A
  * DATA frame goes out as chunks of at most TCP_CHUNK bytes, each with its
@@ -107,108 +136,115 @@ enum { RS_HDR = 0, RS_PAYLOAD };
 typedef struct tcp_peer {
     int fd;
     int dead;
-    int lost_read;              /* writing failed: what it sent before is being read */
-    int32_t whead, wtail;       /* message frames to write (EAGER, RTS, DDATA, DATA) */
-    int32_t chead, ctail;       /* control frames to write (CTS, RTR, LEAVE): they go
-                                 * first, between two chunks of a DATA frame */
-    tcp_fifo_t posted;          /* receives not matched yet */
-    tcp_fifo_t self_sends;      /* self only: sends not matched yet */
-    int32_t unex_head, unex_tail; /* unexpected messages, arrival order */
-    int32_t rtr_head, rtr_tail;   /* RTRs from this peer waiting for a send */
-    uint32_t sseq;                /* message frames queued to the peer */
-    uint32_t rseq;                /* message headers read from the peer */
-    tcp_sent_t *hist;             /* the last TCP_HIST message frames queued */
+    int werr;                /* errno of a failed write, not dealt with yet */
+    cs_tp_fifo_t wq;         /* message frames to write (EAGER, RTS, DDATA, DATA) */
+    cs_tp_fifo_t cq;         /* control frames (CTS, RTR, LEAVE): they go first,
+                              * between two chunks of a DATA frame */
+    cs_tp_fifo_t posted;     /* receives not matched yet */
+    cs_tp_fifo_t self_sends; /* self only: sends not matched yet */
+    cs_tp_fifo_t unex;       /* unexpected messages, arrival order */
+    cs_tp_fifo_t rtrs;       /* RTRs from this peer waiting for a send */
+    uint32_t sseq;           /* message frames queued to the peer */
+    uint32_t rseq;           /* message headers read from the peer */
+    tcp_sent_t *hist;        /* the last TCP_HIST message frames queued */
     /* reading */
     int rstate;
-    size_t rgot;       /* bytes of the header or payload read so far */
-    tcp_hdr_t rhdr;
-    char *rdst;        /* payload destination (NULL: discard) */
-    size_t rkeep;      /* bytes of the payload that fit rdst */
-    int32_t rop;       /* receive op the payload completes, or -1 */
-    int32_t runex;     /* unexpected record the payload fills, or -1 */
+    size_t rgot;    /* bytes of the header or payload read so far */
+    tcp_hdr_t rhdr; /* a whole header in RS_HDR: held, no room for its message yet */
+    char *rdst;     /* payload destination (NULL: discard) */
+    size_t rkeep;   /* bytes of the payload that fit rdst */
+    int32_t rop;    /* receive op the payload completes, or -1 */
+    int32_t runex;  /* unexpected record the payload fills, or -1 */
 } tcp_peer_t;
 
 typedef struct tp_tcp {
     cs_tp_t base; /* first member */
     int listen_fd, epfd, ready;
-    int left; /* leave was called */
-    double setup_s; /* connection set-up limit (cfg->timeout_s, default 60 s) */
+    int left;       /* leave was called */
+    double setup_s; /* connection set-up limit (cfg->timeout_s, default TCP_SETUP_S) */
     tcp_addr_t addr;
     size_t addr_len;
     tcp_peer_t *peers;
     tcp_op_t *ops;
-    int32_t nops, free_op;
+    cs_tp_pool_t opool;
+    cs_tp_ring_t done; /* completed ops, recycled when poll reports them */
     tcp_frame_t *frames;
-    int32_t *frame_next;
-    int32_t nframes, free_frame;
-    int32_t *done; /* ring of completed ops, recycled when poll reports them */
-    uint32_t done_head, done_tail, done_mask;
-    tcp_unex_t *unex;
-    int32_t *unex_next;
-    int32_t free_unex;
-    char *unex_data; /* TCP_UNEX_SLOTS x TCP_EAGER */
-    int32_t free_slot[TCP_UNEX_SLOTS];
-    int32_t nfree_slot;
-    int stalled; /* some connection waits for an unexpected slot */
+    cs_tp_pool_t fpool;
+    tcp_unex_t *unex;  /* records of upool.recs */
+    cs_tp_unex_t upool;
+    int stalled;       /* some connection holds a header the pool has no room for */
     tcp_rtr_t *rtr;
-    int32_t *rtr_next;
-    int32_t free_rtr;
-    tcp_sent_t *hist; /* nranks x TCP_HIST */
+    cs_tp_pool_t rpool;
+    tcp_sent_t *hist;  /* nranks x TCP_HIST */
 } tp_tcp_t;
 
-/* Unlink k (after prev, or the head when prev < 0) from an index list. */
-static inline void tcp_unlink(int32_t *next, int32_t *head, int32_t *tail, int32_t prev,
-                              int32_t k)
+/* The generation of op i (see tp_util.h: bumped when it is recycled). */
+static inline uint32_t tcp_gen(const tp_tcp_t *t, int32_t i)
 {
-    if (prev >= 0)
-        next[prev] = next[k];
-    else
-        *head = next[k];
-    if (*tail == k)
-        *tail = prev;
+    return t->opool.gen[i];
 }
 
-/* Give the whole index list at *head back to the free list *free_head. */
-static inline void tcp_free_list(int32_t *next, int32_t *free_head, int32_t *head,
-                                 int32_t *tail)
+/* The operation is over: its request goes to the done ring, and the op is
+ * recycled when poll hands the request out (so completed operations never
+ * outnumber the ring).  An op without request (a post that could not be
+ * queued) is recycled at once. */
+static inline void tcp_complete(tp_tcp_t *t, int32_t i, int status, size_t nbytes)
 {
-    for (int32_t k = *head; k >= 0;) {
-        int32_t n = next[k];
-        next[k] = *free_head;
-        *free_head = k;
-        k = n;
+    tcp_op_t *o = &t->ops[i];
+    if (!o->req) {
+        o->state = OPS_FREE;
+        cs_tp_pool_put(&t->opool, i);
+        return;
     }
-    *head = *tail = -1;
+    o->req->status = status;
+    o->req->nbytes = nbytes;
+    o->state = OPS_DONE;
+    cs_tp_ring_push(&t->done, i);
 }
 
-/* ---- tp_tcp.c ---- */
-int cs__tcp_fifo_remove(tcp_op_t *ops, tcp_fifo_t *f, int32_t i);
-void cs__tcp_complete(tp_tcp_t *t, int32_t op, int status, size_t nbytes);
+/* Fail every op of FIFO f (linked through the op pool) with CS_ERR_PEER. */
+static inline void tcp_fail_fifo(tp_tcp_t *t, cs_tp_fifo_t *f)
+{
+    for (int32_t i; (i = cs_tp_fifo_pop(f, t->opool.next)) >= 0;)
+        tcp_complete(t, i, CS_ERR_PEER, 0);
+}
+
+/* ---- tp_tcp_recv.c ---- */
+/* Read from the connection to peer until it has nothing more. */
+void cs__tcp_read_peer(tp_tcp_t *t, int peer);
+/* Post receive op i (taken, request set): match an unexpected message, or
+ * queue it (with an RTR when the rule holds).  CS_OK. */
+int cs__tcp_post_recv(tp_tcp_t *t, int32_t i);
+/* Self messages: sends and receives of the same tag meet in memory. */
+void cs__tcp_self_match(tp_tcp_t *t);
+
+/* ---- tp_tcp_send.c ---- */
+/* Post send op i (taken, request set) to a live peer other than self.
+ * CS_OK, or CS_AGAIN when no frame is free (the op is recycled). */
+int cs__tcp_post_send(tp_tcp_t *t, int32_t i);
+/* Queue a frame to peer (control frames on the control list; DATA in
+ * chunks); CS_AGAIN when no frame is free. */
+int cs__tcp_frame_queue(tp_tcp_t *t, int peer, const tcp_hdr_t *h, const char *payload,
+                        int32_t op);
+/* Write what the socket takes; completes sends whose frame is out.  A
+ * failure is left in peer->werr. */
 void cs__tcp_write_peer(tp_tcp_t *t, int peer);
+/* Answer an RTS matched by receive op recv_op: CTS. */
 int cs__tcp_send_cts(tp_tcp_t *t, int32_t recv_op, uint32_t send_op, uint32_t send_gen,
                      size_t msg_len);
 void cs__tcp_on_cts(tp_tcp_t *t, int peer, const tcp_hdr_t *h);
 void cs__tcp_on_rtr(tp_tcp_t *t, int peer, const tcp_hdr_t *h);
-/* Return the pending RTRs of peer to the pool. */
-void cs__tcp_rtr_clear(tp_tcp_t *t, int peer);
+/* leave (cs_transport.h): a LEAVE frame on every connection, written within
+ * TCP_LEAVE_S (a frame half written is finished first, those not started
+ * are dropped). */
+void cs__tcp_leave(cs_tp_t *tp, int sig);
 
-/* ---- tp_tcp_net.c ---- */
+/* ---- tp_tcp_conn.c ---- */
 int cs__tcp_listen(tp_tcp_t *t, const char *node, cs_err_t *err);
 int cs__tcp_connect_all(cs_tp_t *tp, const void *blobs, size_t slot, const size_t *lens);
 void cs__tcp_sockets_close(tp_tcp_t *t);
-/* Write and read every connection once; < 0 only for a broken transport. */
-int cs__tcp_progress(tp_tcp_t *t);
-/* leave (cs_transport.h): a LEAVE frame on every connection, written within
- * about 100 ms (a frame half written is finished first, those not started
- * are dropped). */
-void cs__tcp_leave(cs_tp_t *tp, int sig);
-/* Read from the connection to peer until it has nothing more. */
-void cs__tcp_read_peer(tp_tcp_t *t, int peer);
-/* The connection to peer broke (errno err): fail everything involving it. */
+/* The connection to peer broke (errno err, 0: end of stream): fail
+ * everything involving it. */
 void cs__tcp_peer_lost(tp_tcp_t *t, int peer, int err);
-/* First unexpected message from peer with tag, or -1. */
-int32_t cs__tcp_unex_find(tp_tcp_t *t, int peer, uint64_t tag);
-/* Receive op meets unexpected record u (removed from its list). */
-int cs__tcp_match_unex(tp_tcp_t *t, int32_t op, int32_t u);
 
 #endif /* TP_TCP_H */

@@ -1,7 +1,15 @@
 /*
- * tp_nccl.c - the NCCL "transport": device probe, conversion of CUDA and
- * NCCL codes, the communicator bootstrapped through cs_boot, and NCCL's own
- * collectives used as the baseline (contracts in cs_gpu.h).
+ * cs_nccl.c - the NCCL communicator of the GPU executor: device probe,
+ * conversion of CUDA and NCCL codes, the communicator bootstrapped through
+ * cs_boot, and NCCL's own collectives used as the baseline (contracts in
+ * cs_gpu.h).
+ *
+ * Not a transport of the ops table (cs_transport.h), and not named tp_ for
+ * that reason: the table moves one message per request, posted and polled
+ * from the host with requests the caller owns, where NCCL enqueues grouped
+ * send / receive kernels on a CUDA stream and completes them with the
+ * stream; wrapping one in the other would cost a stream synchronisation
+ * per message.  The GPU engine (cs_engine_gpu.c) drives NCCL directly.
  *
  * Bootstrap, all ranks in the same order:
  *   1. allgather {status of the device probe, host name}: every rank learns

@@ -1,0 +1,273 @@
+/*
+ * tp_tcp_conn.c - connection management of the native TCP transport:
+ * listening, the all-pairs set-up (rank r connects to every rank below it
+ * and accepts one connection from every rank above, each side saying hello
+ * with its rank and the job's size), socket options, closing, losing a
+ * peer.  Protocol overview in tp_tcp.c; calls no other file of it.
+ */
+#define _GNU_SOURCE /* accept4 */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "cs_intr.h"
+#include "cs_log.h"
+#include "tp_tcp.h"
+
+/* Why set-up failed, for the caller's message (cs_tp.why). */
+static void why(tp_tcp_t *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t->base.why, sizeof(t->base.why), fmt, ap);
+    va_end(ap);
+    CS_DEBUG("exec", "tcp transport: rank %d: %s", t->base.rank, t->base.why);
+}
+
+int cs__tcp_listen(tp_tcp_t *t, const char *node, cs_err_t *err)
+{
+    const char *host = node && *node ? node : TCP_NODE;
+    struct sockaddr_storage ss;
+    memset(&ss, 0, sizeof(ss));
+    socklen_t len;
+    struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+    struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+    if (inet_pton(AF_INET, host, &s4->sin_addr) == 1) {
+        s4->sin_family = AF_INET;
+        len = sizeof(*s4);
+    } else if (inet_pton(AF_INET6, host, &s6->sin6_addr) == 1) {
+        s6->sin6_family = AF_INET6;
+        len = sizeof(*s6);
+    } else {
+        return cs_err_set(err, CS_ERR_INVAL,
+                          "tcp transport: '%s' is not an IPv4 or IPv6 address (--iface)", host);
+    }
+    int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return cs_err_set(err, CS_ERR_TRANSPORT, "tcp transport: socket: %s", strerror(errno));
+    if (bind(fd, (struct sockaddr *)&ss, len) != 0 || listen(fd, t->base.nranks + TCP_BACKLOG_EXTRA) != 0) {
+        int e = errno;
+        close(fd);
+        return cs_err_set(err, CS_ERR_TRANSPORT, "tcp transport: cannot listen on %s: %s", host,
+                          strerror(e));
+    }
+    len = sizeof(ss);
+    getsockname(fd, (struct sockaddr *)&ss, &len);
+    t->listen_fd = fd;
+    t->addr.magic = TCP_MAGIC;
+    t->addr.rank = t->base.rank;
+    t->addr.nranks = t->base.nranks;
+    t->addr.sa = ss;
+    t->addr.salen = len;
+    t->addr_len = sizeof(t->addr);
+    return CS_OK;
+}
+
+/* Blocking I/O of exactly n bytes on a blocking socket, until `deadline`. */
+static int io_full(int fd, void *buf, size_t n, int out, double deadline)
+{
+    char *p = buf;
+    while (n > 0) {
+        struct pollfd pf = {.fd = fd, .events = out ? POLLOUT : POLLIN};
+        int ms = (int)((deadline - cs_tp_now_s()) * 1e3), pr;
+        if (cs_intr_pending())
+            return CS_ERR_INTERRUPTED;
+        if (ms <= 0)
+            return CS_ERR_TIMEOUT;
+        if ((pr = poll(&pf, 1, ms < TCP_SLICE_MS ? ms : TCP_SLICE_MS)) <= 0) {
+            if (pr < 0 && errno != EINTR)
+                return CS_ERR_TIMEOUT;
+            continue; /* a slice: look at the interrupt flag again */
+        }
+        ssize_t k = out ? send(fd, p, n, MSG_NOSIGNAL) : recv(fd, p, n, 0);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return CS_ERR_PEER;
+        p += k;
+        n -= (size_t)k;
+    }
+    return CS_OK;
+}
+
+typedef struct hello {
+    uint64_t magic;
+    int32_t rank, nranks;
+} hello_t;
+
+static int connect_to(tp_tcp_t *t, int peer, const tcp_addr_t *a, double deadline)
+{
+    for (;;) {
+        int fd = socket(a->sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+            return CS_ERR_TRANSPORT;
+        if (connect(fd, (const struct sockaddr *)&a->sa, a->salen) == 0) {
+            hello_t h = {TCP_MAGIC, t->base.rank, t->base.nranks};
+            int st = io_full(fd, &h, sizeof(h), 1, deadline);
+            if (st != CS_OK) {
+                close(fd);
+                if (st == CS_ERR_INTERRUPTED)
+                    why(t, "interrupted (%s)", cs_intr_signame(cs_intr_pending()));
+                return st;
+            }
+            t->peers[peer].fd = fd;
+            return CS_OK;
+        }
+        int e = errno;
+        close(fd);
+        if (cs_intr_pending()) {
+            why(t, "interrupted (%s)", cs_intr_signame(cs_intr_pending()));
+            return CS_ERR_INTERRUPTED;
+        }
+        if ((e != ECONNREFUSED && e != EINTR && e != EAGAIN) || cs_tp_now_s() > deadline) {
+            why(t, "tcp transport: cannot connect to rank %d: %s", peer, strerror(e));
+            return e == ECONNREFUSED ? CS_ERR_PEER : CS_ERR_TRANSPORT;
+        }
+        usleep(TCP_RETRY_US);
+    }
+}
+
+static int accept_one(tp_tcp_t *t, double deadline)
+{
+    struct pollfd pf = {.fd = t->listen_fd, .events = POLLIN};
+    int ms = (int)((deadline - cs_tp_now_s()) * 1e3);
+    if (cs_intr_pending())
+        return CS_ERR_INTERRUPTED;
+    if (ms <= 0)
+        return CS_ERR_TIMEOUT;
+    if (poll(&pf, 1, ms < TCP_SLICE_MS ? ms : TCP_SLICE_MS) <= 0)
+        return CS_AGAIN; /* a slice: the caller looks at the deadline and the flag */
+    int fd = accept4(t->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+    if (fd < 0)
+        return errno == EINTR || errno == EAGAIN ? CS_AGAIN : CS_ERR_TRANSPORT;
+    hello_t h;
+    int st = io_full(fd, &h, sizeof(h), 0, deadline);
+    if (st == CS_ERR_INTERRUPTED) {
+        close(fd);
+        return st;
+    }
+    if (st != CS_OK || h.magic != TCP_MAGIC || h.nranks != t->base.nranks ||
+        h.rank <= t->base.rank || h.rank >= t->base.nranks || t->peers[h.rank].fd >= 0) {
+        CS_WARN("exec", "tcp transport: rank %d: refused a connection (not a rank above it "
+                "of this job)", t->base.rank);
+        close(fd);
+        return CS_AGAIN; /* a stray connection: keep waiting for the real ones */
+    }
+    t->peers[h.rank].fd = fd;
+    return CS_OK;
+}
+
+static int tune(int fd)
+{
+    int one = 1, lowat = TCP_NOTSENT;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    setsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &lowat, sizeof(lowat));
+    int fl = fcntl(fd, F_GETFL);
+    return fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0 ? CS_ERR_TRANSPORT : CS_OK;
+}
+
+int cs__tcp_connect_all(cs_tp_t *tp, const void *blobs, size_t slot, const size_t *lens)
+{
+    tp_tcp_t *t = (tp_tcp_t *)tp;
+    int P = t->base.nranks, me = t->base.rank;
+    for (int r = 0; r < P; r++) {
+        const tcp_addr_t *a = (const tcp_addr_t *)((const char *)blobs + (size_t)r * slot);
+        if (lens[r] != sizeof(tcp_addr_t) || a->magic != TCP_MAGIC || a->rank != r ||
+            a->nranks != P) {
+            why(t, "tcp transport: the address of rank %d is not a tcp transport address of "
+                "this job (are all ranks run with --transport tcp?)", r);
+            return CS_ERR_INVAL;
+        }
+    }
+    double deadline = cs_tp_now_s() + t->setup_s;
+    for (int r = 0; r < me; r++) {
+        int st = connect_to(t, r, (const tcp_addr_t *)((const char *)blobs + (size_t)r * slot),
+                            deadline);
+        if (st != CS_OK)
+            return st;
+    }
+    for (int left = P - 1 - me; left > 0;) {
+        int st = accept_one(t, deadline);
+        if (st == CS_OK)
+            left--;
+        else if (st == CS_ERR_INTERRUPTED) {
+            why(t, "interrupted (%s)", cs_intr_signame(cs_intr_pending()));
+            return st;
+        } else if (st != CS_AGAIN) {
+            why(t, "tcp transport: %d rank(s) above rank %d never connected within %.0f s", left,
+                me, t->setup_s);
+            return st;
+        }
+    }
+    close(t->listen_fd);
+    t->listen_fd = -1;
+    if (P - 1 >= TCP_EPOLL_MIN) {
+        t->epfd = epoll_create1(EPOLL_CLOEXEC);
+        if (t->epfd < 0)
+            return CS_ERR_TRANSPORT;
+    }
+    for (int r = 0; r < P; r++) {
+        if (r == me)
+            continue;
+        if (tune(t->peers[r].fd) != CS_OK)
+            return CS_ERR_TRANSPORT;
+        struct epoll_event ev = {.events = EPOLLIN, .data.u32 = (uint32_t)r};
+        if (t->epfd >= 0 && epoll_ctl(t->epfd, EPOLL_CTL_ADD, t->peers[r].fd, &ev) != 0)
+            return CS_ERR_TRANSPORT;
+    }
+    t->ready = 1;
+    return CS_OK;
+}
+
+void cs__tcp_sockets_close(tp_tcp_t *t)
+{
+    for (int r = 0; t->peers && r < t->base.nranks; r++)
+        if (t->peers[r].fd >= 0)
+            close(t->peers[r].fd);
+    if (t->listen_fd >= 0)
+        close(t->listen_fd);
+    if (t->epfd >= 0)
+        close(t->epfd);
+}
+
+void cs__tcp_peer_lost(tp_tcp_t *t, int peer, int err)
+{
+    tcp_peer_t *p = &t->peers[peer];
+    if (p->dead)
+        return;
+    p->dead = 1;
+    CS_DEBUG("exec", "tcp transport: rank %d lost rank %d (%s)", t->base.rank, peer,
+             err ? strerror(err) : "end of stream");
+    if (t->epfd >= 0)
+        epoll_ctl(t->epfd, EPOLL_CTL_DEL, p->fd, NULL);
+    close(p->fd);
+    p->fd = -1;
+    /* frames not written: their sends fail below with the other ops */
+    cs_tp_fifo_release(&p->wq, &t->fpool);
+    cs_tp_fifo_release(&p->cq, &t->fpool);
+    if (p->rstate == RS_PAYLOAD && p->runex >= 0) { /* half-read unexpected message */
+        if (t->unex[p->runex].slot >= 0)
+            cs_tp_unex_slot_put(&t->upool, t->unex[p->runex].slot);
+        cs_tp_pool_put(&t->upool.recs, p->runex);
+    }
+    p->rstate = RS_HDR;
+    p->rgot = 0;
+    cs_tp_fifo_release(&p->rtrs, &t->rpool);
+    tcp_fail_fifo(t, &p->posted);
+    for (int32_t i = 0; i < t->opool.n; i++) {
+        tcp_op_t *o = &t->ops[i];
+        if (o->peer == peer && (o->state == OPS_SENDING || o->state == OPS_RTS ||
+                                o->state == OPS_DATA_WAIT || o->state == OPS_READING))
+            tcp_complete(t, i, CS_ERR_PEER, 0);
+    }
+}
