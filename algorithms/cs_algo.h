@@ -14,12 +14,6 @@
 #include "cs_params.h"
 #include "cs_sched.h"
 
-typedef struct cs_param_desc {
-    const char *key;
-    const char *def;  /* default shown to users ("1", "auto", ...) */
-    const char *help; /* one line */
-} cs_param_desc_t;
-
 /* Alpha-beta model inputs for the closed-form cost. */
 typedef struct cs_ab_model {
     double alpha; /* latency per message, seconds */
@@ -31,16 +25,19 @@ typedef struct cs_algo {
     cs_coll_t coll;
     const char *name;
     const char *desc; /* one line */
-    const cs_param_desc_t *params; /* terminated by {NULL} */
+    const cs_param_desc_t *params; /* terminated by CS_PARAM_END (cs_params.h) */
     /* Build the schedule.  On success *out owns a complete schedule and
      * CS_OK is returned; on failure *out is untouched, err says why and
-     * nothing is leaked.  Must read its parameters with the cs_params_get*
-     * getters (unknown keys are rejected by the caller afterwards). */
+     * nothing is leaked.  Reads its parameters with the descriptor getters
+     * of cs_params.h (cs_params_int, _dims, _list) over `params`, which
+     * apply the default and the bounds; unknown keys are rejected by the
+     * caller afterwards. */
     int (*build)(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **out,
                  cs_err_t *err);
     /* Closed-form alpha-beta time (seconds) of this algorithm for a message
      * of `bytes` on P ranks (Ben-Nun & Hoefler style), or NULL when there is
-     * no simple formula.  Parameters as for build (may be ignored). */
+     * no simple formula.  Parameters as for build, through the same getters
+     * (invalid values: the default, or a negative time). */
     double (*cost)(const cs_coll_desc_t *desc, cs_params_t *params, double bytes,
                    const cs_ab_model_t *m);
 } cs_algo_t;

@@ -13,11 +13,17 @@ static void help(FILE *f)
             "usage: collstep algos [--coll COLL] [--format table|json]\n"
             "\n"
             "List the registered algorithms: collective, name, one-line description and\n"
-            "parameters with their defaults (pass them as --param KEY=VALUE to gen, sim, run).\n"
+            "parameters with their defaults and bounds (an integer range, or how many\n"
+            "factors or names a list takes); pass them as --param KEY=VALUE to gen, sim, run.\n"
             "\n"
             "  --coll COLL      only this collective (allreduce, reduce-scatter, allgather,\n"
             "                   broadcast, reduce, alltoall)\n"
             "  --format FMT     table (default) or json\n");
+}
+
+static const char *kind_name(cs_param_kind_t k)
+{
+    return k == CS_PARAM_DIMS ? "dims" : k == CS_PARAM_LIST ? "list" : "int";
 }
 
 int cs_cli_algos(int argc, char **argv)
@@ -73,14 +79,18 @@ int cs_cli_algos(int argc, char **argv)
                 cs_json_write_str(stdout, p->def ? p->def : "");
                 printf(", \"help\": ");
                 cs_json_write_str(stdout, p->help ? p->help : "");
-                printf("}");
+                printf(", \"kind\": \"%s\", \"min\": %ld, \"max\": %ld}", kind_name(p->kind),
+                       p->min, p->max);
             }
             printf("]}");
         } else {
             printf("%-15s %-18s %s\n", cs_coll_name(a->coll), a->name, a->desc);
-            for (const cs_param_desc_t *p = a->params; p && p->key; p++)
-                printf("%-15s %-18s   --param %s=%s  %s\n", "", "", p->key, p->def ? p->def : "",
-                       p->help ? p->help : "");
+            for (const cs_param_desc_t *p = a->params; p && p->key; p++) {
+                char bounds[64];
+                cs_param_desc_bounds(p, bounds, sizeof(bounds));
+                printf("%-15s %-18s   --param %s=%s  [%s]  %s\n", "", "", p->key,
+                       p->def ? p->def : "", bounds, p->help ? p->help : "");
+            }
         }
         first = 0;
     }

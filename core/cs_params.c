@@ -142,3 +142,140 @@ void cs_params_format(const cs_params_t *p, char *buf, int len)
         off += w;
     }
 }
+
+/* ---- descriptor getters ---------------------------------------------- */
+
+const cs_param_desc_t *cs_param_desc_find(const cs_param_desc_t *table, const char *key)
+{
+    for (const cs_param_desc_t *d = table; d && d->key; d++)
+        if (strcmp(d->key, key) == 0)
+            return d;
+    return NULL;
+}
+
+void cs_param_desc_bounds(const cs_param_desc_t *d, char *buf, int len)
+{
+    if (len <= 0)
+        return;
+    switch (d->kind) {
+    case CS_PARAM_INT:
+        snprintf(buf, (size_t)len, "%ld..%ld", d->min, d->max);
+        break;
+    case CS_PARAM_DIMS:
+    case CS_PARAM_LIST: {
+        const char *what = d->kind == CS_PARAM_DIMS ? "factors (AxB..)" : "names (a+b..)";
+        if (d->min == d->max)
+            snprintf(buf, (size_t)len, "%ld %s", d->min, what);
+        else
+            snprintf(buf, (size_t)len, "%ld to %ld %s", d->min, d->max, what);
+        break;
+    }
+    default:
+        buf[0] = '\0';
+    }
+}
+
+static const cs_param_desc_t *row(const cs_param_desc_t *table, const char *key,
+                                  cs_param_kind_t kind, cs_err_t *err)
+{
+    const cs_param_desc_t *d = cs_param_desc_find(table, key);
+    if (d == NULL || d->kind != kind)
+        cs_err_set(err, CS_ERR_INTERNAL, "parameter %s: not declared as %s in the generator's "
+                                         "table", key,
+                   kind == CS_PARAM_INT ? "an integer" : kind == CS_PARAM_DIMS ? "dims" : "a list");
+    return d != NULL && d->kind == kind ? d : NULL;
+}
+
+/* strtol over the whole string; 0 when it is not one integer. */
+static int whole_long(const char *v, long *x)
+{
+    char *end = NULL;
+    errno = 0;
+    *x = strtol(v, &end, 10);
+    return errno == 0 && end != v && *end == '\0';
+}
+
+int cs_params_int(cs_params_t *p, const cs_param_desc_t *table, const char *key, long *out,
+                  cs_err_t *err)
+{
+    const cs_param_desc_t *d = row(table, key, CS_PARAM_INT, err);
+    long def = 0;
+    if (d == NULL)
+        return CS_ERR_INTERNAL;
+    if (!whole_long(d->def, &def))
+        return cs_err_set(err, CS_ERR_INTERNAL, "parameter %s: default '%s' is not an integer",
+                          key, d->def);
+    *out = def;
+    const char *v = cs_params_get(p, key);
+    if (v == NULL)
+        return CS_OK;
+    long x = 0;
+    if (!whole_long(v, &x))
+        return cs_err_set(err, CS_ERR_PARSE, "parameter %s=%s: expected an integer in %ld..%ld",
+                          key, v, d->min, d->max);
+    if (x < d->min || x > d->max)
+        return cs_err_set(err, CS_ERR_PARSE, "parameter %s=%s out of range: %ld..%ld", key, v,
+                          d->min, d->max);
+    *out = x;
+    return CS_OK;
+}
+
+int cs_params_dims(cs_params_t *p, const cs_param_desc_t *table, const char *key, int *dims,
+                   int cap, cs_err_t *err)
+{
+    const cs_param_desc_t *d = row(table, key, CS_PARAM_DIMS, err);
+    if (d == NULL)
+        return CS_ERR_INTERNAL;
+    if (cap < d->max)
+        return cs_err_set(err, CS_ERR_INTERNAL, "parameter %s: room for %d factors, %ld declared",
+                          key, cap, d->max);
+    const char *v = cs_params_get(p, key);
+    if (v == NULL)
+        return 0;
+    int n = 0;
+    for (const char *c = v; *c;) {
+        char *end = NULL;
+        errno = 0;
+        long x = strtol(c, &end, 10);
+        if (errno != 0 || end == c || x < 1 || x > 1000000000L || n == d->max ||
+            (*end != '\0' && *end != 'x') || (*end == 'x' && end[1] == '\0')) {
+            n = -1;
+            break;
+        }
+        dims[n++] = (int)x;
+        c = *end ? end + 1 : end;
+    }
+    if (n < d->min) {
+        char count[48];
+        cs_param_desc_bounds(d, count, sizeof(count));
+        return cs_err_set(err, CS_ERR_PARSE, "parameter %s=%s: expected %s, positive integers "
+                          "like 6x256", key, v, count);
+    }
+    return n;
+}
+
+int cs_params_list(cs_params_t *p, const cs_param_desc_t *table, const char *key,
+                   const char **out, cs_err_t *err)
+{
+    const cs_param_desc_t *d = row(table, key, CS_PARAM_LIST, err);
+    if (d == NULL)
+        return CS_ERR_INTERNAL;
+    const char *v = cs_params_get(p, key);
+    *out = v != NULL ? v : d->def;
+    if (v == NULL)
+        return CS_OK;
+    long n = 0;
+    for (const char *c = v;; c++) {
+        size_t len = strcspn(c, "+:/");
+        if (len == 0)
+            return cs_err_set(err, CS_ERR_PARSE, "parameter %s=%s: empty name", key, v);
+        n++;
+        c += len;
+        if (*c == '\0')
+            break;
+    }
+    if (n < d->min || n > d->max)
+        return cs_err_set(err, CS_ERR_PARSE, "parameter %s=%s: %ld names, expected %ld to %ld",
+                          key, v, n, d->min, d->max);
+    return CS_OK;
+}

@@ -18,8 +18,8 @@
 #include "common/cs_phase.h"
 
 static const cs_param_desc_t params[] = {
-    {"nchunks", "1", "chunks per block"},
-    {NULL, NULL, NULL},
+    CS_PARAM_INT_ROW("nchunks", "1", 1, 65536, "chunks per block"),
+    CS_PARAM_END,
 };
 
 /* Blocks [b0, b0 + cnt) mod P as at most two contiguous runs. */
@@ -41,7 +41,7 @@ static int build(const cs_coll_desc_t *desc, cs_params_t *p, cs_sched_t **out, c
 {
     uint32_t k;
     int st, P = desc->nranks, src = desc->inplace ? CS_BUF_OUT : CS_BUF_IN;
-    cs_sched_t *s = cs__gen_blocked(desc, p, "", &k, err, &st);
+    cs_sched_t *s = cs__gen_blocked(desc, p, params, "", &k, err, &st);
     if (s == NULL)
         return st;
     for (int r = 0; r < P; r++) {

@@ -24,12 +24,6 @@
 #include "common/cs_trees.h"
 #include "cs_algo.h"
 
-static const cs_param_desc_t params_desc[] = {
-    {"nchunks", "1", "pipelining segments (chunks of the vector)"},
-    {"radix", "2", "tree radix k (2 = binomial)"},
-    {NULL, NULL, NULL},
-};
-
 static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **out, cs_err_t *err)
 {
     return cs__tree_gen_knomial(desc, params, 0, CS__TREE_OP_ALLREDUCE, out, err);
@@ -47,7 +41,7 @@ const cs_algo_t cs__algo_allreduce_binomial = {
     .coll = CS_COLL_ALLREDUCE,
     .name = "binomial",
     .desc = "binomial (k-nomial) tree reduce to rank 0, then tree broadcast",
-    .params = params_desc,
+    .params = cs__tree_knomial_desc,
     .build = build,
     .cost = cost,
 };

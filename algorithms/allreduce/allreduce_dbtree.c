@@ -30,14 +30,15 @@
 #include "cs_algo.h"
 
 static const cs_param_desc_t params_desc[] = {
-    {"nchunks", "16", "pipelining segments per tree (the vector is 2 x nchunks chunks)"},
-    {NULL, NULL, NULL},
+    CS_PARAM_INT_ROW("nchunks", "16", 1, 32768,
+                     "pipelining segments per tree (the vector is 2 x nchunks chunks)"),
+    CS_PARAM_END,
 };
 
 static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **out, cs_err_t *err)
 {
     long nch;
-    int st = cs_params_get_int(params, "nchunks", 16, 1, 32768, &nch, err);
+    int st = cs_params_int(params, params_desc, "nchunks", &nch, err);
     if (st != CS_OK)
         return st;
     cs_sched_t *s = cs__gen_create(desc, 2u * (uint32_t)nch, err, &st);
@@ -61,7 +62,7 @@ static double cost(const cs_coll_desc_t *desc, cs_params_t *params, double bytes
                    const cs_ab_model_t *m)
 {
     long nch = 1;
-    cs_params_get_int(params, "nchunks", 16, 1, 32768, &nch, NULL);
+    cs_params_int(params, params_desc, "nchunks", &nch, NULL); /* the default if invalid */
     if (desc->nranks < 2)
         return 0.0;
     cs__tree_t t;

@@ -36,12 +36,14 @@
 #define HIER_RING_MAX 8 /* algos=auto: ring on tiers of at most this many ranks */
 
 static const cs_param_desc_t params[] = {
-    {"dims", "P", "tier sizes, innermost first, product P (6x256, 3x2x256)"},
-    {"algos", "auto",
-     "algorithm per tier, '+'-separated (ring+rhd); one name applies to all; auto: ring on "
-     "tiers of up to 8 ranks, rhd (logarithmic) on larger ones"},
-    {"nchunks", "1", "chunks per rank segment (pipelining of ring tiers)"},
-    {NULL, NULL, NULL},
+    CS_PARAM_DIMS_ROW("dims", "P", 1, HIER_MAX_TIERS,
+                      "tier sizes, innermost first, product P (6x256, 3x2x256)"),
+    CS_PARAM_LIST_ROW("algos", "auto", 1, HIER_MAX_TIERS,
+                      "algorithm per tier, '+'-separated (ring+rhd); one name applies to all; "
+                      "auto: ring on tiers of up to 8 ranks, rhd (logarithmic) on larger ones"),
+    CS_PARAM_INT_ROW("nchunks", "1", 1, 65536,
+                     "chunks per rank segment (pipelining of ring tiers)"),
+    CS_PARAM_END,
 };
 
 /* dims, algos and nchunks from the parameters, validated against P. */
@@ -49,7 +51,7 @@ static int parse(const cs_coll_desc_t *desc, cs_params_t *p, int *dims, cs__ph_a
                  int *ntiers, uint32_t *nchunks, cs_err_t *err)
 {
     int P = desc->nranks;
-    int n = cs_params_get_dims(p, "dims", dims, HIER_MAX_TIERS, err);
+    int n = cs_params_dims(p, params, "dims", dims, HIER_MAX_TIERS, err);
     if (n < 0)
         return n;
     if (n == 0) {
@@ -63,16 +65,18 @@ static int parse(const cs_coll_desc_t *desc, cs_params_t *p, int *dims, cs__ph_a
         return cs_err_set(err, CS_ERR_INVAL,
                           "parameter dims: the product of the tier sizes must be the number of "
                           "ranks %d, found %ld", P, prod);
-    const char *a = cs_params_get(p, "algos");
-    int na = 0;
-    if (a == NULL || strcmp(a, "auto") == 0) {
+    const char *a = NULL;
+    int na = 0, st = cs_params_list(p, params, "algos", &a, err);
+    if (st != CS_OK)
+        return st;
+    if (strcmp(a, "auto") == 0) {
         /* short tiers (a node's GPUs) gain nothing from fewer steps and keep
          * the ring's neighbour traffic; long ones (across nodes) need the
          * logarithmic latency */
         for (int t = 0; t < n; t++)
             algs[t] = dims[t] <= HIER_RING_MAX ? CS__PH_RING : CS__PH_RHD;
         *ntiers = n;
-        return cs__param_nchunks(p, nchunks, err);
+        return cs__gen_nchunks(p, params, nchunks, err);
     }
     for (const char *c = a; na < HIER_MAX_TIERS;) {
         int len = (int)strcspn(c, "+,:/");
@@ -94,7 +98,7 @@ static int parse(const cs_coll_desc_t *desc, cs_params_t *p, int *dims, cs__ph_a
                           "parameter algos: %d algorithms for %d tiers (give one per tier, or "
                           "one for all)", na, n);
     *ntiers = n;
-    return cs__param_nchunks(p, nchunks, err);
+    return cs__gen_nchunks(p, params, nchunks, err);
 }
 
 typedef struct hier_arg {

@@ -22,7 +22,7 @@
 #include "common/cs_peers.h"
 #include "common/cs_phase.h"
 
-static const cs_param_desc_t params[] = {{NULL, NULL, NULL}};
+static const cs_param_desc_t params[] = {CS_PARAM_END};
 
 /* State of one rank while its steps are appended. */
 typedef struct {

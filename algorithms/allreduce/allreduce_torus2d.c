@@ -28,24 +28,26 @@
 #include "common/cs_phase.h"
 
 static const cs_param_desc_t params[] = {
-    {"dims", "auto", "grid X x Y with X*Y = P (default: the most square factorization)"},
-    {"nchunks", "1", "chunks per rank segment of each half (ring pipelining)"},
-    {NULL, NULL, NULL},
+    CS_PARAM_DIMS_ROW("dims", "auto", 2, 2,
+                      "grid X x Y with X*Y = P (default: the most square factorization)"),
+    CS_PARAM_INT_ROW("nchunks", "1", 1, 65536,
+                     "chunks per rank segment of each half (ring pipelining)"),
+    CS_PARAM_END,
 };
 
 static int parse(const cs_coll_desc_t *desc, cs_params_t *p, int dims[2], uint32_t *nc,
                  cs_err_t *err)
 {
-    int n = cs_params_get_dims(p, "dims", dims, 2, err);
+    int n = cs_params_dims(p, params, "dims", dims, 2, err);
     if (n < 0)
         return n;
     if (n == 0)
         cs__factor_square(desc->nranks, &dims[0], &dims[1]);
-    else if (n != 2 || (long)dims[0] * dims[1] != desc->nranks)
+    else if ((long)dims[0] * dims[1] != desc->nranks)
         return cs_err_set(err, CS_ERR_INVAL,
-                          "parameter dims: expected XxY with X*Y = %d ranks, found %d tier(s)",
-                          desc->nranks, n);
-    return cs__param_nchunks(p, nc, err);
+                          "parameter dims: expected XxY with X*Y = %d ranks, found %dx%d",
+                          desc->nranks, dims[0], dims[1]);
+    return cs__gen_nchunks(p, params, nc, err);
 }
 
 static int build(const cs_coll_desc_t *desc, cs_params_t *p, cs_sched_t **out, cs_err_t *err)

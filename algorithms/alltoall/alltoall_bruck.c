@@ -35,8 +35,8 @@
 #include <stdlib.h>
 
 static const cs_param_desc_t params_desc[] = {
-    {"nchunks", "1", "chunks per block (the vector is P x nchunks chunks)"},
-    {NULL, NULL, NULL},
+    CS_PARAM_INT_ROW("nchunks", "1", 1, 65536, "chunks per block (the vector is P x nchunks chunks)"),
+    CS_PARAM_END,
 };
 
 /* Number of distances in [1, P) with bit `bit` set. */
@@ -143,7 +143,7 @@ static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **o
 {
     uint32_t k;
     int st, P = desc->nranks;
-    cs_sched_t *s = cs__gen_blocked(desc, params, " per block", &k, err, &st);
+    cs_sched_t *s = cs__gen_blocked(desc, params, params_desc, " per block", &k, err, &st);
     if (s == NULL)
         return st;
     uint32_t maxnb = 1;

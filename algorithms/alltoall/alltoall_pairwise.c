@@ -21,8 +21,8 @@
 #include "cs_algo.h"
 
 static const cs_param_desc_t params_desc[] = {
-    {"nchunks", "1", "chunks per block (the vector is P x nchunks chunks)"},
-    {NULL, NULL, NULL},
+    CS_PARAM_INT_ROW("nchunks", "1", 1, 65536, "chunks per block (the vector is P x nchunks chunks)"),
+    CS_PARAM_END,
 };
 
 static void emit_rank(cs_sched_t *s, int P, int r, uint32_t k, int inplace)
@@ -52,7 +52,7 @@ static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **o
 {
     uint32_t k;
     int st, P = desc->nranks;
-    cs_sched_t *s = cs__gen_blocked(desc, params, " per block", &k, err, &st);
+    cs_sched_t *s = cs__gen_blocked(desc, params, params_desc, " per block", &k, err, &st);
     if (s == NULL)
         return st;
     for (int r = 0; r < P && cs_sched_status(s) == CS_OK; r++)

@@ -19,18 +19,20 @@
 #include "cs_algo.h"
 
 static const cs_param_desc_t params_desc[] = {
-    {"nchunks", "8", "pipelining segments (chunks of the vector)"},
-    {"segments", "8", "the same as nchunks (its former name)"},
-    {NULL, NULL, NULL},
+    CS_PARAM_INT_ROW("nchunks", "8", 1, 65536, "pipelining segments (chunks of the vector)"),
+    CS_PARAM_INT_ROW("segments", "8", 1, 65536, "the same as nchunks (its former name)"),
+    CS_PARAM_END,
 };
 
-/* nchunks, or its former name segments; both given: they must agree. */
+/* nchunks, or its former name segments; both given: they must agree.  On
+ * an error *nseg is still set (nchunks' default when it was invalid). */
 static int segments(cs_params_t *params, long *nseg, cs_err_t *err)
 {
-    long a = 8, b = 8;
-    int st = cs_params_get_int(params, "nchunks", 8, 1, 65536, &a, err);
+    long a = 1, b = 1;
+    int st = cs_params_int(params, params_desc, "nchunks", &a, err);
+    *nseg = a;
     if (st == CS_OK)
-        st = cs_params_get_int(params, "segments", 8, 1, 65536, &b, err);
+        st = cs_params_int(params, params_desc, "segments", &b, err);
     if (st != CS_OK)
         return st;
     if (cs_params_get(params, "nchunks") && cs_params_get(params, "segments") && a != b)
@@ -42,7 +44,7 @@ static int segments(cs_params_t *params, long *nseg, cs_err_t *err)
 
 static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **out, cs_err_t *err)
 {
-    long nseg = 8;
+    long nseg;
     int st = segments(params, &nseg, err);
     if (st != CS_OK)
         return st;
@@ -54,9 +56,8 @@ static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **o
 static double cost(const cs_coll_desc_t *desc, cs_params_t *params, double bytes,
                    const cs_ab_model_t *m)
 {
-    long nseg = 8;
-    if (segments(params, &nseg, NULL) != CS_OK)
-        nseg = 8;
+    long nseg;
+    segments(params, &nseg, NULL); /* the default if invalid */
     if (desc->nranks < 2)
         return 0.0;
     double S = (double)nseg;

@@ -49,11 +49,11 @@ static int flat_emit(cs__phase_t *ph, void *arg)
     return flat_phases(ph, f->desc, f->a, f->g, f->C, f->nchunks);
 }
 
-int cs__flat_build(const cs_coll_desc_t *desc, cs_params_t *params, cs__ph_alg_t a,
-                   cs_sched_t **out, cs_err_t *err)
+int cs__flat_build(const cs_coll_desc_t *desc, cs_params_t *params, const cs_param_desc_t *table,
+                   cs__ph_alg_t a, cs_sched_t **out, cs_err_t *err)
 {
     uint32_t nchunks = 1;
-    int st = cs__param_nchunks(params, &nchunks, err);
+    int st = cs__gen_nchunks(params, table, &nchunks, err);
     if (st != CS_OK)
         return st;
     int P = desc->nranks;

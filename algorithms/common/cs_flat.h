@@ -24,10 +24,11 @@
 
 #include "cs_phase.h"
 
-/* Read `nchunks` from params and build the flat collective desc->coll with
- * phase algorithm a.  Returns CS_ERR_UNSUPPORTED for other collectives. */
-int cs__flat_build(const cs_coll_desc_t *desc, cs_params_t *params, cs__ph_alg_t a,
-                   cs_sched_t **out, cs_err_t *err);
+/* Read `nchunks` (its row of table) and build the flat collective
+ * desc->coll with phase algorithm a.  Returns CS_ERR_UNSUPPORTED for other
+ * collectives. */
+int cs__flat_build(const cs_coll_desc_t *desc, cs_params_t *params, const cs_param_desc_t *table,
+                   cs__ph_alg_t a, cs_sched_t **out, cs_err_t *err);
 
 /* Alpha-beta time of the flat collective: RS (with gamma) + AG for
  * allreduce, RS with gamma for reduce-scatter, AG for all-gather. */
@@ -37,13 +38,13 @@ double cs__flat_cost(const cs_coll_desc_t *desc, cs__ph_alg_t a, double bytes,
 /* Registry entry of a flat generator (see the top of this file). */
 #define CS__FLAT_ALGO(coll_, alg_, coll_id_, ph_alg_, nchunks_help_, desc_)                    \
     static const cs_param_desc_t flat_params[] = {                                             \
-        {"nchunks", "1", nchunks_help_},                                                        \
-        {NULL, NULL, NULL},                                                                     \
+        CS_PARAM_INT_ROW("nchunks", "1", 1, 65536, nchunks_help_),                              \
+        CS_PARAM_END,                                                                           \
     };                                                                                          \
     static int flat_build(const cs_coll_desc_t *desc, cs_params_t *p, cs_sched_t **out,        \
                           cs_err_t *err)                                                        \
     {                                                                                           \
-        return cs__flat_build(desc, p, ph_alg_, out, err);                                      \
+        return cs__flat_build(desc, p, flat_params, ph_alg_, out, err);                         \
     }                                                                                           \
     static double flat_cost(const cs_coll_desc_t *desc, cs_params_t *p, double bytes,          \
                             const cs_ab_model_t *m)                                             \

@@ -3,10 +3,11 @@
  */
 #include "cs_gen.h"
 
-int cs__param_nchunks(cs_params_t *params, uint32_t *nchunks, cs_err_t *err)
+int cs__gen_nchunks(cs_params_t *params, const cs_param_desc_t *table, uint32_t *nchunks,
+                    cs_err_t *err)
 {
     long v = 1;
-    int st = cs_params_get_int(params, "nchunks", 1, 1, 1L << 16, &v, err);
+    int st = cs_params_int(params, table, "nchunks", &v, err);
     if (st == CS_OK)
         *nchunks = (uint32_t)v;
     return st;
@@ -37,10 +38,11 @@ cs_sched_t *cs__gen_create_blocked(const cs_coll_desc_t *desc, uint32_t per, con
     return cs__gen_create(desc, (uint32_t)P * per, err, st);
 }
 
-cs_sched_t *cs__gen_blocked(const cs_coll_desc_t *desc, cs_params_t *params, const char *unit,
-                            uint32_t *per, cs_err_t *err, int *st)
+cs_sched_t *cs__gen_blocked(const cs_coll_desc_t *desc, cs_params_t *params,
+                            const cs_param_desc_t *table, const char *unit, uint32_t *per,
+                            cs_err_t *err, int *st)
 {
-    *st = cs__param_nchunks(params, per, err);
+    *st = cs__gen_nchunks(params, table, per, err);
     return *st != CS_OK ? NULL : cs__gen_create_blocked(desc, *per, unit, err, st);
 }
 

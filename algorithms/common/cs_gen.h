@@ -1,6 +1,6 @@
 /*
  * cs_gen.h - plumbing every generator shares: reading the standard
- * `nchunks` parameter, creating the schedule (also the "P blocks of nchunks
+ * `nchunks` parameter through the generator's descriptor table, creating the schedule (also the "P blocks of nchunks
  * chunks" shape of the blocked collectives) and handing it over or freeing
  * it at the end.
  *
@@ -24,8 +24,9 @@
 
 #include "cs_algo.h"
 
-/* The `nchunks` parameter (default 1, at most 65536). */
-int cs__param_nchunks(cs_params_t *params, uint32_t *nchunks, cs_err_t *err);
+/* The `nchunks` parameter through its row of `table` (cs_params_int). */
+int cs__gen_nchunks(cs_params_t *params, const cs_param_desc_t *table, uint32_t *nchunks,
+                    cs_err_t *err);
 
 /* cs_sched_create that also returns the status: NULL and *st < 0 with err
  * filled on failure, *st = CS_OK otherwise. */
@@ -37,10 +38,11 @@ cs_sched_t *cs__gen_create(const cs_coll_desc_t *desc, uint32_t nchunks, cs_err_
 cs_sched_t *cs__gen_create_blocked(const cs_coll_desc_t *desc, uint32_t per, const char *unit,
                                    cs_err_t *err, int *st);
 
-/* The blocked generators' usual start: read `nchunks` into *per, then
- * cs__gen_create_blocked(desc, *per, unit, ...). */
-cs_sched_t *cs__gen_blocked(const cs_coll_desc_t *desc, cs_params_t *params, const char *unit,
-                            uint32_t *per, cs_err_t *err, int *st);
+/* The blocked generators' usual start: read `nchunks` (its row of table)
+ * into *per, then cs__gen_create_blocked(desc, *per, unit, ...). */
+cs_sched_t *cs__gen_blocked(const cs_coll_desc_t *desc, cs_params_t *params,
+                            const cs_param_desc_t *table, const char *unit, uint32_t *per,
+                            cs_err_t *err, int *st);
 
 /* The start of rank r of an all-to-all (P blocks of k chunks): in place,
  * out is copied whole into a new scratch buffer "src" (*init: that copy);

@@ -310,19 +310,26 @@ int cs__tree_bcast(cs_sched_t *s, const cs__tree_t *t, const cs__tree_pipe_t *p,
 
 /* ---- generators over trees --------------------------------------------- */
 
+const cs_param_desc_t cs__tree_knomial_desc[] = {
+    CS_PARAM_INT_ROW("nchunks", "1", 1, 65536, "pipelining segments (chunks of the vector)"),
+    CS_PARAM_INT_ROW("radix", "2", 2, 64, "tree radix k (2 = binomial)"),
+    CS_PARAM_END,
+};
+
 int cs__tree_knomial_params(cs_params_t *params, long *nseg, long *radix, cs_err_t *err)
 {
-    int st = cs_params_get_int(params, "nchunks", 1, 1, 65536, nseg, err);
+    int st = cs_params_int(params, cs__tree_knomial_desc, "nchunks", nseg, err);
     if (st == CS_OK)
-        st = cs_params_get_int(params, "radix", 2, 2, 64, radix, err);
+        st = cs_params_int(params, cs__tree_knomial_desc, "radix", radix, err);
     return st;
 }
 
 double cs__tree_knomial_rounds(const cs_coll_desc_t *desc, cs_params_t *params, long *nseg)
 {
     long radix = 2;
-    *nseg = 1;
-    cs__tree_knomial_params(params, nseg, &radix, NULL);
+    /* each getter leaves its default where the value is invalid */
+    cs_params_int(params, cs__tree_knomial_desc, "nchunks", nseg, NULL);
+    cs_params_int(params, cs__tree_knomial_desc, "radix", &radix, NULL);
     return (double)(radix - 1) * cs__tree_ceil_log((int)radix, desc->nranks);
 }
 

@@ -132,9 +132,8 @@ int cs__tree_bcast(cs_sched_t *s, const cs__tree_t *t, const cs__tree_pipe_t *p,
 
 /* Generators over trees
  * ---------------------
- * cs__tree_knomial_params reads the k-nomial generators' parameters:
- * nchunks (pipeline segments, 1..65536, default 1) and radix (2..64,
- * default 2).  cs__tree_knomial_rounds is (k-1) ceil(log_k P), the messages
+ * cs__tree_knomial_desc is the k-nomial generators' parameter table
+ * (nchunks: pipeline segments; radix), cs__tree_knomial_params reads it.  cs__tree_knomial_rounds is (k-1) ceil(log_k P), the messages
  * the root handles per segment in one phase, for their costs (defaults where
  * a parameter is invalid); *nseg receives the segments.
  *
@@ -148,6 +147,7 @@ int cs__tree_bcast(cs_sched_t *s, const cs__tree_t *t, const cs__tree_pipe_t *p,
  * `root` with the radix and segments of cs__tree_knomial_params. */
 typedef enum { CS__TREE_OP_BCAST = 0, CS__TREE_OP_REDUCE, CS__TREE_OP_ALLREDUCE } cs__tree_op_t;
 
+extern const cs_param_desc_t cs__tree_knomial_desc[];
 int cs__tree_knomial_params(cs_params_t *params, long *nseg, long *radix, cs_err_t *err);
 double cs__tree_knomial_rounds(const cs_coll_desc_t *desc, cs_params_t *params, long *nseg);
 int cs__tree_run(cs_sched_t *s, const cs__tree_t *t, cs__tree_pipe_t p, cs__tree_op_t op,

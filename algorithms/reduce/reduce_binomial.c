@@ -19,12 +19,6 @@
 #include "common/cs_trees.h"
 #include "cs_algo.h"
 
-static const cs_param_desc_t params_desc[] = {
-    {"nchunks", "1", "pipelining segments (chunks of the vector)"},
-    {"radix", "2", "tree radix k (2 = binomial)"},
-    {NULL, NULL, NULL},
-};
-
 static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **out, cs_err_t *err)
 {
     return cs__tree_gen_knomial(desc, params, desc->root, CS__TREE_OP_REDUCE, out, err);
@@ -42,7 +36,7 @@ const cs_algo_t cs__algo_reduce_binomial = {
     .coll = CS_COLL_REDUCE,
     .name = "binomial",
     .desc = "binomial (k-nomial) tree reduce to the root, pipelined in segments",
-    .params = params_desc,
+    .params = cs__tree_knomial_desc,
     .build = build,
     .cost = cost,
 };

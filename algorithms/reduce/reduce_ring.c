@@ -24,8 +24,8 @@
 #include "cs_algo.h"
 
 static const cs_param_desc_t params_desc[] = {
-    {"nchunks", "1", "chunks per piece (the vector is P x nchunks chunks)"},
-    {NULL, NULL, NULL},
+    CS_PARAM_INT_ROW("nchunks", "1", 1, 65536, "chunks per piece (the vector is P x nchunks chunks)"),
+    CS_PARAM_END,
 };
 
 static uint32_t pmod(int a, int P)
@@ -91,7 +91,7 @@ static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **o
 {
     uint32_t m;
     int st, P = desc->nranks;
-    cs_sched_t *s = cs__gen_blocked(desc, params, " per piece", &m, err, &st);
+    cs_sched_t *s = cs__gen_blocked(desc, params, params_desc, " per piece", &m, err, &st);
     if (s == NULL)
         return st;
     cs__tree_pieces_t w;
