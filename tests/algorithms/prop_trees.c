@@ -1,0 +1,189 @@
+/*
+ * prop_trees.c - properties of the tree family (allreduce `binomial` and
+ * `dbtree`, broadcast `binomial`, `chain` and `scatter_allgather`, reduce
+ * `binomial`):
+ *   - tree arithmetic (algorithms/common/cs_trees.h) for every P up to 70,
+ *     then every 37th up to 300, and 1536: k-nomial trees (radix 2..5,
+ *     roots 0, P/2, P-1), the chain and both double binary trees have one
+ *     root, P-1 edges, parents and children that agree, every rank reaching
+ *     the root, at most max_children children, and (but dbtree) subtrees
+ *     that are contiguous position ranges; the two dbtrees are
+ *     complementary (at most one rank inner in both), have different roots
+ *     and depth <= ceil(log2 P) + 1; binomial on 1536 has depth 10 and 11
+ *     children at most;
+ *   - message counts: broadcast binomial's root sends ceil(log2 P), P-1
+ *     receives in all; dbtree nchunks=2 sends at most 3 segments up and 2x2
+ *     down a rank per tree pair;
+ *   - closed-form costs at P = 8: binomial allreduce 2 log2 P (alpha + n
+ *     beta), chain (P + S - 2)(alpha + n/S beta) with S = P segments;
+ *   - parameter effects: chain's former name `segments` builds the same
+ *     schedule as `nchunks`.
+ * (P = 1536 and 27,648 schedules: test_scale.c.)
+ */
+#include "algo_test.h"
+#include "common/cs_trees.h"
+
+static void check_tree(const cs__tree_t *t, const char *what)
+{
+    int P = t->nranks, kids[4096], nroot = 0, edges = 0;
+    int cap = cs__tree_max_children(t);
+    for (int r = 0; r < P; r++) {
+        int par = cs__tree_parent(t, r);
+        if (par < 0) {
+            nroot++;
+            CS_TEST_CHECK(r == cs__tree_root(t), "%s P=%d: rank %d has no parent", what, P, r);
+        } else {
+            int n = cs__tree_children(t, par, kids, 4096), found = 0;
+            for (int i = 0; i < n; i++)
+                found += kids[i] == r;
+            if (found != 1)
+                CS_TEST_CHECK(found == 1, "%s P=%d: parent %d of %d lists it %d times", what, P,
+                              par, r, found);
+            /* the parent chain reaches the root */
+            int x = r, hops = 0;
+            while (x >= 0 && x != cs__tree_root(t) && hops <= P) {
+                x = cs__tree_parent(t, x);
+                hops++;
+            }
+            if (x != cs__tree_root(t))
+                CS_TEST_CHECK(0, "%s P=%d: rank %d does not reach the root", what, P, r);
+        }
+        int n = cs__tree_children(t, r, kids, 4096);
+        if (n > cap)
+            CS_TEST_CHECK(n <= cap, "%s P=%d: rank %d has %d children > max %d", what, P, r, n,
+                          cap);
+        for (int i = 0; i < n; i++)
+            if (cs__tree_parent(t, kids[i]) != r)
+                CS_TEST_CHECK(0, "%s P=%d: child %d of %d has parent %d", what, P, kids[i], r,
+                              cs__tree_parent(t, kids[i]));
+        edges += n;
+        if (t->kind != CS__TREE_DBTREE) {
+            /* subtree [pos, end) = pos and its children's subtrees, in order */
+            int pos = cs__tree_pos(t, r), end = cs__tree_subtree_end(t, pos), cover = 1;
+            for (int i = 0; i < n; i++) {
+                int pc = cs__tree_pos(t, kids[i]);
+                if (pc < pos || pc >= end)
+                    CS_TEST_CHECK(0, "%s P=%d: child pos %d outside [%d,%d)", what, P, pc, pos,
+                                  end);
+                cover += cs__tree_subtree_end(t, pc) - pc;
+            }
+            if (cover != end - pos)
+                CS_TEST_CHECK(cover == end - pos, "%s P=%d pos %d: subtree %d != %d", what, P,
+                              pos, cover, end - pos);
+        }
+    }
+    CS_TEST_CHECK(nroot == 1 && edges == P - 1, "%s P=%d: %d roots, %d edges", what, P, nroot,
+                  edges);
+}
+
+static void test_trees(void)
+{
+    for (int P = 1; P <= 300; P += (P < 70 ? 1 : 37)) {
+        for (int radix = 2; radix <= 5; radix++) {
+            int roots[3] = {0, P / 2, P - 1};
+            for (int i = 0; i < 3; i++) {
+                cs__tree_t t;
+                cs__tree_knomial(&t, P, roots[i], radix);
+                check_tree(&t, "knomial");
+            }
+        }
+        cs__tree_t t0, t1, c;
+        cs__tree_chain(&c, P, P / 2);
+        check_tree(&c, "chain");
+        cs__tree_dbtree(&t0, P, 0);
+        cs__tree_dbtree(&t1, P, 1);
+        check_tree(&t0, "dbtree0");
+        check_tree(&t1, "dbtree1");
+        /* complementary: at most one rank (rank 0 for odd P) is inner in both */
+        int both = 0, kids[2];
+        for (int r = 0; r < P; r++)
+            both += cs__tree_children(&t0, r, kids, 2) > 0 &&
+                    cs__tree_children(&t1, r, kids, 2) > 0;
+        CS_TEST_CHECK(both <= (P % 2), "dbtree P=%d: %d ranks inner in both trees", P, both);
+        if (P > 1)
+            CS_TEST_CHECK(cs__tree_root(&t0) != cs__tree_root(&t1), "dbtree P=%d: same root", P);
+        CS_TEST_CHECK(cs__tree_depth(&t0) <= cs__tree_ceil_log(2, P) + 1, "dbtree P=%d: depth %d",
+                      P, cs__tree_depth(&t0));
+    }
+    cs__tree_t t;
+    cs__tree_dbtree(&t, 1536, 1);
+    check_tree(&t, "dbtree1");
+    cs__tree_knomial(&t, 1536, 700, 2);
+    check_tree(&t, "binomial");
+    CS_TEST_CHECK(cs__tree_depth(&t) == 10 && cs__tree_max_children(&t) == 11,
+                  "binomial 1536: depth %d max children %d", cs__tree_depth(&t),
+                  cs__tree_max_children(&t));
+    CS_TEST_CHECK(cs__tree_ceil_log(2, 1) == 0 && cs__tree_ceil_log(2, 8) == 3 &&
+                      cs__tree_ceil_log(2, 9) == 4 && cs__tree_ceil_log(3, 9) == 2,
+                  "ceil_log");
+}
+
+static void test_counts(void)
+{
+    for (int P = 2; P <= 33; P += 5) {
+        cs_sched_t *s = at_build_ok(CS_COLL_BROADCAST, "binomial", P, P - 1, 0, NULL);
+        if (s) {
+            CS_TEST_CHECK(at_count(s, P - 1, CS_STEP_SEND) == (uint64_t)cs__tree_ceil_log(2, P),
+                          "binomial bcast P=%d: root sends %llu", P,
+                          (unsigned long long)at_count(s, P - 1, CS_STEP_SEND));
+            uint64_t recvs = 0;
+            for (int r = 0; r < P; r++)
+                recvs += at_count(s, r, CS_STEP_RECV);
+            CS_TEST_CHECK(recvs == (uint64_t)P - 1, "binomial bcast P=%d: %llu recvs", P,
+                          (unsigned long long)recvs);
+            cs_sched_destroy(s);
+        }
+        s = at_build_ok(CS_COLL_ALLREDUCE, "dbtree", P, 0, 0, "nchunks=2");
+        if (s) {
+            uint64_t lo, hi;
+            at_sends(s, &lo, &hi);
+            CS_TEST_CHECK(hi <= 2 * 2 * 3, "dbtree P=%d: up to %llu sends a rank", P,
+                          (unsigned long long)hi);
+            cs_sched_destroy(s);
+        }
+    }
+}
+
+static void test_costs(void)
+{
+    cs_ab_model_t m = {1e-6, 1e-9, 0.0};
+    cs_params_t p;
+    cs_params_init(&p);
+    cs_coll_desc_t d8 = {CS_COLL_ALLREDUCE, 8, 0, 0};
+    const cs_algo_t *bin = at_find(CS_COLL_ALLREDUCE, "binomial"),
+                    *chain = at_find(CS_COLL_BROADCAST, "chain");
+    if (!bin || !chain)
+        return;
+    double n = 1e6, want = 2 * 3 * (m.alpha + n * m.beta);
+    double got = bin->cost(&d8, &p, n, &m);
+    CS_TEST_CHECK(got > 0.999 * want && got < 1.001 * want, "binomial cost %g != %g", got, want);
+    d8.coll = CS_COLL_BROADCAST;
+    got = chain->cost(&d8, &p, n, &m);
+    want = (8 + 8 - 2) * (m.alpha + n * m.beta / 8);
+    CS_TEST_CHECK(got > 0.999 * want && got < 1.001 * want, "chain cost %g != %g", got, want);
+}
+
+static void test_chain_alias(void)
+{
+    for (int k = 1; k <= 5; k += 2) {
+        char a[32], b[32];
+        snprintf(a, sizeof(a), "segments=%d", k);
+        snprintf(b, sizeof(b), "nchunks=%d", k);
+        cs_sched_t *s1 = at_build_ok(CS_COLL_BROADCAST, "chain", 7, 3, 0, a);
+        cs_sched_t *s2 = at_build_ok(CS_COLL_BROADCAST, "chain", 7, 3, 0, b);
+        if (s1 && s2)
+            CS_TEST_CHECK(cs_sched_digest(s1) == cs_sched_digest(s2) && s1->nchunks == (uint32_t)k,
+                          "chain %s and %s differ (%u chunks)", a, b, s1->nchunks);
+        cs_sched_destroy(s1);
+        cs_sched_destroy(s2);
+    }
+}
+
+int main(void)
+{
+    test_trees();
+    test_counts();
+    test_costs();
+    test_chain_alias();
+    return cs_test_finish();
+}
