@@ -50,13 +50,28 @@ extern const char cs_cli_dtype_help[];
 
 /* getopt_long over a subcommand's arguments (set optind = 1 first).  Returns
  * the next option as getopt_long does and -1 at the end; handles the rest:
- * 'h' prints help(stdout) and returns CS_CLI_OPT_EXIT with *rc = CS_CLI_DONE;
+ * 'h' prints help(stdout) and returns CS_CLI_OPT_EXIT with *rc = CS_EXIT_OK;
  * a bad option returns CS_CLI_OPT_EXIT with *rc = CS_EXIT_USAGE after saying
  * why.  `shortopts` starting with ':' (sim, run): one line, "collstep CMD:
  * unknown option '--x' (see collstep CMD --help)" or "option --x needs a
  * value"; otherwise getopt's own message and the help text on stderr. */
 int cs_cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
                   const struct option *lo, void (*help)(FILE *), int *rc);
+
+/* A subcommand's option loop (sets optind = 1): each option goes to
+ * fn(ctx, c, optarg), which returns an exit code; --help and bad options as
+ * in cs_cli_getopt.  Returns CS_EXIT_OK at the first operand (optind),
+ * CS_CLI_DONE after --help, or the first error's exit code. */
+int cs_cli_options(const char *cmd, int argc, char **argv, const char *shortopts,
+                   const struct option *lo, void (*help)(FILE *),
+                   int (*fn)(void *ctx, int c, const char *arg), void *ctx);
+
+/* The options of every command that writes one file: -o FILE, --force,
+ * --help (end of a struct option table), and their help line for -o. */
+#define CS_CLI_OPTS_OUTPUT                                                              \
+    {"output", required_argument, 0, 'o'}, {"force", no_argument, 0, 'F'},             \
+        {"help", no_argument, 0, 'h'}, { 0, 0, 0, 0 }
+extern const char cs_cli_output_help[];
 
 /* "collstep CMD: message (see collstep CMD --help)" on stderr; CS_EXIT_USAGE. */
 int cs_cli_usage_hint(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -202,7 +217,8 @@ void cs_cli_tuning_free(struct cs_tuning *t);
 
 /* ---- the schedules a command runs (sim, run, validate) ------------------- */
 
-#define CS_CLI_MAX_SCHEDS (CS_CLI_MAX_SIZES > CS_CLI_MAX_ALGOS ? CS_CLI_MAX_SIZES : CS_CLI_MAX_ALGOS)
+#define CS_CLI_MAX_SCHEDS                                                                   \
+    (CS_CLI_MAX_SIZES > CS_CLI_MAX_ALGOS ? CS_CLI_MAX_SIZES : CS_CLI_MAX_ALGOS)
 
 /* Where they come from: --algo A,B (built from the registry, each serving
  * every size), --schedule FILE (serving every size), --schedule FILE,FILE or

@@ -121,7 +121,7 @@ int cs_cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
     int c = getopt_long(argc, argv, shortopts, lo, NULL);
     if (c == 'h') {
         help(stdout);
-        *rc = CS_CLI_DONE;
+        *rc = CS_EXIT_OK;
         return CS_CLI_OPT_EXIT;
     }
     if (c != '?' && c != ':')
@@ -134,6 +134,21 @@ int cs_cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
     else
         cs_cli_usage_hint(cmd, "unknown option '%s'", argv[optind - 1]);
     return CS_CLI_OPT_EXIT;
+}
+
+int cs_cli_options(const char *cmd, int argc, char **argv, const char *shortopts,
+                   const struct option *lo, void (*help)(FILE *),
+                   int (*fn)(void *ctx, int c, const char *arg), void *ctx)
+{
+    int c, rc = CS_EXIT_OK;
+    optind = 1;
+    while (rc == CS_EXIT_OK &&
+           (c = cs_cli_getopt(cmd, argc, argv, shortopts, lo, help, &rc)) != -1) {
+        if (c == CS_CLI_OPT_EXIT)
+            return rc == CS_EXIT_OK ? CS_CLI_DONE : rc;
+        rc = fn(ctx, c, optarg);
+    }
+    return rc;
 }
 
 int cs_cli_parse_long(const char *cmd, const char *opt, const char *s, long min, long max,
@@ -226,6 +241,9 @@ const char cs_cli_size_help[] =
     "(GB/s) are decimal: 1 GB/s = 1e9 bytes per second.  A size is rounded down to\n"
     "whole elements (and for reduce-scatter, allgather, alltoall to whole blocks\n"
     "per rank), as nccl-tests does.\n";
+
+const char cs_cli_output_help[] =
+    "  -o, --output FILE    write to FILE, whole or not at all (default: stdout)\n";
 
 const char cs_cli_dtype_help[] =
     "  --dtype T            float (default), double, half, bfloat16, int32, int64\n"
@@ -560,8 +578,10 @@ int cs_cli_tuning_pick(const char *cmd, const char *path, const char *platform, 
         const cs_tuning_entry_t *e = NULL;
         if (cs_tuning_pick(*t, coll, sizes[k], &e, &err) != CS_OK)
             return cs_cli_usage_error(cmd, "--tuning %s: %s", path, err.msg);
-        picks[k] = (cs_cli_pick_t){e->algo, e->params ? e->params : "", e->map, e->map ? e->nmap : 0,
-                                   e->min_bytes, e->max_bytes, e->predicted_us};
+        picks[k] = (cs_cli_pick_t){e->algo,      e->params ? e->params : "",
+                                   e->map,       e->map ? e->nmap : 0,
+                                   e->min_bytes, e->max_bytes,
+                                   e->predicted_us};
     }
     return CS_EXIT_OK;
 #else

@@ -1,6 +1,5 @@
 /* cmd_export.c - `collstep export msccl`: a schedule file, or a registry
  * algorithm, as an MSCCL algorithm XML (interop/cs_msccl.h, docs/msccl.md). */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,14 +30,54 @@ static void help(FILE *f)
             "                       steps in a threadblock, 72 chunks in a step, 32 peers\n"
             "                       on a channel): for other executors and for collstep\n"
             "  --inplace            build the registry algorithm in place\n"
-            "  -o, --output FILE    write to FILE, whole or not at all (default: stdout)\n"
+            "%s"
             "  --force              replace an existing FILE that is not XML\n"
             "\n%s\n"
             "example: collstep export msccl --coll allreduce --algo ring --ranks 8 -o ring8.xml\n",
-            cs_cli_exit_help);
+            cs_cli_output_help, cs_cli_exit_help);
 }
 
-int cs_cli_export(int argc, char **argv)
+typedef struct export_args {
+    cs_msccl_write_opts_t wo;
+    const char *coll_name, *algo, *output, *file;
+    long ranks;
+    int force, inplace;
+    cs_cli_params_t params;
+} export_args_t;
+
+static int parse_opt(void *ctx, int c, const char *arg)
+{
+    export_args_t *a = ctx;
+    uint64_t v;
+    switch (c) {
+    case 'c': a->coll_name = arg; return CS_EXIT_OK;
+    case 'a': a->algo = arg; return CS_EXIT_OK;
+    case 'P': return cs_cli_parse_long("export", "--ranks", arg, 1, 65536, &a->ranks);
+    case 'p': return cs_cli_params_add(&a->params, "export", arg);
+    case 'n': a->wo.name = arg; return CS_EXIT_OK;
+    case 'x':
+        if (strcmp(arg, "Simple") != 0 && strcmp(arg, "LL") != 0 && strcmp(arg, "LL128") != 0)
+            return cs_cli_usage_error("export", "--proto: expected Simple, LL or LL128, found "
+                                                "'%s'", arg);
+        a->wo.proto = arg;
+        return CS_EXIT_OK;
+    case 'm':
+    case 'M':
+        if (cs_cli_parse_size(arg, &v) != 0 || v > (uint64_t)INT64_MAX)
+            return cs_cli_usage_error("export", "--%s: expected a size (1M, 65536), found '%s'",
+                                      c == 'm' ? "min-bytes" : "max-bytes", arg);
+        *(c == 'm' ? &a->wo.min_bytes : &a->wo.max_bytes) = (int64_t)v;
+        return CS_EXIT_OK;
+    case 'L': a->wo.check_limits = 0; return CS_EXIT_OK;
+    case 'i': a->inplace = 1; return CS_EXIT_OK;
+    case 'o': a->output = arg; return CS_EXIT_OK;
+    case 'F': a->force = 1; return CS_EXIT_OK;
+    default: return CS_EXIT_USAGE;
+    }
+}
+
+/* parse: options, then msccl [FILE]. */
+static int parse(int argc, char **argv, export_args_t *a)
 {
     static const struct option opts[] = {{"coll", required_argument, 0, 'c'},
                                          {"algo", required_argument, 0, 'a'},
@@ -50,134 +89,67 @@ int cs_cli_export(int argc, char **argv)
                                          {"max-bytes", required_argument, 0, 'M'},
                                          {"no-limits", no_argument, 0, 'L'},
                                          {"inplace", no_argument, 0, 'i'},
-                                         {"output", required_argument, 0, 'o'},
-                                         {"force", no_argument, 0, 'F'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
-    cs_msccl_write_opts_t wo = {.check_limits = 1};
-    const char *coll_s = NULL, *algo_s = NULL, *output = "-";
-    long ranks = -1;
-    int force = 0, inplace = 0, c;
-    uint64_t v;
-    cs_cli_params_t params;
-    cs_cli_params_init(&params);
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
-        char *end = NULL;
-        switch (c) {
-        case 'c':
-            coll_s = optarg;
-            break;
-        case 'a':
-            algo_s = optarg;
-            break;
-        case 'P':
-            ranks = strtol(optarg, &end, 10);
-            if (*end != '\0' || ranks < 1 || ranks > 65536)
-                return cs_cli_usage_error("export", "--ranks: expected 1 to 65536, found '%s'",
-                                          optarg);
-            break;
-        case 'p':
-            if (cs_cli_params_add(&params, "export", optarg) != CS_EXIT_OK)
-                return CS_EXIT_USAGE;
-            break;
-        case 'n':
-            wo.name = optarg;
-            break;
-        case 'x':
-            if (strcmp(optarg, "Simple") != 0 && strcmp(optarg, "LL") != 0 &&
-                strcmp(optarg, "LL128") != 0)
-                return cs_cli_usage_error("export", "--proto: expected Simple, LL or LL128, "
-                                          "found '%s'", optarg);
-            wo.proto = optarg;
-            break;
-        case 'm':
-        case 'M':
-            if (cs_cli_parse_size(optarg, &v) != 0 || v > (uint64_t)INT64_MAX)
-                return cs_cli_usage_error("export", "--%s: expected a size (1M, 65536), found "
-                                          "'%s'", c == 'm' ? "min-bytes" : "max-bytes", optarg);
-            if (c == 'm')
-                wo.min_bytes = (int64_t)v;
-            else
-                wo.max_bytes = (int64_t)v;
-            break;
-        case 'L':
-            wo.check_limits = 0;
-            break;
-        case 'i':
-            inplace = 1;
-            break;
-        case 'o':
-            output = optarg;
-            break;
-        case 'F':
-            force = 1;
-            break;
-        case 'h':
-            help(stdout);
-            return CS_EXIT_OK;
-        default:
-            help(stderr);
-            return CS_EXIT_USAGE;
-        }
-    }
-    if (optind >= argc || strcmp(argv[optind], "msccl") != 0) {
-        if (optind < argc)
-            return cs_cli_usage_error("export", "unknown format '%s' (known: msccl)",
-                                      argv[optind]);
+                                         CS_CLI_OPTS_OUTPUT};
+    int rc = cs_cli_options("export", argc, argv, "ho:", opts, help, parse_opt, a);
+    if (rc != CS_EXIT_OK)
+        return rc;
+    if (optind < argc && strcmp(argv[optind], "msccl") != 0)
+        return cs_cli_usage_error("export", "unknown format '%s' (known: msccl)", argv[optind]);
+    if (optind++ >= argc) {
         help(stderr);
         return CS_EXIT_USAGE;
     }
-    optind++;
-    const char *file = optind < argc ? argv[optind++] : NULL;
+    a->file = optind < argc ? argv[optind++] : NULL;
     if (optind < argc)
         return cs_cli_usage_error("export", "unexpected argument '%s' (see --help)", argv[optind]);
-    if (wo.max_bytes && wo.max_bytes < wo.min_bytes)
+    if (a->wo.max_bytes && a->wo.max_bytes < a->wo.min_bytes)
         return cs_cli_usage_error("export", "--max-bytes is below --min-bytes");
-    if ((file != NULL) == (coll_s != NULL || algo_s != NULL))
+    if ((a->file != NULL) == (a->coll_name != NULL || a->algo != NULL))
         return cs_cli_usage_error("export", "give a schedule file or --coll, --algo and --ranks "
-                                  "(see --help)");
-    cs_sched_t *s = NULL;
-    cs_err_t err = {0};
-    int rc;
-    const char *name = file;
-    if (cs_msccl_check_output(output, force ? CS_OUT_FORCE : 0, &err) != CS_OK)
-        return cs_cli_usage_error("export", "-o %s: %s", output, err.msg);
-    if (file) {
-        s = cs_cli_load_sched(file, &err);
-        if (s == NULL) {
-            fprintf(stderr, "collstep export: %s\n", err.msg);
-            return CS_EXIT_USAGE;
-        }
-    } else {
-        if (!coll_s || !algo_s || ranks < 0)
-            return cs_cli_usage_error("export", "--coll, --algo and --ranks go together");
-        cs_coll_t coll = cs_coll_parse(coll_s);
-        if (coll == CS_COLL_COUNT)
-            return cs_cli_usage_error("export", "unknown collective '%s'", coll_s);
-        const cs_algo_t *a = cs_algo_find(coll, algo_s);
-        if (a == NULL)
-            return cs_cli_usage_error("export", "no algorithm '%s' for %s (see 'collstep algos')",
-                                      algo_s, cs_coll_name(coll));
-        if ((rc = cs_cli_params_check(&params, "export", &a, 1)) != CS_EXIT_OK)
-            return rc;
-        cs_coll_desc_t d = {coll, (int32_t)ranks, 0, inplace};
-        if ((rc = cs_cli_build("export", algo_s, &d, &params, NULL, &s, NULL, 0)) != CS_EXIT_OK)
-            return rc;
-        name = algo_s;
-    }
-    if ((rc = cs_cli_verify("export", s, name)) != CS_EXIT_OK) {
-        cs_sched_destroy(s);
-        return rc;
-    }
-    int st = cs_msccl_save(s, &wo, output, force ? CS_OUT_FORCE : 0, &err);
-    rc = st == CS_OK ? CS_EXIT_OK
-         : st == CS_ERR_EXISTS || st == CS_ERR_UNSUPPORTED ? CS_EXIT_USAGE
-                                                          : CS_EXIT_RUNTIME;
+                                            "(see --help)");
+    if (!a->file && (!a->coll_name || !a->algo || a->ranks < 0))
+        return cs_cli_usage_error("export", "--coll, --algo and --ranks go together");
+    if (a->algo && strchr(a->algo, ','))
+        return cs_cli_usage_error("export", "one algorithm at a time, found '%s'", a->algo);
+    if (a->file && cs_cli_is_schedule_set(a->file))
+        return cs_cli_usage_error("export", "one schedule file at a time, found '%s'", a->file);
+    return CS_EXIT_OK;
+}
+
+/* build: the file's schedule or the registry algorithm's. */
+static int build(const export_args_t *a, cs_cli_scheds_t *b)
+{
+    cs_cli_want_t w = {"export", 0, NULL, 0, 0, NULL, NULL, 0};
+    if (a->file)
+        return cs_cli_scheds_load(&w, a->file, b);
+    cs_coll_desc_t d = {CS_COLL_COUNT, (int32_t)a->ranks, 0, a->inplace};
+    int rc = cs_cli_parse_coll("export", a->coll_name, &d.coll);
+    return rc != CS_EXIT_OK ? rc : cs_cli_scheds_build(&w, a->algo, NULL, &a->params, &d, b);
+}
+
+int cs_cli_export(int argc, char **argv)
+{
+    export_args_t a = {.wo = {.check_limits = 1}, .output = "-", .ranks = -1};
+    cs_cli_params_init(&a.params);
+    int rc = parse(argc, argv, &a);
     if (rc != CS_EXIT_OK)
-        fprintf(stderr, "collstep export: %s\n", err.msg);
-    if (file)
-        cs_msccl_forget(s);
-    cs_sched_destroy(s);
+        return rc == CS_CLI_DONE ? CS_EXIT_OK : rc;
+    cs_err_t err = {0};
+    if (cs_msccl_check_output(a.output, a.force ? CS_OUT_FORCE : 0, &err) != CS_OK)
+        return cs_cli_usage_error("export", "-o %s: %s", a.output, err.msg);
+    cs_cli_scheds_t b;
+    cs_cli_scheds_init(&b);
+    rc = build(&a, &b);
+    if (rc == CS_EXIT_OK)
+        rc = cs_cli_scheds_verify("export", &b, a.file);
+    if (rc == CS_EXIT_OK) {
+        int st = cs_msccl_save(b.sched[0], &a.wo, a.output, a.force ? CS_OUT_FORCE : 0, &err);
+        rc = st == CS_OK ? CS_EXIT_OK
+             : st == CS_ERR_EXISTS || st == CS_ERR_UNSUPPORTED ? CS_EXIT_USAGE
+                                                              : CS_EXIT_RUNTIME;
+        if (rc != CS_EXIT_OK)
+            fprintf(stderr, "collstep export: %s\n", err.msg);
+    }
+    cs_cli_scheds_free(&b);
     return rc;
 }

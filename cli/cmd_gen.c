@@ -33,105 +33,90 @@ static void help(FILE *f)
             cs_cli_exit_help);
 }
 
-int cs_cli_gen(int argc, char **argv)
+typedef struct gen_args {
+    long ranks, root;
+    int verify, force;
+    const char *output, *coll_name, *algo;
+    cs_coll_t coll;
+    cs_cli_params_t params;
+} gen_args_t;
+
+static int parse_opt(void *ctx, int c, const char *arg)
+{
+    gen_args_t *g = ctx;
+    switch (c) {
+    case 'P': return cs_cli_parse_long("gen", "--ranks", arg, 1, 1L << 24, &g->ranks);
+    case 'r': return cs_cli_parse_long("gen", "--root", arg, 0, 1L << 24, &g->root);
+    case 'p': return cs_cli_params_add(&g->params, "gen", arg);
+    case 'c': g->coll_name = arg; return CS_EXIT_OK;
+    case 'a': g->algo = arg; return CS_EXIT_OK;
+    case 'F': g->force = 1; return CS_EXIT_OK;
+    case 'v': g->verify = 1; return CS_EXIT_OK;
+    case 'o': g->output = arg; return CS_EXIT_OK;
+    default: return CS_EXIT_USAGE;
+    }
+}
+
+/* parse: options, then COLL and ALGO as words (collstep gen allreduce ring)
+ * or as in sim and run (--coll allreduce --algo ring). */
+static int parse(int argc, char **argv, gen_args_t *g)
 {
     static const struct option opts[] = {{"ranks", required_argument, 0, 'P'},
                                          {"root", required_argument, 0, 'r'},
                                          {"param", required_argument, 0, 'p'},
                                          {"verify", no_argument, 0, 'v'},
-                                         {"output", required_argument, 0, 'o'},
                                          {"coll", required_argument, 0, 'c'},
                                          {"algo", required_argument, 0, 'a'},
-                                         {"force", no_argument, 0, 'F'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
-    long ranks = -1, root = 0;
-    int verify = 0, force = 0, c;
-    const char *output = "-", *coll_s = NULL, *algo_s = NULL;
-    cs_cli_params_t params;
-    cs_err_t err = {0};
-    cs_cli_params_init(&params);
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
-        char *end = NULL;
-        switch (c) {
-        case 'P':
-            ranks = strtol(optarg, &end, 10);
-            if (*end != '\0' || ranks < 1 || ranks > (1L << 24))
-                return cs_cli_usage_error("gen", "--ranks: expected an integer in [1, %ld], found '%s'",
-                                          1L << 24, optarg);
-            break;
-        case 'r':
-            root = strtol(optarg, &end, 10);
-            if (*end != '\0' || root < 0)
-                return cs_cli_usage_error("gen", "--root: expected a rank, found '%s'", optarg);
-            break;
-        case 'p':
-            if (cs_cli_params_add(&params, "gen", optarg) != CS_EXIT_OK)
-                return CS_EXIT_USAGE;
-            break;
-        case 'c':
-            coll_s = optarg;
-            break;
-        case 'a':
-            algo_s = optarg;
-            break;
-        case 'F':
-            force = 1;
-            break;
-        case 'v':
-            verify = 1;
-            break;
-        case 'o':
-            output = optarg;
-            break;
-        case 'h':
-            help(stdout);
-            return CS_EXIT_OK;
-        default:
-            help(stderr);
-            return CS_EXIT_USAGE;
-        }
-    }
-    /* COLL and ALGO as words (collstep gen allreduce ring) or as in sim and
-     * run (--coll allreduce --algo ring) */
-    if (!coll_s && optind < argc)
-        coll_s = argv[optind++];
-    if (!algo_s && optind < argc)
-        algo_s = argv[optind++];
+                                         CS_CLI_OPTS_OUTPUT};
+    int rc = cs_cli_options("gen", argc, argv, "ho:", opts, help, parse_opt, g);
+    if (rc != CS_EXIT_OK)
+        return rc;
+    if (!g->coll_name && optind < argc)
+        g->coll_name = argv[optind++];
+    if (!g->algo && optind < argc)
+        g->algo = argv[optind++];
     if (optind < argc)
         return cs_cli_usage_error("gen", "unexpected argument '%s' (see --help)", argv[optind]);
-    if (!coll_s || !algo_s)
+    if (!g->coll_name || !g->algo)
         return cs_cli_usage_error("gen", "give the collective and the algorithm (collstep gen "
                                          "allreduce ring --ranks 8, see --help)");
-    if (ranks < 0)
+    if (strchr(g->algo, ','))
+        return cs_cli_usage_error("gen", "one algorithm at a time, found '%s'", g->algo);
+    if (g->ranks < 1)
         return cs_cli_usage_error("gen", "--ranks is required");
-    if (root >= ranks)
-        return cs_cli_usage_error("gen", "--root %ld out of range [0, %ld)", root, ranks);
-    cs_coll_t coll = cs_coll_parse(coll_s);
-    if (coll == CS_COLL_COUNT)
-        return cs_cli_usage_error("gen", "unknown collective '%s' (see 'collstep algos')", coll_s);
-    const cs_algo_t *a = cs_algo_find(coll, algo_s);
-    if (a == NULL)
-        return cs_cli_usage_error("gen", "no algorithm '%s' for %s (see 'collstep algos')", algo_s,
-                                  cs_coll_name(coll));
-    if (!cs_coll_has_root(coll) && root != 0)
-        return cs_cli_usage_error("gen", "%s has no root", cs_coll_name(coll));
-    int rc = cs_cli_params_check(&params, "gen", &a, 1);
+    if (g->root >= g->ranks)
+        return cs_cli_usage_error("gen", "--root %ld out of range [0, %ld)", g->root, g->ranks);
+    if ((rc = cs_cli_parse_coll("gen", g->coll_name, &g->coll)) != CS_EXIT_OK)
+        return rc;
+    if (!cs_coll_has_root(g->coll) && g->root != 0)
+        return cs_cli_usage_error("gen", "%s has no root", cs_coll_name(g->coll));
+    return CS_EXIT_OK;
+}
+
+int cs_cli_gen(int argc, char **argv)
+{
+    gen_args_t g = {.ranks = -1, .output = "-"};
+    cs_cli_params_init(&g.params);
+    int rc = parse(argc, argv, &g);
     if (rc != CS_EXIT_OK)
-        return rc;
-    cs_coll_desc_t d = {coll, (int32_t)ranks, (int32_t)root, 0};
-    cs_sched_t *s = NULL;
-    if ((rc = cs_cli_build("gen", algo_s, &d, &params, NULL, &s, NULL, 0)) != CS_EXIT_OK)
-        return rc;
-    if (verify && (rc = cs_cli_verify("gen", s, algo_s)) != CS_EXIT_OK) {
-        cs_sched_destroy(s);
-        return rc;
+        return rc == CS_CLI_DONE ? CS_EXIT_OK : rc;
+    /* build (and verify) */
+    cs_cli_scheds_t b;
+    cs_cli_scheds_init(&b);
+    cs_cli_want_t w = {"gen", 0, NULL, 0, 0, NULL, NULL, 0};
+    cs_coll_desc_t d = {g.coll, (int32_t)g.ranks, (int32_t)g.root, 0};
+    rc = cs_cli_scheds_build(&w, g.algo, NULL, &g.params, &d, &b);
+    if (rc == CS_EXIT_OK && g.verify)
+        rc = cs_cli_scheds_verify("gen", &b, g.algo);
+    /* act: write it */
+    if (rc == CS_EXIT_OK) {
+        cs_err_t err = {0};
+        int st = cs_sched_save_flags(b.sched[0], g.output,
+                                     CS_OUT_STDOUT | (g.force ? CS_OUT_FORCE : 0), &err);
+        rc = st == CS_OK ? CS_EXIT_OK : st == CS_ERR_EXISTS ? CS_EXIT_USAGE : CS_EXIT_RUNTIME;
+        if (rc != CS_EXIT_OK)
+            fprintf(stderr, "collstep gen: %s\n", err.msg);
     }
-    int st = cs_sched_save_flags(s, output, CS_OUT_STDOUT | (force ? CS_OUT_FORCE : 0), &err);
-    rc = st == CS_OK ? CS_EXIT_OK : st == CS_ERR_EXISTS ? CS_EXIT_USAGE : CS_EXIT_RUNTIME;
-    if (rc != CS_EXIT_OK)
-        fprintf(stderr, "collstep gen: %s\n", err.msg);
-    cs_sched_destroy(s);
+    cs_cli_scheds_free(&b);
     return rc;
 }

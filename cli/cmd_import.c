@@ -28,93 +28,102 @@ static void help(FILE *f)
             "                       also what verify, stats, sim and run read\n"
             "  --origins            print, instead of the schedule, where each step came\n"
             "                       from: 'RANK STEP FILE:LINE: gpu G tb T step S'\n"
-            "  -o, --output FILE    write to FILE, whole or not at all (default: stdout)\n"
+            "%s"
             "  --force              replace an existing FILE that is not a schedule\n"
             "\n%s\n"
             "example: collstep import msccl allreduce_ring.xml -o ring.sched\n",
-            cs_cli_exit_help);
+            cs_cli_output_help, cs_cli_exit_help);
+}
+
+typedef struct import_args {
+    cs_msccl_opts_t mo;
+    int origins, force;
+    const char *output, *path;
+} import_args_t;
+
+/* parse: options, then FORMAT FILE. */
+static int parse(int argc, char **argv, import_args_t *a)
+{
+    static const struct option opts[] = {{"inplace", no_argument, 0, 'i'},
+                                         {"outofplace", no_argument, 0, 'O'},
+                                         {"origins", no_argument, 0, 'g'}, CS_CLI_OPTS_OUTPUT};
+    int c, rc = CS_EXIT_OK;
+    optind = 1;
+    while ((c = cs_cli_getopt("import", argc, argv, "ho:", opts, help, &rc)) != -1) {
+        switch (c) {
+        case 'i':
+        case 'O':
+            if (a->mo.inplace >= 0)
+                return cs_cli_usage_error("import", "--inplace and --outofplace: give one");
+            a->mo.inplace = c == 'i';
+            break;
+        case 'g': a->origins = 1; break;
+        case 'o': a->output = optarg; break;
+        case 'F': a->force = 1; break;
+        default: /* CS_CLI_OPT_EXIT: --help or a bad option */
+            return rc == CS_EXIT_OK ? CS_CLI_DONE : rc;
+        }
+    }
+    if (argc - optind >= 1 && strcmp(argv[optind], "msccl") != 0)
+        return cs_cli_usage_error("import", "unknown format '%s' (known: msccl)", argv[optind]);
+    if (argc - optind != 2) {
+        help(stderr);
+        return CS_EXIT_USAGE;
+    }
+    a->path = argv[optind + 1];
+    return CS_EXIT_OK;
+}
+
+/* report --origins: where each step came from. */
+static void print_origins(const cs_msccl_t *m)
+{
+    char where[1024];
+    for (int r = 0; r < m->nranks; r++)
+        for (uint32_t i = 0; i < m->norigin[r]; i++) {
+            cs_msccl_origin_str(m, r, i, where, sizeof(where));
+            printf("%d %u %s\n", r, i, where);
+        }
+}
+
+/* act: write the schedule; say what was written. */
+static int write_sched(const import_args_t *a, const cs_msccl_t *m)
+{
+    cs_err_t err = {0};
+    int st = cs_sched_save_flags(m->sched, a->output,
+                                 CS_OUT_STDOUT | (a->force ? CS_OUT_FORCE : 0), &err);
+    if (st != CS_OK) {
+        fprintf(stderr, "collstep import: %s\n", err.msg);
+        return st == CS_ERR_EXISTS ? CS_EXIT_USAGE : CS_EXIT_RUNTIME;
+    }
+    if (strcmp(a->output, "-") != 0)
+        fprintf(stderr,
+                "collstep import: %s: %s on %d ranks, %u chunks, %llu steps (%s, %s) -> %s\n",
+                a->path, cs_coll_name(m->sched->desc.coll), m->sched->desc.nranks,
+                m->sched->nchunks, (unsigned long long)cs_sched_total_steps(m->sched),
+                m->info.imported_inplace == 1   ? "in place"
+                : m->info.imported_inplace == 2 ? "in-place algorithm, input copied first"
+                                                : "out of place",
+                m->info.proto, a->output);
+    return CS_EXIT_OK;
 }
 
 int cs_cli_import(int argc, char **argv)
 {
-    static const struct option opts[] = {{"inplace", no_argument, 0, 'i'},
-                                         {"outofplace", no_argument, 0, 'O'},
-                                         {"origins", no_argument, 0, 'g'},
-                                         {"output", required_argument, 0, 'o'},
-                                         {"force", no_argument, 0, 'F'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
-    cs_msccl_opts_t mo = {.inplace = -1};
-    int origins = 0, force = 0, c;
-    const char *output = "-";
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
-        switch (c) {
-        case 'i':
-        case 'O':
-            if (mo.inplace >= 0)
-                return cs_cli_usage_error("import", "--inplace and --outofplace: give one");
-            mo.inplace = c == 'i';
-            break;
-        case 'g':
-            origins = 1;
-            break;
-        case 'o':
-            output = optarg;
-            break;
-        case 'F':
-            force = 1;
-            break;
-        case 'h':
-            help(stdout);
-            return CS_EXIT_OK;
-        default:
-            help(stderr);
-            return CS_EXIT_USAGE;
-        }
-    }
-    if (argc - optind != 2 || strcmp(argv[optind], "msccl") != 0) {
-        if (argc - optind >= 1 && strcmp(argv[optind], "msccl") != 0)
-            return cs_cli_usage_error("import", "unknown format '%s' (known: msccl)",
-                                      argv[optind]);
-        help(stderr);
-        return CS_EXIT_USAGE;
-    }
-    const char *path = argv[optind + 1];
+    import_args_t a = {.mo = {.inplace = -1}, .output = "-"};
+    int rc = parse(argc, argv, &a);
+    if (rc != CS_EXIT_OK)
+        return rc == CS_CLI_DONE ? CS_EXIT_OK : rc;
     cs_err_t err = {0};
     cs_msccl_t *m = NULL;
-    int st = cs_msccl_load(path, &mo, &m, &err);
+    int st = cs_msccl_load(a.path, &a.mo, &m, &err);
     if (st != CS_OK) {
         fprintf(stderr, "collstep import: %s\n", err.msg);
         return st == CS_ERR_IO ? CS_EXIT_RUNTIME : CS_EXIT_USAGE;
     }
-    int rc = CS_EXIT_OK;
-    if (origins) {
-        char where[1024];
-        for (int r = 0; r < m->nranks; r++)
-            for (uint32_t i = 0; i < m->norigin[r]; i++) {
-                cs_msccl_origin_str(m, r, i, where, sizeof(where));
-                printf("%d %u %s\n", r, i, where);
-            }
-    } else {
-        st = cs_sched_save_flags(m->sched, output, CS_OUT_STDOUT | (force ? CS_OUT_FORCE : 0),
-                                 &err);
-        if (st != CS_OK) {
-            fprintf(stderr, "collstep import: %s\n", err.msg);
-            rc = st == CS_ERR_EXISTS ? CS_EXIT_USAGE : CS_EXIT_RUNTIME;
-        } else if (strcmp(output, "-") != 0) {
-            fprintf(stderr,
-                    "collstep import: %s: %s on %d ranks, %u chunks, %llu steps (%s, "
-                    "%s) -> %s\n",
-                    path, cs_coll_name(m->sched->desc.coll), m->sched->desc.nranks,
-                    m->sched->nchunks, (unsigned long long)cs_sched_total_steps(m->sched),
-                    m->info.imported_inplace == 1   ? "in place"
-                    : m->info.imported_inplace == 2 ? "in-place algorithm, input copied first"
-                                                    : "out of place",
-                    m->info.proto,
-                    output);
-        }
-    }
+    if (a.origins)
+        print_origins(m);
+    else
+        rc = write_sched(&a, m);
     cs_msccl_destroy(m);
     return rc;
 }

@@ -67,19 +67,15 @@ int cs_cli_platform(int argc, char **argv)
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *output = NULL;
-    int c;
+    int c, rc = CS_EXIT_OK;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+    while ((c = cs_cli_getopt("platform", argc, argv, "ho:", opts, help, &rc)) != -1) {
         switch (c) {
         case 'o':
             output = optarg;
             break;
-        case 'h':
-            help(stdout);
-            return CS_EXIT_OK;
-        default:
-            help(stderr);
-            return CS_EXIT_USAGE;
+        default: /* CS_CLI_OPT_EXIT: --help or a bad option */
+            return rc;
         }
     }
     if (optind >= argc) {
@@ -102,8 +98,7 @@ int cs_cli_platform(int argc, char **argv)
         return cs_cli_usage_error("platform", "export needs -o FILE.xml");
     cs_platform_t *p = NULL;
     /* show: a file's figures are computed while SimGrid has it loaded */
-    int rc = open_or_fail(argv[optind + 1], strcmp(verb, "show") == 0 ? CS_PLAT_OPEN_TOPOLOGY : 0,
-                          &p);
+    rc = open_or_fail(argv[optind + 1], strcmp(verb, "show") == 0 ? CS_PLAT_OPEN_TOPOLOGY : 0, &p);
     if (rc != CS_EXIT_OK)
         return rc;
     cs_err_t err = {0};

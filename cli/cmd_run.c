@@ -30,8 +30,6 @@
  * naming the rank it blames.
  * Nothing is written to files except the --trace directory.
  */
-#include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +56,7 @@
 static const char usage_text[] =
     "usage: collstep run --coll COLL --algo ALGO[,ALGO...] --size SIZES [options]\n"
     "       collstep run --schedule FILE --size SIZES [options]\n"
+    "       collstep run --coll COLL --algo auto --tuning FILE --size SIZES [options]\n"
     "       (start under mpirun -np N, srun --mpi=pmix, or with RANK, WORLD_SIZE,\n"
     "        MASTER_ADDR, MASTER_PORT set for every process)\n"
     "\n"
@@ -67,6 +66,11 @@ static const char usage_text[] =
     "\n"
     "  --coll COLL          allreduce, reduce-scatter, allgather, broadcast, reduce, alltoall\n"
     "  --algo A[,B...]      registered algorithms (collstep algos), run one after another\n"
+    "  --algo auto          per size the algorithm and parameters of the tuning table\n"
+    "  --tuning FILE        FILE (written by 'collstep plan -o FILE' for as many ranks\n"
+    "                       as started); rows name the algorithm and their params\n"
+    "                       column what the table chose.  A table's rank maps are not\n"
+    "                       applied: ranks run where the launcher started them\n"
     "  --schedule FILE      run a schedule file (collstep's format or an MSCCL XML)\n"
     "                       instead of --coll/--algo; FILE,FILE... or a folder: per size\n"
     "                       the file whose minBytes..maxBytes serves it (MSCCL's rule)\n"
@@ -122,39 +126,26 @@ static const char usage_text[] =
     "the others 3 naming it.\n"
     "%s";
 
+static void help(FILE *f)
+{
+    fprintf(f, usage_text, cs_cli_dtype_help, cs_cli_size_help, cs_cli_exit_help);
+}
+
 typedef struct run_opts {
-    const char *coll, *algo, *schedule, *dtype, *op, *transport, *provider, *iface, *format, *boot;
-    const char *baseline, *output, *compare;
+    const char *coll_name, *algo, *schedule, *tuning, *dtype, *op, *transport, *provider, *iface;
+    const char *boot, *baseline, *trace, *trace_host;
     char size[512];
+    cs_coll_t coll;
+    cs_dtype_t dt;
+    cs_op_t rop;
+    cs_cli_report_t rep;
     cs_cli_params_t params;
-    long root, iters, warmup, check, no_verify, force, compare_on, trace_links;
+    long root, iters, warmup, check, no_verify, trace_links;
     double timeout;
     uint64_t max_msg;
-    const char *trace, *trace_host;
     double trace_bw[2]; /* host, network; 0: measured */
     long trace_ranks, trace_buckets, trace_plot;
 } run_opts_t;
-
-/* "10G", "1.25e9", "800MB/s": bytes per second (powers of 10); < 0: bad. */
-static double parse_rate(const char *s)
-{
-    char *end = NULL;
-    double v = strtod(s, &end);
-    if (end == s || !(v > 0))
-        return -1;
-    switch (*end) {
-    case 'k': case 'K': v *= 1e3, end++; break;
-    case 'M': v *= 1e6, end++; break;
-    case 'G': v *= 1e9, end++; break;
-    case 'T': v *= 1e12, end++; break;
-    default: break;
-    }
-    if (*end == 'B')
-        end++;
-    if (!strcmp(end, "/s"))
-        end += 2;
-    return *end ? -1 : v;
-}
 
 /* A run-time failure: every rank says why (naming the rank it blames) and
  * exits 3, or 128 + signal when this rank was the one interrupted. */
@@ -170,27 +161,56 @@ static int fail(const cs_err_t *err, int rank)
     return CS_EXIT_RUNTIME;
 }
 
-static int usage_error(const char *fmt, ...)
+static int parse_opt(void *ctx, int c, const char *arg)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "collstep run: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, " (see collstep run --help)\n");
-    va_end(ap);
-    return CS_EXIT_USAGE;
+    run_opts_t *o = ctx;
+    switch (c) {
+    case 'c': o->coll_name = arg; return cs_cli_parse_coll("run", arg, &o->coll);
+    case 'a': o->algo = arg; return CS_EXIT_OK;
+    case 'f': o->schedule = arg; return CS_EXIT_OK;
+    case 'u': o->tuning = arg; return CS_EXIT_OK;
+    case 'p': return cs_cli_params_add(&o->params, "run", arg);
+    case 'o': o->rep.output = arg; return CS_EXIT_OK;
+    case 'z': o->rep.force = 1; return CS_EXIT_OK;
+    case 'C': o->rep.compare_on = 1, o->rep.compare = arg; return CS_EXIT_OK;
+    case 'V': o->no_verify = 1; return CS_EXIT_OK;
+    case 's': snprintf(o->size, sizeof(o->size), "%s", arg); return CS_EXIT_OK;
+    case 'd': o->dtype = arg; return cs_cli_parse_dtype("run", arg, &o->dt);
+    case 'X': o->op = arg; return cs_cli_parse_op("run", arg, &o->rop);
+    case 't': o->transport = arg; return CS_EXIT_OK;
+    case 'P': o->provider = arg; return CS_EXIT_OK;
+    case 'I': o->iface = arg; return CS_EXIT_OK;
+    case 'k': o->check = 1; return CS_EXIT_OK;
+    case 'T': return cs_cli_parse_seconds("run", "--timeout", arg, &o->timeout);
+    case 'F': return cs_cli_parse_format("run", arg, &o->rep.fmt);
+    case 'B': o->boot = arg; return CS_EXIT_OK;
+    case 'b': o->baseline = arg; return CS_EXIT_OK;
+    case 'x': o->trace = arg; return CS_EXIT_OK;
+    case 'H': o->trace_host = arg; return CS_EXIT_OK;
+    case 'N': o->trace_plot = 0; return CS_EXIT_OK;
+    case 'L': return cs_cli_parse_long("run", "--trace-links", arg, 0, 1 << 24, &o->trace_links);
+    case 'r': return cs_cli_parse_long("run", "--root", arg, 0, 1 << 20, &o->root);
+    case 'n': return cs_cli_parse_long("run", "--iters", arg, 1, 1000000, &o->iters);
+    case 'w': return cs_cli_parse_long("run", "--warmup", arg, 0, 1000000, &o->warmup);
+    case 'R': return cs_cli_parse_long("run", "--trace-ranks", arg, 0, 1 << 24, &o->trace_ranks);
+    case 'U': return cs_cli_parse_long("run", "--trace-buckets", arg, 16, 1 << 24,
+                                       &o->trace_buckets);
+    case 'W': {
+        int net = !strncmp(arg, "network=", 8);
+        if (!net && strncmp(arg, "host=", 5))
+            return cs_cli_usage_hint("run", "--trace-bw: expected host=RATE or network=RATE "
+                                            "(e.g. network=1.25G), found '%s'", arg);
+        return cs_cli_parse_rate("run", "--trace-bw", strchr(arg, '=') + 1, &o->trace_bw[net]);
+    }
+    case 'M':
+        if (cs_cli_parse_size(arg, &o->max_msg) || o->max_msg == 0)
+            return cs_cli_usage_hint("run", "--max-msg: expected a size, found '%s'", arg);
+        return CS_EXIT_OK;
+    default: return CS_EXIT_USAGE;
+    }
 }
 
-static int parse_long(const char *name, const char *s, long min, long max, long *out)
-{
-    char *end = NULL;
-    long v = strtol(s, &end, 10);
-    if (!*s || *end || v < min || v > max)
-        return usage_error("%s: expected an integer in [%ld, %ld], found '%s'", name, min, max, s);
-    *out = v;
-    return 0;
-}
-
+/* parse: options, their values and what goes together. */
 static int parse_args(int argc, char **argv, run_opts_t *o)
 {
     static const struct option lo[] = {
@@ -204,111 +224,45 @@ static int parse_args(int argc, char **argv, run_opts_t *o)
         {"trace-host", 1, 0, 'H'}, {"trace-bw", 1, 0, 'W'}, {"trace-ranks", 1, 0, 'R'},
         {"trace-buckets", 1, 0, 'U'}, {"trace-no-plot", 0, 0, 'N'}, {"output", 1, 0, 'o'},
         {"force", 0, 0, 'z'},    {"compare", 2, 0, 'C'}, {"no-verify", 0, 0, 'V'},
-        {"trace-links", 1, 0, 'L'}, {0, 0, 0, 0}};
+        {"trace-links", 1, 0, 'L'}, {"tuning", 1, 0, 'u'}, {0, 0, 0, 0}};
     memset(o, 0, sizeof(*o));
     cs_cli_params_init(&o->params);
     o->dtype = "float", o->op = "sum", o->transport = "ofi", o->provider = "tcp;ofi_rxm";
-    o->iface = "127.0.0.1", o->format = "table", o->iters = 20, o->warmup = 5, o->timeout = 60;
+    o->iface = "127.0.0.1", o->iters = 20, o->warmup = 5, o->timeout = 60;
+    o->dt = CS_DT_F32, o->rop = CS_OP_SUM, o->rep.fmt = CS_FMT_TABLE;
     o->trace_ranks = 64, o->trace_buckets = 1024, o->trace_plot = 1;
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
-        int rc = 0;
-        switch (c) {
-        case 'c': o->coll = optarg; break;
-        case 'a': o->algo = optarg; break;
-        case 'f': o->schedule = optarg; break;
-        case 'p':
-            if (cs_cli_params_add(&o->params, "run", optarg) != CS_EXIT_OK)
-                return CS_EXIT_USAGE;
-            break;
-        case 'o': o->output = optarg; break;
-        case 'z': o->force = 1; break;
-        case 'C': o->compare_on = 1, o->compare = optarg; break;
-        case 'V': o->no_verify = 1; break;
-        case 'L': rc = parse_long("--trace-links", optarg, 0, 1 << 24, &o->trace_links); break;
-        case 's': snprintf(o->size, sizeof(o->size), "%s", optarg); break;
-        case 'd': o->dtype = optarg; break;
-        case 'X': o->op = optarg; break;
-        case 'r': rc = parse_long("--root", optarg, 0, 1 << 20, &o->root); break;
-        case 't': o->transport = optarg; break;
-        case 'P': o->provider = optarg; break;
-        case 'I': o->iface = optarg; break;
-        case 'n': rc = parse_long("--iters", optarg, 1, 1000000, &o->iters); break;
-        case 'w': rc = parse_long("--warmup", optarg, 0, 1000000, &o->warmup); break;
-        case 'k': o->check = 1; break;
-        case 'T': {
-            char *end = NULL;
-            o->timeout = strtod(optarg, &end);
-            if (*end || o->timeout <= 0)
-                return usage_error("--timeout: expected seconds > 0, found '%s'", optarg);
-            break;
-        }
-        case 'F': o->format = optarg; break;
-        case 'B': o->boot = optarg; break;
-        case 'b': o->baseline = optarg; break;
-        case 'x': o->trace = optarg; break;
-        case 'H': o->trace_host = optarg; break;
-        case 'N': o->trace_plot = 0; break;
-        case 'R': rc = parse_long("--trace-ranks", optarg, 0, 1 << 24, &o->trace_ranks); break;
-        case 'U': rc = parse_long("--trace-buckets", optarg, 16, 1 << 24, &o->trace_buckets); break;
-        case 'W': {
-            int net = !strncmp(optarg, "network=", 8);
-            double v = net || !strncmp(optarg, "host=", 5) ? parse_rate(strchr(optarg, '=') + 1) : -1;
-            if (v <= 0)
-                return usage_error("--trace-bw: expected host=RATE or network=RATE (e.g. "
-                                   "network=1.25G), found '%s'", optarg);
-            o->trace_bw[net] = v;
-            break;
-        }
-        case 'M':
-            if (cs_cli_parse_size(optarg, &o->max_msg) || o->max_msg == 0)
-                return usage_error("--max-msg: expected a size, found '%s'", optarg);
-            break;
-        case 'h': printf(usage_text, cs_cli_dtype_help, cs_cli_size_help, cs_cli_exit_help); return -1;
-        case ':': return usage_error("option %s needs a value", argv[optind - 1]);
-        default: return usage_error("unknown option '%s'", argv[optind - 1]);
-        }
-        if (rc)
-            return rc;
-    }
+    int rc = cs_cli_options("run", argc, argv, ":ho:", lo, help, parse_opt, o);
+    if (rc != CS_EXIT_OK)
+        return rc;
     if (optind < argc)
-        return usage_error("unexpected argument '%s'", argv[optind]);
-    if (!o->schedule && (!o->coll || !o->algo))
-        return usage_error("--coll and --algo (or --schedule) are required");
-    if (o->schedule && o->algo)
-        return usage_error("give one of --algo and --schedule");
+        return cs_cli_usage_hint("run", "unexpected argument '%s'", argv[optind]);
+    if ((rc = cs_cli_source_check("run", o->algo, o->schedule, o->tuning, &o->params)))
+        return rc;
+    if (o->algo && !o->coll_name)
+        return cs_cli_usage_hint("run", "--coll is required with --algo");
     if (!o->size[0])
-        return usage_error("--size is required");
+        return cs_cli_usage_hint("run", "--size is required");
     if (!strcmp(o->transport, "shm")) { /* no libfabric: rows say "shm/native" */
         if (strcmp(o->provider, "tcp;ofi_rxm"))
-            return usage_error("--provider: only with --transport ofi");
+            return cs_cli_usage_hint("run", "--provider: only with --transport ofi");
         o->provider = "native";
     }
     if (o->baseline && (strcmp(o->baseline, "nccl") || strcmp(o->transport, "nccl")))
-        return usage_error("--baseline: only 'nccl', with --transport nccl");
-    if (cs_results_fmt_parse(o->format) == CS_FMT_COUNT)
-        return usage_error("--format: expected table, csv or json, found '%s'", o->format);
+        return cs_cli_usage_hint("run", "--baseline: only 'nccl', with --transport nccl");
 #ifdef CS_EXEC_HAVE_TRACES
     if (o->trace && !strcmp(o->transport, "nccl"))
-        return usage_error("--trace: not with --transport nccl");
+        return cs_cli_usage_hint("run", "--trace: not with --transport nccl");
 #else
     if (o->trace)
-        return usage_error("--trace: collstep was built without traces/");
+        return cs_cli_usage_hint("run", "--trace: collstep was built without traces/");
 #endif
-    return 0;
+    return CS_EXIT_OK;
 }
 
 typedef struct run_ctx {
     run_opts_t *o;
     cs_boot_t *boot;
-    cs_sched_t *scheds[CS_CLI_MAX_ALGOS]; /* one per algorithm, or the file */
-    char params[CS_CLI_MAX_ALGOS][96];   /* the parameters each one's rows carry */
-    int nsched;
-    int per_size;                        /* scheds from a set: each runs its own sizes */
-    const cs_sched_t *size_sched[SIZES_MAX];
-    struct cs_schedset *set;
+    cs_cli_scheds_t b;  /* what runs: per algorithm, file or table entry */
     cs_sched_t *sched; /* the one running now */
     const char *sched_params;
     cs_tp_t *tp;
@@ -318,87 +272,38 @@ typedef struct run_ctx {
     int rank, nranks, nrows;
     const char *row_algo; /* algorithm column of the next rows (NULL: the schedule's) */
     char transport[64];   /* the rows' transport column */
-    cs_result_t rows[2 * CS_CLI_MAX_ALGOS * SIZES_MAX]; /* rank 0: what it prints at the end */
+    cs_result_t rows[2 * CS_CLI_MAX_SCHEDS * SIZES_MAX]; /* rank 0: what it prints at the end */
 #ifdef CS_EXEC_HAVE_TRACES
     cs_live_trace_t *lt;
 #endif
 } run_ctx_t;
 
-/* --schedule FILE,FILE or a folder: per size the file serving it; each
- * distinct schedule once in scheds[], running the sizes it serves. */
-static int load_schedule_set(run_ctx_t *c, const uint64_t *sizes, int nsizes, cs_err_t *err)
-{
-    cs_sched_t *per[SIZES_MAX];
-    const char *paths[SIZES_MAX];
-    cs_coll_t coll;
-    int nranks;
-    int st = cs_cli_schedule_set(c->rank == 0 ? "run" : NULL, c->o->schedule, sizes, nsizes,
-                                 cs_dtype_size(c->dt), &c->set, per, paths, &coll, &nranks, err);
-    if (st != CS_OK)
-        return st;
-    c->per_size = 1;
-    for (int k = 0; k < nsizes; k++) {
-        int j;
-        for (j = 0; j < c->nsched && c->scheds[j] != per[k]; j++)
-            ;
-        if (j == c->nsched) {
-            c->scheds[c->nsched++] = per[k];
-            snprintf(c->params[j], sizeof(c->params[j]), "file=%.80s", paths[k]);
-        }
-        c->size_sched[k] = per[k];
-    }
-    if (nranks != c->nranks)
-        return cs_err_set(err, CS_ERR_MISMATCH, "%s: schedules for %d ranks, started %d",
-                          c->o->schedule, nranks, c->nranks);
-    return CS_OK;
-}
-
-/* Every rank builds (or loads) every schedule; errors are usage errors. */
-static int build_schedules(run_ctx_t *c, const uint64_t *sizes, int nsizes, cs_err_t *err)
+/* build: every rank builds (or loads) every schedule; errors are usage
+ * errors, which every rank prints. */
+static int build_schedules(run_ctx_t *c, const uint64_t *sizes, int nsizes)
 {
     run_opts_t *o = c->o;
-    if (o->schedule && cs_cli_is_schedule_set(o->schedule))
-        return load_schedule_set(c, sizes, nsizes, err);
+    cs_cli_want_t w = {"run", c->rank == 0, sizes, nsizes, cs_dtype_size(c->dt), NULL, NULL, 0};
+    cs_coll_desc_t d = {o->coll, c->nranks, cs_coll_has_root(o->coll) ? (int32_t)o->root : 0, 0};
+    int rc;
     if (o->schedule) {
-        c->scheds[0] = cs_cli_load_sched(o->schedule, err);
-        if (!c->scheds[0])
-            return err->code ? err->code : CS_ERR_IO;
-        c->nsched = 1;
-        snprintf(c->params[0], sizeof(c->params[0]), "%.*s", (int)sizeof(c->params[0]) - 1,
-                 c->scheds[0]->params);
-        if (c->scheds[0]->desc.nranks != c->nranks)
-            return cs_err_set(err, CS_ERR_MISMATCH, "%s is a schedule for %d ranks, started %d",
-                              o->schedule, c->scheds[0]->desc.nranks, c->nranks);
-        return CS_OK;
+        if ((rc = cs_cli_scheds_load(&w, o->schedule, &c->b)) == CS_EXIT_OK)
+            rc = cs_cli_scheds_fit("run", &c->b, o->schedule, c->nranks);
+    } else if (o->root >= c->nranks) {
+        rc = cs_cli_usage_error("run", "--root %ld out of range [0, %d)", o->root, c->nranks);
+    } else {
+        rc = cs_cli_scheds_build(&w, o->algo, o->tuning, &o->params, &d, &c->b);
     }
-    cs_coll_t coll = cs_coll_parse(o->coll);
-    if (coll == CS_COLL_COUNT)
-        return cs_err_set(err, CS_ERR_INVAL, "--coll: unknown collective '%s' (allreduce, "
-                          "reduce-scatter, allgather, broadcast, reduce, alltoall)", o->coll);
-    char buf[512];
-    const char *names[CS_CLI_MAX_ALGOS];
-    const cs_algo_t *algos[CS_CLI_MAX_ALGOS];
-    int n = 0;
-    if (cs_cli_algo_list("run", o->algo, buf, sizeof(buf), names, &n) != CS_EXIT_OK)
-        return cs_err_set(err, CS_ERR_INVAL, "--algo %s: see above", o->algo);
-    for (int i = 0; i < n; i++)
-        if (!(algos[i] = cs_algo_find(coll, names[i])))
-            return cs_err_set(err, CS_ERR_NOTFOUND, "no algorithm '%s' for %s (see collstep "
-                              "algos)", names[i], cs_coll_name(coll));
-    if (cs_cli_params_check(&o->params, "run", algos, n) != CS_EXIT_OK)
-        return cs_err_set(err, CS_ERR_INVAL, "--param: see above");
-    if (o->root >= c->nranks)
-        return cs_err_set(err, CS_ERR_RANGE, "--root %ld: only %d ranks", o->root, c->nranks);
-    if (o->trace && n > 1)
-        return cs_err_set(err, CS_ERR_INVAL, "--trace: one algorithm at a time (%d given)", n);
-    cs_coll_desc_t d = {coll, c->nranks, cs_coll_has_root(coll) ? (int32_t)o->root : 0, 0};
-    for (int i = 0; i < n; i++) {
-        if (cs_cli_build("run", names[i], &d, &o->params, NULL, &c->scheds[i], c->params[i],
-                         sizeof(c->params[0])) != CS_EXIT_OK)
-            return cs_err_set(err, CS_ERR_INVAL, "%s: see above", names[i]);
-        c->nsched = i + 1;
-    }
-    return CS_OK;
+    if (rc == CS_EXIT_OK && o->trace && c->b.n > 1)
+        return cs_cli_usage_error("run", "--trace: one schedule at a time (%d for these sizes)",
+                                  c->b.n);
+    for (int i = 0; i < c->b.n && rc == CS_EXIT_OK && c->rank == 0; i++)
+        if (c->b.map[i]) {
+            fprintf(stderr, "collstep run: the rank maps of %s are not applied: ranks run where "
+                            "the launcher started them\n", o->tuning);
+            break;
+        }
+    return rc;
 }
 
 static int open_transport(run_ctx_t *c, cs_err_t *err)
@@ -407,34 +312,6 @@ static int open_transport(run_ctx_t *c, cs_err_t *err)
                           c->o->timeout};
     int st = cs_tp_open(c->o->transport, &cfg, &c->tp, err);
     return cs_boot_connect(c->boot, st == CS_OK ? c->tp : NULL, st, err);
-}
-
-/* Rank 0: the rows measured so far, to stdout or -o, in the layouts of
- * `collstep sim`.  Returns an exit code (0 when there is nothing to do). */
-static int print_rows(run_ctx_t *c)
-{
-    if (c->rank != 0 || c->nrows == 0)
-        return CS_EXIT_OK;
-    run_opts_t *o = c->o;
-    cs_err_t err;
-    cs_err_clear(&err);
-    cs_results_fmt_t fmt = cs_results_fmt_parse(o->format);
-    unsigned flags = 0;
-    if (o->compare_on) {
-        const char *ref = o->compare && *o->compare ? o->compare : NULL;
-        if (cs_results_compare(c->rows, c->nrows, ref, &err) == CS_OK)
-            flags |= CS_RESULTS_COMPARE;
-        else
-            fprintf(stderr, "collstep run: --compare: %s\n", err.msg);
-    }
-    int st = o->output ? cs_results_save(o->output, fmt, flags | (o->force ? CS_RESULTS_FORCE : 0),
-                                         c->rows, c->nrows, &err)
-                       : cs_results_print(stdout, fmt, flags, c->rows, c->nrows);
-    fflush(stdout);
-    if (st == CS_OK)
-        return CS_EXIT_OK;
-    fprintf(stderr, "collstep run: %s\n", err.msg[0] ? err.msg : "cannot write the results");
-    return st == CS_ERR_EXISTS ? CS_EXIT_USAGE : CS_EXIT_RUNTIME;
 }
 
 static int report(run_ctx_t *c, uint64_t bytes, uint64_t count, double t, uint64_t w,
@@ -568,10 +445,10 @@ static int run_all_gpu(run_ctx_t *c, const uint64_t *sizes, int nsizes, long lon
     uint64_t hi = 0;
     for (int i = 0; i < nsizes; i++)
         hi = sizes[i] > hi ? sizes[i] : hi;
-    for (int a = 0; a < c->nsched && st == CS_OK; a++) {
+    for (int a = 0; a < c->b.n && st == CS_OK; a++) {
         cs_gpu_engine_t *g = NULL;
-        c->sched = c->scheds[a];
-        c->sched_params = c->params[a];
+        c->sched = c->b.sched[a];
+        c->sched_params = c->b.params[a];
         cs_engine_config_t ec = {.dtype = c->dt, .op = c->op, .timeout_s = c->o->timeout,
                                  .max_count = cs_coll_block_count(c->sched->desc.coll, c->nranks,
                                                                   hi, cs_dtype_size(c->dt))};
@@ -580,7 +457,7 @@ static int run_all_gpu(run_ctx_t *c, const uint64_t *sizes, int nsizes, long lon
         if (st == CS_OK && ast != CS_OK)
             *err = e2, st = ast;
         for (int i = 0; i < nsizes && st == CS_OK; i++)
-            if (!c->per_size || c->size_sched[i] == c->sched)
+            if (cs_cli_scheds_serves(&c->b, a, i))
                 st = run_size_gpu(c, g, sizes[i], wrong, err);
         cs_gpu_engine_destroy(g);
     }
@@ -602,9 +479,9 @@ static int run_all_host(run_ctx_t *c, const uint64_t *sizes, int nsizes, long lo
     uint64_t hi = 0;
     for (int i = 0; i < nsizes; i++)
         hi = sizes[i] > hi ? sizes[i] : hi;
-    for (int a = 0; a < c->nsched && st == CS_OK; a++) {
-        c->sched = c->scheds[a];
-        c->sched_params = c->params[a];
+    for (int a = 0; a < c->b.n && st == CS_OK; a++) {
+        c->sched = c->b.sched[a];
+        c->sched_params = c->b.params[a];
         cs_engine_config_t ec = {.dtype = c->dt, .op = c->op, .timeout_s = o->timeout,
                                  .max_count = cs_coll_block_count(c->sched->desc.coll, c->nranks,
                                                                   hi, cs_dtype_size(c->dt)),
@@ -624,13 +501,13 @@ static int run_all_host(run_ctx_t *c, const uint64_t *sizes, int nsizes, long lo
             tc.opts.buckets = (int)o->trace_buckets;
             tc.opts.plot = (int)o->trace_plot;
             tc.opts.link_tracks = (int)o->trace_links;
-            tc.opts.force = (int)o->force;
+            tc.opts.force = o->rep.force;
             if ((st = cs_live_trace_open(&tc, c->boot, c->tp, c->sched, c->dt, &c->lt, err)))
                 return st;
         }
 #endif
         for (int i = 0; i < nsizes && st == CS_OK; i++)
-            if (!c->per_size || c->size_sched[i] == c->sched)
+            if (cs_cli_scheds_serves(&c->b, a, i))
                 st = run_size(c, sizes[i], wrong, err);
 #ifdef CS_EXEC_HAVE_TRACES
         if (st == CS_OK && c->lt)
@@ -655,26 +532,23 @@ static void args_text(const run_opts_t *o, char *args, size_t len)
         pl += (size_t)snprintf(pbuf + pl, sizeof(pbuf) - pl, " %s:%s", o->params.per[i].algo, one);
     }
     int n = snprintf(args, len,
-                     "coll=%s algo=%s schedule=%s params='%s' size=%s dtype=%s op=%s root=%ld "
-                     "iters=%ld warmup=%ld check=%ld transport=%s provider=%s max_msg=%llu "
-                     "trace=%d",
-                     o->coll ? o->coll : "", o->algo ? o->algo : "",
-                     o->schedule ? o->schedule : "", pbuf, o->size, o->dtype, o->op, o->root,
-                     o->iters, o->warmup, o->check, o->transport, o->provider,
-                     (unsigned long long)o->max_msg, o->trace != NULL);
+                     "coll=%s algo=%s schedule=%s tuning=%s params='%s' size=%s dtype=%s op=%s "
+                     "root=%ld iters=%ld warmup=%ld check=%ld transport=%s provider=%s "
+                     "max_msg=%llu trace=%d",
+                     o->coll_name ? o->coll_name : "", o->algo ? o->algo : "",
+                     o->schedule ? o->schedule : "", o->tuning ? o->tuning : "", pbuf, o->size,
+                     o->dtype, o->op, o->root, o->iters, o->warmup, o->check, o->transport,
+                     o->provider, (unsigned long long)o->max_msg, o->trace != NULL);
     if (n < 0 || (size_t)n >= len)
         args[len - 1] = 0;
 }
 
-static int run_all(run_ctx_t *c, const uint64_t *sizes, int nsizes)
+/* Who we are: the bootstrap (launcher or environment). */
+static int boot(run_ctx_t *c)
 {
-    cs_err_t err, e2;
+    cs_err_t err;
     cs_err_clear(&err);
-    cs_err_clear(&e2);
-    run_opts_t *o = c->o;
-
-    /* bootstrap: who we are */
-    cs_boot_config_t bc = {o->timeout, o->boot};
+    cs_boot_config_t bc = {c->o->timeout, c->o->boot};
     int st = cs_boot_open(&bc, &c->boot, &err);
     if (st != CS_OK) {
         fprintf(stderr, "collstep run: %s\n", err.msg);
@@ -684,45 +558,54 @@ static int run_all(run_ctx_t *c, const uint64_t *sizes, int nsizes)
     }
     c->rank = cs_boot_rank(c->boot);
     c->nranks = cs_boot_size(c->boot);
+    return CS_EXIT_OK;
+}
 
-    /* build: every rank, then all must have built the same */
-    int bst = build_schedules(c, sizes, nsizes, &err);
+/* build on every rank, then all must have built the same schedules from
+ * the same arguments. */
+static int build(run_ctx_t *c, const uint64_t *sizes, int nsizes)
+{
+    cs_err_t err;
+    cs_err_clear(&err);
+    int rc = build_schedules(c, sizes, nsizes);
     uint64_t digest = 0;
-    for (int i = 0; bst == CS_OK && i < c->nsched; i++)
-        digest = digest * 1099511628211ull ^ cs_sched_digest(c->scheds[i]);
-    char args[600];
-    args_text(o, args, sizeof(args));
-    st = cs_boot_check_same(c->boot, bst == CS_OK ? digest : 0, args, &e2);
-    if (bst != CS_OK) {
-        if (!strstr(err.msg, "see above"))
-            fprintf(stderr, "collstep run: %s\n", err.msg);
-        return CS_EXIT_USAGE;
-    }
-    if (st != CS_OK)
-        return fail(&e2, c->rank);
+    for (int i = 0; rc == CS_EXIT_OK && i < c->b.n; i++)
+        digest = digest * 1099511628211ull ^ cs_sched_digest(c->b.sched[i]);
+    char args[700];
+    args_text(c->o, args, sizeof(args));
+    int st = cs_boot_check_same(c->boot, rc == CS_EXIT_OK ? digest : 0, args, &err);
+    if (rc != CS_EXIT_OK)
+        return rc;
+    return st == CS_OK ? CS_EXIT_OK : fail(&err, c->rank);
+}
 
-    /* verify: every rank holds the same schedules, so every rank gets the
-     * same answer, before any transport is opened; rank 0 explains it */
-    for (int i = 0; i < c->nsched && !o->no_verify; i++) {
-        const cs_sched_t *s = c->scheds[i];
-        int rc = cs_cli_verify(c->rank == 0 ? "run" : NULL, s, s->algo[0] ? s->algo : o->schedule);
-        if (rc != CS_EXIT_OK)
-            return rc;
-    }
-
-    /* outputs: rank 0 writes them; every rank learns whether it can */
+/* Rank 0 writes the outputs; every rank learns whether it can. */
+static int check_outputs(run_ctx_t *c)
+{
+    cs_err_t err;
+    cs_err_clear(&err);
     int ost = CS_OK;
-    if (c->rank == 0 && cs_cli_check_outputs("run", o->output, o->trace, (int)o->force) != CS_EXIT_OK)
+    if (c->rank == 0 && cs_cli_check_outputs("run", c->o->rep.output, c->o->trace,
+                                             c->o->rep.force) != CS_EXIT_OK)
         ost = CS_ERR_EXISTS;
-    if (cs_boot_agree(c->boot, ost, "checking the output paths", &e2) != CS_OK)
-        return c->rank == 0 ? CS_EXIT_USAGE : fail(&e2, c->rank);
+    if (cs_boot_agree(c->boot, ost, "checking the output paths", &err) != CS_OK)
+        return c->rank == 0 ? CS_EXIT_USAGE : fail(&err, c->rank);
+    return CS_EXIT_OK;
+}
 
-    /* act */
+/* act and report: the sweep on the transport, then rank 0 prints what was
+ * measured, even when a later size failed. */
+static int act(run_ctx_t *c, const uint64_t *sizes, int nsizes)
+{
+    run_opts_t *o = c->o;
+    cs_err_t err;
+    cs_err_clear(&err);
     if (!strcmp(o->transport, "ofi"))
         snprintf(c->transport, sizeof(c->transport), "%s/%s", o->transport, o->provider);
     else
         snprintf(c->transport, sizeof(c->transport), "%s", o->transport);
     long long wrong = 0;
+    int st;
     if (!strcmp(o->transport, "nccl")) {
 #ifdef CS_HAVE_NCCL
         st = run_all_gpu(c, sizes, nsizes, &wrong, &err);
@@ -733,9 +616,8 @@ static int run_all(run_ctx_t *c, const uint64_t *sizes, int nsizes)
     } else {
         st = run_all_host(c, sizes, nsizes, &wrong, &err);
     }
-
-    /* report: what was measured, even when a later size failed */
-    int prc = print_rows(c);
+    int prc = c->rank == 0 && c->nrows ? cs_cli_report("run", &o->rep, c->rows, c->nrows)
+                                       : CS_EXIT_OK;
     if (st != CS_OK)
         return fail(&err, c->rank);
     if (c->rank == 0 && o->check && wrong)
@@ -746,39 +628,40 @@ static int run_all(run_ctx_t *c, const uint64_t *sizes, int nsizes)
 int cs_cli_run(int argc, char **argv)
 {
     run_opts_t o;
-    int rc = parse_args(argc, argv, &o);
-    if (rc)
-        return rc < 0 ? CS_EXIT_OK : rc;
     run_ctx_t *c = calloc(1, sizeof(*c));
     if (!c) {
         fprintf(stderr, "collstep run: out of memory\n");
         return CS_EXIT_RUNTIME;
     }
+    cs_cli_scheds_init(&c->b);
     c->o = &o;
-    c->dt = cs_dtype_parse(o.dtype);
-    c->op = cs_op_parse(o.op);
     uint64_t sizes[SIZES_MAX];
     int nsizes = 0;
-    if (c->dt == CS_DT_COUNT)
-        rc = usage_error("--dtype: unknown type '%s' (float, double, half, bfloat16, int32, "
-                         "int64)", o.dtype);
-    else if (c->op == CS_OP_COUNT)
-        rc = usage_error("--op: unknown operator '%s' (sum, prod, min, max)", o.op);
-    else
+    int rc = parse_args(argc, argv, &o);
+    c->dt = o.dt, c->op = o.rop;
+    if (rc == CS_EXIT_OK)
         rc = cs_cli_sizes("run", o.size, cs_dtype_size(c->dt), sizes, &nsizes);
     if (rc == CS_EXIT_OK) {
         cs_intr_install();
-        rc = run_all(c, sizes, nsizes);
+        rc = boot(c);
     }
+    if (rc == CS_EXIT_OK)
+        rc = build(c, sizes, nsizes);
+    /* verify: every rank holds the same schedules, so every rank gets the
+     * same answer, before any transport is opened; rank 0 explains it */
+    if (rc == CS_EXIT_OK && !o.no_verify)
+        rc = cs_cli_scheds_verify(c->rank == 0 ? "run" : NULL, &c->b, o.schedule);
+    if (rc == CS_EXIT_OK)
+        rc = check_outputs(c);
+    if (rc == CS_EXIT_OK)
+        rc = act(c, sizes, nsizes);
 #ifdef CS_EXEC_HAVE_TRACES
     cs_live_trace_close(c->lt);
 #endif
     cs_engine_destroy(c->eng);
     cs_tp_close(c->tp);
-    for (int i = 0; i < c->nsched && !c->per_size; i++)
-        cs_cli_free_sched(c->scheds[i]);
-    cs_cli_schedule_set_free(c->set);
+    cs_cli_scheds_free(&c->b);
     cs_boot_close(c->boot);
     free(c);
-    return rc;
+    return rc == CS_CLI_DONE ? CS_EXIT_OK : rc;
 }

@@ -176,8 +176,9 @@ typedef struct sim {
     cs_cli_scheds_t b;
 } sim_t;
 
-static int parse_opt(args_t *a, int c, const char *arg)
+static int parse_opt(void *ctx, int c, const char *arg)
 {
+    args_t *a = ctx;
     switch (c) {
     case 'P': a->platform = arg; return CS_EXIT_OK;
     case 'c': return cs_cli_parse_coll("sim", arg, &a->coll);
@@ -238,11 +239,7 @@ static int parse(int argc, char **argv, sim_t *s)
     a->model = CS_SIM_IDEAL, a->model_name = "ideal", a->rep.fmt = CS_FMT_TABLE;
     a->trace_ranks = 64, a->trace_buckets = 1024;
     cs_cli_params_init(&a->params);
-    int c, rc = CS_EXIT_OK;
-    optind = 1;
-    while (rc == CS_EXIT_OK && (c = cs_cli_getopt("sim", argc, argv, ":ho:", opts, help, &rc)) != -1)
-        if (c != CS_CLI_OPT_EXIT)
-            rc = parse_opt(a, c, optarg);
+    int rc = cs_cli_options("sim", argc, argv, ":ho:", opts, help, parse_opt, a);
     if (rc != CS_EXIT_OK)
         return rc;
     if (optind != argc)

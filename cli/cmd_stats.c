@@ -85,7 +85,14 @@ static double formula_time(const cs_sched_t *s, double bytes, const cs_ab_model_
     return a->cost(&s->desc, &p, bytes, m);
 }
 
-int cs_cli_stats(int argc, char **argv)
+typedef struct stats_args {
+    uint64_t size;
+    double alpha, bw, gamma;
+    int per_rank, json;
+    const char *path;
+} stats_args_t;
+
+static int parse(int argc, char **argv, stats_args_t *a)
 {
     static const struct option opts[] = {{"size", required_argument, 0, 's'},
                                          {"latency", required_argument, 0, 'l'},
@@ -95,72 +102,52 @@ int cs_cli_stats(int argc, char **argv)
                                          {"format", required_argument, 0, 'f'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    uint64_t size = 1u << 20;
-    double alpha = 1e-6, bw = 10e9, gamma = 0;
-    int per_rank = -1, json = 0, c;
+    int c, rc = CS_EXIT_OK;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = cs_cli_getopt("stats", argc, argv, "h", opts, help, &rc)) != -1) {
+        const char *what = NULL, *opt = NULL;
         switch (c) {
         case 's':
-            if (cs_cli_parse_size(optarg, &size) != 0)
-                return cs_cli_usage_error("stats", "--size: expected a size like 1M, found '%s'", optarg);
+            opt = "--size", what = cs_cli_parse_size(optarg, &a->size) ? "a size like 1M" : NULL;
             break;
         case 'l':
-            if (parse_time(optarg, &alpha) != 0)
-                return cs_cli_usage_error("stats", "--latency: expected a time like 2us, found '%s'",
-                                          optarg);
+            opt = "--latency", what = parse_time(optarg, &a->alpha) ? "a time like 2us" : NULL;
             break;
         case 'b':
-            if (parse_bw(optarg, &bw) != 0)
-                return cs_cli_usage_error("stats",
-                                          "--bandwidth: expected a bandwidth like 12.5GB/s, found '%s'",
-                                          optarg);
+            opt = "--bandwidth";
+            what = parse_bw(optarg, &a->bw) ? "a bandwidth like 12.5GB/s" : NULL;
             break;
         case 'g':
-            if (parse_time(optarg, &gamma) != 0)
-                return cs_cli_usage_error("stats", "--gamma: expected seconds per byte, found '%s'",
-                                          optarg);
+            opt = "--gamma", what = parse_time(optarg, &a->gamma) ? "seconds per byte" : NULL;
             break;
         case 'r':
-            per_rank = 1;
+            a->per_rank = 1;
             break;
         case 'f':
-            if (strcmp(optarg, "json") == 0)
-                json = 1;
-            else if (strcmp(optarg, "text") != 0)
-                return cs_cli_usage_error("stats", "--format: expected text or json, found '%s'", optarg);
+            a->json = !strcmp(optarg, "json");
+            opt = "--format", what = a->json || !strcmp(optarg, "text") ? NULL : "text or json";
             break;
-        case 'h':
-            help(stdout);
-            return CS_EXIT_OK;
-        default:
-            help(stderr);
-            return CS_EXIT_USAGE;
+        default: /* CS_CLI_OPT_EXIT: --help or a bad option */
+            return rc == CS_EXIT_OK ? CS_CLI_DONE : rc;
         }
+        if (what)
+            return cs_cli_usage_error("stats", "%s: expected %s, found '%s'", opt, what, optarg);
     }
     if (argc - optind != 1) {
         help(stderr);
         return CS_EXIT_USAGE;
     }
-    cs_err_t err = {0};
-    cs_sched_t *s = cs_cli_load_sched(argv[optind], &err);
-    if (s == NULL) {
-        fprintf(stderr, "%s\n", err.msg);
-        return CS_EXIT_USAGE;
-    }
-    cs_stats_t st = {0};
-    int rc = CS_EXIT_OK;
-    if (cs_stats_compute(s, &st, &err) != CS_OK) {
-        fprintf(stderr, "collstep stats: %s\n", err.msg);
-        cs_cli_free_sched(s);
-        return CS_EXIT_FAIL;
-    }
-    double t = cs_stats_ab_time(s, (double)size, alpha, 1.0 / bw, gamma, &err);
-    cs_ab_model_t m = {alpha, 1.0 / bw, gamma};
-    double f = formula_time(s, (double)size, &m);
-    int P = s->desc.nranks;
-    if (per_rank < 0)
-        per_rank = P <= 16;
+    a->path = argv[optind];
+    return CS_EXIT_OK;
+}
+
+/* report: the figures of `s` as JSON or text. */
+static void print_stats(const stats_args_t *a, const cs_sched_t *s, const cs_stats_t *st,
+                        double t, double f)
+{
+    int P = s->desc.nranks, per_rank = a->per_rank < 0 ? P <= 16 : a->per_rank, json = a->json;
+    uint64_t size = a->size;
+    double alpha = a->alpha, bw = a->bw, gamma = a->gamma;
     if (json) {
         printf("{\"collective\": \"%s\", \"algorithm\": \"%s\", \"params\": \"%s\", \"ranks\": %d, "
                "\"chunks\": %u, \"steps\": %llu, \"max_steps_per_rank\": %u, \"rounds\": %u,\n"
@@ -168,15 +155,15 @@ int cs_cli_stats(int argc, char **argv)
                " \"size_bytes\": %llu, \"alpha_s\": %.9g, \"bandwidth_Bps\": %.9g, \"gamma_s_per_B\": %.9g,\n"
                " \"ab_time_us\": %.6f, \"formula_time_us\": ",
                cs_coll_name(s->desc.coll), s->algo, s->params, P, s->nchunks,
-               (unsigned long long)cs_sched_total_steps(s), st.max_steps, st.rounds, st.max_sent,
-               st.max_recvd, st.total_sent, (unsigned long long)size, alpha, bw, gamma, t * 1e6);
+               (unsigned long long)cs_sched_total_steps(s), st->max_steps, st->rounds, st->max_sent,
+               st->max_recvd, st->total_sent, (unsigned long long)size, alpha, bw, gamma, t * 1e6);
         if (isnan(f))
             printf("null");
         else
             printf("%.6f", f * 1e6);
         printf(",\n \"ranks_detail\": [");
         for (int r = 0; r < P; r++) {
-            const cs_rank_stats_t *rs = &st.ranks[r];
+            const cs_rank_stats_t *rs = &st->ranks[r];
             printf("%s\n  {\"rank\": %d, \"steps\": %u, \"sends\": %u, \"recvs\": %u, \"reduces\": %u, "
                    "\"copies\": %u, \"sent\": %.9g, \"recvd\": %.9g}",
                    r ? "," : "", r, rs->steps, rs->sends, rs->recvs, rs->reduces, rs->copies, rs->sent,
@@ -188,9 +175,9 @@ int cs_cli_stats(int argc, char **argv)
                s->algo[0] ? s->algo : "(hand written)", s->params[0] ? " " : "", s->params, P,
                s->nchunks, (unsigned long long)cs_sched_total_steps(s));
         printf("traffic      max sent %.6f, max received %.6f of the message per rank; total %.6f\n",
-               st.max_sent, st.max_recvd, st.total_sent);
+               st->max_sent, st->max_recvd, st->total_sent);
         printf("rounds       %u communication rounds on the critical path; max %u steps per rank\n",
-               st.rounds, st.max_steps);
+               st->rounds, st->max_steps);
         printf("alpha-beta   %.3f us for %llu bytes (alpha %.3g us, bandwidth %.4g GB/s, gamma %.3g s/B)\n",
                t * 1e6, (unsigned long long)size, alpha * 1e6, bw / 1e9, gamma);
         if (!isnan(f))
@@ -200,11 +187,34 @@ int cs_cli_stats(int argc, char **argv)
             printf("\n%6s %7s %6s %6s %7s %6s %10s %10s\n", "rank", "steps", "sends", "recvs",
                    "reduces", "copies", "sent", "received");
             for (int r = 0; r < P; r++) {
-                const cs_rank_stats_t *rs = &st.ranks[r];
+                const cs_rank_stats_t *rs = &st->ranks[r];
                 printf("%6d %7u %6u %6u %7u %6u %10.6f %10.6f\n", r, rs->steps, rs->sends, rs->recvs,
                        rs->reduces, rs->copies, rs->sent, rs->recvd);
             }
         }
+    }
+}
+
+int cs_cli_stats(int argc, char **argv)
+{
+    stats_args_t a = {1u << 20, 1e-6, 10e9, 0, -1, 0, NULL};
+    int rc = parse(argc, argv, &a);
+    if (rc != CS_EXIT_OK)
+        return rc == CS_CLI_DONE ? CS_EXIT_OK : rc;
+    cs_err_t err = {0};
+    cs_sched_t *s = cs_cli_load_sched(a.path, &err);
+    if (s == NULL) {
+        fprintf(stderr, "%s\n", err.msg);
+        return CS_EXIT_USAGE;
+    }
+    cs_stats_t st = {0};
+    if (cs_stats_compute(s, &st, &err) != CS_OK) {
+        fprintf(stderr, "collstep stats: %s\n", err.msg);
+        rc = CS_EXIT_FAIL;
+    } else {
+        cs_ab_model_t m = {a.alpha, 1.0 / a.bw, a.gamma};
+        double t = cs_stats_ab_time(s, (double)a.size, a.alpha, 1.0 / a.bw, a.gamma, &err);
+        print_stats(&a, s, &st, t, formula_time(s, (double)a.size, &m));
     }
     cs_stats_fini(&st);
     cs_cli_free_sched(s);

@@ -39,27 +39,19 @@ int cs_cli_trace(int argc, char **argv)
                                          {0, 0, 0, 0}};
     const char *format = "table";
     long nlinks = 10;
-    int c;
+    int c, rc = CS_EXIT_OK;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        char *end = NULL;
-        switch (c) {
-        case 'f':
+    while (rc == CS_EXIT_OK &&
+           (c = cs_cli_getopt("trace", argc, argv, "h", opts, help, &rc)) != -1) {
+        if (c == 'f')
             format = optarg;
-            break;
-        case 'l':
-            nlinks = strtol(optarg, &end, 10);
-            if (*end || nlinks < 0 || nlinks > 1000000)
-                return cs_cli_usage_error("trace", "--links: expected a count, found '%s'", optarg);
-            break;
-        case 'h':
-            help(stdout);
-            return CS_EXIT_OK;
-        default:
-            help(stderr);
-            return CS_EXIT_USAGE;
-        }
+        else if (c == 'l')
+            rc = cs_cli_parse_long("trace", "--links", optarg, 0, 1000000, &nlinks);
+        else /* CS_CLI_OPT_EXIT: --help or a bad option */
+            return rc;
     }
+    if (rc != CS_EXIT_OK)
+        return rc;
     if (optind + 1 != argc)
         return cs_cli_usage_error("trace", "expected one trace directory (see --help)");
     cs_trace_fmt_t fmt;

@@ -34,7 +34,29 @@ static void help(FILE *f)
             "schedule too large to verify here (CS_VERIFY_MAX_MEM) or a file that cannot be read\n");
 }
 
-int cs_cli_verify_cmd(int argc, char **argv)
+typedef struct verify_args {
+    long maxf;
+    long run; /* elements per block for the interpreter, -1: not run */
+    int quiet;
+    cs_dtype_t dt;
+    cs_op_t op;
+    const char *path;
+} verify_args_t;
+
+static int parse_opt(void *ctx, int c, const char *arg)
+{
+    verify_args_t *v = ctx;
+    switch (c) {
+    case 'm': return cs_cli_parse_long("verify", "--max-findings", arg, 1, 1000000, &v->maxf);
+    case 'r': return cs_cli_parse_long("verify", "--run", arg, 0, 1L << 32, &v->run);
+    case 'd': return cs_cli_parse_dtype("verify", arg, &v->dt);
+    case 'o': return cs_cli_parse_op("verify", arg, &v->op);
+    case 'q': v->quiet = 1; return CS_EXIT_OK;
+    default: return CS_EXIT_USAGE;
+    }
+}
+
+static int parse(int argc, char **argv, verify_args_t *v)
 {
     static const struct option opts[] = {{"max-findings", required_argument, 0, 'm'},
                                          {"run", required_argument, 0, 'r'},
@@ -43,67 +65,57 @@ int cs_cli_verify_cmd(int argc, char **argv)
                                          {"quiet", no_argument, 0, 'q'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    long maxf = 20;
-    long long run = -1;
-    int quiet = 0, c;
-    cs_dtype_t dt = CS_DT_I32;
-    cs_op_t op = CS_OP_SUM;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "hq", opts, NULL)) != -1) {
-        char *end = NULL;
-        switch (c) {
-        case 'm':
-            maxf = strtol(optarg, &end, 10);
-            if (*end != '\0' || maxf < 1 || maxf > 1000000)
-                return cs_cli_usage_error("verify", "--max-findings: expected 1..1000000, found '%s'",
-                                          optarg);
-            break;
-        case 'r':
-            run = strtoll(optarg, &end, 10);
-            if (*end != '\0' || run < 0 || run > (1LL << 32))
-                return cs_cli_usage_error("verify", "--run: expected an element count, found '%s'",
-                                          optarg);
-            break;
-        case 'd':
-            dt = cs_dtype_parse(optarg);
-            if (dt == CS_DT_COUNT)
-                return cs_cli_usage_error("verify", "--dtype: unknown type '%s' (float, double, "
-                                          "half, bfloat16, int32, int64)", optarg);
-            break;
-        case 'o':
-            op = cs_op_parse(optarg);
-            if (op == CS_OP_COUNT)
-                return cs_cli_usage_error("verify", "--op: unknown operator '%s' (sum, prod, "
-                                          "min, max)", optarg);
-            break;
-        case 'q':
-            quiet = 1;
-            break;
-        case 'h':
-            help(stdout);
-            return CS_EXIT_OK;
-        default:
-            help(stderr);
-            return CS_EXIT_USAGE;
-        }
-    }
+    int rc = cs_cli_options("verify", argc, argv, "hq", opts, help, parse_opt, v);
+    if (rc != CS_EXIT_OK)
+        return rc;
     if (argc - optind != 1) {
         help(stderr);
         return CS_EXIT_USAGE;
     }
-    const char *path = argv[optind];
+    v->path = argv[optind];
+    return CS_EXIT_OK;
+}
+
+/* --run: the reference interpreter on the schedule; an exit code. */
+static int interpret(const verify_args_t *v, const cs_sched_t *s)
+{
+    cs_err_t err = {0};
+    cs_interp_result_t res = {0};
+    if (cs_interp_run(s, v->dt, v->op, (uint64_t)v->run, &res, &err) != CS_OK) {
+        fprintf(stderr, "collstep verify: interpreter: %s\n", err.msg);
+        return CS_EXIT_FAIL;
+    }
+    if (res.wrong != 0) {
+        if (!v->quiet)
+            printf("%s: interpreter: %llu wrong elements (first at rank %d element %llu)\n",
+                   v->path, (unsigned long long)res.wrong, res.first_bad_rank,
+                   (unsigned long long)res.first_bad_index);
+        return CS_EXIT_FAIL;
+    }
+    if (!v->quiet)
+        printf("%s: interpreter: %llu elements per block of %s %s: all exact\n", v->path,
+               (unsigned long long)v->run, cs_dtype_name(v->dt), cs_op_name(v->op));
+    return CS_EXIT_OK;
+}
+
+int cs_cli_verify_cmd(int argc, char **argv)
+{
+    verify_args_t v = {.maxf = 20, .run = -1, .dt = CS_DT_I32, .op = CS_OP_SUM};
+    int rc = parse(argc, argv, &v);
+    if (rc != CS_EXIT_OK)
+        return rc == CS_CLI_DONE ? CS_EXIT_OK : rc;
+    const char *path = v.path;
     cs_err_t err = {0};
     cs_sched_t *s = cs_cli_load_sched(path, &err);
     if (s == NULL) {
         fprintf(stderr, "%s\n", err.msg);
         return CS_EXIT_USAGE;
     }
-    cs_verify_opts_t vo = {.max_findings = (uint32_t)maxf};
+    cs_verify_opts_t vo = {.max_findings = (uint32_t)v.maxf};
     cs_verify_report_t rep = {0};
     int st = cs_verify(s, &vo, &rep, &err);
-    int rc = CS_EXIT_OK;
     if (st == CS_ERR_VERIFY) {
-        if (!quiet) {
+        if (!v.quiet) {
             char prefix[1100];
             snprintf(prefix, sizeof(prefix), "%s: ", path);
             cs_cli_print_findings(stdout, prefix, &rep, s);
@@ -116,28 +128,13 @@ int cs_cli_verify_cmd(int argc, char **argv)
         fprintf(stderr, "collstep verify: %s\n", err.msg[0] ? err.msg : cs_status_str(st));
         rc = CS_EXIT_USAGE;
     } else {
-        if (!quiet)
+        if (!v.quiet)
             printf("%s: OK: %s on %d ranks, %u chunks, %llu steps: computes the collective, "
                    "race-free, deadlock-free\n",
                    path, cs_coll_name(s->desc.coll), s->desc.nranks, s->nchunks,
                    (unsigned long long)cs_sched_total_steps(s));
-        if (run >= 0) {
-            cs_interp_result_t res = {0};
-            st = cs_interp_run(s, dt, op, (uint64_t)run, &res, &err);
-            if (st != CS_OK) {
-                fprintf(stderr, "collstep verify: interpreter: %s\n", err.msg);
-                rc = CS_EXIT_FAIL;
-            } else if (res.wrong != 0) {
-                if (!quiet)
-                    printf("%s: interpreter: %llu wrong elements (first at rank %d element %llu)\n",
-                           path, (unsigned long long)res.wrong, res.first_bad_rank,
-                           (unsigned long long)res.first_bad_index);
-                rc = CS_EXIT_FAIL;
-            } else if (!quiet) {
-                printf("%s: interpreter: %llu elements per block of %s %s: all exact\n", path,
-                       (unsigned long long)run, cs_dtype_name(dt), cs_op_name(op));
-            }
-        }
+        if (v.run >= 0)
+            rc = interpret(&v, s);
     }
     cs_verify_report_fini(&rep);
     cs_cli_free_sched(s);

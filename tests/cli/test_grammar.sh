@@ -8,18 +8,8 @@
 # in under a second, before any transport), a --map with fewer hosts than
 # devices is an error, Ctrl-C / SIGTERM during `sim --trace` leave nothing.
 # `run` is one rank on the shm transport (env bootstrap).
-set -u
-cs=$(readlink -f "$1")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export XDG_CACHE_HOME=$tmp/cache
-pass=0 fail=0
-port=$((21000 + $$ % 20000))
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+source "$(dirname "$0")/common.sh"
 SIM=("$cs" sim --platform summit:nodes=1 --ranks 4)
-run1() { port=$((port + 1)); env RANK=0 WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port \
-    "$cs" run --transport shm --iters 1 --warmup 0 "$@"; }
 # both CMD ARGS...: run the same arguments through sim and run; $tmp/sim.*, $tmp/run.*
 both() {
     "${SIM[@]}" "$@" >"$tmp/sim.out" 2>"$tmp/sim.err"; src=$?
@@ -29,8 +19,6 @@ expect_rc() { # what want
     [ "$src" = "$2" ] && ok || { bad "$1 (sim): exit $src, expected $2"; head -3 "$tmp/sim.err"; }
     [ "$rrc" = "$2" ] && ok || { bad "$1 (run): exit $rrc, expected $2"; head -3 "$tmp/run.err"; }
 }
-# csv_col FILE COLUMN: the values of a column, quotes removed
-csv_col() { python3 -c 'import csv,sys; r=list(csv.DictReader(open(sys.argv[1]))); print("\n".join(x[sys.argv[2]] for x in r))' "$1" "$2"; }
 rows() { csv_col "$1" size_bytes | wc -l; }
 
 # --- sizes ------------------------------------------------------------------
@@ -119,6 +107,27 @@ both --coll allreduce --algo ring,rd --size 64K --compare --format csv
 for f in sim run; do
     [ "$(csv_col "$tmp/$f.out" place | sort | tr '\n' ' ')" = "1 2 " ] && ok || bad "$f: csv place column"
 done
+
+both --coll allreduce --algo ring --size 64K --compare=rd
+expect_rc "--compare REF not among the algorithms" 2
+for f in sim run; do
+    grep -q "'rd' is not among the algorithms compared" "$tmp/$f.err" && grep -q "^ *65536 " "$tmp/$f.out" &&
+        ok || bad "$f --compare=rd: says why, reports the rows without the comparison"
+done
+
+# --- options ----------------------------------------------------------------------
+both --coll allreduce --algo ring --size 64K --bogus
+expect_rc "unknown option" 2
+both --coll allreduce --algo ring --size
+expect_rc "option without its value" 2
+for f in sim run; do
+    grep -q "collstep $f: option --size needs a value (see collstep $f --help)" "$tmp/$f.err" && ok ||
+        bad "$f: one line naming the option: $(head -1 "$tmp/$f.err")"
+done
+both --coll allreduce --algo ring --size 64K --root x
+expect_rc "--root not a number" 2
+both --coll allreduce --schedule x.sched --algo ring --size 64K
+expect_rc "--algo and --schedule" 2
 
 # --- -o: whole, never over a user's file -------------------------------------------
 echo "my notes" >"$tmp/notes.txt"
@@ -223,5 +232,4 @@ if "$cs" export --help >/dev/null 2>&1; then
     [ $? = 0 ] && ok || bad "one XML named alone serves every size"
 fi
 
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+finish
