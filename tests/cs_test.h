@@ -16,16 +16,21 @@
 
 static int cs_test_passed, cs_test_failed;
 
+/* Count a failure and say where (the common part of CHECK and REQUIRE). */
+#define CS__TEST_FAIL(cond_text, ...)                                         \
+    do {                                                                      \
+        cs_test_failed++;                                                     \
+        fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, cond_text);   \
+        fprintf(stderr, __VA_ARGS__);                                         \
+        fputc('\n', stderr);                                                  \
+    } while (0)
+
 #define CS_TEST_CHECK(cond, ...)                                              \
     do {                                                                      \
-        if (cond) {                                                           \
+        if (cond)                                                             \
             cs_test_passed++;                                                 \
-        } else {                                                              \
-            cs_test_failed++;                                                 \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);   \
-            fprintf(stderr, __VA_ARGS__);                                     \
-            fputc('\n', stderr);                                              \
-        }                                                                     \
+        else                                                                  \
+            CS__TEST_FAIL(#cond, __VA_ARGS__);                                \
     } while (0)
 
 #define CS_TEST_REQUIRE(cond, ...)                                            \
@@ -33,10 +38,7 @@ static int cs_test_passed, cs_test_failed;
         if (cond) { /* evaluated once */                                      \
             cs_test_passed++;                                                 \
         } else {                                                              \
-            cs_test_failed++;                                                 \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);   \
-            fprintf(stderr, __VA_ARGS__);                                     \
-            fputc('\n', stderr);                                              \
+            CS__TEST_FAIL(#cond, __VA_ARGS__);                                \
             return 1;                                                         \
         }                                                                     \
     } while (0)

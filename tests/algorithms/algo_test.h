@@ -12,12 +12,15 @@
  *   at_verify(s, what)                   1 when the verifier accepts s
  *   at_interp(s, dt, op, count, what)    1 when the reference interpreter
  *                                        computes exact results
+ *   at_cost(coll, name, P, bytes, &m)    the closed-form cost with default
+ *                                        parameters (NAN when missing)
  *   at_count(s, rank, kind)              steps of one kind on a rank
  *   at_sends(s, &min, &max)              fewest and most sends of a rank
  */
 #ifndef ALGO_TEST_H
 #define ALGO_TEST_H
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -89,6 +92,16 @@ static inline int at_interp(const cs_sched_t *s, cs_dtype_t dt, cs_op_t op, uint
                   st == CS_OK ? res.first_bad_rank : -1,
                   (unsigned long long)(st == CS_OK ? res.first_bad_index : 0));
     return st == CS_OK && res.wrong == 0;
+}
+
+static inline double at_cost(cs_coll_t coll, const char *name, int P, double bytes,
+                             const cs_ab_model_t *m)
+{
+    const cs_algo_t *a = at_find(coll, name);
+    cs_coll_desc_t d = {coll, P, 0, 0};
+    cs_params_t p;
+    cs_params_init(&p);
+    return a != NULL && a->cost != NULL ? a->cost(&d, &p, bytes, m) : NAN;
 }
 
 static inline uint64_t at_count(const cs_sched_t *s, int rank, int kind)

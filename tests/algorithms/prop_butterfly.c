@@ -13,8 +13,6 @@
  *     n gamma, bruck allgather's ceil(log2 P) alpha + (P-1)/P n beta; rd
  *     beats ring on tiny messages and loses on large ones.
  */
-#include <math.h>
-
 #include "algo_test.h"
 #include "cs_stats.h"
 
@@ -83,27 +81,16 @@ static void test_shapes(void)
 
 static void test_costs(void)
 {
+    const cs_coll_t AR = CS_COLL_ALLREDUCE;
     cs_ab_model_t m = {2e-6, 1e-9, 5e-11};
-    cs_params_t p;
-    cs_params_init(&p);
-    cs_coll_desc_t d = {CS_COLL_ALLREDUCE, 8, 0, 0};
-    double n = 8e6;
-    const cs_algo_t *ring = at_find(CS_COLL_ALLREDUCE, "ring"),
-                    *rhd = at_find(CS_COLL_ALLREDUCE, "rhd"),
-                    *rd = at_find(CS_COLL_ALLREDUCE, "rd"),
-                    *bruck = at_find(CS_COLL_ALLGATHER, "bruck");
-    if (!ring || !rhd || !rd || !bruck)
-        return;
-    double t = rhd->cost(&d, &p, n, &m);
+    double n = 8e6, t = at_cost(AR, "rhd", 8, n, &m);
     double want = 6 * m.alpha + 2 * 7.0 / 8 * n * m.beta + 7.0 / 8 * n * m.gamma;
     CS_TEST_CHECK(fabs(t - want) < 1e-12, "rhd cost %g, want %g", t, want);
-    double tring = ring->cost(&d, &p, n, &m);
-    CS_TEST_CHECK(rd->cost(&d, &p, 8, &m) < ring->cost(&d, &p, 8, &m),
+    CS_TEST_CHECK(at_cost(AR, "rd", 8, 8, &m) < at_cost(AR, "ring", 8, 8, &m),
                   "rd wins for tiny messages");
-    CS_TEST_CHECK(rd->cost(&d, &p, n, &m) > tring, "ring wins for large messages");
-    d.coll = CS_COLL_ALLGATHER;
-    d.nranks = 5;
-    t = bruck->cost(&d, &p, n, &m);
+    CS_TEST_CHECK(at_cost(AR, "rd", 8, n, &m) > at_cost(AR, "ring", 8, n, &m),
+                  "ring wins for large messages");
+    t = at_cost(CS_COLL_ALLGATHER, "bruck", 5, n, &m);
     want = 3 * m.alpha + 4.0 / 5 * n * m.beta;
     CS_TEST_CHECK(fabs(t - want) < 1e-12, "bruck cost %g, want %g", t, want);
 }

@@ -11,8 +11,6 @@
  *     rounds, (P-1)(alpha + n/P beta).
  * (P = 1536: test_scale.c counts the 2P(P-1) sends.)
  */
-#include <math.h>
-
 #include "algo_test.h"
 #include "cs_stats.h"
 
@@ -61,14 +59,7 @@ static void test_allreduce_shape(void)
 static void test_allreduce_cost(void)
 {
     cs_ab_model_t m = {2e-6, 1e-9, 5e-11};
-    cs_params_t p;
-    cs_params_init(&p);
-    cs_coll_desc_t d = {CS_COLL_ALLREDUCE, 8, 0, 0};
-    double n = 8e6;
-    const cs_algo_t *a = at_find(CS_COLL_ALLREDUCE, "ring");
-    if (a == NULL)
-        return;
-    double ring = a->cost(&d, &p, n, &m);
+    double n = 8e6, ring = at_cost(CS_COLL_ALLREDUCE, "ring", 8, n, &m);
     double want = 14 * m.alpha + 2 * 7.0 / 8 * n * m.beta + 7.0 / 8 * n * m.gamma;
     CS_TEST_CHECK(fabs(ring - want) < 1e-12, "ring cost %g, want %g", ring, want);
 }

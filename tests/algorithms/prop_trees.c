@@ -147,18 +147,10 @@ static void test_counts(void)
 static void test_costs(void)
 {
     cs_ab_model_t m = {1e-6, 1e-9, 0.0};
-    cs_params_t p;
-    cs_params_init(&p);
-    cs_coll_desc_t d8 = {CS_COLL_ALLREDUCE, 8, 0, 0};
-    const cs_algo_t *bin = at_find(CS_COLL_ALLREDUCE, "binomial"),
-                    *chain = at_find(CS_COLL_BROADCAST, "chain");
-    if (!bin || !chain)
-        return;
     double n = 1e6, want = 2 * 3 * (m.alpha + n * m.beta);
-    double got = bin->cost(&d8, &p, n, &m);
+    double got = at_cost(CS_COLL_ALLREDUCE, "binomial", 8, n, &m);
     CS_TEST_CHECK(got > 0.999 * want && got < 1.001 * want, "binomial cost %g != %g", got, want);
-    d8.coll = CS_COLL_BROADCAST;
-    got = chain->cost(&d8, &p, n, &m);
+    got = at_cost(CS_COLL_BROADCAST, "chain", 8, n, &m);
     want = (8 + 8 - 2) * (m.alpha + n * m.beta / 8);
     CS_TEST_CHECK(got > 0.999 * want && got < 1.001 * want, "chain cost %g != %g", got, want);
 }

@@ -22,19 +22,6 @@ static void fail(const char *why, const char *detail)
     abort();
 }
 
-static char *write_mem(const cs_sched_t *s, size_t *len)
-{
-    char *buf = NULL;
-    FILE *f = open_memstream(&buf, len);
-    if (f == NULL)
-        return NULL;
-    int rc = cs_sched_write(s, f);
-    fclose(f);
-    if (rc != CS_OK)
-        fail("cs_sched_write failed", cs_status_name(rc));
-    return buf;
-}
-
 static void check_error(const cs_err_t *err)
 {
     if (err->code != CS_ERR_PARSE && err->code != CS_ERR_NOMEM)
@@ -65,9 +52,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     size_t l1 = 0, l2 = 0;
-    char *t1 = write_mem(s, &l1);
+    char *t1 = cs_test_write_mem(s, &l1);
     if (t1 == NULL)
-        fail("open_memstream", NULL);
+        fail("the canonical text could not be written", NULL);
     cs_sched_t *s2 = cs_sched_parse(t1, l1, "canonical", &err);
     if (s2 == NULL)
         fail("canonical text does not parse", err.msg);
@@ -76,9 +63,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fail("schedule changed across the round trip", diff);
     if (strcmp(s->algo, s2->algo) != 0 || strcmp(s->params, s2->params) != 0)
         fail("algorithm metadata changed across the round trip", s2->params);
-    char *t2 = write_mem(s2, &l2);
+    char *t2 = cs_test_write_mem(s2, &l2);
     if (t2 == NULL)
-        fail("open_memstream", NULL);
+        fail("the canonical text could not be written", NULL);
     if (l1 != l2 || memcmp(t1, t2, l1) != 0)
         fail("canonical text changed across the round trip", t2);
     free(t2);
