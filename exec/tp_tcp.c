@@ -16,22 +16,23 @@
  * Connections.  open() binds a listening socket to cfg->node (an IPv4 or
  * IPv6 literal, default 127.0.0.1) on an ephemeral port; the address blob
  * is that socket's address.  insert_addrs() connects rank r to every rank
- * below it and accepts one connection from every rank above (each side
- * sends a hello with its rank and the job's nranks), all within
- * cfg->timeout_s (TCP_SETUP_S by default); then every socket is non-blocking with
+ * below it and accepts the connections of every rank above, two per pair
+ * (messages and control, below; each side sends a hello with its rank, the
+ * job's nranks and which one it is), all within cfg->timeout_s
+ * (TCP_SETUP_S by default); then every socket is non-blocking with
  * TCP_NODELAY.
  *
- * Frames (tcp_hdr_t, then a payload for EAGER, DATA and DDATA):
+ * Frames (tcp_hdr_t, then a payload for EAGER and DATA):
  *   EAGER  tag, len + payload          message <= TCP_EAGER
  *   RTS    tag, len, c1 = sender op    larger message: ready to send
- *   CTS    c1 = sender op, c2 = receiver op   the receive is posted
+ *   CTS    c1 = sender op, c2 = receiver op   the receive is posted (control)
  *   DATA   c2 = receiver op, tag = offset, len + payload   a chunk of at most
  *          TCP_CHUNK bytes, lands straight in the buffer
- *   RTR    tag, c1 = receiver op, aux = messages read   ready to receive
+ *   RTR    tag, c1 = receiver op, aux = messages read   ready to receive (control)
  *   DDATA  tag, c2 = receiver op, len   a message sent on an RTR: DATA follows
- *   LEAVE  aux = signal      the sender was interrupted and leaves the job
+ *   LEAVE  aux = signal      the sender was interrupted and leaves the job (control)
  * A receive matches the first message of its (peer, tag) in arrival order,
- * which is sending order: TCP keeps order on a connection.  Everything that
+ * which is sending order: TCP keeps order on the message connection.  Everything that
  * arrives is read at once (tp_tcp_recv.c): an EAGER message nobody waits
  * for is copied into one of TCP_UNEX_SLOTS slots of a pool allocated at
  * open, an RTS nobody waits for is remembered; only when that pool is full
@@ -40,9 +41,9 @@
  * Large messages cost no copy on either side and, without RTR, one round
  * trip more.
  *
- * RTR.  The round trip serialises the two directions of an exchange: a
- * rank busy writing a large message answers its peer's RTS only after the
- * write (measured: a 2-rank ring of 1 MiB spent 40 % of its time so).  So
+ * RTR.  The RTS / CTS round trip costs a latency per large message (and
+ * before the control connection, it serialised the two directions: a
+ * 2-rank ring of 1 MiB spent 40 % of its time so).  So
  * a receive larger than TCP_EAGER posted before its message arrives tells
  * the sender at once (RTR), and the sender sends the message (DDATA) with
  * no RTS when it is posted, or answers an RTS already out as a CTS would.
@@ -58,14 +59,19 @@
  * other receive of the tag posted, no message of the tag half read).  A
  * dropped RTR costs nothing: the message then goes by EAGER or RTS.
  *
- * Two directions at once.  Control frames (CTS, RTR, LEAVE) have a queue
- * of their own and pass between two chunks of a DATA frame, and every
- * socket keeps at most TCP_NOTSENT bytes not sent yet (TCP_NOTSENT_LOWAT):
- * a CTS answering the peer's RTS then waits for one chunk and that much,
- * not for the rest of a large message this rank is writing.  Measured on
- * the emulated cluster (2 hosts at 400 Mbit/s, docs/transports.md), a
- * 2-rank ring allgather of 16 MiB whose receive is posted after its send
- * went from 320 ms (the peer's whole message first, then ours) to 220 ms.
+ * Two directions at once: the control connection.  CTS, RTR and LEAVE go
+ * on a second connection of the pair, never behind this rank's messages.
+ * On one connection, a receive posted after its RTS arrived (the engine
+ * posts a plain receive once its dependencies are done) answered with a
+ * CTS that waited behind this rank's own large message to the same peer:
+ * in the write queue, and then in the kernel's socket buffer and the
+ * NIC's queue (megabytes: a second of data on a slow link), so the two
+ * directions of an exchange ran one after the other.  Chunking the data
+ * and capping the unsent bytes (TCP_NOTSENT_LOWAT) helped that exchange
+ * but slowed every large message whenever the sender did not get the CPU
+ * often enough to keep the socket fed; a connection of its own costs one
+ * socket per pair and nothing on the data path.  Measured on the emulated
+ * cluster: docs/transports.md.
  *
  * Sends complete once the kernel has the whole frame (the buffer is free
  * again); a send written entirely by the isend call itself completes
@@ -79,8 +85,8 @@
  *
  * Nothing is allocated after insert_addrs: operations, frames, RTRs and
  * unexpected records come from pools sized at open (tp_util.h; a post
- * finding its pool empty returns CS_AGAIN).  Progress costs one recv() per peer per
- * poll (epoll above TCP_EPOLL_MIN peers) plus the writes pending.
+ * finding its pool empty returns CS_AGAIN).  Progress costs one recv() per
+ * peer per poll (epoll above TCP_EPOLL_MIN peers) plus the writes pending.
  */
 #include "tp_tcp.h"
 
@@ -179,15 +185,22 @@ static int progress(tp_tcp_t *t)
     t->stalled = 0;
     if (all) {
         for (int r = 0; r < P; r++)
-            if (r != me && !t->peers[r].dead)
+            if (r != me && !t->peers[r].dead) {
+                cs__tcp_read_ctl(t, r);
                 cs__tcp_read_peer(t, r);
+            }
     } else {
         struct epoll_event ev[TCP_EPOLL_BATCH];
         int n = epoll_wait(t->epfd, ev, TCP_EPOLL_BATCH, 0);
         if (n < 0 && errno != EINTR)
             return CS_ERR_TRANSPORT;
-        for (int i = 0; i < n; i++)
-            cs__tcp_read_peer(t, (int)ev[i].data.u32);
+        for (int i = 0; i < n; i++) {
+            uint32_t u = ev[i].data.u32;
+            if (u & TCP_EV_CTL)
+                cs__tcp_read_ctl(t, (int)(u & ~TCP_EV_CTL));
+            else
+                cs__tcp_read_peer(t, (int)u);
+        }
     }
     for (int r = 0; r < P; r++) /* writes of the reading side (CTS, RTR) */
         if (t->peers[r].werr)
@@ -306,7 +319,7 @@ int cs_tp_tcp_open(const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err)
     int32_t nframes = 2 * TCP_OPS + 2 * cfg->nranks + TCP_FRAMES_EXTRA;
     t->peers = calloc((size_t)cfg->nranks, sizeof(*t->peers));
     for (int r = 0; t->peers && r < cfg->nranks; r++) /* before tcp_close can see them */
-        t->peers[r].fd = -1;
+        t->peers[r].fd = t->peers[r].cfd = -1;
     t->ops = calloc(TCP_OPS, sizeof(*t->ops));
     t->frames = calloc((size_t)nframes, sizeof(*t->frames));
     t->unex = calloc(TCP_UNEX_RECS, sizeof(*t->unex));

@@ -40,12 +40,9 @@
                                  recv() per peer per poll costs more above it) */
 #define TCP_RTR_RECS 4096     /* receivers' RTRs waiting for their send */
 #define TCP_HIST 64           /* messages per peer remembered for matching RTRs (2^k) */
-#define TCP_CHUNK (256u << 10) /* DATA goes in frames of at most this many bytes: a control
-                                  frame (CTS, RTR) waits for one chunk, not a whole message;
-                                  32 header bytes per chunk cost nothing measurable */
-#define TCP_NOTSENT (128 << 10) /* TCP_NOTSENT_LOWAT: bytes a socket keeps not sent yet, so
-                                   that a control frame does not queue behind megabytes in
-                                   the kernel (issue #19: 320 -> 220 ms, tp_tcp.c) */
+#define TCP_CHUNK (256u << 10) /* DATA goes in frames of at most this many bytes, each with
+                                  its header: a message's writing can be cut short between
+                                  two (leave); 32 bytes per chunk cost nothing measurable */
 #define TCP_FRAMES_EXTRA 64   /* frames beyond two per operation and two per peer */
 #define TCP_BACKLOG_EXTRA 16  /* listen() backlog beyond one per rank */
 #define TCP_SLICE_MS 50       /* blocking waits look at the interrupt flag this often */
@@ -58,6 +55,7 @@
 #define TCP_SETUP_S 60.0      /* connection set-up limit when cfg->timeout_s is not set */
 #define TCP_EPOLL_BATCH 32    /* events taken per epoll_wait */
 #define TCP_SINK 4096         /* bytes of a dropped payload read per recv() */
+#define TCP_EV_CTL (1u << 31) /* epoll data: the event is the control connection's */
 #define TCP_MAGIC 0x3250435453430000ull /* "CSTCP2": bump when the framing changes */
 
 enum { TCP_EAGER_MSG = 1, TCP_RTS, TCP_CTS, TCP_DATA, TCP_RTR, TCP_DDATA, TCP_LEAVE };
@@ -134,12 +132,12 @@ typedef struct tcp_unex {
 enum { RS_HDR = 0, RS_PAYLOAD };
 
 typedef struct tcp_peer {
-    int fd;
+    int fd;                  /* message connection: EAGER, RTS, DDATA, DATA */
+    int cfd;                 /* control connection: CTS, RTR, LEAVE (see tp_tcp.c) */
     int dead;
     int werr;                /* errno of a failed write, not dealt with yet */
-    cs_tp_fifo_t wq;         /* message frames to write (EAGER, RTS, DDATA, DATA) */
-    cs_tp_fifo_t cq;         /* control frames (CTS, RTR, LEAVE): they go first,
-                              * between two chunks of a DATA frame */
+    cs_tp_fifo_t wq;         /* message frames to write on fd */
+    cs_tp_fifo_t cq;         /* control frames to write on cfd */
     cs_tp_fifo_t posted;     /* receives not matched yet */
     cs_tp_fifo_t self_sends; /* self only: sends not matched yet */
     cs_tp_fifo_t unex;       /* unexpected messages, arrival order */
@@ -155,6 +153,10 @@ typedef struct tcp_peer {
     size_t rkeep;   /* bytes of the payload that fit rdst */
     int32_t rop;    /* receive op the payload completes, or -1 */
     int32_t runex;  /* unexpected record the payload fills, or -1 */
+    /* reading the control connection (headers only) */
+    size_t cgot;
+    tcp_hdr_t chdr;
+    int cdone;      /* it ended (EOF or an error): the message connection says how */
 } tcp_peer_t;
 
 typedef struct tp_tcp {
@@ -210,8 +212,10 @@ static inline void tcp_fail_fifo(tp_tcp_t *t, cs_tp_fifo_t *f)
 }
 
 /* ---- tp_tcp_recv.c ---- */
-/* Read from the connection to peer until it has nothing more. */
+/* Read from the message connection to peer until it has nothing more. */
 void cs__tcp_read_peer(tp_tcp_t *t, int peer);
+/* The same for its control connection. */
+void cs__tcp_read_ctl(tp_tcp_t *t, int peer);
 /* Post receive op i (taken, request set): match an unexpected message, or
  * queue it (with an RTR when the rule holds).  CS_OK. */
 int cs__tcp_post_recv(tp_tcp_t *t, int32_t i);

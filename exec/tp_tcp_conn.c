@@ -1,9 +1,9 @@
 /*
  * tp_tcp_conn.c - connection management of the native TCP transport:
  * listening, the all-pairs set-up (rank r connects to every rank below it
- * and accepts one connection from every rank above, each side saying hello
- * with its rank and the job's size), socket options, closing, losing a
- * peer.  Protocol overview in tp_tcp.c; calls no other file of it.
+ * and accepts the connections of every rank above, each side saying hello
+ * with its rank, the job's size and which of the pair's two connections it
+ * is: messages or control), socket options, closing, losing a peer.  Protocol overview in tp_tcp.c; calls no other file of it.
  */
 #define _GNU_SOURCE /* accept4 */
 #include <arpa/inet.h>
@@ -103,16 +103,23 @@ static int io_full(int fd, void *buf, size_t n, int out, double deadline)
 typedef struct hello {
     uint64_t magic;
     int32_t rank, nranks;
+    int32_t ctl, pad_; /* 1: the control connection, 0: the message one */
 } hello_t;
 
-static int connect_to(tp_tcp_t *t, int peer, const tcp_addr_t *a, double deadline)
+/* The message (ctl 0) or control (ctl 1) connection to peer. */
+static int *conn_fd(tp_tcp_t *t, int peer, int ctl)
+{
+    return ctl ? &t->peers[peer].cfd : &t->peers[peer].fd;
+}
+
+static int connect_to(tp_tcp_t *t, int peer, const tcp_addr_t *a, int ctl, double deadline)
 {
     for (;;) {
         int fd = socket(a->sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (fd < 0)
             return CS_ERR_TRANSPORT;
         if (connect(fd, (const struct sockaddr *)&a->sa, a->salen) == 0) {
-            hello_t h = {TCP_MAGIC, t->base.rank, t->base.nranks};
+            hello_t h = {TCP_MAGIC, t->base.rank, t->base.nranks, ctl, 0};
             int st = io_full(fd, &h, sizeof(h), 1, deadline);
             if (st != CS_OK) {
                 close(fd);
@@ -120,7 +127,7 @@ static int connect_to(tp_tcp_t *t, int peer, const tcp_addr_t *a, double deadlin
                     why(t, "interrupted (%s)", cs_intr_signame(cs_intr_pending()));
                 return st;
             }
-            t->peers[peer].fd = fd;
+            *conn_fd(t, peer, ctl) = fd;
             return CS_OK;
         }
         int e = errno;
@@ -157,21 +164,21 @@ static int accept_one(tp_tcp_t *t, double deadline)
         return st;
     }
     if (st != CS_OK || h.magic != TCP_MAGIC || h.nranks != t->base.nranks ||
-        h.rank <= t->base.rank || h.rank >= t->base.nranks || t->peers[h.rank].fd >= 0) {
+        h.rank <= t->base.rank || h.rank >= t->base.nranks || (h.ctl != 0 && h.ctl != 1) ||
+        *conn_fd(t, h.rank, h.ctl) >= 0) {
         CS_WARN("exec", "tcp transport: rank %d: refused a connection (not a rank above it "
                 "of this job)", t->base.rank);
         close(fd);
         return CS_AGAIN; /* a stray connection: keep waiting for the real ones */
     }
-    t->peers[h.rank].fd = fd;
+    *conn_fd(t, h.rank, h.ctl) = fd;
     return CS_OK;
 }
 
 static int tune(int fd)
 {
-    int one = 1, lowat = TCP_NOTSENT;
+    int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    setsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &lowat, sizeof(lowat));
     int fl = fcntl(fd, F_GETFL);
     return fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0 ? CS_ERR_TRANSPORT : CS_OK;
 }
@@ -190,13 +197,15 @@ int cs__tcp_connect_all(cs_tp_t *tp, const void *blobs, size_t slot, const size_
         }
     }
     double deadline = cs_tp_now_s() + t->setup_s;
-    for (int r = 0; r < me; r++) {
-        int st = connect_to(t, r, (const tcp_addr_t *)((const char *)blobs + (size_t)r * slot),
-                            deadline);
-        if (st != CS_OK)
-            return st;
-    }
-    for (int left = P - 1 - me; left > 0;) {
+    for (int r = 0; r < me; r++)
+        for (int ctl = 0; ctl < 2; ctl++) {
+            int st = connect_to(t, r,
+                                (const tcp_addr_t *)((const char *)blobs + (size_t)r * slot),
+                                ctl, deadline);
+            if (st != CS_OK)
+                return st;
+        }
+    for (int left = 2 * (P - 1 - me); left > 0;) {
         int st = accept_one(t, deadline);
         if (st == CS_OK)
             left--;
@@ -204,8 +213,8 @@ int cs__tcp_connect_all(cs_tp_t *tp, const void *blobs, size_t slot, const size_
             why(t, "interrupted (%s)", cs_intr_signame(cs_intr_pending()));
             return st;
         } else if (st != CS_AGAIN) {
-            why(t, "tcp transport: %d rank(s) above rank %d never connected within %.0f s", left,
-                me, t->setup_s);
+            why(t, "tcp transport: %d connection(s) from the ranks above rank %d never came "
+                "within %.0f s", left, me, t->setup_s);
             return st;
         }
     }
@@ -219,11 +228,15 @@ int cs__tcp_connect_all(cs_tp_t *tp, const void *blobs, size_t slot, const size_
     for (int r = 0; r < P; r++) {
         if (r == me)
             continue;
-        if (tune(t->peers[r].fd) != CS_OK)
-            return CS_ERR_TRANSPORT;
-        struct epoll_event ev = {.events = EPOLLIN, .data.u32 = (uint32_t)r};
-        if (t->epfd >= 0 && epoll_ctl(t->epfd, EPOLL_CTL_ADD, t->peers[r].fd, &ev) != 0)
-            return CS_ERR_TRANSPORT;
+        for (int ctl = 0; ctl < 2; ctl++) {
+            int fd = *conn_fd(t, r, ctl);
+            if (tune(fd) != CS_OK)
+                return CS_ERR_TRANSPORT;
+            struct epoll_event ev = {.events = EPOLLIN,
+                                     .data.u32 = (uint32_t)r | (ctl ? TCP_EV_CTL : 0)};
+            if (t->epfd >= 0 && epoll_ctl(t->epfd, EPOLL_CTL_ADD, fd, &ev) != 0)
+                return CS_ERR_TRANSPORT;
+        }
     }
     t->ready = 1;
     return CS_OK;
@@ -231,9 +244,12 @@ int cs__tcp_connect_all(cs_tp_t *tp, const void *blobs, size_t slot, const size_
 
 void cs__tcp_sockets_close(tp_tcp_t *t)
 {
-    for (int r = 0; t->peers && r < t->base.nranks; r++)
+    for (int r = 0; t->peers && r < t->base.nranks; r++) {
         if (t->peers[r].fd >= 0)
             close(t->peers[r].fd);
+        if (t->peers[r].cfd >= 0)
+            close(t->peers[r].cfd);
+    }
     if (t->listen_fd >= 0)
         close(t->listen_fd);
     if (t->epfd >= 0)
@@ -248,10 +264,13 @@ void cs__tcp_peer_lost(tp_tcp_t *t, int peer, int err)
     p->dead = 1;
     CS_DEBUG("exec", "tcp transport: rank %d lost rank %d (%s)", t->base.rank, peer,
              err ? strerror(err) : "end of stream");
-    if (t->epfd >= 0)
-        epoll_ctl(t->epfd, EPOLL_CTL_DEL, p->fd, NULL);
-    close(p->fd);
-    p->fd = -1;
+    for (int ctl = 0; ctl < 2; ctl++) {
+        int *fd = conn_fd(t, peer, ctl);
+        if (t->epfd >= 0)
+            epoll_ctl(t->epfd, EPOLL_CTL_DEL, *fd, NULL);
+        close(*fd);
+        *fd = -1;
+    }
     /* frames not written: their sends fail below with the other ops */
     cs_tp_fifo_release(&p->wq, &t->fpool);
     cs_tp_fifo_release(&p->cq, &t->fpool);

@@ -3,8 +3,9 @@
  * side: frames read from a connection, messages matched with receives
  * (posted ones, or kept as unexpected until one is posted), the
  * receiver's RTR and CTS, messages to oneself.  Protocol overview in
- * tp_tcp.c.  Calls tp_tcp_send.c (frames to write) and tp_tcp_conn.c
- * (losing a peer), nothing calls back.
+ * tp_tcp.c.  Reads both connections of a peer: messages (EAGER, RTS,
+ * DDATA, DATA) and control frames (CTS, RTR, LEAVE).  Calls tp_tcp_send.c
+ * (frames to write) and tp_tcp_conn.c (losing a peer), nothing calls back.
  *
  * What arrives before its receive is posted is read all the same: an EAGER
  * payload into a slot of the unexpected pool, an RTS into a record (its
@@ -18,6 +19,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 
 #include "cs_log.h"
@@ -174,12 +176,6 @@ static int on_header(tp_tcp_t *t, int peer)
             cs_tp_fifo_push(&p->unex, t->upool.recs.next, unex_new(t, h));
         return 1;
     }
-    case TCP_CTS:
-        cs__tcp_on_cts(t, peer, h);
-        return 1;
-    case TCP_RTR:
-        cs__tcp_on_rtr(t, peer, h);
-        return 1;
     case TCP_DDATA: /* for the receive that sent an RTR, still first of its tag: the
                        DATA chunks behind it fill it */
         p->rseq++;
@@ -200,11 +196,7 @@ static int on_header(tp_tcp_t *t, int peer)
                 read_into(p, (int32_t)h->c2, o, h->tag);
         }
         break; /* no such receive (cancelled): the payload is read and dropped */
-    case TCP_LEAVE: /* it was interrupted: nothing more will come */
-        cs__tp_peer_left(&t->base, peer, (int)h->aux);
-        cs__tcp_peer_lost(t, peer, 0);
-        return 1;
-    default:
+    default: /* CTS, RTR and LEAVE come on the control connection */
         CS_ERROR("exec", "tcp transport: rank %d: bad frame type %u from rank %d",
                  t->base.rank, h->type, peer);
         cs__tcp_peer_lost(t, peer, EPROTO);
@@ -284,5 +276,43 @@ void cs__tcp_read_peer(tp_tcp_t *t, int peer)
         p->rgot += (size_t)k;
         if (p->rstate == RS_PAYLOAD && p->rgot == p->rhdr.len)
             on_payload(t, p);
+    }
+}
+
+void cs__tcp_read_ctl(tp_tcp_t *t, int peer)
+{
+    tcp_peer_t *p = &t->peers[peer];
+    while (!p->dead && !p->cdone) {
+        ssize_t k = recv(p->cfd, (char *)&p->chdr + p->cgot, sizeof(tcp_hdr_t) - p->cgot,
+                         MSG_DONTWAIT);
+        if (k <= 0) {
+            if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+                return;
+            /* the peer went: its message connection ends too, after what it
+             * sent on it, and says so (cs__tcp_read_peer) */
+            p->cdone = 1;
+            if (t->epfd >= 0)
+                epoll_ctl(t->epfd, EPOLL_CTL_DEL, p->cfd, NULL);
+            return;
+        }
+        p->cgot += (size_t)k;
+        if (p->cgot < sizeof(tcp_hdr_t))
+            continue;
+        p->cgot = 0;
+        const tcp_hdr_t *h = &p->chdr;
+        switch (h->type) {
+        case TCP_CTS: cs__tcp_on_cts(t, peer, h); break;
+        case TCP_RTR: cs__tcp_on_rtr(t, peer, h); break;
+        case TCP_LEAVE: /* it was interrupted: what it sent before comes first */
+            cs__tp_peer_left(&t->base, peer, (int)h->aux);
+            cs__tcp_read_peer(t, peer);
+            cs__tcp_peer_lost(t, peer, 0);
+            return;
+        default:
+            CS_ERROR("exec", "tcp transport: rank %d: bad control frame type %u from rank %d",
+                     t->base.rank, h->type, peer);
+            cs__tcp_peer_lost(t, peer, EPROTO);
+            return;
+        }
     }
 }

@@ -6,12 +6,13 @@
  * write that fails leaves its errno in tcp_peer_t.werr for the progress
  * loop (tp_tcp.c).
  *
- * Each connection has two queues: message frames (EAGER, RTS, DDATA, DATA)
- * in posting order, which matching relies on, and control frames (CTS,
- * RTR, LEAVE), which go first whenever no message frame is half written.
- * DATA is written in chunks of TCP_CHUNK bytes, each a frame of its own,
- * so a CTS that answers the peer's RTS waits for one chunk, not for the
- * rest of a large message of this rank.
+ * Each pair of ranks has two connections, each with its queue: message
+ * frames (EAGER, RTS, DDATA, DATA) in posting order, which matching relies
+ * on, and control frames (CTS, RTR, LEAVE) on a connection of their own,
+ * so that a CTS answering the peer's RTS never waits behind this rank's
+ * own large message, in this queue or in the kernel's socket buffer (see
+ * tp_tcp.c).  DATA is written in chunks of TCP_CHUNK bytes, each a frame
+ * of its own.
  */
 #include <errno.h>
 #include <string.h>
@@ -57,19 +58,12 @@ static int msg_queue(tp_tcp_t *t, int peer, const tcp_hdr_t *h, const char *payl
     return CS_OK;
 }
 
-/* The frame to write next: one half written first; else a control frame
- * (a DATA frame is between two chunks then); else a message frame. */
-static cs_tp_fifo_t *next_queue(tp_tcp_t *t, tcp_peer_t *p)
+/* Write what socket fd takes of queue q; completes sends whose frame is
+ * out.  0 when the socket is full, 1 when the queue is empty, -1 when the
+ * write failed (errno in p->werr). */
+static int write_queue(tp_tcp_t *t, tcp_peer_t *p, int fd, cs_tp_fifo_t *q)
 {
-    int data_busy = p->wq.head >= 0 && t->frames[p->wq.head].off > 0;
-    return p->cq.head >= 0 && !data_busy ? &p->cq : &p->wq;
-}
-
-void cs__tcp_write_peer(tp_tcp_t *t, int peer)
-{
-    tcp_peer_t *p = &t->peers[peer];
-    cs_tp_fifo_t *q;
-    while (!p->dead && !p->werr && (q = next_queue(t, p))->head >= 0) {
+    while (q->head >= 0) {
         int32_t f = q->head;
         tcp_frame_t *fr = &t->frames[f];
         size_t total = sizeof(tcp_hdr_t) + fr->hdr.len * (fr->payload != NULL);
@@ -85,17 +79,18 @@ void cs__tcp_write_peer(tp_tcp_t *t, int peer)
             iov[n++].iov_len = fr->hdr.len - done;
         }
         struct msghdr mh = {.msg_iov = iov, .msg_iovlen = (size_t)n};
-        ssize_t w = sendmsg(p->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+        ssize_t w = sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
         if (w < 0) {
-            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-                p->werr = errno;
-            return;
+            if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+                return 0;
+            p->werr = errno;
+            return -1;
         }
         fr->off += (size_t)w;
         if (fr->off < total)
-            return;
+            return 0;
         if (fr->hdr.type == TCP_DATA && fr->sent + fr->hdr.len < fr->total) {
-            fr->sent += fr->hdr.len; /* next chunk; control frames may pass first */
+            fr->sent += fr->hdr.len; /* next chunk */
             fr->hdr.tag = fr->sent;
             fr->hdr.len = fr->total - fr->sent < TCP_CHUNK ? fr->total - fr->sent : TCP_CHUNK;
             fr->off = 0;
@@ -107,6 +102,18 @@ void cs__tcp_write_peer(tp_tcp_t *t, int peer)
         if (op >= 0) /* EAGER or DATA: the send is over */
             tcp_complete(t, op, CS_OK, t->ops[op].len);
     }
+    return 1;
+}
+
+void cs__tcp_write_peer(tp_tcp_t *t, int peer)
+{
+    tcp_peer_t *p = &t->peers[peer];
+    if (p->dead || p->werr)
+        return;
+    if (p->cq.head >= 0 && write_queue(t, p, p->cfd, &p->cq) < 0)
+        return;
+    if (p->wq.head >= 0)
+        write_queue(t, p, p->fd, &p->wq);
 }
 
 /* Send op i (an RTS out, or a DDATA queued) goes: its payload for receive
@@ -258,7 +265,8 @@ void cs__tcp_leave(cs_tp_t *tp, int sig)
         if (r == me || p->dead)
             continue;
         /* frames not started are dropped (their sends never complete: only
-         * close follows); one half written must be finished first */
+         * close follows); one half written must be finished first (a DATA
+         * frame: its current chunk) */
         keep_started(t, &p->wq);
         keep_started(t, &p->cq);
         tcp_hdr_t h = {.type = TCP_LEAVE, .aux = (uint32_t)sig};
@@ -279,7 +287,9 @@ void cs__tcp_leave(cs_tp_t *tp, int sig)
         struct timespec ts = {0, TCP_LEAVE_NAP_NS};
         nanosleep(&ts, NULL);
     }
-    for (int r = 0; r < P; r++) /* the peers read the LEAVE, then the end of the stream */
-        if (r != me && !t->peers[r].dead && t->peers[r].fd >= 0)
+    for (int r = 0; r < P; r++) /* the peers read the LEAVE, then the end of the streams */
+        if (r != me && !t->peers[r].dead && t->peers[r].fd >= 0) {
             shutdown(t->peers[r].fd, SHUT_WR);
+            shutdown(t->peers[r].cfd, SHUT_WR);
+        }
 }
