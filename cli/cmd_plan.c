@@ -1,18 +1,25 @@
 /*
- * cmd_plan.c - `collstep plan`: per message size, the fastest way to run a
- * collective on a platform, by simulation; a tuning table for --algo auto.
+ * cmd_plan.c - `collstep plan`: per message size, the algorithm, parameters
+ * and rank order that run a collective fastest on a platform (planner/
+ * cs_planner.h: topology analysis, candidates, cost model, simulations), and
+ * the tuning table that `--algo auto --tuning FILE` reads.
+ * Exit codes: 0 planned, 2 usage errors and bad input (one rank, no
+ * algorithm, a budget too small, refused -o path), 3 failures while running.
  */
 #include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cs_algo.h"
 #include "cs_dtype.h"
 #include "cs_out.h"
-#include "cs_platform.h"
-#include "cs_sim.h"
+#include "cs_planner.h"
+#include "cs_results.h"
 #include "cs_tuning.h"
 
 static void help(FILE *f)
@@ -20,19 +27,45 @@ static void help(FILE *f)
     fprintf(f,
             "usage: collstep plan --platform NAME|FILE [--coll COLL] --size SIZES [options]\n"
             "\n"
-            "Choose, per message size, the algorithm and parameters that run a collective\n"
-            "fastest on a modeled fabric: every algorithm of the registry is simulated\n"
-            "(SimGrid) and ranked; -o writes the choices as a tuning table for\n"
-            "'collstep sim --algo auto --tuning FILE'.\n"
+            "Choose, per message size, the algorithm, its parameters and the rank order that\n"
+            "run a collective fastest on a modeled fabric:\n"
+            "  1. topology: the tiers of the fabric (which ranks share a socket, a node, a\n"
+            "     switch), bandwidth per tier and per group, the factorizations of P that\n"
+            "     follow the tiers (6x256, 3x2x256, 6x16x16 on Summit) and fast rings (a\n"
+            "     Hamiltonian cycle over the fastest routes, as on a DGX-1's NVLink mesh);\n"
+            "  2. candidates: every registry algorithm of COLL with its defaults, and with\n"
+            "     the parameters it declares varied (nchunks, channels, radix, hier's dims\n"
+            "     and per-tier algos), in each rank order;\n"
+            "  3. a cost model over the platform's routes (bytes per link per round, so that\n"
+            "     flows sharing a link count), then per size the best --top candidates and\n"
+            "     the registry's defaults simulated in SimGrid, --jobs at a time, within\n"
+            "     --budget.\n"
+            "Per size: the ranking with time, busbw, speed-up over the flat ring and the\n"
+            "bottleneck tier; the choice is the fastest simulated candidate.  -o writes the\n"
+            "choices as a tuning table (size ranges split at the geometric middle between\n"
+            "planned sizes) for 'collstep sim --algo auto --tuning FILE'.\n"
             "\n"
-            "  --platform SPEC      preset ('summit', 'summit:nodes=16') or a SimGrid XML file\n"
+            "  --platform SPEC      preset ('summit', 'summit:nodes=16', see 'collstep platform\n"
+            "                       list') or a SimGrid XML file\n"
             "  --coll COLL          allreduce (default), reduce-scatter, allgather, broadcast,\n"
             "                       reduce, alltoall\n"
             "  --size SIZES         message sizes in bytes: 1M, 1M:1G, 1K,4K,1M (see below)\n"
             "  --ranks P            ranks (default: every device of the platform)\n"
+            "  --top K              candidates simulated per size, by the model (default 4)\n"
+            "  --all                simulate every candidate at every size (small platforms)\n"
+            "  --jobs N             simulations at a time (default: the number of cores)\n"
+            "  --budget SECONDS     wall time for the whole plan (default 60 per size);\n"
+            "                       candidates that do not fit are ranked by the model\n"
+            "  --model M            ideal (default) or calibrated (see 'collstep sim --help')\n"
+            "  --show N             rows of the ranking per size (default 8, 0 = all)\n"
+            "  --format F           table (default), csv or json\n"
             "  -o, --output FILE    write the tuning table to FILE (whole or not at all; an\n"
             "                       existing file is replaced only when collstep wrote it)\n"
             "  --force              replace an existing -o FILE that collstep did not write\n"
+            "\n"
+            "Candidates are the registry's generators (verified for every P by collstep's\n"
+            "tests); 'collstep sim --algo auto' verifies the schedule it runs.  Progress goes\n"
+            "to stderr: a status line on a terminal, a line per simulation otherwise.\n"
             "\n%s\n%s"
             "\n"
             "example: collstep plan --platform summit:nodes=16 --size 1M:1G -o summit16.tuning\n",
@@ -40,9 +73,10 @@ static void help(FILE *f)
 }
 
 typedef struct args {
-    const char *platform, *coll, *size, *output;
-    long ranks;
-    int force;
+    const char *platform, *coll, *size, *output, *format, *model;
+    long ranks, top, jobs, show;
+    double budget;
+    int force, all;
 } args_t;
 
 static int parse(int argc, char **argv, args_t *a)
@@ -50,8 +84,12 @@ static int parse(int argc, char **argv, args_t *a)
     static const struct option opts[] = {
         {"platform", required_argument, 0, 'P'}, {"coll", required_argument, 0, 'c'},
         {"size", required_argument, 0, 's'},     {"ranks", required_argument, 0, 'n'},
+        {"top", required_argument, 0, 't'},      {"jobs", required_argument, 0, 'j'},
+        {"budget", required_argument, 0, 'b'},   {"model", required_argument, 0, 'm'},
+        {"show", required_argument, 0, 'S'},     {"format", required_argument, 0, 'f'},
         {"output", required_argument, 0, 'o'},   {"force", no_argument, 0, 'F'},
-        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
+        {"all", no_argument, 0, 'A'},            {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
     int c;
     optind = 1;
     opterr = 0;
@@ -62,13 +100,31 @@ static int parse(int argc, char **argv, args_t *a)
         case 'c': a->coll = optarg; break;
         case 's': a->size = optarg; break;
         case 'o': a->output = optarg; break;
+        case 'f': a->format = optarg; break;
+        case 'm': a->model = optarg; break;
         case 'F': a->force = 1; break;
-        case 'n': {
+        case 'A': a->all = 1; break;
+        case 'b': {
+            double v = strtod(optarg, &end);
+            if (end == optarg || *end != '\0' || !(v > 0) || v > 1e7)
+                return cs_cli_usage_error("plan", "--budget: expected a positive number of "
+                                                  "seconds, found '%s'", optarg);
+            a->budget = v;
+            break;
+        }
+        case 'n':
+        case 't':
+        case 'j':
+        case 'S': {
             long v = strtol(optarg, &end, 10);
-            if (*end != '\0' || v < 1 || v > (1L << 24))
-                return cs_cli_usage_error("plan", "--ranks: expected a positive integer, "
-                                                  "found '%s'", optarg);
-            a->ranks = v;
+            long lo = c == 'S' ? 0 : 1, hi = c == 'n' ? (1L << 24) : c == 'j' ? 256 : 100000;
+            if (end == optarg || *end != '\0' || v < lo || v > hi)
+                return cs_cli_usage_error("plan", "--%s: expected an integer from %ld to %ld, "
+                                                  "found '%s'",
+                                          c == 'n' ? "ranks" : c == 't' ? "top" : c == 'j' ? "jobs"
+                                                                                          : "show",
+                                          lo, hi, optarg);
+            *(c == 'n' ? &a->ranks : c == 't' ? &a->top : c == 'j' ? &a->jobs : &a->show) = v;
             break;
         }
         case 'h': help(stdout); return -1;
@@ -91,103 +147,253 @@ static int parse(int argc, char **argv, args_t *a)
 
 static const cs_out_kind_t tuning_kind = {"tuning table", cs_tuning_recognize, NULL, NULL};
 
-static int write_table(const args_t *a, const cs_tuning_t *t)
+/* ---- report -------------------------------------------------------------- */
+
+static double busbw(const cs_planner_t *p, int k, double t)
 {
-    cs_err_t err;
-    cs_err_clear(&err);
-    cs_out_t *o = NULL;
-    int st = cs_out_begin_file(a->output, CS_OUT_STDOUT | (a->force ? CS_OUT_FORCE : 0),
-                               &tuning_kind, &o, &err);
-    if (st == CS_OK)
-        st = cs_tuning_write(t, cs_out_stream(o), &err);
-    if (st == CS_OK)
-        st = cs_out_commit(o, &err);
-    else
-        cs_out_abort(o);
-    if (st == CS_OK)
-        return CS_EXIT_OK;
-    fprintf(stderr, "collstep plan: -o %s: %s\n", a->output, err.msg);
-    return st == CS_ERR_EXISTS ? CS_EXIT_USAGE : CS_EXIT_RUNTIME;
+    return t > 0 ? (double)p->sizes[k] / t * cs_coll_busbw_factor(p->coll, p->ranks) / 1e9 : 0;
 }
 
-/* The guarded child: simulate every candidate at every size, rank, report. */
-static int plan(const args_t *a, cs_platform_t *plat, cs_sched_t **sched, int nc,
-                const uint64_t *sizes, int ns, cs_coll_t coll, int ranks)
+static void params_text(const cs_planner_cand_t *x, char *buf, size_t len)
 {
-    int n = nc * ns, rc = CS_EXIT_OK;
-    cs_sim_instance_t *inst = calloc((size_t)n, sizeof(*inst));
-    cs_tuning_t *t = NULL;
+    snprintf(buf, len, "%s", x->params[0] ? x->params : "-");
+}
+
+/* Candidates of size k in ranking order: simulated first, then by the model. */
+static int ranking(const cs_planner_t *p, int k, int *order)
+{
+    int n = 0;
+    for (int c = 0; c < p->ncands; c++)
+        if (cs_planner_time(p, c, k) >= 0)
+            order[n++] = c;
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0; j--) {
+            int a = order[j - 1], b = order[j];
+            int sa = p->cands[a].sim_s[k] >= 0, sb = p->cands[b].sim_s[k] >= 0;
+            if (sa > sb || (sa == sb && cs_planner_time(p, a, k) <= cs_planner_time(p, b, k)))
+                break;
+            order[j - 1] = b, order[j] = a;
+        }
+    return n;
+}
+
+static void print_header(FILE *f, const args_t *a, const cs_planner_t *p)
+{
+    fprintf(f, "# collstep plan: %s on %s, %d ranks, %s model\n", cs_coll_name(p->coll),
+            a->platform, p->ranks, a->model);
+    fprintf(f, "# tiers (innermost first):\n");
+    for (int t = 0; t < p->ntiers; t++) {
+        const cs_planner_tier_t *x = &p->tiers[t];
+        char g[32];
+        if (x->group)
+            snprintf(g, sizeof(g), "%d x %d ranks", x->ngroups, x->group);
+        else
+            snprintf(g, sizeof(g), "groups of unequal size");
+        fprintf(f, "#   %-12s %-20s %8.1f GB/s per flow  %7.2f us", x->name, g, x->rank_bw / 1e9,
+                x->latency * 1e6);
+        if (x->group_bw > 0)
+            fprintf(f, "  %7.1f GB/s out of a group", x->group_bw / 1e9);
+        fputc('\n', f);
+    }
+    fprintf(f, "# factorizations:");
+    for (int i = 0; i < p->nfacts; i++)
+        fprintf(f, " %s", p->facts[i]);
+    fprintf(f, "%s\n", p->nfacts ? "" : " none (one tier)");
+    for (int m = 0; m < p->nmaps; m++)
+        fprintf(f, "# rank order %-10s %s; ring's slowest route %.1f GB/s\n", p->map_name[m],
+                p->map_note[m], p->map_ring_bw[m] / 1e9);
+    if (p->bound_note[0])
+        fprintf(f, "# bound: %s\n", p->bound_note);
+    int nsim = 0;
+    for (int c = 0; c < p->ncands; c++)
+        nsim += p->cands[c].model_s[0] >= 0;
+    fprintf(f, "# %d candidates, %d costed by the model, %d simulations in %.1f s%s\n",
+            p->ncands, nsim, p->simulated, p->seconds,
+            p->timed_out ? " (some stopped at the end of the budget)" : "");
+}
+
+static void print_table(FILE *f, const args_t *a, const cs_planner_t *p)
+{
+    print_header(f, a, p);
+    int *order = malloc(sizeof(int) * (size_t)(p->ncands + 1));
+    if (!order)
+        return;
+    int ring = cs_planner_ring(p);
+    for (int k = 0; k < p->nsizes; k++) {
+        int n = ranking(p, k, order), ch = cs_planner_choice(p, k);
+        fprintf(f, "\nsize %" PRIu64 " B", p->sizes[k]);
+        if (ch >= 0)
+            fprintf(f, ": %s %s%s%s, %.2f us, busbw %.2f GB/s", p->cands[ch].algo,
+                    p->cands[ch].params[0] ? p->cands[ch].params : "(defaults)",
+                    p->cands[ch].map ? " map=" : "", p->cands[ch].map ? p->map_name[p->cands[ch].map] : "",
+                    cs_planner_time(p, ch, k) * 1e6, busbw(p, k, cs_planner_time(p, ch, k)));
+        if (p->bound_s[k] > 0)
+            fprintf(f, "; bound %.2f us (busbw %.2f GB/s)", p->bound_s[k] * 1e6,
+                    busbw(p, k, p->bound_s[k]));
+        fputc('\n', f);
+        fprintf(f, "%4s  %-10s %-36s %-9s %12s %5s %9s %8s  %-12s\n", "#", "algo", "params", "order",
+                "time_us", "from", "busbw", "vs_ring", "bottleneck");
+        int show = a->show ? (int)a->show : n;
+        for (int i = 0; i < n; i++) {
+            int c = order[i];
+            const cs_planner_cand_t *x = &p->cands[c];
+            if (i >= show && !(x->is_default && x->sim_s[k] >= 0) && c != ring)
+                continue;
+            double t = cs_planner_time(p, c, k);
+            double rt = ring >= 0 ? cs_planner_time(p, ring, k) : -1;
+            char prm[200];
+            params_text(x, prm, sizeof(prm));
+            fprintf(f, "%4d  %-10s %-36s %-9s %12.2f %5s %9.2f %8.2f  %-12s%s\n", i + 1, x->algo,
+                    prm, p->map_name[x->map], t * 1e6, x->sim_s[k] >= 0 ? "sim" : "model",
+                    busbw(p, k, t), rt > 0 ? rt / t : 0.0, x->bottleneck,
+                    x->is_default ? " (registry default)" : "");
+        }
+    }
+    fprintf(f, "\ntime: simulated (sim) or the cost model's (model, not simulated: budget or "
+               "--top); vs_ring: the flat ring's time over the row's\n");
+    free(order);
+}
+
+static void print_csv(FILE *f, const cs_planner_t *p)
+{
+    int *order = malloc(sizeof(int) * (size_t)(p->ncands + 1));
+    if (!order)
+        return;
+    int ring = cs_planner_ring(p);
+    fprintf(f, "size,place,algo,params,order,time_us,source,model_us,sim_us,busbw_GBps,"
+               "speedup_vs_ring,bottleneck,registry_default,chosen\n");
+    for (int k = 0; k < p->nsizes; k++) {
+        int n = ranking(p, k, order), ch = cs_planner_choice(p, k);
+        for (int i = 0; i < n; i++) {
+            int c = order[i];
+            const cs_planner_cand_t *x = &p->cands[c];
+            double t = cs_planner_time(p, c, k), rt = ring >= 0 ? cs_planner_time(p, ring, k) : -1;
+            fprintf(f, "%" PRIu64 ",%d,%s,\"%s\",%s,%.3f,%s,%.3f,%.3f,%.3f,%.3f,%s,%d,%d\n",
+                    p->sizes[k], i + 1, x->algo, x->params, p->map_name[x->map], t * 1e6,
+                    x->sim_s[k] >= 0 ? "sim" : "model", x->model_s[k] * 1e6,
+                    x->sim_s[k] >= 0 ? x->sim_s[k] * 1e6 : -1.0, busbw(p, k, t),
+                    rt > 0 ? rt / t : 0.0, x->bottleneck, x->is_default, c == ch);
+        }
+    }
+    free(order);
+}
+
+static void print_json(FILE *f, const args_t *a, const cs_planner_t *p)
+{
+    int *order = malloc(sizeof(int) * (size_t)(p->ncands + 1));
+    if (!order)
+        return;
+    int ring = cs_planner_ring(p);
+    fprintf(f, "{\n  \"platform\": ");
+    cs_json_write_str(f, a->platform);
+    fprintf(f, ",\n  \"collective\": \"%s\",\n  \"ranks\": %d,\n  \"model\": ",
+            cs_coll_name(p->coll), p->ranks);
+    cs_json_write_str(f, a->model);
+    fprintf(f, ",\n  \"tiers\": [");
+    for (int t = 0; t < p->ntiers; t++) {
+        const cs_planner_tier_t *x = &p->tiers[t];
+        fprintf(f, "%s\n    {\"name\": ", t ? "," : "");
+        cs_json_write_str(f, x->name);
+        fprintf(f, ", \"group\": %d, \"groups\": %d, \"flow_GBps\": %.3f, \"latency_us\": %.3f, "
+                   "\"group_egress_GBps\": %.3f}",
+                x->group, x->ngroups, x->rank_bw / 1e9, x->latency * 1e6, x->group_bw / 1e9);
+    }
+    fprintf(f, "\n  ],\n  \"factorizations\": [");
+    for (int i = 0; i < p->nfacts; i++)
+        fprintf(f, "%s\"%s\"", i ? ", " : "", p->facts[i]);
+    fprintf(f, "],\n  \"orders\": [");
+    for (int m = 0; m < p->nmaps; m++) {
+        fprintf(f, "%s\n    {\"name\": \"%s\", \"ring_slowest_GBps\": %.3f, \"note\": ",
+                m ? "," : "", p->map_name[m], p->map_ring_bw[m] / 1e9);
+        cs_json_write_str(f, p->map_note[m]);
+        fprintf(f, "}");
+    }
+    fprintf(f, "\n  ],\n  \"bound\": ");
+    cs_json_write_str(f, p->bound_note);
+    fprintf(f, ",\n  \"candidates\": %d,\n  \"simulations\": %d,\n  \"seconds\": %.2f,\n"
+               "  \"sizes\": [",
+            p->ncands, p->simulated, p->seconds);
+    for (int k = 0; k < p->nsizes; k++) {
+        int n = ranking(p, k, order), ch = cs_planner_choice(p, k);
+        fprintf(f, "%s\n    {\"bytes\": %" PRIu64 ", \"bound_us\": %.3f, \"choice\": %d, "
+                   "\"ranking\": [",
+                k ? "," : "", p->sizes[k], p->bound_s[k] * 1e6, ch >= 0 ? 0 : -1);
+        int show = a->show ? (int)a->show : n;
+        for (int i = 0, w = 0; i < n; i++) {
+            int c = order[i];
+            const cs_planner_cand_t *x = &p->cands[c];
+            if (i >= show && c != ch && !x->is_default && c != ring)
+                continue;
+            double t = cs_planner_time(p, c, k), rt = ring >= 0 ? cs_planner_time(p, ring, k) : -1;
+            fprintf(f, "%s\n      {\"place\": %d, \"algo\": \"%s\", \"params\": ", w++ ? "," : "",
+                    i + 1, x->algo);
+            cs_json_write_str(f, x->params);
+            fprintf(f, ", \"order\": \"%s\", \"time_us\": %.3f, \"source\": \"%s\", "
+                       "\"busbw_GBps\": %.3f, \"speedup_vs_ring\": %.3f, \"bottleneck\": \"%s\", "
+                       "\"registry_default\": %s, \"chosen\": %s}",
+                    p->map_name[x->map], t * 1e6, x->sim_s[k] >= 0 ? "sim" : "model",
+                    busbw(p, k, t), rt > 0 ? rt / t : 0.0, x->bottleneck,
+                    x->is_default ? "true" : "false", c == ch ? "true" : "false");
+        }
+        fprintf(f, "\n    ]}");
+    }
+    fprintf(f, "\n  ]\n}\n");
+    free(order);
+}
+
+/* ---- tuning table -------------------------------------------------------- */
+
+static int write_table(const args_t *a, const cs_planner_t *p)
+{
     cs_err_t err;
     cs_err_clear(&err);
-    if (!inst) {
-        fprintf(stderr, "collstep plan: out of memory\n");
-        return CS_EXIT_RUNTIME;
+    cs_tuning_t *t = cs_tuning_new(a->platform, p->ranks, &err);
+    char **map = malloc(sizeof(char *) * (size_t)p->ranks);
+    int st = t && map ? CS_OK : CS_ERR_NOMEM;
+    uint64_t lo = 0;
+    for (int k = 0; k < p->nsizes && st == CS_OK; k++) {
+        int c = cs_planner_choice(p, k);
+        if (c < 0)
+            continue;
+        const cs_planner_cand_t *x = &p->cands[c];
+        /* one entry for the sizes in a row with the same choice */
+        int e = k;
+        while (e + 1 < p->nsizes && cs_planner_choice(p, e + 1) >= 0 &&
+               strcmp(p->cands[cs_planner_choice(p, e + 1)].algo, x->algo) == 0 &&
+               strcmp(p->cands[cs_planner_choice(p, e + 1)].params, x->params) == 0 &&
+               p->cands[cs_planner_choice(p, e + 1)].map == x->map)
+            e++;
+        uint64_t hi = e + 1 < p->nsizes
+                          ? (uint64_t)floor(sqrt((double)p->sizes[e] * (double)p->sizes[e + 1]))
+                          : UINT64_MAX;
+        if (hi < p->sizes[e])
+            hi = p->sizes[e];
+        for (int r = 0; r < p->ranks && x->map; r++)
+            map[r] = cs_planner_host(p, x->map, r);
+        st = cs_tuning_add(t, p->coll, lo, hi, x->algo, x->params, x->map ? map : NULL,
+                           x->map ? p->ranks : 0, cs_planner_time(p, c, k) * 1e6, &err);
+        lo = hi + 1;
+        k = e;
     }
-    for (int i = 0; i < n; i++) {
-        inst[i].sched = sched[i / ns];
-        inst[i].bytes = sizes[i % ns];
-        inst[i].dtype = CS_DT_F32;
+    cs_out_t *o = NULL;
+    if (st == CS_OK)
+        st = cs_out_begin_file(a->output, CS_OUT_STDOUT | (a->force ? CS_OUT_FORCE : 0),
+                               &tuning_kind, &o, &err);
+    if (st == CS_OK) {
+        st = cs_tuning_write(t, cs_out_stream(o), &err);
+        if (st == CS_OK)
+            st = cs_out_commit(o, &err);
+        else
+            cs_out_abort(o);
     }
-    cs_sim_opts_t so;
-    cs_sim_opts_init(&so);
-    if (cs_sim_run(plat, &so, inst, n, &err) != CS_OK) {
-        fprintf(stderr, "collstep plan: %s\n", err.msg);
-        free(inst);
-        return CS_EXIT_RUNTIME;
-    }
-    const char *spec = plat->spec[0] ? plat->spec : plat->name;
-    if (a->output && !(t = cs_tuning_new(a->platform, ranks, &err))) {
-        fprintf(stderr, "collstep plan: %s\n", err.msg);
-        free(inst);
-        return CS_EXIT_USAGE;
-    }
-    printf("# collstep plan: %s on %s, %d ranks\n", cs_coll_name(coll), spec, ranks);
-    printf("%12s  %-10s  %-28s %12s %10s %8s\n", "size", "algo", "params", "time_us", "busbw",
-           "vs_ring");
-    for (int k = 0; k < ns; k++) {
-        int order[CS_CLI_MAX_ALGOS];
-        for (int i = 0; i < nc; i++)
-            order[i] = i;
-        for (int i = 1; i < nc; i++) /* insertion sort by time */
-            for (int j = i; j > 0 && inst[order[j] * ns + k].time <
-                                         inst[order[j - 1] * ns + k].time; j--) {
-                int x = order[j];
-                order[j] = order[j - 1];
-                order[j - 1] = x;
-            }
-        double ring = -1;
-        for (int i = 0; i < nc; i++)
-            if (strcmp(sched[i]->algo, "ring") == 0)
-                ring = inst[i * ns + k].time;
-        for (int r = 0; r < nc; r++) {
-            const cs_sim_instance_t *in = &inst[order[r] * ns + k];
-            double bus = (double)sizes[k] / in->time * cs_coll_busbw_factor(coll, ranks) / 1e9;
-            printf("%12llu  %-10s  %-28s %12.2f %10.2f %8.2f\n", (unsigned long long)sizes[k],
-                   in->sched->algo, in->sched->params[0] ? in->sched->params : "-",
-                   in->time * 1e6, bus, ring > 0 ? ring / in->time : 0.0);
-        }
-        if (t) {
-            const cs_sim_instance_t *best = &inst[order[0] * ns + k];
-            char params[CS_META_MAX];
-            snprintf(params, sizeof(params), "%s", best->sched->params);
-            for (char *p = params; *p; p++)
-                if (*p == ' ')
-                    *p = ',';
-            uint64_t lo = k == 0 ? 0 : sizes[k - 1] + 1;
-            uint64_t hi = k == ns - 1 ? UINT64_MAX : sizes[k];
-            if (cs_tuning_add(t, coll, lo, hi, best->sched->algo, params, NULL, 0,
-                              best->time * 1e6, &err) != CS_OK) {
-                fprintf(stderr, "collstep plan: %s\n", err.msg);
-                rc = CS_EXIT_RUNTIME;
-                break;
-            }
-        }
-    }
-    if (t && rc == CS_EXIT_OK)
-        rc = write_table(a, t);
+    free(map);
     cs_tuning_free(t);
-    free(inst);
-    return rc;
+    if (st == CS_OK)
+        return CS_EXIT_OK;
+    if (!err.msg[0])
+        snprintf(err.msg, sizeof(err.msg), "out of memory");
+    fprintf(stderr, "collstep plan: -o %s: %s\n", a->output, err.msg);
+    return st == CS_ERR_EXISTS ? CS_EXIT_USAGE : CS_EXIT_RUNTIME;
 }
 
 int cs_cli_plan(int argc, char **argv)
@@ -195,6 +401,10 @@ int cs_cli_plan(int argc, char **argv)
     args_t a;
     memset(&a, 0, sizeof(a));
     a.coll = "allreduce";
+    a.format = "table";
+    a.model = "ideal";
+    a.top = 4;
+    a.show = 8;
     int rc = parse(argc, argv, &a);
     if (rc != CS_EXIT_OK)
         return rc < 0 ? CS_EXIT_OK : rc;
@@ -203,61 +413,64 @@ int cs_cli_plan(int argc, char **argv)
         return cs_cli_usage_error("plan", "--coll: unknown collective '%s' (allreduce, "
                                           "reduce-scatter, allgather, broadcast, reduce, alltoall)",
                                   a.coll);
+    cs_results_fmt_t fmt = cs_results_fmt_parse(a.format);
+    if (fmt == CS_FMT_COUNT)
+        return cs_cli_usage_error("plan", "--format: expected table, csv or json, found '%s'",
+                                  a.format);
+    cs_sim_model_t model = cs_sim_model_parse(a.model);
+    if (model == CS_SIM_MODEL_COUNT)
+        return cs_cli_usage_error("plan", "--model: expected ideal or calibrated, found '%s'",
+                                  a.model);
     uint64_t sizes[CS_CLI_MAX_SIZES];
     int ns = 0;
     if ((rc = cs_cli_sizes("plan", a.size, cs_dtype_size(CS_DT_F32), sizes, &ns)) != CS_EXIT_OK)
         return rc;
+    for (int k = 0; k < ns; k++)
+        if (sizes[k] == 0)
+            return cs_cli_usage_error("plan", "--size: 0 bytes: there is nothing to plan");
     if (a.output) {
         cs_err_t err;
         cs_err_clear(&err);
-        if (cs_out_check(a.output, CS_OUT_STDOUT | (a.force ? CS_OUT_FORCE : 0), &tuning_kind, 0,
-                         &err) != CS_OK)
+        int st = cs_out_check(a.output, CS_OUT_STDOUT | (a.force ? CS_OUT_FORCE : 0),
+                              &tuning_kind, 0, &err);
+        if (st != CS_OK)
             return cs_cli_usage_error("plan", "-o %s: %s", a.output, err.msg);
     }
-    cs_platform_t *plat = NULL;
-    cs_sched_t *sched[CS_CLI_MAX_ALGOS];
-    int nc = 0;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    cs_planner_opts_t o;
+    memset(&o, 0, sizeof(o));
+    o.platform = a.platform;
+    o.coll = coll;
+    o.ranks = (int)a.ranks;
+    o.sizes = sizes;
+    o.nsizes = ns;
+    o.top = (int)a.top;
+    o.jobs = a.jobs ? (int)a.jobs : cores > 0 ? (int)cores : 1;
+    o.budget = a.budget > 0 ? a.budget : 60.0 * ns;
+    o.model = model;
+    o.progress = isatty(2) ? 1 : 2;
+    o.exhaustive = a.all;
+    if (cs_cli_guard("plan", a.output, NULL, &rc))
+        return rc;
+    cs_planner_t *p = NULL;
     cs_err_t err;
     cs_err_clear(&err);
-    if (cs_platform_open(a.platform, &plat, &err) != CS_OK)
-        return cs_cli_usage_error("plan", "%s", err.msg);
-    int ranks = a.ranks ? (int)a.ranks : (int)plat->ndevices;
-    if (ranks > (long)plat->ndevices) {
-        rc = cs_cli_usage_error("plan", "%d ranks but %s has only %llu %s", ranks, plat->name,
-                                (unsigned long long)plat->ndevices, plat->rank_noun);
-        goto done;
+    int st = cs_planner_run(&o, &p, &err);
+    if (st != CS_OK) {
+        fprintf(stderr, "collstep plan: %s\n", err.msg);
+        return st == CS_ERR_NOMEM || st == CS_ERR_INTERNAL || st == CS_ERR_IO ? CS_EXIT_RUNTIME
+                                                                              : CS_EXIT_USAGE;
     }
-    if (ranks < 2) {
-        rc = cs_cli_usage_error("plan", "%s: %d rank: there is nothing to plan (a collective "
-                                        "on one rank moves no data)", plat->name, ranks);
-        goto done;
-    }
-    cs_cli_params_t none;
-    cs_cli_params_init(&none);
-    cs_coll_desc_t d = {coll, ranks, 0, 0};
-    for (int i = 0; i < cs_algo_count() && nc < CS_CLI_MAX_ALGOS; i++) {
-        const cs_algo_t *al = cs_algo_at(i);
-        if (al->coll != coll)
-            continue;
-        cs_params_t extra;
-        cs_cli_tier_defaults(al->name, plat->dims, plat->ndims, ranks, &extra);
-        cs_err_t e2;
-        cs_err_clear(&e2);
-        if (cs_algo_build(al, &d, &extra, &sched[nc], &e2) != CS_OK)
-            continue; /* e.g. an algorithm for powers of two only */
-        nc++;
-    }
-    if (nc == 0) {
-        rc = cs_cli_usage_error("plan", "no algorithm of the registry builds %s on %d ranks "
-                                        "(see 'collstep algos')", cs_coll_name(coll), ranks);
-        goto done;
-    }
-    if (cs_cli_guard("plan", a.output, NULL, &rc))
-        goto done;
-    rc = plan(&a, plat, sched, nc, sizes, ns, coll, ranks);
-done:
-    for (int i = 0; i < nc; i++)
-        cs_sched_destroy(sched[i]);
-    cs_platform_close(plat);
+    if (fmt == CS_FMT_CSV)
+        print_csv(stdout, p);
+    else if (fmt == CS_FMT_JSON)
+        print_json(stdout, &a, p);
+    else
+        print_table(stdout, &a, p);
+    fflush(stdout);
+    rc = CS_EXIT_OK;
+    if (a.output)
+        rc = write_table(&a, p);
+    cs_planner_free(p);
     return rc;
 }

@@ -1,0 +1,145 @@
+/*
+ * cs_planner.h - `collstep plan`'s engine: which algorithm, hierarchy,
+ * channels and rank order run a collective fastest on a platform, per
+ * message size.
+ *
+ *   1. Topology (plan_topo.c, in a child process that loads the platform in
+ *      SimGrid to read its routes): the tiers of the hierarchy as connected
+ *      components (igraph) of the graph whose edges join ranks at most a
+ *      given route distance apart; bandwidth per tier (a route's slowest
+ *      link) and per group (max-flow out of one group, igraph); the
+ *      factorizations of P that follow the tiers; fast rings (a Hamiltonian
+ *      cycle, or per group a Hamiltonian path, over the fastest routes) as
+ *      rank-to-host maps.
+ *   2. Candidates (plan_cand.c): every registry algorithm of the collective
+ *      with its defaults; variations of the parameters each declares
+ *      (nchunks, channels, hier's dims and per-tier algos) and each rank
+ *      order.
+ *   3. A cost model (plan_cost.c): the schedule's messages in rounds (their
+ *      depth in the cross-rank dependency graph); per round the most loaded
+ *      link (bytes over bandwidth, so that flows sharing a link count) and
+ *      the longest route latency.
+ *   4. Simulation (plan_run.c): per size the best K by the model, plus the
+ *      registry's defaults, simulated in SimGrid by parallel worker
+ *      processes within a time budget; the choice per size is the fastest
+ *      simulated candidate.
+ */
+#ifndef CS_PLANNER_H
+#define CS_PLANNER_H
+
+#include <stdint.h>
+
+#include "cs_sched.h"
+#include "cs_sim.h"
+#include "cs_status.h"
+
+#define CS_PLANNER_MAX_SIZES 64
+#define CS_PLANNER_MAX_TIERS 8
+#define CS_PLANNER_MAX_FACTS 16
+#define CS_PLANNER_MAX_MAPS 4
+#define CS_PLANNER_MAX_CANDS 384
+#define CS_PLANNER_HOST_MAX 64 /* bytes per host name, NUL included */
+
+typedef struct cs_planner_opts {
+    const char *platform;  /* spec, as given */
+    cs_coll_t coll;
+    int ranks;             /* 0: every rank of the platform */
+    const uint64_t *sizes; /* bytes */
+    int nsizes;
+    int top;               /* candidates simulated per size, by the model's ranking (>= 1) */
+    int jobs;              /* worker processes (>= 1) */
+    double budget;         /* seconds of wall time for the whole plan (> 0) */
+    cs_sim_model_t model;
+    int progress;          /* 0: quiet; 1: a status line on a terminal; 2: a line per candidate */
+    int exhaustive;        /* 1: simulate every candidate (small platforms, tests) */
+} cs_planner_opts_t;
+
+/* One level of the hierarchy: ranks whose routes stay within it. */
+typedef struct cs_planner_tier {
+    char name[16];     /* the tier of the slowest link joining two of its groups' ranks */
+    int group;         /* ranks per group (0 when the groups differ in size) */
+    int ngroups;
+    double latency;    /* seconds: longest route inside a group */
+    double rank_bw;    /* bytes/s: one flow between two ranks of a group, not of a smaller one */
+    double group_bw;   /* bytes/s: max-flow out of the first group to the other ranks */
+} cs_planner_tier_t;
+
+typedef struct cs_planner_cand {
+    char algo[32];
+    char params[160];  /* "k=v,k=v" as --param takes it ("" for the defaults) */
+    int map;           /* index of the rank order (0: the platform's order) */
+    int is_default;    /* the registry's defaults in the platform's order */
+    uint64_t messages; /* messages of the schedule */
+    double sim_cost;   /* predicted seconds to simulate one size */
+    double model_s[CS_PLANNER_MAX_SIZES]; /* cost model; < 0: not built */
+    double sim_s[CS_PLANNER_MAX_SIZES];   /* simulated; < 0: not simulated */
+    char bottleneck[16]; /* the tier of the link the model finds most loaded */
+    char err[160];     /* why it was not built or simulated ("" when it was) */
+} cs_planner_cand_t;
+
+typedef struct cs_planner {
+    int ranks;
+    cs_coll_t coll;
+    int nsizes;
+    uint64_t sizes[CS_PLANNER_MAX_SIZES];
+    int ntiers;
+    cs_planner_tier_t tiers[CS_PLANNER_MAX_TIERS]; /* innermost first; the last holds every rank */
+    int nfacts;
+    char facts[CS_PLANNER_MAX_FACTS][48];      /* "6x256", "3x2x256", ... */
+    int nmaps;
+    char map_name[CS_PLANNER_MAX_MAPS][24];    /* "platform", "fast-ring" */
+    char map_note[CS_PLANNER_MAX_MAPS][160];   /* what the order is, its slowest ring link */
+    double map_ring_bw[CS_PLANNER_MAX_MAPS];   /* slowest route of the ring in this order */
+    char *hosts; /* host of rank r in order m: cs_planner_host(p, m, r) */
+    int ncands;
+    cs_planner_cand_t *cands;
+    /* Lower bound per size for allreduce-like collectives over the groups
+     * of the outermost inner tier: the bytes that must leave one group over
+     * its egress capacity (seconds; 0 when not applicable). */
+    double bound_s[CS_PLANNER_MAX_SIZES];
+    char bound_note[200];
+    int simulated, timed_out; /* simulations run; killed at the budget's end */
+    double seconds;           /* wall time of the plan */
+} cs_planner_t;
+
+/* Run the plan.  CS_OK and *out (free with cs_planner_free); CS_ERR_INVAL /
+ * CS_ERR_NOTFOUND / CS_ERR_PARSE for input the user must change (one rank,
+ * no algorithm, unknown platform), CS_ERR_RANGE for a budget too small to
+ * simulate anything, others for failures while running. */
+int cs_planner_run(const cs_planner_opts_t *opts, cs_planner_t **out, cs_err_t *err);
+void cs_planner_free(cs_planner_t *p);
+
+/* Host of rank r in rank order m. */
+static inline char *cs_planner_host(const cs_planner_t *p, int m, int r)
+{
+    return p->hosts + ((size_t)m * (size_t)p->ranks + (size_t)r) * CS_PLANNER_HOST_MAX;
+}
+
+/* The candidate chosen for size k (fastest simulated; the model's best when
+ * none was simulated); -1 when there is none. */
+int cs_planner_choice(const cs_planner_t *p, int k);
+/* The time that ranks candidate c at size k: simulated, else the model's. */
+double cs_planner_time(const cs_planner_t *p, int c, int k);
+/* Candidate of the registry's flat ring with its defaults, or -1. */
+int cs_planner_ring(const cs_planner_t *p);
+
+/* ---- internals shared by the planner's files ----------------------------- */
+
+/* Topology analysis; called with the platform loaded in SimGrid (so that
+ * cs_sim_route answers).  Fills tiers, facts, maps (hosts), bound. */
+struct cs_platform;
+int cs__planner_topology(const struct cs_platform *plat, cs_planner_t *p, cs_err_t *err);
+/* Candidates from the registry, the factorizations and the maps. */
+int cs__planner_candidates(const struct cs_platform *plat, cs_planner_t *p, cs_err_t *err);
+/* Schedules of more messages are costed by their closed form only. */
+#define CS__PLANNER_MAX_MESSAGES 6e6
+/* Build candidate c's schedule. */
+int cs__planner_build(const cs_planner_t *p, const cs_planner_cand_t *c, cs_sched_t **out, cs_err_t *err);
+/* The cost model for candidate c over the loaded platform's routes. */
+int cs__planner_cost(cs_planner_t *p, int c, cs_err_t *err);
+void cs__planner_cost_reset(void);
+/* Predicted seconds to simulate one size of a schedule of `messages` with
+ * `concurrent` messages per round on P ranks (an idle core). */
+double cs__planner_sim_cost(int P, double messages, double concurrent);
+
+#endif /* CS_PLANNER_H */

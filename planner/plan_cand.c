@@ -1,0 +1,183 @@
+/*
+ * plan_cand.c - the planner's candidates (cs_planner.h, step 2): every
+ * registry algorithm of the collective with its defaults, and variations of
+ * the parameters it declares (algorithms/cs_algo.h `params`), so that a
+ * parameter a generator gains (channels) is tried without a change here:
+ *   nchunks   pipelining depth: a quarter, half, twice and four times the default
+ *   channels  2 and 4 rings (or trees) at once
+ *   radix     4 and 8
+ *   dims      hier and torus2d: each factorization that follows the tiers
+ *   algos     hier: per tier ring or rhd (and the generator's auto)
+ * each in every rank order of the topology analysis.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_algo.h"
+#include "cs_planner.h"
+#include "cs_platform.h"
+
+static int declares(const cs_algo_t *a, const char *key, const char **def)
+{
+    for (const cs_param_desc_t *d = a->params; d && d->key; d++)
+        if (strcmp(d->key, key) == 0) {
+            if (def)
+                *def = d->def;
+            return 1;
+        }
+    return 0;
+}
+
+static void add(cs_planner_t *p, const char *algo, const char *params, int is_default)
+{
+    for (int m = 0; m < p->nmaps; m++) {
+        if (p->ncands >= CS_PLANNER_MAX_CANDS)
+            return;
+        for (int i = 0; i < p->ncands; i++)
+            if (strcmp(p->cands[i].algo, algo) == 0 && strcmp(p->cands[i].params, params) == 0 &&
+                p->cands[i].map == m)
+                goto next;
+        cs_planner_cand_t *c = &p->cands[p->ncands++];
+        memset(c, 0, sizeof(*c));
+        snprintf(c->algo, sizeof(c->algo), "%s", algo);
+        snprintf(c->params, sizeof(c->params), "%s", params);
+        c->map = m;
+        c->is_default = is_default && m == 0;
+        for (int k = 0; k < CS_PLANNER_MAX_SIZES; k++)
+            c->model_s[k] = c->sim_s[k] = -1;
+    next:;
+    }
+}
+
+static int ndims_of(const char *f)
+{
+    int n = 1;
+    for (; *f; f++)
+        n += *f == 'x';
+    return n;
+}
+
+/* The platform's natural dims ("6x256") when they multiply to P. */
+static void plat_dims(const cs_platform_t *plat, int P, char *buf, size_t len)
+{
+    buf[0] = 0;
+    long prod = 1;
+    for (int i = 0; i < plat->ndims; i++)
+        prod *= plat->dims[i];
+    if (plat->ndims < 1 || prod != P)
+        return;
+    for (int i = 0; i < plat->ndims; i++) {
+        size_t l = strlen(buf);
+        snprintf(buf + l, len - l, "%s%d", i ? "x" : "", plat->dims[i]);
+    }
+}
+
+int cs__planner_candidates(const cs_platform_t *plat, cs_planner_t *p, cs_err_t *err)
+{
+    int P = p->ranks;
+    char pd[64];
+    plat_dims(plat, P, pd, sizeof(pd));
+    for (int i = 0; i < cs_algo_count(); i++) {
+        const cs_algo_t *a = cs_algo_at(i);
+        if (a->coll != p->coll)
+            continue;
+        char base[160] = "";
+        const char *def = NULL;
+        /* defaults, as `collstep sim` runs them (hier gets the platform's tiers) */
+        if (declares(a, "dims", NULL) && strcmp(a->name, "hier") == 0 && pd[0])
+            snprintf(base, sizeof(base), "dims=%s", pd);
+        add(p, a->name, base, 1);
+        char v[160];
+        if (declares(a, "nchunks", &def)) {
+            long d = def ? strtol(def, NULL, 10) : 1;
+            if (d < 1)
+                d = 1;
+            long mul[4] = {d / 4, d / 2, d * 2, d * 4};
+            for (int k = 0; k < 4; k++)
+                if (mul[k] >= 1 && mul[k] <= 64 && mul[k] != d) {
+                    snprintf(v, sizeof(v), "%s%snchunks=%ld", base, base[0] ? "," : "", mul[k]);
+                    add(p, a->name, v, 0);
+                }
+        }
+        if (declares(a, "channels", &def))
+            for (int ch = 2; ch <= 4; ch *= 2) {
+                snprintf(v, sizeof(v), "%s%schannels=%d", base, base[0] ? "," : "", ch);
+                add(p, a->name, v, 0);
+                if (declares(a, "nchunks", NULL)) {
+                    snprintf(v, sizeof(v), "%s%schannels=%d,nchunks=4", base, base[0] ? "," : "",
+                             ch);
+                    add(p, a->name, v, 0);
+                }
+            }
+        if (declares(a, "radix", NULL))
+            for (int r = 4; r <= 8; r *= 2) {
+                snprintf(v, sizeof(v), "radix=%d", r);
+                add(p, a->name, v, 0);
+            }
+        if (!declares(a, "dims", NULL))
+            continue;
+        int has_algos = declares(a, "algos", NULL);
+        for (int f = 0; f < p->nfacts; f++) {
+            int nd = ndims_of(p->facts[f]);
+            if (!has_algos) { /* torus2d: grids of two dims */
+                if (nd == 2) {
+                    snprintf(v, sizeof(v), "dims=%s", p->facts[f]);
+                    add(p, a->name, v, 0);
+                }
+                continue;
+            }
+            /* hier: auto, then ring or rhd per tier, each with pipelined ring tiers */
+            for (int mask = -1; mask < (1 << nd); mask++) {
+                char al[64] = "";
+                for (int t = 0; t < nd && mask >= 0; t++) {
+                    size_t l = strlen(al);
+                    snprintf(al + l, sizeof(al) - l, "%s%s", t ? "+" : "",
+                             mask >> t & 1 ? "rhd" : "ring");
+                }
+                /* a ring over a large tier: latency linear in its size, tried
+                 * unpipelined only */
+                int big_ring = 0;
+                for (int t = 0, f0 = 0; t < nd; t++) {
+                    int dim = atoi(p->facts[f] + f0);
+                    while (p->facts[f][f0] && p->facts[f][f0] != 'x')
+                        f0++;
+                    if (p->facts[f][f0] == 'x')
+                        f0++;
+                    if (mask >= 0 && !(mask >> t & 1) && dim > 16)
+                        big_ring = 1;
+                }
+                for (int nc = 1; nc <= 4; nc *= 4) {
+                    char extra[32] = "";
+                    if (nc > 1) {
+                        if (mask == (1 << nd) - 1 || big_ring)
+                            continue; /* no ring tier to pipeline, or too long a ring */
+                        snprintf(extra, sizeof(extra), ",nchunks=%d", nc);
+                    }
+                    snprintf(v, sizeof(v), "dims=%s%s%s%s", p->facts[f], mask >= 0 ? ",algos=" : "",
+                             al, extra);
+                    add(p, a->name, v, 0);
+                }
+            }
+        }
+    }
+    if (p->ncands == 0)
+        return cs_err_set(err, CS_ERR_NOTFOUND, "plan: the registry has no algorithm for %s "
+                          "(see 'collstep algos')", cs_coll_name(p->coll));
+    return CS_OK;
+}
+
+int cs__planner_build(const cs_planner_t *p, const cs_planner_cand_t *c, cs_sched_t **out, cs_err_t *err)
+{
+    const cs_algo_t *a = cs_algo_find(p->coll, c->algo);
+    if (!a)
+        return cs_err_set(err, CS_ERR_NOTFOUND, "no algorithm %s for %s", c->algo,
+                          cs_coll_name(p->coll));
+    cs_params_t prm;
+    cs_params_init(&prm);
+    int st;
+    if (c->params[0] && (st = cs_params_parse(&prm, c->params, err)) != CS_OK)
+        return st;
+    cs_coll_desc_t d = {p->coll, p->ranks, 0, 0};
+    return cs_algo_build(a, &d, &prm, out, err);
+}

@@ -1,0 +1,564 @@
+/*
+ * plan_run.c - the planner's driver (cs_planner.h, step 4): one shared memory
+ * region holds the plan; an analysis child loads the platform in SimGrid
+ * (topology, candidates, cost model); worker children (one simulation each,
+ * since SimGrid runs one simulation per process) simulate the chosen
+ * candidates at the sizes they were chosen for, at most `jobs` at a time,
+ * until the budget is spent.  The parent never initialises SimGrid.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cs_algo.h"
+#include "cs_planner.h"
+#include "cs_platform.h"
+#include "cs_sim.h"
+
+/* What the children report back, beside the plan itself. */
+typedef struct shared_hdr {
+    cs_planner_t plan;
+    int status;
+    char msg[CS_ERR_MSG_MAX];
+    int ncosted;
+    size_t bytes; /* of the whole mapping */
+} shared_hdr_t;
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static shared_hdr_t *hdr_of(const cs_planner_t *p) { return (shared_hdr_t *)(uintptr_t)p; }
+
+void cs_planner_free(cs_planner_t *p)
+{
+    if (p)
+        munmap(p, hdr_of(p)->bytes);
+}
+
+double cs_planner_time(const cs_planner_t *p, int c, int k)
+{
+    const cs_planner_cand_t *x = &p->cands[c];
+    return x->sim_s[k] >= 0 ? x->sim_s[k] : x->model_s[k];
+}
+
+int cs_planner_choice(const cs_planner_t *p, int k)
+{
+    int best = -1, sim = 0;
+    for (int c = 0; c < p->ncands; c++) {
+        const cs_planner_cand_t *x = &p->cands[c];
+        int s = x->sim_s[k] >= 0;
+        if (!s && x->model_s[k] < 0)
+            continue;
+        if (best < 0 || (s && !sim) ||
+            (s == sim && cs_planner_time(p, c, k) < cs_planner_time(p, best, k)))
+            best = c, sim = s;
+    }
+    return best;
+}
+
+int cs_planner_ring(const cs_planner_t *p)
+{
+    for (int c = 0; c < p->ncands; c++)
+        if (p->cands[c].is_default && strcmp(p->cands[c].algo, "ring") == 0)
+            return c;
+    return -1;
+}
+
+static void status_line(const cs_planner_opts_t *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void status_line(const cs_planner_opts_t *o, const char *fmt, ...)
+{
+    if (!o->progress)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, o->progress == 1 ? "\r\033[Kcollstep plan: " : "collstep plan: ");
+    vfprintf(stderr, fmt, ap);
+    if (o->progress == 2)
+        fputc('\n', stderr);
+    va_end(ap);
+    fflush(stderr);
+}
+
+/* ---- the analysis child -------------------------------------------------- */
+
+static int analyse(const cs_platform_t *plat, const cs_planner_opts_t *o, shared_hdr_t *h,
+                   double deadline)
+{
+    cs_planner_t *p = &h->plan;
+    cs_err_t err;
+    cs_err_clear(&err);
+    cs_sim_opts_t so;
+    cs_sim_opts_init(&so);
+    so.model = o->model;
+    int st = cs_sim_run(plat, &so, NULL, 0, &err); /* loads the platform: routes answer */
+    double ta = now();
+    if (st == CS_OK)
+        st = cs__planner_topology(plat, p, &err);
+    if (getenv("CS_PLAN_DEBUG"))
+        fprintf(stderr, "load+topology %.2f s\n", now() - ta);
+    if (st == CS_OK)
+        st = cs__planner_candidates(plat, p, &err);
+    if (st != CS_OK) {
+        h->status = st;
+        snprintf(h->msg, sizeof(h->msg), "%s", err.msg);
+        return 1;
+    }
+    /* the bound: bytes that must leave a group of the innermost tier that
+     * splits the ranks into groups, over its egress capacity */
+    for (int t = p->ntiers - 2; t >= 0; t--) {
+        const cs_planner_tier_t *tt = &p->tiers[t];
+        if (!(tt->group_bw > 0) || !tt->group)
+            continue;
+        int G = p->ranks / tt->group;
+        double f = p->coll == CS_COLL_ALLREDUCE ? 2.0 * (G - 1) / G
+                   : (p->coll == CS_COLL_REDUCE_SCATTER || p->coll == CS_COLL_ALLGATHER)
+                       ? (double)(G - 1) / G : 0;
+        if (f <= 0)
+            break;
+        for (int k = 0; k < p->nsizes; k++)
+            p->bound_s[k] = f * (double)p->sizes[k] / tt->group_bw;
+        snprintf(p->bound_note, sizeof(p->bound_note),
+                 "%.3g x SIZE leaves each of the %d %s groups of %d ranks, over its %.1f GB/s "
+                 "egress (max-flow)", f, G, p->tiers[t + 1].name, tt->group, tt->group_bw / 1e9);
+        break;
+    }
+    /* cost model: cheapest schedules first would be unfair; registry order,
+     * defaults first, until 40 % of the budget is spent */
+    double stop = now() + 0.4 * (deadline - now());
+    for (int pass = 0; pass < 2; pass++)
+        for (int c = 0; c < p->ncands; c++) {
+            cs_planner_cand_t *x = &p->cands[c];
+            if (x->is_default != (pass == 0))
+                continue;
+            if (pass == 1 && now() > stop) {
+                snprintf(x->err, sizeof(x->err), "not costed: budget");
+                continue;
+            }
+            /* variants of a default that cannot be simulated in the budget
+             * have more messages still: the model alone would rank them */
+            const cs_planner_cand_t *d = NULL;
+            for (int k = 0; pass == 1 && k < p->ncands; k++)
+                if (p->cands[k].is_default && strcmp(p->cands[k].algo, x->algo) == 0)
+                    d = &p->cands[k];
+            if (d && d->sim_cost > o->budget) {
+                snprintf(x->err, sizeof(x->err), "not costed: the defaults of %s need about "
+                         "%.0f s to simulate, more than the budget", x->algo, d->sim_cost);
+                continue;
+            }
+            /* pipelining and channels multiply the default's messages */
+            double grow = 1;
+            const char *v;
+            if ((v = strstr(x->params, "nchunks=")) != NULL) {
+                const char *dv = strstr(d ? d->params : "", "nchunks=");
+                long dn = dv ? strtol(dv + 8, NULL, 10) : 1;
+                grow *= (double)strtol(v + 8, NULL, 10) / (double)(dn > 0 ? dn : 1);
+            }
+            if ((v = strstr(x->params, "channels=")) != NULL)
+                grow *= (double)strtol(v + 9, NULL, 10);
+            if (d && (double)d->messages * grow > CS__PLANNER_MAX_MESSAGES) {
+                snprintf(x->err, sizeof(x->err), "not costed: about %.0f messages",
+                         (double)d->messages * grow);
+                continue;
+            }
+            cs_err_clear(&err);
+            double tc0 = now();
+            if (getenv("CS_PLAN_DEBUG"))
+                fprintf(stderr, "cost %s %s ...", x->algo, x->params);
+            if (cs__planner_cost(p, c, &err) != CS_OK)
+                snprintf(x->err, sizeof(x->err), "%.150s", err.msg);
+            h->ncosted++;
+            if (getenv("CS_PLAN_DEBUG"))
+                fprintf(stderr, " %.2f s msgs %llu simcost %.1f\n", now() - tc0,
+                        (unsigned long long)x->messages, x->sim_cost);
+            if (o->progress == 1)
+                status_line(o, "cost model %d/%d", h->ncosted, p->ncands);
+        }
+    cs__planner_cost_reset();
+    h->status = CS_OK;
+    return 0;
+}
+
+/* ---- a simulation worker -------------------------------------------------- */
+
+static int simulate(const cs_platform_t *plat, const cs_planner_opts_t *o, cs_planner_t *p, int c,
+                    const int *ks, int nk)
+{
+    cs_planner_cand_t *x = &p->cands[c];
+    cs_sched_t *s = NULL;
+    cs_err_t err;
+    cs_err_clear(&err);
+    if (cs__planner_build(p, x, &s, &err) != CS_OK) {
+        snprintf(x->err, sizeof(x->err), "%.150s", err.msg);
+        return 1;
+    }
+    cs_sim_instance_t in[CS_PLANNER_MAX_SIZES];
+    for (int i = 0; i < nk; i++) {
+        in[i].sched = s;
+        in[i].bytes = p->sizes[ks[i]];
+        in[i].dtype = CS_DT_F32;
+        in[i].time = 0;
+    }
+    const char *map[1];
+    (void)map;
+    char **hm = NULL;
+    cs_sim_opts_t so;
+    cs_sim_opts_init(&so);
+    so.model = o->model;
+    if (x->map > 0) {
+        hm = malloc(sizeof(char *) * (size_t)p->ranks);
+        if (!hm)
+            return 1;
+        for (int r = 0; r < p->ranks; r++)
+            hm[r] = cs_planner_host(p, x->map, r);
+        so.map = (const char *const *)hm;
+        so.nmap = p->ranks;
+    }
+    int st = cs_sim_run(plat, &so, in, nk, &err);
+    free(hm);
+    cs_sched_destroy(s);
+    if (st != CS_OK) {
+        snprintf(x->err, sizeof(x->err), "%.150s", err.msg);
+        return 1;
+    }
+    for (int i = 0; i < nk; i++)
+        x->sim_s[ks[i]] = in[i].time;
+    return 0;
+}
+
+/* ---- jobs ---------------------------------------------------------------- */
+
+typedef struct job {
+    int cand;
+    int ks[CS_PLANNER_MAX_SIZES], nk;
+    double cost;
+    pid_t pid;
+    double started;
+} job_t;
+
+static int by_model(const cs_planner_t *p, int k, int *order)
+{
+    int n = 0;
+    for (int c = 0; c < p->ncands; c++)
+        if (p->cands[c].model_s[k] >= 0)
+            order[n++] = c;
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && p->cands[order[j]].model_s[k] < p->cands[order[j - 1]].model_s[k];
+             j--) {
+            int t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    return n;
+}
+
+/* Jobs in priority order: per size the model's best, then the registry's
+ * defaults, then per size the next best up to `top`; one job per candidate
+ * with every size it was picked for. */
+static int plan_jobs(const cs_planner_t *p, const cs_planner_opts_t *o, job_t *jobs)
+{
+    int nj = 0, *order = malloc(sizeof(int) * (size_t)p->ncands);
+    int *jid = malloc(sizeof(int) * (size_t)p->ncands);
+    if (!order || !jid) {
+        free(order);
+        free(jid);
+        return -1;
+    }
+    for (int c = 0; c < p->ncands; c++)
+        jid[c] = -1;
+    int top = o->exhaustive ? p->ncands : o->top;
+    for (int pos = 0; pos < top; pos++) {
+        for (int k = 0; k < p->nsizes; k++) {
+            int n = by_model(p, k, order);
+            if (pos >= n)
+                continue;
+            int c = order[pos];
+            if (jid[c] < 0) {
+                jid[c] = nj;
+                memset(&jobs[nj], 0, sizeof(job_t));
+                jobs[nj++].cand = c;
+            }
+            job_t *j = &jobs[jid[c]];
+            j->ks[j->nk++] = k;
+        }
+        if (pos == 0) /* the registry's defaults at every size */
+            for (int c = 0; c < p->ncands; c++) {
+                if (!p->cands[c].is_default || p->cands[c].model_s[0] < 0)
+                    continue;
+                if (jid[c] < 0) {
+                    jid[c] = nj;
+                    memset(&jobs[nj], 0, sizeof(job_t));
+                    jobs[nj++].cand = c;
+                }
+                job_t *j = &jobs[jid[c]];
+                for (int k = 0; k < p->nsizes; k++) {
+                    int have = 0;
+                    for (int i = 0; i < j->nk; i++)
+                        have |= j->ks[i] == k;
+                    if (!have)
+                        j->ks[j->nk++] = k;
+                }
+            }
+    }
+    for (int i = 0; i < nj; i++) {
+        const cs_planner_cand_t *x = &p->cands[jobs[i].cand];
+        /* one simulation process: its set-up once, each size's run */
+        double base = cs__planner_sim_cost(p->ranks, 0, 1);
+        jobs[i].cost = base + (x->sim_cost - base) * jobs[i].nk;
+        /* sizes in order (the results do not depend on it) */
+        for (int a = 1; a < jobs[i].nk; a++)
+            for (int b = a; b > 0 && jobs[i].ks[b] < jobs[i].ks[b - 1]; b--) {
+                int t = jobs[i].ks[b];
+                jobs[i].ks[b] = jobs[i].ks[b - 1];
+                jobs[i].ks[b - 1] = t;
+            }
+    }
+    free(order);
+    free(jid);
+    return nj;
+}
+
+/* A job before job i whose candidate has the same schedule to the model's
+ * eye (same rank order, messages and model times at every size) and
+ * covers its sizes; -1 when none. */
+static int dup_of(const cs_planner_t *p, const job_t *jobs, int i)
+{
+    const cs_planner_cand_t *x = &p->cands[jobs[i].cand];
+    for (int j = 0; j < i; j++) {
+        const cs_planner_cand_t *y = &p->cands[jobs[j].cand];
+        if (y->map != x->map || y->messages != x->messages || strcmp(y->algo, x->algo) != 0)
+            continue;
+        int same = 1;
+        for (int k = 0; k < p->nsizes && same; k++)
+            same = fabs(y->model_s[k] - x->model_s[k]) <= 1e-12 * fabs(x->model_s[k]);
+        for (int a = 0; a < jobs[i].nk && same; a++) {
+            int cov = 0;
+            for (int b = 0; b < jobs[j].nk; b++)
+                cov |= jobs[j].ks[b] == jobs[i].ks[a];
+            same = cov;
+        }
+        if (same)
+            return j;
+    }
+    return -1;
+}
+
+static const char *label(const cs_planner_t *p, const cs_planner_cand_t *x, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s%s%s%s%s", x->algo, x->params[0] ? " " : "", x->params,
+             x->map ? " map=" : "", x->map ? p->map_name[x->map] : "");
+    return buf;
+}
+
+int cs_planner_run(const cs_planner_opts_t *o, cs_planner_t **out, cs_err_t *err)
+{
+    *out = NULL;
+    double t0 = now(), deadline = t0 + o->budget;
+    if (!(o->budget > 0))
+        return cs_err_set(err, CS_ERR_RANGE, "--budget: expected a positive number of seconds");
+    if (o->nsizes < 1 || o->nsizes > CS_PLANNER_MAX_SIZES)
+        return cs_err_set(err, CS_ERR_INVAL, "plan: 1 to %d sizes", CS_PLANNER_MAX_SIZES);
+    cs_platform_t *plat = NULL;
+    int st = cs_platform_open(o->platform, &plat, err);
+    if (st != CS_OK)
+        return st;
+    int P = o->ranks ? o->ranks : (int)plat->ndevices;
+    if ((uint64_t)P > plat->ndevices) {
+        st = cs_err_set(err, CS_ERR_INVAL, "%d ranks but %s has only %llu %s", P, plat->name,
+                        (unsigned long long)plat->ndevices, plat->rank_noun);
+        goto out;
+    }
+    if (P < 2) {
+        st = cs_err_set(err, CS_ERR_INVAL, "%s has %d rank%s: a collective on one rank moves "
+                        "no data, there is nothing to plan%s", o->platform, P, P == 1 ? "" : "s",
+                        o->ranks ? "" : " (give a platform with more devices)");
+        goto out;
+    }
+    int nalg = 0;
+    for (int i = 0; i < cs_algo_count(); i++)
+        nalg += cs_algo_at(i)->coll == o->coll;
+    if (nalg == 0) {
+        st = cs_err_set(err, CS_ERR_NOTFOUND, "the registry has no algorithm for %s (see "
+                        "'collstep algos')", cs_coll_name(o->coll));
+        goto out;
+    }
+    size_t bytes = sizeof(shared_hdr_t) + sizeof(cs_planner_cand_t) * CS_PLANNER_MAX_CANDS +
+                   (size_t)CS_PLANNER_MAX_MAPS * (size_t)P * CS_PLANNER_HOST_MAX;
+    shared_hdr_t *h = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (h == MAP_FAILED) {
+        st = cs_err_set(err, CS_ERR_NOMEM, "plan: cannot map %zu bytes: %s", bytes,
+                        strerror(errno));
+        goto out;
+    }
+    memset(h, 0, sizeof(*h));
+    h->bytes = bytes;
+    cs_planner_t *p = &h->plan;
+    p->ranks = P;
+    p->coll = o->coll;
+    p->nsizes = o->nsizes;
+    memcpy(p->sizes, o->sizes, sizeof(uint64_t) * (size_t)o->nsizes);
+    p->cands = (cs_planner_cand_t *)(h + 1);
+    p->hosts = (char *)(p->cands + CS_PLANNER_MAX_CANDS);
+    h->status = CS_ERR_INTERNAL;
+    snprintf(h->msg, sizeof(h->msg), "plan: the analysis process died");
+
+    /* 1-3: analysis child */
+    status_line(o, "analysing %s (%d ranks)%s", o->platform, P, o->progress == 1 ? "" : "");
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        st = cs_err_set(err, CS_ERR_INTERNAL, "plan: fork: %s", strerror(errno));
+        goto fail;
+    }
+    if (pid == 0)
+        _exit(analyse(plat, o, h, deadline));
+    int ws = 0;
+    while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+        ;
+    if (!WIFEXITED(ws) || h->status != CS_OK) {
+        st = h->status != CS_OK ? h->status : CS_ERR_INTERNAL;
+        cs_err_set(err, st, "%s", h->msg);
+        goto fail;
+    }
+    int ncosted = 0;
+    for (int c = 0; c < p->ncands; c++)
+        ncosted += p->cands[c].model_s[0] >= 0;
+    if (ncosted == 0) {
+        st = cs_err_set(err, CS_ERR_NOTFOUND, "no candidate for %s on %d ranks could be built "
+                        "(%s)", cs_coll_name(o->coll), P, p->ncands ? p->cands[0].err : "none");
+        goto fail;
+    }
+
+    /* 4: simulations */
+    job_t *jobs = calloc((size_t)p->ncands, sizeof(job_t));
+    if (!jobs) {
+        st = cs_err_set(err, CS_ERR_NOMEM, "plan: out of memory");
+        goto fail;
+    }
+    int nj = plan_jobs(p, o, jobs), next = 0, running = 0, done = 0;
+    double spent = 0, predicted = 0, ratio = 1; /* measured over predicted simulation time */
+    double analysed = now();
+    double cheapest = INFINITY;
+    for (int i = 0; i < nj; i++)
+        if (jobs[i].cost < cheapest)
+            cheapest = jobs[i].cost;
+    if (nj > 0 && analysed + cheapest > deadline) {
+        st = cs_err_set(err, CS_ERR_RANGE, "--budget %g s: the analysis took %.1f s and the "
+                        "cheapest simulation needs about %.1f s more; give --budget %.0f or more",
+                        o->budget, analysed - t0, cheapest, ceil(analysed - t0 + 2 * cheapest));
+        free(jobs);
+        goto fail;
+    }
+    fflush(NULL);
+    while (next < nj || running > 0) {
+        /* start what fits in the budget */
+        while (running < o->jobs && next < nj) {
+            job_t *j = &jobs[next];
+            if (dup_of(p, jobs, next) >= 0) { /* the same schedule as a job before it */
+                next++;
+                continue;
+            }
+            if (now() + j->cost * (ratio > 1 ? ratio : 1) > deadline) {
+                snprintf(p->cands[j->cand].err, sizeof(p->cands[0].err),
+                         "not simulated: about %.0f s, more than the budget left", j->cost);
+                next++;
+                continue;
+            }
+            pid_t w = fork();
+            if (w < 0)
+                break;
+            if (w == 0)
+                _exit(simulate(plat, o, p, j->cand, j->ks, j->nk));
+            j->pid = w;
+            j->started = now();
+            running++;
+            next++;
+        }
+        if (running == 0)
+            break;
+        int wst;
+        pid_t w = waitpid(-1, &wst, WNOHANG);
+        if (w <= 0) {
+            if (now() > deadline) { /* the budget is spent: stop what runs */
+                for (int i = 0; i < next; i++)
+                    if (jobs[i].pid > 0) {
+                        kill(jobs[i].pid, SIGKILL);
+                        waitpid(jobs[i].pid, NULL, 0);
+                        jobs[i].pid = 0;
+                        running--;
+                        p->timed_out++;
+                        snprintf(p->cands[jobs[i].cand].err, sizeof(p->cands[0].err),
+                                 "not simulated: stopped at the end of the budget");
+                    }
+                continue;
+            }
+            usleep(20000);
+            continue;
+        }
+        for (int i = 0; i < next; i++) {
+            if (jobs[i].pid != w)
+                continue;
+            jobs[i].pid = 0;
+            running--;
+            done++;
+            const cs_planner_cand_t *x = &p->cands[jobs[i].cand];
+            int ok = WIFEXITED(wst) && WEXITSTATUS(wst) == 0;
+            if (ok) {
+                p->simulated++;
+                spent += now() - jobs[i].started;
+                predicted += jobs[i].cost;
+                ratio = spent / predicted;
+            }
+            else if (!x->err[0])
+                snprintf(p->cands[jobs[i].cand].err, sizeof(p->cands[0].err),
+                         "the simulation process failed (%s %d)",
+                         WIFSIGNALED(wst) ? "signal" : "exit",
+                         WIFSIGNALED(wst) ? WTERMSIG(wst) : WEXITSTATUS(wst));
+            char lb[256];
+            if (o->progress == 2)
+                status_line(o, "[%d/%d] %s: %s in %.1f s%s%s", done, nj,
+                            label(p, x, lb, sizeof(lb)), ok ? "simulated" : "failed",
+                            now() - jobs[i].started, ok ? "" : ": ", ok ? "" : x->err);
+            else
+                status_line(o, "simulated %d/%d, %.0f s left", done, nj, deadline - now());
+        }
+    }
+    if (o->progress == 1)
+        fputs("\r\033[K", stderr);
+    /* duplicates share their original's results */
+    for (int i = 0; i < nj; i++) {
+        int d = dup_of(p, jobs, i);
+        if (d < 0)
+            continue;
+        cs_planner_cand_t *x = &p->cands[jobs[i].cand];
+        const cs_planner_cand_t *y = &p->cands[jobs[d].cand];
+        for (int k = 0; k < p->nsizes; k++)
+            if (x->sim_s[k] < 0)
+                x->sim_s[k] = y->sim_s[k];
+        if (!x->err[0] && y->err[0] && x != y)
+            memcpy(x->err, y->err, sizeof(x->err));
+    }
+    free(jobs);
+    p->seconds = now() - t0;
+    cs_platform_close(plat);
+    *out = p;
+    return CS_OK;
+fail:
+    munmap(h, bytes);
+out:
+    cs_platform_close(plat);
+    return st;
+}

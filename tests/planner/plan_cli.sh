@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# plan_cli.sh COLLSTEP - `collstep plan` from the command line: bad input
+# exits 2 with a message naming the problem; a plan prints its ranking in
+# the three formats and writes a tuning table that `collstep sim --algo
+# auto` reads (and refuses for another platform); -o never replaces a file
+# collstep did not write.
+collstep=$1
+pass=0 fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+bad() { # EXPECTED-TEXT ARGS...
+  local want=$1; shift
+  "$collstep" plan "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  if [ $rc -eq 2 ] && grep -qi -- "$want" "$tmp/err"; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1))
+    echo "FAIL: collstep plan $* -> exit $rc, stderr: $(head -c 300 "$tmp/err") (wanted exit 2 and '$want')" >&2
+  fi
+}
+check() { # DESCRIPTION COMMAND...
+  local what=$1; shift
+  if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what" >&2; fi
+}
+
+P=x86-p100-pcie-10gbe:nodes=2
+bad "platform is required" --size 1M
+bad "size is required" --platform "$P"
+bad "unknown collective 'allsum'" --platform "$P" --coll allsum --size 1M
+bad "nosuchpreset" --platform nosuchpreset --size 1M
+bad "nothing to plan" --platform "$P" --ranks 1 --size 1M
+bad "only 8" --platform "$P" --ranks 9 --size 1M
+bad "budget" --platform "$P" --size 1M --budget 0
+bad "budget" --platform "$P" --size 1M --budget soon
+bad "give --budget" --platform summit:nodes=8 --size 1M --budget 0.05
+bad "format" --platform "$P" --size 1M --format xml
+bad "model" --platform "$P" --size 1M --model fancy
+bad "size" --platform "$P" --size 1G:1M
+bad "top" --platform "$P" --size 1M --top 0
+# a one-host platform file
+cat >"$tmp/one.xml" <<'XML'
+<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="z" routing="Full">
+    <host id="h0" speed="1Gf"/>
+  </zone>
+</platform>
+XML
+bad "nothing to plan" --platform "$tmp/one.xml" --size 1M
+# -o: a file collstep did not write is kept
+echo "my notes" >"$tmp/notes"
+bad "notes" --platform "$P" --size 1M -o "$tmp/notes"
+check "-o left the user's file alone" grep -q "my notes" "$tmp/notes"
+
+# a plan: table, csv, json, tuning table
+"$collstep" plan --platform "$P" --size 64K,16M --top 2 -o "$tmp/t.tuning" >"$tmp/table" 2>"$tmp/err"
+check "plan exits 0 ($(tail -3 "$tmp/err"))" test $? -eq 0
+check "table names the tiers" grep -q "^# tiers" "$tmp/table"
+check "table has a choice per size" test "$(grep -c '^size .*: ' "$tmp/table")" -eq 2
+check "table ranks a simulated row" grep -q " sim " "$tmp/table"
+check "progress: a line per simulation off a terminal" grep -q "^collstep plan: \[1/" "$tmp/err"
+check "tuning table written" grep -q "^collstep-tuning 1" "$tmp/t.tuning"
+check "tuning table platform" grep -qx "platform $P" "$tmp/t.tuning"
+check "tuning table entries" test "$(grep -c '^entry allreduce ' "$tmp/t.tuning")" -ge 1
+# a second plan replaces the table collstep wrote
+"$collstep" plan --platform "$P" --size 1M --top 1 -o "$tmp/t.tuning" >/dev/null 2>&1
+check "-o replaces its own table" test $? -eq 0
+"$collstep" plan --platform "$P" --size 64K,16M --top 2 --format csv >"$tmp/csv" 2>/dev/null
+check "csv header" grep -q "^size,place,algo,params,order,time_us" "$tmp/csv"
+check "csv one chosen row per size" test "$(grep -c ',1$' "$tmp/csv")" -eq 2
+"$collstep" plan --platform "$P" --size 64K --top 2 --format json >"$tmp/json" 2>/dev/null
+if command -v python3 >/dev/null; then
+  check "json parses" python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['ranks']==8 and d['sizes'][0]['ranking']" "$tmp/json"
+fi
+
+# --algo auto --tuning (collstep sim), where the sim command has it
+if "$collstep" sim --help 2>/dev/null | grep -q -- "--tuning"; then
+  "$collstep" plan --platform "$P" --size 64K,16M --top 2 -o "$tmp/t.tuning" >/dev/null 2>&1
+  "$collstep" sim --platform "$P" --algo auto --tuning "$tmp/t.tuning" --size 64K,16M >"$tmp/sim" 2>"$tmp/simerr"
+  check "sim --algo auto runs the table ($(head -c 300 "$tmp/simerr"))" test $? -eq 0
+  "$collstep" sim --platform summit:nodes=2 --algo auto --tuning "$tmp/t.tuning" --size 1M >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  check "sim refuses a table for another platform (exit $rc: $(head -c 200 "$tmp/err"))" \
+    test $rc -eq 2
+fi
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,168 @@
+/*
+ * test_plan.c - the planner's choices (planner/cs_planner.h).
+ *
+ *   exhaustive   on a small platform every candidate is simulated once
+ *                (--all); the plan with its usual pruning (the cost model's
+ *                best --top per size) must choose a candidate within 1 % of
+ *                that optimum, and none slower than the registry's defaults
+ *   dgx1         one DGX-1: the ring the plan picks runs in the fast-ring
+ *                order, every route of that ring is a single NVLink link,
+ *                its busbw is within 10 % of the ring's slowest link (the
+ *                rest is the reductions of the simulator's device stream),
+ *                and the platform's order is slower
+ *   errors       one rank, an unknown platform, a budget too small
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_planner.h"
+#include "cs_platform.h"
+#include "cs_sim.h"
+#include "cs_test.h"
+
+static int run(const char *plat, const uint64_t *sizes, int ns, int all, cs_planner_t **p)
+{
+    cs_planner_opts_t o;
+    memset(&o, 0, sizeof(o));
+    o.platform = plat;
+    o.coll = CS_COLL_ALLREDUCE;
+    o.sizes = sizes;
+    o.nsizes = ns;
+    o.top = 4;
+    o.jobs = 2;
+    o.budget = 120;
+    o.exhaustive = all;
+    cs_err_t err;
+    cs_err_clear(&err);
+    int st = cs_planner_run(&o, p, &err);
+    if (st != CS_OK)
+        fprintf(stderr, "%s: %s\n", plat, err.msg);
+    return st;
+}
+
+static int exhaustive(const char *plat)
+{
+    const uint64_t sizes[] = {65536, 4u << 20, 64u << 20};
+    int ns = 3;
+    cs_planner_t *a = NULL, *b = NULL;
+    CS_TEST_REQUIRE(run(plat, sizes, ns, 0, &a) == CS_OK, "plan");
+    CS_TEST_REQUIRE(run(plat, sizes, ns, 1, &b) == CS_OK, "plan --all");
+    CS_TEST_CHECK(a->ncands == b->ncands, "%d vs %d candidates", a->ncands, b->ncands);
+    for (int k = 0; k < ns; k++) {
+        double opt = INFINITY, def = INFINITY;
+        int nsim = 0, oc = -1;
+        for (int c = 0; c < b->ncands; c++) {
+            double t = b->cands[c].sim_s[k];
+            if (t < 0)
+                continue;
+            nsim++;
+            if (t < opt)
+                opt = t, oc = c;
+            if (b->cands[c].is_default && t < def)
+                def = t;
+        }
+        CS_TEST_CHECK(nsim == b->ncands, "size %llu: %d of %d candidates simulated",
+                      (unsigned long long)sizes[k], nsim, b->ncands);
+        int ch = cs_planner_choice(a, k);
+        CS_TEST_REQUIRE(ch >= 0 && a->cands[ch].sim_s[k] >= 0, "size %llu: no simulated choice",
+                        (unsigned long long)sizes[k]);
+        double t = a->cands[ch].sim_s[k];
+        printf("%s %llu B: plan %s %s (%s) %.2f us, exhaustive optimum %s %s %.2f us, best "
+               "default %.2f us\n", plat, (unsigned long long)sizes[k], a->cands[ch].algo,
+               a->cands[ch].params, a->map_name[a->cands[ch].map], t * 1e6, b->cands[oc].algo,
+               b->cands[oc].params, opt * 1e6, def * 1e6);
+        CS_TEST_CHECK(t <= 1.01 * opt, "size %llu: the plan's %.3f us is more than 1 %% over "
+                      "the optimum %.3f us", (unsigned long long)sizes[k], t * 1e6, opt * 1e6);
+        CS_TEST_CHECK(t <= def * (1 + 1e-9), "size %llu: slower than a registry default",
+                      (unsigned long long)sizes[k]);
+    }
+    cs_planner_free(a);
+    cs_planner_free(b);
+    return 0;
+}
+
+static int dgx1(void)
+{
+    const char *plat = "dgx1-v100-ib100:nodes=1";
+    const uint64_t sizes[] = {1u << 30};
+    cs_planner_t *p = NULL;
+    CS_TEST_REQUIRE(run(plat, sizes, 1, 0, &p) == CS_OK, "plan");
+    CS_TEST_REQUIRE(p->nmaps == 2 && strcmp(p->map_name[1], "fast-ring") == 0,
+                    "no fast ring found (%d orders)", p->nmaps);
+    int ch = cs_planner_choice(p, 0);
+    CS_TEST_REQUIRE(ch >= 0, "no choice");
+    const cs_planner_cand_t *c = &p->cands[ch];
+    double bus = 2.0 * 7 / 8 * (double)sizes[0] / c->sim_s[0];
+    int naive = cs_planner_ring(p);
+    CS_TEST_REQUIRE(naive >= 0 && p->cands[naive].sim_s[0] > 0, "naive ring not simulated");
+    double nbus = 2.0 * 7 / 8 * (double)sizes[0] / p->cands[naive].sim_s[0];
+    printf("dgx1: plan %s %s (%s) busbw %.2f GB/s, slowest ring route %.1f GB/s; platform "
+           "order ring %.2f GB/s (slowest route %.1f GB/s)\n", c->algo, c->params,
+           p->map_name[c->map], bus / 1e9, p->map_ring_bw[1] / 1e9, nbus / 1e9,
+           p->map_ring_bw[0] / 1e9);
+    CS_TEST_CHECK(c->map == 1, "the choice runs in order %s", p->map_name[c->map]);
+    CS_TEST_CHECK(bus >= 0.9 * p->map_ring_bw[1], "busbw %.2f GB/s", bus / 1e9);
+    CS_TEST_CHECK(nbus < bus / 2, "platform order %.2f GB/s", nbus / 1e9);
+    /* every route of the fast ring: one NVLink link */
+    cs_platform_t *pl = NULL;
+    cs_err_t err;
+    cs_err_clear(&err);
+    CS_TEST_REQUIRE(cs_platform_open(plat, &pl, &err) == CS_OK, "%s", err.msg);
+    CS_TEST_REQUIRE(cs_sim_run(pl, NULL, NULL, 0, &err) == CS_OK, "%s", err.msg);
+    for (int r = 0; r < p->ranks; r++) {
+        cs_sim_link_t l[16];
+        int n = 0;
+        const char *a = cs_planner_host(p, 1, r), *b = cs_planner_host(p, 1, (r + 1) % p->ranks);
+        CS_TEST_CHECK(cs_sim_route(a, b, l, 16, &n, &err) == CS_OK, "%s", err.msg);
+        CS_TEST_CHECK(n == 1 && strcmp(l[0].tier, "nvlink") == 0, "%s -> %s: %d links, first %s",
+                      a, b, n, n ? l[0].tier : "-");
+    }
+    cs_platform_close(pl);
+    cs_planner_free(p);
+    return 0;
+}
+
+static int errors(void)
+{
+    const uint64_t sizes[] = {1u << 20};
+    cs_planner_opts_t o;
+    memset(&o, 0, sizeof(o));
+    o.platform = "summit:nodes=1";
+    o.coll = CS_COLL_ALLREDUCE;
+    o.ranks = 1;
+    o.sizes = sizes;
+    o.nsizes = 1;
+    o.top = 1;
+    o.jobs = 1;
+    o.budget = 10;
+    cs_planner_t *p = NULL;
+    cs_err_t err;
+    cs_err_clear(&err);
+    CS_TEST_CHECK(cs_planner_run(&o, &p, &err) == CS_ERR_INVAL && !p &&
+                      strstr(err.msg, "nothing to plan"), "one rank: %s", err.msg);
+    o.ranks = 0;
+    o.platform = "no-such-platform";
+    cs_err_clear(&err);
+    CS_TEST_CHECK(cs_planner_run(&o, &p, &err) != CS_OK && !p, "unknown platform");
+    o.platform = "summit:nodes=4";
+    o.budget = 0.01;
+    cs_err_clear(&err);
+    CS_TEST_CHECK(cs_planner_run(&o, &p, &err) == CS_ERR_RANGE && !p &&
+                      strstr(err.msg, "--budget"), "tiny budget: %s", err.msg);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *what = argc > 1 ? argv[1] : "all";
+    /* dgx1 last: it loads a platform in this process (SimGrid, once) */
+    if (!strcmp(what, "errors") || !strcmp(what, "all"))
+        errors();
+    if (!strcmp(what, "exhaustive") || !strcmp(what, "all"))
+        exhaustive("summit:nodes=2");
+    if (!strcmp(what, "dgx1") || !strcmp(what, "all"))
+        dgx1();
+    return cs_test_finish();
+}
