@@ -13,6 +13,6 @@
  */
 #include "common/cs_flat.h"
 
-CS__FLAT_ALGO(allgather, ring, CS_COLL_ALLGATHER, CS__PH_RING,
-              "chunks per block: messages per block, the pipelining depth",
-              "ring all-gather (bandwidth optimal, P-1 steps)");
+CS__FLAT_RING_ALGO(allgather, ring, CS_COLL_ALLGATHER,
+                   "chunks per block: messages per block, the pipelining depth",
+                   "ring all-gather (bandwidth optimal, P-1 steps)");

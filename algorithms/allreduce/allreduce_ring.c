@@ -20,6 +20,6 @@
  */
 #include "common/cs_flat.h"
 
-CS__FLAT_ALGO(allreduce, ring, CS_COLL_ALLREDUCE, CS__PH_RING,
-              "chunks per segment: messages per segment, the pipelining depth",
-              "ring reduce-scatter + ring all-gather (bandwidth optimal, 2(P-1) steps)");
+CS__FLAT_RING_ALGO(allreduce, ring, CS_COLL_ALLREDUCE,
+                   "chunks per segment: messages per segment, the pipelining depth",
+                   "ring reduce-scatter + ring all-gather (bandwidth optimal, 2(P-1) steps)");

@@ -164,20 +164,21 @@ static void member_end(cs__phase_t *ph, int r)
     cs_deps_clear(&ph->term);
 }
 
+#define SEG_LO(g, j) ((g)->lo ? (g)->lo[(j)] : (g)->cut[(j)])
+#define SEG_N(g, j) ((g)->cut[(j) + 1] - (g)->cut[(j)])
+
 /* A group of one: the own segment only has to reach dst. */
 static int single(cs__phase_t *ph, const cs__grp_t *g, int src, int dst)
 {
     int r = g->ranks[0];
     if (!cs__phase_mine(ph, r))
         return cs_sched_status(ph->s);
-    cs_deps_push(&ph->term, p_copy(ph, r, src, dst, g->cut[0], g->cut[1] - g->cut[0],
+    cs_deps_push(&ph->term, p_copy(ph, r, src, dst, SEG_LO(g, 0), SEG_N(g, 0),
                                    cs__dl(ph->front[r], -1, -1)));
     member_end(ph, r);
     return cs_sched_status(ph->s);
 }
 
-#define SEG_LO(g, j) ((g)->cut[(j)])
-#define SEG_N(g, j) ((g)->cut[(j) + 1] - (g)->cut[(j)])
 
 /* ---- ring ------------------------------------------------------------- */
 
@@ -188,7 +189,9 @@ static int single(cs__phase_t *ph, const cs__grp_t *g, int src, int dst)
  * 2^k - 1 (about 2 log2 P copies): each has as many ring steps to complete
  * as it holds segments.  Consecutive steps reduce adjacent segments, so a
  * group is one run of chunks, split at most at the wrap and where the
- * target changes (the own segment goes to dst). */
+ * target changes (the own segment goes to dst).  Segments placed anywhere
+ * (g->lo, the channels of a reduce-scatter) are not adjacent: each gets its
+ * own copy right before its first reduce instead. */
 typedef struct copy_run {
     uint32_t lo, hi; /* chunk range */
     int buf;         /* target buffer */
@@ -205,10 +208,11 @@ static int ring_copies(cs__phase_t *ph, const cs__grp_t *g, cs__bufs_t b, int m,
         int tb = seg == m ? b.dst : b.work;
         if (tb == b.src || SEG_N(g, seg) == 0)
             continue;
-        if (nrun > 0 && run[nrun - 1].lo == g->cut[seg + 1] && run[nrun - 1].buf == tb)
-            run[nrun - 1].lo = g->cut[seg];
+        uint32_t lo = SEG_LO(g, seg), hi = lo + SEG_N(g, seg);
+        if (nrun > 0 && run[nrun - 1].lo == hi && run[nrun - 1].buf == tb)
+            run[nrun - 1].lo = lo;
         else if (nrun < 4)
-            run[nrun++] = (copy_run_t){g->cut[seg], g->cut[seg + 1], tb, -1};
+            run[nrun++] = (copy_run_t){lo, hi, tb, -1};
     }
     for (int k = 0; k < nrun; k++)
         run[k].step = p_copy(ph, r, b.src, run[k].buf, run[k].lo, run[k].hi - run[k].lo,
@@ -257,9 +261,11 @@ static int ring(cs__phase_t *ph, const cs__grp_t *g, cs__bufs_t b, int chan, uin
             len = SEG_N(g, rseg);
             np = len < pieces ? len : pieces;
             int tbuf = !rs ? b.dst : (rseg == m ? b.dst : b.work);
-            if (rs && ((i + 1) & i) == 0) /* steps i = 2^k - 1: copies for steps i .. 2i */
+            if (rs && g->lo == NULL && ((i + 1) & i) == 0) /* i = 2^k - 1: copies for i .. 2i */
                 nrun = ring_copies(ph, g, b, m, i, run);
             int64_t cp = -1;
+            if (rs && g->lo != NULL)
+                cp = p_copy(ph, r, b.src, tbuf, a, len, cs__dl(f, -1, -1));
             for (int k = 0; k < nrun; k++)
                 if (run[k].buf == tbuf && run[k].lo <= a && a + len <= run[k].hi)
                     cp = run[k].step;
@@ -500,6 +506,9 @@ static int dispatch(cs__phase_t *ph, cs__ph_alg_t a, const cs__grp_t *g, cs__buf
     case CS__PH_RING:
         return ring(ph, g, b, chan, pieces, rs);
     case CS__PH_RHD:
+        if (g->lo != NULL)
+            return cs_err_set(&ph->s->err, CS_ERR_INTERNAL,
+                              "recursive halving / doubling needs adjacent segments");
         return rs ? cs__phase_rs_halving(ph, g, b, chan) : cs__phase_ag_doubling(ph, g, b, chan);
     case CS__PH_DIRECT:
         return direct(ph, g, b, chan, rs);
@@ -529,7 +538,7 @@ static int tier_phase(cs__phase_t *ph, const int *dims, const int *order, const 
 {
     int t = order[level], st = CS_OK;
     cs__bufs_t b = {src, CS_BUF_OUT, CS_BUF_OUT};
-    cs__grp_t g = {ranks, dims[t], cut};
+    cs__grp_t g = {ranks, dims[t], cut, NULL};
     for (int r = 0; r < ph->s->desc.nranks && st == CS_OK; r++) {
         cs__radix_coords(r, dims, ntiers, coord);
         if (coord[t] != 0)

@@ -5,7 +5,9 @@
  * A group is an array of n global ranks (members 0..n-1) plus n + 1 global
  * chunk positions `cut`: member m's segment is [cut[m], cut[m+1]) and the
  * window is [cut[0], cut[n]).  Segments may be empty (both sides of every
- * message skip it identically).
+ * message skip it identically).  Ring and direct phases also take segments
+ * anywhere (`lo`, see cs__grp_t): the channels of a ring reduce-scatter or
+ * all-gather own every rank's block piecewise.
  *
  *   reduce-scatter: every member starts with its whole window (in buffer
  *                   `src`) and ends with the sum over the group of its own
@@ -77,6 +79,9 @@ typedef struct cs__grp {
     const int *ranks;    /* n global ranks */
     int n;
     const uint32_t *cut; /* n + 1 global chunk positions, non-decreasing */
+    const uint32_t *lo;  /* NULL, or n positions: member m's segment is then
+                            [lo[m], lo[m] + cut[m+1] - cut[m]) (ring and
+                            direct only; segments need not be adjacent) */
 } cs__grp_t;
 
 typedef struct cs__bufs {

@@ -15,6 +15,6 @@
  */
 #include "common/cs_flat.h"
 
-CS__FLAT_ALGO(reduce_scatter, ring, CS_COLL_REDUCE_SCATTER, CS__PH_RING,
-              "chunks per block: messages per block, the pipelining depth",
-              "ring reduce-scatter (bandwidth optimal, P-1 steps)");
+CS__FLAT_RING_ALGO(reduce_scatter, ring, CS_COLL_REDUCE_SCATTER,
+                   "chunks per block: messages per block, the pipelining depth",
+                   "ring reduce-scatter (bandwidth optimal, P-1 steps)");
