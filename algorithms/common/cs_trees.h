@@ -170,21 +170,4 @@ typedef struct cs__tree_pieces {
 int cs__tree_pieces_init(cs__tree_pieces_t *w, const cs_coll_desc_t *desc, cs_err_t *err);
 void cs__tree_pieces_fini(cs__tree_pieces_t *w);
 
-/* The names tests/algos_b/test_algos_b.c still uses (from before the
- * cs__ prefix for internal symbols); to go when that test is merged into
- * the one algorithm matrix. */
-#define cs_tree_t cs__tree_t
-#define cs_tree_knomial cs__tree_knomial
-#define cs_tree_chain cs__tree_chain
-#define cs_tree_dbtree cs__tree_dbtree
-#define cs_tree_pos cs__tree_pos
-#define cs_tree_root cs__tree_root
-#define cs_tree_parent cs__tree_parent
-#define cs_tree_children cs__tree_children
-#define cs_tree_max_children cs__tree_max_children
-#define cs_tree_depth cs__tree_depth
-#define cs_tree_subtree_end cs__tree_subtree_end
-#define CS_TREE_DBTREE CS__TREE_DBTREE
-#define cs_ceil_log cs__tree_ceil_log
-
 #endif /* CS_TREES_H */
