@@ -19,6 +19,9 @@
  *              an RTR consumed by an eager message, an RTR for a receive
  *              too small (truncation through RTS/CTS), two receives of one
  *              tag (no RTR for the second); every payload checked;
+ *   crossing   two ranks send each other a message of several DATA chunks
+ *              and post the receive late (its CTS crosses the rank's own
+ *              data) or early (DDATA on an RTR), payloads checked;
  *   peer loss  a rank exits while another waits for it: the receive
  *              completes with CS_ERR_PEER, a later send to it too.  And a
  *              large receive posted when the peer is gone but not yet seen
@@ -319,6 +322,44 @@ static int test_rtr(cs_tp_t *tp, int me)
     return 0;
 }
 
+/* Ranks 0 and 1 send each other a message of several DATA chunks (not a
+ * whole number of them) and post the receive only afterwards, once the
+ * peer's RTS is in: the CTS goes on the control connection while this
+ * rank's own message is being written (DDATA on an RTR in even rounds, where
+ * the receive comes first on one side). */
+#define CROSS_LEN (5 * TCP_CHUNK + 12345)
+static int test_cross(cs_tp_t *tp, int me)
+{
+    static unsigned char sb[CROSS_LEN], rb[CROSS_LEN];
+    if (me > 1)
+        return 0;
+    int peer = 1 - me;
+    for (int r = 0; r < 4; r++) {
+        cs_tp_req_t req[2];
+        memset(req, 0, sizeof(req));
+        memset(rb, 0, sizeof(rb));
+        fill(sb, CROSS_LEN, (unsigned)(me * 10 + r));
+        int recv_first = r % 2 == 1 && me == 1;
+        if (recv_first)
+            CS_TEST_REQUIRE(tp->ops->irecv(tp, peer, rb, CROSS_LEN, NULL, 77, &req[1]) == CS_OK,
+                            "cross %d: irecv", r);
+        CS_TEST_REQUIRE(tp->ops->isend(tp, peer, sb, CROSS_LEN, NULL, 77, &req[0]) == CS_OK,
+                        "cross %d: isend", r);
+        if (!recv_first) {
+            spin(tp, 0.005); /* the peer's RTS arrives unexpected */
+            CS_TEST_REQUIRE(tp->ops->irecv(tp, peer, rb, CROSS_LEN, NULL, 77, &req[1]) == CS_OK,
+                            "cross %d: irecv", r);
+        }
+        CS_TEST_REQUIRE(wait_all(tp, req, 2) == 0, "cross %d never completed", r);
+        CS_TEST_CHECK(req[0].status == CS_OK && req[1].status == CS_OK &&
+                          req[1].nbytes == CROSS_LEN,
+                      "cross %d: status %d / %d, %zu bytes", r, req[0].status, req[1].status,
+                      req[1].nbytes);
+        CS_TEST_CHECK(same(rb, CROSS_LEN, (unsigned)(peer * 10 + r)), "cross %d: payload", r);
+    }
+    return 0;
+}
+
 static int rank_main(int me)
 {
     cs_tp_config_t cfg = {.rank = me, .nranks = NP, .node = "127.0.0.1", .timeout_s = 30};
@@ -332,7 +373,7 @@ static int rank_main(int me)
     CS_TEST_REQUIRE(tp->ops->insert_addrs(tp, sh->blobs, CS_TP_ADDR_MAX, sh->lens) == CS_OK,
                     "insert_addrs");
     if (test_sizes(tp, me) || test_many(tp, me) || test_self_and_trunc(tp, me) ||
-        test_rtr(tp, me))
+        test_rtr(tp, me) || test_cross(tp, me))
         return 1;
     barrier(1);
     if (test_loss(tp, me))
