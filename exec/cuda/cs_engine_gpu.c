@@ -34,6 +34,9 @@
 
 #include "cs_gpu.h"
 #include "cs_log.h"
+#include "cs_plan.h"
+
+#define MEM_ALIGN 256 /* staging slots (and an empty buffer's allocation) */
 
 typedef struct gstep {
     uint8_t kind;
@@ -48,7 +51,6 @@ typedef struct gstep {
     uint32_t seq;    /* position on its (peer, channel, direction) */
     uint32_t lead;   /* the step that carries this one (itself unless a merged copy) */
     cs_range_t src, dst; /* ranges moved (a carrier of merged copies: the whole run) */
-    size_t stage_off;
     char *a, *b;     /* send src / recv dst / local src (rrecv: staging), local dst */
     uint64_t elems;
 } gstep_t;
@@ -73,16 +75,12 @@ struct cs_gpu_engine {
     cudaStream_t main, compute;
     cudaEvent_t start, end, t0, t1, *gev, *cev;
     char **mem;
-    size_t *mem_bytes;
+    size_t *mem_bytes;  /* per buffer, then the staging area (cs_plan_layout) */
+    size_t *stage_off;  /* per step: an rrecv's staging slot */
     uint32_t nmem;
     uint64_t prepared;
     int failed;
 };
-
-static int is_comm(int k)
-{
-    return k == CS_STEP_SEND || k == CS_STEP_RECV || k == CS_STEP_RRECV;
-}
 
 static const struct gstep *sort_items; /* qsort has no context argument */
 
@@ -172,7 +170,7 @@ static int plan(cs_gpu_engine_t *e, cs_err_t *err)
     if (!need)
         return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
     for (uint32_t i = 0; i < e->n; i++)
-        if (is_comm(e->st[i].kind) && e->st[i].rc >= 0)
+        if (cs_kind_is_comm(e->st[i].kind) && e->st[i].rc >= 0)
             need[e->st[i].rc] = 1;
     for (uint32_t i = 0; i < e->n; i++) {
         int32_t q = e->st[i].cseq;
@@ -202,7 +200,8 @@ static int alloc_all(cs_gpu_engine_t *e, cs_err_t *err)
     e->nmem = (uint32_t)rs->nbufs + 1;
     e->mem = calloc(e->nmem, sizeof(*e->mem));
     e->mem_bytes = calloc(e->nmem, sizeof(*e->mem_bytes));
-    if (!e->gev || !e->cev || !e->mem || !e->mem_bytes)
+    e->stage_off = calloc(e->n ? e->n : 1, sizeof(*e->stage_off));
+    if (!e->gev || !e->cev || !e->mem || !e->mem_bytes || !e->stage_off)
         return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
     for (uint32_t g = 0; g < e->ngroups; g++)
         if ((ce = cudaEventCreateWithFlags(&e->gev[g], cudaEventDisableTiming)) != cudaSuccess)
@@ -210,22 +209,10 @@ static int alloc_all(cs_gpu_engine_t *e, cs_err_t *err)
     for (uint32_t k = 0; k < e->nevents; k++)
         if ((ce = cudaEventCreateWithFlags(&e->cev[k], cudaEventDisableTiming)) != cudaSuccess)
             return cs__gpu_cuda_err(err, ce, "cudaEventCreate");
-    for (uint32_t b = 0; b < rs->nbufs; b++)
-        e->mem_bytes[b] = cs_range_elems(e->s, &rs->bufs[b], e->cfg.max_count, 0,
-                                         rs->bufs[b].nchunks) * e->esize;
-    size_t stage = 0;
-    for (uint32_t i = 0; i < e->n; i++) {
-        const cs_step_t *x = &rs->steps[i];
-        if (x->kind != CS_STEP_RRECV)
-            continue;
-        e->st[i].stage_off = stage;
-        size_t bytes = cs_range_elems(e->s, &rs->bufs[x->dst.buf], e->cfg.max_count, x->dst.off,
-                                      x->dst.n) * e->esize;
-        stage += (bytes + 255) & ~(size_t)255;
-    }
-    e->mem_bytes[e->nmem - 1] = stage;
+    cs_plan_layout(e->s, e->rank, e->cfg.max_count, e->esize, MEM_ALIGN, e->mem_bytes,
+                   e->stage_off);
     for (uint32_t b = 0; b < e->nmem; b++) {
-        size_t bytes = e->mem_bytes[b] ? e->mem_bytes[b] : 256;
+        size_t bytes = e->mem_bytes[b] ? e->mem_bytes[b] : MEM_ALIGN;
         if ((ce = cudaMalloc((void **)&e->mem[b], bytes)) != cudaSuccess) {
             e->mem[b] = NULL;
             return cs__gpu_cuda_err(err, ce, "cudaMalloc");
@@ -298,6 +285,7 @@ void cs_gpu_engine_destroy(cs_gpu_engine_t *e)
     free(e->cev);
     free(e->mem);
     free(e->mem_bytes);
+    free(e->stage_off);
     free(e->st);
     free(e->items);
     free(e->ev_of);
@@ -385,7 +373,7 @@ static void prepare(cs_gpu_engine_t *e, uint64_t count)
         if (t->kind != CS_STEP_SEND)
             t->b = range_ptr(e, &t->dst, count);
         if (t->kind == CS_STEP_RRECV)
-            t->a = stage + t->stage_off;
+            t->a = stage + e->stage_off[i];
     }
     e->prepared = count;
 }
