@@ -670,8 +670,8 @@ int cs_cli_scheds_load(const cs_cli_want_t *w, const char *arg, cs_cli_scheds_t 
         b->nranks = s->desc.nranks;
         return CS_EXIT_OK;
     }
-    cs_sched_t *per[CS_CLI_MAX_SIZES];
-    const char *paths[CS_CLI_MAX_SIZES];
+    cs_sched_t *per[CS_CLI_MAX_SIZES] = {0};
+    const char *paths[CS_CLI_MAX_SIZES] = {0};
     b->owned = 0;
     if (cs_cli_schedule_set(w->announce ? w->cmd : NULL, arg, w->sizes, w->nsizes, w->elem,
                             &b->set, per, paths, &b->coll, &b->nranks, &err) != CS_OK)
@@ -679,7 +679,7 @@ int cs_cli_scheds_load(const cs_cli_want_t *w, const char *arg, cs_cli_scheds_t 
     b->per_size = 1;
     for (int k = 0; k < w->nsizes; k++) {
         char file[96];
-        snprintf(file, sizeof(file), "file=%.80s", paths[k]);
+        snprintf(file, sizeof(file), "file=%.80s", paths[k] ? paths[k] : "");
         b->of_size[k] = scheds_add(b, per[k], file);
     }
     return CS_EXIT_OK;

@@ -3,10 +3,11 @@
  *
  * Start N copies under a launcher (mpirun, srun --mpi=pmix: PMIx bootstrap)
  * or with RANK / WORLD_SIZE / MASTER_ADDR / MASTER_PORT set (env
- * bootstrap).  Every rank builds (or loads) the schedule, checks with the
- * others that schedule digest and arguments agree, opens the transport,
- * exchanges addresses, and runs the size sweep: warmup runs, then `iters`
- * timed runs per size.  Rank 0 prints the rows at the end through
+ * bootstrap).  Every rank builds (or loads) the schedules (cs_cli_scheds_*:
+ * --algo, --schedule, or --algo auto --tuning FILE picking per size),
+ * checks with the others that schedule digest and arguments agree,
+ * verifies, opens the transport, exchanges addresses, and runs the size
+ * sweep: warmup runs, then `iters` timed runs per size.  Rank 0 prints the rows at the end through
  * core/cs_results.h, in the layouts of `collstep sim` (time is the slowest
  * rank's average per run; platform is "TRANSPORT/PROVIDER"); with --check
  * inputs come from cs_test_fill, the outputs of all ranks are checked and
@@ -28,7 +29,7 @@
  * CUDA device or driver for --transport nccl: "no CUDA device/driver:
  * cudaGetDeviceCount: ... (35)"): every rank then prints why on stderr,
  * naming the rank it blames.
- * Nothing is written to files except the --trace directory.
+ * Rank 0 writes -o FILE and the --trace directory; nothing else is written.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,10 +6,10 @@
  * the sweep; a set of files or a tuning table (--algo auto) serves each size
  * with its own.  All (schedule, size) pairs run in one simulation
  * (sim/cs_sim.h), one per rank map when a table maps ranks differently.
- * Exit codes: 0 done, 1 a schedule failed verification or the simulation
- * failed, 2 usage errors and bad input (unknown preset, parameter or
- * algorithm, schedule for another rank count, more ranks than devices, bad
- * sizes).
+ * Exit codes: 0 done, 1 a schedule failed verification, 2 usage errors and
+ * bad input (unknown preset, parameter or algorithm, schedule or tuning
+ * table for another rank count, more ranks than devices, bad sizes), 3 the
+ * simulation failed, 128 + N interrupted by signal N.
  */
 #include <errno.h>
 #include <stdio.h>
