@@ -17,9 +17,10 @@ const char cs_live_usage_opts[] =
     "  --transport NAME     ofi (default), tcp, shm (as collstep run); --provider NAME\n"
     "                       (libfabric provider, tcp;ofi_rxm), --iface ADDR (address\n"
     "                       tcp binds to, 127.0.0.1)\n"
-    "  --wait W             how an idle rank waits: spin (lowest latency; a core per\n"
-    "                       rank), yield (gives its core away at once), auto (default:\n"
-    "                       yield where a machine runs more ranks than it has cores)\n"
+    "  --wait W             how an idle rank waits in collectives: spin (lowest latency;\n"
+    "                       a core per rank), yield (gives its core away at once),\n"
+    "                       auto (default: yield where a machine runs more ranks than\n"
+    "                       it has cores); calibrate's kernels yield after 2 us idle\n"
     "  --timeout S          give up when nothing progresses for S seconds (60)\n"
     "  --boot B             pmix or env (default: auto)\n"
     "  --force              replace outputs collstep did not write\n";

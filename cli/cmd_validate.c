@@ -49,6 +49,9 @@ static const char usage_text[] =
     "                       main one\n"
     "  --coll COLL          allreduce (default), reduce-scatter, allgather, ...\n"
     "  --algo A[,B...]      algorithms (collstep algos); hier gets dims from the nodes\n"
+    "  --algo auto --tuning FILE  per size the algorithm and parameters a tuning table\n"
+    "                       of collstep plan chose (its rank maps are not applied: ranks\n"
+    "                       run where they were started, and are simulated there)\n"
     "  --param KEY=VALUE    generator parameters, as collstep run\n"
     "  --size SIZES         message sizes: 1M:64M, 1M,4M (see below)\n"
     "  --iters N            timed runs per size (10); --warmup N untimed runs (2)\n"
@@ -66,7 +69,8 @@ static const char usage_text[] =
     "measured: every timed run starts after a barrier; its time is the last rank's\n"
     "end minus the first rank's start (clocks aligned to rank 0's); the column is\n"
     "the median over --iters runs, spread = (90th - 10th percentile) / median;\n"
-    "cpu (json, csv) is the CPU time a rank spent per run, mean over the ranks.\n"
+    "cpu_us (json, csv) is the CPU time a rank spent per run, runq_wait_us the time\n"
+    "its engine waited for a core while it could run (means over the ranks).\n"
     "predicted: the simulated time of the same schedule (all ranks start together),\n"
     "with copies charged like reductions.  error %% = 100 (predicted - measured) /\n"
     "measured.\n"
@@ -96,7 +100,7 @@ static int parse(int argc, char **argv, val_opts_t *o)
         {"platform", 1, 0, 'P'}, {"coll", 1, 0, 'c'},  {"algo", 1, 0, 'a'},
         {"param", 1, 0, 'p'},    {"size", 1, 0, 's'},  {"iters", 1, 0, 'n'},
         {"warmup", 1, 0, 'w'},   {"format", 1, 0, 'f'}, {"groups", 1, 0, 'g'},
-        {"trace", 1, 0, 'x'},    {"help", 0, 0, 'h'},  CS_LIVE_LONGOPTS,
+        {"trace", 1, 0, 'x'},    {"tuning", 1, 0, 'u'}, {"help", 0, 0, 'h'}, CS_LIVE_LONGOPTS,
         {0, 0, 0, 0}};
     memset(o, 0, sizeof(*o));
     cs_live_opts_init(&o->live);
@@ -114,6 +118,7 @@ static int parse(int argc, char **argv, val_opts_t *o)
         case 'f': o->format = optarg; break;
         case 'g': o->groups = optarg; break;
         case 'x': o->trace = optarg; break;
+        case 'u': o->tuning = optarg; break;
         case 'n':
         case 'w': {
             long v = strtol(optarg, &end, 10);
@@ -139,6 +144,8 @@ static int parse(int argc, char **argv, val_opts_t *o)
                                               "collstep calibrate)");
     if (!o->algo)
         return cs_live_uerr("validate", "%s", "--algo is required");
+    if (cs_cli_source_check("validate", o->algo, NULL, o->tuning, &o->params) != CS_EXIT_OK)
+        return CS_EXIT_USAGE;
     if (!o->size[0])
         return cs_live_uerr("validate", "%s", "--size is required");
     if (cs_results_fmt_parse(o->format) == CS_FMT_COUNT)
@@ -181,9 +188,9 @@ static int run(val_t *v)
         return rc;
     char args[700];
     snprintf(args, sizeof(args), "coll=%.64s algo=%.200s size=%.200s iters=%ld warmup=%ld "
-             "transport=%.16s provider=%.64s wait=%.8s trace=%d", o->coll, o->algo, o->size,
-             o->iters, o->warmup, o->live.transport, o->live.provider, o->live.wait,
-             o->trace != NULL);
+             "transport=%.16s provider=%.64s wait=%.8s trace=%d tuning=%.100s", o->coll, o->algo,
+             o->size, o->iters, o->warmup, o->live.transport, o->live.provider, o->live.wait,
+             o->trace != NULL, o->tuning ? o->tuning : "");
     uint64_t digest = 0;
     for (int i = 0; i < v->nalgo; i++)
         digest = digest * 1099511628211ull ^ cs_sched_digest(v->sched[i]);
@@ -221,11 +228,11 @@ int cs_cli_validate(int argc, char **argv)
     if (!v)
         return CS_EXIT_RUNTIME;
     v->o = &o;
+    cs_cli_scheds_init(&v->b);
     rc = run(v);
     val_trace_abort(v);
     cs_live_close(&v->l);
-    for (int i = 0; i < v->nalgo; i++)
-        cs_sched_destroy(v->sched[i]);
+    cs_cli_scheds_free(&v->b);
     for (int i = 0; i < o.nplats; i++)
         cs_platform_close(o.plats[i].plat);
     free(v->meas);

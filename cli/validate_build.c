@@ -1,7 +1,9 @@
 /*
  * validate_build.c - what `collstep validate` runs and predicts with: the
- * schedules every rank builds (hier gets dims = ranks per node x nodes from
- * where the ranks are; rank 0 verifies them) and the platforms rank 0
+ * schedules every rank builds (cs_cli_scheds_build: --algo A,B, each for
+ * every size, or --algo auto --tuning FILE, per size the table's entry;
+ * hier gets dims = ranks per node x nodes from where the ranks are; rank 0
+ * verifies them) and the platforms rank 0
  * opens and checks against the ranks (validate_int.h).
  */
 #include <stdio.h>
@@ -59,39 +61,21 @@ int val_check_platforms(val_t *v)
 
 int val_build(val_t *v)
 {
-    char buf[512];
     int dims[2], ndims = 0;
-    const char *names[CS_CLI_MAX_ALGOS];
-    const cs_algo_t *algos[CS_CLI_MAX_ALGOS];
-    int n = 0, rc;
-    const char *cmd = v->l.rank == 0 ? "validate" : NULL;
     v->coll = cs_coll_parse(v->o->coll);
     if (v->coll == CS_COLL_COUNT)
         return v->l.rank ? CS_EXIT_USAGE
                          : cs_live_uerr("validate", "--coll: unknown collective '%s'", v->o->coll);
-    if ((rc = cs_cli_algo_list("validate", v->o->algo, buf, sizeof(buf), names, &n)) != CS_EXIT_OK)
-        return rc;
-    for (int i = 0; i < n; i++)
-        if (!(algos[i] = cs_algo_find(v->coll, names[i]))) {
-            if (v->l.rank == 0)
-                fprintf(stderr, "collstep validate: no algorithm '%s' for %s (see collstep "
-                                "algos)\n", names[i], cs_coll_name(v->coll));
-            return CS_EXIT_USAGE;
-        }
-    if ((rc = cs_cli_params_check(&v->o->params, "validate", algos, n)) != CS_EXIT_OK)
-        return rc;
     node_dims(v, dims, &ndims);
+    /* a tuning table's rank maps are not applied: the live ranks are where
+     * they were started, and the simulation places them the same way */
+    cs_cli_want_t w = {"validate", v->l.rank == 0, v->sizes, v->nsizes, 4, NULL, dims, ndims};
     cs_coll_desc_t d = {v->coll, v->l.nranks, 0, 0};
-    for (int i = 0; i < n; i++) {
-        cs_params_t extra;
-        cs_cli_tier_defaults(names[i], dims, ndims, v->l.nranks, &extra);
-        rc = cs_cli_build("validate", names[i], &d, &v->o->params, &extra, &v->sched[i],
-                          v->params[i], sizeof(v->params[0]));
-        if (rc != CS_EXIT_OK)
-            return rc;
-        v->nalgo = i + 1;
-        if ((rc = cs_cli_verify(cmd, v->sched[i], names[i])) != CS_EXIT_OK)
-            return rc;
-    }
-    return CS_EXIT_OK;
+    int rc = cs_cli_scheds_build(&w, v->o->algo, v->o->tuning, &v->o->params, &d, &v->b);
+    v->nalgo = v->b.n;
+    for (int i = 0; i < v->nalgo; i++)
+        v->sched[i] = v->b.sched[i];
+    if (rc == CS_EXIT_OK)
+        rc = cs_cli_scheds_verify(v->l.rank == 0 ? "validate" : NULL, &v->b, NULL);
+    return rc;
 }

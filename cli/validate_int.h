@@ -33,7 +33,7 @@ typedef struct plat_spec {
 
 typedef struct val_opts {
     cs_live_opts_t live; /* transport, -o, --force, --timeout, ... */
-    const char *coll, *algo, *format, *groups, *trace;
+    const char *coll, *algo, *format, *groups, *trace, *tuning;
     char size[256];
     plat_spec_t plats[VAL_MAX_PLATS];
     int nplats;
@@ -44,6 +44,7 @@ typedef struct val_opts {
 typedef struct meas {
     double med, p10, p90, lo, hi, skew; /* seconds; skew: barrier release spread */
     double cpu;                         /* CPU seconds per run, mean over the ranks */
+    double runq;                        /* seconds per run waiting for a core, idem */
 } meas_t;
 
 /* Bytes a schedule moves between ranks of one node and between nodes
@@ -57,9 +58,9 @@ typedef struct val {
     cs_live_t l;
     int64_t offset_ns; /* this rank's clock to rank 0's */
     cs_coll_t coll;
-    cs_sched_t *sched[CS_CLI_MAX_ALGOS];
-    char params[CS_CLI_MAX_ALGOS][96];
-    int nalgo;
+    cs_cli_scheds_t b;      /* the schedules and the sizes each serves */
+    cs_sched_t *sched[CS_CLI_MAX_SCHEDS]; /* b.sched[] */
+    int nalgo;              /* b.n */
     uint64_t sizes[CS_CLI_MAX_SIZES];
     int nsizes;
     meas_t *meas;          /* [algo][size] */
@@ -67,6 +68,13 @@ typedef struct val {
     tier_bytes_t *sim_tb;  /* [plat][algo][size], with --trace */
     cs_out_t *trace_out;   /* rank 0, --trace: DIR being written */
 } val_t;
+
+/* Whether schedule a serves size k (every size, unless a tuning table
+ * picked per size): rows, runs and traces exist only where it does. */
+static inline int val_serves(const val_t *v, int a, int k)
+{
+    return cs_cli_scheds_serves(&v->b, a, k);
+}
 
 /* validate_build.c */
 int val_build(val_t *v);

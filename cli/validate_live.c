@@ -3,8 +3,10 @@
  * per algorithm an engine, per size --warmup untimed runs and --iters
  * timed runs, each started after a barrier.  Every rank records its start
  * and end on CLOCK_MONOTONIC shifted onto rank 0's clock
- * (cs_engine_clock_align) and the CPU time it spent (getrusage: the
- * process with its threads); a run's time is the last end minus the first
+ * (cs_engine_clock_align), the CPU time it spent (getrusage: the process
+ * with its threads) and the time its engine's thread waited for a core
+ * while it could run (the run-queue wait of /proc/thread-self/schedstat:
+ * what a machine with fewer cores than ranks costs); a run's time is the last end minus the first
  * start (the simulator starts all ranks together: a rank released late by
  * the barrier counts from the first one's start), its skew the last start
  * minus the first.  With --trace the last timed run of every size is
@@ -23,6 +25,18 @@
 #endif
 #include "validate_int.h"
 
+/* Seconds this thread waited for a core while runnable (Linux schedstat:
+ * run time, run-queue wait, slices); 0 where there is none. */
+static double runq_wait_now(void)
+{
+    FILE *f = fopen("/proc/thread-self/schedstat", "r");
+    unsigned long long run = 0, wait = 0;
+    int ok = f && fscanf(f, "%llu %llu", &run, &wait) == 2;
+    if (f)
+        fclose(f);
+    return ok ? (double)wait * 1e-9 : 0;
+}
+
 static double cpu_now(void)
 {
     struct rusage ru;
@@ -35,8 +49,8 @@ static double cpu_now(void)
 /* The statistics of one size from every rank's [start, end] per run. */
 static void summarize(val_t *v, const double *all, int n, double *t, double *sk, meas_t *m)
 {
-    int N = v->l.nranks, W = 2 * n + 1; /* per rank: n (start, end), cpu */
-    double cpu = 0;
+    int N = v->l.nranks, W = 2 * n + 2; /* per rank: n (start, end), cpu, run-queue wait */
+    double cpu = 0, rq = 0;
     for (int i = 0; i < n; i++) {
         double s0 = INFINITY, s1 = -INFINITY, e1 = -INFINITY;
         for (int r = 0; r < N; r++) {
@@ -49,8 +63,9 @@ static void summarize(val_t *v, const double *all, int n, double *t, double *sk,
         sk[i] = s1 - s0;
     }
     for (int r = 0; r < N; r++)
-        cpu += all[(size_t)r * W + 2 * n];
+        cpu += all[(size_t)r * W + 2 * n], rq += all[(size_t)r * W + 2 * n + 1];
     m->cpu = cpu / N / n;
+    m->runq = rq / N / n;
     m->skew = cs_fit_median(sk, n);
     m->p10 = cs_fit_quantile(t, n, 0.1);
     m->p90 = cs_fit_quantile(t, n, 0.9);
@@ -64,7 +79,7 @@ static int live_size(val_t *v, cs_engine_t *e, uint64_t bytes, int traced, meas_
 {
     cs_err_t *err = &v->l.err;
     uint64_t count = cs_coll_block_count(v->coll, v->l.nranks, bytes, cs_dtype_size(CS_DT_F32));
-    int n = (int)v->o->iters, W = 2 * n + 1, st = CS_OK;
+    int n = (int)v->o->iters, W = 2 * n + 2, st = CS_OK;
     double *mine = calloc((size_t)W, sizeof(double));
     double *all = calloc((size_t)W * v->l.nranks, sizeof(double));
     double *t = calloc((size_t)n, sizeof(double)), *sk = calloc((size_t)n, sizeof(double));
@@ -72,7 +87,7 @@ static int live_size(val_t *v, cs_engine_t *e, uint64_t bytes, int traced, meas_
         st = cs_err_set(err, CS_ERR_NOMEM, "out of memory");
     for (long i = 0; i < v->o->warmup && st == CS_OK; i++)
         st = cs_engine_run(e, count, err);
-    double cpu0 = cpu_now();
+    double cpu0 = cpu_now(), rq0 = runq_wait_now();
     for (int i = 0; i < n && st == CS_OK; i++) {
         if (traced && i == n - 1)
             cs_engine_record_times(e, 1);
@@ -86,6 +101,7 @@ static int live_size(val_t *v, cs_engine_t *e, uint64_t bytes, int traced, meas_
     }
     cs_engine_record_times(e, 0);
     mine[2 * n] = cpu_now() - cpu0; /* barriers included: they wait like a run's steps */
+    mine[2 * n + 1] = runq_wait_now() - rq0;
     if (st == CS_OK)
         st = cs_boot_allgather(v->l.boot, mine, sizeof(double) * (size_t)W, all, err);
     if (st == CS_OK)
@@ -114,8 +130,11 @@ static int live_algo(val_t *v, int a, uint64_t hi)
     if (st == CS_OK && v->o->trace) {
         char transport[96];
         cs_live_transport_name(&v->o->live, transport, sizeof(transport));
+        int served = 0;
+        for (int k = 0; k < v->nsizes; k++)
+            served += val_serves(v, a, k);
         cs_live_trace_config_t tc = {val_trace_live_dir(v, a), {0}, NULL, 0, 0, transport,
-                                     v->nsizes, v->o->live.timeout};
+                                     served, v->o->live.timeout};
         cs_trace_opts_init(&tc.opts);
         tc.opts.plot = 0;
         st = cs_live_trace_open(&tc, v->l.boot, v->l.tp, v->sched[a], CS_DT_F32, &lt, err);
@@ -123,6 +142,8 @@ static int live_algo(val_t *v, int a, uint64_t hi)
 #endif
     for (int k = 0; k < v->nsizes && st == CS_OK; k++) {
         meas_t *m = &v->meas[a * v->nsizes + k];
+        if (!val_serves(v, a, k))
+            continue;
         st = live_size(v, e, v->sizes[k], v->o->trace != NULL, m);
 #ifdef CS_EXEC_HAVE_TRACES
         if (st == CS_OK && lt)

@@ -4,7 +4,8 @@
  * the measured time) plus measured, spread, predicted and error; per
  * algorithm and overall the median, geometric mean and worst |error|.
  * --format csv / json: one row per (platform, algorithm, size) with the
- * CPU time a rank spent per run (cpu_us), and the summaries (json).  With
+ * CPU time a rank spent per run (cpu_us) and the time its engine waited
+ * for a core while runnable (runq_wait_us), and the summaries (json).  With
  * --trace the per-tier comparison follows the table (validate_trace.c).
  */
 #include <math.h>
@@ -38,7 +39,7 @@ static stats3_t err_stats(const val_t *v, int p, int a)
     int n = v->nalgo * v->nsizes;
     double *e = calloc((size_t)n, sizeof(double)), lg = 0;
     for (int j = 0; j < n && e; j++) {
-        if (a >= 0 && j / v->nsizes != a)
+        if ((a >= 0 && j / v->nsizes != a) || !val_serves(v, j / v->nsizes, j % v->nsizes))
             continue;
         double m = v->meas[j].med, q = v->pred[(size_t)p * n + j];
         double x = m > 0 ? fabs(q - m) / m * 100 : 0;
@@ -67,6 +68,8 @@ static void print_table(const val_t *v, FILE *f, const char *transport)
         fprintf(f, "# %-8s %10s %11s %6s %5s %8s %8s %12s %7s %12s %8s\n", "", "(B)", "(elements)",
                 "", "", "(GB/s)", "(GB/s)", "(us)", "(%)", "(us)", "(%)");
         for (int j = 0; j < n; j++) {
+            if (!val_serves(v, j / v->nsizes, j % v->nsizes))
+                continue;
             const cs_sched_t *s = v->sched[j / v->nsizes];
             uint64_t b = v->sizes[j % v->nsizes];
             double m = v->meas[j].med, q = v->pred[(size_t)p * n + j];
@@ -93,22 +96,25 @@ static void print_csv(const val_t *v, FILE *f, const char *transport)
 {
     int n = v->nalgo * v->nsizes;
     fprintf(f, "algo,params,coll,size_bytes,count,dtype,ranks,nodes,transport,platform,model,"
-               "measured_us,spread_pct,measured_min_us,measured_max_us,cpu_us,predicted_us,error_pct,"
+               "measured_us,spread_pct,measured_min_us,measured_max_us,cpu_us,runq_wait_us,"
+               "predicted_us,error_pct,"
                "algbw_GBps,busbw_GBps\n");
     for (int p = 0; p < v->o->nplats; p++)
         for (int j = 0; j < n; j++) {
             int a = j / v->nsizes;
+            if (!val_serves(v, a, j % v->nsizes))
+                continue;
             uint64_t b = v->sizes[j % v->nsizes];
             double m = v->meas[j].med, q = v->pred[(size_t)p * n + j];
             double algbw = m > 0 ? (double)b / m / 1e9 : 0;
             fprintf(f, "%s,\"%s\",%s,%llu,%llu,float,%d,%d,\"%s\",\"%s\",%s,%.3f,%.2f,%.3f,%.3f,"
-                       "%.3f,%.3f,%.3f,%.6f,%.6f\n", v->sched[a]->algo, v->params[a],
+                       "%.3f,%.3f,%.3f,%.3f,%.6f,%.6f\n", v->sched[a]->algo, v->b.params[a],
                     cs_coll_name(v->coll), (unsigned long long)b,
                     (unsigned long long)cs_coll_block_count(v->coll, v->l.nranks, b, 4), v->l.nranks,
                     v->l.nnodes, transport, v->o->plats[p].spec,
                     cs_sim_model_name(v->o->plats[p].model), m * 1e6,
                     m > 0 ? (v->meas[j].p90 - v->meas[j].p10) / m * 100 : 0, v->meas[j].lo * 1e6,
-                    v->meas[j].hi * 1e6, v->meas[j].cpu * 1e6, q * 1e6,
+                    v->meas[j].hi * 1e6, v->meas[j].cpu * 1e6, v->meas[j].runq * 1e6, q * 1e6,
                     m > 0 ? (q - m) / m * 100 : 0, algbw,
                     algbw * cs_coll_busbw_factor(v->coll, v->l.nranks));
         }
@@ -119,14 +125,17 @@ static void print_json(const val_t *v, FILE *f, const char *transport)
     int n = v->nalgo * v->nsizes;
     fprintf(f, "{\"collstep_validate\":1,\"rows\":[");
     for (int p = 0, first = 1; p < v->o->nplats; p++)
-        for (int j = 0; j < n; j++, first = 0) {
+        for (int j = 0; j < n; j++) {
             int a = j / v->nsizes;
+            if (!val_serves(v, a, j % v->nsizes))
+                continue;
             uint64_t b = v->sizes[j % v->nsizes];
             double m = v->meas[j].med, q = v->pred[(size_t)p * n + j];
             fprintf(f, "%s\n{\"algo\":", first ? "" : ",");
+            first = 0;
             cs_json_write_str(f, v->sched[a]->algo);
             fprintf(f, ",\"params\":");
-            cs_json_write_str(f, v->params[a]);
+            cs_json_write_str(f, v->b.params[a]);
             fprintf(f, ",\"coll\":\"%s\",\"size_bytes\":%llu,\"count\":%llu,\"dtype\":\"float\","
                        "\"ranks\":%d,\"nodes\":%d,\"transport\":",
                     cs_coll_name(v->coll), (unsigned long long)b,
@@ -137,10 +146,12 @@ static void print_json(const val_t *v, FILE *f, const char *transport)
             cs_json_write_str(f, v->o->plats[p].spec);
             fprintf(f, ",\"model\":\"%s\",\"measured_us\":%.3f,\"spread_pct\":%.2f,"
                        "\"measured_min_us\":%.3f,\"measured_max_us\":%.3f,\"iters\":%ld,"
-                       "\"start_skew_us\":%.3f,\"cpu_us\":%.3f,\"predicted_us\":%.3f,\"error_pct\":%.3f}",
+                       "\"start_skew_us\":%.3f,\"cpu_us\":%.3f,\"runq_wait_us\":%.3f,\"predicted_us\":%.3f,"
+                       "\"error_pct\":%.3f}",
                     cs_sim_model_name(v->o->plats[p].model), m * 1e6,
                     m > 0 ? (v->meas[j].p90 - v->meas[j].p10) / m * 100 : 0, v->meas[j].lo * 1e6,
-                    v->meas[j].hi * 1e6, v->o->iters, v->meas[j].skew * 1e6, v->meas[j].cpu * 1e6, q * 1e6,
+                    v->meas[j].hi * 1e6, v->o->iters, v->meas[j].skew * 1e6, v->meas[j].cpu * 1e6,
+                    v->meas[j].runq * 1e6, q * 1e6,
                     m > 0 ? (q - m) / m * 100 : 0);
         }
     fprintf(f, "],\n\"summary\":[");

@@ -42,7 +42,7 @@
 
 static const cs_out_kind_t trace_kind = {"validation trace directory", NULL,
                                          ".collstep-validate-trace", NULL};
-static char live_dir[CS_CLI_MAX_ALGOS][4200], sim_dir[VAL_MAX_PLATS][4200];
+static char live_dir[CS_CLI_MAX_SCHEDS][4200], sim_dir[VAL_MAX_PLATS][4200];
 
 #ifdef CS_EXEC_HAVE_TRACES
 int val_trace_begin(val_t *v)
@@ -171,9 +171,13 @@ int val_trace_finish(val_t *v, FILE *f)
         if (v->o->nplats > 1)
             fprintf(f, "# platform %s (%s model)\n", ps->spec, cs_sim_model_name(ps->model));
         for (int j = 0; j < n && st == CS_OK; j++) {
-            int a = j / v->nsizes, k = j % v->nsizes;
+            int a = j / v->nsizes, k = j % v->nsizes, served = 0, idx = 0;
+            if (!val_serves(v, a, k))
+                continue;
+            for (int q = 0; q < v->nsizes; q++) /* the live session holds served sizes */
+                idx += q < k && val_serves(v, a, q), served += val_serves(v, a, q);
             side_t lv, sm;
-            st = read_side(val_trace_live_dir(v, a), v->nsizes, k, &lv, err);
+            st = read_side(val_trace_live_dir(v, a), served, idx, &lv, err);
             if (st == CS_OK)
                 st = read_side(val_trace_sim_dir(v, p), n, j, &sm, err);
             const tier_bytes_t *tb = &v->sim_tb[(size_t)p * n + j];

@@ -25,7 +25,15 @@
 # tcp;ofi_rxm; or tcp, the native sockets), HOSTS (4), RANKS (2), RATE
 # (400mbit), SLOW_RATE (200mbit), CAL_SIZES (1:64M), SIZES
 # (64K,256K,1M,4M,16M,64M), ITERS (5), OUT (a directory to keep the
-# platforms and the JSON in; default: a temporary one).
+# platforms and the JSON in; default: a temporary one), NICE (-10: the
+# ranks' nice level, so that other work on the machine delays them less),
+# WAIT (yield: how idle ranks wait, validate --wait), AUTO_PROGRESS (1:
+# libfabric's rxm moves data from a thread of its own,
+# FI_OFI_RXM_DATA_AUTO_PROGRESS, so that a transfer goes on while its rank
+# waits for a core; 0: only while the rank polls).
+# The load average is sampled every 10 s while it runs (min / median /
+# max printed at the end) and every row says how much CPU a rank used per
+# run (cpu = CPU time / measured time, mean over the ranks).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$here/../..
@@ -33,6 +41,8 @@ cs=${COLLSTEP:-$root/build/cli/collstep}
 transport=${TRANSPORT:-ofi} H=${HOSTS:-4} R=${RANKS:-2}
 rate=${RATE:-400mbit} slow=${SLOW_RATE:-200mbit}
 cal_sizes=${CAL_SIZES:-1:64M} sizes=${SIZES:-64K,256K,1M,4M,16M,64M} iters=${ITERS:-5}
+nice=${NICE:--10} wait=${WAIT:-yield}
+export FI_OFI_RXM_DATA_AUTO_PROGRESS=${AUTO_PROGRESS:-1}
 [ -x "$cs" ] || { echo "SKIP: collstep not built ('$cs')"; exit 77; }
 [ "$(id -u)" = 0 ] || { echo "SKIP: not root"; exit 77; }
 command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
@@ -43,12 +53,18 @@ ofi) tp=(--transport ofi --provider "tcp;ofi_rxm" --iface @ADDR@) ;;
 tcp) tp=(--transport tcp --iface @ADDR@) ;;
 *) echo "TRANSPORT: ofi or tcp"; exit 2 ;;
 esac
-cluster=("$root/scripts/netns-cluster.sh" -H "$H" -R "$R" --rate "$rate" --host-rate "$((H - 1))=$slow")
+cluster=("$root/scripts/netns-cluster.sh" -H "$H" -R "$R" --rate "$rate" --host-rate "$((H - 1))=$slow"
+         --nice "$nice")
 echo "== bench_validate: $H hosts x $R ranks, $rate per host link (host $((H - 1)): $slow), transport $transport"
-echo "== load before: $(cut -d' ' -f1-3 /proc/loadavg)  ($(nproc) CPUs)"
+echo "== ranks at nice $nice, --wait $wait, FI_OFI_RXM_DATA_AUTO_PROGRESS=$FI_OFI_RXM_DATA_AUTO_PROGRESS"
+echo "== load before: $(cut -d' ' -f1-3 /proc/loadavg)  ($(nproc) CPUs), $(date -u '+%F %T') UTC"
+( while :; do cut -d' ' -f1 /proc/loadavg >>"$out/load"; sleep 10; done ) &
+sampler=$!
+trap 'kill $sampler 2>/dev/null' EXIT
 
 t0=$(date +%s)
-"${cluster[@]}" -- "$cs" calibrate "${tp[@]}" --size "$cal_sizes" -o "$out/calibrated.xml" --force
+"${cluster[@]}" -- "$cs" calibrate "${tp[@]}" --size "$cal_sizes" -o "$out/calibrated.xml" --force \
+    --wait "$wait"
 rc=$?
 [ $rc = 77 ] && exit 77
 [ $rc = 0 ] || { echo "calibrate failed ($rc)"; exit 1; }
@@ -90,7 +106,7 @@ i=0
 for run in "${runs[@]}"; do
     set -- $run
     "${cluster[@]}" --quiet -- "$cs" validate "${tp[@]}" --coll "$1" --algo "$2" --size "$sizes" \
-        --iters "$iters" --warmup 1 --timeout 120 --platform "$out/calibrated.xml" \
+        --iters "$iters" --warmup 1 --timeout 120 --wait "$wait" --platform "$out/calibrated.xml" \
         --platform "$out/nominal.xml@calibrated" --platform "$out/nominal.xml@ideal" \
         --format json -o "$out/validate$i.json" --force
     rc=$?
@@ -98,7 +114,12 @@ for run in "${runs[@]}"; do
     i=$((i + 1))
 done
 echo "== validate: $(( $(date +%s) - t0 )) s"
-echo "== load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "== load after: $(cut -d' ' -f1-3 /proc/loadavg), $(date -u '+%F %T') UTC"
+kill $sampler 2>/dev/null
+python3 -c "
+import statistics, sys
+v = [float(x) for x in open(sys.argv[1]).read().split()]
+print('== load average (1 min) during the run, sampled every 10 s: min %.1f median %.1f max %.1f (%d samples)' % (min(v), statistics.median(v), max(v), len(v)))" "$out/load"
 
 python3 - "$out" "$i" <<'EOF'
 import json, math, statistics, sys
@@ -112,7 +133,7 @@ plats = []
 for r in rows:
     if label(r) not in plats:
         plats.append(label(r))
-print("\n%-14s %-9s %10s %12s %s" % ("coll", "algo", "size", "measured_us",
+print("\n%-14s %-9s %10s %12s %5s %s" % ("coll", "algo", "size", "measured_us", "cpu",
       "  ".join("%24s" % p for p in plats)))
 keys = []
 for r in rows:
@@ -122,7 +143,8 @@ for r in rows:
 for k in keys:
     rs = {label(r): r for r in rows if (r["coll"], r["algo"], r["size_bytes"]) == k}
     m = list(rs.values())[0]["measured_us"]
-    print("%-14s %-9s %10d %12.1f %s" % (k[0], k[1], k[2], m, "  ".join(
+    cpu = list(rs.values())[0].get("cpu_us", 0) / m if m > 0 else 0
+    print("%-14s %-9s %10d %12.1f %5.2f %s" % (k[0], k[1], k[2], m, cpu, "  ".join(
         "%12.1f (%+7.1f%%)" % (rs[p]["predicted_us"], rs[p]["error_pct"]) for p in plats)))
 def stats(sel):
     e = [abs(r["error_pct"]) for r in sel]

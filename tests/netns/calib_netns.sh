@@ -13,6 +13,9 @@
 #            every column (table, csv and json)
 #   slow     3 hosts x 2 ranks, host 2 at half the rate: its NIC is tier
 #            nic-slow at about half the others' bandwidth
+#   trace    validate --trace: live and simulated traces side by side, bytes
+#            per tier equal, a foreign directory refused (2); validate --algo
+#            auto --tuning FILE: per size the table's algorithm
 #   errors   calibrate with one rank (2), validate with a platform of fewer
 #            hosts than ranks (2), an unknown algorithm (2), a rank killed
 #            mid-calibration (3, naming it): no namespace, no output file, no
@@ -171,6 +174,45 @@ errors)
     ls /dev/shm >"$tmp/shm1" 2>/dev/null
     check '[ -z "$(comm -13 "$tmp/shm0" "$tmp/shm1" | grep -i -E "collstep|^cs")" ]' \
         "/dev/shm: $(comm -13 "$tmp/shm0" "$tmp/shm1")"
+    ;;
+trace)
+    # validate --trace: live and simulated traces side by side, bytes per
+    # tier (host: ranks of one node, network: of different nodes) equal
+    cluster 2 2 --rate 400mbit -- "$cs" "${calib[@]}" --size 1:64K -o "$tmp/p.xml"
+    check '[ $rc = 0 ]' "calibrate exit $rc: $(tail -3 "$tmp/err")"
+    val=(validate --transport tcp --iface @ADDR@ --platform "$tmp/p.xml" --algo ring,rhd
+         --size 256K,1M --iters 2 --warmup 1 --timeout 30)
+    cluster 2 2 --rate 400mbit -- "$cs" "${val[@]}" --trace "$tmp/tr"
+    cat "$tmp/out"
+    check '[ $rc = 0 ]' "validate --trace exit $rc: $(tail -3 "$tmp/err")"
+    check '[ -d "$tmp/tr/live/ring" ] && [ -d "$tmp/tr/live/rhd" ] && [ -f "$tmp/tr/sim-1/index.csv" ]' \
+        "trace layout: $(ls -R "$tmp/tr" 2>&1 | head -20)"
+    check 'py "
+import csv, sys
+rows = list(csv.DictReader(open(\"$tmp/tr/compare.csv\")))
+tiers = set((r[\"algo\"], r[\"size_bytes\"], r[\"tier\"]) for r in rows)
+want = set((a, s, t) for a in (\"ring\", \"rhd\") for s in (\"262144\", \"1048576\") for t in (\"host\", \"network\"))
+ok = tiers == want and all(r[\"bytes_match\"] == \"1\" and r[\"live_bytes\"] == r[\"sim_bytes\"] and int(r[\"live_bytes\"]) > 0 for r in rows)
+ok = ok and all(float(r[\"live_time_us\"]) > 0 and float(r[\"sim_time_us\"]) > 0 for r in rows)
+print(len(rows), \"tier rows, bytes equal:\", ok)
+sys.exit(0 if ok else 1)"' "compare.csv: $(cat "$tmp/tr/compare.csv")"
+    check 'grep -qE "^  ring +1048576 network +[0-9]+ +[0-9]+ +yes " "$tmp/out"' "no printed comparison row"
+    check '"$cs" trace "$tmp/tr/sim-1" >/dev/null && "$cs" trace "$tmp/tr/live/ring" >/dev/null' \
+        "collstep trace cannot read the traces"
+    # a directory collstep did not write is refused before anything runs
+    mkdir "$tmp/mine" && echo keep >"$tmp/mine/notes"
+    cluster 2 2 --rate 400mbit -- "$cs" "${val[@]}" --trace "$tmp/mine"
+    check '[ $rc = 2 ] && grep -q "trace" "$tmp/err" && [ "$(cat "$tmp/mine/notes")" = keep ] && [ "$(ls -A "$tmp/mine")" = notes ]' \
+        "validate --trace into a foreign directory: exit $rc: $(tail -2 "$tmp/err")"
+    check '[ -z "$(ls -A "$tmp" | grep "\.tmp\.")" ]' "temporaries left: $(ls "$tmp")"
+    # --algo auto --tuning FILE: per size the table's algorithm
+    printf '%s\n' "collstep-tuning 1" "platform $tmp/p.xml" "ranks 4" \
+        "entry allreduce 0 300000 rhd - - 10" "entry allreduce 300001 1073741824 ring nchunks=2 - 20" \
+        >"$tmp/t.tuning"
+    cluster 2 2 --rate 400mbit -- "$cs" validate --transport tcp --iface @ADDR@ --platform "$tmp/p.xml" \
+        --algo auto --tuning "$tmp/t.tuning" --size 256K,1M --iters 1 --warmup 0 --timeout 30 --format csv
+    check '[ $rc = 0 ] && grep -q "^rhd,.*,262144," "$tmp/out" && grep -q "^ring,\"nchunks=2.*,1048576," "$tmp/out" && [ "$(grep -c ",allreduce," "$tmp/out")" = 2 ]' \
+        "validate --algo auto: exit $rc: $(cat "$tmp/out") $(tail -3 "$tmp/err")"
     ;;
 *) echo "unknown case '$case'"; exit 2 ;;
 esac
