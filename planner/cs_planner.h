@@ -70,6 +70,7 @@ typedef struct cs_planner_cand {
     int map;           /* index of the rank order (0: the platform's order) */
     int is_default;    /* the registry's defaults in the platform's order */
     uint64_t messages; /* messages of the schedule */
+    uint64_t digest;   /* cs_sched_digest of the schedule; 0 when not built */
     double sim_cost;   /* predicted seconds to simulate one size */
     double model_s[CS_PLANNER_MAX_SIZES]; /* cost model; < 0: not built */
     double sim_s[CS_PLANNER_MAX_SIZES];   /* simulated; < 0: not simulated */
@@ -135,8 +136,10 @@ int cs__planner_candidates(const struct cs_platform *plat, cs_planner_t *p, cs_e
 #define CS__PLANNER_MAX_MESSAGES 6e6
 /* Build candidate c's schedule. */
 int cs__planner_build(const cs_planner_t *p, const cs_planner_cand_t *c, cs_sched_t **out, cs_err_t *err);
-/* The cost model for candidate c over the loaded platform's routes. */
-int cs__planner_cost(cs_planner_t *p, int c, cs_err_t *err);
+/* The cost model for candidate c over the loaded platform's routes; a
+ * schedule whose closed form predicts more than max_sim seconds of
+ * simulation is costed by that closed form instead of being built. */
+int cs__planner_cost(cs_planner_t *p, int c, double max_sim, cs_err_t *err);
 void cs__planner_cost_reset(void);
 /* Predicted seconds to simulate one size of a schedule of `messages` with
  * `concurrent` messages per round on P ranks (an idle core). */

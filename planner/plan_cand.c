@@ -4,7 +4,8 @@
  * the parameters it declares (algorithms/cs_algo.h `params`), so that a
  * parameter a generator gains (channels) is tried without a change here:
  *   nchunks   pipelining depth: a quarter, half, twice and four times the default
- *   channels  2 and 4 rings (or trees) at once
+ *   channels  2 and 4 rings (or trees) at once; with `local`, the channels
+ *             rotated inside the groups of each tier (a node's ranks)
  *   radix     4 and 8
  *   dims      hier and torus2d: each factorization that follows the tiers
  *   algos     hier: per tier ring or rhd (and the generator's auto)
@@ -104,6 +105,16 @@ int cs__planner_candidates(const cs_platform_t *plat, cs_planner_t *p, cs_err_t 
             for (int ch = 2; ch <= 4; ch *= 2) {
                 snprintf(v, sizeof(v), "%s%schannels=%d", base, base[0] ? "," : "", ch);
                 add(p, a->name, v, 0);
+                /* channels rotated inside each group of a tier (a node's
+                 * ranks: each channel leaves by another NIC) */
+                for (int t = 0; declares(a, "local", NULL) && t < p->ntiers; t++) {
+                    int g = p->tiers[t].group;
+                    if (g < 2 || g >= P || g > 64)
+                        continue;
+                    snprintf(v, sizeof(v), "%s%schannels=%d,local=%d", base, base[0] ? "," : "",
+                             ch, g);
+                    add(p, a->name, v, 0);
+                }
                 if (declares(a, "nchunks", NULL)) {
                     snprintf(v, sizeof(v), "%s%schannels=%d,nchunks=4", base, base[0] ? "," : "",
                              ch);

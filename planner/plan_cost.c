@@ -431,9 +431,32 @@ double cs__planner_sim_cost(int P, double messages, double concurrent)
     return 0.3 + 5e-4 * P + 6.5e-7 * messages * sqrt(concurrent > 1 ? concurrent : 1);
 }
 
-int cs__planner_cost(cs_planner_t *p, int ci, cs_err_t *err)
+int cs__planner_cost(cs_planner_t *p, int ci, double max_sim, cs_err_t *err)
 {
     cs_planner_cand_t *c = &p->cands[ci];
+    /* the closed form's latency term counts the rounds: rounds x P
+     * messages at most; a schedule that could not be simulated within
+     * max_sim is not built (a flat ring on 1536 ranks has 4.7 M messages) */
+    const cs_algo_t *al = cs_algo_find(p->coll, c->algo);
+    if (al && al->cost) {
+        cs_params_t prm;
+        cs_params_init(&prm);
+        cs_err_t e;
+        cs_err_clear(&e);
+        if (!c->params[0] || cs_params_parse(&prm, c->params, &e) == CS_OK) {
+            cs_coll_desc_t d = {p->coll, p->ranks, 0, 0};
+            cs_ab_model_t unit = {1.0, 0, 0};
+            double rounds = al->cost(&d, &prm, 0, &unit);
+            double est = rounds * p->ranks;
+            double sc = cs__planner_sim_cost(p->ranks, est, p->ranks);
+            if (rounds > 0 && (est > CS__PLANNER_MAX_MESSAGES || sc > max_sim)) {
+                c->messages = (uint64_t)est;
+                c->sim_cost = sc;
+                by_formula(p, c);
+                return CS_OK;
+            }
+        }
+    }
     cs_sched_t *s = NULL;
     msg_t *m = NULL;
     size_t nm = 0;
@@ -447,6 +470,7 @@ int cs__planner_cost(cs_planner_t *p, int ci, cs_err_t *err)
     int st = cs__planner_build(p, c, &s, err);
     if (st != CS_OK)
         return st;
+    c->digest = cs_sched_digest(s);
     int P = p->ranks;
     /* pairs not routed yet: too many -> the formula (before the rounds:
      * schedules where every pair talks are also the slowest to put in rounds) */

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cs_algo.h"
+#include "cs_log.h"
 #include "cs_planner.h"
 #include "cs_platform.h"
 #include "cs_sim.h"
@@ -108,8 +109,7 @@ static int analyse(const cs_platform_t *plat, const cs_planner_opts_t *o, shared
     double ta = now();
     if (st == CS_OK)
         st = cs__planner_topology(plat, p, &err);
-    if (getenv("CS_PLAN_DEBUG"))
-        fprintf(stderr, "load+topology %.2f s\n", now() - ta);
+    CS_DEBUG("plan", "platform loaded and analysed in %.2f s", now() - ta);
     if (st == CS_OK)
         st = cs__planner_candidates(plat, p, &err);
     if (st != CS_OK) {
@@ -176,14 +176,12 @@ static int analyse(const cs_platform_t *plat, const cs_planner_opts_t *o, shared
             }
             cs_err_clear(&err);
             double tc0 = now();
-            if (getenv("CS_PLAN_DEBUG"))
-                fprintf(stderr, "cost %s %s ...", x->algo, x->params);
-            if (cs__planner_cost(p, c, &err) != CS_OK)
+            if (cs__planner_cost(p, c, o->budget, &err) != CS_OK)
                 snprintf(x->err, sizeof(x->err), "%.150s", err.msg);
             h->ncosted++;
-            if (getenv("CS_PLAN_DEBUG"))
-                fprintf(stderr, " %.2f s msgs %llu simcost %.1f\n", now() - tc0,
-                        (unsigned long long)x->messages, x->sim_cost);
+            CS_DEBUG("plan", "cost model %s %s: %.2f s, %llu messages, simulation about %.1f s",
+                     x->algo, x->params, now() - tc0, (unsigned long long)x->messages,
+                     x->sim_cost);
             if (o->progress == 1)
                 status_line(o, "cost model %d/%d", h->ncosted, p->ncands);
         }
@@ -279,13 +277,39 @@ static int plan_jobs(const cs_planner_t *p, const cs_planner_opts_t *o, job_t *j
     }
     for (int c = 0; c < p->ncands; c++)
         jid[c] = -1;
+    /* per size: candidates by the model, schedules already picked for the
+     * size skipped; `top` of them, more while they tie with the last one
+     * (the model cannot tell them apart), at most twice `top` */
     int top = o->exhaustive ? p->ncands : o->top;
-    for (int pos = 0; pos < top; pos++) {
-        for (int k = 0; k < p->nsizes; k++) {
-            int n = by_model(p, k, order);
-            if (pos >= n)
+    int *pick = malloc(sizeof(int) * (size_t)p->nsizes * (size_t)(2 * top + 1));
+    int *npick = calloc((size_t)p->nsizes, sizeof(int));
+    if (!pick || !npick) {
+        free(pick), free(npick), free(order), free(jid);
+        return -1;
+    }
+    for (int k = 0; k < p->nsizes; k++) {
+        int n = by_model(p, k, order), *pk = pick + (size_t)k * (size_t)(2 * top + 1);
+        double last = -1;
+        for (int i = 0; i < n && npick[k] < 2 * top; i++) {
+            const cs_planner_cand_t *x = &p->cands[order[i]];
+            if (npick[k] >= top && !(x->model_s[k] <= last * (1 + 1e-9)))
+                break;
+            int dup = 0;
+            for (int j = 0; j < npick[k] && !dup; j++) {
+                const cs_planner_cand_t *y = &p->cands[pk[j]];
+                dup = x->digest && y->digest == x->digest && y->map == x->map;
+            }
+            if (dup)
                 continue;
-            int c = order[pos];
+            pk[npick[k]++] = order[i];
+            last = x->model_s[k];
+        }
+    }
+    for (int pos = 0; pos < 2 * top; pos++) {
+        for (int k = 0; k < p->nsizes; k++) {
+            if (pos >= npick[k])
+                continue;
+            int c = pick[(size_t)k * (size_t)(2 * top + 1) + (size_t)pos];
             if (jid[c] < 0) {
                 jid[c] = nj;
                 memset(&jobs[nj], 0, sizeof(job_t));
@@ -326,24 +350,23 @@ static int plan_jobs(const cs_planner_t *p, const cs_planner_opts_t *o, job_t *j
                 jobs[i].ks[b - 1] = t;
             }
     }
+    free(pick);
+    free(npick);
     free(order);
     free(jid);
     return nj;
 }
 
-/* A job before job i whose candidate has the same schedule to the model's
- * eye (same rank order, messages and model times at every size) and
- * covers its sizes; -1 when none. */
+/* A job before job i whose candidate builds the same schedule (digest) in
+ * the same rank order and covers its sizes; -1 when none. */
 static int dup_of(const cs_planner_t *p, const job_t *jobs, int i)
 {
     const cs_planner_cand_t *x = &p->cands[jobs[i].cand];
     for (int j = 0; j < i; j++) {
         const cs_planner_cand_t *y = &p->cands[jobs[j].cand];
-        if (y->map != x->map || y->messages != x->messages || strcmp(y->algo, x->algo) != 0)
+        if (y->map != x->map || !x->digest || y->digest != x->digest)
             continue;
         int same = 1;
-        for (int k = 0; k < p->nsizes && same; k++)
-            same = fabs(y->model_s[k] - x->model_s[k]) <= 1e-12 * fabs(x->model_s[k]);
         for (int a = 0; a < jobs[i].nk && same; a++) {
             int cov = 0;
             for (int b = 0; b < jobs[j].nk; b++)
@@ -538,18 +561,18 @@ int cs_planner_run(const cs_planner_opts_t *o, cs_planner_t **out, cs_err_t *err
     }
     if (o->progress == 1)
         fputs("\r\033[K", stderr);
-    /* duplicates share their original's results */
-    for (int i = 0; i < nj; i++) {
-        int d = dup_of(p, jobs, i);
-        if (d < 0)
-            continue;
-        cs_planner_cand_t *x = &p->cands[jobs[i].cand];
-        const cs_planner_cand_t *y = &p->cands[jobs[d].cand];
-        for (int k = 0; k < p->nsizes; k++)
-            if (x->sim_s[k] < 0)
-                x->sim_s[k] = y->sim_s[k];
-        if (!x->err[0] && y->err[0] && x != y)
-            memcpy(x->err, y->err, sizeof(x->err));
+    /* candidates that build the same schedule in the same order share the
+     * results of the one simulated */
+    for (int c = 0; c < p->ncands; c++) {
+        cs_planner_cand_t *x = &p->cands[c];
+        for (int d = 0; d < p->ncands && x->digest; d++) {
+            const cs_planner_cand_t *y = &p->cands[d];
+            if (d == c || y->digest != x->digest || y->map != x->map)
+                continue;
+            for (int k = 0; k < p->nsizes; k++)
+                if (x->sim_s[k] < 0 && y->sim_s[k] >= 0)
+                    x->sim_s[k] = y->sim_s[k];
+        }
     }
     free(jobs);
     p->seconds = now() - t0;

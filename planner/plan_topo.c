@@ -618,21 +618,29 @@ int cs__planner_topology(const cs_platform_t *plat, cs_planner_t *p, cs_err_t *e
                          "%.1f GB/s, groups in order", p->tiers[rt].name, g, slow / 1e9);
         }
     }
-    /* each order's ring: its slowest route (neighbours r, r+1 mod P) */
+    /* each order's ring: its slowest route (neighbours r, r+1 mod P) and
+     * the sum of 1/bandwidth over its routes; a fast ring no better than
+     * the platform's order by either is dropped */
+    double inv[CS_PLANNER_MAX_MAPS] = {0};
     for (int mi = 0; mi < p->nmaps && st == CS_OK; mi++) {
         double slow = INFINITY;
         int step = P > 4096 ? P / 4096 : 1;
         for (int r = 0; r < P; r += step) {
             pinfo_t pi;
-            if ((st = route_info(cs_planner_host(p, mi, r), cs_planner_host(p, mi, (r + 1) % P), &pi, err)) != CS_OK)
+            if ((st = route_info(cs_planner_host(p, mi, r), cs_planner_host(p, mi, (r + 1) % P),
+                                 &pi, err)) != CS_OK)
                 break;
             if (pi.bw < slow)
                 slow = pi.bw;
+            inv[mi] += 1.0 / pi.bw;
         }
         p->map_ring_bw[mi] = slow;
         if (mi == 0)
             snprintf(p->map_note[0], sizeof(p->map_note[0]), "ranks in the platform's order");
     }
+    if (st == CS_OK && p->nmaps > 1 && !(p->map_ring_bw[1] > p->map_ring_bw[0] * 1.001) &&
+        !(inv[1] < inv[0] * 0.99))
+        p->nmaps = 1;
 done:
     if (hosts)
         cs_sim_hosts_free(hosts, P);
