@@ -5,8 +5,7 @@
  * lat(A) + lat(B) (least squares over the pairs; half each with two
  * nodes), bw(A) = the best pair of A (a pair runs at its slower node's
  * rate); the intra-node link from the intra-node pairs; rank ports where
- * every rank busy moved clearly less than its links allow; duplex ratios
- * where clearly below 1.
+ * every rank busy moved clearly less than its links allow; duplex ratios.
  */
 #include <math.h>
 #include <stdio.h>
@@ -14,15 +13,19 @@
 
 #include "calib_int.h"
 
-/* A rank port or a duplex link only where the measurement is clearly below
- * what the links allow: below 3/4 of it.  Every rank busy on a loaded
- * machine moves 10-20 % less from one run to the next (measured on the
- * emulated cluster at load averages of 20-30), and a link written for that
- * noise slows every prediction through it (a node duplex ratio of 0.83
- * made ring allreduce 27 % too slow); what these links are for, one
- * connection both ways at half the rate (ofi tcp;ofi_rxm, ratio 0.49) or a
- * rank's CPU share, is far below. */
+/* A rank port only where every rank busy moved clearly less than its links
+ * allow: below 3/4 of it.  A rank that sends and receives at once loses
+ * 10-20 % to its node's two directions (the duplex links below carry
+ * that) and to the noise of a loaded machine; ports written for it slowed
+ * the predictions through them by 26 to 630 % (the emulated cluster at
+ * load averages of 20-30).  What ports are for, a rank's CPU share where
+ * ranks outnumber cores, is far below. */
 #define CALIB_CLEAR 0.75
+/* Duplex links where both directions at once get less than 0.9 of one
+ * (one connection both ways on ofi tcp;ofi_rxm: 0.49; a node sending and
+ * receiving over different connections through the emulated cluster's
+ * shapers: 0.83, its acknowledgements queued behind its data). */
+#define CALIB_DUPLEX 0.9
 
 void calib_derive(cal_t *c, cs_plat_calib_t *p, cs_plat_calib_node_t *nodes)
 {
@@ -111,7 +114,7 @@ void calib_derive(cal_t *c, cs_plat_calib_t *p, cs_plat_calib_node_t *nodes)
     p->reduce_speed = c->red[cs_dtype_parse(c->o->dtype)];
     if (H > 1 && c->duplex_one > 0) {
         double rp = c->duplex_both / c->duplex_one, rn = c->duplex_node / c->duplex_one;
-        p->pair_duplex = rp < CALIB_CLEAR ? (rp > 0.5 ? rp : 0.5) : 0;
-        p->node_duplex = c->duplex_c >= 0 && rn < CALIB_CLEAR ? (rn > 0.5 ? rn : 0.5) : 0;
+        p->pair_duplex = rp < CALIB_DUPLEX ? (rp > 0.5 ? rp : 0.5) : 0;
+        p->node_duplex = c->duplex_c >= 0 && rn < CALIB_DUPLEX ? (rn > 0.5 ? rn : 0.5) : 0;
     }
 }
