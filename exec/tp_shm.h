@@ -234,9 +234,8 @@ void cs__shm_on_fin(tp_shm_t *t, const shm_ctl_t *c);
 void cs__shm_on_cts(tp_shm_t *t, int peer, const shm_ctl_t *c);
 void cs__shm_on_data(tp_shm_t *t, int peer, const shm_ctl_t *c);
 int cs__shm_progress_large(tp_shm_t *t);
-/* Queue control message `type` (MSG_FIN, MSG_CTS) of op for its peer; sent
- * at once when the peer's ring has room, else by cs__shm_flush_ctl. */
-void cs__shm_ctl(tp_shm_t *t, int32_t op, uint8_t type);
+/* Send the queued control messages (FIN, CTS) whose peer's ring has room;
+ * returns how many went. */
 int cs__shm_flush_ctl(tp_shm_t *t);
 
 /* ---- used by every file ---- */

@@ -69,7 +69,9 @@ static int ctl_send(tp_shm_t *t, int32_t i)
     return 1;
 }
 
-void cs__shm_ctl(tp_shm_t *t, int32_t i, uint8_t type)
+/* Queue control message `type` (MSG_FIN, MSG_CTS) of op for its peer; sent
+ * at once when the peer's ring has room, else by cs__shm_flush_ctl. */
+static void ctl_queue(tp_shm_t *t, int32_t i, uint8_t type)
 {
     shm_op_t *o = &t->ops[i];
     o->ctl = type;
@@ -150,7 +152,7 @@ static void ask_bounce(tp_shm_t *t, int32_t i)
     shm_op_t *o = &t->ops[i];
     o->mode = SHM_BOUNCE;
     o->state = OP_DATA_WAIT;
-    cs__shm_ctl(t, i, MSG_CTS);
+    ctl_queue(t, i, MSG_CTS);
 }
 
 void cs__shm_match_rts(tp_shm_t *t, int32_t i, int mode, const shm_rts_t *r)
@@ -305,7 +307,7 @@ int cs__shm_progress_large(tp_shm_t *t)
             continue;
         }
         o->status = st != CS_OK ? st : o->msg_len > o->len ? CS_ERR_RANGE : CS_OK;
-        cs__shm_ctl(t, i, MSG_FIN); /* the receive completes once FIN is out */
+        ctl_queue(t, i, MSG_FIN); /* the receive completes once FIN is out */
     }
     if (t->nstreams > 0)
         for (int p = 0; p < t->base.nranks; p++)
