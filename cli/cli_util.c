@@ -91,25 +91,32 @@ int cs_cli_parse_sweep(const char *s, uint64_t *min, uint64_t *max, double *fact
     return 0;
 }
 
+/* "collstep CMD: message[ (see collstep CMD --help)]"; CS_EXIT_USAGE. */
+static int vusage(const char *cmd, int hint, const char *fmt, va_list ap)
+{
+    fprintf(stderr, "collstep %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    if (hint)
+        fprintf(stderr, " (see collstep %s --help)", cmd);
+    fputc('\n', stderr);
+    return CS_EXIT_USAGE;
+}
+
 int cs_cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "collstep %s: ", cmd);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vusage(cmd, 0, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
     return CS_EXIT_USAGE;
 }
 
 int cs_cli_usage_hint(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "collstep %s: ", cmd);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vusage(cmd, 1, fmt, ap);
     va_end(ap);
-    fprintf(stderr, " (see collstep %s --help)\n", cmd);
     return CS_EXIT_USAGE;
 }
 
@@ -198,27 +205,28 @@ int cs_cli_parse_rate(const char *cmd, const char *opt, const char *s, double *o
     return CS_EXIT_OK;
 }
 
+/* A name parsed into an enumeration: `ok`, or "WHAT 'S' (LIST)". */
+static int known(const char *cmd, int ok, const char *what, const char *s, const char *list)
+{
+    return ok ? CS_EXIT_OK : cs_cli_usage_error(cmd, "%s '%s' (%s)", what, s, list);
+}
+
 int cs_cli_parse_dtype(const char *cmd, const char *s, cs_dtype_t *out)
 {
-    if ((*out = cs_dtype_parse(s)) == CS_DT_COUNT)
-        return cs_cli_usage_error(cmd, "--dtype: unknown type '%s' (float, double, half, "
-                                       "bfloat16, int32, int64)", s);
-    return CS_EXIT_OK;
+    return known(cmd, (*out = cs_dtype_parse(s)) != CS_DT_COUNT, "--dtype: unknown type", s,
+                 "float, double, half, bfloat16, int32, int64");
 }
 
 int cs_cli_parse_op(const char *cmd, const char *s, cs_op_t *out)
 {
-    if ((*out = cs_op_parse(s)) == CS_OP_COUNT)
-        return cs_cli_usage_error(cmd, "--op: unknown operator '%s' (sum, prod, min, max)", s);
-    return CS_EXIT_OK;
+    return known(cmd, (*out = cs_op_parse(s)) != CS_OP_COUNT, "--op: unknown operator", s,
+                 "sum, prod, min, max");
 }
 
 int cs_cli_parse_coll(const char *cmd, const char *s, cs_coll_t *out)
 {
-    if ((*out = cs_coll_parse(s)) == CS_COLL_COUNT)
-        return cs_cli_usage_error(cmd, "unknown collective '%s' (allreduce, reduce-scatter, "
-                                       "allgather, broadcast, reduce, alltoall)", s);
-    return CS_EXIT_OK;
+    return known(cmd, (*out = cs_coll_parse(s)) != CS_COLL_COUNT, "unknown collective", s,
+                 "allreduce, reduce-scatter, allgather, broadcast, reduce, alltoall");
 }
 
 int cs_cli_parse_format(const char *cmd, const char *s, cs_results_fmt_t *out)

@@ -52,13 +52,13 @@ expect_rc "algo list" 0
 both --coll allreduce --algo ring,rd --size 64K --param ring:nchunks=2 --format csv
 expect_rc "per-algorithm param" 0
 for f in sim run; do
-    [ "$(csv_col "$tmp/$f.out" params | tr '\n' '|')" = "nchunks=2||" ] && ok ||
+    [ "$(csv_col "$tmp/$f.out" params | tr '\n' '|')" = "nchunks=2 channels=1 local=1||" ] && ok ||
         bad "$f: ring:nchunks=2 reaches ring only: $(csv_col "$tmp/$f.out" params | tr '\n' '|')"
 done
 both --coll allreduce --algo ring,rhd --size 64K --param nchunks=3 --param rhd:nchunks=1 --format csv
 expect_rc "global param, per-algorithm override" 0
 for f in sim run; do
-    [ "$(csv_col "$tmp/$f.out" params | tr '\n' '|')" = "nchunks=3|nchunks=1|" ] && ok ||
+    [ "$(csv_col "$tmp/$f.out" params | tr '\n' '|')" = "nchunks=3 channels=1 local=1|nchunks=1|" ] && ok ||
         bad "$f: global nchunks=3 and rhd:nchunks=1: $(csv_col "$tmp/$f.out" params | tr '\n' '|')"
 done
 both --coll allreduce --algo ring,rd --size 64K --param nchunks=2
@@ -88,12 +88,12 @@ s = json.load(open(sys.argv[1]))[0]
 r = json.load(open(sys.argv[2]))[0]
 assert s["model"] == "ideal" and s["platform"] == "summit:nodes=1" and s["transport"] == "", s
 assert r["transport"] == "shm" and r["platform"] == "" and r["model"] == "", r
-assert s["params"] == r["params"] == "nchunks=1", (s, r)
+assert s["params"] == r["params"] == "nchunks=1 channels=1 local=1", (s, r)
 PY
 both --coll allreduce --algo ring --size 64K
-grep -q "^# allreduce ring (nchunks=1), 4 ranks, platform summit:nodes=1, model ideal" "$tmp/sim.out" && ok ||
+grep -q "^# allreduce ring (nchunks=1 channels=1 local=1), 4 ranks, platform summit:nodes=1, model ideal" "$tmp/sim.out" && ok ||
     bad "sim table header: $(head -1 "$tmp/sim.out")"
-grep -q "^# allreduce ring (nchunks=1), 1 ranks, transport shm" "$tmp/run.out" && ok ||
+grep -q "^# allreduce ring (nchunks=1 channels=1 local=1), 1 ranks, transport shm" "$tmp/run.out" && ok ||
     bad "run table header: $(head -1 "$tmp/run.out")"
 
 # --- comparison view -------------------------------------------------------------

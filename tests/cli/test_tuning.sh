@@ -10,6 +10,7 @@ source "$(dirname "$0")/common.sh"
 P=summit:nodes=1
 SIM=("$cs" sim --platform "$P")
 cols() { csv_col "$1" "$2" | paste -sd'|'; } # the column as a|b|c
+R2="nchunks=2 channels=1 local=1" # ring's parameters in effect with nchunks=2
 # expect2 WHAT PATTERN CMD...: exit 2 and PATTERN on stderr
 expect2() {
     local what=$1 want=$2; shift 2
@@ -54,9 +55,9 @@ fi
     bad "sim: algorithms per size: $(cols "$tmp/auto.csv" algo)"
 [ "$(cols "$tmp/auto.csv" size_bytes)" = "1024|4096|16384|65536|262144|1048576|4194304" ] && ok ||
     bad "sim: sizes in order: $(cols "$tmp/auto.csv" size_bytes)"
-[ "$(cols "$tmp/auto.csv" params)" = "|||nchunks=2|nchunks=2|nchunks=2|dims=3x2 algos=auto nchunks=1" ] &&
+[ "$(cols "$tmp/auto.csv" params)" = "|||$R2|$R2|$R2|dims=3x2 algos=auto nchunks=1" ] &&
     ok || bad "sim: params column says what the table chose: $(cols "$tmp/auto.csv" params)"
-grep -q "262144 B: ring nchunks=2, ranks mapped by the table from .*t.tuning (65536 to 1048576 bytes" \
+grep -q "262144 B: ring $R2, ranks mapped by the table from .*t.tuning (65536 to 1048576 bytes" \
     "$tmp/auto.err" && ok || { bad "sim says which entry served a size"; cat "$tmp/auto.err"; }
 # the mapped ring is simulated on the table's map (a simulation of its
 # own): the same times as --map with those hosts
@@ -98,9 +99,9 @@ entry allreduce 65536 1073741824 ring nchunks=2 - 2
 EOF
 run1 --coll allreduce --algo auto --tuning "$tmp/one.tuning" --size 16K,256K --format csv >"$tmp/run.csv" 2>"$tmp/run.err"
 [ $? = 0 ] && ok || { bad "run --algo auto: exit $?"; cat "$tmp/run.err"; }
-[ "$(cols "$tmp/run.csv" algo)" = "rd|ring" ] && [ "$(cols "$tmp/run.csv" params)" = "|nchunks=2" ] && ok ||
+[ "$(cols "$tmp/run.csv" algo)" = "rd|ring" ] && [ "$(cols "$tmp/run.csv" params)" = "|$R2" ] && ok ||
     bad "run: rows say what the table chose: $(cols "$tmp/run.csv" algo) / $(cols "$tmp/run.csv" params)"
-grep -q "262144 B: ring nchunks=2 from" "$tmp/run.err" && ok || bad "run says which entry served a size"
+grep -q "262144 B: ring $R2 from" "$tmp/run.err" && ok || bad "run says which entry served a size"
 run1 --coll allreduce --algo auto --tuning "$tmp/t.tuning" --size 1K >/dev/null 2>"$tmp/err"
 [ $? = 2 ] && grep -q "6 ranks" "$tmp/err" && ok || bad "run: a table for 6 ranks on 1"
 run1 --coll allreduce --algo auto --size 1K >/dev/null 2>"$tmp/err"
