@@ -83,7 +83,7 @@ int cs__planner_candidates(const cs_platform_t *plat, cs_planner_t *p, cs_err_t 
         const cs_algo_t *a = cs_algo_at(i);
         if (a->coll != p->coll)
             continue;
-        char base[160] = "";
+        char base[96] = "";
         const char *def = NULL;
         /* defaults, as `collstep sim` runs them (hier gets the platform's tiers) */
         if (declares(a, "dims", NULL) && strcmp(a->name, "hier") == 0 && pd[0])

@@ -420,7 +420,7 @@ static void by_formula(cs_planner_t *p, cs_planner_cand_t *c)
     cs_ab_model_t m = {t->latency, 1.0 / t->rank_bw, 0};
     for (int k = 0; k < p->nsizes; k++)
         c->model_s[k] = a->cost(&d, &prm, (double)p->sizes[k], &m);
-    snprintf(c->bottleneck, sizeof(c->bottleneck), "%s*", t->name);
+    snprintf(c->bottleneck, sizeof(c->bottleneck), "%.14s*", t->name);
 }
 
 double cs__planner_sim_cost(int P, double messages, double concurrent)

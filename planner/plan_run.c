@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -389,7 +390,8 @@ static const char *label(const cs_planner_t *p, const cs_planner_cand_t *x, char
 int cs_planner_run(const cs_planner_opts_t *o, cs_planner_t **out, cs_err_t *err)
 {
     *out = NULL;
-    double t0 = now(), deadline = t0 + o->budget;
+    /* the deadline keeps a margin for writing the results */
+    double t0 = now(), deadline = t0 + o->budget - fmin(1.0, 0.05 * o->budget);
     if (!(o->budget > 0))
         return cs_err_set(err, CS_ERR_RANGE, "--budget: expected a positive number of seconds");
     if (o->nsizes < 1 || o->nsizes > CS_PLANNER_MAX_SIZES)
@@ -446,8 +448,10 @@ int cs_planner_run(const cs_planner_opts_t *o, cs_planner_t **out, cs_err_t *err
         st = cs_err_set(err, CS_ERR_INTERNAL, "plan: fork: %s", strerror(errno));
         goto fail;
     }
-    if (pid == 0)
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the plan */
         _exit(analyse(plat, o, h, deadline));
+    }
     int ws = 0;
     while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
         ;
@@ -503,8 +507,10 @@ int cs_planner_run(const cs_planner_opts_t *o, cs_planner_t **out, cs_err_t *err
             pid_t w = fork();
             if (w < 0)
                 break;
-            if (w == 0)
+            if (w == 0) {
+                prctl(PR_SET_PDEATHSIG, SIGKILL);
                 _exit(simulate(plat, o, p, j->cand, j->ks, j->nk));
+            }
             j->pid = w;
             j->started = now();
             running++;

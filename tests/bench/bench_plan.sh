@@ -38,8 +38,9 @@ d = json.load(open(sys.argv[1]))
 wall, usr, sysc = (float(x) for x in open(sys.argv[2]).read().split()[-3:])
 if sys.argv[4] == "1":
     for t in d["tiers"]:
-        print("#   tier %-8s %5d x %-5d ranks  %6.1f GB/s per flow%s" % (
-            t["name"], t["groups"], t["group"], t["flow_GBps"],
+        g = "%5d x %-5d ranks" % (t["groups"], t["group"]) if t["group"] else "groups of unequal size"
+        print("#   tier %-8s %-24s %6.1f GB/s per flow%s" % (
+            t["name"], g, t["flow_GBps"],
             "  %5.1f GB/s out of a group" % t["group_egress_GBps"] if t["group_egress_GBps"] > 0 else ""))
     print("#   factorizations: " + " ".join(d["factorizations"]))
     print("#   bound: " + d["bound"])
@@ -63,7 +64,7 @@ done
 
 echo
 echo "# DGX-1 (dgx1-v100-ib100:nodes=1), allreduce 1 GiB"
-"$collstep" plan --platform dgx1-v100-ib100:nodes=1 --size 1G --jobs "$JOBS" --show 0 \
+"$collstep" plan --platform dgx1-v100-ib100:nodes=1 --size 1G --jobs "$JOBS" --show 0 --all \
   --format json >"$tmp/dgx" 2>/dev/null
 python3 - "$tmp/dgx" <<'PY'
 import json, sys
@@ -77,7 +78,11 @@ def best(pred):
     return min(c, key=lambda r: r["time_us"]) if c else None
 one = best(lambda r: r["algo"] == "ring" and "channels" not in r["params"] and r["order"] == "fast-ring")
 naive = best(lambda r: r["algo"] == "ring" and r["params"] == "" and r["order"] == "platform")
-print("  plan's choice  %-34s %-10s busbw %6.2f GB/s" % (ch["algo"] + " " + ch["params"], ch["order"], ch["busbw_GBps"]))
+dirs = 2 if "channels=" in ch["params"] and int(ch["params"].split("channels=")[1].split(",")[0]) >= 2 else 1
+fast = [o for o in d["orders"] if o["name"] == ch["order"]][0]["ring_slowest_GBps"]
+print("  plan's choice  %-34s %-10s busbw %6.2f GB/s = %.1f %% of the NVLink bound %.0f GB/s (%d direction%s x %.0f GB/s)" % (
+    ch["algo"] + " " + ch["params"], ch["order"], ch["busbw_GBps"], 100 * ch["busbw_GBps"] / (dirs * fast),
+    dirs * fast, dirs, "s" if dirs > 1 else "", fast))
 if one:
     print("  one ring       %-34s %-10s busbw %6.2f GB/s = %.1f %% of the 50 GB/s NVLink bound of one ring" % (
         one["algo"] + " " + (one["params"] or "(defaults)"), one["order"], one["busbw_GBps"], 2 * one["busbw_GBps"]))

@@ -6,10 +6,10 @@
  *                best --top per size) must choose a candidate within 1 % of
  *                that optimum, and none slower than the registry's defaults
  *   dgx1         one DGX-1: the ring the plan picks runs in the fast-ring
- *                order, every route of that ring is a single NVLink link,
- *                its busbw is within 10 % of the ring's slowest link (the
- *                rest is the reductions of the simulator's device stream),
- *                and the platform's order is slower
+ *                order, every route of that ring (both ways) is a single
+ *                NVLink link, its busbw is within 5 % of the NVLink bound
+ *                (the ring's slowest link, times two when its channels run
+ *                both ways), and the platform's order is slower
  *   errors       one rank, an unknown platform, a budget too small
  */
 #include <math.h>
@@ -102,8 +102,18 @@ static int dgx1(void)
            "order ring %.2f GB/s (slowest route %.1f GB/s)\n", c->algo, c->params,
            p->map_name[c->map], bus / 1e9, p->map_ring_bw[1] / 1e9, nbus / 1e9,
            p->map_ring_bw[0] / 1e9);
+    /* the NVLink bound of the plan's rings: the slowest link of the ring,
+     * once per direction the channels use (odd channels run backwards) */
+    const char *chp = strstr(c->params, "channels=");
+    int dirs = chp && atoi(chp + 9) >= 2 ? 2 : 1;
+    double bound = dirs * p->map_ring_bw[1];
+    printf("dgx1: NVLink bound %.1f GB/s (%d direction%s), the plan's busbw %.1f %% of it\n",
+           bound / 1e9, dirs, dirs > 1 ? "s" : "", 100 * bus / bound);
     CS_TEST_CHECK(c->map == 1, "the choice runs in order %s", p->map_name[c->map]);
-    CS_TEST_CHECK(bus >= 0.9 * p->map_ring_bw[1], "busbw %.2f GB/s", bus / 1e9);
+    CS_TEST_CHECK(strcmp(c->algo, "ring") == 0 || strcmp(c->algo, "hier") == 0,
+                  "the choice is %s, not a ring", c->algo);
+    CS_TEST_CHECK(bus >= 0.95 * bound, "busbw %.2f GB/s under 95 %% of %.2f GB/s", bus / 1e9,
+                  bound / 1e9);
     CS_TEST_CHECK(nbus < bus / 2, "platform order %.2f GB/s", nbus / 1e9);
     /* every route of the fast ring: one NVLink link */
     cs_platform_t *pl = NULL;
@@ -118,6 +128,9 @@ static int dgx1(void)
         CS_TEST_CHECK(cs_sim_route(a, b, l, 16, &n, &err) == CS_OK, "%s", err.msg);
         CS_TEST_CHECK(n == 1 && strcmp(l[0].tier, "nvlink") == 0, "%s -> %s: %d links, first %s",
                       a, b, n, n ? l[0].tier : "-");
+        CS_TEST_CHECK(cs_sim_route(b, a, l, 16, &n, &err) == CS_OK, "%s", err.msg);
+        CS_TEST_CHECK(n == 1 && strcmp(l[0].tier, "nvlink") == 0, "%s -> %s: %d links, first %s",
+                      b, a, n, n ? l[0].tier : "-");
     }
     cs_platform_close(pl);
     cs_planner_free(p);
