@@ -17,6 +17,7 @@
 #include "tp_util.h"
 
 #define CLOCK_TAG (1ull << (CS_TP_TAG_BITS - 1))
+#define CLOCK_RESULT 0xfffffull /* the tag of the offset sent back: above any round */
 
 /* This rank was interrupted (it tells its peers) or a peer left: the
  * status and message to fail with; CS_OK when neither. */
@@ -99,7 +100,7 @@ int cs_engine_clock_align(cs_tp_t *tp, int rounds, double timeout_s, int64_t *of
                 }
             }
             if (st == CS_OK)
-                st = xfer(tp, 1, r, &best, sizeof(best), CLOCK_TAG | 0xfffffull, deadline, err);
+                st = xfer(tp, 1, r, &best, sizeof(best), CLOCK_TAG | CLOCK_RESULT, deadline, err);
         }
         if (st == CS_OK)
             *offset_ns = 0;
@@ -114,7 +115,7 @@ int cs_engine_clock_align(cs_tp_t *tp, int rounds, double timeout_s, int64_t *of
     }
     int64_t off = 0;
     if (st == CS_OK)
-        st = xfer(tp, 0, 0, &off, sizeof(off), CLOCK_TAG | 0xfffffull, deadline, err);
+        st = xfer(tp, 0, 0, &off, sizeof(off), CLOCK_TAG | CLOCK_RESULT, deadline, err);
     if (st == CS_OK)
         *offset_ns = off;
     return st;
