@@ -4,20 +4,21 @@
  *   P      {1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 17, 31, 64} (odd, prime, powers
  *          of two and neither); P = 1536 and 27,648 are in test_scale.c
  *   roots  {0, P/2, P-1} for broadcast and reduce
- *   place  out of place and in place (reduce-scatter in place must be
- *          refused with CS_ERR_UNSUPPORTED and a message; nothing else may
- *          be unsupported)
+ *   place  out of place and in place
+ *   ...    the cases `refused` lists must fail with CS_ERR_UNSUPPORTED and
+ *          a message (reduce-scatter in place); every other case must build
+ *          (a generator that cannot do some case adds it there)
  *   params the defaults, the parameter sets of `sets` (over the whole P
  *          list) and the cases of `fixed` (one P each: hier's tier layouts,
  *          torus grids)
  *
- * Each case must build; built again on 3 threads (CS_GEN_THREADS=3) it must
- * be the same schedule (cs_sched_digest); the verifier must accept it; and
- * the reference interpreter must compute exact results for the element
- * counts {0, 1, P-1, P, P+1, 10007 (less for per-block counts beyond 17
- * ranks: large_count)} with exact data
- * (int32 sum or max, and float sum for reductions), and for counts 1 and
- * 157 with the other element types and operators of `kinds`.
+ * Each case that builds is built again on 3 threads (CS_GEN_THREADS=3) and
+ * must be the same schedule (cs_sched_digest); the verifier must accept it;
+ * the reference interpreter must compute exact results for the counts
+ * {0, 1, P-1, P, P+1, 10007 (less for per-block counts beyond 17 ranks:
+ * large_count)} with exact data (int32 sum or max, and float sum for
+ * reductions), and for counts 1 and 157 with the other element types and
+ * operators of `kinds`.
  *
  * Usage: test_matrix [COLL [ALGO]]   (restrict to one collective / algorithm)
  */
@@ -163,6 +164,13 @@ static void run_interp(const cs_sched_t *s, const char *what)
     }
 }
 
+/* The cases a generator may refuse (CS_ERR_UNSUPPORTED with a message). */
+static int refused(const cs_algo_t *a, int P, int inplace)
+{
+    (void)P;
+    return inplace && a->coll == CS_COLL_REDUCE_SCATTER; /* core: cs_sched_create */
+}
+
 static void run_case(const cs_algo_t *a, int P, int root, int inplace, const char *params)
 {
     char what[192];
@@ -172,10 +180,10 @@ static void run_case(const cs_algo_t *a, int P, int root, int inplace, const cha
     cs_err_t err;
     ncases++;
     int st = at_build(a, P, root, inplace, params, &s, &err);
-    if (inplace && a->coll == CS_COLL_REDUCE_SCATTER) {
+    if (refused(a, P, inplace)) {
         CS_TEST_CHECK(st == CS_ERR_UNSUPPORTED && err.msg[0] != '\0',
-                      "%s: in place must be refused with a message: %s %s", what,
-                      cs_status_name(st), err.msg);
+                      "%s: must be refused with a message: %s %s", what, cs_status_name(st),
+                      err.msg);
         cs_sched_destroy(s);
         return;
     }
