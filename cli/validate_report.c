@@ -92,68 +92,78 @@ static void print_table(const val_t *v, FILE *f, const char *transport)
     }
 }
 
+/* One row of platform p, instance j (algorithm x size) of csv or json. */
+typedef void (*row_fn)(const val_t *v, FILE *f, const char *transport, int p, int j, int first);
+
+/* Every row: platforms in order, then the instances a schedule serves. */
+static void each_row(const val_t *v, FILE *f, const char *transport, row_fn fn)
+{
+    int n = v->nalgo * v->nsizes, first = 1;
+    for (int p = 0; p < v->o->nplats; p++)
+        for (int j = 0; j < n; j++)
+            if (val_serves(v, j / v->nsizes, j % v->nsizes)) {
+                fn(v, f, transport, p, j, first);
+                first = 0;
+            }
+}
+
+static void csv_row(const val_t *v, FILE *f, const char *transport, int p, int j, int first)
+{
+    (void)first;
+    int n = v->nalgo * v->nsizes, a = j / v->nsizes;
+    uint64_t b = v->sizes[j % v->nsizes];
+    const meas_t *x = &v->meas[j];
+    double m = x->med, q = v->pred[(size_t)p * n + j];
+    double algbw = m > 0 ? (double)b / m / 1e9 : 0;
+    fprintf(f, "%s,\"%s\",%s,%llu,%llu,float,%d,%d,\"%s\",\"%s\",%s,%.3f,%.2f,%.3f,%.3f,%.3f,%.3f,"
+               "%.3f,%.3f,%.6f,%.6f\n", v->sched[a]->algo, v->b.params[a], cs_coll_name(v->coll),
+            (unsigned long long)b,
+            (unsigned long long)cs_coll_block_count(v->coll, v->l.nranks, b, 4), v->l.nranks,
+            v->l.nnodes, transport, v->o->plats[p].spec, cs_sim_model_name(v->o->plats[p].model),
+            m * 1e6, m > 0 ? (x->p90 - x->p10) / m * 100 : 0, x->lo * 1e6, x->hi * 1e6,
+            x->cpu * 1e6, x->runq * 1e6, q * 1e6, m > 0 ? (q - m) / m * 100 : 0, algbw,
+            algbw * cs_coll_busbw_factor(v->coll, v->l.nranks));
+}
+
 static void print_csv(const val_t *v, FILE *f, const char *transport)
 {
-    int n = v->nalgo * v->nsizes;
     fprintf(f, "algo,params,coll,size_bytes,count,dtype,ranks,nodes,transport,platform,model,"
                "measured_us,spread_pct,measured_min_us,measured_max_us,cpu_us,runq_wait_us,"
-               "predicted_us,error_pct,"
-               "algbw_GBps,busbw_GBps\n");
-    for (int p = 0; p < v->o->nplats; p++)
-        for (int j = 0; j < n; j++) {
-            int a = j / v->nsizes;
-            if (!val_serves(v, a, j % v->nsizes))
-                continue;
-            uint64_t b = v->sizes[j % v->nsizes];
-            double m = v->meas[j].med, q = v->pred[(size_t)p * n + j];
-            double algbw = m > 0 ? (double)b / m / 1e9 : 0;
-            fprintf(f, "%s,\"%s\",%s,%llu,%llu,float,%d,%d,\"%s\",\"%s\",%s,%.3f,%.2f,%.3f,%.3f,"
-                       "%.3f,%.3f,%.3f,%.3f,%.6f,%.6f\n", v->sched[a]->algo, v->b.params[a],
-                    cs_coll_name(v->coll), (unsigned long long)b,
-                    (unsigned long long)cs_coll_block_count(v->coll, v->l.nranks, b, 4), v->l.nranks,
-                    v->l.nnodes, transport, v->o->plats[p].spec,
-                    cs_sim_model_name(v->o->plats[p].model), m * 1e6,
-                    m > 0 ? (v->meas[j].p90 - v->meas[j].p10) / m * 100 : 0, v->meas[j].lo * 1e6,
-                    v->meas[j].hi * 1e6, v->meas[j].cpu * 1e6, v->meas[j].runq * 1e6, q * 1e6,
-                    m > 0 ? (q - m) / m * 100 : 0, algbw,
-                    algbw * cs_coll_busbw_factor(v->coll, v->l.nranks));
-        }
+               "predicted_us,error_pct,algbw_GBps,busbw_GBps\n");
+    each_row(v, f, transport, csv_row);
+}
+
+static void json_row(const val_t *v, FILE *f, const char *transport, int p, int j, int first)
+{
+    int n = v->nalgo * v->nsizes, a = j / v->nsizes;
+    uint64_t b = v->sizes[j % v->nsizes];
+    const meas_t *x = &v->meas[j];
+    double m = x->med, q = v->pred[(size_t)p * n + j];
+    fprintf(f, "%s\n{\"algo\":", first ? "" : ",");
+    cs_json_write_str(f, v->sched[a]->algo);
+    fprintf(f, ",\"params\":");
+    cs_json_write_str(f, v->b.params[a]);
+    fprintf(f, ",\"coll\":\"%s\",\"size_bytes\":%llu,\"count\":%llu,\"dtype\":\"float\","
+               "\"ranks\":%d,\"nodes\":%d,\"transport\":", cs_coll_name(v->coll),
+            (unsigned long long)b,
+            (unsigned long long)cs_coll_block_count(v->coll, v->l.nranks, b, 4), v->l.nranks,
+            v->l.nnodes);
+    cs_json_write_str(f, transport);
+    fprintf(f, ",\"platform\":");
+    cs_json_write_str(f, v->o->plats[p].spec);
+    fprintf(f, ",\"model\":\"%s\",\"measured_us\":%.3f,\"spread_pct\":%.2f,"
+               "\"measured_min_us\":%.3f,\"measured_max_us\":%.3f,\"iters\":%ld,"
+               "\"start_skew_us\":%.3f,\"cpu_us\":%.3f,\"runq_wait_us\":%.3f,"
+               "\"predicted_us\":%.3f,\"error_pct\":%.3f}",
+            cs_sim_model_name(v->o->plats[p].model), m * 1e6,
+            m > 0 ? (x->p90 - x->p10) / m * 100 : 0, x->lo * 1e6, x->hi * 1e6, v->o->iters,
+            x->skew * 1e6, x->cpu * 1e6, x->runq * 1e6, q * 1e6, m > 0 ? (q - m) / m * 100 : 0);
 }
 
 static void print_json(const val_t *v, FILE *f, const char *transport)
 {
-    int n = v->nalgo * v->nsizes;
     fprintf(f, "{\"collstep_validate\":1,\"rows\":[");
-    for (int p = 0, first = 1; p < v->o->nplats; p++)
-        for (int j = 0; j < n; j++) {
-            int a = j / v->nsizes;
-            if (!val_serves(v, a, j % v->nsizes))
-                continue;
-            uint64_t b = v->sizes[j % v->nsizes];
-            double m = v->meas[j].med, q = v->pred[(size_t)p * n + j];
-            fprintf(f, "%s\n{\"algo\":", first ? "" : ",");
-            first = 0;
-            cs_json_write_str(f, v->sched[a]->algo);
-            fprintf(f, ",\"params\":");
-            cs_json_write_str(f, v->b.params[a]);
-            fprintf(f, ",\"coll\":\"%s\",\"size_bytes\":%llu,\"count\":%llu,\"dtype\":\"float\","
-                       "\"ranks\":%d,\"nodes\":%d,\"transport\":",
-                    cs_coll_name(v->coll), (unsigned long long)b,
-                    (unsigned long long)cs_coll_block_count(v->coll, v->l.nranks, b, 4), v->l.nranks,
-                    v->l.nnodes);
-            cs_json_write_str(f, transport);
-            fprintf(f, ",\"platform\":");
-            cs_json_write_str(f, v->o->plats[p].spec);
-            fprintf(f, ",\"model\":\"%s\",\"measured_us\":%.3f,\"spread_pct\":%.2f,"
-                       "\"measured_min_us\":%.3f,\"measured_max_us\":%.3f,\"iters\":%ld,"
-                       "\"start_skew_us\":%.3f,\"cpu_us\":%.3f,\"runq_wait_us\":%.3f,\"predicted_us\":%.3f,"
-                       "\"error_pct\":%.3f}",
-                    cs_sim_model_name(v->o->plats[p].model), m * 1e6,
-                    m > 0 ? (v->meas[j].p90 - v->meas[j].p10) / m * 100 : 0, v->meas[j].lo * 1e6,
-                    v->meas[j].hi * 1e6, v->o->iters, v->meas[j].skew * 1e6, v->meas[j].cpu * 1e6,
-                    v->meas[j].runq * 1e6, q * 1e6,
-                    m > 0 ? (q - m) / m * 100 : 0);
-        }
+    each_row(v, f, transport, json_row);
     fprintf(f, "],\n\"summary\":[");
     for (int p = 0, first = 1; p < v->o->nplats; p++)
         for (int a = 0; a <= v->nalgo; a++, first = 0) {

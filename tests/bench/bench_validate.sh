@@ -21,16 +21,17 @@
 # otherwise.  The 2-core development machine shares its CPUs with whatever
 # else runs: the script prints the load average before and after.
 #
-# Environment: COLLSTEP (build/cli/collstep), TRANSPORT (ofi: libfabric
-# tcp;ofi_rxm; or tcp, the native sockets), HOSTS (4), RANKS (2), RATE
+# Environment: COLLSTEP (build/cli/collstep), TRANSPORT (tcp, collstep's
+# sockets; or ofi: libfabric tcp;ofi_rxm, whose read-based rendezvous
+# halves each direction of an exchange: docs/validation.md), HOSTS (4), RANKS (2), RATE
 # (400mbit), SLOW_RATE (200mbit), CAL_SIZES (1:64M), SIZES
 # (64K,256K,1M,4M,16M,64M), ITERS (5), OUT (a directory to keep the
 # platforms and the JSON in; default: a temporary one), NICE (-10: the
 # ranks' nice level, so that other work on the machine delays them less),
-# WAIT (yield: how idle ranks wait, validate --wait), AUTO_PROGRESS (1:
-# libfabric's rxm moves data from a thread of its own,
-# FI_OFI_RXM_DATA_AUTO_PROGRESS, so that a transfer goes on while its rank
-# waits for a core; 0: only while the rank polls).
+# WAIT (auto: how idle ranks wait, validate --wait; auto yields here, 8
+# ranks on 2 cores), AUTO_PROGRESS (ofi: 1 sets
+# FI_OFI_RXM_DATA_AUTO_PROGRESS, libfabric's rxm moving data from a thread
+# of its own; default 0, it did not change the errors).
 # The load average is sampled every 10 s while it runs (min / median /
 # max printed at the end) and every row says how much CPU a rank used per
 # run (cpu = CPU time / measured time, mean over the ranks).
@@ -38,11 +39,11 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$here/../..
 cs=${COLLSTEP:-$root/build/cli/collstep}
-transport=${TRANSPORT:-ofi} H=${HOSTS:-4} R=${RANKS:-2}
+transport=${TRANSPORT:-tcp} H=${HOSTS:-4} R=${RANKS:-2}
 rate=${RATE:-400mbit} slow=${SLOW_RATE:-200mbit}
 cal_sizes=${CAL_SIZES:-1:64M} sizes=${SIZES:-64K,256K,1M,4M,16M,64M} iters=${ITERS:-5}
-nice=${NICE:--10} wait=${WAIT:-yield}
-export FI_OFI_RXM_DATA_AUTO_PROGRESS=${AUTO_PROGRESS:-1}
+nice=${NICE:--10} wait=${WAIT:-auto}
+export FI_OFI_RXM_DATA_AUTO_PROGRESS=${AUTO_PROGRESS:-0}
 [ -x "$cs" ] || { echo "SKIP: collstep not built ('$cs')"; exit 77; }
 [ "$(id -u)" = 0 ] || { echo "SKIP: not root"; exit 77; }
 command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
