@@ -19,6 +19,13 @@
  *      tier 1 RS:  r0, r2, r4 reduce-scatter half A in thirds
  *      tier 1 AG, then tier 0 AG (mirror image)
  *
+ * channels = K > 1: the vector is K x P x nchunks chunks and K copies of
+ * the whole multi-tier allreduce run at once, copy c over the window [c P
+ * nchunks, (c+1) P nchunks) on its own message channels and dependency
+ * stream, so one copy's inter-node tier overlaps another's intra-node one.
+ * channels = 1 is the one-copy schedule exactly.  Channels do not change
+ * the alpha-beta cost below.
+ *
  * Cost: the sum over tiers t of RS_t + AG_t on d_t ranks over the window
  * n / (d0 .. d_{t-1}) (see cs__phase_cost); each tier should be costed
  * with its own link model, which one alpha-beta model cannot express.
@@ -43,6 +50,9 @@ static const cs_param_desc_t params[] = {
                       "auto: ring on tiers of up to 8 ranks, rhd (logarithmic) on larger ones"),
     CS_PARAM_INT_ROW("nchunks", "1", 1, 65536,
                      "chunks per rank segment (pipelining of ring tiers)"),
+    CS_PARAM_INT_ROW("channels", "1", 1, CS__PHASE_MAX_CHANNELS,
+                     "parts of the vector that go through the tiers at once, each on its own "
+                     "channels"),
     CS_PARAM_END,
 };
 
@@ -105,16 +115,34 @@ typedef struct hier_arg {
     const int *dims, *order;
     const cs__ph_alg_t *algs;
     int ntiers;
-    uint32_t len;
+    uint32_t len; /* chunks per channel */
     int src;
     uint32_t pieces;
+    int channels;
 } hier_arg_t;
 
+/* Channel c: the window [c len, (c+1) len) through every tier on message
+ * channels 2 c ntiers .., on its own dependency stream (channel 0 on the
+ * caller's), so the channels overlap: one crosses the nodes while another
+ * is inside them. */
 static int hier_emit(cs__phase_t *ph, void *arg)
 {
     const hier_arg_t *h = arg;
-    return cs__phase_multitier(ph, h->dims, h->order, h->algs, h->ntiers, 0, h->len, h->src, 0,
-                               h->pieces);
+    int st = cs__phase_multitier(ph, h->dims, h->order, h->algs, h->ntiers, 0, h->len, h->src, 0,
+                                 h->pieces);
+    for (int c = 1; c < h->channels && st == CS_OK; c++) {
+        cs__phase_t chp;
+        st = cs__phase_init(&chp, ph->s);
+        if (st == CS_OK) {
+            chp.r0 = ph->r0;
+            chp.r1 = ph->r1;
+            st = cs__phase_multitier(&chp, h->dims, h->order, h->algs, h->ntiers,
+                                     (uint32_t)c * h->len, h->len, h->src, 2 * c * h->ntiers,
+                                     h->pieces);
+        }
+        cs__phase_fini(&chp);
+    }
+    return st;
 }
 
 static int build(const cs_coll_desc_t *desc, cs_params_t *p, cs_sched_t **out, cs_err_t *err)
@@ -122,19 +150,23 @@ static int build(const cs_coll_desc_t *desc, cs_params_t *p, cs_sched_t **out, c
     int dims[HIER_MAX_TIERS], order[HIER_MAX_TIERS], n = 0;
     cs__ph_alg_t algs[HIER_MAX_TIERS];
     uint32_t nc = 1;
+    long K = 1;
     int st = parse(desc, p, dims, algs, &n, &nc, err);
+    if (st == CS_OK)
+        st = cs_params_int(p, params, "channels", &K, err);
     if (st != CS_OK)
         return st;
-    cs_sched_t *s = cs__gen_create_blocked(desc, nc, "", err, &st);
+    cs_sched_t *s = cs__gen_create_blocked(desc, nc * (uint32_t)K, K > 1 ? " (nchunks x channels)" : "",
+                                           err, &st);
     if (s == NULL)
         return st;
     hier_arg_t h = {dims, order, algs, n, (uint32_t)desc->nranks * nc,
-                    desc->inplace ? CS_BUF_OUT : CS_BUF_IN, nc};
+                    desc->inplace ? CS_BUF_OUT : CS_BUF_IN, nc, (int)K};
     /* steps per rank: a ring tier of size d about 4 d per chunk, others fewer */
     uint64_t per = 8;
     for (int t = 0; t < n; t++) {
         order[t] = t;
-        per += 4u * (uint64_t)dims[t] * nc;
+        per += 4u * (uint64_t)dims[t] * nc * (uint64_t)K;
     }
     st = cs__phase_split(s, (uint64_t)desc->nranks * per, hier_emit, &h);
     return cs__gen_finish(s, st, out, err);

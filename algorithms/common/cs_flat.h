@@ -65,9 +65,8 @@ double cs__flat_cost(const cs_coll_desc_t *desc, cs__ph_alg_t a, double bytes,
                      const cs_ab_model_t *m);
 
 /* The ring's channel parameters (table rows). */
-#define CS__FLAT_MAX_CHANNELS 64
 #define CS__FLAT_CHANNEL_ROWS                                                                   \
-    CS_PARAM_INT_ROW("channels", "1", 1, CS__FLAT_MAX_CHANNELS,                                 \
+    CS_PARAM_INT_ROW("channels", "1", 1, CS__PHASE_MAX_CHANNELS,                                \
                      "rings over parts of the vector at once, each in its own rank order"),    \
         CS_PARAM_INT_ROW("local", "1", 1, 65536,                                                \
                          "ranks per node: channel c rotates each group of local ranks by "     \

@@ -90,6 +90,10 @@ typedef struct cs__bufs {
     int dst;  /* RS: own segment at the end; AG: the whole window at the end */
 } cs__bufs_t;
 
+/* Most channels (concurrent copies of a collective over parts of the
+ * vector) a generator's `channels` parameter accepts. */
+#define CS__PHASE_MAX_CHANNELS 64
+
 /* The phase algorithms a tier can run. */
 typedef enum { CS__PH_RING = 0, CS__PH_RHD, CS__PH_DIRECT, CS__PH_COUNT } cs__ph_alg_t;
 /* "ring", "rhd", "direct"; parse returns CS__PH_COUNT when unknown. */

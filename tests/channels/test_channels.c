@@ -2,6 +2,7 @@
  * test_channels.c - channels of the ring generators and the parameter
  * descriptors' bounds.
  *
+ *  - hier with channels = 1..3, every tier algorithm, P = 1..16: verified;
  *  - every ring collective with channels = 1..5 and local = 1, 2, 3, 6 and
  *    more than P, P = 1..17 and 24, in place and not: the verifier accepts it;
  *  - channels=1 given explicitly is the default schedule byte for byte (but
@@ -103,6 +104,51 @@ static void test_verified(void)
                         built++;
                     }
     CS_TEST_CHECK(built == 18 * 5 * 5 * 5, "built %d", built);
+}
+
+/* hier: channels copies of the multi-tier allreduce, each tier algorithm. */
+static void test_hier(void)
+{
+    static const char *const algos[] = {"auto", "ring", "rhd", "direct", "ring+rhd"};
+    int built = 0;
+    for (int P = 1; P <= 16; P++)
+        for (int K = 1; K <= 3; K++)
+            for (int a = 0; a < 5; a++)
+                for (int inplace = 0; inplace < 2; inplace++) {
+                    int x = P % 3 == 0 ? 3 : P % 2 == 0 ? 2 : 1;
+                    char prm[96];
+                    if (a == 4)
+                        snprintf(prm, sizeof(prm), "channels=%d,dims=%dx%d,algos=%s", K, x, P / x,
+                                 algos[a]);
+                    else
+                        snprintf(prm, sizeof(prm), "channels=%d,dims=%dx%d,algos=%s,nchunks=%d", K,
+                                 x, P / x, algos[a], 1 + P % 2);
+                    cs_sched_t *s;
+                    cs_err_t err;
+                    int st = build(CS_COLL_ALLREDUCE, "hier", P, inplace, prm, &s, &err);
+                    CS_TEST_CHECK(st == CS_OK, "hier P=%d %s: %s", P, prm, err.msg);
+                    if (st != CS_OK)
+                        continue;
+                    cs_verify_report_t rep;
+                    st = cs_verify(s, NULL, &rep, &err);
+                    CS_TEST_CHECK(st == CS_OK, "hier P=%d %s%s: %s", P, prm,
+                                  inplace ? " in place" : "", err.msg);
+                    cs_verify_report_fini(&rep);
+                    cs_sched_destroy(s);
+                    built++;
+                }
+    CS_TEST_CHECK(built == 16 * 3 * 5 * 2, "built %d", built);
+    cs_sched_t *a, *b;
+    cs_err_t err;
+    NEED(build(CS_COLL_ALLREDUCE, "hier", 12, 0, "dims=3x4", &a, &err) == CS_OK &&
+             build(CS_COLL_ALLREDUCE, "hier", 12, 0, "dims=3x4,channels=1", &b, &err) == CS_OK,
+         "hier: %s", err.msg);
+    char *ta = body(a), *tb = body(b);
+    CS_TEST_CHECK(ta && tb && strcmp(ta, tb) == 0, "hier: channels=1 differs from the default");
+    free(ta);
+    free(tb);
+    cs_sched_destroy(a);
+    cs_sched_destroy(b);
 }
 
 static void test_one_channel_identical(void)
@@ -282,5 +328,6 @@ int main(void)
     test_ring_orders();
     test_one_channel_identical();
     test_verified();
+    test_hier();
     return cs_test_finish();
 }
