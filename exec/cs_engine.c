@@ -35,7 +35,8 @@
  *
  * Deferred copies (a copy from the input that the recv-reduces after it
  * do slice by slice): see cs_engine_plan.c, with the other analyses done at
- * create time (successor lists, channel chains).
+ * create time (successor lists, channel chains: the rank's plan,
+ * cs_plan.h).  Buffer sizes and staging slots: cs_plan_layout.
  */
 #include <sched.h>
 #include <stdio.h>
@@ -55,6 +56,7 @@
 #define IDLE_YIELD 32
 #define IDLE_CLOCK 64
 #define PEER_GRACE_NS 50000000ull /* see peer_said_why */
+#define MEM_ALIGN 64 /* buffers and staging slots start on a cache line */
 
 uint64_t cs_engine_now_ns(void)
 {
@@ -72,24 +74,13 @@ static int alloc_memory(cs_engine_t *e, cs_err_t *err)
     e->mem = calloc(e->nmem, sizeof(*e->mem));
     e->mem_bytes = calloc(e->nmem, sizeof(*e->mem_bytes));
     e->mr = calloc(e->nmem, sizeof(*e->mr));
-    if (!e->mem || !e->mem_bytes || !e->mr)
+    e->stage_off = calloc(e->n ? e->n : 1, sizeof(*e->stage_off));
+    if (!e->mem || !e->mem_bytes || !e->mr || !e->stage_off)
         return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
-    for (uint32_t b = 0; b < rs->nbufs; b++)
-        e->mem_bytes[b] = cs_range_elems(e->s, &rs->bufs[b], e->cfg.max_count, 0,
-                                         rs->bufs[b].nchunks) * e->esize;
-    size_t stage = 0;
-    for (uint32_t i = 0; i < e->n; i++) {
-        const cs_step_t *x = &rs->steps[i];
-        if (x->kind != CS_STEP_RRECV)
-            continue;
-        e->st[i].stage_off = stage;
-        size_t bytes = cs_range_elems(e->s, &rs->bufs[x->dst.buf], e->cfg.max_count, x->dst.off,
-                                      x->dst.n) * e->esize;
-        stage += (bytes + 63) & ~(size_t)63;
-    }
-    e->mem_bytes[e->nmem - 1] = stage;
+    cs_plan_layout(e->s, e->rank, e->cfg.max_count, e->esize, MEM_ALIGN, e->mem_bytes,
+                   e->stage_off);
     for (uint32_t b = 0; b < e->nmem; b++) {
-        size_t bytes = (e->mem_bytes[b] + 63) & ~(size_t)63;
+        size_t bytes = cs_plan_align(e->mem_bytes[b], MEM_ALIGN);
         if (e->tp->mem) { /* the transport's own memory: registered already */
             int st = e->tp->mem->alloc(e->tp, bytes ? bytes : 64, (void **)&e->mem[b], &e->mr[b]);
             if (st != CS_OK) {
@@ -181,10 +172,8 @@ int cs_engine_create(const cs_sched_t *s, int rank, cs_tp_t *tp, const cs_engine
         e->req[i].user = &e->st[i];
         e->req[i].peer = x->peer;
     }
-    if ((st = cs__engine_build_succ(e)) != CS_OK || (st = cs__engine_link_channels(e)) != CS_OK) {
-        cs_err_set(err, st, "out of memory");
+    if ((st = cs__engine_plan(e, err)) != CS_OK)
         goto fail;
-    }
     cs__engine_fuse_copies(e);
     if ((st = alloc_memory(e, err)) != CS_OK) {
         tp->ops->leave(tp, 0); /* the others are in the warm-up: they must not wait */
@@ -240,7 +229,8 @@ void cs_engine_destroy(cs_engine_t *e)
     free(e->mem_bytes);
     free(e->mr);
     free(e->st);
-    free(e->succ);
+    cs_plan_rank_fini(&e->plan);
+    free(e->stage_off);
     free(e->req);
     free(e->rq);
     free(e->lq);
@@ -308,7 +298,7 @@ static void prepare(cs_engine_t *e, uint64_t count)
         if (x->kind != CS_STEP_SEND)
             t->b = range_ptr(e, &x->dst, count);
         if (x->kind == CS_STEP_RRECV) {
-            t->a = stage + t->stage_off;
+            t->a = stage + e->stage_off[i];
             t->c = NULL;
             if (t->fused >= 0) { /* same global chunks in the copy's source */
                 const cs_step_t *cp = &e->rs->steps[t->fused];
@@ -338,7 +328,7 @@ static void make_ready(cs_engine_t *e, uint32_t i)
             t->cursor = 0;
             e->lq[e->lq_tail++] = i;
         }
-    } else if (is_comm(t->kind)) {
+    } else if (cs_kind_is_comm(t->kind)) {
         t->depready = 1;
         if (t->chan_prev < 0 || e->st[t->chan_prev].posted) {
             t->state = ST_QUEUED;
@@ -417,7 +407,7 @@ static int blame(const cs_engine_t *e, uint32_t *step)
     int best = -1;
     for (uint32_t i = 0; i < e->n; i++) {
         const estep_t *t = &e->st[i];
-        if (!is_comm(t->kind) || t->state == ST_DONE || t->state == ST_ARRIVED)
+        if (!cs_kind_is_comm(t->kind) || t->state == ST_DONE || t->state == ST_ARRIVED)
             continue;
         int score = t->state == ST_POSTED ? (t->kind == CS_STEP_SEND ? 2 : 3) : 1;
         if (best < 0 || score > best) {

@@ -2,13 +2,15 @@
  * cs_engine_int.h - internals of the live step engine shared by its files:
  *   cs_engine.c       creation, memory, and the run loop
  *   cs_engine_plan.c  what is worked out once per schedule at create time:
- *                     successor lists, channel chains, deferred copies
+ *                     successor lists and channel chains (from the rank's
+ *                     plan, cs_plan.h), deferred copies
  * Not a public header: users see cs_engine.h.
  */
 #ifndef CS_ENGINE_INT_H
 #define CS_ENGINE_INT_H
 
 #include "cs_engine.h"
+#include "cs_plan.h"
 
 enum { ST_WAIT = 0, ST_QUEUED, ST_POSTED, ST_ARRIVED, ST_LOCAL, ST_DONE };
 
@@ -20,7 +22,6 @@ typedef struct estep {
     uint32_t succ_off, nsucc;
     int32_t chan_prev, chan_next; /* same (peer, chan, direction) */
     uint32_t seq, chan_len;       /* position on the channel, its length */
-    size_t stage_off;             /* rrecv: staging slot */
     int32_t fused;                /* rrecv: the deferred copy it does part of, or -1 */
     /* for the current count */
     char *a, *b; /* send/reduce/copy source (rrecv: staging); recv/rrecv/reduce/copy dest */
@@ -39,7 +40,9 @@ struct cs_engine {
     cs_reduce_fn_t red;
     uint32_t n;
     estep_t *st;
-    uint32_t *succ;
+    cs_plan_rank_t plan; /* this rank's successor lists and channel queues */
+    const uint32_t *succ; /* plan.succ */
+    size_t *stage_off;   /* per step: an rrecv's staging slot (cs_plan_layout) */
     cs_tp_req_t *req;
     uint32_t *rq, *lq;
     uint32_t rq_head, rq_tail, lq_head, lq_tail, ndone;
@@ -53,16 +56,11 @@ struct cs_engine {
     int left; /* this rank told the transport to leave (interrupted) */
 };
 
-static inline int is_comm(int kind)
-{
-    return kind == CS_STEP_SEND || kind == CS_STEP_RECV || kind == CS_STEP_RRECV;
-}
-
 /* cs_engine_plan.c (create time, before alloc_memory) */
-/* Successor lists (CSR, the reverse of the dependency lists). */
-int cs__engine_build_succ(cs_engine_t *e);
-/* Link the steps of every (direction, peer, channel) in schedule order. */
-int cs__engine_link_channels(cs_engine_t *e);
+/* The rank's plan (cs_plan_rank_build): successor lists (CSR, the reverse
+ * of the dependency lists) and the steps of every (direction, peer,
+ * channel) linked in schedule order with their positions. */
+int cs__engine_plan(cs_engine_t *e, cs_err_t *err);
 /* Mark the copies the recv-reduces after them can do (estep deferred,
  * fused); needs the successor lists. */
 void cs__engine_fuse_copies(cs_engine_t *e);

@@ -1,7 +1,7 @@
 /*
  * cs_engine_plan.c - what the live engine works out once per schedule, at
- * create time (see cs_engine_int.h): successor lists, the chain of each
- * channel, and deferred copies.
+ * create time (see cs_engine_int.h): successor lists and the chain of each
+ * channel, read from the rank's plan (cs_plan.h), and deferred copies.
  *
  * Deferred copies.  Reduce-scatters start with "copy in -> out, then
  * recv-reduce into out" (the input is never written).  Done literally that
@@ -18,80 +18,31 @@
 
 #include "cs_engine_int.h"
 
-typedef struct chan_key {
-    uint64_t key;
-    uint32_t idx;
-} chan_key_t;
-
-static int chan_key_cmp(const void *x, const void *y)
+int cs__engine_plan(cs_engine_t *e, cs_err_t *err)
 {
-    const chan_key_t *a = x, *b = y;
-    if (a->key != b->key)
-        return a->key < b->key ? -1 : 1;
-    return a->idx < b->idx ? -1 : a->idx > b->idx;
-}
-
-int cs__engine_link_channels(cs_engine_t *e)
-{
-    chan_key_t *k = malloc((e->n ? e->n : 1) * sizeof(*k));
-    if (!k)
-        return CS_ERR_NOMEM;
-    uint32_t m = 0;
+    int st = cs_plan_rank_build(&e->plan, e->s, e->rank, err);
+    if (st != CS_OK)
+        return st;
+    const cs_plan_rank_t *p = &e->plan;
+    e->succ = p->succ;
     for (uint32_t i = 0; i < e->n; i++) {
         estep_t *x = &e->st[i];
+        x->succ_off = p->succ_off[i];
+        x->nsucc = cs_plan_nsucc(p, i);
         x->chan_prev = x->chan_next = -1;
-        if (!is_comm(x->kind))
-            continue;
-        uint64_t dir = x->kind == CS_STEP_SEND ? 1 : 0;
-        k[m].key = (dir << 56) | ((uint64_t)(uint32_t)x->peer << 16) | x->chan;
-        k[m++].idx = i;
     }
-    qsort(k, m, sizeof(*k), chan_key_cmp);
-    for (uint32_t j = 0; j < m;) {
-        uint32_t end = j;
-        while (end < m && k[end].key == k[j].key)
-            end++;
-        for (uint32_t q = j; q < end; q++) {
-            estep_t *x = &e->st[k[q].idx];
-            x->seq = q - j;
-            x->chan_len = end - j;
-            x->chan_prev = q > j ? (int32_t)k[q - 1].idx : -1;
-            x->chan_next = q + 1 < end ? (int32_t)k[q + 1].idx : -1;
-        }
-        j = end;
-    }
-    free(k);
-    return CS_OK;
-}
-
-int cs__engine_build_succ(cs_engine_t *e)
-{
-    const cs_rank_sched_t *rs = e->rs;
-    uint32_t *cnt = calloc(e->n + 1, sizeof(*cnt));
-    e->succ = malloc((rs->ndeps ? rs->ndeps : 1) * sizeof(*e->succ));
-    if (!cnt || !e->succ) {
-        free(cnt);
-        return CS_ERR_NOMEM;
-    }
-    for (uint32_t i = 0; i < e->n; i++) {
-        const uint32_t *d = cs_step_deps(rs, &rs->steps[i]);
-        for (uint32_t j = 0; j < rs->steps[i].ndeps; j++)
-            cnt[d[j]]++;
-    }
-    uint32_t off = 0;
-    for (uint32_t i = 0; i < e->n; i++) {
-        e->st[i].succ_off = off;
-        e->st[i].nsucc = 0;
-        off += cnt[i];
-    }
-    for (uint32_t i = 0; i < e->n; i++) {
-        const uint32_t *d = cs_step_deps(rs, &rs->steps[i]);
-        for (uint32_t j = 0; j < rs->steps[i].ndeps; j++) {
-            estep_t *p = &e->st[d[j]];
-            e->succ[p->succ_off + p->nsucc++] = i;
+    for (uint32_t q = 0; q < p->nqueues; q++) {
+        int32_t prev = -1;
+        uint32_t seq = 0;
+        for (uint32_t i = p->queues[q].first; i != CS_PLAN_NONE; i = p->chan_next[i]) {
+            estep_t *x = &e->st[i];
+            x->seq = seq++;
+            x->chan_len = p->queues[q].len;
+            x->chan_prev = prev;
+            x->chan_next = p->chan_next[i] == CS_PLAN_NONE ? -1 : (int32_t)p->chan_next[i];
+            prev = (int32_t)i;
         }
     }
-    free(cnt);
     return CS_OK;
 }
 
