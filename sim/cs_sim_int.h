@@ -3,8 +3,9 @@
  *
  *   cs_sim.c       cs_sim_run: SimGrid set-up, the driver actor, routes
  *   cs_sim_prog.c  a schedule compiled for interpretation (successor
- *                  lists, channel order), built once and shared by every
- *                  instance that runs the schedule
+ *                  lists, channel order: from each rank's plan, cs_plan.h),
+ *                  built once and shared by every instance that runs the
+ *                  schedule
  *   cs_sim_rank.c  the rank actor: interprets one rank's DAG
  *   cs_sim_sg.cpp  the s4u operations the C API lacks (timed wait_any that
  *                  keeps references, link properties)

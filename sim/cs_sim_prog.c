@@ -2,7 +2,8 @@
  * cs_sim_prog.c - compile a schedule for the rank interpreter.
  *
  * For every step (global id base[r] + i) it fills one cs__op_t
- * (cs_sim_int.h) with:
+ * (cs_sim_int.h) from the rank's plan (cs_plan.h: successor lists and
+ * channel queues, worked out there for every backend) with:
  *   - its successors (the inverse of the dependency lists): up to
  *     CS__SUCC_INL in the step itself, longer lists in one CSR array per
  *     rank, so finishing a step releases its successors in O(successors);
@@ -17,25 +18,23 @@
  * predecessor) and its bytes are set when an instance starts: by the rank
  * actor, or here for the first instance (priming, see cs_sim_int.h), while
  * the rank's steps are in the caches anyway.
- * Channel predecessors are found with one open-addressing table per rank
- * keyed by (direction, channel, peer): O(steps) for the whole schedule.
- * Each channel direction of a rank gets an index in the rank's mailbox
- * table; the mailboxes are resolved inside the simulation
- * (cs__prog_mailboxes, once per program): one sg_mailbox_by_name each,
- * named from the channel's first step (mfirst).
+ * Each channel direction of a rank (a queue of its plan) gets an index in
+ * the rank's mailbox table; the mailboxes are resolved inside the
+ * simulation (cs__prog_mailboxes, once per program): one
+ * sg_mailbox_by_name each, named from the channel's first step (mfirst).
  *
- * Each rank on its own, two passes back to back: pass 1 (kinds, channel
- * successors, mailbox indices, successor counts) and pass 2 (successor
- * lists, mailbox first steps, priming).  What costs is memory, so pass 2
- * runs while pass 1 has left the rank's steps in the caches (a rank of a
- * 1536-GPU ring is about 0.5 MB with its compiled steps; a pass over all
- * ranks and then another read the schedule from memory twice), and its
- * successor lists and mailboxes go into arrays of its range of ranks,
- * joined at the end.  Large schedules are compiled on several threads,
- * ranks split into contiguous ranges of about equal step counts; the
- * result does not depend on the split.  Fresh pages are costly too (ops[]
- * is hundreds of MB at 1536 Summit GPUs, and this class of machine zeroes
- * pages at about 1 GB/s): the threads share those page faults as well.
+ * Each rank on its own: its plan, then its ops from the plan, back to
+ * back.  What costs is memory, so the ops are written while the plan has
+ * left the rank's steps in the caches (a rank of a 1536-GPU ring is about
+ * 0.5 MB with its compiled steps; a pass over all ranks and then another
+ * read the schedule from memory twice), and its successor lists and
+ * mailboxes go into arrays of its range of ranks, joined at the end.  The
+ * plan's arrays are one rank's, reused from rank to rank.  Large schedules
+ * are compiled on several threads, ranks split into contiguous ranges of
+ * about equal step counts; the result does not depend on the split.  Fresh
+ * pages are costly too (ops[] is hundreds of MB at 1536 Summit GPUs, and
+ * this class of machine zeroes pages at about 1 GB/s): the threads share
+ * those page faults as well.
  *
  * ops[] is mapped directly (page-aligned, so line-aligned; zero-filled
  * without a pass over it), not taken from malloc.
@@ -48,30 +47,12 @@
 #include <simgrid/mailbox.h>
 
 #include "cs_log.h"
+#include "cs_plan.h"
 #include "cs_sim_int.h"
 #include "cs_thread.h"
 
 #define MAX_THREADS CS_THREAD_MAX
 #define STEPS_PER_THREAD (1u << 18) /* below this, one thread does it all */
-
-static uint64_t key_of(const cs_step_t *st)
-{
-    uint64_t dir = (st->kind == CS_STEP_SEND) ? 1 : 2;
-    return (dir << 56) | ((uint64_t)st->chan << 32) | (uint32_t)st->peer;
-}
-
-static uint64_t mix(uint64_t k)
-{
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdULL;
-    k ^= k >> 33;
-    return k;
-}
-
-static int is_comm(int kind)
-{
-    return kind == CS_STEP_SEND || kind == CS_STEP_RECV || kind == CS_STEP_RRECV;
-}
 
 uint64_t cs__step_bytes(const cs_sched_t *s, int r, const cs_step_t *st, uint64_t count,
                         size_t esize)
@@ -98,9 +79,7 @@ typedef struct part {
     cs__prog_t *p;
     const cs__prime_t *prime;
     int r0, r1;
-    uint64_t *tkeys; /* pass 1's table, sized for the range's largest rank */
-    uint32_t *tvals;
-    size_t tsize;
+    cs_plan_rank_t plan; /* the rank being compiled (arrays reused from rank to rank) */
     int bad_rank;    /* first rank with too many channels, or -1 */
     int nomem;       /* a growth of the arrays below failed */
     /* the range's successor lists and mailbox first steps, back to back;
@@ -126,102 +105,68 @@ static int reserve(uint32_t **a, uint64_t len, uint64_t *cap, uint64_t n)
     return 0;
 }
 
-/* Pass 1 for rank r: kinds, successor counts, channel successors and
- * mailbox indices (one per channel direction, in order of first use), the
- * offsets of long successor lists; then room for them in the range's
- * arrays, whose offsets go to succ_base[r] and mbox_base[r].  -1: too many
- * channels or out of memory (bad_rank or nomem says which). */
-static int pass1(part_t *w, int r)
+/* Rank r: its plan (successor lists and channel queues, cs_plan.h), then,
+ * while the plan and the steps are in the caches, its ops: kind, channel
+ * successor, mailbox (its queue's number: one per channel direction, in
+ * order of first use), successors inline or in the range's list (whose
+ * offsets go to succ_base[r] and mbox_base[r]), each mailbox's first step,
+ * and the priming.  -1: too many channels or out of memory (bad_rank or
+ * nomem says which). */
+static int compile_rank(part_t *w, int r)
 {
     cs__prog_t *p = w->p;
     const cs_rank_sched_t *rk = &p->s->ranks[r];
     cs__op_t *op = p->ops + p->base[r];
-    for (uint32_t i = 0; i < rk->nsteps; i++) {
-        const uint32_t *d = cs_step_deps(rk, &rk->steps[i]);
-        for (uint32_t j = 0; j < rk->steps[i].ndeps; j++)
-            op[d[j]].nsucc++;
+    const cs_plan_rank_t *pl = &w->plan;
+    if (cs_plan_rank_build(&w->plan, p->s, r, NULL) != CS_OK) {
+        w->nomem = 1;
+        return -1;
     }
-    size_t need = 16;
-    while (need < 2 * (size_t)rk->nsteps)
-        need <<= 1;
-    size_t mask = need - 1;
-    memset(w->tkeys, 0, sizeof(uint64_t) * need);
-    uint32_t nmbx = 0;
-    for (uint32_t i = 0; i < rk->nsteps; i++) {
-        const cs_step_t *sp = &rk->steps[i];
-        op[i].kind = sp->kind;
-        op[i].chan_next = CS__NONE32;
-        if (!is_comm(sp->kind))
-            continue;
-        uint64_t k = key_of(sp);
-        size_t h = (size_t)mix(k) & mask;
-        while (w->tkeys[h] != 0 && w->tkeys[h] != k)
-            h = (h + 1) & mask;
-        if (w->tkeys[h] == k) {
-            op[w->tvals[h]].chan_next = i;
-            op[i].mbx = op[w->tvals[h]].mbx;
-        } else if (nmbx == CS__MAX_MBX) {
-            w->bad_rank = r;
-            return -1;
-        } else {
-            op[i].mbx = nmbx++;
-        }
-        w->tkeys[h] = k;
-        w->tvals[h] = i;
+    if (pl->nqueues > CS__MAX_MBX) {
+        w->bad_rank = r;
+        return -1;
     }
-    uint32_t off = 0;
+    uint32_t nlong = 0;
     for (uint32_t i = 0; i < rk->nsteps; i++) {
-        if (op[i].nsucc > CS__SUCC_INL) {
-            op[i].s[0] = off;
-            op[i].s[1] = 0; /* fill cursor */
-            off += op[i].nsucc;
-        } else {
-            op[i].s[0] = op[i].s[1] = CS__NONE32;
-        }
+        uint32_t n = cs_plan_nsucc(pl, i);
+        nlong += n > CS__SUCC_INL ? n : 0;
     }
-    if (reserve(&w->succ, w->nsucc, &w->cap_succ, off) != 0 ||
-        reserve(&w->mfirst, w->nmbox, &w->cap_mbox, nmbx) != 0) {
+    if (reserve(&w->succ, w->nsucc, &w->cap_succ, nlong) != 0 ||
+        reserve(&w->mfirst, w->nmbox, &w->cap_mbox, pl->nqueues) != 0) {
         w->nomem = 1;
         return -1;
     }
     p->succ_base[r] = w->nsucc;
     p->mbox_base[r] = w->nmbox;
-    w->nsucc += off;
-    w->nmbox += nmbx;
-    return 0;
-}
-
-/* Pass 2 for rank r, right after its pass 1 (its steps are still in the
- * caches): successors (inline in the first free slot, or in the list),
- * each mailbox's first step, and the priming. */
-static void pass2(part_t *w, int r)
-{
-    cs__prog_t *p = w->p;
-    const cs_sched_t *s = p->s;
-    const cs_rank_sched_t *rk = &s->ranks[r];
-    cs__op_t *op = p->ops + p->base[r];
-    uint32_t *succ = w->succ + p->succ_base[r];
-    uint32_t *mfirst = w->mfirst + p->mbox_base[r];
-    memset(mfirst, 0xff, sizeof(uint32_t) * (w->nmbox - p->mbox_base[r]));
+    uint32_t *succ = w->succ + w->nsucc, *mfirst = w->mfirst + w->nmbox;
+    uint32_t off = 0;
     for (uint32_t i = 0; i < rk->nsteps; i++) {
-        const cs_step_t *sp = &rk->steps[i];
-        const uint32_t *d = cs_step_deps(rk, sp);
-        for (uint32_t j = 0; j < sp->ndeps; j++) {
-            cs__op_t *o = &op[d[j]];
-            if (o->nsucc > CS__SUCC_INL)
-                succ[o->s[0] + o->s[1]++] = i;
-            else
-                o->s[o->s[0] == CS__NONE32 ? 0 : 1] = i;
-        }
-        if (is_comm(sp->kind) && mfirst[op[i].mbx] == CS__NONE32)
-            mfirst[op[i].mbx] = i;
-    }
-    for (uint32_t i = 0; i < rk->nsteps; i++)
-        if (op[i].nsucc > CS__SUCC_INL)
+        uint32_t n = cs_plan_nsucc(pl, i);
+        const uint32_t *l = cs_plan_succ(pl, i);
+        op[i].kind = rk->steps[i].kind;
+        op[i].chan_next = pl->chan_next[i];
+        op[i].nsucc = n;
+        if (n > CS__SUCC_INL) {
+            op[i].s[0] = off;
             op[i].s[1] = CS__NONE32;
+            memcpy(succ + off, l, n * sizeof(*l));
+            off += n;
+        } else {
+            op[i].s[0] = n > 0 ? l[0] : CS__NONE32;
+            op[i].s[1] = n > 1 ? l[1] : CS__NONE32;
+        }
+    }
+    for (uint32_t q = 0; q < pl->nqueues; q++) {
+        mfirst[q] = pl->queues[q].first;
+        for (uint32_t i = pl->queues[q].first; i != CS_PLAN_NONE; i = pl->chan_next[i])
+            op[i].mbx = q;
+    }
+    w->nsucc += nlong;
+    w->nmbox += pl->nqueues;
     if (w->prime)
         p->nready[r] = cs__prog_prime_rank(p, r, w->prime->count, w->prime->esize,
                                            w->prime->ready + p->base[r]);
+    return 0;
 }
 
 uint32_t cs__prog_prime_rank(cs__prog_t *p, int r, uint64_t count, size_t esize, uint32_t *ready)
@@ -248,16 +193,14 @@ uint32_t cs__prog_prime_rank(cs__prog_t *p, int r, uint64_t count, size_t esize,
 static void *run_part(void *arg)
 {
     part_t *w = arg;
-    for (int r = w->r0; r < w->r1; r++) {
-        if (pass1(w, r) != 0)
+    for (int r = w->r0; r < w->r1; r++)
+        if (compile_rank(w, r) != 0)
             break;
-        pass2(w, r);
-    }
     return NULL;
 }
 
-/* Split the ranks into nw ranges of about equal step counts; each range's
- * hash table sized for its largest rank.  Returns the number of parts. */
+/* Split the ranks into nw ranges of about equal step counts.  Returns the
+ * number of parts. */
 static int split(cs__prog_t *p, const cs__prime_t *prime, part_t *w, int nw)
 {
     int P = p->nranks;
@@ -270,24 +213,17 @@ static int split(cs__prog_t *p, const cs__prime_t *prime, part_t *w, int nw)
         w[t].prime = prime;
         w[t].r0 = r;
         w[t].bad_rank = -1;
-        uint32_t maxsteps = 0;
-        do {
-            if (p->s->ranks[r].nsteps > maxsteps)
-                maxsteps = p->s->ranks[r].nsteps;
+        do
             r++;
-        } while (r < P && (p->base[r] < goal || t == nw - 1));
+        while (r < P && (p->base[r] < goal || t == nw - 1));
         w[t].r1 = r;
-        w[t].tsize = 16;
-        while (w[t].tsize < 2 * (size_t)maxsteps)
-            w[t].tsize <<= 1;
     }
     return t;
 }
 
 static void part_free(part_t *w)
 {
-    free(w->tkeys);
-    free(w->tvals);
+    cs_plan_rank_fini(&w->plan);
     free(w->succ);
     free(w->mfirst);
 }
@@ -325,13 +261,6 @@ int cs__prog_build(cs__prog_t *p, const cs_sched_t *s, const cs__prime_t *prime,
      * the split on small schedules) */
     nw = split(p, prime, w, cs_thread_count("CS_SIM_THREADS", "sim", n, STEPS_PER_THREAD));
     p->nthreads = nw;
-    for (int t = 0; t < nw; t++) {
-        w[t].tkeys = malloc(sizeof(uint64_t) * w[t].tsize);
-        w[t].tvals = malloc(sizeof(uint32_t) * w[t].tsize);
-        if (!w[t].tkeys || !w[t].tvals)
-            goto fail;
-    }
-
     cs_thread_run(run_part, w, sizeof(w[0]), nw);
     for (int t = 0; t < nw; t++) {
         if (w[t].bad_rank >= 0) {
