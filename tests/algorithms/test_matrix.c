@@ -41,6 +41,9 @@ static const struct {
 } sets[] = {
     {ANY, "ring", "nchunks=3"},
     {CS_COLL_REDUCE, "ring", "nchunks=2"},
+    {CS_COLL_ALLREDUCE, "ring", "channels=3,local=2"},
+    {CS_COLL_REDUCE_SCATTER, "ring", "channels=3,local=2"},
+    {CS_COLL_ALLGATHER, "ring", "channels=3,local=2"},
     {CS_COLL_ALLREDUCE, "rhd", "nchunks=3"},
     {CS_COLL_ALLREDUCE, "direct", "nchunks=3"},
     {CS_COLL_ALLREDUCE, "torus2d", "nchunks=3"},
@@ -48,6 +51,7 @@ static const struct {
     {CS_COLL_ALLREDUCE, "hier", "dims=%F"},
     {CS_COLL_ALLREDUCE, "hier", "dims=%F,algos=rhd+ring"},
     {CS_COLL_ALLREDUCE, "hier", "dims=%F,algos=direct+rhd"},
+    {CS_COLL_ALLREDUCE, "hier", "dims=%F,channels=2"},
     {CS_COLL_REDUCE_SCATTER, "rhalving", "nchunks=2"},
     {CS_COLL_ALLGATHER, "rd", "nchunks=3"},
     {CS_COLL_ALLGATHER, "bruck", "nchunks=2"},
