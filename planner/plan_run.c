@@ -133,8 +133,8 @@ static int analyse(const cs_platform_t *plat, const cs_planner_opts_t *o, shared
         for (int k = 0; k < p->nsizes; k++)
             p->bound_s[k] = f * (double)p->sizes[k] / tt->group_bw;
         snprintf(p->bound_note, sizeof(p->bound_note),
-                 "%.3g x SIZE leaves each of the %d %s groups of %d ranks, over its %.1f GB/s "
-                 "egress (max-flow)", f, G, p->tiers[t + 1].name, tt->group, tt->group_bw / 1e9);
+                 "%.3g x SIZE must leave each of the %d groups of %d ranks (tier %s) over its "
+                 "%.1f GB/s egress (max-flow)", f, G, tt->group, tt->name, tt->group_bw / 1e9);
         break;
     }
     /* cost model: cheapest schedules first would be unfair; registry order,
@@ -319,24 +319,37 @@ static int plan_jobs(const cs_planner_t *p, const cs_planner_opts_t *o, job_t *j
             job_t *j = &jobs[jid[c]];
             j->ks[j->nk++] = k;
         }
-        if (pos == 0) /* the registry's defaults at every size */
-            for (int c = 0; c < p->ncands; c++) {
-                if (!p->cands[c].is_default || p->cands[c].model_s[0] < 0)
-                    continue;
-                if (jid[c] < 0) {
-                    jid[c] = nj;
-                    memset(&jobs[nj], 0, sizeof(job_t));
-                    jobs[nj++].cand = c;
-                }
-                job_t *j = &jobs[jid[c]];
-                for (int k = 0; k < p->nsizes; k++) {
-                    int have = 0;
-                    for (int i = 0; i < j->nk; i++)
-                        have |= j->ks[i] == k;
-                    if (!have)
-                        j->ks[j->nk++] = k;
-                }
+        /* the registry's defaults at every size: right after the model's
+         * best those the model puts within twice the best time at some
+         * size, the others after every other pick */
+        for (int c = 0; c < p->ncands && (pos == 0 || pos == 2 * top - 1); c++) {
+            const cs_planner_cand_t *x = &p->cands[c];
+            if (!x->is_default || x->model_s[0] < 0)
+                continue;
+            int close = 0;
+            for (int k = 0; k < p->nsizes; k++) {
+                double best = INFINITY;
+                for (int d = 0; d < p->ncands; d++)
+                    if (p->cands[d].model_s[k] >= 0 && p->cands[d].model_s[k] < best)
+                        best = p->cands[d].model_s[k];
+                close |= x->model_s[k] <= 2 * best;
             }
+            if (close != (pos == 0))
+                continue;
+            if (jid[c] < 0) {
+                jid[c] = nj;
+                memset(&jobs[nj], 0, sizeof(job_t));
+                jobs[nj++].cand = c;
+            }
+            job_t *j = &jobs[jid[c]];
+            for (int k = 0; k < p->nsizes; k++) {
+                int have = 0;
+                for (int i = 0; i < j->nk; i++)
+                    have |= j->ks[i] == k;
+                if (!have)
+                    j->ks[j->nk++] = k;
+            }
+        }
     }
     for (int i = 0; i < nj; i++) {
         const cs_planner_cand_t *x = &p->cands[jobs[i].cand];
