@@ -159,13 +159,14 @@ static int tcp_irecv(cs_tp_t *tp, int peer, void *buf, size_t len, void *mr, uin
     return st != CS_OK ? st : cs__tcp_post_recv(t, i);
 }
 
-/* A write to peer failed: what it sent before it went (a LEAVE?) is read
- * first, then it is lost. */
+/* A write to peer failed: what it sent before it went (a LEAVE on the
+ * control connection, messages) is read first, then it is lost. */
 static void write_failed(tp_tcp_t *t, int peer)
 {
     tcp_peer_t *p = &t->peers[peer];
     if (p->dead)
         return;
+    cs__tcp_read_ctl(t, peer);
     cs__tcp_read_peer(t, peer);
     cs__tcp_peer_lost(t, peer, p->werr);
 }

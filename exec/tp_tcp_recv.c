@@ -244,10 +244,12 @@ void cs__tcp_read_peer(tp_tcp_t *t, int peer)
                  * but look (taking nothing) whether it is gone */
                 t->stalled = 1;
                 k = recv(p->fd, sink, 1, MSG_PEEK | MSG_DONTWAIT);
-                if (k == 0)
-                    cs__tcp_peer_lost(t, peer, 0);
-                else if (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-                    cs__tcp_peer_lost(t, peer, errno);
+                if (k == 0 ||
+                    (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+                    int e = k < 0 ? errno : 0;
+                    cs__tcp_read_ctl(t, peer); /* its LEAVE, if it wrote one */
+                    cs__tcp_peer_lost(t, peer, e);
+                }
                 return;
             }
             p->rgot = 0;
@@ -264,13 +266,14 @@ void cs__tcp_read_peer(tp_tcp_t *t, int peer)
             size_t left = p->rhdr.len - p->rgot;
             k = recv(p->fd, sink, left < sizeof(sink) ? left : sizeof(sink), MSG_DONTWAIT);
         }
-        if (k == 0) {
-            cs__tcp_peer_lost(t, peer, 0);
+        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
             return;
-        }
-        if (k < 0) {
-            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-                cs__tcp_peer_lost(t, peer, errno);
+        if (k <= 0) {
+            /* the peer went: a LEAVE it wrote first is on the control
+             * connection (it names the signal), then it is lost */
+            int e = k < 0 ? errno : 0;
+            cs__tcp_read_ctl(t, peer);
+            cs__tcp_peer_lost(t, peer, e);
             return;
         }
         p->rgot += (size_t)k;
