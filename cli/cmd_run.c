@@ -273,7 +273,7 @@ typedef struct run_ctx {
     int rank, nranks, nrows;
     const char *row_algo; /* algorithm column of the next rows (NULL: the schedule's) */
     char transport[64];   /* the rows' transport column */
-    cs_result_t rows[2 * CS_CLI_MAX_SCHEDS * SIZES_MAX]; /* rank 0: what it prints at the end */
+    cs_result_t rows[2 * CS_CLI_MAX_ALGOS * SIZES_MAX]; /* rank 0: what it prints at the end */
 #ifdef CS_EXEC_HAVE_TRACES
     cs_live_trace_t *lt;
 #endif
