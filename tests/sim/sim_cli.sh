@@ -48,7 +48,7 @@ check "csv header" grep -q '^algo,coll,size_bytes,count,dtype,redop,time_us,algb
 check "csv row" grep -q '^"rd",allreduce,2097152,524288,float,sum,.*,"ideal","",""$' "$tmp/csv"
 "$collstep" sim --platform "$P" --algo ring --size 1M --format json -o "$tmp/json" 2>"$tmp/err"
 check "json run exits 0" [ $? -eq 0 ]
-check "json fields" grep -q '"algo": "ring", "params": "nchunks=1", "coll": "allreduce", "size_bytes": 1048576, "count": 262144, "dtype": "float", "redop": "sum", "time_us": ' "$tmp/json"
+check "json fields" grep -q '"algo": "ring", "params": "nchunks=1 channels=1 local=1", "coll": "allreduce", "size_bytes": 1048576, "count": 262144, "dtype": "float", "redop": "sum", "time_us": ' "$tmp/json"
 check "json is valid" python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d)==1 and d[0]["ranks"]==8 and d[0]["busbw_GBps"]>0' "$tmp/json"
 "$collstep" sim --platform "$P" --schedule "$tmp/r4.sched" --size 64K >"$tmp/table" 2>"$tmp/err"
 check "schedule file run" grep -q '^ *65536 *16384 *float *sum' "$tmp/table"
