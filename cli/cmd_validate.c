@@ -186,7 +186,7 @@ static int run(val_t *v)
         rc = verify(v);
     if ((rc = cs_live_agree(&v->l, rc)) != CS_EXIT_OK)
         return rc;
-    char args[700];
+    char args[1024];
     snprintf(args, sizeof(args), "coll=%.64s algo=%.200s size=%.200s iters=%ld warmup=%ld "
              "transport=%.16s provider=%.64s wait=%.8s trace=%d tuning=%.100s", o->coll, o->algo,
              o->size, o->iters, o->warmup, o->live.transport, o->live.provider, o->live.wait,
