@@ -24,7 +24,7 @@
 /* Duplex links where both directions at once get less than 0.9 of one
  * (one connection both ways on ofi tcp;ofi_rxm: 0.49; a node sending and
  * receiving over different connections through the emulated cluster's
- * shapers: 0.83, its acknowledgements queued behind its data). */
+ * shapers: 0.83 in one calibration, 1.0 in the next). */
 #define CALIB_DUPLEX 0.9
 
 void calib_derive(cal_t *c, cs_plat_calib_t *p, cs_plat_calib_node_t *nodes)
