@@ -195,8 +195,9 @@ int cs_tp_ofi_open(const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err);
  * messages move in (for tests).  Environment, read here: CS_SHM_COPY
  * (auto, cma, bounce: how large messages move), CS_SHM_EAGER (bytes). */
 int cs_tp_shm_open(const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err);
-/* Native TCP (exec/tp_tcp.c): one connection per rank pair, bound to
- * cfg->node (an IPv4 or IPv6 address); ignores provider and max_msg. */
+/* Native TCP (exec/tp_tcp.c): two connections per rank pair (messages and
+ * control), bound to cfg->node (an IPv4 or IPv6 address); ignores provider
+ * and max_msg. */
 int cs_tp_tcp_open(const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err);
 
 /* Open a transport by name ("ofi", "shm", "tcp"); CS_ERR_NOTFOUND for unknown names. */
