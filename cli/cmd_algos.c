@@ -67,7 +67,8 @@ int cs_cli_algos(int argc, char **argv)
         if (only != CS_COLL_COUNT && a->coll != only)
             continue;
         if (json) {
-            printf("%s\n  {\"collective\": \"%s\", \"name\": ", first ? "" : ",", cs_coll_name(a->coll));
+            printf("%s\n  {\"collective\": \"%s\", \"name\": ", first ? "" : ",",
+                   cs_coll_name(a->coll));
             cs_json_write_str(stdout, a->name);
             printf(", \"description\": ");
             cs_json_write_str(stdout, a->desc);

@@ -156,8 +156,8 @@ static int build(const cs_coll_desc_t *desc, cs_params_t *p, cs_sched_t **out, c
         st = cs_params_int(p, params, "channels", &K, err);
     if (st != CS_OK)
         return st;
-    cs_sched_t *s = cs__gen_create_blocked(desc, nc * (uint32_t)K, K > 1 ? " (nchunks x channels)" : "",
-                                           err, &st);
+    const char *unit = K > 1 ? " (nchunks x channels)" : "";
+    cs_sched_t *s = cs__gen_create_blocked(desc, nc * (uint32_t)K, unit, err, &st);
     if (s == NULL)
         return st;
     hier_arg_t h = {dims, order, algs, n, (uint32_t)desc->nranks * nc,

@@ -21,7 +21,8 @@
 #include "cs_algo.h"
 
 static const cs_param_desc_t params_desc[] = {
-    CS_PARAM_INT_ROW("nchunks", "1", 1, 65536, "chunks per block (the vector is P x nchunks chunks)"),
+    CS_PARAM_INT_ROW("nchunks", "1", 1, 65536,
+                     "chunks per block (the vector is P x nchunks chunks)"),
     CS_PARAM_END,
 };
 

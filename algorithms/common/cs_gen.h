@@ -1,8 +1,8 @@
 /*
  * cs_gen.h - plumbing every generator shares: reading the standard
- * `nchunks` parameter through the generator's descriptor table, creating the schedule (also the "P blocks of nchunks
- * chunks" shape of the blocked collectives) and handing it over or freeing
- * it at the end.
+ * `nchunks` parameter through the generator's descriptor table, creating
+ * the schedule (also the "P blocks of nchunks chunks" shape of the blocked
+ * collectives) and handing it over or freeing it at the end.
  *
  * A generator built on these has one shape:
  *

@@ -400,3 +400,21 @@ void cs__tree_pieces_fini(cs__tree_pieces_t *w)
     w->step = NULL;
     w->kids = NULL;
 }
+
+int cs__tree_pieces_gen(const cs_coll_desc_t *desc, cs_params_t *params,
+                        const cs_param_desc_t *table, cs__tree_pieces_emit_t emit, void *arg,
+                        cs_sched_t **out, cs_err_t *err)
+{
+    uint32_t m;
+    int st;
+    cs_sched_t *s = cs__gen_blocked(desc, params, table, " per piece", &m, err, &st);
+    if (s == NULL)
+        return st;
+    cs__tree_pieces_t w;
+    st = cs__tree_pieces_init(&w, desc, err);
+    int src = desc->inplace ? CS_BUF_OUT : CS_BUF_IN;
+    for (int r = 0; r < desc->nranks && st == CS_OK && cs_sched_status(s) == CS_OK; r++)
+        emit(s, &w, r, m, src, arg);
+    cs__tree_pieces_fini(&w);
+    return cs__gen_finish(s, st, out, err);
+}

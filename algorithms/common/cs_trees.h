@@ -133,9 +133,10 @@ int cs__tree_bcast(cs_sched_t *s, const cs__tree_t *t, const cs__tree_pipe_t *p,
 /* Generators over trees
  * ---------------------
  * cs__tree_knomial_desc is the k-nomial generators' parameter table
- * (nchunks: pipeline segments; radix), cs__tree_knomial_params reads it.  cs__tree_knomial_rounds is (k-1) ceil(log_k P), the messages
- * the root handles per segment in one phase, for their costs (defaults where
- * a parameter is invalid); *nseg receives the segments.
+ * (nchunks: pipeline segments; radix), cs__tree_knomial_params reads it.
+ * cs__tree_knomial_rounds is (k-1) ceil(log_k P), the messages the root
+ * handles per segment in one phase, for their costs (defaults where a
+ * parameter is invalid); *nseg receives the segments.
  *
  * cs__tree_run appends one operation along t for pipe p: bcast, reduce, or
  * allreduce = reduce, then bcast of the sum from p.dst, each segment's
@@ -169,5 +170,15 @@ typedef struct cs__tree_pieces {
 
 int cs__tree_pieces_init(cs__tree_pieces_t *w, const cs_coll_desc_t *desc, cs_err_t *err);
 void cs__tree_pieces_fini(cs__tree_pieces_t *w);
+
+/* A whole generator of that kind: a schedule of P pieces of m chunks
+ * (m = the `nchunks` row of table), the workspace, emit(s, w, r, m, src,
+ * arg) for every rank r in turn (src: in, or out when in place) while the
+ * schedule has no error, and cs__gen_finish. */
+typedef void (*cs__tree_pieces_emit_t)(cs_sched_t *s, cs__tree_pieces_t *w, int r, uint32_t m,
+                                       int src, void *arg);
+int cs__tree_pieces_gen(const cs_coll_desc_t *desc, cs_params_t *params,
+                        const cs_param_desc_t *table, cs__tree_pieces_emit_t emit, void *arg,
+                        cs_sched_t **out, cs_err_t *err);
 
 #endif /* CS_TREES_H */

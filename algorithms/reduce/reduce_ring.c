@@ -24,7 +24,8 @@
 #include "cs_algo.h"
 
 static const cs_param_desc_t params_desc[] = {
-    CS_PARAM_INT_ROW("nchunks", "1", 1, 65536, "chunks per piece (the vector is P x nchunks chunks)"),
+    CS_PARAM_INT_ROW("nchunks", "1", 1, 65536,
+                     "chunks per piece (the vector is P x nchunks chunks)"),
     CS_PARAM_END,
 };
 
@@ -35,8 +36,9 @@ static uint32_t pmod(int a, int P)
 
 /* Steps of one rank.  last[j]: the last step touching out's piece j. */
 static void emit_rank(cs_sched_t *s, cs__tree_pieces_t *w, int r, uint32_t m, int src,
-                      cs_deps_t d[2])
+                      void *arg)
 {
+    cs_deps_t *d = arg; /* two dependency lists, reused from rank to rank */
     const cs__tree_t *t = &w->t;
     int64_t *last = w->step;
     int P = t->nranks, v = cs__tree_pos(t, r);
@@ -89,21 +91,11 @@ static void emit_rank(cs_sched_t *s, cs__tree_pieces_t *w, int r, uint32_t m, in
 
 static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **out, cs_err_t *err)
 {
-    uint32_t m;
-    int st, P = desc->nranks;
-    cs_sched_t *s = cs__gen_blocked(desc, params, params_desc, " per piece", &m, err, &st);
-    if (s == NULL)
-        return st;
-    cs__tree_pieces_t w;
     cs_deps_t d[2] = {{0}, {0}};
-    st = cs__tree_pieces_init(&w, desc, err);
-    int src = desc->inplace ? CS_BUF_OUT : CS_BUF_IN;
-    for (int r = 0; r < P && st == CS_OK && cs_sched_status(s) == CS_OK; r++)
-        emit_rank(s, &w, r, m, src, d);
+    int st = cs__tree_pieces_gen(desc, params, params_desc, emit_rank, d, out, err);
     cs_deps_fini(&d[0]);
     cs_deps_fini(&d[1]);
-    cs__tree_pieces_fini(&w);
-    return cs__gen_finish(s, st, out, err);
+    return st;
 }
 
 static double cost(const cs_coll_desc_t *desc, cs_params_t *params, double bytes,
