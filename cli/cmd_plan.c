@@ -225,14 +225,15 @@ static void print_table(FILE *f, const args_t *a, const cs_planner_t *p)
         if (ch >= 0)
             fprintf(f, ": %s %s%s%s, %.2f us, busbw %.2f GB/s", p->cands[ch].algo,
                     p->cands[ch].params[0] ? p->cands[ch].params : "(defaults)",
-                    p->cands[ch].map ? " map=" : "", p->cands[ch].map ? p->map_name[p->cands[ch].map] : "",
+                    p->cands[ch].map ? " map=" : "",
+                    p->cands[ch].map ? p->map_name[p->cands[ch].map] : "",
                     cs_planner_time(p, ch, k) * 1e6, busbw(p, k, cs_planner_time(p, ch, k)));
         if (p->bound_s[k] > 0)
             fprintf(f, "; bound %.2f us (busbw %.2f GB/s)", p->bound_s[k] * 1e6,
                     busbw(p, k, p->bound_s[k]));
         fputc('\n', f);
-        fprintf(f, "%4s  %-10s %-36s %-9s %12s %5s %9s %8s  %-12s\n", "#", "algo", "params", "order",
-                "time_us", "from", "busbw", "vs_ring", "bottleneck");
+        fprintf(f, "%4s  %-10s %-36s %-9s %12s %5s %9s %8s  %-12s\n", "#", "algo", "params",
+                "order", "time_us", "from", "busbw", "vs_ring", "bottleneck");
         int show = a->show ? (int)a->show : n;
         for (int i = 0; i < n; i++) {
             int c = order[i];

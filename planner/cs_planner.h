@@ -135,7 +135,8 @@ int cs__planner_candidates(const struct cs_platform *plat, cs_planner_t *p, cs_e
 /* Schedules of more messages are costed by their closed form only. */
 #define CS__PLANNER_MAX_MESSAGES 6e6
 /* Build candidate c's schedule. */
-int cs__planner_build(const cs_planner_t *p, const cs_planner_cand_t *c, cs_sched_t **out, cs_err_t *err);
+int cs__planner_build(const cs_planner_t *p, const cs_planner_cand_t *c, cs_sched_t **out,
+                      cs_err_t *err);
 /* The cost model for candidate c over the loaded platform's routes; a
  * schedule whose closed form predicts more than max_sim seconds of
  * simulation is costed by that closed form instead of being built. */

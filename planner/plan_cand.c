@@ -178,7 +178,8 @@ int cs__planner_candidates(const cs_platform_t *plat, cs_planner_t *p, cs_err_t 
     return CS_OK;
 }
 
-int cs__planner_build(const cs_planner_t *p, const cs_planner_cand_t *c, cs_sched_t **out, cs_err_t *err)
+int cs__planner_build(const cs_planner_t *p, const cs_planner_cand_t *c, cs_sched_t **out,
+                      cs_err_t *err)
 {
     const cs_algo_t *a = cs_algo_find(p->coll, c->algo);
     if (!a)

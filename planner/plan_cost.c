@@ -114,7 +114,10 @@ static int rehash(int **tab, int *cap, int n, uint64_t (*key)(int))
 
 static uint64_t host_key(int i) { return str_hash(C.hostnames[i]); }
 static uint64_t link_key(int i) { return mix((uint64_t)(uintptr_t)C.links[i].name); }
-static uint64_t route_key(int i) { return mix(((uint64_t)C.routes[i].a << 32) | (uint32_t)C.routes[i].b); }
+static uint64_t route_key(int i)
+{
+    return mix(((uint64_t)C.routes[i].a << 32) | (uint32_t)C.routes[i].b);
+}
 
 static int host_id(const char *name)
 {

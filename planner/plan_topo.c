@@ -224,7 +224,8 @@ static int link_id(lnk_t **v, int *n, int *cap, const char *name, double bw)
 /* Max-flow (bytes/s) from the ranks `src` to the ranks `dst`, over the
  * graph of the routes between them: a vertex per host and per link, an
  * edge of the link's bandwidth into and out of each link vertex. */
-static double egress(const cs_planner_t *p, const int *src, int ns, const int *dst, int nd, cs_err_t *err)
+static double egress(const cs_planner_t *p, const int *src, int ns, const int *dst, int nd,
+                     cs_err_t *err)
 {
     lnk_t *lv = NULL;
     int nl = 0, cl = 0, st = CS_OK;
@@ -241,7 +242,8 @@ static double egress(const cs_planner_t *p, const int *src, int ns, const int *d
         for (int j = 0; j < nd && st == CS_OK; j++) {
             cs_sim_link_t l[MAX_ROUTE];
             int n = 0;
-            if ((st = cs_sim_route(cs_planner_host(p, 0, src[i]), cs_planner_host(p, 0, dst[j]), l, MAX_ROUTE, &n, err)))
+            if ((st = cs_sim_route(cs_planner_host(p, 0, src[i]), cs_planner_host(p, 0, dst[j]), l,
+                                   MAX_ROUTE, &n, err)))
                 break;
             int prev = 2 + i;
             for (int k = 0; k < n && k < MAX_ROUTE; k++) {
@@ -399,7 +401,8 @@ int cs__planner_topology(const cs_platform_t *plat, cs_planner_t *p, cs_err_t *e
                 keys[i][j] = -1;
                 continue;
             }
-            st = route_info(cs_planner_host(p, 0, rows[i]), cs_planner_host(p, 0, j), &info[i][j], err);
+            st = route_info(cs_planner_host(p, 0, rows[i]), cs_planner_host(p, 0, j), &info[i][j],
+                            err);
             keys[i][j] = key_of(&info[i][j]);
         }
     }
@@ -587,7 +590,8 @@ int cs__planner_topology(const cs_platform_t *plat, cs_planner_t *p, cs_err_t *e
                         }
                         if (all) {
                             pi = info[mem[a]][mem[b]];
-                        } else if (route_info(cs_planner_host(p, 0, mem[a]), cs_planner_host(p, 0, mem[b]), &pi, err)) {
+                        } else if (route_info(cs_planner_host(p, 0, mem[a]),
+                                              cs_planner_host(p, 0, mem[b]), &pi, err)) {
                             ok = 0;
                             break;
                         }

@@ -140,8 +140,8 @@ int main(void)
     bad("nomap", buf, ":4:29: expected the name of a map defined above");
     snprintf(buf, sizeof(buf), "%sentry allreduce 5 1 ring - - 1\n", H);
     bad("range", buf, ":4:19: expected a last byte count >= the first");
-    snprintf(buf, sizeof(buf), "%sentry allreduce 0 10 ring - - 1\nentry allreduce 10 20 rhd - - 1\n",
-             H);
+    snprintf(buf, sizeof(buf),
+             "%sentry allreduce 0 10 ring - - 1\nentry allreduce 10 20 rhd - - 1\n", H);
     bad("overlap", buf, ":5:17: expected a range no other entry serves");
     snprintf(buf, sizeof(buf), "%sentry allreduce 0 10 ring -\n", H);
     bad("short", buf, ":4:28: expected a map name");
