@@ -621,12 +621,20 @@ void cs_plan_locate(const uint64_t *base, int nranks, uint64_t gid, int *rank, u
 
 /* ---- layout --------------------------------------------------------------- */
 
+uint64_t cs_plan_buf_elems(const cs_sched_t *s, int rank, int buf, uint64_t count)
+{
+    const cs_rank_sched_t *rs = &s->ranks[rank];
+    if (buf < 0 || buf >= rs->nbufs)
+        return 0;
+    return cs_range_elems(s, &rs->bufs[buf], count, 0, rs->bufs[buf].nchunks);
+}
+
 void cs_plan_layout(const cs_sched_t *s, int rank, uint64_t max_count, size_t esize,
                     size_t align, size_t *bytes, size_t *stage_off)
 {
     const cs_rank_sched_t *rs = &s->ranks[rank];
-    for (uint32_t b = 0; b < rs->nbufs; b++)
-        bytes[b] = cs_range_elems(s, &rs->bufs[b], max_count, 0, rs->bufs[b].nchunks) * esize;
+    for (int b = 0; b < rs->nbufs; b++)
+        bytes[b] = cs_plan_buf_elems(s, rank, b, max_count) * esize;
     size_t stage = 0;
     for (uint32_t i = 0; i < rs->nsteps; i++) {
         const cs_step_t *x = &rs->steps[i];

@@ -159,6 +159,10 @@ void cs_plan_locate(const uint64_t *base, int nranks, uint64_t gid, int *rank, u
 void cs_plan_layout(const cs_sched_t *s, int rank, uint64_t max_count, size_t esize,
                     size_t align, size_t *bytes, size_t *stage_off);
 
+/* Elements of buffer `buf` of rank `rank` for `count` elements per block
+ * (its whole window); 0 when the rank has no such buffer. */
+uint64_t cs_plan_buf_elems(const cs_sched_t *s, int rank, int buf, uint64_t count);
+
 /* n rounded up to a multiple of align (a power of two). */
 static inline size_t cs_plan_align(size_t n, size_t align)
 {

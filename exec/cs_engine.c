@@ -245,9 +245,7 @@ void *cs_engine_buf(cs_engine_t *e, int buf)
 
 uint64_t cs_engine_buf_elems(const cs_engine_t *e, int buf, uint64_t count)
 {
-    if (buf < 0 || buf >= e->rs->nbufs)
-        return 0;
-    return cs_range_elems(e->s, &e->rs->bufs[buf], count, 0, e->rs->bufs[buf].nchunks);
+    return cs_plan_buf_elems(e->s, e->rank, buf, count);
 }
 
 const cs_step_time_t *cs_engine_step_times(const cs_engine_t *e, uint32_t *nsteps)

@@ -299,9 +299,7 @@ void *cs_gpu_engine_buf(cs_gpu_engine_t *e, int buf)
 
 uint64_t cs_gpu_engine_buf_elems(const cs_gpu_engine_t *e, int buf, uint64_t count)
 {
-    if (buf < 0 || buf >= e->rs->nbufs)
-        return 0;
-    return cs_range_elems(e->s, &e->rs->bufs[buf], count, 0, e->rs->bufs[buf].nchunks);
+    return cs_plan_buf_elems(e->s, e->rank, buf, count);
 }
 
 void *cs_gpu_engine_stream(cs_gpu_engine_t *e) { return e->main; }

@@ -264,6 +264,9 @@ static void test_small(void)
     cs_plan_layout(s, 1, 10, 4, 64, bytes, off);
     CS_TEST_CHECK(bytes[0] == 40 && bytes[1] == 40 && bytes[2] == 64 && off[1] == 0,
                   "layout: %zu %zu %zu", bytes[0], bytes[1], bytes[2]);
+    CS_TEST_CHECK(cs_plan_buf_elems(s, 1, CS_BUF_OUT, 10) == 10 &&
+                      cs_plan_buf_elems(s, 1, 2, 10) == 0 && cs_plan_buf_elems(s, 1, -1, 10) == 0,
+                  "buffer elements");
     cs_plan_fini(&p);
     check_sched(s, "small", 1);
     cs_sched_destroy(s);
