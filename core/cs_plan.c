@@ -232,32 +232,35 @@ cs_plan_rank_t cs_plan_rank_of(const cs_plan_t *p, int r)
 
 /* ---- matching ------------------------------------------------------------- */
 
-static const cs_plan_queue_t *sort_q; /* qsort has no context argument */
+/* A receive queue in a rank's sorted list: its (peer, channel) and number. */
+typedef struct {
+    int32_t peer;
+    uint32_t chan;
+    uint64_t x;
+} rkey_t;
 
-static int rq_cmp(const void *x, const void *y)
+static int rkey_cmp(const void *a_, const void *b_)
 {
-    const cs_plan_queue_t *a = &sort_q[*(const uint64_t *)x], *b = &sort_q[*(const uint64_t *)y];
+    const rkey_t *a = a_, *b = b_;
     if (a->peer != b->peer)
         return a->peer < b->peer ? -1 : 1;
     return a->chan < b->chan ? -1 : a->chan > b->chan;
 }
 
 /* The receive queue (b <- a, chan c) among rank b's sorted receive queues
- * ridx[rb[b] .. rb[b + 1]), or NULL. */
-static cs_plan_queue_t *find_recv(cs_plan_t *p, const uint64_t *ridx, const uint64_t *rb, int b,
+ * rk[rb[b] .. rb[b + 1]), or NULL. */
+static cs_plan_queue_t *find_recv(cs_plan_t *p, const rkey_t *rk, const uint64_t *rb, int b,
                                   int32_t a, uint16_t c)
 {
     uint64_t lo = rb[b], hi = rb[b + 1];
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo) / 2;
-        const cs_plan_queue_t *x = &p->queues[ridx[mid]];
-        if (x->peer < a || (x->peer == a && x->chan < c))
+        if (rk[mid].peer < a || (rk[mid].peer == a && rk[mid].chan < c))
             lo = mid + 1;
         else
             hi = mid;
     }
-    cs_plan_queue_t *x = lo < rb[b + 1] ? &p->queues[ridx[lo]] : NULL;
-    return x != NULL && x->peer == a && x->chan == c ? x : NULL;
+    return lo < rb[b + 1] && rk[lo].peer == a && rk[lo].chan == c ? &p->queues[rk[lo].x] : NULL;
 }
 
 /* Pair every send queue with its receive queue element by element; the
@@ -267,7 +270,7 @@ static int match(cs_plan_t *p, uint32_t *indeg)
 {
     int P = p->nranks;
     uint64_t nq = p->qbase[P];
-    uint64_t *ridx = malloc((nq ? nq : 1) * sizeof(*ridx));
+    rkey_t *ridx = malloc((nq ? nq : 1) * sizeof(*ridx));
     uint64_t *rb = malloc(((size_t)P + 1) * sizeof(*rb));
     if (ridx == NULL || rb == NULL) {
         free(ridx);
@@ -275,13 +278,12 @@ static int match(cs_plan_t *p, uint32_t *indeg)
         return CS_ERR_NOMEM;
     }
     uint64_t m = 0;
-    sort_q = p->queues;
     for (int r = 0; r < P; r++) {
         rb[r] = m;
         for (uint64_t x = p->qbase[r]; x < p->qbase[r + 1]; x++)
             if (!p->queues[x].send)
-                ridx[m++] = x;
-        qsort(ridx + rb[r], m - rb[r], sizeof(*ridx), rq_cmp);
+                ridx[m++] = (rkey_t){p->queues[x].peer, p->queues[x].chan, x};
+        qsort(ridx + rb[r], m - rb[r], sizeof(*ridx), rkey_cmp);
     }
     rb[P] = m;
     for (uint64_t g = 0; g < p->nsteps; g++)
