@@ -14,6 +14,10 @@
 #include "cs_params.h"
 #include "cs_sched.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Alpha-beta model inputs for the closed-form cost. */
 typedef struct cs_ab_model {
     double alpha; /* latency per message, seconds */
@@ -53,5 +57,9 @@ const cs_algo_t *cs_algo_find(cs_coll_t coll, const char *name);
  * recorded.  Returns a cs_status_t. */
 int cs_algo_build(const cs_algo_t *a, const cs_coll_desc_t *desc, cs_params_t *params,
                   cs_sched_t **out, cs_err_t *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CS_ALGO_H */

@@ -16,6 +16,10 @@
 
 #include "cs_sched.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum { CS_DT_F32 = 0, CS_DT_F64, CS_DT_F16, CS_DT_BF16, CS_DT_I32, CS_DT_I64, CS_DT_COUNT } cs_dtype_t;
 typedef enum { CS_OP_SUM = 0, CS_OP_PROD, CS_OP_MIN, CS_OP_MAX, CS_OP_COUNT } cs_op_t;
 
@@ -74,5 +78,9 @@ uint64_t cs_test_compare(cs_dtype_t dt, const void *out, const double *want, uin
                          uint64_t first, uint64_t *first_bad, double *max_abs_err);
 /* Element k of a buffer of type dt, as double (NaN for an unknown type). */
 double cs_test_load(cs_dtype_t dt, const void *buf, uint64_t k);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CS_DTYPE_H */

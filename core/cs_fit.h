@@ -27,6 +27,10 @@
 
 #include "cs_status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define CS_FIT_TOL_PCT 5.0
 
 typedef struct cs_fit_line {
@@ -64,5 +68,9 @@ const cs_fit_line_t *cs_fit_piece_for(const cs_fit_piecewise_t *f, uint64_t byte
 double cs_fit_median(double *v, int n);
 /* Quantile q in [0, 1] of v[0..n) (v is sorted in place). */
 double cs_fit_quantile(double *v, int n, double q);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CS_FIT_H */

@@ -33,6 +33,10 @@
 
 #include "cs_sched.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define CS_NONE UINT64_MAX
 
 typedef struct cs_graph {
@@ -60,5 +64,9 @@ static inline const cs_step_t *cs_graph_step(const cs_graph_t *g, int rank, uint
 {
     return &g->s->ranks[rank].steps[i];
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CS_GRAPH_H */

@@ -24,6 +24,10 @@
 #include "cs_dtype.h"
 #include "cs_sched.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct cs_interp_result {
     uint64_t wrong;           /* elements differing from the expected result, over all ranks */
     int first_bad_rank;       /* lowest rank with a wrong element, -1 when none */
@@ -57,5 +61,9 @@ int cs_interp_exec(const cs_sched_t *s, cs_dtype_t dt, cs_op_t op, uint64_t coun
 /* Number of elements of buffer `buf` of `rank` at `count` elements per block
  * (0 for a buffer id the rank does not have). */
 uint64_t cs_interp_buf_elems(const cs_sched_t *s, int rank, int buf, uint64_t count);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CS_INTERP_H */

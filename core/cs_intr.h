@@ -25,6 +25,10 @@
 
 #include <signal.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 extern volatile sig_atomic_t cs__intr_sig; /* cs_intr.c; read through cs_intr_pending */
 
 /* Install the handlers of SIGINT, SIGTERM and SIGHUP (idempotent).  A
@@ -63,5 +67,9 @@ void cs_intr_note_peer(int rank, int sig);
 /* The peer recorded by cs_intr_note_peer, or -1; *sig (may be NULL) gets
  * its signal. */
 int cs_intr_peer(int *sig);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CS_INTR_H */

@@ -10,6 +10,10 @@
 #ifndef CS_LOG_H
 #define CS_LOG_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum { CS_LOG_ERROR = 0, CS_LOG_WARN, CS_LOG_INFO, CS_LOG_DEBUG, CS_LOG_TRACE } cs_log_level_t;
 
 /* Returns non-zero when messages of `lvl` for `subsys` are enabled. */
@@ -29,14 +33,8 @@ void cs_log_set_clock(double (*clock_fn)(void), const char *clock_name);
 #define CS_INFO(subsys, ...) CS_LOG(CS_LOG_INFO, subsys, __VA_ARGS__)
 #define CS_DEBUG(subsys, ...) CS_LOG(CS_LOG_DEBUG, subsys, __VA_ARGS__)
 
-/* Check macro: evaluate `expr` (a cs_status_t), log file:line on failure,
- * and evaluate to the status so the caller decides where to go. */
-#define CS_CHECK_LOG(subsys, expr)                                              \
-    ({                                                                          \
-        int cs__st = (expr);                                                    \
-        if (cs__st < 0)                                                         \
-            CS_LOG(CS_LOG_DEBUG, subsys, "%s failed: %d", #expr, cs__st);       \
-        cs__st;                                                                 \
-    })
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CS_LOG_H */

@@ -86,6 +86,10 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define CS_OUT_FORCE 0x1  /* replace more (see above); never a user's directory */
 #define CS_OUT_FSYNC 0x2  /* files: fsync the temporary before the rename */
 #define CS_OUT_STDOUT 0x4 /* files: "-" is standard output */
@@ -162,5 +166,9 @@ int cs_out_cleanup_all(void);
  * place.  Nothing else is touched.  CS_OK, or CS_ERR_IO when something
  * could not be removed or restored. */
 int cs_out_cleanup_pid(const char *path, pid_t pid, int is_dir);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CS_OUT_H */

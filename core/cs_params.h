@@ -14,6 +14,10 @@
 
 #include "cs_status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define CS_PARAMS_MAX 32
 
 typedef struct cs_params {
@@ -101,5 +105,9 @@ int cs_params_list(cs_params_t *p, const cs_param_desc_t *table, const char *key
 int cs_params_check_unused(const cs_params_t *p, const char *algo, cs_err_t *err);
 /* Canonical text "k1=v1 k2=v2" in insertion order. */
 void cs_params_format(const cs_params_t *p, char *buf, int len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CS_PARAMS_H */

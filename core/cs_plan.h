@@ -46,6 +46,10 @@
 
 #include "cs_sched.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define CS_PLAN_NONE UINT32_MAX    /* no step (local index) */
 #define CS_PLAN_NOGID UINT64_MAX   /* no step (global id) */
 
@@ -168,5 +172,9 @@ static inline size_t cs_plan_align(size_t n, size_t align)
 {
     return (n + align - 1) & ~(align - 1);
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CS_PLAN_H */

@@ -40,6 +40,10 @@
 #include "cs_dtype.h"
 #include "cs_sched.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct cs_result {
     char algo[64];
     cs_coll_t coll;
@@ -103,5 +107,9 @@ extern const struct cs_out_kind cs_results_out_kind;
 /* Write `s` as a JSON string literal (quotes, backslashes and control
  * characters escaped).  Shared by every JSON writer of collstep. */
 void cs_json_write_str(FILE *f, const char *s);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CS_RESULTS_H */

@@ -67,6 +67,10 @@
 
 #include "cs_status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define CS_SCHED_FORMAT_VERSION 1
 
 typedef enum {
@@ -269,5 +273,9 @@ uint64_t cs_range_elems(const cs_sched_t *s, const cs_buffer_t *b, uint64_t coun
 /* A digest of the whole schedule (FNV-1a 64 over its canonical content),
  * used by live runs to check that all ranks run the same schedule. */
 uint64_t cs_sched_digest(const cs_sched_t *s);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CS_SCHED_H */

@@ -33,6 +33,10 @@
 
 #include "cs_sched.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct cs_rank_stats {
     uint32_t steps, sends, recvs; /* recvs: recv and rrecv steps */
     uint32_t reduces;             /* steps that combine: reduce and rrecv */
@@ -63,5 +67,9 @@ void cs_stats_fini(cs_stats_t *st);
  * can never run), CS_ERR_NOMEM. */
 double cs_stats_ab_time(const cs_sched_t *s, double bytes, double alpha, double beta,
                         double gamma, cs_err_t *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CS_STATS_H */

@@ -16,6 +16,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define CS_STATUS_LIST(X)                                                    \
     X(CS_OK, 0, "success")                                                   \
     X(CS_INPROGRESS, 1, "operation in progress")                             \
@@ -61,5 +65,9 @@ int cs_err_set(cs_err_t *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int cs_err_vset(cs_err_t *err, int code, const char *fmt, va_list ap);
 void cs_err_clear(cs_err_t *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CS_STATUS_H */

@@ -39,6 +39,10 @@
 #include "cs_sched.h"
 #include "cs_status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Limits of the reader (documented in docs/schedule-format.md). */
 #define CS_TEXT_MAX_LINE (16u << 20) /* bytes per line, newline excluded */
 
@@ -74,5 +78,9 @@ int cs_sched_save_flags(const cs_sched_t *s, const char *path, int flags, cs_err
 struct cs_out_kind;
 /* What cs_sched_save writes, for cs_out_begin_file (the recognizer above). */
 extern const struct cs_out_kind cs_sched_out_kind;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CS_TEXT_H */

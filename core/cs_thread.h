@@ -10,6 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define CS_THREAD_MAX 8
 
 /* Threads for `work` units: one per `per_thread` units, at most one per
@@ -24,5 +28,9 @@ int cs_thread_count(const char *env, const char *tag, uint64_t work, uint64_t pe
  * cannot be created runs on the calling thread afterwards, so every
  * argument is run exactly once whatever happens. */
 void cs_thread_run(void *(*fn)(void *), void *base, size_t stride, int n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CS_THREAD_H */

@@ -38,6 +38,10 @@
 
 #include "cs_sched.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct cs_finding {
     int rank;      /* -1 when not about one rank */
     int64_t step;  /* local step index on `rank`, -1 when n/a */
@@ -68,5 +72,9 @@ typedef struct cs_verify_opts {
 int cs_verify(const cs_sched_t *s, const cs_verify_opts_t *opts, cs_verify_report_t *rep,
               cs_err_t *err);
 void cs_verify_report_fini(cs_verify_report_t *rep);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CS_VERIFY_H */

@@ -31,6 +31,10 @@
 
 #include "cs_status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct cs_boot cs_boot_t;
 
 typedef struct cs_boot_config {
@@ -95,5 +99,9 @@ int cs__boot_heard(cs_boot_t *b);
 
 int cs__boot_pmix_open(const cs_boot_config_t *cfg, cs_boot_t **out, cs_err_t *err);
 int cs__boot_env_open(const cs_boot_config_t *cfg, cs_boot_t **out, cs_err_t *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CS_BOOT_H */

@@ -40,6 +40,10 @@
 #include "cs_dtype.h"
 #include "cs_transport.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct cs_calib cs_calib_t;
 
 /* Buffers for messages up to max_bytes (a send and a receive area,
@@ -63,5 +67,9 @@ int cs_calib_flows(cs_calib_t *c, const int *src, const int *dst, int nflows, si
 
 /* t[0..iters): seconds per reduction of `bytes` (local; no communication). */
 int cs_calib_reduce(size_t bytes, cs_dtype_t dt, cs_op_t op, int iters, double *t, cs_err_t *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CS_CALIB_H */

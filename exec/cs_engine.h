@@ -48,6 +48,10 @@
 #include "cs_sched.h"
 #include "cs_transport.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct cs_engine cs_engine_t;
 
 typedef struct cs_engine_config {
@@ -103,5 +107,9 @@ int cs_engine_clock_align(cs_tp_t *tp, int rounds, double timeout_s, int64_t *of
 
 /* CLOCK_MONOTONIC in ns. */
 uint64_t cs_engine_now_ns(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CS_ENGINE_H */

@@ -47,6 +47,10 @@
 #include "cs_trace.h"
 #include "cs_transport.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct cs_live_trace cs_live_trace_t;
 
 typedef struct cs_live_trace_config {
@@ -83,5 +87,9 @@ int cs_live_trace_record(cs_live_trace_t *lt, cs_engine_t *e, uint64_t bytes, ui
 
 /* Rank 0: plots, index, rename DIR into place.  Others: nothing. */
 int cs_live_trace_commit(cs_live_trace_t *lt, cs_err_t *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CS_LIVE_TRACE_H */

@@ -48,6 +48,10 @@
 
 #include "cs_status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define CS_TP_TAG_BITS 36
 #define CS_TP_ADDR_MAX 512 /* largest address blob of any transport */
 #define CS_TP_LEFT_MAX 96  /* cs_tp_left_text's longest text ("rank N was interrupted
@@ -208,5 +212,9 @@ static inline void cs_tp_close(cs_tp_t *tp)
     if (tp)
         tp->ops->close(tp);
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CS_TRANSPORT_H */

@@ -47,6 +47,10 @@
 #include "cs_sched.h"
 #include "cs_status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Where one schedule step came from. */
 typedef struct cs_msccl_origin {
     uint32_t line; /* line of the <step> element (of the <tb> for none) */
@@ -151,5 +155,9 @@ int cs_msccl_save(const cs_sched_t *s, const cs_msccl_write_opts_t *opts, const 
 /* The check of cs_msccl_save alone, before any work: CS_OK when PATH may
  * be written (as above), else the error it would give. */
 int cs_msccl_check_output(const char *path, int flags, cs_err_t *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CS_MSCCL_H */

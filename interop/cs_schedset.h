@@ -37,6 +37,10 @@
 #include "cs_sched.h"
 #include "cs_status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct cs_schedset_entry {
     cs_sched_t *sched;  /* owned by the set */
     uint64_t min_bytes; /* minBytes (0 for .sched) */
@@ -68,5 +72,9 @@ const cs_schedset_entry_t *cs_schedset_lookup(const cs_schedset_t *set, uint64_t
 void cs_schedset_range_str(const cs_schedset_entry_t *e, char *buf, size_t len);
 
 void cs_schedset_destroy(cs_schedset_t *set);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CS_SCHEDSET_H */

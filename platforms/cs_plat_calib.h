@@ -50,6 +50,10 @@
 
 #include "cs_status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct cs_plat_calib_node {
     char name[64];        /* node name (hostname or --groups name) */
     double bw, lat;       /* NIC: bytes/s per direction, seconds per crossing */
@@ -76,5 +80,9 @@ int cs_plat_calib_xml(cs_plat_calib_t *p, char **xml, cs_err_t *err);
 /* Whether the first bytes of a file are a platform this writer made (for
  * core/cs_out.h: an existing -o FILE is replaced only then). */
 int cs_plat_calib_recognize(const char *head, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CS_PLAT_CALIB_H */

@@ -33,6 +33,10 @@
 
 #include "cs_status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define CS_PLAT_MAX_TIERS 16
 #define CS_PLAT_MAX_DIMS 4
 
@@ -119,5 +123,9 @@ int cs_platform_sim_text(const cs_platform_t *p, int ideal, char **out, cs_err_t
 
 /* `collstep platform show`: tiers table, node picture, figures. */
 int cs_platform_print(const cs_platform_t *p, FILE *f, cs_err_t *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CS_PLATFORM_H */

@@ -78,6 +78,10 @@
 #include "cs_sched.h"
 #include "cs_status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum { CS_SIM_IDEAL = 0, CS_SIM_CALIBRATED, CS_SIM_MODEL_COUNT } cs_sim_model_t;
 
 /* "ideal", "calibrated"; parse returns CS_SIM_MODEL_COUNT when unknown. */
@@ -167,5 +171,9 @@ int cs_sim_route(const char *src, const char *dst, cs_sim_link_t *links, int max
 int cs_sim_hosts(const cs_platform_t *plat, const cs_sim_opts_t *opts, int nranks, char ***out,
                  cs_err_t *err);
 void cs_sim_hosts_free(char **hosts, int n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CS_SIM_H */

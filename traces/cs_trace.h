@@ -54,6 +54,10 @@
 
 #include "cs_status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define CS_TRACE_SCHEMA "collstep-trace/1"
 
 typedef enum { CS_TRACE_SIM = 0, CS_TRACE_LIVE } cs_trace_backend_t;
@@ -264,5 +268,9 @@ typedef struct cs_trace_tier_read {
  * directory is not a trace instance, CS_ERR_PARSE for malformed files. */
 int cs_trace_read_tiers(const char *dir, cs_trace_tier_read_t *tiers, int max, int *ntiers,
                         double *time_us, cs_err_t *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CS_TRACE_H */

@@ -23,6 +23,10 @@
 #include "cs_sim.h"
 #include "cs_trace.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct cs_trace_sim {
     cs_sim_observer_t obs; /* hand &obs to cs_sim_opts_t.obs */
     cs_trace_session_t *session;
@@ -53,7 +57,7 @@ static inline int cs__trace_sim_route(void *ctx, const char *src, const char *ds
 
 static inline void cs__trace_sim_fail(cs_trace_sim_t *ts, int st, const char *what)
 {
-    cs_err_t e = {0};
+    cs_err_t e = {0, {0}};
     cs_err_set(&e, st, "trace: %s failed: %s", what, cs_status_str(st));
     cs_trace_session_fail(ts->session, &e);
     ts->failed = 1;
@@ -61,7 +65,7 @@ static inline void cs__trace_sim_fail(cs_trace_sim_t *ts, int st, const char *wh
 
 static inline void cs__trace_sim_begin(void *ctx, int inst, const cs_sim_instance_t *in, double t0)
 {
-    cs_trace_sim_t *ts = ctx;
+    cs_trace_sim_t *ts = (cs_trace_sim_t *)ctx;
     if (!ts->failed) {
         cs_trace_meta_t m;
         memset(&m, 0, sizeof(m));
@@ -72,7 +76,7 @@ static inline void cs__trace_sim_begin(void *ctx, int inst, const cs_sim_instanc
         snprintf(m.algo, sizeof(m.algo), "%s", in->sched->algo[0] ? in->sched->algo : "schedule");
         m.bytes = in->bytes;
         m.nranks = in->sched->desc.nranks;
-        cs_err_t e = {0};
+        cs_err_t e = {0, {0}};
         if (cs_trace_session_begin(ts->session, &m, t0, cs__trace_sim_route, NULL, NULL, &e) !=
             CS_OK) {
             cs_trace_session_fail(ts->session, &e);
@@ -85,7 +89,7 @@ static inline void cs__trace_sim_begin(void *ctx, int inst, const cs_sim_instanc
 
 static inline void cs__trace_sim_step(void *ctx, int inst, const cs_sim_step_rec_t *r)
 {
-    cs_trace_sim_t *ts = ctx;
+    cs_trace_sim_t *ts = (cs_trace_sim_t *)ctx;
     cs_trace_t *t = cs_trace_session_current(ts->session);
     if (t && !ts->failed) {
         cs_trace_step_t s = {r->rank, r->step, r->kind, r->peer, r->bytes, r->start, r->end};
@@ -99,7 +103,7 @@ static inline void cs__trace_sim_step(void *ctx, int inst, const cs_sim_step_rec
 
 static inline void cs__trace_sim_xfer(void *ctx, int inst, const cs_sim_xfer_rec_t *r)
 {
-    cs_trace_sim_t *ts = ctx;
+    cs_trace_sim_t *ts = (cs_trace_sim_t *)ctx;
     cs_trace_t *t = cs_trace_session_current(ts->session);
     if (t && !ts->failed) {
         int st = cs_trace_add_xfer(t, r->src, r->dst, r->src_host, r->dst_host, r->bytes,
@@ -113,9 +117,9 @@ static inline void cs__trace_sim_xfer(void *ctx, int inst, const cs_sim_xfer_rec
 
 static inline void cs__trace_sim_end(void *ctx, int inst, const cs_sim_instance_t *in, double t_end)
 {
-    cs_trace_sim_t *ts = ctx;
+    cs_trace_sim_t *ts = (cs_trace_sim_t *)ctx;
     if (!ts->failed && cs_trace_session_current(ts->session)) {
-        cs_err_t e = {0};
+        cs_err_t e = {0, {0}};
         if (cs_trace_session_end(ts->session, t_end, &e) != CS_OK) {
             cs_trace_session_fail(ts->session, &e);
             ts->failed = 1;
@@ -140,5 +144,9 @@ static inline void cs_trace_sim_init(cs_trace_sim_t *ts, cs_trace_session_t *ses
     ts->obs.xfer = cs__trace_sim_xfer;
     ts->obs.instance_end = cs__trace_sim_end;
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CS_TRACE_SIM_H */

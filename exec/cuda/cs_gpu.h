@@ -7,7 +7,7 @@
  * message "no CUDA device/driver: cudaGetDeviceCount: <text> (<code>)" when
  * there is no driver (cudaErrorInsufficientDriver, 35) or no device.
  *
- * Communicator (tp_nccl.c).  cs_nccl_open is collective over the ranks of a
+ * Communicator (cs_nccl.c).  cs_nccl_open is collective over the ranks of a
  * bootstrap: every rank probes its devices, the ranks agree (a rank without
  * a device makes all of them fail, naming it), each picks device
  * (local rank % device count) where the local rank is its index among the
@@ -48,6 +48,10 @@
 #include "cs_dtype.h"
 #include "cs_engine.h"
 #include "cs_sched.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* ---- devices and errors -------------------------------------------------- */
 
@@ -154,5 +158,9 @@ int cs_gpu_engine_time(cs_gpu_engine_t *e, uint64_t count, long iters, int basel
  * merged into another copy (cs__gpu_merge_copies), for tests. */
 uint32_t cs_gpu_engine_levels(const cs_gpu_engine_t *e);
 uint32_t cs_gpu_engine_merged(const cs_gpu_engine_t *e);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CS_GPU_H */

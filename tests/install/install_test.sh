@@ -13,7 +13,8 @@
 #     internal header, no path of the build tree in the installed text;
 #   - bin/collstep finds every library (RUNPATH $ORIGIN/../lib), prints its
 #     version and simulates from / (no data files from the source tree);
-#   - every installed header compiles on its own as <collstep/NAME.h>;
+#   - every installed header compiles on its own as <collstep/NAME.h>, in C
+#     and in C++ (C linkage: use_collstep.cpp builds and runs the ring);
 #   - use_collstep.c built with pkg-config and with find_package(collstep)
 #     builds, verifies and interprets the registry's ring allreduce (its
 #     schedule file equal to `collstep gen`'s) and simulates it: the same
@@ -137,6 +138,24 @@ for h in "$inc"/*.h; do
         $CC -std=gnu11 -Wall -Wextra -Werror $cflags -fsyntax-only -x c - ||
         fail "<collstep/${h##*/}> does not compile on its own"
 done
+
+# ...and from C++: every header compiles as C++17 and declares C linkage
+# (use_collstep.cpp links against the C libraries)
+CXX=${CXX:-c++}
+for h in "$inc"/*.h; do
+    # shellcheck disable=SC2086
+    printf '#include <collstep/%s>\nint main() { return 0; }\n' "${h##*/}" |
+        $CXX -std=c++17 -Wall -Wextra -Werror $cflags -fsyntax-only -x c++ - ||
+        fail "<collstep/${h##*/}> does not compile as C++"
+done
+# shellcheck disable=SC2046
+$CXX -std=c++17 -Wall -Wextra -Werror -o "$work/use_cpp" "$src/tests/install/use_collstep.cpp" \
+    $(pkg-config --cflags --libs collstep) || fail "use_collstep.cpp does not build (C linkage?)"
+out=$(cd / && env -u LD_LIBRARY_PATH "$work/use_cpp" $ranks "$work/use_cpp.sched") ||
+    fail "use_collstep.cpp exits $?"
+echo "use_cpp: $out"
+echo "$out" | grep -q "^verified ring $ranks ranks [0-9]* steps$" || fail "use_cpp: no verified schedule"
+cmp -s "$work/use_cpp.sched" "$work/cli.sched" || fail "use_cpp: schedule differs from collstep gen's"
 
 # ---- a user's program ---------------------------------------------------
 # check_prog NAME BIN [sim]: run BIN, compare its schedule with collstep gen
