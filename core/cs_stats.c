@@ -31,11 +31,6 @@ static const uint32_t *deps_of(const cs_rank_sched_t *rk, const cs_step_t *st)
     return st->ndeps ? cs_step_deps(rk, st) : NULL;
 }
 
-static int is_comm(const cs_step_t *st)
-{
-    return st->kind == CS_STEP_SEND || st->kind == CS_STEP_RECV || st->kind == CS_STEP_RRECV;
-}
-
 /* Longest chain of matched pairs along dependencies, over g's order. */
 static uint32_t critical_rounds(const cs_graph_t *g, uint32_t *depth)
 {
@@ -49,7 +44,7 @@ static uint32_t critical_rounds(const cs_graph_t *g, uint32_t *depth)
         const uint32_t *dp = deps_of(rk, &rk->steps[i]);
         for (uint32_t k = 0; k < rk->steps[i].ndeps; k++)
             d = depth[g->base[r] + dp[k]] > d ? depth[g->base[r] + dp[k]] : d;
-        if (is_comm(&rk->steps[i]) && other != CS_NONE) {
+        if (cs_kind_is_comm(rk->steps[i].kind) && other != CS_NONE) {
             int pr;
             uint32_t pi;
             cs_graph_locate(g, other, &pr, &pi);
@@ -335,7 +330,7 @@ static void drain(cs__ab_t *a)
         int r = a->st[gid].rank;
         if (st->kind == CS_STEP_REDUCE) {
             combine(a, r, gid, t, range_bytes(a, r, &st->dst));
-        } else if (is_comm(st)) {
+        } else if (cs_kind_is_comm(st->kind)) {
             uint64_t sid = st->kind == CS_STEP_SEND ? gid : a->g.partner[gid];
             a->st[sid].ready = t > a->st[sid].ready ? t : a->st[sid].ready;
             if (++a->st[sid].halves == 2)
