@@ -4,26 +4,8 @@
 # the three formats and writes a tuning table that `collstep sim --algo
 # auto` reads (and refuses for another platform); -o never replaces a file
 # collstep did not write.
-collstep=$1
-pass=0 fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-bad() { # EXPECTED-TEXT ARGS...
-  local want=$1; shift
-  "$collstep" plan "$@" >"$tmp/out" 2>"$tmp/err"
-  local rc=$?
-  if [ $rc -eq 2 ] && grep -qi -- "$want" "$tmp/err"; then
-    pass=$((pass + 1))
-  else
-    fail=$((fail + 1))
-    echo "FAIL: collstep plan $* -> exit $rc, stderr: $(head -c 300 "$tmp/err") (wanted exit 2 and '$want')" >&2
-  fi
-}
-check() { # DESCRIPTION COMMAND...
-  local what=$1; shift
-  if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what" >&2; fi
-}
+. "$(dirname "$0")/../cli/usage_checks.sh"
+bad() { expect_usage plan "$@"; } # EXPECTED-TEXT ARGS...
 
 P=x86-p100-pcie-10gbe:nodes=2
 bad "platform is required" --size 1M

@@ -2,26 +2,8 @@
 # sim_cli.sh COLLSTEP - `collstep sim` from the command line: bad input
 # exits 2 with a message naming the problem; a good run prints the
 # nccl-tests table, CSV and JSON with the right rows.
-collstep=$1
-pass=0 fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-bad() { # EXPECTED-TEXT ARGS...
-  local want=$1; shift
-  "$collstep" sim "$@" >"$tmp/out" 2>"$tmp/err"
-  local rc=$?
-  if [ $rc -eq 2 ] && grep -qi -- "$want" "$tmp/err"; then
-    pass=$((pass + 1))
-  else
-    fail=$((fail + 1))
-    echo "FAIL: collstep sim $* -> exit $rc, stderr: $(head -c 300 "$tmp/err") (wanted exit 2 and '$want')" >&2
-  fi
-}
-check() { # DESCRIPTION COMMAND...
-  local what=$1; shift
-  if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what" >&2; fi
-}
+. "$(dirname "$0")/../cli/usage_checks.sh"
+bad() { expect_usage sim "$@"; } # EXPECTED-TEXT ARGS...
 
 P=x86-p100-pcie-10gbe:nodes=2
 bad "nosuchpreset" --platform nosuchpreset --algo ring --size 1M
