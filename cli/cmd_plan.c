@@ -73,11 +73,46 @@ static void help(FILE *f)
 }
 
 typedef struct args {
-    const char *platform, *coll, *size, *output, *format, *model;
+    const char *platform, *size, *output;
+    cs_coll_t coll;
+    cs_results_fmt_t fmt;
+    cs_sim_model_t model;
     long ranks, top, jobs, show;
     double budget;
     int force, all;
 } args_t;
+
+/* One option's value (cs_cli_options calls it for each). */
+static int parse_opt(void *ctx, int c, const char *arg)
+{
+    args_t *a = ctx;
+    switch (c) {
+    case 'P': a->platform = arg; return CS_EXIT_OK;
+    case 's': a->size = arg; return CS_EXIT_OK;
+    case 'o': a->output = arg; return CS_EXIT_OK;
+    case 'F': a->force = 1; return CS_EXIT_OK;
+    case 'A': a->all = 1; return CS_EXIT_OK;
+    case 'c': return cs_cli_parse_coll("plan", arg, &a->coll);
+    case 'f': return cs_cli_parse_format("plan", arg, &a->fmt);
+    case 'm':
+        if ((a->model = cs_sim_model_parse(arg)) == CS_SIM_MODEL_COUNT)
+            return cs_cli_usage_error("plan", "--model: expected ideal or calibrated, found '%s'",
+                                      arg);
+        return CS_EXIT_OK;
+    case 'b': {
+        int rc = cs_cli_parse_seconds("plan", "--budget", arg, &a->budget);
+        if (rc == CS_EXIT_OK && a->budget > 1e7) /* about four months: a typo, not a plan */
+            rc = cs_cli_usage_error("plan", "--budget: expected at most 1e7 seconds, found '%s'",
+                                    arg);
+        return rc;
+    }
+    case 'n': return cs_cli_parse_long("plan", "--ranks", arg, 1, 1L << 24, &a->ranks);
+    case 't': return cs_cli_parse_long("plan", "--top", arg, 1, 100000, &a->top);
+    case 'j': return cs_cli_parse_long("plan", "--jobs", arg, 1, 256, &a->jobs);
+    case 'S': return cs_cli_parse_long("plan", "--show", arg, 0, 100000, &a->show);
+    default: return CS_EXIT_USAGE;
+    }
+}
 
 static int parse(int argc, char **argv, args_t *a)
 {
@@ -87,55 +122,10 @@ static int parse(int argc, char **argv, args_t *a)
         {"top", required_argument, 0, 't'},      {"jobs", required_argument, 0, 'j'},
         {"budget", required_argument, 0, 'b'},   {"model", required_argument, 0, 'm'},
         {"show", required_argument, 0, 'S'},     {"format", required_argument, 0, 'f'},
-        {"output", required_argument, 0, 'o'},   {"force", no_argument, 0, 'F'},
-        {"all", no_argument, 0, 'A'},            {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
-        char *end = NULL;
-        switch (c) {
-        case 'P': a->platform = optarg; break;
-        case 'c': a->coll = optarg; break;
-        case 's': a->size = optarg; break;
-        case 'o': a->output = optarg; break;
-        case 'f': a->format = optarg; break;
-        case 'm': a->model = optarg; break;
-        case 'F': a->force = 1; break;
-        case 'A': a->all = 1; break;
-        case 'b': {
-            double v = strtod(optarg, &end);
-            if (end == optarg || *end != '\0' || !(v > 0) || v > 1e7)
-                return cs_cli_usage_error("plan", "--budget: expected a positive number of "
-                                                  "seconds, found '%s'", optarg);
-            a->budget = v;
-            break;
-        }
-        case 'n':
-        case 't':
-        case 'j':
-        case 'S': {
-            long v = strtol(optarg, &end, 10);
-            long lo = c == 'S' ? 0 : 1, hi = c == 'n' ? (1L << 24) : c == 'j' ? 256 : 100000;
-            if (end == optarg || *end != '\0' || v < lo || v > hi)
-                return cs_cli_usage_error("plan", "--%s: expected an integer from %ld to %ld, "
-                                                  "found '%s'",
-                                          c == 'n' ? "ranks" : c == 't' ? "top" : c == 'j' ? "jobs"
-                                                                                          : "show",
-                                          lo, hi, optarg);
-            *(c == 'n' ? &a->ranks : c == 't' ? &a->top : c == 'j' ? &a->jobs : &a->show) = v;
-            break;
-        }
-        case 'h': help(stdout); return -1;
-        case ':':
-            return cs_cli_usage_error("plan", "option %s needs a value (see --help)",
-                                      argv[optind - 1]);
-        default:
-            return cs_cli_usage_error("plan", "unknown option '%s' (see --help)",
-                                      argv[optind - 1]);
-        }
-    }
+        {"all", no_argument, 0, 'A'},            CS_CLI_OPTS_OUTPUT};
+    int rc = cs_cli_options("plan", argc, argv, ":ho:", opts, help, parse_opt, a);
+    if (rc != CS_EXIT_OK)
+        return rc;
     if (optind != argc)
         return cs_cli_usage_error("plan", "unexpected argument '%s' (see --help)", argv[optind]);
     if (!a->platform)
@@ -180,7 +170,7 @@ static int ranking(const cs_planner_t *p, int k, int *order)
 static void print_header(FILE *f, const args_t *a, const cs_planner_t *p)
 {
     fprintf(f, "# collstep plan: %s on %s, %d ranks, %s model\n", cs_coll_name(p->coll),
-            a->platform, p->ranks, a->model);
+            a->platform, p->ranks, cs_sim_model_name(a->model));
     fprintf(f, "# tiers (innermost first):\n");
     for (int t = 0; t < p->ntiers; t++) {
         const cs_planner_tier_t *x = &p->tiers[t];
@@ -289,7 +279,7 @@ static void print_json(FILE *f, const args_t *a, const cs_planner_t *p)
     cs_json_write_str(f, a->platform);
     fprintf(f, ",\n  \"collective\": \"%s\",\n  \"ranks\": %d,\n  \"model\": ",
             cs_coll_name(p->coll), p->ranks);
-    cs_json_write_str(f, a->model);
+    cs_json_write_str(f, cs_sim_model_name(a->model));
     fprintf(f, ",\n  \"tiers\": [");
     for (int t = 0; t < p->ntiers; t++) {
         const cs_planner_tier_t *x = &p->tiers[t];
@@ -401,27 +391,17 @@ int cs_cli_plan(int argc, char **argv)
 {
     args_t a;
     memset(&a, 0, sizeof(a));
-    a.coll = "allreduce";
-    a.format = "table";
-    a.model = "ideal";
+    a.coll = CS_COLL_ALLREDUCE;
+    a.fmt = CS_FMT_TABLE;
+    a.model = CS_SIM_IDEAL;
     a.top = 4;
     a.show = 8;
     int rc = parse(argc, argv, &a);
     if (rc != CS_EXIT_OK)
-        return rc < 0 ? CS_EXIT_OK : rc;
-    cs_coll_t coll = cs_coll_parse(a.coll);
-    if (coll == CS_COLL_COUNT)
-        return cs_cli_usage_error("plan", "--coll: unknown collective '%s' (allreduce, "
-                                          "reduce-scatter, allgather, broadcast, reduce, alltoall)",
-                                  a.coll);
-    cs_results_fmt_t fmt = cs_results_fmt_parse(a.format);
-    if (fmt == CS_FMT_COUNT)
-        return cs_cli_usage_error("plan", "--format: expected table, csv or json, found '%s'",
-                                  a.format);
-    cs_sim_model_t model = cs_sim_model_parse(a.model);
-    if (model == CS_SIM_MODEL_COUNT)
-        return cs_cli_usage_error("plan", "--model: expected ideal or calibrated, found '%s'",
-                                  a.model);
+        return rc == CS_CLI_DONE ? CS_EXIT_OK : rc;
+    cs_coll_t coll = a.coll;
+    cs_results_fmt_t fmt = a.fmt;
+    cs_sim_model_t model = a.model;
     uint64_t sizes[CS_CLI_MAX_SIZES];
     int ns = 0;
     if ((rc = cs_cli_sizes("plan", a.size, cs_dtype_size(CS_DT_F32), sizes, &ns)) != CS_EXIT_OK)
