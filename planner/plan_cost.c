@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "cs_algo.h"
+#include "cs_hash.h"
 #include "cs_planner.h"
 #include "cs_sim.h"
 
@@ -81,14 +82,6 @@ static uint64_t mix(uint64_t x)
     return x ^ (x >> 33);
 }
 
-static uint64_t str_hash(const char *s)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
-}
-
 /* Grow an open-addressing table of indices (-1 empty) and re-insert. */
 static int rehash(int **tab, int *cap, int n, uint64_t (*key)(int))
 {
@@ -112,7 +105,7 @@ static int rehash(int **tab, int *cap, int n, uint64_t (*key)(int))
     return 0;
 }
 
-static uint64_t host_key(int i) { return str_hash(C.hostnames[i]); }
+static uint64_t host_key(int i) { return cs_hash_str(C.hostnames[i]); }
 static uint64_t link_key(int i) { return mix((uint64_t)(uintptr_t)C.links[i].name); }
 static uint64_t route_key(int i)
 {
@@ -123,7 +116,7 @@ static int host_id(const char *name)
 {
     if (2 * (C.nhosts + 1) > C.hhcap && rehash(&C.hhash, &C.hhcap, C.nhosts, host_key))
         return -1;
-    uint64_t h = str_hash(name) & (uint64_t)(C.hhcap - 1);
+    uint64_t h = cs_hash_str(name) & (uint64_t)(C.hhcap - 1);
     while (C.hhash[h] >= 0) {
         if (strcmp(C.hostnames[C.hhash[h]], name) == 0)
             return C.hhash[h];

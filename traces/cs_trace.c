@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_hash.h"
 #include "cs_log.h"
 #include "cs_sched.h"
 #include "cs_trace_int.h"
@@ -44,14 +45,6 @@ static uint64_t mix(uint64_t x)
     x ^= x >> 27;
     x *= 0x94d049bb133111ebULL;
     return x ^ (x >> 31);
-}
-
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
 }
 
 /* ---- creation ------------------------------------------------------------ */
@@ -187,7 +180,7 @@ static int lhash_grow(cs_trace_t *t)
     if (!h)
         return fail(t, CS_ERR_NOMEM, "out of memory");
     for (uint32_t i = 0; i < t->nlinks; i++) {
-        uint32_t k = (uint32_t)hash_str(t->links[i].name) & (cap - 1);
+        uint32_t k = (uint32_t)cs_hash_str(t->links[i].name) & (cap - 1);
         while (h[k])
             k = (k + 1) & (cap - 1);
         h[k] = i + 1;
@@ -207,7 +200,7 @@ int cs_trace_link(cs_trace_t *t, const char *name, const char *tier, double band
         return fail(t, CS_ERR_INVAL, "a link needs a name and a positive bandwidth");
     if (2 * (t->nlinks + 1) > t->lhash_cap && lhash_grow(t) != CS_OK)
         return t->err.code;
-    uint32_t k = (uint32_t)hash_str(name) & (t->lhash_cap - 1);
+    uint32_t k = (uint32_t)cs_hash_str(name) & (t->lhash_cap - 1);
     for (; t->lhash[k]; k = (k + 1) & (t->lhash_cap - 1))
         if (strcmp(t->links[t->lhash[k] - 1].name, name) == 0) {
             *id = t->lhash[k] - 1;
