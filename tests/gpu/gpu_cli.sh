@@ -17,11 +17,17 @@ run=$1 mode=$2
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 port=$((20000 + $$ % 20000))
 env1() { port=$((port + 1)); env RANK=0 WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port "$@"; }
-env1 "$run" run --transport nccl --coll allreduce --algo ring --size 64K --iters 1 \
-    --warmup 0 >"$tmp/probe" 2>"$tmp/probe.err"
-probe=$?
-nodev=0
-grep -q "no CUDA device/driver: cudaGetDeviceCount: " "$tmp/probe.err" && nodev=1
+# The probe: does a one-rank NCCL run work here?  A failure that is not the
+# missing device (the launcher-less bootstrap's port taken by a test running
+# beside this one) is tried again on the next port.
+for try in 1 2 3; do
+    env1 "$run" run --transport nccl --coll allreduce --algo ring --size 64K --iters 1 \
+        --warmup 0 >"$tmp/probe" 2>"$tmp/probe.err"
+    probe=$?
+    nodev=0
+    grep -q "no CUDA device/driver: cudaGetDeviceCount: " "$tmp/probe.err" && nodev=1
+    [ $probe = 0 ] || [ $nodev = 1 ] && break
+done
 
 # The rows of a CSV result as "algo size_bytes wrong", one per line.
 csv_rows() {
