@@ -5,10 +5,13 @@
  * lat(A) + lat(B) (least squares over the pairs; half each with two
  * nodes), bw(A) = the best pair of A (a pair runs at its slower node's
  * rate); the intra-node link from the intra-node pairs; rank ports where
- * every rank busy moved clearly less than its links allow; duplex ratios.
+ * every rank busy moved clearly less than its links allow; duplex ratios
+ * (per pair of ranks on one connection, per node with different peers,
+ * per node exchanging with its partner).
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "calib_int.h"
@@ -21,11 +24,72 @@
  * load averages of 20-30).  What ports are for, a rank's CPU share where
  * ranks outnumber cores, is far below. */
 #define CALIB_CLEAR 0.75
-/* Duplex links where both directions at once get less than 0.9 of one
- * (one connection both ways on ofi tcp;ofi_rxm: 0.49; a node sending and
- * receiving over different connections through the emulated cluster's
- * shapers: 0.83 in one calibration, 1.0 in the next). */
-#define CALIB_DUPLEX 0.9
+/* A flow of every rank busy is bounded by a node's NIC when that NIC's
+ * share is within this factor of the flow's smallest share. */
+#define CALIB_BOUND 1.05
+
+static double clamp_rho(double r)
+{
+    return r < CALIB_DUPLEX ? (r > 0.5 ? r : 0.5) : 0;
+}
+
+/* Per node, rho of its two directions at once:
+ *   node_rho: sending to one node while receiving from another, from every
+ *     rank busy (ring flows r-1 -> r): each inter-node flow's rate over its
+ *     share of the NICs it crosses, charged to the node(s) whose NIC share
+ *     bounds it (a slow node's flows are bounded by it, not by the fast
+ *     node at the other end); the smallest ratio charged to a node, and
+ *     the fastest pair's own duplex measurement for its two nodes;
+ *   xch_rho: exchanging with its partner (both ways, same ranks), the
+ *     slower direction over one way with as many ranks (nic_agg).
+ * 0: full duplex (>= CALIB_DUPLEX) or not measured. */
+static void duplex_rhos(cal_t *c, const cs_plat_calib_node_t *nodes, uint64_t top)
+{
+    int H = c->l.nnodes, N = c->l.nranks;
+    int *nout = calloc((size_t)H, sizeof(int)), *nin = calloc((size_t)H, sizeof(int));
+    double *worst = malloc(sizeof(double) * (size_t)H);
+    c->node_rho = calloc((size_t)H, sizeof(double));
+    c->xch_rho = calloc((size_t)H, sizeof(double));
+    if (!nout || !nin || !worst || !c->node_rho || !c->xch_rho) {
+        free(nout), free(nin), free(worst);
+        free(c->node_rho), free(c->xch_rho);
+        c->node_rho = c->xch_rho = NULL;
+        return;
+    }
+    for (int h = 0; h < H; h++)
+        worst[h] = 1;
+    for (int r = 0; r < N && c->load_fit; r++) {
+        int A = c->l.node_of[(r + N - 1) % N], B = c->l.node_of[r];
+        if (A != B)
+            nout[A]++, nin[B]++;
+    }
+    for (int r = 0; r < N && c->load_fit; r++) {
+        int A = c->l.node_of[(r + N - 1) % N], B = c->l.node_of[r];
+        const cs_fit_line_t *l = cs_fit_piece_for(&c->load_fit[r], top);
+        if (A == B || !(l->beta > 0) || isinf(l->beta))
+            continue;
+        double sa = nodes[A].bw / nout[A], sb = nodes[B].bw / nin[B], share = fmin(sa, sb);
+        double ratio = l->beta / share;
+        if (sa <= CALIB_BOUND * share && ratio < worst[A])
+            worst[A] = ratio;
+        if (sb <= CALIB_BOUND * share && ratio < worst[B])
+            worst[B] = ratio;
+    }
+    if (c->duplex_c >= 0 && c->duplex_one > 0) {
+        double rn = c->duplex_node / c->duplex_one;
+        int A = c->l.node_of[c->duplex_a], B = c->l.node_of[c->duplex_b];
+        worst[A] = fmin(worst[A], rn), worst[B] = fmin(worst[B], rn);
+    }
+    for (int h = 0; h < H; h++) {
+        c->node_rho[h] = clamp_rho(worst[h]);
+        double one = c->nic_agg ? c->nic_agg[h] : 0;
+        double x = c->xch_out && c->xch_in ? fmin(c->xch_out[h], c->xch_in[h]) : 0;
+        c->xch_rho[h] = one > 0 && x > 0 ? clamp_rho(x / one) : 0;
+    }
+    free(nout);
+    free(nin);
+    free(worst);
+}
 
 void calib_derive(cal_t *c, cs_plat_calib_t *p, cs_plat_calib_node_t *nodes)
 {
@@ -112,9 +176,10 @@ void calib_derive(cal_t *c, cs_plat_calib_t *p, cs_plat_calib_node_t *nodes)
     for (int h = 0; h < H; h++)
         p->switch_bw += nodes[h].bw;
     p->reduce_speed = c->red[cs_dtype_parse(c->o->dtype)];
-    if (H > 1 && c->duplex_one > 0) {
-        double rp = c->duplex_both / c->duplex_one, rn = c->duplex_node / c->duplex_one;
-        p->pair_duplex = rp < CALIB_DUPLEX ? (rp > 0.5 ? rp : 0.5) : 0;
-        p->node_duplex = c->duplex_c >= 0 && rn < CALIB_DUPLEX ? (rn > 0.5 ? rn : 0.5) : 0;
-    }
+    if (H > 1 && c->duplex_one > 0)
+        p->pair_duplex = clamp_rho(c->duplex_both / c->duplex_one);
+    if (H > 1)
+        duplex_rhos(c, nodes, top);
+    p->node_duplex = c->node_rho;
+    p->xch_duplex = c->xch_rho;
 }

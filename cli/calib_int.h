@@ -3,7 +3,8 @@
  * parse, build, verify, act, report):
  *   calib_measure.c  the measurements, every rank in the same order (the
  *                    kernels of exec/cs_calib.h): pair sweeps, every rank
- *                    busy, the NIC a node's ranks share, full duplex, the
+ *                    busy, the NIC a node's ranks share, a node's
+ *                    exchange with its partner, full duplex, the
  *                    reduction bandwidth; the fits of every series
  *   calib_derive.c   the platform's figures from the fits
  *                    (platforms/cs_plat_calib.h)
@@ -21,6 +22,12 @@
 #include "cs_fit.h"
 #include "cs_plat_calib.h"
 
+/* Duplex links where both directions at once get less than 0.9 of one
+ * (one connection both ways on ofi tcp;ofi_rxm: 0.49; on the emulated
+ * cluster, the slow node sending to one node while receiving from another:
+ * 0.83-0.86, and exchanging with a fast node: about 0.6; the fast nodes:
+ * 0.95-1.0). */
+#define CALIB_DUPLEX 0.9
 #define NDT 6 /* element types whose reduction is measured (cs_dtype_t order) */
 
 typedef struct cal_opts {
@@ -55,6 +62,10 @@ typedef struct cal {
     int *load_reps;               /* [size] */
     cs_fit_piecewise_t *load_fit; /* [rank]: fit of the flow into rank */
     int *nic_peer, *nic_k;
+    double *xch_out, *xch_in;     /* per node: bytes/s each way, its nic_k ranks exchanging
+                                     with as many of nic_peer's at once */
+    double *node_rho, *xch_rho;   /* per node, derived: its two directions at once with
+                                     different peers (every rank busy), and exchanging */
     double duplex_one, duplex_both, duplex_node; /* bytes/s per flow */
     int duplex_a, duplex_b, duplex_c, duplex_d;  /* pair a<->b; node: a->b with c->d */
     double red[NDT];

@@ -9,8 +9,10 @@
  *   every rank busy: flows r -> r+1 over all ranks at once, over the sweep;
  *   3. the NIC a node's ranks share: every rank of node A sends to a rank
  *      of its fastest partner at once, against one rank alone;
- *   4. full duplex: the fastest pair both ways at once, against one way;
- *   5. reduction bandwidth per element type, every rank at once.
+ *   4. a node's exchange: the same ranks as in 3 sending both ways at
+ *      once, each direction timed at its receivers;
+ *   5. full duplex: the fastest pair both ways at once, against one way;
+ *   6. reduction bandwidth per element type, every rank at once.
  * Fits (core/cs_fit.h): per series a piecewise alpha-beta line.
  */
 #include <stdlib.h>
@@ -214,7 +216,48 @@ static int nic(cal_t *c, size_t big)
     return st;
 }
 
-/* 4. full duplex: the fastest pair both ways at once against one way, and
+/* 4. a node's exchange with its partner of 3: node h's k ranks send to k
+ * ranks of the partner while those send back, as recursive halving and
+ * doubling or a tree's exchanges do.  Each direction is timed at its
+ * receivers (the slowest of them): a node whose one way is fast can still
+ * lose a direction when both are busy (TCP's acknowledgements queue
+ * behind the other direction's data in the shapers and switch ports). */
+static int exchange(cal_t *c, size_t big)
+{
+    int st = CS_OK, H = c->l.nnodes, N = c->l.nranks;
+    c->xch_out = calloc((size_t)H, sizeof(double));
+    c->xch_in = calloc((size_t)H, sizeof(double));
+    int *src = calloc((size_t)N, sizeof(int)), *dst = calloc((size_t)N, sizeof(int));
+    double *rt = calloc((size_t)N, sizeof(double));
+    if (!c->xch_out || !c->xch_in || !src || !dst || !rt)
+        st = cs_err_set(&c->l.err, CS_ERR_NOMEM, "out of memory");
+    for (int h = 0; h < H && st == CS_OK; h++) {
+        int peer = c->nic_peer[h], k = c->nic_k[h], n = 0;
+        if (peer < 0 || k < 1)
+            continue;
+        for (int r = 0, i = 0; r < N && i < k; r++)
+            if (c->l.node_of[r] == h)
+                src[i] = r, dst[k + i++] = r;
+        for (int r = 0; r < N && n < k; r++)
+            if (c->l.node_of[r] == peer)
+                dst[n] = r, src[k + n++] = r;
+        double t[3];
+        st = cs_calib_flows(c->cb, src, dst, 2 * k, big, 1, 3, t, rt, &c->l.err);
+        double out = 0, in = 0;
+        for (int i = 0; i < k && st == CS_OK; i++) {
+            out = rt[dst[i]] > out ? rt[dst[i]] : out;      /* h -> peer, at the peer */
+            in = rt[dst[k + i]] > in ? rt[dst[k + i]] : in; /* peer -> h, at h */
+        }
+        c->xch_out[h] = out > 0 ? (double)k * (double)big / out : 0;
+        c->xch_in[h] = in > 0 ? (double)k * (double)big / in : 0;
+    }
+    free(src);
+    free(dst);
+    free(rt);
+    return st;
+}
+
+/* 5. full duplex: the fastest pair both ways at once against one way, and
  * a node's two directions over different connections */
 static int duplex(cal_t *c, size_t big)
 {
@@ -261,7 +304,7 @@ static int duplex(cal_t *c, size_t big)
     return st;
 }
 
-/* 5. reduction bandwidth per element type, every rank at once */
+/* 6. reduction bandwidth per element type, every rank at once */
 static int reduction(cal_t *c)
 {
     int st = CS_OK;
@@ -299,6 +342,8 @@ int calib_measure(cal_t *c)
     size_t big = c->o->nic_size < c->sizes[c->nsizes - 1] ? c->o->nic_size : c->sizes[c->nsizes - 1];
     if (st == CS_OK && c->l.nnodes > 1)
         st = nic(c, big);
+    if (st == CS_OK && c->l.nnodes > 1)
+        st = exchange(c, big);
     if (st == CS_OK && c->l.nnodes > 1)
         st = duplex(c, big);
     if (st == CS_OK)

@@ -50,9 +50,9 @@ int calib_check_outputs(cal_t *c)
 
 static void json_line(FILE *f, const char *k, const cs_fit_line_t *l, const char *end)
 {
-    fprintf(f, "\"%s\":{\"alpha_us\":%.4f,\"beta_Bps\":%.6e,\"rms_pct\":%.3f,\"max_pct\":%.3f,"
-               "\"lo\":%llu,\"hi\":%llu,\"points\":%d}%s",
-            k, l->alpha * 1e6, isinf(l->beta) ? 0 : l->beta, l->rms_pct, l->max_pct,
+    fprintf(f, "\"%s\":{\"alpha_us\":%.4f,\"beta_Bps\":%.6e,\"burst_us\":%.4f,\"rms_pct\":%.3f,"
+               "\"max_pct\":%.3f,\"lo\":%llu,\"hi\":%llu,\"points\":%d}%s",
+            k, l->alpha * 1e6, isinf(l->beta) ? 0 : l->beta, l->burst * 1e6, l->rms_pct, l->max_pct,
             (unsigned long long)l->lo, (unsigned long long)l->hi, l->npoints, end);
 }
 
@@ -63,11 +63,14 @@ static void write_json(cal_t *c, FILE *f, const cs_plat_calib_t *p)
     for (int h = 0; h < c->l.nnodes; h++)
         fprintf(f, "%s{\"name\":\"%s\",\"ranks\":%d,\"first_rank\":%d,\"tier\":\"%s\","
                    "\"nic_Bps\":%.6e,\"nic_lat_us\":%.4f,\"nic_peer\":%d,\"nic_senders\":%d,"
-                   "\"nic_one_Bps\":%.6e,\"nic_all_Bps\":%.6e}",
+                   "\"nic_one_Bps\":%.6e,\"nic_all_Bps\":%.6e,\"exchange_out_Bps\":%.6e,"
+                   "\"exchange_in_Bps\":%.6e,\"duplex_rho\":%.4f,\"exchange_rho\":%.4f}",
                 h ? "," : "", c->l.nodes[h].name, c->l.count[h], c->l.first[h], p->nodes[h].tier,
                 p->nodes[h].bw, p->nodes[h].lat * 1e6, c->nic_peer ? c->nic_peer[h] : -1,
                 c->nic_k ? c->nic_k[h] : 0, c->nic_one ? c->nic_one[h] : 0,
-                c->nic_agg ? c->nic_agg[h] : 0);
+                c->nic_agg ? c->nic_agg[h] : 0, c->xch_out ? c->xch_out[h] : 0,
+                c->xch_in ? c->xch_in[h] : 0, c->node_rho ? c->node_rho[h] : 0,
+                c->xch_rho ? c->xch_rho[h] : 0);
     fprintf(f, "],\n\"series\":[");
     for (int s = 0; s < c->nser; s++) {
         const series_t *x = &c->ser[s];
@@ -101,16 +104,16 @@ static void write_json(cal_t *c, FILE *f, const cs_plat_calib_t *p)
     }
     fprintf(f, "],\n\"duplex\":{\"rank_a\":%d,\"rank_b\":%d,\"rank_c\":%d,\"one_way_Bps\":%.6e,"
                "\"pair_both_ways_Bps_per_direction\":%.6e,\"node_both_ways_Bps_per_flow\":%.6e,"
-               "\"pair_rho\":%.4f,\"node_rho\":%.4f,\"rank_d\":%d},\n\"reduce_Bps\":{",
+               "\"pair_rho\":%.4f,\"rank_d\":%d},\n\"reduce_Bps\":{",
             c->duplex_a, c->duplex_b, c->duplex_c, c->duplex_one, c->duplex_both, c->duplex_node,
-            p->pair_duplex, p->node_duplex, c->duplex_d);
+            p->pair_duplex, c->duplex_d);
     for (int d = 0; d < NDT; d++)
         fprintf(f, "%s\"%s\":%.6e", d ? "," : "", calib_dt_names[d], c->red[d]);
     fprintf(f, "},\n\"platform\":{\"intra_lat_us\":%.4f,\"intra_Bps\":%.6e,\"switch_Bps\":%.6e,"
                "\"reduce_speed_Bps\":%.6e,\"port_lat_us\":%.4f,\"pair_rho\":%.4f,"
-               "\"node_rho\":%.4f,\"port_Bps\":[",
+               "\"port_Bps\":[",
             p->intra_lat * 1e6, p->intra_bw, p->switch_bw, p->reduce_speed, p->port_lat * 1e6,
-            p->pair_duplex, p->node_duplex);
+            p->pair_duplex);
     for (int r = 0; r < c->l.nranks; r++)
         fprintf(f, "%s%.6e", r ? "," : "", p->port_bw ? p->port_bw[r] : 0);
     fprintf(f, "]}}\n");
@@ -149,13 +152,26 @@ static void summary(cal_t *c, FILE *f, const cs_plat_calib_t *p)
                    "all %d: %9.4f GB/s\n", c->l.nodes[h].name, c->l.count[h], p->nodes[h].tier,
                 p->nodes[h].bw / 1e9, p->nodes[h].lat * 1e6, c->nic_one ? c->nic_one[h] / 1e9 : 0,
                 c->nic_k ? c->nic_k[h] : 0, c->nic_agg ? c->nic_agg[h] / 1e9 : 0);
+    if (c->xch_out) {
+        fprintf(f, "nodes both ways (rho: both directions at once over one; 1: full duplex, no "
+                   "link):\n");
+        for (int h = 0; h < c->l.nnodes; h++) {
+            double nr = c->node_rho ? c->node_rho[h] : 0, xr = c->xch_rho ? c->xch_rho[h] : 0;
+            fprintf(f, "  %-20.20s to one node, from another: rho %.2f%s;  exchanging with %s: out "
+                       "%.4f in %.4f GB/s, rho %.2f%s\n", c->l.nodes[h].name, nr > 0 ? nr : 1,
+                    nr > 0 ? " (duplex link)" : "", c->l.nodes[c->nic_peer[h]].name,
+                    c->xch_out[h] / 1e9, c->xch_in[h] / 1e9, xr > 0 ? xr : 1,
+                    xr > 0 ? " (duplex links to slower or equal nodes)" : "");
+        }
+    }
     fprintf(f, "duplex: ranks %d->%d one way %.4f GB/s; %d<->%d both ways %.4f GB/s per direction%s",
             c->duplex_a, c->duplex_b, c->duplex_one / 1e9, c->duplex_a, c->duplex_b,
             c->duplex_both / 1e9, p->pair_duplex > 0 ? " (duplex links per pair)" : " (full duplex)");
     if (c->duplex_c >= 0)
         fprintf(f, "; %d->%d with %d->%d %.4f GB/s per flow%s", c->duplex_a, c->duplex_b,
                 c->duplex_c, c->duplex_d, c->duplex_node / 1e9,
-                p->node_duplex > 0 ? " (duplex links per node)" : " (full duplex)");
+                c->duplex_node < CALIB_DUPLEX * c->duplex_one ? " (in its nodes' rho)"
+                                                                    : " (full duplex)");
     fprintf(f, "\n");
     if (p->port_bw) {
         fprintf(f, "rank ports (in + out, every rank busy; 0: the links bound it, no port), latency "

@@ -185,6 +185,10 @@ static void destroy(cal_t *c)
     free(c->nic_one);
     free(c->nic_peer);
     free(c->nic_k);
+    free(c->xch_out);
+    free(c->xch_in);
+    free(c->node_rho);
+    free(c->xch_rho);
     free(c->load_t);
     free(c->port_bw);
     free(c->load_reps);

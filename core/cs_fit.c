@@ -73,17 +73,17 @@ int cs_fit_line(const uint64_t *x, const double *t, int n, cs_fit_line_t *o)
     } else {
         a = (sxx * st - sx * sxt) / det;
         b = (sw * sxt - sx * st) / det; /* seconds per MiB */
-        if (a < 0) { /* through the origin: b = sum w s t / sum w s^2 */
-            a = 0;
-            b = sxx > 0 ? sxt / sxx : 0;
-        }
     }
     /* a slope that moves no time across the whole range is rounding */
     if (b * ((double)o->hi / 1048576.0) <= 1e-9 * fabs(a))
         b = 0;
     if (b <= 0)
         b = 0, a = st / sw;
-    o->alpha = a;
+    /* a negative intercept keeps its slope (the rate a stream of such
+     * messages sees) and becomes a burst credit; the residuals are those
+     * of the fitted line */
+    o->alpha = a > 0 ? a : 0;
+    o->burst = a < 0 ? -a : 0;
     o->beta = b > 0 ? 1048576.0 / b : INFINITY;
     residuals(x, t, n, a, b / 1048576.0, o);
     return CS_OK;

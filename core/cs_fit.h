@@ -36,6 +36,7 @@ extern "C" {
 typedef struct cs_fit_line {
     double alpha;    /* seconds */
     double beta;     /* bytes / second (inf when the sizes show no slope) */
+    double burst;    /* seconds: minus a negative intercept, else 0 (alpha is 0 then) */
     double rms_pct;  /* rms relative residual, percent */
     double max_pct;  /* worst |relative residual|, percent */
     uint64_t lo, hi; /* the sizes it was fitted on */
@@ -50,8 +51,12 @@ typedef struct cs_fit_piecewise {
 } cs_fit_piecewise_t;
 
 /* Weighted least-squares line through points [0, n) (sizes ascending or not).
- * A negative alpha (noise at the small end) is clamped to 0 and beta
- * refitted; a non-positive slope gives beta = infinity.  Returns CS_OK, or
+ * A negative intercept gives alpha = 0 and burst = minus the intercept,
+ * beta keeping the fitted slope: a shaper lets the first bytes of a
+ * message after an idle spell through at line rate (tbf's burst), so
+ * large messages lie on t = s / beta - burst, and beta, the rate of the
+ * bytes beyond the burst, is what back-to-back messages get; residuals
+ * are those of that line.  A non-positive slope gives beta = infinity.  Returns CS_OK, or
  * CS_ERR_INVAL for points no line can be fitted to: n < 2, fewer than two
  * distinct sizes, a time that is not finite and > 0; *out then holds
  * alpha = the mean of the finite times (0 without any), beta infinite. */

@@ -259,8 +259,11 @@ int cs_calib_flows(cs_calib_t *c, const int *src, const int *dst, int nflows, si
         if (dst[i] == me)
             from = src[i];
     }
-    double *mine = calloc((size_t)n, sizeof(double));
-    double *all = calloc((size_t)n * (size_t)c->tp->nranks, sizeof(double));
+    /* per iteration: [0] the rank's last completion (the iteration's time is
+     * the largest), [1] its receive's completion (a rank that only sends:
+     * its send's), so a receiver's own send does not count as its flow */
+    double *mine = calloc((size_t)n * 2, sizeof(double));
+    double *all = calloc((size_t)n * 2 * (size_t)c->tp->nranks, sizeof(double));
     int st = mine && all ? CS_OK : cs_err_set(err, CS_ERR_NOMEM, "calibrate: out of memory");
     for (int i = 0; i < n && st == CS_OK; i++) {
         cs_tp_req_t r[2];
@@ -272,25 +275,32 @@ int cs_calib_flows(cs_calib_t *c, const int *src, const int *dst, int nflows, si
         uint64_t t0 = cs_engine_now_ns();
         if (st == CS_OK && to >= 0)
             st = post(c, 1, to, bytes, tag, &r[k++], err);
+        if (st == CS_OK && from >= 0) /* the receive first: the send progresses meanwhile */
+            st = wait_reqs(c, r, 1, 1000000, err);
+        mine[2 * i + 1] = (double)(cs_engine_now_ns() - t0) * 1e-9;
         if (st == CS_OK)
             st = wait_reqs(c, r, k, 1000000, err);
-        mine[i] = (double)(cs_engine_now_ns() - t0) * 1e-9;
+        mine[2 * i] = (double)(cs_engine_now_ns() - t0) * 1e-9;
+        if (from < 0)
+            mine[2 * i + 1] = mine[2 * i];
     }
     if (st == CS_OK)
-        st = cs_boot_allgather(c->boot, mine, (size_t)n * sizeof(double), all, err);
+        st = cs_boot_allgather(c->boot, mine, (size_t)n * 2 * sizeof(double), all, err);
     for (int r = 0; rank_t && r < c->tp->nranks && st == CS_OK; r++) {
-        /* rank r's own median (receivers: their flow's time) */
-        double *v = all + (size_t)r * (size_t)n + (size_t)warm;
+        /* rank r's median (receivers: their receive's, the flow's time) */
+        const double *v = all + (size_t)r * (size_t)n * 2;
         double tmp[64];
         int k = iters < 64 ? iters : 64;
-        memcpy(tmp, v, sizeof(double) * (size_t)k);
+        for (int i = 0; i < k; i++)
+            tmp[i] = v[2 * (warm + i) + 1];
         rank_t[r] = cs_calib_median(tmp, k);
     }
     for (int i = warm; i < n && st == CS_OK; i++) {
         double mx = 0;
-        for (int r = 0; r < c->tp->nranks; r++)
-            mx = all[(size_t)r * (size_t)n + (size_t)i] > mx ? all[(size_t)r * (size_t)n + (size_t)i]
-                                                             : mx;
+        for (int r = 0; r < c->tp->nranks; r++) {
+            double x = all[(size_t)r * (size_t)n * 2 + 2 * (size_t)i];
+            mx = x > mx ? x : mx;
+        }
         t[i - warm] = mx;
     }
     free(mine);

@@ -60,8 +60,10 @@ int cs_calib_pingpong(cs_calib_t *c, int a, int b, size_t bytes, int warm, int m
 
 /* t[0..iters) on every rank (seconds per iteration, the same everywhere);
  * rank_t[0..nranks) (may be NULL): each rank's median time from the
- * barrier to its own last completion (a receiver's: its flow's time;
- * medians over the first 64 iterations). */
+ * barrier to its receive's completion, its flow's time (a rank that only
+ * sends: to its send's completion; a rank's own send does not count, so
+ * a receiver whose send is slower still shows its flow); medians over the
+ * first 64 iterations. */
 int cs_calib_flows(cs_calib_t *c, const int *src, const int *dst, int nflows, size_t bytes,
                    int warm, int iters, double *t, double *rank_t, cs_err_t *err);
 

@@ -3,6 +3,7 @@
  */
 #include "cs_plat_calib.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,25 @@ static void ctn(FILE *f, const char *id, const char *dir, int duplex)
         fprintf(f, "<link_ctn id=\"%s\"/>", id);
 }
 
+/* rho of node h's two directions (0: none) */
+static double node_rho(const cs_plat_calib_t *p, int h)
+{
+    double r = p->node_duplex ? p->node_duplex[h] : 0;
+    return r > 0 && r < 0.9 ? r : 0;
+}
+
+/* rho of nodes A and B exchanging: the slower node's (the smaller where
+ * their rates are within 5 %); 0: none */
+static double xch_rho(const cs_plat_calib_t *p, int A, int B)
+{
+    if (!p->xch_duplex)
+        return 0;
+    double a = p->xch_duplex[A], b = p->xch_duplex[B], ba = p->nodes[A].bw, bb = p->nodes[B].bw;
+    a = a > 0 && a < 0.9 ? a : 1, b = b > 0 && b < 0.9 ? b : 1;
+    double r = ba < bb / 1.05 ? a : bb < ba / 1.05 ? b : fmin(a, b);
+    return r < 1 ? r : 0;
+}
+
 int cs_plat_calib_xml(cs_plat_calib_t *p, char **xml, cs_err_t *err)
 {
     if (p->nranks < 1 || p->nnodes < 1)
@@ -74,7 +94,6 @@ int cs_plat_calib_xml(cs_plat_calib_t *p, char **xml, cs_err_t *err)
         return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
     int dup = 1;
     int pairs = p->pair_duplex > 0 && p->pair_duplex < 0.9;
-    int nodes = p->node_duplex > 0 && p->node_duplex < 0.9;
     /* dims: same ranks on every node, ranks of a node contiguous */
     int per = 0, uniform = 1;
     for (int h = 0; h < p->nnodes; h++) {
@@ -114,10 +133,18 @@ int cs_plat_calib_xml(cs_plat_calib_t *p, char **xml, cs_err_t *err)
             snprintf(id, sizeof(id), "port-r%d", r);
             link(f, id, p->port_bw[r], p->port_lat, 0, "port");
         }
-    for (int h = 0; h < p->nnodes && nodes; h++) {
-        snprintf(id, sizeof(id), "duplex-n%d", h);
-        link(f, id, 2 * p->node_duplex * p->nodes[h].bw, 0, 0, "duplex");
-    }
+    for (int h = 0; h < p->nnodes; h++)
+        if (node_rho(p, h) > 0) {
+            snprintf(id, sizeof(id), "duplex-n%d", h);
+            link(f, id, 2 * node_rho(p, h) * p->nodes[h].bw, 0, 0, "duplex");
+        }
+    for (int A = 0; A < p->nnodes; A++)
+        for (int B = A + 1; B < p->nnodes; B++)
+            if (xch_rho(p, A, B) > 0) {
+                snprintf(id, sizeof(id), "duplex-n%d-n%d", A, B);
+                link(f, id, 2 * xch_rho(p, A, B) * fmin(p->nodes[A].bw, p->nodes[B].bw), 0, 0,
+                     "duplex");
+            }
     for (int a = 0; a < p->nranks && pairs; a++)
         for (int b = a + 1; b < p->nranks; b++) {
             int A = p->node_of[a], B = p->node_of[b];
@@ -152,10 +179,16 @@ int cs_plat_calib_xml(cs_plat_calib_t *p, char **xml, cs_err_t *err)
                     snprintf(id, sizeof(id), "duplex-r%d-r%d", a < b ? a : b, a < b ? b : a);
                     ctn(f, id, "", 0);
                 }
-                if (nodes) {
+                if (node_rho(p, A) > 0) {
                     snprintf(id, sizeof(id), "duplex-n%d", A);
                     ctn(f, id, "", 0);
+                }
+                if (node_rho(p, B) > 0) {
                     snprintf(id, sizeof(id), "duplex-n%d", B);
+                    ctn(f, id, "", 0);
+                }
+                if (xch_rho(p, A, B) > 0) {
+                    snprintf(id, sizeof(id), "duplex-n%d-n%d", A < B ? A : B, A < B ? B : A);
                     ctn(f, id, "", 0);
                 }
             }

@@ -21,15 +21,22 @@
  * send off the node.  Node NIC tiers are named by rate class: "nic" for
  * the fastest nodes, "nic-slow" (then "nic-slow2", ...) for nodes more
  * than 15 % slower, so a slow node shows up in `collstep platform show`.
- * Links are SPLITDUPLEX.  Where the measurement found that a pair's two
- * directions at once get less than one direction alone (TCP through a
- * shaper: data and the other direction's acknowledgements share the
- * queues), the ratio rho of the two rates goes into SHARED links both
- * directions cross, with twice rho times the one-way rate: per pair of
- * ranks on different nodes ("duplex" tier, pair_duplex) when the pair
- * showed it, per node when two different peers sending to and receiving
- * from the node showed it too (node_duplex).  One direction alone is never
- * limited by them (2 rho >= 1 for rho >= 0.5).  A host's speed is its
+ * Links are SPLITDUPLEX.  Where the measurement found that two directions
+ * at once get less than one direction alone (TCP through a shaper: data
+ * and the other direction's acknowledgements share the queues), the ratio
+ * rho of the two rates goes into SHARED links both directions cross, with
+ * twice rho times the one-way rate (tier "duplex"):
+ *   duplex-rA-rB  per pair of ranks on different nodes (pair_duplex: one
+ *                 connection both ways, measured on the fastest pair);
+ *   duplex-nN     per node (node_duplex[N]: the node sending to one node
+ *                 while it receives from another), crossed by every
+ *                 message leaving or entering node N;
+ *   duplex-nA-nB  per pair of nodes (xch_duplex of the slower node, the
+ *                 smaller of the two where equal: the node exchanging with
+ *                 its partner both ways), crossed by the messages between
+ *                 A and B in both directions.
+ * One direction alone is never limited by them (2 rho >= 1 for rho >=
+ * 0.5); where several apply, the tightest binds.  A host's speed is its
  * reduction bandwidth in bytes/s (the simulator charges reduce / rrecv
  * bytes / speed), with <prop id="device" value="cpu"/> so that ranks map
  * to hosts in document order, and <prop id="node" value="NAME"/>.
@@ -70,7 +77,10 @@ typedef struct cs_plat_calib {
     const double *port_bw;        /* per rank: bytes/s of its port (NULL or 0: none) */
     double port_lat;              /* seconds per port crossing */
     double pair_duplex;           /* rho of a pair both ways (0 or >= 0.9: no link) */
-    double node_duplex;           /* rho of a node both ways, different peers (idem) */
+    const double *node_duplex;    /* per node (NULL: none): rho of its two directions,
+                                     different peers (idem) */
+    const double *xch_duplex;     /* per node (NULL: none): rho of its exchange with a
+                                     partner, both ways (idem) */
     const char *comment;          /* XML comment (no "--"), or NULL */
 } cs_plat_calib_t;
 

@@ -24,6 +24,16 @@
 # The tbf queue holds --queue bytes (default 4 MB): with tbf's usual small
 # limit TCP loses packets at the shaper and reaches about 60 % of the rate;
 # with a queue of a few bandwidth-delay products it reaches 90-95 %.
+# TCP congestion control (--cc): every host namespace gets its own
+# (net.ipv4.tcp_congestion_control), by default cubic, Linux's default,
+# where the machine allows it (tcp_allowed_congestion_control), else reno,
+# its loss-based ancestor.  BBR (v1), which some machines set as their
+# default, is not used unless asked for: its window is twice the bandwidth
+# times the smallest round trip it saw, here the microseconds of an empty
+# veth, so when the other direction's data delays its acknowledgements by
+# milliseconds in the shapers it is held by its window, erratically
+# (collectives on 4 x 2 hosts: spreads of 5-70 %, every link 10-30 %
+# below its rate; under reno: spreads of 0-9 %).
 #
 # COMMAND runs once per rank, in its host's namespace, started together,
 # with RANK, WORLD_SIZE, MASTER_ADDR (host 0), MASTER_PORT, LOCAL_RANK,
@@ -49,6 +59,8 @@
 #   --host-rate I=RATE  the rate of host I's link (repeatable)
 #   --burst B         tbf burst (default 64kb)
 #   --queue BYTES     tbf limit (default 4mb)
+#   --cc NAME         TCP congestion control in the hosts (default: cubic
+#                     where allowed, else reno; 'system': the machine's own)
 #   --port P          MASTER_PORT (default 29000 + pid % 20000)
 #   --timeout S       kill the ranks after S seconds (default 3600)
 #   --nice N          run the ranks at this nice level (default 0; -10 gives
@@ -62,7 +74,7 @@
 # 100 MB/s through the bridge, a few percent of a core's copy rate, and the
 # ranks (8 on 2 cores) spend most of their time waiting for the shaper.
 set -u
-nice=0 H=2 R=2 rate=200mbit burst=64kb queue=4mb port=$((29000 + $$ % 20000)) tmo=3600 quiet=0 keep=0
+nice=0 H=2 R=2 rate=200mbit burst=64kb queue=4mb cc= port=$((29000 + $$ % 20000)) tmo=3600 quiet=0 keep=0
 declare -A hrate=()
 usage() { sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 die() { echo "netns-cluster: $*" >&2; exit 2; }
@@ -75,6 +87,7 @@ while [ $# -gt 0 ]; do
         hrate[${2%%=*}]=${2#*=}; shift 2 ;;
     --burst) burst=$2; shift 2 ;;
     --queue) queue=$2; shift 2 ;;
+    --cc) cc=$2; shift 2 ;;
     --port) port=$2; shift 2 ;;
     --timeout) tmo=$2; shift 2 ;;
     --keep-going) keep=1; shift ;;
@@ -93,6 +106,13 @@ for i in "${!hrate[@]}"; do
     [[ $i =~ ^[0-9]+$ && $i -lt $H ]] || die "--host-rate: no host '$i' (hosts 0..$((H - 1)))"
 done
 skip() { echo "netns-cluster: SKIP: $*" >&2; exit 77; }
+allowed=$(cat /proc/sys/net/ipv4/tcp_allowed_congestion_control 2>/dev/null)
+if [ -z "$cc" ]; then
+    cc=reno
+    [[ " $allowed " == *" cubic "* ]] && cc=cubic
+elif [ "$cc" != system ] && [[ " $allowed " != *" $cc "* ]]; then
+    die "--cc: '$cc' is not allowed here (net.ipv4.tcp_allowed_congestion_control: $allowed)"
+fi
 [ "$(id -u)" = 0 ] || skip "not root (network namespaces need CAP_NET_ADMIN)"
 command -v ip >/dev/null || skip "no ip command (iproute2)"
 command -v tc >/dev/null || skip "no tc command (iproute2)"
@@ -145,6 +165,10 @@ for ((h = 0; h < H; h++)); do
         ip -n "$ns" link set eth0 up &&
         ip -n "$sw" link set p$h master br0 &&
         ip -n "$sw" link set p$h up || skip "cannot configure host $h's link"
+    if [ "$cc" != system ]; then
+        ip netns exec "$ns" sysctl -qw net.ipv4.tcp_congestion_control="$cc" ||
+            skip "cannot set TCP congestion control $cc in host $h"
+    fi
     # both directions: host egress (up) and the switch port's egress (down)
     ip netns exec "$ns" tc qdisc add dev eth0 root tbf rate "$r" burst "$burst" limit "$queue" &&
         ip netns exec "$sw" tc qdisc add dev p$h root tbf rate "$r" burst "$burst" limit "$queue" ||
@@ -196,6 +220,7 @@ if [ $quiet = 0 ]; then
         for ((h = 0; h < H; h++)); do
             echo "netns-cluster:   host $h: namespace ${tag}h$h, $(addr $h), ranks $((h * R))..$((h * R + R - 1)), tbf rate ${hrate[$h]:-$rate} burst $burst limit $queue each direction"
         done
+        echo "netns-cluster: TCP congestion control: $([ "$cc" = system ] && echo "the machine's ($(cat /proc/sys/net/ipv4/tcp_congestion_control))" || echo "$cc")"
         echo "netns-cluster: no netem: delay is the stack's; measured TCP one-way (1 B ping-pong, 10th percentile): ${delay:-not measured (no python3)} us"
     } >&2
 fi

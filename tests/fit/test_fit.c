@@ -5,7 +5,8 @@
  * with +-1 % deterministic noise within 1.5 %, two protocols (eager /
  * rendezvous) give two pieces with the break at the first rendezvous size
  * and each piece's parameters, a time without slope gives beta infinite,
- * a sweep whose small end lies below the line (noise) clamps alpha to 0.
+ * a line that passes below the origin (a shaper's burst) keeps its slope
+ * with alpha 0 and the intercept as its burst credit.
  * Degenerate inputs (no points, one point, one size, a time that is zero,
  * negative or not a number, unsorted sizes for the piecewise fit) return
  * CS_ERR_INVAL.  Quantiles interpolate between order statistics. */
@@ -117,15 +118,16 @@ static void edges(void)
     CS_TEST_CHECK(cs_fit_line(x, t, n, &l) == CS_OK, "flat times refused");
     CS_TEST_CHECK(isinf(l.beta) && rel(l.alpha, 7e-6) < 1e-9, "flat: %g us, beta %g",
                   l.alpha * 1e6, l.beta);
-    /* a line whose intercept is negative (-50 us): clamped to 0, refitted
-     * through the origin */
+    /* a line whose intercept is negative (-50 us, a shaper's burst): alpha
+     * 0, the slope kept, the intercept as the burst credit */
     uint64_t big[4] = {1u << 20, 2u << 20, 4u << 20, 8u << 20};
     double tb[4];
     for (int i = 0; i < 4; i++)
         tb[i] = (double)big[i] / 2e9 - 50e-6;
-    CS_TEST_CHECK(cs_fit_line(big, tb, 4, &l) == CS_OK, "clamped line refused");
-    CS_TEST_CHECK(l.alpha == 0 && rel(l.beta, 2e9) < 0.1, "clamped: alpha %g beta %g", l.alpha,
-                  l.beta);
+    CS_TEST_CHECK(cs_fit_line(big, tb, 4, &l) == CS_OK, "burst line refused");
+    CS_TEST_CHECK(l.alpha == 0 && rel(l.beta, 2e9) < 1e-9 && rel(l.burst, 50e-6) < 1e-6 &&
+                      l.rms_pct < 1e-6, "burst: alpha %g beta %g burst %g rms %g", l.alpha,
+                  l.beta, l.burst, l.rms_pct);
 }
 
 static void degenerate(void)
