@@ -1,6 +1,7 @@
 /*
  * cli_live.c - launching, options and failures shared by `collstep
- * calibrate` and `collstep validate` (cli_live.h).
+ * calibrate` and `collstep validate` (cli_live.h); how many ranks share a
+ * machine, and --wait, also for `collstep run`.
  */
 #include "cli_live.h"
 
@@ -12,15 +13,21 @@
 
 #include "cli.h"
 #include "cs_intr.h"
+#include "cs_log.h"
+
+#define WAIT_HELP                                                                            \
+    "  --wait W             how an idle rank waits in collectives: spin (lowest latency;\n"   \
+    "                       a core per rank), yield (gives its core away at once),\n"        \
+    "                       auto (default: yield where a machine runs more ranks than\n"     \
+    "                       it has cores)"
+
+const char cs_live_wait_help[] = WAIT_HELP "\n";
 
 const char cs_live_usage_opts[] =
     "  --transport NAME     ofi (default), tcp, shm (as collstep run); --provider NAME\n"
     "                       (libfabric provider, tcp;ofi_rxm), --iface ADDR (address\n"
     "                       tcp binds to, 127.0.0.1)\n"
-    "  --wait W             how an idle rank waits in collectives: spin (lowest latency;\n"
-    "                       a core per rank), yield (gives its core away at once),\n"
-    "                       auto (default: yield where a machine runs more ranks than\n"
-    "                       it has cores); calibrate's kernels yield after 2 us idle\n"
+    WAIT_HELP "; calibrate's kernels yield after 2 us idle\n"
     "  --timeout S          give up when nothing progresses for S seconds (60)\n"
     "  --boot B             pmix or env (default: auto)\n"
     "  --force              replace outputs collstep did not write\n";
@@ -42,6 +49,14 @@ int cs_live_uerr(const char *cmd, const char *fmt, const char *a)
     return CS_EXIT_USAGE;
 }
 
+int cs_live_parse_wait(const char *cmd, const char *arg, const char **wait)
+{
+    if (strcmp(arg, "auto") && strcmp(arg, "spin") && strcmp(arg, "yield"))
+        return cs_live_uerr(cmd, "--wait: expected auto, spin or yield, found '%s'", arg);
+    *wait = arg;
+    return CS_EXIT_OK;
+}
+
 int cs_live_opt(const char *cmd, cs_live_opts_t *o, int c, const char *arg, char **argv)
 {
     char *end = NULL;
@@ -52,11 +67,7 @@ int cs_live_opt(const char *cmd, cs_live_opts_t *o, int c, const char *arg, char
     case 'B': o->boot = arg; return CS_EXIT_OK;
     case 'F': o->force = 1; return CS_EXIT_OK;
     case 'o': o->output = arg; return CS_EXIT_OK;
-    case 'W':
-        if (strcmp(arg, "auto") && strcmp(arg, "spin") && strcmp(arg, "yield"))
-            return cs_live_uerr(cmd, "--wait: expected auto, spin or yield, found '%s'", arg);
-        o->wait = arg;
-        return CS_EXIT_OK;
+    case 'W': return cs_live_parse_wait(cmd, arg, &o->wait);
     case 'T':
         o->timeout = strtod(arg, &end);
         if (*end || !(o->timeout > 0))
@@ -89,10 +100,49 @@ void cs_live_transport_name(const cs_live_opts_t *o, char *buf, size_t n)
 
 /* ---- where the ranks are ------------------------------------------------------ */
 
+/* ---- ranks per machine (run, calibrate, validate) ------------------------------ */
+
+typedef struct machine {
+    char id[40]; /* kernel boot id: namespaces of one machine share it */
+} machine_t;
+
+int cs_live_machine_ranks(cs_boot_t *b, int *ranks, cs_err_t *err)
+{
+    int n = cs_boot_size(b);
+    machine_t me, *all = calloc((size_t)n, sizeof(machine_t));
+    if (!all)
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    memset(&me, 0, sizeof(me));
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (!f || !fgets(me.id, sizeof(me.id), f)) {
+        char host[64] = "";
+        gethostname(host, sizeof(host) - 1);
+        snprintf(me.id, sizeof(me.id), "%.39s", host);
+    }
+    if (f)
+        fclose(f);
+    me.id[strcspn(me.id, "\n")] = 0;
+    int st = cs_boot_allgather(b, &me, sizeof(me), all, err);
+    *ranks = 0;
+    for (int r = 0; r < n && st == CS_OK; r++)
+        *ranks += strcmp(all[r].id, me.id) == 0;
+    free(all);
+    return st;
+}
+
+int cs_live_oversubscribed(const char *cmd, const char *wait, int machine_ranks)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int yield = !strcmp(wait, "yield") ||
+                (!strcmp(wait, "auto") && cores > 0 && machine_ranks > cores);
+    CS_INFO(cmd, "%d ranks on this machine, %ld cores, --wait %s: idle ranks %s",
+            machine_ranks, cores, wait, yield ? "yield" : "spin");
+    return yield;
+}
+
 typedef struct ident {
     cs_live_node_t node;
-    char machine[40]; /* kernel boot id: namespaces of one machine share it */
-    int bad;          /* this rank could not say (--groups) */
+    int bad; /* this rank could not say (--groups) */
 } ident_t;
 
 /* --groups FILE: line r names rank r's node (blank lines, # comments skipped). */
@@ -121,12 +171,6 @@ static void whoami(cs_live_t *l, const char *groups, ident_t *me)
     memset(me, 0, sizeof(*me));
     char host[64] = "";
     gethostname(host, sizeof(host) - 1);
-    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
-    if (!f || !fgets(me->machine, sizeof(me->machine), f))
-        snprintf(me->machine, sizeof(me->machine), "%.39s", host);
-    if (f)
-        fclose(f);
-    me->machine[strcspn(me->machine, "\n")] = 0;
     if (groups) {
         int g = read_group(groups, l->rank, me->node.name, sizeof(me->node.name));
         if (g) {
@@ -156,6 +200,8 @@ static int find_nodes(cs_live_t *l, const char *groups)
     }
     whoami(l, groups, &me);
     int st = cs_boot_allgather(l->boot, &me, sizeof(me), all, &l->err);
+    if (st == CS_OK)
+        st = cs_live_machine_ranks(l->boot, &l->machine_ranks, &l->err);
     if (st != CS_OK) {
         free(all);
         return cs_live_fail(l, st);
@@ -163,7 +209,6 @@ static int find_nodes(cs_live_t *l, const char *groups)
     int bad = 0;
     for (int r = 0; r < N; r++) {
         bad |= all[r].bad;
-        l->machine_ranks += strcmp(all[r].machine, me.machine) == 0;
         int h = 0;
         while (h < l->nnodes && !(strcmp(l->nodes[h].name, all[r].node.name) == 0 &&
                                   l->nodes[h].netns == all[r].node.netns))
@@ -186,9 +231,7 @@ static int find_nodes(cs_live_t *l, const char *groups)
                 memcpy(l->nodes[h].name, nm, sizeof(nm));
                 break;
             }
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    l->oversubscribed = !strcmp(l->o->wait, "yield") ||
-                        (!strcmp(l->o->wait, "auto") && cores > 0 && l->machine_ranks > cores);
+    l->oversubscribed = cs_live_oversubscribed(l->cmd, l->o->wait, l->machine_ranks);
     return CS_EXIT_OK;
 }
 

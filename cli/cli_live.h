@@ -14,7 +14,8 @@
  *            namespace of every rank (namespaces of one machine are nodes
  *            of an emulated cluster), or from --groups FILE; and the
  *            machines (kernels, by boot id) to tell how many ranks share a
- *            machine's cores
+ *            machine's cores (cs_live_machine_ranks, which `collstep run`
+ *            calls too, with cs_live_oversubscribed for --wait)
  *   agree    cs_live_agree: every rank's exit code, the worst wins
  *   connect  cs_live_connect: the transport, its peers' addresses
  *   fail     cs_live_fail: "collstep CMD: rank R: message", the exit code
@@ -48,6 +49,12 @@ typedef struct cs_live_opts {
 
 /* Their usage lines. */
 extern const char cs_live_usage_opts[];
+/* The usage lines of --wait alone (collstep run: its other options differ). */
+extern const char cs_live_wait_help[];
+
+/* --wait ARG: auto, spin or yield into *wait; CS_EXIT_OK, or CS_EXIT_USAGE
+ * after "collstep CMD: --wait: expected auto, spin or yield, found 'ARG'". */
+int cs_live_parse_wait(const char *cmd, const char *arg, const char **wait);
 
 /* Defaults: ofi over tcp;ofi_rxm on 127.0.0.1, timeout 60 s, auto boot,
  * wait auto; getopt_long restarted (optind 1, no messages of its own). */
@@ -105,6 +112,18 @@ int cs_live_connect(cs_live_t *l);
 
 /* Report the failure st (l->err) and return the exit code. */
 int cs_live_fail(cs_live_t *l, int st);
+
+/* How many ranks of the job run on this rank's machine (its kernel, known by
+ * its boot id: network namespaces of one machine share it; the hostname
+ * where there is none), over the bootstrap (every rank calls it): CS_OK
+ * with *ranks >= 1, or a status with err filled. */
+int cs_live_machine_ranks(cs_boot_t *b, int *ranks, cs_err_t *err);
+
+/* Whether idle ranks yield their core (the engines' oversubscribed): --wait
+ * yield always, spin never, auto when `machine_ranks` (above) exceeds the
+ * machine's online cores.  Logged at CS_LOG=info ("collstep CMD: ...: idle
+ * ranks spin|yield"). */
+int cs_live_oversubscribed(const char *cmd, const char *wait, int machine_ranks);
 
 /* A command's state of `size` bytes, zeroed, with the interrupt handlers
  * installed (cs_intr.h); NULL after saying "collstep CMD: out of memory". */

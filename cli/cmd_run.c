@@ -13,6 +13,10 @@
  * inputs come from cs_test_fill, the outputs of all ranks are checked and
  * the `wrong` column is the sum over ranks of mismatching elements.
  *
+ * --wait auto|spin|yield (cli_live.h, as calibrate and validate): whether
+ * idle ranks yield their core; auto counts the ranks on this machine (by
+ * kernel boot id, over the bootstrap) against its online cores.
+ *
  * --trace DIR (exec/cs_live_trace.h): the last timed run of every size is
  * recorded with aligned per-step timestamps and written by rank 0 in the
  * trace schema of `collstep sim --trace` (DIR whole or not at all).
@@ -37,6 +41,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_live.h"
 #include "cs_algo.h"
 #include "cs_boot.h"
 #include "cs_dtype.h"
@@ -88,6 +93,7 @@ static const char usage_text[] =
     "  --provider NAME      libfabric provider of --transport ofi: tcp;ofi_rxm (default),\n"
     "                       shm, verbs;ofi_rxm, efa\n"
     "  --iface ADDR         address tcp binds to (127.0.0.1)\n"
+    "%s"
     "  --iters N            timed runs per size (20)\n"
     "  --warmup N           untimed runs per size (5), after the connections are set up\n"
     "  --check              fill inputs with test data and count wrong outputs\n"
@@ -129,12 +135,13 @@ static const char usage_text[] =
 
 static void help(FILE *f)
 {
-    fprintf(f, usage_text, cs_cli_dtype_help, cs_cli_size_help, cs_cli_exit_help);
+    fprintf(f, usage_text, cs_cli_dtype_help, cs_live_wait_help, cs_cli_size_help,
+            cs_cli_exit_help);
 }
 
 typedef struct run_opts {
     const char *coll_name, *algo, *schedule, *tuning, *dtype, *op, *transport, *provider, *iface;
-    const char *boot, *baseline, *trace, *trace_host;
+    const char *boot, *baseline, *trace, *trace_host, *wait;
     char size[512];
     cs_coll_t coll;
     cs_dtype_t dt;
@@ -185,6 +192,7 @@ static int parse_opt(void *ctx, int c, const char *arg)
     case 'T': return cs_cli_parse_seconds("run", "--timeout", arg, &o->timeout);
     case 'F': return cs_cli_parse_format("run", arg, &o->rep.fmt);
     case 'B': o->boot = arg; return CS_EXIT_OK;
+    case 'Y': return cs_live_parse_wait("run", arg, &o->wait);
     case 'b': o->baseline = arg; return CS_EXIT_OK;
     case 'x': o->trace = arg; return CS_EXIT_OK;
     case 'H': o->trace_host = arg; return CS_EXIT_OK;
@@ -225,11 +233,12 @@ static int parse_args(int argc, char **argv, run_opts_t *o)
         {"trace-host", 1, 0, 'H'}, {"trace-bw", 1, 0, 'W'}, {"trace-ranks", 1, 0, 'R'},
         {"trace-buckets", 1, 0, 'U'}, {"trace-no-plot", 0, 0, 'N'}, {"output", 1, 0, 'o'},
         {"force", 0, 0, 'z'},    {"compare", 2, 0, 'C'}, {"no-verify", 0, 0, 'V'},
-        {"trace-links", 1, 0, 'L'}, {"tuning", 1, 0, 'u'}, {0, 0, 0, 0}};
+        {"trace-links", 1, 0, 'L'}, {"tuning", 1, 0, 'u'}, {"wait", 1, 0, 'Y'},
+        {0, 0, 0, 0}};
     memset(o, 0, sizeof(*o));
     cs_cli_params_init(&o->params);
     o->dtype = "float", o->op = "sum", o->transport = "ofi", o->provider = "tcp;ofi_rxm";
-    o->iface = "127.0.0.1", o->iters = 20, o->warmup = 5, o->timeout = 60;
+    o->iface = "127.0.0.1", o->wait = "auto", o->iters = 20, o->warmup = 5, o->timeout = 60;
     o->dt = CS_DT_F32, o->rop = CS_OP_SUM, o->rep.fmt = CS_FMT_TABLE;
     o->trace_ranks = 64, o->trace_buckets = 1024, o->trace_plot = 1;
     int rc = cs_cli_options("run", argc, argv, ":ho:", lo, help, parse_opt, o);
@@ -271,6 +280,7 @@ typedef struct run_ctx {
     cs_dtype_t dt;
     cs_op_t op;
     int rank, nranks, nrows;
+    int oversubscribed;   /* --wait: idle ranks yield their core */
     const char *row_algo; /* algorithm column of the next rows (NULL: the schedule's) */
     char transport[64];   /* the rows' transport column */
     cs_result_t rows[2 * CS_CLI_MAX_ALGOS * SIZES_MAX]; /* rank 0: what it prints at the end */
@@ -486,7 +496,7 @@ static int run_all_host(run_ctx_t *c, const uint64_t *sizes, int nsizes, long lo
         cs_engine_config_t ec = {.dtype = c->dt, .op = c->op, .timeout_s = o->timeout,
                                  .max_count = cs_coll_block_count(c->sched->desc.coll, c->nranks,
                                                                   hi, cs_dtype_size(c->dt)),
-                                 .oversubscribed = c->nranks > sysconf(_SC_NPROCESSORS_ONLN)};
+                                 .oversubscribed = c->oversubscribed};
         st = cs_engine_create(c->sched, c->rank, c->tp, &ec, &c->eng, err);
         int ast = cs_boot_agree(c->boot, st, "setting up the engine", st == CS_OK ? err : &e2);
         if (st == CS_OK && ast != CS_OK)
@@ -535,16 +545,17 @@ static void args_text(const run_opts_t *o, char *args, size_t len)
     int n = snprintf(args, len,
                      "coll=%s algo=%s schedule=%s tuning=%s params='%s' size=%s dtype=%s op=%s "
                      "root=%ld iters=%ld warmup=%ld check=%ld transport=%s provider=%s "
-                     "max_msg=%llu trace=%d",
+                     "max_msg=%llu trace=%d wait=%s",
                      o->coll_name ? o->coll_name : "", o->algo ? o->algo : "",
                      o->schedule ? o->schedule : "", o->tuning ? o->tuning : "", pbuf, o->size,
                      o->dtype, o->op, o->root, o->iters, o->warmup, o->check, o->transport,
-                     o->provider, (unsigned long long)o->max_msg, o->trace != NULL);
+                     o->provider, (unsigned long long)o->max_msg, o->trace != NULL, o->wait);
     if (n < 0 || (size_t)n >= len)
         args[len - 1] = 0;
 }
 
-/* Who we are: the bootstrap (launcher or environment). */
+/* Who we are: the bootstrap (launcher or environment), and how many ranks
+ * share this machine's cores (--wait auto). */
 static int boot(run_ctx_t *c)
 {
     cs_err_t err;
@@ -559,6 +570,10 @@ static int boot(run_ctx_t *c)
     }
     c->rank = cs_boot_rank(c->boot);
     c->nranks = cs_boot_size(c->boot);
+    int here = 0;
+    if ((st = cs_live_machine_ranks(c->boot, &here, &err)) != CS_OK)
+        return fail(&err, c->rank);
+    c->oversubscribed = cs_live_oversubscribed("run", c->o->wait, here);
     return CS_EXIT_OK;
 }
 
