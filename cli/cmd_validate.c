@@ -236,6 +236,7 @@ int cs_cli_validate(int argc, char **argv)
     for (int i = 0; i < o.nplats; i++)
         cs_platform_close(o.plats[i].plat);
     free(v->meas);
+    free(v->starts);
     free(v->pred);
     free(v->sim_tb);
     free(v);

@@ -1,20 +1,22 @@
 /*
  * validate_live.c - the live half of `collstep validate` (validate_int.h):
  * per algorithm an engine, per size --warmup untimed runs and --iters
- * timed runs, each started after a barrier.  Every rank records its start
- * and end on CLOCK_MONOTONIC shifted onto rank 0's clock
+ * timed runs, each started at a common moment (timed_start).  Every rank
+ * records its start and end on CLOCK_MONOTONIC shifted onto rank 0's clock
  * (cs_engine_clock_align), the CPU time it spent (getrusage: the process
  * with its threads) and the time its engine's thread waited for a core
  * while it could run (the run-queue wait of /proc/thread-self/schedstat:
- * what a machine with fewer cores than ranks costs); a run's time is the last end minus the first
- * start (the simulator starts all ranks together: a rank released late by
- * the barrier counts from the first one's start), its skew the last start
- * minus the first.  With --trace the last timed run of every size is
- * traced (exec/cs_live_trace.h) into DIR/live/<algo>.
+ * what a machine with fewer cores than ranks costs); a run's time is the
+ * last end minus the first start (the simulator starts all ranks together:
+ * a rank that starts late counts from the first one's start), its skew the
+ * last start minus the first.  With --trace the last timed run of every
+ * size is traced (exec/cs_live_trace.h) into DIR/live/<algo>.
  */
 #include <math.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -44,6 +46,56 @@ static double cpu_now(void)
         return 0;
     return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
            (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+}
+
+#define START_LEAD 0.005 /* s: the first lead of a timed start */
+#define START_LEAD_MAX 1.0
+
+/* This rank's clock on rank 0's, seconds. */
+static double aligned_now(const val_t *v)
+{
+    return (double)((int64_t)cs_engine_now_ns() + v->offset_ns) * 1e-9;
+}
+
+/* A common start: rank 0 names a moment `lead` ahead on its clock (every
+ * rank's clock is aligned to it), the bootstrap's allgather carries it
+ * (and each other rank's lateness at the previous start), and every rank
+ * waits for it.  A barrier alone releases the ranks one at a time: on the
+ * emulated cluster (8 ranks on 2 cores) the last rank started 1-31 ms after
+ * the first, a wait the simulation, whose ranks all start at 0, never
+ * sees.  A rank that learns the moment after it passed starts at once and
+ * reports how late it was; rank 0 then lengthens the lead (twice, plus the
+ * lateness, up to START_LEAD_MAX). */
+static int timed_start(val_t *v, cs_err_t *err)
+{
+    if (!v->starts && !(v->starts = calloc((size_t)v->l.nranks, sizeof(double))))
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    if (v->lead <= 0)
+        v->lead = START_LEAD;
+    double mine = v->l.rank == 0 ? aligned_now(v) + v->lead : v->late;
+    int st = cs_boot_allgather(v->l.boot, &mine, sizeof(mine), v->starts, err);
+    if (st != CS_OK)
+        return st;
+    double at = v->starts[0], now = aligned_now(v);
+    if (v->l.rank == 0) {
+        double worst = now > at ? now - at : 0; /* its own, and the others' last time */
+        for (int r = 1; r < v->l.nranks; r++)
+            worst = v->starts[r] > worst ? v->starts[r] : worst;
+        if (worst > 0)
+            v->lead = fmin(2 * v->lead + worst, START_LEAD_MAX);
+    }
+    v->late = now > at ? now - at : 0;
+    while ((now = aligned_now(v)) < at) {
+        if (at - now > 0.02) { /* sleep through a long wait, yield-spin its last 15-20
+                                  ms: a rank woken from a sleep can wait a scheduler
+                                  slice (ms) for a core its peers hold */
+            struct timespec ts = {0, 5000000};
+            nanosleep(&ts, NULL);
+        } else {
+            sched_yield();
+        }
+    }
+    return CS_OK;
 }
 
 /* The statistics of one size from every rank's [start, end] per run. */
@@ -91,7 +143,7 @@ static int live_size(val_t *v, cs_engine_t *e, uint64_t bytes, int traced, meas_
     for (int i = 0; i < n && st == CS_OK; i++) {
         if (traced && i == n - 1)
             cs_engine_record_times(e, 1);
-        st = cs_boot_barrier(v->l.boot, err);
+        st = timed_start(v, err);
         uint64_t t0 = cs_engine_now_ns();
         if (st == CS_OK)
             st = cs_engine_run(e, count, err);
@@ -100,7 +152,7 @@ static int live_size(val_t *v, cs_engine_t *e, uint64_t bytes, int traced, meas_
         mine[2 * i + 1] = (double)((int64_t)t1 + v->offset_ns) * 1e-9;
     }
     cs_engine_record_times(e, 0);
-    mine[2 * n] = cpu_now() - cpu0; /* barriers included: they wait like a run's steps */
+    mine[2 * n] = cpu_now() - cpu0; /* starts included: they wait like a run's steps */
     mine[2 * n + 1] = runq_wait_now() - rq0;
     if (st == CS_OK)
         st = cs_boot_allgather(v->l.boot, mine, sizeof(double) * (size_t)W, all, err);
