@@ -337,6 +337,15 @@ int cs_cli_check_outputs(const char *cmd, const char *out_file, const char *trac
 /* "collstep CMD: message" on stderr; returns CS_EXIT_USAGE. */
 int cs_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Held usage errors, for the ranks other than 0 of a live command (run,
+ * validate) in a step every rank takes alike, building the schedules: rank
+ * 0 says what is wrong once instead of every rank saying it.  on = 1:
+ * cs_cli_usage_error and cs_cli_usage_hint print nothing and the first
+ * message (without "collstep CMD: ") is kept; on = 0: printing again.
+ * Returns the message kept ("" for none), valid until the next call with
+ * on = 1.  cli_live.h's cs_live_hold / cs_live_release use it. */
+const char *cs_cli_hold_errors(int on);
+
 int cs_cli_algos(int argc, char **argv);
 int cs_cli_gen(int argc, char **argv);
 int cs_cli_verify_cmd(int argc, char **argv);

@@ -269,16 +269,45 @@ int cs_live_connect(cs_live_t *l)
     return cs_boot_connect(l->boot, st == CS_OK ? l->tp : NULL, st, &l->err);
 }
 
-int cs_live_fail(cs_live_t *l, int st)
+/* "collstep CMD: rank R: message" (or the message naming its rank); the exit code. */
+static int say_fail(const char *cmd, int rank, const cs_err_t *err, int st)
 {
-    const char *m = l->err.msg[0] ? l->err.msg : "failed";
+    const char *m = err->msg[0] ? err->msg : "failed";
     if (strncmp(m, "rank ", 5) == 0)
-        fprintf(stderr, "collstep %s: %s\n", l->cmd, m);
+        fprintf(stderr, "collstep %s: %s\n", cmd, m);
     else
-        fprintf(stderr, "collstep %s: rank %d: %s\n", l->cmd, l->rank, m);
+        fprintf(stderr, "collstep %s: rank %d: %s\n", cmd, rank, m);
     if (st == CS_ERR_INTERRUPTED && cs_intr_pending())
         return cs_intr_exit_code();
     return CS_EXIT_RUNTIME;
+}
+
+int cs_live_fail(cs_live_t *l, int st)
+{
+    return say_fail(l->cmd, l->rank, &l->err, st);
+}
+
+void cs_live_hold(cs_boot_t *b)
+{
+    cs_cli_hold_errors(cs_boot_rank(b) != 0);
+}
+
+int cs_live_release(cs_boot_t *b, const char *cmd, int rc)
+{
+    const char *held = cs_cli_hold_errors(0);
+    int n = cs_boot_size(b), rank = cs_boot_rank(b), worst = rc;
+    int *rcs = calloc((size_t)n, sizeof(int));
+    cs_err_t err;
+    cs_err_clear(&err);
+    int st = rcs ? cs_boot_allgather(b, &rc, sizeof(rc), rcs, &err)
+                 : cs_err_set(&err, CS_ERR_NOMEM, "out of memory");
+    for (int r = 0; r < n && st == CS_OK; r++)
+        worst = rcs[r] > worst ? rcs[r] : worst;
+    /* rank 0 said its own error; one it did not meet is this rank's to say */
+    if (st == CS_OK && rc != CS_EXIT_OK && rank != 0 && rcs[0] == CS_EXIT_OK && held[0])
+        fprintf(stderr, "collstep %s: rank %d: %s\n", cmd, rank, held);
+    free(rcs);
+    return st != CS_OK ? say_fail(cmd, rank, &err, st) : worst;
 }
 
 void *cs_live_new(const char *cmd, size_t size)

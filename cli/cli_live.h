@@ -16,6 +16,9 @@
  *            machines (kernels, by boot id) to tell how many ranks share a
  *            machine's cores (cs_live_machine_ranks, which `collstep run`
  *            calls too, with cs_live_oversubscribed for --wait)
+ *   build    cs_live_hold, cs_live_release: a step every rank takes alike
+ *            (building the schedules; run too) whose usage errors rank 0
+ *            alone says
  *   agree    cs_live_agree: every rank's exit code, the worst wins
  *   connect  cs_live_connect: the transport, its peers' addresses
  *   fail     cs_live_fail: "collstep CMD: rank R: message", the exit code
@@ -124,6 +127,17 @@ int cs_live_machine_ranks(cs_boot_t *b, int *ranks, cs_err_t *err);
  * machine's online cores.  Logged at CS_LOG=info ("collstep CMD: ...: idle
  * ranks spin|yield"). */
 int cs_live_oversubscribed(const char *cmd, const char *wait, int machine_ranks);
+
+/* Building the schedules, every rank alike: between cs_live_hold and
+ * cs_live_release the ranks other than 0 hold their usage errors
+ * (cs_cli_hold_errors), since rank 0 meets and says the same ones.
+ * cs_live_release(b, cmd, rc) gathers every rank's exit code rc: a rank
+ * that failed where rank 0 did not (a file it alone cannot read, arguments
+ * of its own) says what it held, "collstep CMD: rank R: ...".  Returns the
+ * worst exit code, the same on every rank, or (the bootstrap failed, said)
+ * CS_EXIT_RUNTIME or 128 + signal. */
+void cs_live_hold(cs_boot_t *b);
+int cs_live_release(cs_boot_t *b, const char *cmd, int rc);
 
 /* A command's state of `size` bytes, zeroed, with the interrupt handlers
  * installed (cs_intr.h); NULL after saying "collstep CMD: out of memory". */

@@ -91,9 +91,26 @@ int cs_cli_parse_sweep(const char *s, uint64_t *min, uint64_t *max, double *fact
     return 0;
 }
 
+/* cs_cli_hold_errors: holding, and the first message held. */
+static int held_on;
+static char held[512];
+
+const char *cs_cli_hold_errors(int on)
+{
+    if (on && !held_on)
+        held[0] = '\0';
+    held_on = on;
+    return held;
+}
+
 /* "collstep CMD: message[ (see collstep CMD --help)]"; CS_EXIT_USAGE. */
 static int vusage(const char *cmd, int hint, const char *fmt, va_list ap)
 {
+    if (held_on) { /* the first is what went wrong; the rest follow from it */
+        if (!held[0])
+            vsnprintf(held, sizeof(held), fmt, ap);
+        return CS_EXIT_USAGE;
+    }
     fprintf(stderr, "collstep %s: ", cmd);
     vfprintf(stderr, fmt, ap);
     if (hint)

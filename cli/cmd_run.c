@@ -290,7 +290,7 @@ typedef struct run_ctx {
 } run_ctx_t;
 
 /* build: every rank builds (or loads) every schedule; errors are usage
- * errors, which every rank prints. */
+ * errors, which rank 0 says (build() holds the others'). */
 static int build_schedules(run_ctx_t *c, const uint64_t *sizes, int nsizes)
 {
     run_opts_t *o = c->o;
@@ -578,20 +578,22 @@ static int boot(run_ctx_t *c)
 }
 
 /* build on every rank, then all must have built the same schedules from
- * the same arguments. */
+ * the same arguments.  A usage error is said once, by rank 0 (or by a rank
+ * that alone met it), and every rank exits with it. */
 static int build(run_ctx_t *c, const uint64_t *sizes, int nsizes)
 {
     cs_err_t err;
     cs_err_clear(&err);
-    int rc = build_schedules(c, sizes, nsizes);
+    cs_live_hold(c->boot);
+    int rc = cs_live_release(c->boot, "run", build_schedules(c, sizes, nsizes));
+    if (rc != CS_EXIT_OK)
+        return rc;
     uint64_t digest = 0;
     for (int i = 0; rc == CS_EXIT_OK && i < c->b.n; i++)
         digest = digest * 1099511628211ull ^ cs_sched_digest(c->b.sched[i]);
     char args[700];
     args_text(c->o, args, sizeof(args));
-    int st = cs_boot_check_same(c->boot, rc == CS_EXIT_OK ? digest : 0, args, &err);
-    if (rc != CS_EXIT_OK)
-        return rc;
+    int st = cs_boot_check_same(c->boot, digest, args, &err);
     return st == CS_OK ? CS_EXIT_OK : fail(&err, c->rank);
 }
 

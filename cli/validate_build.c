@@ -3,7 +3,7 @@
  * schedules every rank builds (cs_cli_scheds_build: --algo A,B, each for
  * every size, or --algo auto --tuning FILE, per size the table's entry;
  * hier gets dims = ranks per node x nodes from where the ranks are; rank 0
- * verifies them) and the platforms rank 0
+ * says a usage error and verifies them) and the platforms rank 0
  * opens and checks against the ranks (validate_int.h).
  */
 #include <stdio.h>
@@ -71,7 +71,9 @@ int val_build(val_t *v)
      * they were started, and the simulation places them the same way */
     cs_cli_want_t w = {"validate", v->l.rank == 0, v->sizes, v->nsizes, 4, NULL, dims, ndims};
     cs_coll_desc_t d = {v->coll, v->l.nranks, 0, 0};
-    int rc = cs_cli_scheds_build(&w, v->o->algo, v->o->tuning, &v->o->params, &d, &v->b);
+    cs_live_hold(v->l.boot); /* rank 0 says a usage error, once */
+    int rc = cs_live_release(v->l.boot, "validate", cs_cli_scheds_build(&w, v->o->algo,
+                             v->o->tuning, &v->o->params, &d, &v->b));
     v->nalgo = v->b.n;
     for (int i = 0; i < v->nalgo; i++)
         v->sched[i] = v->b.sched[i];
