@@ -35,13 +35,17 @@ static double clamp_rho(double r)
 
 /* Per node, rho of its two directions at once:
  *   node_rho: sending to one node while receiving from another, from every
- *     rank busy (ring flows r-1 -> r): each inter-node flow's rate over its
+ *     rank busy (ring flows r-1 -> r; with three nodes or more, since with
+ *     two the ring is an exchange): each inter-node flow's rate over its
  *     share of the NICs it crosses, charged to the node(s) whose NIC share
- *     bounds it (a slow node's flows are bounded by it, not by the fast
- *     node at the other end); the smallest ratio charged to a node, and
- *     the fastest pair's own duplex measurement for its two nodes;
+ *     bounds it (both within CALIB_BOUND: a slow node's flows are bounded
+ *     by it, not by the fast node at the other end), flows of ranks with a
+ *     port (CPU-bound) left out; the smallest ratio charged to a node, and
+ *     the fastest pair's measurement where it had only one node's two
+ *     directions busy;
  *   xch_rho: exchanging with its partner (both ways, same ranks), the
- *     slower direction over one way with as many ranks (nic_agg).
+ *     slower direction over one way with as many ranks (nic_agg), and the
+ *     fastest pair's measurement where it was its two nodes exchanging.
  * 0: full duplex (>= CALIB_DUPLEX) or not measured. */
 static void duplex_rhos(cal_t *c, const cs_plat_calib_node_t *nodes, uint64_t top)
 {
@@ -63,10 +67,12 @@ static void duplex_rhos(cal_t *c, const cs_plat_calib_node_t *nodes, uint64_t to
         if (A != B)
             nout[A]++, nin[B]++;
     }
-    for (int r = 0; r < N && c->load_fit; r++) {
-        int A = c->l.node_of[(r + N - 1) % N], B = c->l.node_of[r];
+    for (int r = 0; r < N && c->load_fit && H > 2; r++) {
+        int from = (r + N - 1) % N, A = c->l.node_of[from], B = c->l.node_of[r];
         const cs_fit_line_t *l = cs_fit_piece_for(&c->load_fit[r], top);
-        if (A == B || !(l->beta > 0) || isinf(l->beta))
+        /* a rank with a port is bound by its CPU share, not by its node */
+        int cpu = c->port_bw && (c->port_bw[r] > 0 || c->port_bw[from] > 0);
+        if (A == B || cpu || !(l->beta > 0) || !isfinite(l->beta))
             continue;
         double sa = nodes[A].bw / nout[A], sb = nodes[B].bw / nin[B], share = fmin(sa, sb);
         double ratio = l->beta / share;
@@ -75,16 +81,26 @@ static void duplex_rhos(cal_t *c, const cs_plat_calib_node_t *nodes, uint64_t to
         if (sb <= CALIB_BOUND * share && ratio < worst[B])
             worst[B] = ratio;
     }
-    if (c->duplex_c >= 0 && c->duplex_one > 0) {
+    /* the fastest pair's own measurement: A -> B with B -> A over other
+     * ranks is A and B exchanging (both nodes' exchange); A -> B with C -> A
+     * has only A's two directions busy (A's, with different peers) */
+    double xw[1024];
+    for (int h = 0; h < H && h < 1024; h++)
+        xw[h] = 1;
+    if (c->duplex_c >= 0 && c->duplex_one > 0 && isfinite(c->duplex_node)) {
         double rn = c->duplex_node / c->duplex_one;
         int A = c->l.node_of[c->duplex_a], B = c->l.node_of[c->duplex_b];
-        worst[A] = fmin(worst[A], rn), worst[B] = fmin(worst[B], rn);
+        if (c->l.node_of[c->duplex_c] == B && A < 1024 && B < 1024)
+            xw[A] = fmin(xw[A], rn), xw[B] = fmin(xw[B], rn);
+        else
+            worst[A] = fmin(worst[A], rn);
     }
     for (int h = 0; h < H; h++) {
         c->node_rho[h] = clamp_rho(worst[h]);
         double one = c->nic_agg ? c->nic_agg[h] : 0;
         double x = c->xch_out && c->xch_in ? fmin(c->xch_out[h], c->xch_in[h]) : 0;
-        c->xch_rho[h] = one > 0 && x > 0 ? clamp_rho(x / one) : 0;
+        double r = one > 0 && isfinite(one) && x > 0 && isfinite(x) ? x / one : 1;
+        c->xch_rho[h] = clamp_rho(h < 1024 ? fmin(r, xw[h]) : r);
     }
     free(nout);
     free(nin);
@@ -101,8 +117,9 @@ void calib_derive(cal_t *c, cs_plat_calib_t *p, cs_plat_calib_node_t *nodes)
     for (int s = 0; s < c->nser; s++) {
         const series_t *x = &c->ser[s];
         const cs_fit_line_t *l = cs_fit_piece_for(&x->fit, top);
-        /* the large piece's intercept, unless it was clamped (noise): then
-         * the small messages' alpha, the delay itself */
+        /* the large piece's intercept, unless it came out negative (a
+         * shaper's burst credit, or noise): then the small messages' alpha,
+         * the delay itself */
         double alpha = l->alpha > 0 ? l->alpha : x->fit.piece[0].alpha;
         if (x->na == x->nb) {
             if (ni < (int)(sizeof(ia) / sizeof(ia[0])))

@@ -27,7 +27,7 @@
  * cluster, the slow node sending to one node while receiving from another:
  * 0.83-0.86, and exchanging with a fast node: about 0.6; the fast nodes:
  * 0.95-1.0). */
-#define CALIB_DUPLEX 0.9
+#define CALIB_DUPLEX CS_PLAT_CALIB_RHO_MAX
 #define NDT 6 /* element types whose reduction is measured (cs_dtype_t order) */
 
 typedef struct cal_opts {

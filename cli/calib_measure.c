@@ -6,13 +6,15 @@
  *      node with two or more ranks (node after node);
  *   2. inter-node ping-pong sweep between the first ranks of every pair of
  *      nodes, disjoint pairs at once (round-robin rounds);
- *   every rank busy: flows r -> r+1 over all ranks at once, over the sweep;
- *   3. the NIC a node's ranks share: every rank of node A sends to a rank
+ *   3. every rank busy: flows r -> r+1 over all ranks at once, over the
+ *      sweep;
+ *   4. the NIC a node's ranks share: every rank of node A sends to a rank
  *      of its fastest partner at once, against one rank alone;
- *   4. a node's exchange: the same ranks as in 3 sending both ways at
+ *   5. a node's exchange: the same ranks as in 4 sending both ways at
  *      once, each direction timed at its receivers;
- *   5. full duplex: the fastest pair both ways at once, against one way;
- *   6. reduction bandwidth per element type, every rank at once.
+ *   6. full duplex: the fastest pair both ways at once, against one way;
+ *   7. reduction bandwidth per element type, every rank at once.
+ * (The numbers of docs/validation.md.)
  * Fits (core/cs_fit.h): per series a piecewise alpha-beta line.
  */
 #include <stdlib.h>
@@ -87,7 +89,8 @@ static double flows_bw(cal_t *c, const int *src, const int *dst, int k, size_t b
     double t[3];
     if (*st == CS_OK)
         *st = cs_calib_flows(c->cb, src, dst, k, bytes, 1, 3, t, NULL, &c->l.err);
-    return *st == CS_OK ? (double)k * (double)bytes / cs_fit_median(t, 3) : 0;
+    double m = *st == CS_OK ? cs_fit_median(t, 3) : 0;
+    return m > 0 ? (double)k * (double)bytes / m : 0; /* 0: no figure (no time measured) */
 }
 
 /* Every rank busy at once, as in a collective: flows r -> r+1 (a ring
@@ -175,7 +178,7 @@ static int pairs(cal_t *c)
     return st;
 }
 
-/* 3. the NIC a node's ranks share: every rank of node h sends to a rank of
+/* 4. the NIC a node's ranks share: every rank of node h sends to a rank of
  * its fastest partner at once, against one rank alone */
 static int nic(cal_t *c, size_t big)
 {
@@ -216,7 +219,7 @@ static int nic(cal_t *c, size_t big)
     return st;
 }
 
-/* 4. a node's exchange with its partner of 3: node h's k ranks send to k
+/* 5. a node's exchange with its partner of 4: node h's k ranks send to k
  * ranks of the partner while those send back, as recursive halving and
  * doubling or a tree's exchanges do.  Each direction is timed at its
  * receivers (the slowest of them): a node whose one way is fast can still
@@ -235,6 +238,11 @@ static int exchange(cal_t *c, size_t big)
         int peer = c->nic_peer[h], k = c->nic_k[h], n = 0;
         if (peer < 0 || k < 1)
             continue;
+        if (peer < h && c->nic_peer[peer] == h && c->nic_k[peer] == k) {
+            /* the same exchange, measured from the partner's side */
+            c->xch_out[h] = c->xch_in[peer], c->xch_in[h] = c->xch_out[peer];
+            continue;
+        }
         for (int r = 0, i = 0; r < N && i < k; r++)
             if (c->l.node_of[r] == h)
                 src[i] = r, dst[k + i++] = r;
@@ -257,7 +265,7 @@ static int exchange(cal_t *c, size_t big)
     return st;
 }
 
-/* 5. full duplex: the fastest pair both ways at once against one way, and
+/* 6. full duplex: the fastest pair both ways at once against one way, and
  * a node's two directions over different connections */
 static int duplex(cal_t *c, size_t big)
 {
@@ -304,7 +312,7 @@ static int duplex(cal_t *c, size_t big)
     return st;
 }
 
-/* 6. reduction bandwidth per element type, every rank at once */
+/* 7. reduction bandwidth per element type, every rank at once */
 static int reduction(cal_t *c)
 {
     int st = CS_OK;

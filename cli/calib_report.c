@@ -69,8 +69,9 @@ static void write_json(cal_t *c, FILE *f, const cs_plat_calib_t *p)
                 p->nodes[h].bw, p->nodes[h].lat * 1e6, c->nic_peer ? c->nic_peer[h] : -1,
                 c->nic_k ? c->nic_k[h] : 0, c->nic_one ? c->nic_one[h] : 0,
                 c->nic_agg ? c->nic_agg[h] : 0, c->xch_out ? c->xch_out[h] : 0,
-                c->xch_in ? c->xch_in[h] : 0, c->node_rho ? c->node_rho[h] : 0,
-                c->xch_rho ? c->xch_rho[h] : 0);
+                c->xch_in ? c->xch_in[h] : 0,
+                c->node_rho && c->node_rho[h] > 0 ? c->node_rho[h] : 1,
+                c->xch_rho && c->xch_rho[h] > 0 ? c->xch_rho[h] : 1);
     fprintf(f, "],\n\"series\":[");
     for (int s = 0; s < c->nser; s++) {
         const series_t *x = &c->ser[s];
@@ -161,7 +162,7 @@ static void summary(cal_t *c, FILE *f, const cs_plat_calib_t *p)
                        "%.4f in %.4f GB/s, rho %.2f%s\n", c->l.nodes[h].name, nr > 0 ? nr : 1,
                     nr > 0 ? " (duplex link)" : "", c->l.nodes[c->nic_peer[h]].name,
                     c->xch_out[h] / 1e9, c->xch_in[h] / 1e9, xr > 0 ? xr : 1,
-                    xr > 0 ? " (duplex links to slower or equal nodes)" : "");
+                    xr > 0 ? " (duplex links to nodes as fast or faster)" : "");
         }
     }
     fprintf(f, "duplex: ranks %d->%d one way %.4f GB/s; %d<->%d both ways %.4f GB/s per direction%s",

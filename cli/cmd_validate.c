@@ -178,10 +178,16 @@ static int run(val_t *v)
     if (rc != CS_EXIT_OK)
         return rc;
     /* build and verify: every rank builds, rank 0 checks; all exit 2
-     * together when one rank cannot go on */
+     * together when one rank cannot go on.  A usage error is said once, by
+     * rank 0 (or by a rank that alone met it): the others hold theirs, and
+     * every rank reaches the release's allgather whatever failed */
+    cs_live_hold(v->l.boot);
     rc = cs_cli_sizes("validate", o->size, 4, v->sizes, &v->nsizes);
     if (rc == CS_EXIT_OK)
         rc = val_build(v);
+    rc = cs_live_release(v->l.boot, "validate", rc);
+    if (rc == CS_EXIT_OK)
+        rc = cs_cli_scheds_verify(v->l.rank == 0 ? "validate" : NULL, &v->b, NULL);
     if (rc == CS_EXIT_OK && v->l.rank == 0)
         rc = verify(v);
     if ((rc = cs_live_agree(&v->l, rc)) != CS_EXIT_OK)

@@ -64,20 +64,15 @@ int val_build(val_t *v)
     int dims[2], ndims = 0;
     v->coll = cs_coll_parse(v->o->coll);
     if (v->coll == CS_COLL_COUNT)
-        return v->l.rank ? CS_EXIT_USAGE
-                         : cs_live_uerr("validate", "--coll: unknown collective '%s'", v->o->coll);
+        return cs_cli_usage_error("validate", "--coll: unknown collective '%s'", v->o->coll);
     node_dims(v, dims, &ndims);
     /* a tuning table's rank maps are not applied: the live ranks are where
      * they were started, and the simulation places them the same way */
     cs_cli_want_t w = {"validate", v->l.rank == 0, v->sizes, v->nsizes, 4, NULL, dims, ndims};
     cs_coll_desc_t d = {v->coll, v->l.nranks, 0, 0};
-    cs_live_hold(v->l.boot); /* rank 0 says a usage error, once */
-    int rc = cs_live_release(v->l.boot, "validate", cs_cli_scheds_build(&w, v->o->algo,
-                             v->o->tuning, &v->o->params, &d, &v->b));
+    int rc = cs_cli_scheds_build(&w, v->o->algo, v->o->tuning, &v->o->params, &d, &v->b);
     v->nalgo = v->b.n;
     for (int i = 0; i < v->nalgo; i++)
         v->sched[i] = v->b.sched[i];
-    if (rc == CS_EXIT_OK)
-        rc = cs_cli_scheds_verify(v->l.rank == 0 ? "validate" : NULL, &v->b, NULL);
     return rc;
 }

@@ -22,6 +22,7 @@
 
 #include "cs_engine.h"
 #include "cs_fit.h"
+#include "cs_intr.h"
 #ifdef CS_EXEC_HAVE_TRACES
 #include "cs_live_trace.h"
 #endif
@@ -65,13 +66,13 @@ static double aligned_now(const val_t *v)
  * the first, a wait the simulation, whose ranks all start at 0, never
  * sees.  A rank that learns the moment after it passed starts at once and
  * reports how late it was; rank 0 then lengthens the lead (twice, plus the
- * lateness, up to START_LEAD_MAX). */
+ * lateness, up to START_LEAD_MAX), and halves it again (down to
+ * START_LEAD) after a start nobody was late for.  A moment further ahead
+ * than START_LEAD_MAX plus a second means the clock alignment is wrong:
+ * the rank fails rather than wait.  v->starts is allocated before the
+ * first collective (val_live), so every rank reaches every allgather. */
 static int timed_start(val_t *v, cs_err_t *err)
 {
-    if (!v->starts && !(v->starts = calloc((size_t)v->l.nranks, sizeof(double))))
-        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
-    if (v->lead <= 0)
-        v->lead = START_LEAD;
     double mine = v->l.rank == 0 ? aligned_now(v) + v->lead : v->late;
     int st = cs_boot_allgather(v->l.boot, &mine, sizeof(mine), v->starts, err);
     if (st != CS_OK)
@@ -81,11 +82,17 @@ static int timed_start(val_t *v, cs_err_t *err)
         double worst = now > at ? now - at : 0; /* its own, and the others' last time */
         for (int r = 1; r < v->l.nranks; r++)
             worst = v->starts[r] > worst ? v->starts[r] : worst;
-        if (worst > 0)
-            v->lead = fmin(2 * v->lead + worst, START_LEAD_MAX);
+        v->lead = worst > 0 ? fmin(2 * v->lead + worst, START_LEAD_MAX)
+                            : fmax(v->lead / 2, START_LEAD);
     }
     v->late = now > at ? now - at : 0;
+    if (at - now > START_LEAD_MAX + 1)
+        return cs_err_set(err, CS_ERR_INTERNAL, "rank %d: the common start is %.1f s ahead on "
+                          "its clock aligned to rank 0's: the clock alignment is wrong",
+                          v->l.rank, at - now);
     while ((now = aligned_now(v)) < at) {
+        if (cs_intr_pending())
+            return cs_err_set(err, CS_ERR_INTERRUPTED, "rank %d: interrupted", v->l.rank);
         if (at - now > 0.02) { /* sleep through a long wait, yield-spin its last 15-20
                                   ms: a rank woken from a sleep can wait a scheduler
                                   slice (ms) for a core its peers hold */
@@ -139,21 +146,23 @@ static int live_size(val_t *v, cs_engine_t *e, uint64_t bytes, int traced, meas_
         st = cs_err_set(err, CS_ERR_NOMEM, "out of memory");
     for (long i = 0; i < v->o->warmup && st == CS_OK; i++)
         st = cs_engine_run(e, count, err);
-    double cpu0 = cpu_now(), rq0 = runq_wait_now();
+    double cpu = 0, rq = 0;
     for (int i = 0; i < n && st == CS_OK; i++) {
         if (traced && i == n - 1)
             cs_engine_record_times(e, 1);
         st = timed_start(v, err);
+        double cpu0 = cpu_now(), rq0 = runq_wait_now();
         uint64_t t0 = cs_engine_now_ns();
         if (st == CS_OK)
             st = cs_engine_run(e, count, err);
         uint64_t t1 = cs_engine_now_ns();
+        cpu += cpu_now() - cpu0, rq += runq_wait_now() - rq0;
         mine[2 * i] = (double)((int64_t)t0 + v->offset_ns) * 1e-9;
         mine[2 * i + 1] = (double)((int64_t)t1 + v->offset_ns) * 1e-9;
     }
     cs_engine_record_times(e, 0);
-    mine[2 * n] = cpu_now() - cpu0; /* starts included: they wait like a run's steps */
-    mine[2 * n + 1] = runq_wait_now() - rq0;
+    mine[2 * n] = cpu; /* the runs only: not the waits for their start */
+    mine[2 * n + 1] = rq;
     if (st == CS_OK)
         st = cs_boot_allgather(v->l.boot, mine, sizeof(double) * (size_t)W, all, err);
     if (st == CS_OK)
@@ -218,7 +227,12 @@ static int live_algo(val_t *v, int a, uint64_t hi)
 
 int val_live(val_t *v)
 {
-    int st = cs_live_connect(&v->l);
+    v->lead = START_LEAD;
+    v->starts = calloc((size_t)v->l.nranks, sizeof(double));
+    int st = cs_boot_agree(v->l.boot, v->starts ? CS_OK : CS_ERR_NOMEM, "allocating the starts",
+                           &v->l.err);
+    if (st == CS_OK)
+        st = cs_live_connect(&v->l);
     if (st == CS_OK)
         st = cs_engine_clock_align(v->l.tp, 20, v->o->live.timeout, &v->offset_ns, &v->l.err);
     uint64_t hi = 0;

@@ -63,11 +63,17 @@ static void ctn(FILE *f, const char *id, const char *dir, int duplex)
         fprintf(f, "<link_ctn id=\"%s\"/>", id);
 }
 
+/* A measured rho as the links take it: 0 (no link) at or above
+ * CS_PLAT_CALIB_RHO_MAX, for 0 or not a number; at least 0.5. */
+static double rho_of(double r)
+{
+    return r > 0 && r < CS_PLAT_CALIB_RHO_MAX ? fmax(r, 0.5) : 0;
+}
+
 /* rho of node h's two directions (0: none) */
 static double node_rho(const cs_plat_calib_t *p, int h)
 {
-    double r = p->node_duplex ? p->node_duplex[h] : 0;
-    return r > 0 && r < 0.9 ? r : 0;
+    return rho_of(p->node_duplex ? p->node_duplex[h] : 0);
 }
 
 /* rho of nodes A and B exchanging: the slower node's (the smaller where
@@ -76,8 +82,9 @@ static double xch_rho(const cs_plat_calib_t *p, int A, int B)
 {
     if (!p->xch_duplex)
         return 0;
-    double a = p->xch_duplex[A], b = p->xch_duplex[B], ba = p->nodes[A].bw, bb = p->nodes[B].bw;
-    a = a > 0 && a < 0.9 ? a : 1, b = b > 0 && b < 0.9 ? b : 1;
+    double a = rho_of(p->xch_duplex[A]), b = rho_of(p->xch_duplex[B]);
+    double ba = p->nodes[A].bw, bb = p->nodes[B].bw;
+    a = a > 0 ? a : 1, b = b > 0 ? b : 1;
     double r = ba < bb / 1.05 ? a : bb < ba / 1.05 ? b : fmin(a, b);
     return r < 1 ? r : 0;
 }
@@ -93,7 +100,17 @@ int cs_plat_calib_xml(cs_plat_calib_t *p, char **xml, cs_err_t *err)
     if (!f)
         return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
     int dup = 1;
-    int pairs = p->pair_duplex > 0 && p->pair_duplex < 0.9;
+    int pairs = rho_of(p->pair_duplex) > 0;
+    int finite = isfinite(p->intra_bw) && p->intra_bw > 0 && isfinite(p->intra_lat) &&
+                 isfinite(p->switch_bw) && p->switch_bw > 0 && isfinite(p->reduce_speed) &&
+                 isfinite(p->port_lat);
+    for (int h = 0; h < p->nnodes; h++)
+        finite &= isfinite(p->nodes[h].bw) && p->nodes[h].bw > 0 && isfinite(p->nodes[h].lat);
+    for (int r = 0; r < p->nranks && p->port_bw; r++)
+        finite &= isfinite(p->port_bw[r]);
+    if (!finite)
+        return cs_err_set(err, CS_ERR_INVAL, "calibrated platform: a bandwidth or latency that "
+                          "is not a finite number (a measurement that went wrong)");
     /* dims: same ranks on every node, ranks of a node contiguous */
     int per = 0, uniform = 1;
     for (int h = 0; h < p->nnodes; h++) {
@@ -152,7 +169,7 @@ int cs_plat_calib_xml(cs_plat_calib_t *p, char **xml, cs_err_t *err)
                 continue;
             double bw = p->nodes[A].bw < p->nodes[B].bw ? p->nodes[A].bw : p->nodes[B].bw;
             snprintf(id, sizeof(id), "duplex-r%d-r%d", a, b);
-            link(f, id, 2 * p->pair_duplex * bw, 0, 0, "duplex");
+            link(f, id, 2 * rho_of(p->pair_duplex) * bw, 0, 0, "duplex");
         }
     for (int a = 0; a < p->nranks; a++)
         for (int b = 0; b < p->nranks; b++) {

@@ -61,6 +61,10 @@
 extern "C" {
 #endif
 
+/* Duplex ratios at or above this get no link (full duplex); below 0.5 they
+ * are taken as 0.5, so one direction alone is never limited. */
+#define CS_PLAT_CALIB_RHO_MAX 0.9
+
 typedef struct cs_plat_calib_node {
     char name[64];        /* node name (hostname or --groups name) */
     double bw, lat;       /* NIC: bytes/s per direction, seconds per crossing */
@@ -84,7 +88,8 @@ typedef struct cs_plat_calib {
     const char *comment;          /* XML comment (no "--"), or NULL */
 } cs_plat_calib_t;
 
-/* The XML text (*xml malloc'ed); fills nodes[].tier. */
+/* The XML text (*xml malloc'ed); fills nodes[].tier.  CS_ERR_INVAL for a
+ * bandwidth or latency that is not finite (a bandwidth must be > 0). */
 int cs_plat_calib_xml(cs_plat_calib_t *p, char **xml, cs_err_t *err);
 
 /* Whether the first bytes of a file are a platform this writer made (for

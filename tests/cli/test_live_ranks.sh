@@ -6,7 +6,8 @@
 #     calibrate do (told at CS_LOG=info); a bad value is a usage error
 #   schedules that cannot be built (unknown algorithm, bad --param, --root out
 #     of range): rank 0 says why, once; every rank exits 2; a rank that alone
-#     fails (its own arguments) says why itself
+#     fails (its own arguments: --algo in run, --coll or --size in validate)
+#     says why itself
 . "$(dirname "$0")/common.sh"
 
 # ranks N OUT -- ARGS: start N ranks of `collstep ARGS` (and ${extra[r]}, split,
@@ -98,6 +99,21 @@ extra=()
     bad "rank 1's own bad --algo: exits $(cat "$tmp/own.0.rc") $(cat "$tmp/own.1.rc"), expected 2 2"
 grep -q "^collstep run: rank 1: no algorithm 'nosuch' for allreduce" "$tmp/own.1.err" && ok ||
     { bad "rank 1's own bad --algo: rank 1 does not say it"; cat "$tmp/own.1.err"; }
+# validate: rank 1 alone given a bad --coll or a bad --size (parsed after the
+# bootstrap, before the schedules): every rank still meets every collective of
+# the bootstrap, rank 1 says why, all exit 2 (not 3, "lost rank 1")
+for own in "--coll allreduce|--coll nosuchcoll|--size 1K" "--size 1K|--size bogus|--coll allreduce"; do
+    IFS='|' read -r good bad_arg common <<<"$own"
+    extra=("$good" "$bad_arg")
+    # shellcheck disable=SC2086
+    ranks 2 "$tmp/vown" -- validate --platform summit:nodes=1 --algo ring --timeout 30 $common
+    extra=()
+    [ "$(cat "$tmp/vown.0.rc") $(cat "$tmp/vown.1.rc")" = "2 2" ] && ok ||
+        { bad "validate, rank 1's own $bad_arg: exits $(cat "$tmp/vown.0.rc") $(cat "$tmp/vown.1.rc"), expected 2 2"
+          cat "$tmp"/vown.*.err; }
+    grep -q "^collstep validate: rank 1: " "$tmp/vown.1.err" && ok ||
+        { bad "validate, rank 1's own $bad_arg: rank 1 does not say why"; cat "$tmp/vown.1.err"; }
+done
 # single-process commands still say it
 "$cs" sim --platform summit:nodes=1 --ranks 4 --coll allreduce --algo nosuch --size 1K \
     >/dev/null 2>"$tmp/sim.err"

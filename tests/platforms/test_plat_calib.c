@@ -10,7 +10,11 @@
  * routes between nodes 0 or 1 and node 2 duplex-nX-n2 both ways, none
  * inside a node or between the fast nodes), ports on the ranks that have
  * one, dims and tiers; the text loads as a platform (cs_platform_open);
- * no duplex arrays: no duplex links; the recognizer. */
+ * a faster node's lower exchange rho makes no link to a slower node, equal
+ * nodes take the smaller rho, a rho below 0.5 is taken as 0.5; a
+ * bandwidth that is not finite is refused; no duplex arrays: no duplex
+ * links; the recognizer. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,8 +85,9 @@ int main(void)
     CS_TEST_CHECK(near(link_bw(xml, "nic-n2"), 12.5e6) && near(link_bw(xml, "port-r3"), 3e7) &&
                       link_bw(xml, "port-r0") < 0,
                   "nic-n2 %g port-r3 %g", link_bw(xml, "nic-n2"), link_bw(xml, "port-r3"));
-    CS_TEST_CHECK(strstr(xml, "id=\"duplex-n2\" bandwidth") &&
-                      strstr(strstr(xml, "id=\"duplex-n2\" bandwidth"), "SHARED"),
+    const char *dl = strstr(xml, "id=\"duplex-n2\" bandwidth");
+    const char *dle = dl ? strstr(dl, "</link>") : NULL;
+    CS_TEST_CHECK(dl && dle && strstr(dl, "SHARED") && strstr(dl, "SHARED") < dle,
                   "duplex-n2 not SHARED");
 
     /* routes */
@@ -120,7 +125,30 @@ int main(void)
     unlink(path);
     free(xml);
 
-    /* without duplex arrays (and a pair rho of 1): no duplex link at all */
+    /* a faster node's lower exchange rho gives no link to a slower node
+     * (the pair runs at the slower node's rate, so its rho applies); nodes
+     * of equal rate take the smaller rho; a rho below 0.5 is taken as 0.5 */
+    double xch2[3] = {0.7, 0, 0};
+    double node2[3] = {0.3, 0, 0};
+    nodes[1].bw = 25e6 * 1.02; /* within 5 %: equal to node 0 */
+    p.xch_duplex = xch2, p.node_duplex = node2;
+    CS_TEST_REQUIRE(cs_plat_calib_xml(&p, &xml, &err) == CS_OK && xml, "xml: %s", err.msg);
+    CS_TEST_CHECK(link_bw(xml, "duplex-n0-n2") < 0 && link_bw(xml, "duplex-n1-n2") < 0,
+                  "the faster node's exchange rho made a link to the slower node");
+    CS_TEST_CHECK(near(link_bw(xml, "duplex-n0-n1"), 2 * 0.7 * 25e6), "duplex-n0-n1 %g",
+                  link_bw(xml, "duplex-n0-n1"));
+    CS_TEST_CHECK(near(link_bw(xml, "duplex-n0"), 2 * 0.5 * 25e6), "duplex-n0 %g (rho 0.3)",
+                  link_bw(xml, "duplex-n0"));
+    free(xml);
+    xml = NULL;
+    /* a measurement that went wrong is refused, not written */
+    nodes[2].bw = INFINITY;
+    CS_TEST_CHECK(cs_plat_calib_xml(&p, &xml, &err) == CS_ERR_INVAL && !xml,
+                  "an infinite NIC bandwidth accepted");
+    nodes[2].bw = 12.5e6;
+    nodes[1].bw = 25e6;
+
+    /* without duplex arrays (and no pair rho): no duplex link at all */
     p.node_duplex = p.xch_duplex = NULL;
     p.port_bw = NULL;
     CS_TEST_REQUIRE(cs_plat_calib_xml(&p, &xml, &err) == CS_OK && xml, "xml: %s", err.msg);
