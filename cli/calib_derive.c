@@ -28,9 +28,11 @@
  * share is within this factor of the flow's smallest share. */
 #define CALIB_BOUND 1.05
 
+/* A ratio as the platform takes it: 0 (no link) at or above CALIB_DUPLEX
+ * and for 0 or not a number (nothing measured), at least 0.5. */
 static double clamp_rho(double r)
 {
-    return r < CALIB_DUPLEX ? (r > 0.5 ? r : 0.5) : 0;
+    return r > 0 && r < CALIB_DUPLEX ? fmax(r, 0.5) : 0;
 }
 
 /* Per node, rho of its two directions at once:
