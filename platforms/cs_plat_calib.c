@@ -93,14 +93,6 @@ int cs_plat_calib_xml(cs_plat_calib_t *p, char **xml, cs_err_t *err)
 {
     if (p->nranks < 1 || p->nnodes < 1)
         return cs_err_set(err, CS_ERR_INVAL, "calibrated platform: no ranks");
-    name_tiers(p);
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f)
-        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
-    int dup = 1;
-    int pairs = rho_of(p->pair_duplex) > 0;
     int finite = isfinite(p->intra_bw) && p->intra_bw > 0 && isfinite(p->intra_lat) &&
                  isfinite(p->switch_bw) && p->switch_bw > 0 && isfinite(p->reduce_speed) &&
                  isfinite(p->port_lat);
@@ -111,6 +103,14 @@ int cs_plat_calib_xml(cs_plat_calib_t *p, char **xml, cs_err_t *err)
     if (!finite)
         return cs_err_set(err, CS_ERR_INVAL, "calibrated platform: a bandwidth or latency that "
                           "is not a finite number (a measurement that went wrong)");
+    name_tiers(p);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    int dup = 1;
+    int pairs = rho_of(p->pair_duplex) > 0;
     /* dims: same ranks on every node, ranks of a node contiguous */
     int per = 0, uniform = 1;
     for (int h = 0; h < p->nnodes; h++) {
