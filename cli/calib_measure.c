@@ -178,6 +178,14 @@ static int pairs(cal_t *c)
     return st;
 }
 
+/* The first k ranks of node h into out[0..k). */
+static void node_ranks(const cal_t *c, int h, int k, int *out)
+{
+    for (int r = 0, i = 0; r < c->l.nranks && i < k; r++)
+        if (c->l.node_of[r] == h)
+            out[i++] = r;
+}
+
 /* 4. the NIC a node's ranks share: every rank of node h sends to a rank of
  * its fastest partner at once, against one rank alone */
 static int nic(cal_t *c, size_t big)
@@ -203,13 +211,9 @@ static int nic(cal_t *c, size_t big)
             if (calib_big_bw(c, x) > best)
                 best = calib_big_bw(c, x), c->duplex_a = x->a, c->duplex_b = x->b;
         }
-        int k = c->l.count[h] < c->l.count[peer] ? c->l.count[h] : c->l.count[peer], n = 0;
-        for (int r = 0, i = 0; r < c->l.nranks && i < k; r++)
-            if (c->l.node_of[r] == h)
-                src[i++] = r;
-        for (int r = 0; r < c->l.nranks && n < k; r++)
-            if (c->l.node_of[r] == peer)
-                dst[n++] = r;
+        int k = c->l.count[h] < c->l.count[peer] ? c->l.count[h] : c->l.count[peer];
+        node_ranks(c, h, k, src);
+        node_ranks(c, peer, k, dst);
         c->nic_peer[h] = peer, c->nic_k[h] = k;
         c->nic_one[h] = flows_bw(c, src, dst, 1, big, &st);
         c->nic_agg[h] = k > 1 ? flows_bw(c, src, dst, k, big, &st) : c->nic_one[h];
@@ -235,7 +239,7 @@ static int exchange(cal_t *c, size_t big)
     if (!c->xch_out || !c->xch_in || !src || !dst || !rt)
         st = cs_err_set(&c->l.err, CS_ERR_NOMEM, "out of memory");
     for (int h = 0; h < H && st == CS_OK; h++) {
-        int peer = c->nic_peer[h], k = c->nic_k[h], n = 0;
+        int peer = c->nic_peer[h], k = c->nic_k[h];
         if (peer < 0 || k < 1)
             continue;
         if (peer < h && c->nic_peer[peer] == h && c->nic_k[peer] == k) {
@@ -243,12 +247,8 @@ static int exchange(cal_t *c, size_t big)
             c->xch_out[h] = c->xch_in[peer], c->xch_in[h] = c->xch_out[peer];
             continue;
         }
-        for (int r = 0, i = 0; r < N && i < k; r++)
-            if (c->l.node_of[r] == h)
-                src[i] = r, dst[k + i++] = r;
-        for (int r = 0; r < N && n < k; r++)
-            if (c->l.node_of[r] == peer)
-                dst[n] = r, src[k + n++] = r;
+        node_ranks(c, h, k, src), node_ranks(c, peer, k, dst); /* h -> peer */
+        node_ranks(c, peer, k, src + k), node_ranks(c, h, k, dst + k); /* peer -> h */
         double t[3];
         st = cs_calib_flows(c->cb, src, dst, 2 * k, big, 1, 3, t, rt, &c->l.err);
         double out = 0, in = 0;

@@ -98,8 +98,6 @@ void cs_live_transport_name(const cs_live_opts_t *o, char *buf, size_t n)
         snprintf(buf, n, "%s", o->transport);
 }
 
-/* ---- where the ranks are ------------------------------------------------------ */
-
 /* ---- ranks per machine (run, calibrate, validate) ------------------------------ */
 
 typedef struct machine {
@@ -139,6 +137,8 @@ int cs_live_oversubscribed(const char *cmd, const char *wait, int machine_ranks)
             machine_ranks, cores, wait, yield ? "yield" : "spin");
     return yield;
 }
+
+/* ---- where the ranks are ------------------------------------------------------ */
 
 typedef struct ident {
     cs_live_node_t node;

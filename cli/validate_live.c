@@ -69,8 +69,8 @@ static double aligned_now(const val_t *v)
  * lateness, up to START_LEAD_MAX), and halves it again (down to
  * START_LEAD) after a start nobody was late for.  A moment further ahead
  * than START_LEAD_MAX plus a second means the clock alignment is wrong:
- * the rank fails rather than wait.  v->starts is allocated before the
- * first collective (val_live), so every rank reaches every allgather. */
+ * the rank fails rather than wait (its peers then fail on losing it).
+ * v->starts: allocated by val_live. */
 static int timed_start(val_t *v, cs_err_t *err)
 {
     double mine = v->l.rank == 0 ? aligned_now(v) + v->lead : v->late;
@@ -229,10 +229,8 @@ int val_live(val_t *v)
 {
     v->lead = START_LEAD;
     v->starts = calloc((size_t)v->l.nranks, sizeof(double));
-    int st = cs_boot_agree(v->l.boot, v->starts ? CS_OK : CS_ERR_NOMEM, "allocating the starts",
-                           &v->l.err);
-    if (st == CS_OK)
-        st = cs_live_connect(&v->l);
+    int st = v->starts ? cs_live_connect(&v->l) : cs_err_set(&v->l.err, CS_ERR_NOMEM,
+                                                             "out of memory");
     if (st == CS_OK)
         st = cs_engine_clock_align(v->l.tp, 20, v->o->live.timeout, &v->offset_ns, &v->l.err);
     uint64_t hi = 0;
