@@ -166,7 +166,8 @@ for ((h = 0; h < H; h++)); do
         ip -n "$sw" link set p$h master br0 &&
         ip -n "$sw" link set p$h up || skip "cannot configure host $h's link"
     if [ "$cc" != system ]; then
-        ip netns exec "$ns" sysctl -qw net.ipv4.tcp_congestion_control="$cc" ||
+        # /proc/sys/net is the namespace's own (no sysctl: procps is not installed everywhere)
+        ip netns exec "$ns" sh -c "echo '$cc' >/proc/sys/net/ipv4/tcp_congestion_control" 2>/dev/null ||
             skip "cannot set TCP congestion control $cc in host $h"
     fi
     # both directions: host egress (up) and the switch port's egress (down)
