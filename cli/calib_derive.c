@@ -28,13 +28,6 @@
  * share is within this factor of the flow's smallest share. */
 #define CALIB_BOUND 1.05
 
-/* A ratio as the platform takes it: 0 (no link) at or above CALIB_DUPLEX
- * and for 0 or not a number (nothing measured), at least 0.5. */
-static double clamp_rho(double r)
-{
-    return r > 0 && r < CALIB_DUPLEX ? fmax(r, 0.5) : 0;
-}
-
 /* Per node, rho of its two directions at once:
  *   node_rho: sending to one node while receiving from another, from every
  *     rank busy (ring flows r-1 -> r; with three nodes or more, since with
@@ -48,7 +41,7 @@ static double clamp_rho(double r)
  *   xch_rho: exchanging with its partner (both ways, same ranks), the
  *     slower direction over one way with as many ranks (nic_agg), and the
  *     fastest pair's measurement where it was its two nodes exchanging.
- * 0: full duplex (>= CALIB_DUPLEX) or not measured. */
+ * 0: full duplex (>= CALIB_DUPLEX) or not measured (cs_plat_calib_rho). */
 static void duplex_rhos(cal_t *c, const cs_plat_calib_node_t *nodes, uint64_t top)
 {
     int H = c->l.nnodes, N = c->l.nranks;
@@ -98,11 +91,11 @@ static void duplex_rhos(cal_t *c, const cs_plat_calib_node_t *nodes, uint64_t to
             worst[A] = fmin(worst[A], rn);
     }
     for (int h = 0; h < H; h++) {
-        c->node_rho[h] = clamp_rho(worst[h]);
+        c->node_rho[h] = cs_plat_calib_rho(worst[h]);
         double one = c->nic_agg ? c->nic_agg[h] : 0;
         double x = c->xch_out && c->xch_in ? fmin(c->xch_out[h], c->xch_in[h]) : 0;
         double r = one > 0 && isfinite(one) && x > 0 && isfinite(x) ? x / one : 1;
-        c->xch_rho[h] = clamp_rho(h < 1024 ? fmin(r, xw[h]) : r);
+        c->xch_rho[h] = cs_plat_calib_rho(h < 1024 ? fmin(r, xw[h]) : r);
     }
     free(nout);
     free(nin);
@@ -196,7 +189,7 @@ void calib_derive(cal_t *c, cs_plat_calib_t *p, cs_plat_calib_node_t *nodes)
         p->switch_bw += nodes[h].bw;
     p->reduce_speed = c->red[cs_dtype_parse(c->o->dtype)];
     if (H > 1 && c->duplex_one > 0)
-        p->pair_duplex = clamp_rho(c->duplex_both / c->duplex_one);
+        p->pair_duplex = cs_plat_calib_rho(c->duplex_both / c->duplex_one);
     if (H > 1)
         duplex_rhos(c, nodes, top);
     p->node_duplex = c->node_rho;

@@ -63,9 +63,7 @@ static void ctn(FILE *f, const char *id, const char *dir, int duplex)
         fprintf(f, "<link_ctn id=\"%s\"/>", id);
 }
 
-/* A measured rho as the links take it: 0 (no link) at or above
- * CS_PLAT_CALIB_RHO_MAX, for 0 or not a number; at least 0.5. */
-static double rho_of(double r)
+double cs_plat_calib_rho(double r)
 {
     return r > 0 && r < CS_PLAT_CALIB_RHO_MAX ? fmax(r, 0.5) : 0;
 }
@@ -73,7 +71,7 @@ static double rho_of(double r)
 /* rho of node h's two directions (0: none) */
 static double node_rho(const cs_plat_calib_t *p, int h)
 {
-    return rho_of(p->node_duplex ? p->node_duplex[h] : 0);
+    return cs_plat_calib_rho(p->node_duplex ? p->node_duplex[h] : 0);
 }
 
 /* rho of nodes A and B exchanging: the slower node's (the smaller where
@@ -82,7 +80,7 @@ static double xch_rho(const cs_plat_calib_t *p, int A, int B)
 {
     if (!p->xch_duplex)
         return 0;
-    double a = rho_of(p->xch_duplex[A]), b = rho_of(p->xch_duplex[B]);
+    double a = cs_plat_calib_rho(p->xch_duplex[A]), b = cs_plat_calib_rho(p->xch_duplex[B]);
     double ba = p->nodes[A].bw, bb = p->nodes[B].bw;
     a = a > 0 ? a : 1, b = b > 0 ? b : 1;
     double r = ba < bb / 1.05 ? a : bb < ba / 1.05 ? b : fmin(a, b);
@@ -110,7 +108,7 @@ int cs_plat_calib_xml(cs_plat_calib_t *p, char **xml, cs_err_t *err)
     if (!f)
         return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
     int dup = 1;
-    int pairs = rho_of(p->pair_duplex) > 0;
+    int pairs = cs_plat_calib_rho(p->pair_duplex) > 0;
     /* dims: same ranks on every node, ranks of a node contiguous */
     int per = 0, uniform = 1;
     for (int h = 0; h < p->nnodes; h++) {
@@ -169,7 +167,7 @@ int cs_plat_calib_xml(cs_plat_calib_t *p, char **xml, cs_err_t *err)
                 continue;
             double bw = p->nodes[A].bw < p->nodes[B].bw ? p->nodes[A].bw : p->nodes[B].bw;
             snprintf(id, sizeof(id), "duplex-r%d-r%d", a, b);
-            link(f, id, 2 * rho_of(p->pair_duplex) * bw, 0, 0, "duplex");
+            link(f, id, 2 * cs_plat_calib_rho(p->pair_duplex) * bw, 0, 0, "duplex");
         }
     for (int a = 0; a < p->nranks; a++)
         for (int b = 0; b < p->nranks; b++) {

@@ -88,6 +88,10 @@ typedef struct cs_plat_calib {
     const char *comment;          /* XML comment (no "--"), or NULL */
 } cs_plat_calib_t;
 
+/* A measured duplex ratio as the links take it: 0 (no link) at or above
+ * CS_PLAT_CALIB_RHO_MAX and for 0 or not a number, else at least 0.5. */
+double cs_plat_calib_rho(double r);
+
 /* The XML text (*xml malloc'ed); fills nodes[].tier.  CS_ERR_INVAL for a
  * bandwidth or latency that is not finite (a bandwidth must be > 0). */
 int cs_plat_calib_xml(cs_plat_calib_t *p, char **xml, cs_err_t *err);
