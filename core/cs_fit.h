@@ -53,7 +53,7 @@ typedef struct cs_fit_piecewise {
 /* Weighted least-squares line through points [0, n) (sizes ascending or not).
  * A negative intercept gives alpha = 0 and burst = minus the intercept,
  * beta keeping the fitted slope: a shaper lets the first bytes of a
- * message after an idle spell through at line rate (tbf's burst), so
+ * message after an idle spell through at line rate (its token bucket), so
  * large messages lie on t = s / beta - burst, and beta, the rate of the
  * bytes beyond the burst, is what back-to-back messages get; residuals
  * are those of that line.  A non-positive slope gives beta = infinity.  Returns CS_OK, or

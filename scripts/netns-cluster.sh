@@ -10,20 +10,38 @@
 #     host 0 (10.88.0.1)      host 1 (10.88.0.2)   ...   host H-1
 #      ranks 0..R-1            ranks R..2R-1
 #         eth0                    eth0
-#          | tbf up (host egress)  |
-#          | tbf down (switch egress toward the host)
+#          | shaper up (host egress)
+#          | shaper down (switch egress toward the host)
 #      +---+-----------------------+--------- bridge br0 (switch namespace)
 #
-# Each host link is shaped in both directions with tbf (--rate for every
-# host, --host-rate I=RATE for one host: a slower host).  This kernel has
+# Each host link is shaped in both directions (--rate for every host,
+# --host-rate I=RATE for one host: a slower host) by an htb class of that
+# rate (bucket --burst) with two leaves: small TCP packets (under 128
+# bytes: acknowledgements, a transport's control messages) first,
+# everything else in a FIFO of --queue bytes (--prio).  This kernel has
 # tbf and htb but no netem, so there is no added delay: the delay is what
-# the stack gives (veth + bridge + TCP), and the script measures and prints
-# it (a TCP ping-pong of 1 byte between host 0 and host 1 in python, the
-# 10th percentile of 2000 one-way times, the smallest of three runs: a busy
-# machine delays the median, not what the stack gives).
-# The tbf queue holds --queue bytes (default 4 MB): with tbf's usual small
+# the stack gives (veth + bridge + TCP), and the script measures and
+# prints it (a TCP ping-pong of 1 byte between host 0 and host 1 in
+# python, the 10th percentile of 2000 one-way times, the smallest of three
+# runs: a busy machine delays the median, not what the stack gives).
+# The queue holds --queue bytes (default 4 MB): with a shaper's usual small
 # limit TCP loses packets at the shaper and reaches about 60 % of the rate;
-# with a queue of a few bandwidth-delay products it reaches 90-95 %.
+# with a queue of a few bandwidth-delay products it reaches 95-100 %.
+# Why small packets go first (--prio small, the default): such a queue is
+# 335 ms of data at 100 mbit/s, and where a host sends and receives at
+# once (the exchanges of recursive halving-doubling and trees) whatever
+# small travels against one direction's data waits behind it: the other
+# direction's acknowledgements (TCP's round trip grows to a quarter of a
+# second, its window by one segment per round trip, and a long exchange
+# through a slow host moved 80-95 % of its link, by an amount that depends
+# on the losses its connections met earlier) and the receivers'
+# clear-to-send messages (each handshake up to 335 ms late).  rhd
+# allreduce of 64 MiB on 4 x 2 hosts, link-bound at 16.8 s: 17.5-20.7 s
+# with one FIFO, 18.3 s with acknowledgements first, 17.1 s with small
+# packets first.  A cluster's switches hold microseconds of data, not a
+# third of a second: there nothing small waits that long.  --prio acks
+# puts only TCP's pure acknowledgements first, --prio none keeps one FIFO
+# (tbf's behaviour), both for studying these effects.
 # TCP congestion control (--cc): every host namespace gets its own
 # (net.ipv4.tcp_congestion_control), by default cubic, Linux's default,
 # where the machine allows it (tcp_allowed_congestion_control), else reno,
@@ -54,11 +72,16 @@
 # Options:
 #   -H N              hosts (default 2)
 #   -R N              ranks per host (default 2)
-#   --rate RATE       tbf rate of every host link, each direction (default
-#                     200mbit; tc units)
+#   --rate RATE       rate of every host link, each direction (default
+#                     200mbit; tc units: bit, kbit, mbit, gbit, or bps,
+#                     kbps, mbps, gbps for bytes per second)
 #   --host-rate I=RATE  the rate of host I's link (repeatable)
-#   --burst B         tbf burst (default 64kb)
-#   --queue BYTES     tbf limit (default 4mb)
+#   --burst B         the shaper's bucket: bytes sent at line rate after an
+#                     idle spell (default 64kb; tc sizes)
+#   --queue BYTES     the data queue of each direction (default 4mb)
+#   --prio small|acks|none  what goes ahead of the data queue: TCP packets
+#                     under 128 bytes (small, the default), pure
+#                     acknowledgements only (acks), nothing (none)
 #   --cc NAME         TCP congestion control in the hosts (default: cubic
 #                     where allowed, else reno; 'system': the machine's own)
 #   --port P          MASTER_PORT (default 29000 + pid % 20000)
@@ -74,7 +97,7 @@
 # 100 MB/s through the bridge, a few percent of a core's copy rate, and the
 # ranks (8 on 2 cores) spend most of their time waiting for the shaper.
 set -u
-nice=0 H=2 R=2 rate=200mbit burst=64kb queue=4mb cc= port=$((29000 + $$ % 20000)) tmo=3600 quiet=0 keep=0
+nice=0 H=2 R=2 rate=200mbit burst=64kb queue=4mb prio=small cc= port=$((29000 + $$ % 20000)) tmo=3600 quiet=0 keep=0
 declare -A hrate=()
 usage() { sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 die() { echo "netns-cluster: $*" >&2; exit 2; }
@@ -87,6 +110,7 @@ while [ $# -gt 0 ]; do
         hrate[${2%%=*}]=${2#*=}; shift 2 ;;
     --burst) burst=$2; shift 2 ;;
     --queue) queue=$2; shift 2 ;;
+    --prio) prio=$2; shift 2 ;;
     --cc) cc=$2; shift 2 ;;
     --port) port=$2; shift 2 ;;
     --timeout) tmo=$2; shift 2 ;;
@@ -104,6 +128,23 @@ done
 [[ $nice =~ ^-?[0-9]+$ && $nice -ge -20 && $nice -le 19 ]] || die "--nice: expected -20..19, found '$nice'"
 for i in "${!hrate[@]}"; do
     [[ $i =~ ^[0-9]+$ && $i -lt $H ]] || die "--host-rate: no host '$i' (hosts 0..$((H - 1)))"
+done
+[[ $prio == small || $prio == acks || $prio == none ]] || die "--prio: expected small, acks or none, found '$prio'"
+# a tc rate in bits per second (tc(8): bit or a bare number, kbit, mbit,
+# gbit, tbit, their IEC kibit ..., and bps, kbps, ... in bytes per second)
+bits() {
+    local v=${1,,} n u m=1
+    [[ $v =~ ^([0-9]+(\.[0-9]+)?)([kmgt]i?)?(bit|bps)?$ ]] || return 1
+    n=${BASH_REMATCH[1]} u=${BASH_REMATCH[3]}
+    case $u in k) m=1000 ;; m) m=1000000 ;; g) m=1000000000 ;; t) m=1000000000000 ;;
+    ki) m=1024 ;; mi) m=1048576 ;; gi) m=1073741824 ;; ti) m=1099511627776 ;; esac
+    [ "${BASH_REMATCH[4]}" = bps ] && m=$((m * 8))
+    awk -v n="$n" -v m="$m" 'BEGIN { b = n * m; if (b < 80000) exit 1; printf "%.0f\n", b }'
+}
+bits "$rate" >/dev/null || die "--rate: expected a tc rate of at least 80kbit (200mbit, 1gbit, 25mbps), found '$rate'"
+for i in "${!hrate[@]}"; do
+    bits "${hrate[$i]}" >/dev/null ||
+        die "--host-rate: expected a tc rate of at least 80kbit for host $i, found '${hrate[$i]}'"
 done
 skip() { echo "netns-cluster: SKIP: $*" >&2; exit 77; }
 allowed=$(cat /proc/sys/net/ipv4/tcp_allowed_congestion_control 2>/dev/null)
@@ -148,6 +189,31 @@ trap 'exit 143' TERM
 trap 'exit 129' HUP
 
 addr() { echo "10.88.$(($1 / 250)).$(($1 % 250 + 1))"; }
+# shape NAMESPACE DEVICE RATE: the device's egress at RATE (htb class 1:1,
+# bucket --burst) with two leaves: 1:10 for --prio's small packets (IPv4
+# header of 5 words, protocol 6, total length under 128; with --prio acks
+# also the flags byte ACK alone), prio 0, a twentieth of the rate
+# guaranteed; 1:20 everything else, a FIFO of --queue bytes.  Both may use
+# the whole rate; together they never exceed it.
+shape() {
+    local ns=$1 dev=$2 b a m=()
+    b=$(bits "$3") || return 1
+    a=$((b / 20))
+    ip netns exec "$ns" tc qdisc add dev "$dev" root handle 1: htb default 20 r2q 1000 &&
+        ip netns exec "$ns" tc class add dev "$dev" parent 1: classid 1:1 htb rate "${b}bit" \
+            burst "$burst" cburst "$burst" &&
+        ip netns exec "$ns" tc class add dev "$dev" parent 1:1 classid 1:10 htb rate "${a}bit" \
+            ceil "${b}bit" burst "$burst" cburst "$burst" prio 0 quantum 1514 &&
+        ip netns exec "$ns" tc class add dev "$dev" parent 1:1 classid 1:20 htb rate "$((b - a))bit" \
+            ceil "${b}bit" burst "$burst" cburst "$burst" prio 1 quantum 1514 &&
+        ip netns exec "$ns" tc qdisc add dev "$dev" parent 1:20 handle 20: bfifo limit "$queue" ||
+        return 1
+    [ "$prio" = none ] && return 0
+    [ "$prio" = acks ] && m=(match u8 0x10 0xff at 33)
+    ip netns exec "$ns" tc filter add dev "$dev" parent 1: protocol ip prio 1 u32 \
+        match ip protocol 6 0xff match u8 0x05 0x0f at 0 match u16 0x0000 0xff80 at 2 \
+        "${m[@]}" flowid 1:10
+}
 ip netns add "$sw" 2>/dev/null || skip "cannot create network namespaces"
 nslist+=("$sw")
 ip -n "$sw" link set lo up
@@ -171,9 +237,8 @@ for ((h = 0; h < H; h++)); do
             skip "cannot set TCP congestion control $cc in host $h"
     fi
     # both directions: host egress (up) and the switch port's egress (down)
-    ip netns exec "$ns" tc qdisc add dev eth0 root tbf rate "$r" burst "$burst" limit "$queue" &&
-        ip netns exec "$sw" tc qdisc add dev p$h root tbf rate "$r" burst "$burst" limit "$queue" ||
-        skip "cannot shape host $h's link with tbf (rate $r burst $burst limit $queue)"
+    shape "$ns" eth0 "$r" && shape "$sw" p$h "$r" ||
+        skip "cannot shape host $h's link with htb (rate $r burst $burst queue $queue, --prio $prio)"
 done
 
 # the delay the stack gives: 1-byte TCP ping-pong host 0 <-> host 1 (or
@@ -219,8 +284,14 @@ if [ $quiet = 0 ]; then
     {
         echo "netns-cluster: $H hosts x $R ranks, bridge in namespace $sw, addresses $(addr 0) .. $(addr $((H - 1)))"
         for ((h = 0; h < H; h++)); do
-            echo "netns-cluster:   host $h: namespace ${tag}h$h, $(addr $h), ranks $((h * R))..$((h * R + R - 1)), tbf rate ${hrate[$h]:-$rate} burst $burst limit $queue each direction"
+            echo "netns-cluster:   host $h: namespace ${tag}h$h, $(addr $h), ranks $((h * R))..$((h * R + R - 1)), rate ${hrate[$h]:-$rate} burst $burst queue $queue each direction"
         done
+        case $prio in
+        small) what="TCP packets under 128 bytes (acknowledgements, control messages) ahead of data" ;;
+        acks) what="TCP's pure acknowledgements ahead of data" ;;
+        none) what="one FIFO for every packet" ;;
+        esac
+        echo "netns-cluster: shaper: htb, $what (--prio $prio)"
         echo "netns-cluster: TCP congestion control: $([ "$cc" = system ] && echo "the machine's ($(cat /proc/sys/net/ipv4/tcp_congestion_control))" || echo "$cc")"
         echo "netns-cluster: no netem: delay is the stack's; measured TCP one-way (1 B ping-pong, 10th percentile): ${delay:-not measured (no python3)} us"
     } >&2

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # calib_netns.sh - collstep calibrate and validate on the emulated cluster of
-# scripts/netns-cluster.sh (network namespaces, tbf-shaped host links).
+# scripts/netns-cluster.sh (network namespaces, htb-shaped host links).
 #   calib_netns.sh COLLSTEP CASE [TCP_PINGPONG]
 # CASE:
 #   rate     2 hosts x 2 ranks at 400 mbit/s: the calibrated NIC bandwidth is
@@ -16,6 +16,11 @@
 #   trace    validate --trace: live and simulated traces side by side, bytes
 #            per tier equal, a foreign directory refused (2); validate --algo
 #            auto --tuning FILE: per size the table's algorithm
+#   shaper   the cluster script itself: small TCP packets (acknowledgements,
+#            control messages) go through the shapers' priority class with
+#            --prio small (the default) and through the data's queue with
+#            --prio none, both at the shaped rate; bad rates and --prio
+#            values exit 2 before anything is built
 #   errors   calibrate with one rank (2), validate with a platform of fewer
 #            hosts than ranks (2), an unknown algorithm (2), a rank killed
 #            mid-calibration (3, naming it): no namespace, no output file, no
@@ -147,6 +152,44 @@ sys.exit(0 if ok and 0.4 <= r <= 0.6 else 1)"' "the slow host is not a nic-slow 
     check '"$cs" platform show "$tmp/p.xml" | grep -q "^nic-slow "' "platform show: no nic-slow tier"
     check 'grep -q "<link id=\"nic-n2\" [^>]*><prop id=\"tier\" value=\"nic-slow\"/>" "$tmp/p.xml"' \
         "nic-n2 is not tagged nic-slow in the XML"
+    ;;
+shaper)
+    # a 2-rank ring allreduce of 16 MiB at 100 mbit/s (12.5 MB/s on the wire,
+    # TCP's payload about 11.96 MB/s); rank 0 then prints its host's classes
+    # (1:10 small packets, 1:20 data) of the egress shaper
+    run=(run --transport tcp --iface @ADDR@ --coll allreduce --algo ring --size 16M --iters 2
+         --warmup 1 --timeout 60 --format csv)
+    for prio in small none; do
+        cluster 2 1 --rate 100mbit --prio $prio -- bash -c \
+            '"$@" || exit; [ "$RANK" = 0 ] && tc -s class show dev eth0 | tr "\n" " " |
+             sed "s/class htb/\nclass htb/g"; echo' _ "$cs" "${run[@]}"
+        check '[ $rc = 0 ]' "--prio $prio: exit $rc: $(tail -3 "$tmp/err")"
+        check 'grep -q "shaper: htb, .* (--prio $prio)" "$tmp/err"' "--prio $prio: no shaper line: $(head -8 "$tmp/err")"
+        # packets sent by each leaf class
+        ack=$(sed -n 's/^class htb 1:10 .* Sent [0-9]* bytes \([0-9]*\) pkt.*/\1/p' "$tmp/out")
+        dat=$(sed -n 's/^class htb 1:20 .* Sent [0-9]* bytes \([0-9]*\) pkt.*/\1/p' "$tmp/out")
+        echo "--prio $prio: host 0 egress, small-packet class $ack packets, data class $dat packets"
+        if [ $prio = small ]; then
+            check '[ "${ack:-0}" -gt 100 ]' "--prio small: small packets not in class 1:10 ($ack packets): $(cat "$tmp/out")"
+        else
+            check '[ "${ack:--1}" = 0 ] && [ "${dat:-0}" -gt 100 ]' "--prio none: class 1:10 sent $ack packets: $(cat "$tmp/out")"
+        fi
+        # the ring moves 2 x 8 MiB each way per run: at 100 mbit/s about
+        # 1.4 s; a shaper that let data through unshaped would be ~100x faster
+        us=$(py "
+import csv, io, sys
+rows = [r for r in csv.DictReader(io.StringIO(open('$tmp/out').read().split('\nclass htb')[0]))]
+print(rows[0]['time_us'] if rows else '')" 2>/dev/null)
+        echo "--prio $prio: ring allreduce 16 MiB: ${us:-?} us"
+        check "[ -n '$us' ] && py 'import sys; sys.exit(0 if 1.2e6 <= $us <= 2.2e6 else 1)'" \
+            "--prio $prio: ring allreduce of 16 MiB took ${us:-?} us, want 1.2-2.2 s at 100 mbit/s"
+    done
+    for bad in "--prio lifo" "--rate 12x" "--rate 10bit" "--host-rate 1=fast"; do
+        "$cluster" -H 2 -R 1 $bad -- true >"$tmp/out" 2>"$tmp/err"
+        rc=$?
+        check '[ $rc = 2 ] && grep -q "^netns-cluster: --" "$tmp/err"' "option '$bad': exit $rc: $(cat "$tmp/err")"
+    done
+    check '[ -z "$(ip netns list | grep "^cs${cpid}")" ]' "namespaces left: $(ip netns list)"
     ;;
 errors)
     ls /dev/shm >"$tmp/shm0" 2>/dev/null
