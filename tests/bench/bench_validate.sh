@@ -32,6 +32,8 @@
 # ranks on 2 cores), AUTO_PROGRESS (ofi: 1 sets
 # FI_OFI_RXM_DATA_AUTO_PROGRESS, libfabric's rxm moving data from a thread
 # of its own; default 0, it did not change the errors).
+# PRIO (small: what the cluster's shapers put ahead of the data queue,
+# netns-cluster.sh --prio small|acks|none; none is one FIFO, as tbf).
 # The load average is sampled every 10 s while it runs (min / median /
 # max printed at the end) and every row says how much CPU a rank used per
 # run (cpu = CPU time / measured time, mean over the ranks).
@@ -42,7 +44,7 @@ cs=${COLLSTEP:-$root/build/cli/collstep}
 transport=${TRANSPORT:-tcp} H=${HOSTS:-4} R=${RANKS:-2}
 rate=${RATE:-400mbit} slow=${SLOW_RATE:-200mbit}
 cal_sizes=${CAL_SIZES:-1:64M} sizes=${SIZES:-64K,256K,1M,4M,16M,64M} iters=${ITERS:-5}
-nice=${NICE:--10} wait=${WAIT:-auto}
+nice=${NICE:--10} wait=${WAIT:-auto} prio=${PRIO:-small}
 export FI_OFI_RXM_DATA_AUTO_PROGRESS=${AUTO_PROGRESS:-0}
 [ -x "$cs" ] || { echo "SKIP: collstep not built ('$cs')"; exit 77; }
 [ "$(id -u)" = 0 ] || { echo "SKIP: not root"; exit 77; }
@@ -55,9 +57,9 @@ tcp) tp=(--transport tcp --iface @ADDR@) ;;
 *) echo "TRANSPORT: ofi or tcp"; exit 2 ;;
 esac
 cluster=("$root/scripts/netns-cluster.sh" -H "$H" -R "$R" --rate "$rate" --host-rate "$((H - 1))=$slow"
-         --nice "$nice")
+         --nice "$nice" --prio "$prio")
 echo "== bench_validate: $H hosts x $R ranks, $rate per host link (host $((H - 1)): $slow), transport $transport"
-echo "== ranks at nice $nice, --wait $wait, FI_OFI_RXM_DATA_AUTO_PROGRESS=$FI_OFI_RXM_DATA_AUTO_PROGRESS"
+echo "== ranks at nice $nice, --wait $wait, shapers --prio $prio, FI_OFI_RXM_DATA_AUTO_PROGRESS=$FI_OFI_RXM_DATA_AUTO_PROGRESS"
 echo "== load before: $(cut -d' ' -f1-3 /proc/loadavg)  ($(nproc) CPUs), $(date -u '+%F %T') UTC"
 ( while :; do cut -d' ' -f1 /proc/loadavg >>"$out/load"; sleep 10; done ) &
 sampler=$!
