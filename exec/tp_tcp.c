@@ -95,6 +95,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 
+#include "cs_env.h"
 #include "cs_intr.h"
 
 /* The common start of isend and irecv: check, take an op, mark the request
@@ -316,6 +317,19 @@ int cs_tp_tcp_open(const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err)
     t->base.max_msg = SIZE_MAX; /* the framing carries any length */
     t->listen_fd = t->epfd = -1;
     t->setup_s = cfg->timeout_s > 0 ? cfg->timeout_s : TCP_SETUP_S;
+    t->ctl_tos = -1;
+    const char *tos = cs_env_get("CS_TCP_CONTROL_TOS");
+    if (tos) {
+        char *end = NULL;
+        errno = 0;
+        long v = strtol(tos, &end, 0);
+        if (errno || end == tos || *end || v < 0 || v > 255) {
+            free(t);
+            return cs_err_set(err, CS_ERR_INVAL, "CS_TCP_CONTROL_TOS: expected a byte, 0 to "
+                              "255 (decimal or 0x hex, e.g. 0xb8 for DSCP EF), found '%s'", tos);
+        }
+        t->ctl_tos = (int)v;
+    }
     /* frames: a message and a DATA or CTS per op, an RTR and a LEAVE per peer */
     int32_t nframes = 2 * TCP_OPS + 2 * cfg->nranks + TCP_FRAMES_EXTRA;
     t->peers = calloc((size_t)cfg->nranks, sizeof(*t->peers));

@@ -164,6 +164,7 @@ typedef struct tp_tcp {
     int listen_fd, epfd, ready;
     int left;       /* leave was called */
     double setup_s; /* connection set-up limit (cfg->timeout_s, default TCP_SETUP_S) */
+    int ctl_tos;    /* CS_TCP_CONTROL_TOS for the control connections, -1: unset */
     tcp_addr_t addr;
     size_t addr_len;
     tcp_peer_t *peers;

@@ -9,6 +9,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -175,10 +176,27 @@ static int accept_one(tp_tcp_t *t, double deadline)
     return CS_OK;
 }
 
-static int tune(int fd)
+/* A connection's options: no Nagle, non-blocking; a control connection
+ * also gets CS_TCP_CONTROL_TOS (IP_TOS, or IPV6_TCLASS on IPv6) where set,
+ * so that a fabric with priority queues sends CTS / RTR / LEAVE ahead of
+ * the data queued on the same links (its acknowledgements carry it too). */
+static int tune(tp_tcp_t *t, int fd, int ctl)
 {
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    if (ctl && t->ctl_tos >= 0) {
+        int dom = AF_INET;
+        socklen_t dl = sizeof(dom);
+        getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &dl);
+        int st = dom == AF_INET6
+                     ? setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &t->ctl_tos, sizeof(int))
+                     : setsockopt(fd, IPPROTO_IP, IP_TOS, &t->ctl_tos, sizeof(int));
+        if (st != 0) {
+            why(t, "tcp transport: cannot set CS_TCP_CONTROL_TOS=%d on a control connection: %s",
+                t->ctl_tos, strerror(errno));
+            return CS_ERR_TRANSPORT;
+        }
+    }
     int fl = fcntl(fd, F_GETFL);
     return fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0 ? CS_ERR_TRANSPORT : CS_OK;
 }
@@ -230,7 +248,7 @@ int cs__tcp_connect_all(cs_tp_t *tp, const void *blobs, size_t slot, const size_
             continue;
         for (int ctl = 0; ctl < 2; ctl++) {
             int fd = *conn_fd(t, r, ctl);
-            if (tune(fd) != CS_OK)
+            if (tune(t, fd, ctl) != CS_OK)
                 return CS_ERR_TRANSPORT;
             struct epoll_event ev = {.events = EPOLLIN,
                                      .data.u32 = (uint32_t)r | (ctl ? TCP_EV_CTL : 0)};

@@ -16,32 +16,36 @@
 #
 # Each host link is shaped in both directions (--rate for every host,
 # --host-rate I=RATE for one host: a slower host) by an htb class of that
-# rate (bucket --burst) with two leaves: small TCP packets (under 128
-# bytes: acknowledgements, a transport's control messages) first,
-# everything else in a FIFO of --queue bytes (--prio).  This kernel has
-# tbf and htb but no netem, so there is no added delay: the delay is what
-# the stack gives (veth + bridge + TCP), and the script measures and
-# prints it (a TCP ping-pong of 1 byte between host 0 and host 1 in
-# python, the 10th percentile of 2000 one-way times, the smallest of three
-# runs: a busy machine delays the median, not what the stack gives).
+# rate (bucket --burst) with two leaves: TCP segments without payload
+# (acknowledgements) and packets marked DSCP EF (collstep's control
+# connections: the script sets CS_TCP_CONTROL_TOS=0xb8 for the ranks)
+# first, everything else in a FIFO of --queue bytes (--prio).  The
+# machine's kernel has tbf and htb but no netem, so there is no added
+# delay: the delay is what the stack gives (veth + bridge + TCP), and the
+# script measures and prints it (a TCP ping-pong of 1 byte between host 0
+# and host 1 in python, the 10th percentile of 2000 one-way times, the
+# smallest of three runs: a busy machine delays the median, not what the
+# stack gives).
 # The queue holds --queue bytes (default 4 MB): with a shaper's usual small
 # limit TCP loses packets at the shaper and reaches about 60 % of the rate;
-# with a queue of a few bandwidth-delay products it reaches 95-100 %.
-# Why small packets go first (--prio small, the default): such a queue is
-# 335 ms of data at 100 mbit/s, and where a host sends and receives at
-# once (the exchanges of recursive halving-doubling and trees) whatever
-# small travels against one direction's data waits behind it: the other
-# direction's acknowledgements (TCP's round trip grows to a quarter of a
-# second, its window by one segment per round trip, and a long exchange
-# through a slow host moved 80-95 % of its link, by an amount that depends
-# on the losses its connections met earlier) and the receivers'
-# clear-to-send messages (each handshake up to 335 ms late).  rhd
-# allreduce of 64 MiB on 4 x 2 hosts, link-bound at 16.8 s: 17.5-20.7 s
-# with one FIFO, 18.3 s with acknowledgements first, 17.1 s with small
-# packets first.  A cluster's switches hold microseconds of data, not a
-# third of a second: there nothing small waits that long.  --prio acks
-# puts only TCP's pure acknowledgements first, --prio none keeps one FIFO
-# (tbf's behaviour), both for studying these effects.
+# with a queue of megabytes it reaches 95-100 %.
+# Why acknowledgements and control messages go first (--prio control, the
+# default): such a queue is 335 ms of data at 100 mbit/s, and where a host
+# sends and receives at once (the exchanges of recursive halving-doubling
+# and trees) whatever small travels against one direction's data waits
+# behind it: the other direction's acknowledgements (TCP's round trip
+# grows to a quarter of a second, its window by one segment per round
+# trip, and a long exchange through a slow host moved 80-95 % of its link,
+# by an amount that depends on the losses its connections met earlier)
+# and the receivers' clear-to-send messages (each handshake up to 335 ms
+# late).  A cluster's switches hold microseconds of data, not a third of a
+# second: there nothing small waits that long.  Only packets that cannot
+# overtake data of their own connection go first (segments without
+# payload; a control connection carries only small messages): sorting
+# every small packet first (a data connection's short tails and
+# ready-to-send frames too) reordered TCP streams.  --prio acks puts only
+# the acknowledgements first, --prio none keeps one FIFO (as tbf does),
+# both for studying these effects (docs/validation.md has the figures).
 # TCP congestion control (--cc): every host namespace gets its own
 # (net.ipv4.tcp_congestion_control), by default cubic, Linux's default,
 # where the machine allows it (tcp_allowed_congestion_control), else reno,
@@ -55,10 +59,11 @@
 #
 # COMMAND runs once per rank, in its host's namespace, started together,
 # with RANK, WORLD_SIZE, MASTER_ADDR (host 0), MASTER_PORT, LOCAL_RANK,
-# CS_NETNS_HOST (host index) and CS_NETNS_ADDR (its host's address) in the
-# environment; in its arguments @ADDR@ becomes the host's address and
-# @HOST@ the host index (collstep's --iface @ADDR@).  Ranks are placed host
-# by host: rank r on host r / R.  Rank 0's standard output is the script's;
+# CS_NETNS_HOST (host index), CS_NETNS_ADDR (its host's address),
+# CS_NETNS_SWITCH (the switch namespace) and, with --prio control,
+# CS_TCP_CONTROL_TOS=0xb8 in the environment; in its arguments @ADDR@
+# becomes the host's address and @HOST@ the host index (collstep's --iface
+# @ADDR@).  Ranks are placed host by host: rank r on host r / R.  Rank 0's standard output is the script's;
 # every rank's standard error is prefixed with "[rank N] "; with
 # CS_NETNS_ALL_OUT=1 the other ranks' standard output follows at the end,
 # prefixed with "[rank N out] ".
@@ -73,15 +78,18 @@
 #   -H N              hosts (default 2)
 #   -R N              ranks per host (default 2)
 #   --rate RATE       rate of every host link, each direction (default
-#                     200mbit; tc units: bit, kbit, mbit, gbit, or bps,
-#                     kbps, mbps, gbps for bytes per second)
+#                     200mbit; tc units: bit (or none), kbit, mbit, gbit,
+#                     tbit, their IEC kibit ..., and bps, kbps, mbps, gbps
+#                     for bytes per second; 80kbit to 100gbit)
 #   --host-rate I=RATE  the rate of host I's link (repeatable)
-#   --burst B         the shaper's bucket: bytes sent at line rate after an
-#                     idle spell (default 64kb; tc sizes)
-#   --queue BYTES     the data queue of each direction (default 4mb)
-#   --prio small|acks|none  what goes ahead of the data queue: TCP packets
-#                     under 128 bytes (small, the default), pure
-#                     acknowledgements only (acks), nothing (none)
+#   --burst SIZE      the shaper's bucket: bytes sent at line rate after an
+#                     idle spell (default 64kb; tc sizes: b, k/kb, m/mb, g/gb,
+#                     kbit, mbit, gbit)
+#   --queue SIZE      the data queue of each direction (default 4mb)
+#   --prio control|acks|none  what goes ahead of the data queue: segments
+#                     without payload and DSCP EF packets (control, the
+#                     default), segments without payload only (acks),
+#                     nothing (none)
 #   --cc NAME         TCP congestion control in the hosts (default: cubic
 #                     where allowed, else reno; 'system': the machine's own)
 #   --port P          MASTER_PORT (default 29000 + pid % 20000)
@@ -97,17 +105,19 @@
 # 100 MB/s through the bridge, a few percent of a core's copy rate, and the
 # ranks (8 on 2 cores) spend most of their time waiting for the shaper.
 set -u
-nice=0 H=2 R=2 rate=200mbit burst=64kb queue=4mb prio=small cc= port=$((29000 + $$ % 20000)) tmo=3600 quiet=0 keep=0
+nice=0 H=2 R=2 rate=200mbit burst=64kb queue=4mb prio=control cc= port=$((29000 + $$ % 20000)) tmo=3600 quiet=0 keep=0
 declare -A hrate=()
 usage() { sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 die() { echo "netns-cluster: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case $1 in
+    -H|-R|--rate|--host-rate|--burst|--queue|--prio|--cc|--port|--timeout|--nice)
+        [ $# -ge 2 ] && [ "$2" != -- ] || die "$1: expects a value (see --help)" ;;&
     -H) H=$2; shift 2 ;;
     -R) R=$2; shift 2 ;;
     --rate) rate=$2; shift 2 ;;
-    --host-rate) [[ $2 == *=* ]] || die "--host-rate: expected I=RATE, found '$2'"
-        hrate[${2%%=*}]=${2#*=}; shift 2 ;;
+    --host-rate) [[ $2 =~ ^[0-9]+=.+$ ]] || die "--host-rate: expected I=RATE (a host index, a rate), found '$2'"
+        hrate[$((10#${2%%=*}))]=${2#*=}; shift 2 ;;
     --burst) burst=$2; shift 2 ;;
     --queue) queue=$2; shift 2 ;;
     --prio) prio=$2; shift 2 ;;
@@ -129,23 +139,33 @@ done
 for i in "${!hrate[@]}"; do
     [[ $i =~ ^[0-9]+$ && $i -lt $H ]] || die "--host-rate: no host '$i' (hosts 0..$((H - 1)))"
 done
-[[ $prio == small || $prio == acks || $prio == none ]] || die "--prio: expected small, acks or none, found '$prio'"
+[[ $prio == control || $prio == acks || $prio == none ]] || die "--prio: expected control, acks or none, found '$prio'"
 # a tc rate in bits per second (tc(8): bit or a bare number, kbit, mbit,
-# gbit, tbit, their IEC kibit ..., and bps, kbps, ... in bytes per second)
+# gbit, tbit, their IEC kibit ..., and bps, kbps, ... in bytes per second),
+# 80 kbit to 100 gbit (a veth moves less; the shapers' arithmetic stays in
+# 64 bits)
 bits() {
-    local v=${1,,} n u m=1
-    [[ $v =~ ^([0-9]+(\.[0-9]+)?)([kmgt]i?)?(bit|bps)?$ ]] || return 1
-    n=${BASH_REMATCH[1]} u=${BASH_REMATCH[3]}
-    case $u in k) m=1000 ;; m) m=1000000 ;; g) m=1000000000 ;; t) m=1000000000000 ;;
+    local v=${1,,} n m=1
+    [[ $v =~ ^([0-9]+(\.[0-9]*)?|\.[0-9]+)(([kmgt]i?)?(bit|bps))?$ ]] || return 1
+    n=${BASH_REMATCH[1]}
+    case ${BASH_REMATCH[4]} in k) m=1000 ;; m) m=1000000 ;; g) m=1000000000 ;; t) m=1000000000000 ;;
     ki) m=1024 ;; mi) m=1048576 ;; gi) m=1073741824 ;; ti) m=1099511627776 ;; esac
-    [ "${BASH_REMATCH[4]}" = bps ] && m=$((m * 8))
-    awk -v n="$n" -v m="$m" 'BEGIN { b = n * m; if (b < 80000) exit 1; printf "%.0f\n", b }'
+    [ "${BASH_REMATCH[5]}" = bps ] && m=$((m * 8))
+    awk -v n="$n" -v m="$m" 'BEGIN { b = n * m; if (b < 80000 || b > 1e11) exit 1; printf "%.0f\n", b }'
 }
-bits "$rate" >/dev/null || die "--rate: expected a tc rate of at least 80kbit (200mbit, 1gbit, 25mbps), found '$rate'"
+# a tc size (tc(8): b or a bare number, k or kb, m or mb, g or gb for
+# bytes; kbit, mbit, gbit for bits), 1 byte to 1 GB
+size_ok() {
+    [[ ${1,,} =~ ^([0-9]+(\.[0-9]*)?|\.[0-9]+)(b|kb?|mb?|gb?|kbit|mbit|gbit)?$ ]] || return 1
+    awk -v n="${BASH_REMATCH[1]}" 'BEGIN { exit !(n > 0 && n <= 1e9) }'
+}
+bits "$rate" >/dev/null || die "--rate: expected a tc rate from 80kbit to 100gbit (200mbit, 1gbit, 25mbps), found '$rate'"
 for i in "${!hrate[@]}"; do
     bits "${hrate[$i]}" >/dev/null ||
-        die "--host-rate: expected a tc rate of at least 80kbit for host $i, found '${hrate[$i]}'"
+        die "--host-rate: expected a tc rate from 80kbit to 100gbit for host $i, found '${hrate[$i]}'"
 done
+size_ok "$burst" || die "--burst: expected a tc size (64kb, 1mb, 65536), found '$burst'"
+size_ok "$queue" || die "--queue: expected a tc size (4mb, 1gb, 131072), found '$queue'"
 skip() { echo "netns-cluster: SKIP: $*" >&2; exit 77; }
 allowed=$(cat /proc/sys/net/ipv4/tcp_allowed_congestion_control 2>/dev/null)
 if [ -z "$cc" ]; then
@@ -190,13 +210,16 @@ trap 'exit 129' HUP
 
 addr() { echo "10.88.$(($1 / 250)).$(($1 % 250 + 1))"; }
 # shape NAMESPACE DEVICE RATE: the device's egress at RATE (htb class 1:1,
-# bucket --burst) with two leaves: 1:10 for --prio's small packets (IPv4
-# header of 5 words, protocol 6, total length under 128; with --prio acks
-# also the flags byte ACK alone), prio 0, a twentieth of the rate
-# guaranteed; 1:20 everything else, a FIFO of --queue bytes.  Both may use
-# the whole rate; together they never exceed it.
+# bucket --burst) with two leaves: 1:10 for --prio's packets, prio 0, a
+# twentieth of the rate guaranteed, its queue the device's txqueuelen
+# packets; 1:20 everything else, a FIFO of --queue bytes.  Both may use the
+# whole rate; together they never exceed it.  u32 filters pick 1:10's
+# packets: a TCP segment without payload is an IPv4 header of 5 words whose
+# total length is 20 + 4 x the TCP data offset (byte 32: its high nibble),
+# one filter per offset 5..15; with --prio control also DSCP EF (the TOS
+# byte 0xb8, its two ECN bits masked off).
 shape() {
-    local ns=$1 dev=$2 b a m=()
+    local ns=$1 dev=$2 b a d
     b=$(bits "$3") || return 1
     a=$((b / 20))
     ip netns exec "$ns" tc qdisc add dev "$dev" root handle 1: htb default 20 r2q 1000 &&
@@ -209,10 +232,14 @@ shape() {
         ip netns exec "$ns" tc qdisc add dev "$dev" parent 1:20 handle 20: bfifo limit "$queue" ||
         return 1
     [ "$prio" = none ] && return 0
-    [ "$prio" = acks ] && m=(match u8 0x10 0xff at 33)
-    ip netns exec "$ns" tc filter add dev "$dev" parent 1: protocol ip prio 1 u32 \
-        match ip protocol 6 0xff match u8 0x05 0x0f at 0 match u16 0x0000 0xff80 at 2 \
-        "${m[@]}" flowid 1:10
+    for ((d = 5; d <= 15; d++)); do
+        ip netns exec "$ns" tc filter add dev "$dev" parent 1: protocol ip prio 1 u32 \
+            match ip protocol 6 0xff match u8 0x05 0x0f at 0 match u16 $((20 + 4 * d)) 0xffff at 2 \
+            match u8 $((d << 4)) 0xf0 at 32 flowid 1:10 || return 1
+    done
+    [ "$prio" = acks ] && return 0
+    ip netns exec "$ns" tc filter add dev "$dev" parent 1: protocol ip prio 2 u32 \
+        match ip dsfield 0xb8 0xfc flowid 1:10
 }
 ip netns add "$sw" 2>/dev/null || skip "cannot create network namespaces"
 nslist+=("$sw")
@@ -242,7 +269,7 @@ for ((h = 0; h < H; h++)); do
 done
 
 # the delay the stack gives: 1-byte TCP ping-pong host 0 <-> host 1 (or
-# host 0's loopback with one host), median of 2000 round trips / 2
+# host 0's loopback with one host), 10th percentile of 2000 round trips / 2
 pingpong() {
     local dst=$1 cmdns=$2
     ip netns exec "${tag}h0" python3 - "$(addr 0)" <<'EOF' &
@@ -274,7 +301,7 @@ EOF
 }
 delay=""
 if command -v python3 >/dev/null; then
-    # three measurements, the smallest median (a busy machine delays some)
+    # three measurements, the smallest (a busy machine delays some)
     for _ in 1 2 3; do
         d=$(pingpong 0 "${tag}h$((H > 1 ? 1 : 0))" 2>/dev/null)
         [ -n "$d" ] && { [ -z "$delay" ] || python3 -c "import sys; sys.exit(0 if $d < $delay else 1)"; } && delay=$d
@@ -287,8 +314,8 @@ if [ $quiet = 0 ]; then
             echo "netns-cluster:   host $h: namespace ${tag}h$h, $(addr $h), ranks $((h * R))..$((h * R + R - 1)), rate ${hrate[$h]:-$rate} burst $burst queue $queue each direction"
         done
         case $prio in
-        small) what="TCP packets under 128 bytes (acknowledgements, control messages) ahead of data" ;;
-        acks) what="TCP's pure acknowledgements ahead of data" ;;
+        control) what="TCP segments without payload and DSCP EF packets (collstep's control connections) ahead of data" ;;
+        acks) what="TCP segments without payload (acknowledgements) ahead of data" ;;
         none) what="one FIFO for every packet" ;;
         esac
         echo "netns-cluster: shaper: htb, $what (--prio $prio)"
@@ -299,6 +326,8 @@ fi
 [ -n "$delay" ] && echo "$delay" >"$tmp/delay" && [ -n "${CS_NETNS_DELAY_FILE:-}" ] && cp "$tmp/delay" "$CS_NETNS_DELAY_FILE"
 
 N=$((H * R))
+tos=()
+[ "$prio" = control ] && tos=(CS_TCP_CONTROL_TOS=0xb8)
 exec 3>&1
 for ((r = 0; r < N; r++)); do
     h=$((r / R))
@@ -309,7 +338,7 @@ for ((r = 0; r < N; r++)); do
         if [ $r = 0 ]; then exec 4>&3; else exec 4>"$tmp/out$r"; fi
         nice -n "$nice" ip netns exec "${tag}h$h" env -u PMIX_RANK -u PMIX_NAMESPACE RANK=$r WORLD_SIZE=$N \
             LOCAL_RANK=$((r % R)) MASTER_ADDR="$(addr 0)" MASTER_PORT=$port CS_NETNS_HOST=$h \
-            CS_NETNS_ADDR="$(addr $h)" timeout "$tmo" "${args[@]}" 2>&1 >&4 </dev/null 4>&- |
+            CS_NETNS_ADDR="$(addr $h)" CS_NETNS_SWITCH="$sw" "${tos[@]}" timeout "$tmo" "${args[@]}" 2>&1 >&4 </dev/null 4>&- |
             sed -u "s/^/[rank $r] /" >&2
     ) &
     pids+=($!)

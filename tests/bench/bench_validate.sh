@@ -32,8 +32,8 @@
 # ranks on 2 cores), AUTO_PROGRESS (ofi: 1 sets
 # FI_OFI_RXM_DATA_AUTO_PROGRESS, libfabric's rxm moving data from a thread
 # of its own; default 0, it did not change the errors).
-# PRIO (small: what the cluster's shapers put ahead of the data queue,
-# netns-cluster.sh --prio small|acks|none; none is one FIFO, as tbf).
+# PRIO (control: what the cluster's shapers put ahead of the data queue,
+# netns-cluster.sh --prio control|acks|none; none is one FIFO, like tbf).
 # The load average is sampled every 10 s while it runs (min / median /
 # max printed at the end) and every row says how much CPU a rank used per
 # run (cpu = CPU time / measured time, mean over the ranks).
@@ -44,7 +44,7 @@ cs=${COLLSTEP:-$root/build/cli/collstep}
 transport=${TRANSPORT:-tcp} H=${HOSTS:-4} R=${RANKS:-2}
 rate=${RATE:-400mbit} slow=${SLOW_RATE:-200mbit}
 cal_sizes=${CAL_SIZES:-1:64M} sizes=${SIZES:-64K,256K,1M,4M,16M,64M} iters=${ITERS:-5}
-nice=${NICE:--10} wait=${WAIT:-auto} prio=${PRIO:-small}
+nice=${NICE:--10} wait=${WAIT:-auto} prio=${PRIO:-control}
 export FI_OFI_RXM_DATA_AUTO_PROGRESS=${AUTO_PROGRESS:-0}
 [ -x "$cs" ] || { echo "SKIP: collstep not built ('$cs')"; exit 77; }
 [ "$(id -u)" = 0 ] || { echo "SKIP: not root"; exit 77; }
@@ -77,9 +77,13 @@ echo "== calibrate: $(( $(date +%s) - t0 )) s"
 python3 - "$out/calibrated.xml" "$out/nominal.xml" "$rate" "$slow" <<'EOF'
 import re, sys
 src, dst, rate, slow = sys.argv[1:5]
-def bps(r):
-    m = re.match(r"([0-9.]+)([kmg]?)bit", r.lower())
-    return float(m.group(1)) * {"": 1, "k": 1e3, "m": 1e6, "g": 1e9}[m.group(2)] / 8
+def bps(r):  # a tc rate in bytes per second (netns-cluster.sh's units)
+    m = re.fullmatch(r"([0-9]*\.?[0-9]+)(([kmgt]i?)?(bit|bps))?", r.lower())
+    if not m:
+        sys.exit("bench_validate: cannot read the rate '%s'" % r)
+    mult = {None: 1, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "ki": 1024.0, "mi": 1024.0 ** 2,
+            "gi": 1024.0 ** 3, "ti": 1024.0 ** 4}[m.group(3)]
+    return float(m.group(1)) * mult / (1 if m.group(4) == "bps" else 8)
 x = open(src).read()
 x = re.sub(r"<!--(?!\s*collstep calibrate platform).*?-->\n", "", x, flags=re.S)
 x = x.replace('<prop id="collstep_calib" value="1"/>',

@@ -16,11 +16,15 @@
 #   trace    validate --trace: live and simulated traces side by side, bytes
 #            per tier equal, a foreign directory refused (2); validate --algo
 #            auto --tuning FILE: per size the table's algorithm
-#   shaper   the cluster script itself: small TCP packets (acknowledgements,
-#            control messages) go through the shapers' priority class with
-#            --prio small (the default) and through the data's queue with
-#            --prio none, both at the shaped rate; bad rates and --prio
-#            values exit 2 before anything is built
+#   shaper   the cluster script itself: a DSCP EF ping-pong during a 2-way
+#            exchange goes ahead of the data with --prio control (the
+#            default) and waits behind it with --prio none (prio_probe.py);
+#            acknowledgements go through the shapers' first class (host
+#            and switch side) with control and acks, nothing with none;
+#            collstep marks its control connections only with control;
+#            the shaped rate holds in every mode; a bad
+#            CS_TCP_CONTROL_TOS exits 3 on every rank; bad options exit 2
+#            before anything is built
 #   errors   calibrate with one rank (2), validate with a platform of fewer
 #            hosts than ranks (2), an unknown algorithm (2), a rank killed
 #            mid-calibration (3, naming it): no namespace, no output file, no
@@ -44,7 +48,8 @@ check() { if eval "$1"; then pass=$((pass + 1)); else echo "FAIL: $2"; failn=$((
 cluster() {
     local H=$1 R=$2
     shift 2
-    CS_NETNS_DELAY_FILE=$tmp/delay "$cluster" -H "$H" -R "$R" "$@" >"$tmp/out" 2>"$tmp/err" &
+    CS_NETNS_DELAY_FILE=$tmp/delay CS_SNAP=$tmp/snap CS_SS=$tmp/ss "$cluster" -H "$H" -R "$R" "$@" \
+        >"$tmp/out" 2>"$tmp/err" &
     cpid=$!
     wait $cpid
     rc=$?
@@ -154,42 +159,104 @@ sys.exit(0 if ok and 0.4 <= r <= 0.6 else 1)"' "the slow host is not a nic-slow 
         "nic-n2 is not tagged nic-slow in the XML"
     ;;
 shaper)
-    # a 2-rank ring allreduce of 16 MiB at 100 mbit/s (12.5 MB/s on the wire,
-    # TCP's payload about 11.96 MB/s); rank 0 then prints its host's classes
-    # (1:10 small packets, 1:20 data) of the egress shaper
+    cpids=""
+    # 1. the effect: a marked ping-pong during a 2-way exchange of 32 MiB at
+    #    100 mbit/s (2.8 s at TCP's 11.96 MB/s each way) goes ahead of the
+    #    data with --prio control and waits behind it with --prio none
+    for prio in control none; do
+        cluster 2 1 --rate 100mbit --prio $prio --quiet -- python3 "$here/prio_probe.py" $((32 << 20))
+        cpids+=" $cpid"
+        cat "$tmp/out"
+        check '[ $rc = 0 ]' "--prio $prio: probe exit $rc: $(tail -3 "$tmp/err")"
+        secs=$(sed -n 's/^exchange \([0-9.]*\) s;.*/\1/p' "$tmp/out")
+        rtt=$(sed -n 's/.* median \([0-9.]*\) ms$/\1/p' "$tmp/out")
+        check "[ -n '$secs' ] && py 'import sys; sys.exit(0 if 2.5 <= $secs <= 3.6 else 1)'" \
+            "--prio $prio: 32 MiB each way took ${secs:-?} s, want 2.5-3.6 s at 100 mbit/s"
+        if [ $prio = control ]; then
+            check "[ -n '$rtt' ] && py 'import sys; sys.exit(0 if $rtt < 5 else 1)'" \
+                "--prio control: the marked ping-pong took ${rtt:-?} ms during the exchange, want < 5"
+        else
+            check "[ -n '$rtt' ] && py 'import sys; sys.exit(0 if $rtt >= 10 else 1)'" \
+                "--prio none: the ping-pong took ${rtt:-?} ms during the exchange, want >= 10 (behind data)"
+        fi
+    done
+    # 2. what each class carries, on host 0's egress and the switch port
+    #    toward host 0, during a 2-rank ring allreduce of 16 MiB over
+    #    collstep's tcp (1.4 s at 100 mbit/s), and whether collstep marked
+    #    its control connection (ss --tos on rank 0 a second in)
+    counts='for c in 1:10 1:20; do
+                echo "$1 $c $(tc -s class show dev $2 classid $c | sed -n "s/^ Sent \([0-9]*\) bytes \([0-9]*\) pkt.*/\1 \2/p")"
+            done'
     run=(run --transport tcp --iface @ADDR@ --coll allreduce --algo ring --size 16M --iters 2
          --warmup 1 --timeout 60 --format csv)
-    for prio in small none; do
-        cluster 2 1 --rate 100mbit --prio $prio -- bash -c \
-            '"$@" || exit; [ "$RANK" = 0 ] && tc -s class show dev eth0 | tr "\n" " " |
-             sed "s/class htb/\nclass htb/g"; echo' _ "$cs" "${run[@]}"
+    for prio in control acks none; do
+        cluster 2 1 --rate 100mbit --prio $prio -- bash -c '
+            snap() { [ "$RANK" = 0 ] || return 0
+                     bash -c "$2" _ host eth0 | sed "s/^/$1 /"
+                     ip netns exec "$CS_NETNS_SWITCH" bash -c "$2" _ switch p0 | sed "s/^/$1 /"; }
+            counts=$1; shift
+            snap before "$counts" >>"$CS_SNAP"
+            [ "$RANK" = 0 ] && { sleep 1; ss -tn --tos >"$CS_SS"; } &
+            "$@" || exit
+            wait
+            snap after "$counts" >>"$CS_SNAP"' _ "$counts" "$cs" "${run[@]}"
+        cpids+=" $cpid"
         check '[ $rc = 0 ]' "--prio $prio: exit $rc: $(tail -3 "$tmp/err")"
         check 'grep -q "shaper: htb, .* (--prio $prio)" "$tmp/err"' "--prio $prio: no shaper line: $(head -8 "$tmp/err")"
-        # packets sent by each leaf class
-        ack=$(sed -n 's/^class htb 1:10 .* Sent [0-9]* bytes \([0-9]*\) pkt.*/\1/p' "$tmp/out")
-        dat=$(sed -n 's/^class htb 1:20 .* Sent [0-9]* bytes \([0-9]*\) pkt.*/\1/p' "$tmp/out")
-        echo "--prio $prio: host 0 egress, small-packet class $ack packets, data class $dat packets"
-        if [ $prio = small ]; then
-            check '[ "${ack:-0}" -gt 100 ]' "--prio small: small packets not in class 1:10 ($ack packets): $(cat "$tmp/out")"
+        # packets and bytes each class sent during the run: "DEV CLASS BYTES PKTS"
+        d=$(py "
+rows = [l.split() for l in open('$tmp/snap')]
+b = {(r[1], r[2]): (int(r[3]), int(r[4])) for r in rows if r[0] == 'before'}
+for r in rows:
+    if r[0] == 'after':
+        k = (r[1], r[2]); print(r[1], r[2], int(r[3]) - b[k][0], int(r[4]) - b[k][1])")
+        rm -f "$tmp/snap"
+        echo "--prio $prio: sent during the run (device class bytes packets):" $d
+        ack_h=$(echo "$d" | awk '$1 == "host" && $2 == "1:10" { print $4 }')
+        ack_s=$(echo "$d" | awk '$1 == "switch" && $2 == "1:10" { print $4 }')
+        per=$(echo "$d" | awk '$2 == "1:10" { b += $3; p += $4 } END { print p ? int(b / p) : 0 }')
+        dat=$(echo "$d" | awk '$1 == "host" && $2 == "1:20" { print $4 }')
+        marked=$(grep -c "tos:0xb8" "$tmp/ss" 2>/dev/null)
+        check '[ "${dat:-0}" -gt 10000 ]' "--prio $prio: the data class sent ${dat:-?} packets, want > 10000"
+        case $prio in
+        control|acks)
+            check '[ "${ack_h:-0}" -gt 100 ] && [ "${ack_s:-0}" -gt 100 ]' \
+                "--prio $prio: the first class sent ${ack_h:-?} (host) and ${ack_s:-?} (switch) packets, want > 100 each"
+            check '[ "$per" -lt 142 ]' "--prio $prio: the first class's packets average $per bytes, want only small ones (< 142 with the Ethernet header)"
+            ;;
+        none)
+            check '[ "${ack_h:--1}" = 0 ] && [ "${ack_s:--1}" = 0 ]' \
+                "--prio none: the first class sent ${ack_h:-?} (host) and ${ack_s:-?} (switch) packets, want 0"
+            ;;
+        esac
+        if [ $prio = control ]; then
+            check '[ "${marked:-0}" -ge 1 ]' "--prio control: no connection marked tos:0xb8 (CS_TCP_CONTROL_TOS): $(cat "$tmp/ss")"
         else
-            check '[ "${ack:--1}" = 0 ] && [ "${dat:-0}" -gt 100 ]' "--prio none: class 1:10 sent $ack packets: $(cat "$tmp/out")"
+            check '[ "${marked:-0}" = 0 ]' "--prio $prio: a connection marked tos:0xb8 without CS_TCP_CONTROL_TOS: $(cat "$tmp/ss")"
         fi
-        # the ring moves 2 x 8 MiB each way per run: at 100 mbit/s about
-        # 1.4 s; a shaper that let data through unshaped would be ~100x faster
         us=$(py "
-import csv, io, sys
-rows = [r for r in csv.DictReader(io.StringIO(open('$tmp/out').read().split('\nclass htb')[0]))]
+import csv, io
+rows = list(csv.DictReader(io.StringIO(open('$tmp/out').read())))
 print(rows[0]['time_us'] if rows else '')" 2>/dev/null)
-        echo "--prio $prio: ring allreduce 16 MiB: ${us:-?} us"
+        echo "--prio $prio: ring allreduce 16 MiB: ${us:-?} us, $marked marked connection(s)"
         check "[ -n '$us' ] && py 'import sys; sys.exit(0 if 1.2e6 <= $us <= 2.2e6 else 1)'" \
             "--prio $prio: ring allreduce of 16 MiB took ${us:-?} us, want 1.2-2.2 s at 100 mbit/s"
     done
-    for bad in "--prio lifo" "--rate 12x" "--rate 10bit" "--host-rate 1=fast"; do
+    # 3. a bad traffic class for the control connections: every rank says so
+    cluster 2 1 --rate 100mbit --quiet -- env CS_TCP_CONTROL_TOS=300 "$cs" "${run[@]}"
+    cpids+=" $cpid"
+    check '[ $rc = 3 ] && [ "$(grep -c "CS_TCP_CONTROL_TOS: expected a byte" "$tmp/err")" = 2 ]' \
+        "CS_TCP_CONTROL_TOS=300: exit $rc (want 3, both ranks naming it): $(tail -4 "$tmp/err")"
+    # 4. bad options exit 2 before anything is built
+    for bad in "--prio small" "--prio" "--rate 12x" "--rate 10bit" "--rate 200gbit" \
+        "--host-rate 1=fast" "--host-rate =1mbit" "--burst 64x" "--queue 0"; do
         "$cluster" -H 2 -R 1 $bad -- true >"$tmp/out" 2>"$tmp/err"
         rc=$?
         check '[ $rc = 2 ] && grep -q "^netns-cluster: --" "$tmp/err"' "option '$bad': exit $rc: $(cat "$tmp/err")"
     done
-    check '[ -z "$(ip netns list | grep "^cs${cpid}")" ]' "namespaces left: $(ip netns list)"
+    for p in $cpids; do
+        check '[ -z "$(ip netns list | grep -E "^cs${p}(sw|h[0-9]+)( |$)")" ]' "namespaces of cluster $p left: $(ip netns list)"
+    done
     ;;
 errors)
     ls /dev/shm >"$tmp/shm0" 2>/dev/null
