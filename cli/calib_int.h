@@ -28,6 +28,7 @@
  * 0.83-0.86, and exchanging with a fast node: about 0.6; the fast nodes:
  * 0.95-1.0). */
 #define CALIB_DUPLEX CS_PLAT_CALIB_RHO_MAX
+#define CALIB_XCH_TRIALS 3 /* a node's exchange, tried again while it looks lossy */
 #define NDT 6 /* element types whose reduction is measured (cs_dtype_t order) */
 
 typedef struct cal_opts {
@@ -63,7 +64,8 @@ typedef struct cal {
     cs_fit_piecewise_t *load_fit; /* [rank]: fit of the flow into rank */
     int *nic_peer, *nic_k;
     double *xch_out, *xch_in;     /* per node: bytes/s each way, its nic_k ranks exchanging
-                                     with as many of nic_peer's at once */
+                                     with as many of nic_peer's at once (best trial) */
+    int *xch_trials;              /* per node: trials of that exchange (1..CALIB_XCH_TRIALS) */
     double *node_rho, *xch_rho;   /* per node, derived: its two directions at once with
                                      different peers (every rank busy), and exchanging */
     double duplex_one, duplex_both, duplex_node; /* bytes/s per flow */

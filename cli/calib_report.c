@@ -64,12 +64,13 @@ static void write_json(cal_t *c, FILE *f, const cs_plat_calib_t *p)
         fprintf(f, "%s{\"name\":\"%s\",\"ranks\":%d,\"first_rank\":%d,\"tier\":\"%s\","
                    "\"nic_Bps\":%.6e,\"nic_lat_us\":%.4f,\"nic_peer\":%d,\"nic_senders\":%d,"
                    "\"nic_one_Bps\":%.6e,\"nic_all_Bps\":%.6e,\"exchange_out_Bps\":%.6e,"
-                   "\"exchange_in_Bps\":%.6e,\"duplex_rho\":%.4f,\"exchange_rho\":%.4f}",
+                   "\"exchange_in_Bps\":%.6e,\"exchange_trials\":%d,\"duplex_rho\":%.4f,"
+                   "\"exchange_rho\":%.4f}",
                 h ? "," : "", c->l.nodes[h].name, c->l.count[h], c->l.first[h], p->nodes[h].tier,
                 p->nodes[h].bw, p->nodes[h].lat * 1e6, c->nic_peer ? c->nic_peer[h] : -1,
                 c->nic_k ? c->nic_k[h] : 0, c->nic_one ? c->nic_one[h] : 0,
                 c->nic_agg ? c->nic_agg[h] : 0, c->xch_out ? c->xch_out[h] : 0,
-                c->xch_in ? c->xch_in[h] : 0,
+                c->xch_in ? c->xch_in[h] : 0, c->xch_trials ? c->xch_trials[h] : 0,
                 c->node_rho && c->node_rho[h] > 0 ? c->node_rho[h] : 1,
                 c->xch_rho && c->xch_rho[h] > 0 ? c->xch_rho[h] : 1);
     fprintf(f, "],\n\"series\":[");
@@ -158,10 +159,14 @@ static void summary(cal_t *c, FILE *f, const cs_plat_calib_t *p)
                    "link):\n");
         for (int h = 0; h < c->l.nnodes; h++) {
             double nr = c->node_rho ? c->node_rho[h] : 0, xr = c->xch_rho ? c->xch_rho[h] : 0;
+            int tr = c->xch_trials ? c->xch_trials[h] : 1;
+            char trials[32] = "";
+            if (tr > 1)
+                snprintf(trials, sizeof(trials), " (best of %d trials)", tr);
             fprintf(f, "  %-20.20s to one node, from another: rho %.2f%s;  exchanging with %s: out "
-                       "%.4f in %.4f GB/s, rho %.2f%s\n", c->l.nodes[h].name, nr > 0 ? nr : 1,
+                       "%.4f in %.4f GB/s%s, rho %.2f%s\n", c->l.nodes[h].name, nr > 0 ? nr : 1,
                     nr > 0 ? " (duplex link)" : "", c->l.nodes[c->nic_peer[h]].name,
-                    c->xch_out[h] / 1e9, c->xch_in[h] / 1e9, xr > 0 ? xr : 1,
+                    c->xch_out[h] / 1e9, c->xch_in[h] / 1e9, trials, xr > 0 ? xr : 1,
                     xr > 0 ? " (duplex links to nodes as fast or faster)" : "");
         }
     }

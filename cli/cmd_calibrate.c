@@ -193,6 +193,7 @@ static void destroy(cal_t *c)
     free(c->nic_k);
     free(c->xch_out);
     free(c->xch_in);
+    free(c->xch_trials);
     free(c->node_rho);
     free(c->xch_rho);
     free(c->load_t);

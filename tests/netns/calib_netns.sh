@@ -87,6 +87,14 @@ rate)
     echo "calibrated NIC bandwidth: $bw B/s (shaped 5e7)"
     check "py 'import sys; sys.exit(0 if abs($bw / 5e7 - 1) <= 0.10 else 1)'" \
         "NIC bandwidth $bw B/s not within 10 % of 5e7"
+    # every node's exchange: measured (1 to 3 trials), both ways near the
+    # shaped rate (a TCP loss episode is tried again, not kept)
+    check 'py "
+import json, sys
+n = json.load(open(\"$tmp/p.json\"))[\"nodes\"]
+print(\"exchange trials:\", [x[\"exchange_trials\"] for x in n], \"rho:\", [x[\"exchange_rho\"] for x in n])
+sys.exit(0 if all(1 <= x[\"exchange_trials\"] <= 3 and x[\"exchange_out_Bps\"] > 0 and x[\"exchange_in_Bps\"] > 0 for x in n) else 1)"' \
+        "exchange: trials or rates missing in the JSON"
     # the delay calibration recovers: the one-way time of its small messages
     # (1 to 64 B, all latency: the best 10th percentile) across nodes less the transport's own cost (1 byte inside a
     # node less the loopback reference)
