@@ -231,8 +231,10 @@ static int nic(cal_t *c, size_t big)
  * behind the other direction's data in a shaper or switch port).  A trial
  * whose slower direction is under CALIB_DUPLEX of the node's one way
  * (nic_agg, the ratio calib_derive charges) is tried again, up to
- * CALIB_XCH_TRIALS trials, each direction keeping its best: a fabric that
- * loses a direction does so every time, while a loss episode of TCP (a
+ * CALIB_XCH_TRIALS trials, keeping the trial whose slower direction is
+ * the fastest (whole trials: two trials that each lost a different
+ * direction do not make one full-duplex exchange).  A fabric that loses a
+ * direction does so every time, while a loss episode of TCP (a
  * retransmission timeout costs a quarter of an 8 MiB exchange at
  * 100 Mbit/s) hits one trial, and made a duplex link at 0.57 of a link
  * that moves both ways at full rate.  Every rank sees the same times, so
@@ -259,6 +261,12 @@ static int exchange(cal_t *c, size_t big)
         }
         node_ranks(c, h, k, src), node_ranks(c, peer, k, dst); /* h -> peer */
         node_ranks(c, peer, k, src + k), node_ranks(c, h, k, dst + k); /* peer -> h */
+        /* the partner takes this exchange as its own (above) when it chose h
+         * back: then the trial must also pass the partner's one way */
+        double goal = c->nic_agg[h];
+        if (c->nic_peer[peer] == h && c->nic_k[peer] == k && c->nic_agg[peer] > goal)
+            goal = c->nic_agg[peer];
+        double keep = -1;
         for (int trial = 0; trial < CALIB_XCH_TRIALS && st == CS_OK; trial++) {
             double t[3];
             st = cs_calib_flows(c->cb, src, dst, 2 * k, big, 1, 3, t, rt, &c->l.err);
@@ -269,11 +277,11 @@ static int exchange(cal_t *c, size_t big)
             }
             double bo = out > 0 ? (double)k * (double)big / out : 0;
             double bi = in > 0 ? (double)k * (double)big / in : 0;
-            c->xch_out[h] = bo > c->xch_out[h] ? bo : c->xch_out[h];
-            c->xch_in[h] = bi > c->xch_in[h] ? bi : c->xch_in[h];
+            double slow = bo < bi ? bo : bi;
             c->xch_trials[h] = trial + 1;
-            double slow = c->xch_out[h] < c->xch_in[h] ? c->xch_out[h] : c->xch_in[h];
-            if (!(c->nic_agg[h] > 0) || slow >= CALIB_DUPLEX * c->nic_agg[h])
+            if (slow > keep) /* whole trials: both directions of one exchange */
+                keep = slow, c->xch_out[h] = bo, c->xch_in[h] = bi;
+            if (!(goal > 0) || keep >= CALIB_DUPLEX * goal)
                 break;
         }
     }

@@ -32,7 +32,7 @@ const cs_env_var_t cs_env_vars[] = {
      "bounce"},
     {"CS_SHM_EAGER", "128 KiB up to 8 ranks, a quarter of the ring above", "run --transport shm",
      "eager limit in bytes (ranks with different limits refuse to start)"},
-    {"CS_TCP_CONTROL_TOS", "unset: the system's (0)", "run --transport tcp",
+    {"CS_TCP_CONTROL_TOS", "unset: the system's (0)", "run, validate, calibrate over tcp",
      "IP TOS / IPv6 traffic class byte of the control connections (0-255, e.g. 0xb8:\n"
      "DSCP EF), for fabrics that send marked packets first; data stays unmarked"},
     {"CS_LIBFABRIC", "libfabric.so.1", "run --transport ofi",

@@ -90,6 +90,7 @@
  */
 #include "tp_tcp.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -320,10 +321,13 @@ int cs_tp_tcp_open(const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err)
     t->ctl_tos = -1;
     const char *tos = cs_env_get("CS_TCP_CONTROL_TOS");
     if (tos) {
+        /* base 10, or 16 after an explicit 0x: not strtol's octal for 010 */
+        int hex = (tos[0] == '0' && (tos[1] == 'x' || tos[1] == 'X'));
+        const char *digits = hex ? tos + 2 : tos;
         char *end = NULL;
         errno = 0;
-        long v = strtol(tos, &end, 0);
-        if (errno || end == tos || *end || v < 0 || v > 255) {
+        long v = isxdigit((unsigned char)digits[0]) ? strtol(digits, &end, hex ? 16 : 10) : -1;
+        if (errno || !end || end == digits || *end || v < 0 || v > 255) {
             free(t);
             return cs_err_set(err, CS_ERR_INVAL, "CS_TCP_CONTROL_TOS: expected a byte, 0 to "
                               "255 (decimal or 0x hex, e.g. 0xb8 for DSCP EF), found '%s'", tos);

@@ -185,17 +185,23 @@ static int tune(tp_tcp_t *t, int fd, int ctl)
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     if (ctl && t->ctl_tos >= 0) {
-        int dom = AF_INET;
+        /* the socket's family (a peer's address picks it for connections
+         * this rank made), else this rank's own; an IPv6 socket may carry
+         * IPv4 (::ffff:a.b.c.d), whose packets take IP_TOS */
+        int dom = 0;
         socklen_t dl = sizeof(dom);
-        getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &dl);
-        int st = dom == AF_INET6
-                     ? setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &t->ctl_tos, sizeof(int))
-                     : setsockopt(fd, IPPROTO_IP, IP_TOS, &t->ctl_tos, sizeof(int));
+        if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &dl) != 0)
+            dom = t->addr.sa.ss_family;
+        int v6 = dom == AF_INET6;
+        int st = v6 ? setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &t->ctl_tos, sizeof(int))
+                    : setsockopt(fd, IPPROTO_IP, IP_TOS, &t->ctl_tos, sizeof(int));
         if (st != 0) {
             why(t, "tcp transport: cannot set CS_TCP_CONTROL_TOS=%d on a control connection: %s",
                 t->ctl_tos, strerror(errno));
             return CS_ERR_TRANSPORT;
         }
+        if (v6) /* best effort: a pure IPv6 connection has no IPv4 header to mark */
+            (void)setsockopt(fd, IPPROTO_IP, IP_TOS, &t->ctl_tos, sizeof(int));
     }
     int fl = fcntl(fd, F_GETFL);
     return fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0 ? CS_ERR_TRANSPORT : CS_OK;

@@ -61,7 +61,8 @@
 # with RANK, WORLD_SIZE, MASTER_ADDR (host 0), MASTER_PORT, LOCAL_RANK,
 # CS_NETNS_HOST (host index), CS_NETNS_ADDR (its host's address),
 # CS_NETNS_SWITCH (the switch namespace) and, with --prio control,
-# CS_TCP_CONTROL_TOS=0xb8 in the environment; in its arguments @ADDR@
+# CS_TCP_CONTROL_TOS=0xb8 in the environment (without it the variable is
+# removed); in its arguments @ADDR@
 # becomes the host's address and @HOST@ the host index (collstep's --iface
 # @ADDR@).  Ranks are placed host by host: rank r on host r / R.  Rank 0's standard output is the script's;
 # every rank's standard error is prefixed with "[rank N] "; with
@@ -84,8 +85,9 @@
 #   --host-rate I=RATE  the rate of host I's link (repeatable)
 #   --burst SIZE      the shaper's bucket: bytes sent at line rate after an
 #                     idle spell (default 64kb; tc sizes: b, k/kb, m/mb, g/gb,
-#                     kbit, mbit, gbit)
-#   --queue SIZE      the data queue of each direction (default 4mb)
+#                     kbit, mbit, gbit; 1514 bytes, a full frame, to 1gb)
+#   --queue SIZE      the data queue of each direction (default 4mb; 1514
+#                     bytes to 1gb)
 #   --prio control|acks|none  what goes ahead of the data queue: segments
 #                     without payload and DSCP EF packets (control, the
 #                     default), segments without payload only (acks),
@@ -153,19 +155,23 @@ bits() {
     [ "${BASH_REMATCH[5]}" = bps ] && m=$((m * 8))
     awk -v n="$n" -v m="$m" 'BEGIN { b = n * m; if (b < 80000 || b > 1e11) exit 1; printf "%.0f\n", b }'
 }
-# a tc size (tc(8): b or a bare number, k or kb, m or mb, g or gb for
-# bytes; kbit, mbit, gbit for bits), 1 byte to 1 GB
+# a tc size in bytes (tc(8): b or a bare number, k or kb, m or mb, g or gb
+# in 1024s of bytes; kbit, mbit, gbit in 1024s of bits), from a full frame
+# (1514 bytes: a smaller bucket or queue passes no data) to 1 GiB
 size_ok() {
-    [[ ${1,,} =~ ^([0-9]+(\.[0-9]*)?|\.[0-9]+)(b|kb?|mb?|gb?|kbit|mbit|gbit)?$ ]] || return 1
-    awk -v n="${BASH_REMATCH[1]}" 'BEGIN { exit !(n > 0 && n <= 1e9) }'
+    local v=${1,,} m=1
+    [[ $v =~ ^([0-9]+(\.[0-9]*)?|\.[0-9]+)(b|kb?|mb?|gb?|kbit|mbit|gbit)?$ ]] || return 1
+    case ${BASH_REMATCH[3]} in k|kb) m=1024 ;; m|mb) m=1048576 ;; g|gb) m=1073741824 ;;
+    kbit) m=128 ;; mbit) m=131072 ;; gbit) m=134217728 ;; esac
+    awk -v n="${BASH_REMATCH[1]}" -v m="$m" 'BEGIN { b = n * m; exit !(b >= 1514 && b <= 1073741824) }'
 }
 bits "$rate" >/dev/null || die "--rate: expected a tc rate from 80kbit to 100gbit (200mbit, 1gbit, 25mbps), found '$rate'"
 for i in "${!hrate[@]}"; do
     bits "${hrate[$i]}" >/dev/null ||
         die "--host-rate: expected a tc rate from 80kbit to 100gbit for host $i, found '${hrate[$i]}'"
 done
-size_ok "$burst" || die "--burst: expected a tc size (64kb, 1mb, 65536), found '$burst'"
-size_ok "$queue" || die "--queue: expected a tc size (4mb, 1gb, 131072), found '$queue'"
+size_ok "$burst" || die "--burst: expected a tc size from 1514 bytes to 1gb (64kb, 1mb, 65536), found '$burst'"
+size_ok "$queue" || die "--queue: expected a tc size from 1514 bytes to 1gb (4mb, 512kb, 131072), found '$queue'"
 skip() { echo "netns-cluster: SKIP: $*" >&2; exit 77; }
 allowed=$(cat /proc/sys/net/ipv4/tcp_allowed_congestion_control 2>/dev/null)
 if [ -z "$cc" ]; then
@@ -235,11 +241,11 @@ shape() {
     for ((d = 5; d <= 15; d++)); do
         ip netns exec "$ns" tc filter add dev "$dev" parent 1: protocol ip prio 1 u32 \
             match ip protocol 6 0xff match u8 0x05 0x0f at 0 match u16 $((20 + 4 * d)) 0xffff at 2 \
-            match u8 $((d << 4)) 0xf0 at 32 flowid 1:10 || return 1
+            match u8 $((d << 4)) 0xf0 at 32 flowid 1:10 || return 2
     done
     [ "$prio" = acks ] && return 0
     ip netns exec "$ns" tc filter add dev "$dev" parent 1: protocol ip prio 2 u32 \
-        match ip dsfield 0xb8 0xfc flowid 1:10
+        match ip dsfield 0xb8 0xfc flowid 1:10 || return 2
 }
 ip netns add "$sw" 2>/dev/null || skip "cannot create network namespaces"
 nslist+=("$sw")
@@ -264,8 +270,12 @@ for ((h = 0; h < H; h++)); do
             skip "cannot set TCP congestion control $cc in host $h"
     fi
     # both directions: host egress (up) and the switch port's egress (down)
-    shape "$ns" eth0 "$r" && shape "$sw" p$h "$r" ||
-        skip "cannot shape host $h's link with htb (rate $r burst $burst queue $queue, --prio $prio)"
+    shape "$ns" eth0 "$r" && shape "$sw" p$h "$r"
+    case $? in
+    0) ;;
+    2) skip "cannot add the u32 filters of --prio $prio on host $h's link (the kernel's cls_u32 classifier; --prio none needs none)" ;;
+    *) skip "cannot shape host $h's link with htb (rate $r burst $burst queue $queue; the kernel's sch_htb and sch_fifo)" ;;
+    esac
 done
 
 # the delay the stack gives: 1-byte TCP ping-pong host 0 <-> host 1 (or
@@ -326,8 +336,11 @@ fi
 [ -n "$delay" ] && echo "$delay" >"$tmp/delay" && [ -n "${CS_NETNS_DELAY_FILE:-}" ] && cp "$tmp/delay" "$CS_NETNS_DELAY_FILE"
 
 N=$((H * R))
-tos=()
-[ "$prio" = control ] && tos=(CS_TCP_CONTROL_TOS=0xb8)
+# with --prio control the ranks mark their control connections (a value the
+# caller exported is replaced); otherwise nothing is marked, whatever the
+# caller's environment says, so that --prio acks and none measure that
+tos=(-u CS_TCP_CONTROL_TOS)
+[ "$prio" = control ] && tos+=(CS_TCP_CONTROL_TOS=0xb8)
 exec 3>&1
 for ((r = 0; r < N; r++)); do
     h=$((r / R))
@@ -336,9 +349,9 @@ for ((r = 0; r < N; r++)); do
     (
         set -o pipefail
         if [ $r = 0 ]; then exec 4>&3; else exec 4>"$tmp/out$r"; fi
-        nice -n "$nice" ip netns exec "${tag}h$h" env -u PMIX_RANK -u PMIX_NAMESPACE RANK=$r WORLD_SIZE=$N \
+        nice -n "$nice" ip netns exec "${tag}h$h" env -u PMIX_RANK -u PMIX_NAMESPACE "${tos[@]}" RANK=$r WORLD_SIZE=$N \
             LOCAL_RANK=$((r % R)) MASTER_ADDR="$(addr 0)" MASTER_PORT=$port CS_NETNS_HOST=$h \
-            CS_NETNS_ADDR="$(addr $h)" CS_NETNS_SWITCH="$sw" "${tos[@]}" timeout "$tmo" "${args[@]}" 2>&1 >&4 </dev/null 4>&- |
+            CS_NETNS_ADDR="$(addr $h)" CS_NETNS_SWITCH="$sw" timeout "$tmo" "${args[@]}" 2>&1 >&4 </dev/null 4>&- |
             sed -u "s/^/[rank $r] /" >&2
     ) &
     pids+=($!)

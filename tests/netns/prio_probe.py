@@ -50,17 +50,27 @@ def connect(k, tos):
 bulk, ping = connect(0, 0), connect(1, 0xB8)
 
 
+failed = []  # a thread's exception ends only that thread: the main one reports it
+
+
 def send():
-    bulk.sendall(bytearray(size))
+    try:
+        bulk.sendall(bytearray(size))
+    except OSError as e:
+        failed.append("sending the exchange: %s" % e)
 
 
 def recv():
     got, buf = 0, memoryview(bytearray(1 << 20))
-    while got < size:
-        n = bulk.recv_into(buf)
-        if n == 0:
-            raise SystemExit("prio_probe: the peer closed the exchange")
-        got += n
+    try:
+        while got < size:
+            n = bulk.recv_into(buf)
+            if n == 0:
+                failed.append("the peer closed the exchange after %d of %d bytes" % (got, size))
+                return
+            got += n
+    except OSError as e:
+        failed.append("receiving the exchange: %s" % e)
 
 
 tx, rx = threading.Thread(target=send), threading.Thread(target=recv)
@@ -86,6 +96,8 @@ else:
         ping.sendall(c)
 tx.join()
 rx.join()
+if failed:
+    raise SystemExit("prio_probe: " + "; ".join(failed))
 if rank == 0:
     if not rtt:
         raise SystemExit("prio_probe: the exchange ended within a second: no round trip measured")
