@@ -1,6 +1,6 @@
 /*
- * tp_tcp.c - a native TCP transport: stream sockets between every pair of
- * ranks, tagged messages framed on them, the receiver's matching done here.
+ * tp_tcp.c - a native TCP transport: one stream socket per pair of ranks,
+ * tagged messages framed on it, the receiver's matching done here.
  *
  * Why next to libfabric: on Ethernet clusters the peer to beat is Open
  * MPI's own TCP path, and libfabric's tcp;ofi_rxm adds a protocol layer
@@ -16,11 +16,9 @@
  * Connections.  open() binds a listening socket to cfg->node (an IPv4 or
  * IPv6 literal, default 127.0.0.1) on an ephemeral port; the address blob
  * is that socket's address.  insert_addrs() connects rank r to every rank
- * below it and accepts the connections of every rank above, three per pair
- * (messages each way and control, below; the connecting side sends a hello
- * with its rank, the job's nranks and which one it is; TCP_CONNS sockets
- * per peer, the soft limit on open files raised to fit), all within
- * cfg->timeout_s
+ * below it and accepts the connections of every rank above, two per pair
+ * (messages and control, below; each side sends a hello with its rank, the
+ * job's nranks and which one it is), all within cfg->timeout_s
  * (TCP_SETUP_S by default); then every socket is non-blocking with
  * TCP_NODELAY.
  *
@@ -74,19 +72,6 @@
  * often enough to keep the socket fed; a connection of its own costs one
  * socket per pair and nothing on the data path.  Measured on the emulated
  * cluster: docs/transports.md.
- *
- * One message connection per direction.  With both directions of an
- * exchange on one connection, the receiver's acknowledgements ride on its
- * own data segments, which wait in the fabric's data queues (a third of a
- * second in a deep switch or shaper queue at 100 Mbit/s) where a bare
- * acknowledgement would pass (priority queues, or simply a shorter queue
- * of small packets); a connection whose congestion window a loss had
- * halved then stayed below the link for the rest of the job.  On the
- * emulated cluster an 8-rank rhd allreduce of 16 MiB ran 7-12 % slow in 5
- * of 9 jobs that way and within 1.3 % of its prediction in 8 of 8 with a
- * connection per direction (docs/validation.md).  Each rank writes its
- * messages on one connection and reads the peer's on the other; the
- * control connection carries frames both ways (they are small).
  *
  * Sends complete once the kernel has the whole frame (the buffer is free
  * again); a send written entirely by the isend call itself completes
@@ -353,7 +338,7 @@ int cs_tp_tcp_open(const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err)
     int32_t nframes = 2 * TCP_OPS + 2 * cfg->nranks + TCP_FRAMES_EXTRA;
     t->peers = calloc((size_t)cfg->nranks, sizeof(*t->peers));
     for (int r = 0; t->peers && r < cfg->nranks; r++) /* before tcp_close can see them */
-        t->peers[r].fd = t->peers[r].wfd = t->peers[r].cfd = -1;
+        t->peers[r].fd = t->peers[r].cfd = -1;
     t->ops = calloc(TCP_OPS, sizeof(*t->ops));
     t->frames = calloc((size_t)nframes, sizeof(*t->frames));
     t->unex = calloc(TCP_UNEX_RECS, sizeof(*t->unex));

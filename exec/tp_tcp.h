@@ -56,14 +56,6 @@
 #define TCP_EPOLL_BATCH 32    /* events taken per epoll_wait */
 #define TCP_SINK 4096         /* bytes of a dropped payload read per recv() */
 #define TCP_EV_CTL (1u << 31) /* epoll data: the event is the control connection's */
-#define TCP_FILES_SPARE 64    /* open files a rank needs besides its sockets */
-
-/* The connections of a pair: messages from the rank that connects (the
- * higher one), control, messages to it.  One message connection per
- * direction: a connection carrying data both ways acknowledges one
- * direction on the data segments of the other, which wait in the fabric's
- * data queues (see tp_tcp.c). */
-enum { TCP_CONN_UP = 0, TCP_CONN_CTL = 1, TCP_CONN_DOWN = 2, TCP_CONNS = 3 };
 #define TCP_MAGIC 0x3250435453430000ull /* "CSTCP2": bump when the framing changes */
 
 enum { TCP_EAGER_MSG = 1, TCP_RTS, TCP_CTS, TCP_DATA, TCP_RTR, TCP_DDATA, TCP_LEAVE };
@@ -140,13 +132,11 @@ typedef struct tcp_unex {
 enum { RS_HDR = 0, RS_PAYLOAD };
 
 typedef struct tcp_peer {
-    int fd;                  /* message connection from the peer (read): EAGER, RTS,
-                                DDATA, DATA */
-    int wfd;                 /* message connection to the peer (written; see tp_tcp.c) */
+    int fd;                  /* message connection: EAGER, RTS, DDATA, DATA */
     int cfd;                 /* control connection: CTS, RTR, LEAVE (see tp_tcp.c) */
     int dead;
     int werr;                /* errno of a failed write, not dealt with yet */
-    cs_tp_fifo_t wq;         /* message frames to write on wfd */
+    cs_tp_fifo_t wq;         /* message frames to write on fd */
     cs_tp_fifo_t cq;         /* control frames to write on cfd */
     cs_tp_fifo_t posted;     /* receives not matched yet */
     cs_tp_fifo_t self_sends; /* self only: sends not matched yet */

@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -36,32 +35,9 @@ static void why(tp_tcp_t *t, const char *fmt, ...)
     CS_DEBUG("exec", "tcp transport: rank %d: %s", t->base.rank, t->base.why);
 }
 
-/* TCP_CONNS sockets per peer: the soft limit on open files is raised to
- * what they need (up to the hard limit, as a shell's ulimit -n would); a
- * job that cannot have them says so here rather than as a failed socket()
- * halfway through connecting. */
-static int enough_files(tp_tcp_t *t, cs_err_t *err)
-{
-    rlim_t need = (rlim_t)TCP_CONNS * (rlim_t)(t->base.nranks - 1) + TCP_FILES_SPARE;
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
-        return CS_OK;
-    rlim_t old = rl.rlim_cur;
-    rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= need ? need : rl.rlim_max;
-    if (setrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur >= need)
-        return CS_OK;
-    return cs_err_set(err, CS_ERR_TRANSPORT, "tcp transport: %d ranks need about %llu open files "
-                      "per rank (%d sockets per peer), the limit is %llu (hard %llu): raise "
-                      "ulimit -n", t->base.nranks, (unsigned long long)need, TCP_CONNS,
-                      (unsigned long long)old, (unsigned long long)rl.rlim_max);
-}
-
 int cs__tcp_listen(tp_tcp_t *t, const char *node, cs_err_t *err)
 {
     const char *host = node && *node ? node : TCP_NODE;
-    int fst = enough_files(t, err);
-    if (fst != CS_OK)
-        return fst;
     struct sockaddr_storage ss;
     memset(&ss, 0, sizeof(ss));
     socklen_t len;
@@ -128,27 +104,23 @@ static int io_full(int fd, void *buf, size_t n, int out, double deadline)
 typedef struct hello {
     uint64_t magic;
     int32_t rank, nranks;
-    int32_t kind, pad_; /* TCP_CONN_*: which connection of the pair */
+    int32_t ctl, pad_; /* 1: the control connection, 0: the message one */
 } hello_t;
 
-/* Connection `kind` of the pair with peer, on this rank's side. */
-static int *conn_fd(tp_tcp_t *t, int peer, int kind)
+/* The message (ctl 0) or control (ctl 1) connection to peer. */
+static int *conn_fd(tp_tcp_t *t, int peer, int ctl)
 {
-    tcp_peer_t *p = &t->peers[peer];
-    int up = t->base.rank > peer; /* this rank connected: it writes TCP_CONN_UP */
-    if (kind == TCP_CONN_CTL)
-        return &p->cfd;
-    return (kind == TCP_CONN_UP) == up ? &p->wfd : &p->fd;
+    return ctl ? &t->peers[peer].cfd : &t->peers[peer].fd;
 }
 
-static int connect_to(tp_tcp_t *t, int peer, const tcp_addr_t *a, int kind, double deadline)
+static int connect_to(tp_tcp_t *t, int peer, const tcp_addr_t *a, int ctl, double deadline)
 {
     for (;;) {
         int fd = socket(a->sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (fd < 0)
             return CS_ERR_TRANSPORT;
         if (connect(fd, (const struct sockaddr *)&a->sa, a->salen) == 0) {
-            hello_t h = {TCP_MAGIC, t->base.rank, t->base.nranks, kind, 0};
+            hello_t h = {TCP_MAGIC, t->base.rank, t->base.nranks, ctl, 0};
             int st = io_full(fd, &h, sizeof(h), 1, deadline);
             if (st != CS_OK) {
                 close(fd);
@@ -156,7 +128,7 @@ static int connect_to(tp_tcp_t *t, int peer, const tcp_addr_t *a, int kind, doub
                     why(t, "interrupted (%s)", cs_intr_signame(cs_intr_pending()));
                 return st;
             }
-            *conn_fd(t, peer, kind) = fd;
+            *conn_fd(t, peer, ctl) = fd;
             return CS_OK;
         }
         int e = errno;
@@ -193,14 +165,14 @@ static int accept_one(tp_tcp_t *t, double deadline)
         return st;
     }
     if (st != CS_OK || h.magic != TCP_MAGIC || h.nranks != t->base.nranks ||
-        h.rank <= t->base.rank || h.rank >= t->base.nranks || h.kind < 0 || h.kind >= TCP_CONNS ||
-        *conn_fd(t, h.rank, h.kind) >= 0) {
+        h.rank <= t->base.rank || h.rank >= t->base.nranks || (h.ctl != 0 && h.ctl != 1) ||
+        *conn_fd(t, h.rank, h.ctl) >= 0) {
         CS_WARN("exec", "tcp transport: rank %d: refused a connection (not a rank above it "
                 "of this job)", t->base.rank);
         close(fd);
         return CS_AGAIN; /* a stray connection: keep waiting for the real ones */
     }
-    *conn_fd(t, h.rank, h.kind) = fd;
+    *conn_fd(t, h.rank, h.ctl) = fd;
     return CS_OK;
 }
 
@@ -250,14 +222,14 @@ int cs__tcp_connect_all(cs_tp_t *tp, const void *blobs, size_t slot, const size_
     }
     double deadline = cs_tp_now_s() + t->setup_s;
     for (int r = 0; r < me; r++)
-        for (int kind = 0; kind < TCP_CONNS; kind++) {
+        for (int ctl = 0; ctl < 2; ctl++) {
             int st = connect_to(t, r,
                                 (const tcp_addr_t *)((const char *)blobs + (size_t)r * slot),
-                                kind, deadline);
+                                ctl, deadline);
             if (st != CS_OK)
                 return st;
         }
-    for (int left = TCP_CONNS * (P - 1 - me); left > 0;) {
+    for (int left = 2 * (P - 1 - me); left > 0;) {
         int st = accept_one(t, deadline);
         if (st == CS_OK)
             left--;
@@ -280,12 +252,10 @@ int cs__tcp_connect_all(cs_tp_t *tp, const void *blobs, size_t slot, const size_
     for (int r = 0; r < P; r++) {
         if (r == me)
             continue;
-        for (int kind = 0; kind < TCP_CONNS; kind++) {
-            int fd = *conn_fd(t, r, kind), ctl = kind == TCP_CONN_CTL;
+        for (int ctl = 0; ctl < 2; ctl++) {
+            int fd = *conn_fd(t, r, ctl);
             if (tune(t, fd, ctl) != CS_OK)
                 return CS_ERR_TRANSPORT;
-            if (fd == t->peers[r].wfd)
-                continue; /* written only: a peer that goes ends fd too */
             struct epoll_event ev = {.events = EPOLLIN,
                                      .data.u32 = (uint32_t)r | (ctl ? TCP_EV_CTL : 0)};
             if (t->epfd >= 0 && epoll_ctl(t->epfd, EPOLL_CTL_ADD, fd, &ev) != 0)
@@ -301,8 +271,6 @@ void cs__tcp_sockets_close(tp_tcp_t *t)
     for (int r = 0; t->peers && r < t->base.nranks; r++) {
         if (t->peers[r].fd >= 0)
             close(t->peers[r].fd);
-        if (t->peers[r].wfd >= 0)
-            close(t->peers[r].wfd);
         if (t->peers[r].cfd >= 0)
             close(t->peers[r].cfd);
     }
@@ -320,11 +288,9 @@ void cs__tcp_peer_lost(tp_tcp_t *t, int peer, int err)
     p->dead = 1;
     CS_DEBUG("exec", "tcp transport: rank %d lost rank %d (%s)", t->base.rank, peer,
              err ? strerror(err) : "end of stream");
-    for (int kind = 0; kind < TCP_CONNS; kind++) {
-        int *fd = conn_fd(t, peer, kind);
-        if (*fd < 0)
-            continue;
-        if (t->epfd >= 0 && fd != &p->wfd)
+    for (int ctl = 0; ctl < 2; ctl++) {
+        int *fd = conn_fd(t, peer, ctl);
+        if (t->epfd >= 0)
             epoll_ctl(t->epfd, EPOLL_CTL_DEL, *fd, NULL);
         close(*fd);
         *fd = -1;

@@ -113,7 +113,7 @@ void cs__tcp_write_peer(tp_tcp_t *t, int peer)
     if (p->cq.head >= 0 && write_queue(t, p, p->cfd, &p->cq) < 0)
         return;
     if (p->wq.head >= 0)
-        write_queue(t, p, p->wfd, &p->wq);
+        write_queue(t, p, p->fd, &p->wq);
 }
 
 /* Send op i (an RTS out, or a DDATA queued) goes: its payload for receive
@@ -288,8 +288,8 @@ void cs__tcp_leave(cs_tp_t *tp, int sig)
         nanosleep(&ts, NULL);
     }
     for (int r = 0; r < P; r++) /* the peers read the LEAVE, then the end of the streams */
-        if (r != me && !t->peers[r].dead && t->peers[r].wfd >= 0) {
-            shutdown(t->peers[r].wfd, SHUT_WR);
+        if (r != me && !t->peers[r].dead && t->peers[r].fd >= 0) {
+            shutdown(t->peers[r].fd, SHUT_WR);
             shutdown(t->peers[r].cfd, SHUT_WR);
         }
 }
