@@ -107,6 +107,8 @@
 # 100 MB/s through the bridge, a few percent of a core's copy rate, and the
 # ranks (8 on 2 cores) spend most of their time waiting for the shaper.
 set -u
+# bits RATE, size_ok SIZE: tc's units (shared with tests/bench/bench_validate.sh)
+. "$(dirname "${BASH_SOURCE[0]}")/tc-units.sh"
 nice=0 H=2 R=2 rate=200mbit burst=64kb queue=4mb prio=control cc= port=$((29000 + $$ % 20000)) tmo=3600 quiet=0 keep=0
 declare -A hrate=()
 usage() { sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
@@ -142,29 +144,6 @@ for i in "${!hrate[@]}"; do
     [[ $i =~ ^[0-9]+$ && $i -lt $H ]] || die "--host-rate: no host '$i' (hosts 0..$((H - 1)))"
 done
 [[ $prio == control || $prio == acks || $prio == none ]] || die "--prio: expected control, acks or none, found '$prio'"
-# a tc rate in bits per second (tc(8): bit or a bare number, kbit, mbit,
-# gbit, tbit, their IEC kibit ..., and bps, kbps, ... in bytes per second),
-# 80 kbit to 100 gbit (a veth moves less; the shapers' arithmetic stays in
-# 64 bits)
-bits() {
-    local v=${1,,} n m=1
-    [[ $v =~ ^([0-9]+(\.[0-9]*)?|\.[0-9]+)(([kmgt]i?)?(bit|bps))?$ ]] || return 1
-    n=${BASH_REMATCH[1]}
-    case ${BASH_REMATCH[4]} in k) m=1000 ;; m) m=1000000 ;; g) m=1000000000 ;; t) m=1000000000000 ;;
-    ki) m=1024 ;; mi) m=1048576 ;; gi) m=1073741824 ;; ti) m=1099511627776 ;; esac
-    [ "${BASH_REMATCH[5]}" = bps ] && m=$((m * 8))
-    awk -v n="$n" -v m="$m" 'BEGIN { b = n * m; if (b < 80000 || b > 1e11) exit 1; printf "%.0f\n", b }'
-}
-# a tc size in bytes (tc(8): b or a bare number, k or kb, m or mb, g or gb
-# in 1024s of bytes; kbit, mbit, gbit in 1024s of bits), from a full frame
-# (1514 bytes: a smaller bucket or queue passes no data) to 1 GiB
-size_ok() {
-    local v=${1,,} m=1
-    [[ $v =~ ^([0-9]+(\.[0-9]*)?|\.[0-9]+)(b|kb?|mb?|gb?|kbit|mbit|gbit)?$ ]] || return 1
-    case ${BASH_REMATCH[3]} in k|kb) m=1024 ;; m|mb) m=1048576 ;; g|gb) m=1073741824 ;;
-    kbit) m=128 ;; mbit) m=131072 ;; gbit) m=134217728 ;; esac
-    awk -v n="${BASH_REMATCH[1]}" -v m="$m" 'BEGIN { b = n * m; exit !(b >= 1514 && b <= 1073741824) }'
-}
 bits "$rate" >/dev/null || die "--rate: expected a tc rate from 80kbit to 100gbit (200mbit, 1gbit, 25mbps), found '$rate'"
 for i in "${!hrate[@]}"; do
     bits "${hrate[$i]}" >/dev/null ||

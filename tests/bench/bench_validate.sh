@@ -49,6 +49,9 @@ export FI_OFI_RXM_DATA_AUTO_PROGRESS=${AUTO_PROGRESS:-0}
 [ -x "$cs" ] || { echo "SKIP: collstep not built ('$cs')"; exit 77; }
 [ "$(id -u)" = 0 ] || { echo "SKIP: not root"; exit 77; }
 command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
+. "$root/scripts/tc-units.sh" # bits RATE: the cluster script's reading of a tc rate
+rate_bits=$(bits "$rate") || { echo "RATE: expected a tc rate (200mbit, 1gbit), found '$rate'"; exit 2; }
+slow_bits=$(bits "$slow") || { echo "SLOW_RATE: expected a tc rate (100mbit), found '$slow'"; exit 2; }
 out=${OUT:-$(mktemp -d /tmp/bench_validate.XXXXXX)}
 mkdir -p "$out"
 case $transport in
@@ -74,16 +77,10 @@ rc=$?
 echo "== calibrate: $(( $(date +%s) - t0 )) s"
 
 # the nominal platform: same hosts, links and routes, nominal figures
-python3 - "$out/calibrated.xml" "$out/nominal.xml" "$rate" "$slow" <<'EOF'
+python3 - "$out/calibrated.xml" "$out/nominal.xml" "$rate_bits" "$slow_bits" <<'EOF'
 import re, sys
-src, dst, rate, slow = sys.argv[1:5]
-def bps(r):  # a tc rate in bytes per second (netns-cluster.sh's units)
-    m = re.fullmatch(r"([0-9]*\.?[0-9]+)(([kmgt]i?)?(bit|bps))?", r.lower())
-    if not m:
-        sys.exit("bench_validate: cannot read the rate '%s'" % r)
-    mult = {None: 1, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "ki": 1024.0, "mi": 1024.0 ** 2,
-            "gi": 1024.0 ** 3, "ti": 1024.0 ** 4}[m.group(3)]
-    return float(m.group(1)) * mult / (1 if m.group(4) == "bps" else 8)
+src, dst = sys.argv[1:3]
+rate, slow = float(sys.argv[3]) / 8, float(sys.argv[4]) / 8  # bytes per second
 x = open(src).read()
 x = re.sub(r"<!--(?!\s*collstep calibrate platform).*?-->\n", "", x, flags=re.S)
 x = x.replace('<prop id="collstep_calib" value="1"/>',
@@ -92,7 +89,7 @@ x = re.sub(r'  *<link id="(duplex|port)-[^"]*"[^\n]*\n', "", x)
 x = re.sub(r'<link_ctn id="(duplex|port)-[^"]*"/>', "", x)
 def link(m):
     lid, tier = m.group(1), m.group(2)
-    bw, lat = {"host": (10e9, 0.5e-6), "nic": (bps(rate), 5e-6), "nic-slow": (bps(slow), 5e-6),
+    bw, lat = {"host": (10e9, 0.5e-6), "nic": (rate, 5e-6), "nic-slow": (slow, 5e-6),
                "switch": (None, 0)}.get(tier, (None, None))
     s = m.group(0)
     if bw is not None:
