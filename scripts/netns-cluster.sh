@@ -71,9 +71,9 @@
 #
 # Exit status: the first failing rank's (rank 0 first), or 0; 77 when the
 # cluster cannot be built here (not root, no `ip`/`tc`, no namespaces);
-# 2 for bad options.  Everything (namespaces, veths, the ranks, the
-# temporary directory) is removed on every exit, a failure or a signal
-# included.
+# 2 for bad options; 130 / 143 / 129 after SIGINT (Ctrl-C) / SIGTERM /
+# SIGHUP.  Everything (namespaces, veths, the ranks, the temporary
+# directory) is removed on every exit, a failure or a signal included.
 #
 # Options:
 #   -H N              hosts (default 2)
@@ -189,9 +189,12 @@ cleanup() {
     rm -rf "$tmp"
 }
 trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-trap 'exit 129' HUP
+# a signal: say so (the ranks' own words may be lost with their output
+# pipes, which the same Ctrl-C stops), then cleanup removes everything
+stop() { echo "netns-cluster: $1: stopping the ranks and removing the cluster" >&2; exit "$2"; }
+trap 'stop interrupted 130' INT
+trap 'stop terminated 143' TERM
+trap 'stop "hung up" 129' HUP
 
 addr() { echo "10.88.$(($1 / 250)).$(($1 % 250 + 1))"; }
 # shape NAMESPACE DEVICE RATE: the device's egress at RATE (htb class 1:1,

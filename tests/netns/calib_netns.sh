@@ -27,7 +27,8 @@
 #            before anything is built
 #   errors   calibrate with one rank (2), validate with a platform of fewer
 #            hosts than ranks (2), an unknown algorithm (2), a rank killed
-#            mid-calibration (3, naming it): no namespace, no output file, no
+#            mid-calibration (3, naming it), Ctrl-C to the whole cluster
+#            mid-calibration (130, said): no namespace, no output file, no
 #            temporary left behind
 # Exits 77 without root, namespaces, tc or python3 (through the cluster
 # script's own 77).
@@ -298,6 +299,25 @@ errors)
         "killed rank: exit $rc (want 3, naming rank 3): $(tail -4 "$tmp/err")"
     check '[ -z "$(ls -A "$tmp" | grep -E "killed|\.tmp\.")" ]' "output left behind: $(ls "$tmp")"
     check '[ -z "$(ip netns list | grep "^cs${cpid}")" ]' "namespaces left: $(ip netns list)"
+    # Ctrl-C 4 s into a calibration: SIGINT to the whole process group, as a
+    # terminal sends it (python: a background job of this shell ignores it)
+    py "
+import os, signal, subprocess, sys, time
+p = subprocess.Popen(['$cluster', '-H', '2', '-R', '1', '--rate', '100mbit', '--', '$cs'] + sys.argv[1:],
+                     stdout=open('$tmp/out', 'w'), stderr=open('$tmp/err', 'w'),
+                     start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+time.sleep(4)
+os.killpg(p.pid, signal.SIGINT)
+t = time.time()
+rc = p.wait(timeout=60)
+open('$tmp/intr', 'w').write('%d %d %.1f' % (p.pid, rc, time.time() - t))" "${calib[@]}" -o "$tmp/intr.xml"
+    read -r ipid rc secs <"$tmp/intr"
+    [ $rc = 77 ] && skip "the emulated cluster cannot be built here"
+    check '[ $rc = 130 ] && grep -q "netns-cluster: interrupted" "$tmp/err"' \
+        "Ctrl-C: exit $rc after $secs s (want 130 and a word): $(tail -3 "$tmp/err")"
+    check '[ ! -e "$tmp/intr.xml" ] && [ -z "$(ls -A "$tmp" | grep -E "^intr\.(xml|json)|\.tmp\.")" ]' \
+        "Ctrl-C: output left behind: $(ls "$tmp")"
+    check '[ -z "$(ip netns list | grep -E "^cs${ipid}(sw|h[0-9]+)( |$)")" ]' "Ctrl-C: namespaces left: $(ip netns list)"
     ls /dev/shm >"$tmp/shm1" 2>/dev/null
     # new segments of collstep (cs<PID>_...) whose process is gone: every rank
     # of these clusters has exited, while other programs on a shared machine
