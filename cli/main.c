@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "cs_env.h"
+#include "cs_out.h"
 
 typedef struct cli_cmd {
     const char *name;
@@ -105,6 +106,15 @@ static void usage(FILE *f)
             cs_cli_exit_help, cs_cli_size_help);
 }
 
+/* The command running, for what core/cs_out.h says about leftovers it
+ * cleaned up. */
+static const char *running = "";
+
+static void out_notice(const char *msg)
+{
+    fprintf(stderr, "collstep %s: %s\n", running, msg);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -139,6 +149,8 @@ int main(int argc, char **argv)
                     cmd, commands[i].needs);
             return CS_EXIT_USAGE;
         }
+        running = commands[i].name;
+        cs_out_set_notice(out_notice);
         return commands[i].fn(argc - 1, argv + 1);
     }
     fprintf(stderr, "collstep: unknown command '%s'\n\n", cmd);

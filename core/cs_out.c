@@ -1,11 +1,13 @@
 /*
  * cs_out.c - safe output (contract and naming scheme in cs_out.h).
  *
- * begin:   classify PATH (lstat; a directory's entries), refuse or note
- *          what commit will do; create PATH.tmp.<pid> (O_EXCL; a leftover
- *          of a dead process with our pid is removed only when it is a
- *          regular file, or a directory that is empty or marked), write the
- *          marker into a directory; register the temporary.
+ * begin:   clean up the leftovers of dead processes next to PATH
+ *          (cs_out_reap.c); classify PATH (lstat; a directory's entries)
+ *          and its directory (it must exist and take new entries), refuse
+ *          or note what commit will do; create PATH.tmp.<pid> (O_EXCL; a
+ *          leftover of a dead process with our pid is removed only when it
+ *          is a regular file, or a directory that is empty or marked), write
+ *          the marker into a directory; register the temporary.
  * commit:  flush / fsync / close a file; classify PATH again; rename.  A
  *          directory that replaces one goes through PATH.old.<pid>.
  * removal: rm_at walks with openat / fdopendir / unlinkat and O_NOFOLLOW:
@@ -14,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include "cs_out.h"
+#include "cs_out_int.h"
 
 #include "cs_log.h"
 
@@ -118,16 +121,12 @@ static int rm_at(int dfd, const char *name, int depth)
     return rc;
 }
 
-/* Remove the tree at `path` (a link at path itself is unlinked). */
-static int rmtree(const char *path)
+int cs__out_rmtree(const char *path)
 {
     return rm_at(AT_FDCWD, path, 0) == 0 ? CS_OK : CS_ERR_IO;
 }
 
-/* 1: directory `path` (not followed) holds an entry named marker, or any
- * collstep marker when marker is NULL; 0: it does not; -1: cannot tell.
- * *nentries: entries other than . and .. */
-static int dir_scan(const char *path, const char *marker, int *nentries)
+int cs__out_dir_scan(const char *path, const char *marker, int *nentries)
 {
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
@@ -156,9 +155,7 @@ static int dir_scan(const char *path, const char *marker, int *nentries)
     return found;
 }
 
-/* rename without replacing an existing target (plain rename after a check
- * where the file system lacks RENAME_NOREPLACE). */
-static int rename_noreplace(const char *from, const char *to)
+int cs__out_rename_noreplace(const char *from, const char *to)
 {
     if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
         return 0;
@@ -179,12 +176,12 @@ static const char *what_of(const cs_out_t *o)
     return o->kind && o->kind->what ? o->kind->what : (o->is_dir ? "directory" : "file");
 }
 
-static int classify_file(cs_out_t *o, int *dest, cs_err_t *err)
+static int classify_file_kind(cs_out_t *o, int *dest, cs_err_t *err)
 {
     const char *p = o->path, *w = what_of(o);
     struct stat sb, tb;
     if (lstat(p, &sb) != 0) {
-        if (errno == ENOENT) {
+        if (errno == ENOENT || errno == ENOTDIR) { /* check_parent says which */
             *dest = P_ABSENT;
             return CS_OK;
         }
@@ -232,12 +229,12 @@ static int classify_file(cs_out_t *o, int *dest, cs_err_t *err)
     return CS_OK;
 }
 
-static int classify_dir(cs_out_t *o, int *dest, cs_err_t *err)
+static int classify_dir_kind(cs_out_t *o, int *dest, cs_err_t *err)
 {
     const char *p = o->path, *w = what_of(o), *m = o->kind->marker;
     struct stat sb;
     if (lstat(p, &sb) != 0) {
-        if (errno == ENOENT) {
+        if (errno == ENOENT || errno == ENOTDIR) { /* check_parent says which */
             *dest = P_ABSENT;
             return CS_OK;
         }
@@ -252,7 +249,7 @@ static int classify_dir(cs_out_t *o, int *dest, cs_err_t *err)
         return cs_err_set(err, CS_ERR_EXISTS, "%s is a file, not a %s; choose another path", p, w);
     if (!S_ISDIR(sb.st_mode))
         return cs_err_set(err, CS_ERR_EXISTS, "%s is not a directory; choose another path", p);
-    int n = 0, marked = dir_scan(p, m, &n);
+    int n = 0, marked = cs__out_dir_scan(p, m, &n);
     if (marked < 0)
         return cs_err_set(err, CS_ERR_IO, "%s: cannot read the directory: %s", p, strerror(errno));
     if (marked) {
@@ -283,6 +280,43 @@ static int classify_dir(cs_out_t *o, int *dest, cs_err_t *err)
                           p, w, m);
     *dest = P_REPLACE;
     return CS_OK;
+}
+
+/* The directory PATH goes in must exist and take new entries (the
+ * temporary is made there): said with PATH as given, before any work. */
+static int check_parent(const cs_out_t *o, cs_err_t *err)
+{
+    const char *p = o->path, *slash = strrchr(p, '/');
+    char *dir = slash ? strndup(p, slash == p ? 1 : (size_t)(slash - p)) : strdup(".");
+    if (!dir)
+        return cs_err_set(err, CS_ERR_NOMEM, "%s: out of memory", p);
+    struct stat sb;
+    int st = CS_OK;
+    if (stat(dir, &sb) != 0)
+        st = cs_err_set(err, CS_ERR_EXISTS, "cannot write %s: %s %s; create it first or choose "
+                        "another path", p, dir,
+                        errno == ENOENT ? "does not exist" : errno == ENOTDIR
+                        ? "is not a directory (a part of it is a file)" : strerror(errno));
+    else if (!S_ISDIR(sb.st_mode))
+        st = cs_err_set(err, CS_ERR_EXISTS, "cannot write %s: %s is not a directory; choose "
+                        "another path", p, dir);
+    else if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) != 0)
+        st = cs_err_set(err, CS_ERR_EXISTS, "cannot write %s: no new file can be made in %s (%s); "
+                        "choose another path", p, dir, strerror(errno));
+    free(dir);
+    return st;
+}
+
+static int classify_file(cs_out_t *o, int *dest, cs_err_t *err)
+{
+    int st = classify_file_kind(o, dest, err);
+    return st == CS_OK && *dest != P_DEVICE ? check_parent(o, err) : st;
+}
+
+static int classify_dir(cs_out_t *o, int *dest, cs_err_t *err)
+{
+    int st = classify_dir_kind(o, dest, err);
+    return st == CS_OK ? check_parent(o, err) : st;
 }
 
 /* ---- begin -------------------------------------------------------------------- */
@@ -336,14 +370,15 @@ static int clear_leftover(const cs_out_t *o, cs_err_t *err)
     struct stat sb;
     if (lstat(o->tmp, &sb) != 0)
         return CS_OK;
-    int n = 0, ok = o->is_dir ? S_ISDIR(sb.st_mode) && (dir_scan(o->tmp, NULL, &n) == 1 || n == 0)
-                              : S_ISREG(sb.st_mode);
+    int n = 0;
+    int ok = o->is_dir ? S_ISDIR(sb.st_mode) && (cs__out_dir_scan(o->tmp, NULL, &n) == 1 || n == 0)
+                       : S_ISREG(sb.st_mode);
     if (!ok)
         return cs_err_set(err, CS_ERR_EXISTS,
                           "%s exists and was not left by collstep; remove it or choose another "
                           "path",
                           o->tmp);
-    if (rmtree(o->tmp) != CS_OK)
+    if (cs__out_rmtree(o->tmp) != CS_OK)
         return cs_err_set(err, CS_ERR_IO, "%s: cannot remove a leftover temporary: %s", o->tmp,
                           strerror(errno));
     return CS_OK;
@@ -363,6 +398,7 @@ int cs_out_begin_file(const char *path, int flags, const cs_out_kind_t *kind, cs
         *out = o;
         return CS_OK;
     }
+    cs__out_reap(o->path, 0);
     if ((st = classify_file(o, &o->dest, err)) != CS_OK)
         goto fail;
     if (o->dest == P_DEVICE) {
@@ -379,7 +415,7 @@ int cs_out_begin_file(const char *path, int flags, const cs_out_kind_t *kind, cs
         goto fail;
     fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     if (fd < 0) {
-        st = cs_err_set(err, CS_ERR_IO, "%s: cannot create: %s", o->tmp, strerror(errno));
+        st = cs_err_set(err, CS_ERR_IO, "cannot write %s: %s", o->path, strerror(errno));
         goto fail;
     }
     reg_add(o);
@@ -387,7 +423,7 @@ int cs_out_begin_file(const char *path, int flags, const cs_out_kind_t *kind, cs
         fchmod(fd, o->mode);
     o->f = fdopen(fd, "w");
     if (!o->f) {
-        st = cs_err_set(err, CS_ERR_IO, "%s: cannot open: %s", o->tmp, strerror(errno));
+        st = cs_err_set(err, CS_ERR_IO, "cannot write %s: %s", o->path, strerror(errno));
         close(fd);
         unlink(o->tmp);
         goto fail;
@@ -411,10 +447,11 @@ int cs_out_begin_dir(const char *path, int flags, const cs_out_kind_t *kind, cs_
     int st = out_new(path, flags, kind, 1, &o, err);
     if (st != CS_OK)
         return st;
+    cs__out_reap(o->path, 1);
     if ((st = classify_dir(o, &o->dest, err)) != CS_OK || (st = clear_leftover(o, err)) != CS_OK)
         goto fail;
     if (mkdir(o->tmp, 0777) != 0) {
-        st = cs_err_set(err, CS_ERR_IO, "%s: cannot create: %s", o->tmp, strerror(errno));
+        st = cs_err_set(err, CS_ERR_IO, "cannot write %s: %s", o->path, strerror(errno));
         goto fail;
     }
     reg_add(o);
@@ -432,9 +469,9 @@ int cs_out_begin_dir(const char *path, int flags, const cs_out_kind_t *kind, cs_
         bad |= fclose(f) != 0;
     }
     if (bad) {
-        st = cs_err_set(err, CS_ERR_IO, "%s: cannot write: %s", mp ? mp : o->tmp, strerror(errno));
+        st = cs_err_set(err, CS_ERR_IO, "cannot write %s: %s", o->path, strerror(errno));
         free(mp);
-        rmtree(o->tmp);
+        cs__out_rmtree(o->tmp);
         goto fail;
     }
     free(mp);
@@ -454,8 +491,10 @@ int cs_out_check(const char *path, int flags, const cs_out_kind_t *kind, int is_
     int dest = P_ABSENT, st = out_new(path, flags, kind, is_dir, &o, err);
     if (st != CS_OK)
         return st;
-    if (!(!is_dir && (flags & CS_OUT_STDOUT) && strcmp(path, "-") == 0))
+    if (!(!is_dir && (flags & CS_OUT_STDOUT) && strcmp(path, "-") == 0)) {
+        cs__out_reap(o->path, is_dir);
         st = is_dir ? classify_dir(o, &dest, err) : classify_file(o, &dest, err);
+    }
     out_free(o);
     return st;
 }
@@ -489,11 +528,11 @@ static int commit_file(cs_out_t *o, cs_err_t *err)
         return st;
     }
     if (fflush(o->f) != 0 || ferror(o->f))
-        st = cs_err_set(err, CS_ERR_IO, "%s: cannot write: %s", o->tmp, strerror(errno));
+        st = cs_err_set(err, CS_ERR_IO, "cannot write %s: %s", o->path, strerror(errno));
     if (st == CS_OK && (o->flags & CS_OUT_FSYNC) && fsync(fileno(o->f)) != 0 && errno != EINVAL)
-        st = cs_err_set(err, CS_ERR_IO, "%s: cannot sync: %s", o->tmp, strerror(errno));
+        st = cs_err_set(err, CS_ERR_IO, "cannot write %s: sync: %s", o->path, strerror(errno));
     if (fclose(o->f) != 0 && st == CS_OK)
-        st = cs_err_set(err, CS_ERR_IO, "%s: cannot close: %s", o->tmp, strerror(errno));
+        st = cs_err_set(err, CS_ERR_IO, "cannot write %s: close: %s", o->path, strerror(errno));
     o->f = NULL;
     if (st == CS_OK && o->gone)
         st = cs_err_set(err, CS_ERR_IO, "%s: interrupted: the temporary was removed", o->path);
@@ -503,9 +542,10 @@ static int commit_file(cs_out_t *o, cs_err_t *err)
         st = cs_err_set(err, CS_ERR_EXISTS, "%s changed while it was written; choose another path",
                         o->path);
     if (st == CS_OK) {
-        int r = dest == P_ABSENT ? rename_noreplace(o->tmp, o->path) : rename(o->tmp, o->path);
+        int r = dest == P_ABSENT ? cs__out_rename_noreplace(o->tmp, o->path)
+                                 : rename(o->tmp, o->path);
         if (r != 0)
-            st = cs_err_set(err, CS_ERR_IO, "%s: cannot rename to %s: %s", o->tmp, o->path,
+            st = cs_err_set(err, CS_ERR_IO, "cannot put %s in place: %s", o->path,
                             strerror(errno));
     }
     if (st != CS_OK && !o->gone)
@@ -523,9 +563,10 @@ static int commit_dir(cs_out_t *o, cs_err_t *err)
         goto out;
     if (dest == P_ABSENT || dest == P_EMPTY_DIR) {
         /* rename replaces an empty directory, and only that */
-        int r = dest == P_ABSENT ? rename_noreplace(o->tmp, o->path) : rename(o->tmp, o->path);
+        int r = dest == P_ABSENT ? cs__out_rename_noreplace(o->tmp, o->path)
+                                 : rename(o->tmp, o->path);
         if (r != 0)
-            st = cs_err_set(err, CS_ERR_IO, "%s: cannot rename to %s: %s", o->tmp, o->path,
+            st = cs_err_set(err, CS_ERR_IO, "cannot put %s in place: %s", o->path,
                             strerror(errno));
         goto out;
     }
@@ -535,26 +576,25 @@ static int commit_dir(cs_out_t *o, cs_err_t *err)
         goto out;
     }
     snprintf(old, n, "%s.old.%ld", o->path, (long)getpid());
-    if (rename_noreplace(o->path, old) != 0) {
+    if (cs__out_rename_noreplace(o->path, old) != 0) {
         st = cs_err_set(err, CS_ERR_IO, "%s: cannot move the previous %s aside to %s: %s", o->path,
                         what_of(o), old, strerror(errno));
         goto out;
     }
-    if (rename_noreplace(o->tmp, o->path) != 0) {
+    if (cs__out_rename_noreplace(o->tmp, o->path) != 0) {
         int e = errno;
-        if (rename_noreplace(old, o->path) != 0)
+        if (cs__out_rename_noreplace(old, o->path) != 0)
             CS_WARN("out", "could not put the previous %s back from %s to %s: %s", what_of(o), old,
                     o->path, strerror(errno));
-        st =
-            cs_err_set(err, CS_ERR_IO, "%s: cannot rename to %s: %s", o->tmp, o->path, strerror(e));
+        st = cs_err_set(err, CS_ERR_IO, "cannot put %s in place: %s", o->path, strerror(e));
         goto out;
     }
-    if (rmtree(old) != CS_OK)
+    if (cs__out_rmtree(old) != CS_OK)
         CS_WARN("out", "could not remove the previous %s, now at %s: %s", what_of(o), old,
                 strerror(errno));
 out:
     if (st != CS_OK)
-        rmtree(o->tmp);
+        cs__out_rmtree(o->tmp);
     free(old);
     return st;
 }
@@ -581,7 +621,7 @@ void cs_out_abort(cs_out_t *o)
         fflush(stdout);
     if (!o->gone && o->dest != P_DEVICE) {
         if (o->is_dir)
-            rmtree(o->tmp);
+            cs__out_rmtree(o->tmp);
         else
             unlink(o->tmp);
     }
@@ -601,7 +641,7 @@ int cs_out_cleanup_all(void)
             p = &o->next;
             continue;
         }
-        if (o->is_dir ? rmtree(o->tmp) == CS_OK : unlink(o->tmp) == 0 || errno == ENOENT)
+        if (o->is_dir ? cs__out_rmtree(o->tmp) == CS_OK : unlink(o->tmp) == 0 || errno == ENOENT)
             n++;
         o->gone = 1;
         o->registered = 0;
@@ -609,44 +649,4 @@ int cs_out_cleanup_all(void)
     }
     pthread_mutex_unlock(&reg_lock);
     return n;
-}
-
-int cs_out_cleanup_pid(const char *path, pid_t pid, int is_dir)
-{
-    if (!path || !*path || pid <= 0)
-        return CS_ERR_INVAL;
-    size_t len = strlen(path);
-    while (len > 1 && path[len - 1] == '/')
-        len--;
-    char *base = strndup(path, len), *tmp = malloc(len + 32), *old = malloc(len + 32);
-    int st = CS_OK;
-    if (!base || !tmp || !old) {
-        st = CS_ERR_NOMEM;
-        goto out;
-    }
-    snprintf(tmp, len + 32, "%s.tmp.%ld", base, (long)pid);
-    snprintf(old, len + 32, "%s.old.%ld", base, (long)pid);
-    struct stat sb;
-    if (!is_dir) {
-        if (lstat(tmp, &sb) == 0 && S_ISREG(sb.st_mode) && unlink(tmp) != 0)
-            st = CS_ERR_IO;
-        goto out;
-    }
-    int n = 0;
-    if (lstat(tmp, &sb) == 0 && S_ISDIR(sb.st_mode) && (dir_scan(tmp, NULL, &n) == 1 || n == 0) &&
-        rmtree(tmp) != CS_OK)
-        st = CS_ERR_IO;
-    if (lstat(old, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-        if (lstat(base, &sb) != 0 && errno == ENOENT) {
-            if (rename_noreplace(old, base) != 0) /* the new tree never got in place */
-                st = CS_ERR_IO;
-        } else if (rmtree(old) != CS_OK) { /* the new tree is in place */
-            st = CS_ERR_IO;
-        }
-    }
-out:
-    free(base);
-    free(tmp);
-    free(old);
-    return st;
 }

@@ -45,10 +45,25 @@
  *                            that holds anything it does not write.
  *   a regular file, a symbolic link, anything else
  *                            refused, even with CS_OUT_FORCE
+ * The directory PATH goes in must exist and take new entries (the
+ * temporary is made there); otherwise the output is refused, naming PATH
+ * and why (a missing directory, no permission), before any work.
  * The checks run at begin (so a user learns before a long run) and again
  * at commit (the path may have changed meanwhile); a path created between
  * the check and the rename is not replaced (renameat2 RENAME_NOREPLACE
  * where the file system has it).
+ *
+ * Leftovers of killed processes
+ * -----------------------------
+ * begin and cs_out_check first clean up after collstep processes that
+ * were killed while they wrote PATH (SIGKILL, their supervisor killed too):
+ * every PATH.tmp.<pid> and PATH.old.<pid> whose <pid> no longer runs on
+ * this machine (kill(pid, 0) fails with ESRCH, or it is a zombie; a
+ * running process's are never touched) is dealt with by
+ * cs_out_cleanup_pid's rules (a directory
+ * temporary only when empty or marked; PATH restored from PATH.old.<pid>
+ * when PATH is absent), and each removal or restore is said through the
+ * notice hook (cs_out_set_notice).
  *
  * Commit of a directory that replaces one
  * ---------------------------------------
@@ -68,8 +83,10 @@
  * replace.
  *
  * Errors: CS_ERR_EXISTS (refused: the path holds what collstep did not
- * write, or is of the wrong kind), CS_ERR_IO (failed; the message names the path and
- * says what to do), CS_ERR_INVAL, CS_ERR_NOMEM.  Messages do not name the
+ * write, is of the wrong kind, or cannot be written: its directory is
+ * missing or takes no new file), CS_ERR_IO (failed while writing; the
+ * message names the path as given, never the temporary, and says what to
+ * do), CS_ERR_INVAL, CS_ERR_NOMEM.  Messages do not name the
  * command-line option (the library does not know it): the CLI prefixes it,
  * e.g. "collstep sim: --trace results: " + "results exists and is not a
  * collstep trace directory (no .collstep-trace marker); choose another
@@ -126,9 +143,10 @@ int cs_out_begin_file(const char *path, int flags, const cs_out_kind_t *kind, cs
 int cs_out_begin_dir(const char *path, int flags, const cs_out_kind_t *kind, cs_out_t **out,
                      cs_err_t *err);
 
-/* The check of begin alone (creates nothing): CS_OK when begin would accept
- * PATH now, else the error begin would give.  For a command line that
- * validates its outputs before a long run (begin checks again). */
+/* The check of begin alone (creates nothing; removes the leftovers of dead
+ * processes as begin does): CS_OK when begin would accept PATH now, else
+ * the error begin would give.  For a command line that validates its
+ * outputs before a long run (begin checks again). */
 int cs_out_check(const char *path, int flags, const cs_out_kind_t *kind, int is_dir, cs_err_t *err);
 
 /* Files: the stream to write (the temporary, the device, or stdout).
@@ -156,6 +174,21 @@ void cs_out_abort(cs_out_t *o);
  * registering process only (a forked child never removes its parent's
  * temporaries).  Returns the number of temporaries removed. */
 int cs_out_cleanup_all(void);
+
+/* Where begin and check say what they did with leftovers of dead processes
+ * ("removed results.csv.tmp.4242, the partial output of process 4242, which
+ * no longer runs"): fn(msg) for each, from the thread that called them;
+ * NULL (the default): a CS_WARN log line.  The command line prints them
+ * as "collstep CMD: MSG". */
+void cs_out_set_notice(void (*fn)(const char *msg));
+
+/* Every XML file collstep writes (platforms, MSCCL algorithms) carries this
+ * comment within its first CS_OUT_HEAD bytes (first, or after the XML
+ * declaration), followed by the version and what wrote it:
+ * "<!-- written by collstep 0.1.0 (collstep platform export) -->".  An
+ * existing XML file is replaced only when cs_out_xml_marked finds it. */
+#define CS_OUT_XML_MARK "<!-- written by collstep"
+int cs_out_xml_marked(const char *head, size_t n);
 
 /* For a supervising parent: clean up after child `pid` that wrote PATH
  * and was killed.  Files: removes PATH.tmp.<pid> when it is a regular

@@ -84,8 +84,11 @@ check "verify over memory limit" 2 env CS_VERIFY_MAX_MEM=1000 "$cs" verify "$tmp
 check "gen --verify over memory limit" 2 env CS_VERIFY_MAX_MEM=64K "$cs" gen allreduce ring --ranks 64 --verify
 grep_out "too large message" "too large to verify" "$tmp/err"
 
-# output is whole or not at all: a failing gen leaves no file behind
-check "gen into missing dir" 3 "$cs" gen allreduce ring --ranks 4 -o "$tmp/no/such/dir/x.sched"
+# output is whole or not at all: an output path whose directory is missing
+# is refused (exit 2) naming the path given, and leaves no file behind
+check "gen into missing dir" 2 "$cs" gen allreduce ring --ranks 4 -o "$tmp/no/such/dir/x.sched"
+grep_out "missing dir named" "no/such/dir/x.sched: .*no/such/dir does not exist" "$tmp/err"
+grep -q '\.tmp\.' "$tmp/err" && { fail=$((fail+1)); echo "FAIL: the message names the temporary"; } || pass=$((pass+1))
 [ -z "$(ls "$tmp" | grep '\.tmp')" ] && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL: temp file left"; }
 
 # platforms (when built)
@@ -143,7 +146,8 @@ if "$cs" sim --help >/dev/null 2>&1; then
   check "sim -o json" 0 "$cs" sim --platform summit:nodes=2 --algo ring,hier --size 1M:4M --format json -o "$tmp/res.json"
   python3 -c "import json; d=json.load(open('$tmp/res.json')); assert len(d) == 6 and all(r['busbw_GBps'] > 0 for r in d)" \
     && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL: sim -o json content"; }
-  check "sim -o into a missing directory" 3 "$cs" sim --platform summit:nodes=2 --algo ring --size 1M -o "$tmp/no/such/res.json"
+  check "sim -o into a missing directory" 2 "$cs" sim --platform summit:nodes=2 --algo ring --size 1M -o "$tmp/no/such/res.json"
+  grep_out "sim: missing dir named" "no/such/res.json: .*does not exist" "$tmp/err"
   ls "$tmp"/*.btr >/dev/null 2>&1 && { fail=$((fail+1)); echo "FAIL: SimGrid backtrace files left behind"; } || pass=$((pass+1))
 fi
 

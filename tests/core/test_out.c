@@ -3,7 +3,9 @@
  * and directories, with and without force), byte for byte untouched
  * refusals, the registry's cleanup, a child killed mid-write cleaned up by
  * its parent (cs_out_cleanup_pid, every state of a directory commit),
- * links never followed, and cs_sched_save on top of it.
+ * links never followed, leftovers of dead processes cleaned up by the next
+ * writer (and only theirs), outputs whose directory cannot take them
+ * refused up front, and cs_sched_save on top of it.
  */
 #define _GNU_SOURCE
 #include "cs_out.h"
@@ -191,10 +193,21 @@ static void test_files(void)
         cs_out_abort(o);
         CS_TEST_CHECK(!exists(want) && !exists(a), "abort left files");
     }
-    /* a missing parent directory: cannot create */
-    CS_TEST_CHECK(write_file(P("missing/x.txt"), 0, "hello", &err) == CS_ERR_IO &&
-                      strstr(err.msg, "cannot create"),
+    /* a missing parent directory, or a file where a directory should be:
+     * refused before anything is made, naming the path given (never the
+     * temporary) and why */
+    CS_TEST_CHECK(write_file(P("missing/x.txt"), 0, "hello", &err) == CS_ERR_EXISTS &&
+                      strstr(err.msg, "missing/x.txt: ") && strstr(err.msg, "does not exist") &&
+                      !strstr(err.msg, ".tmp."),
                   "missing parent: %s", err.msg);
+    CS_TEST_CHECK(cs_out_check(P("missing/x.txt"), 0, &fkind, 0, &err) == CS_ERR_EXISTS,
+                  "check: missing parent accepted");
+    CS_TEST_CHECK(write_file(P("user.csv/x.txt"), 0, "hello", &err) == CS_ERR_EXISTS &&
+                      strstr(err.msg, "not a directory"),
+                  "a file as parent: %s", err.msg);
+    CS_TEST_CHECK(write_dir(P("missing/d"), 0, &dkind, "x", &err) == CS_ERR_EXISTS &&
+                      strstr(err.msg, "does not exist"),
+                  "directory with a missing parent: %s", err.msg);
     CS_TEST_CHECK(count_prefix("out.txt.") == 0 && count_prefix("user.csv.") == 0,
                   "temporaries left");
 }
@@ -454,6 +467,116 @@ static void test_leftover(void)
     CS_TEST_CHECK(write_dir(P("lo"), 0, &dkind, "t", &err) == CS_OK, "empty leftover: %s", err.msg);
 }
 
+/* What the notice hook heard. */
+static int notices;
+static char last_notice[1024];
+
+static void on_notice(const char *msg)
+{
+    notices++;
+    snprintf(last_notice, sizeof(last_notice), "%s", msg);
+}
+
+/* A pid that ran and no longer does (zombie = 1: it died, not collected). */
+static pid_t dead_pid(int zombie)
+{
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(0);
+    if (!zombie) {
+        waitpid(pid, NULL, 0);
+        return pid;
+    }
+    char path[64], buf[256];
+    snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+    for (int i = 0; i < 1000; i++) { /* until the kernel has it as a zombie */
+        FILE *f = fopen(path, "r");
+        size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+        if (f)
+            fclose(f);
+        buf[n] = 0;
+        char *paren = strrchr(buf, ')');
+        if (paren && paren[2] == 'Z')
+            break;
+        usleep(1000);
+    }
+    return pid;
+}
+
+/* Leftovers of killed processes are cleaned up by the next writer of the
+ * same path (begin and check): only those of processes that no longer run,
+ * only what collstep could have made, and each said through the hook. */
+static void test_reap(void)
+{
+    cs_err_t err;
+    char t[700], o[700], in[760];
+    cs_out_set_notice(on_notice);
+    /* a file's temporary: removed, said */
+    pid_t dead = dead_pid(0);
+    snprintf(t, sizeof(t), "%s.tmp.%ld", P("rf.txt"), (long)dead);
+    put(P("rf.txt"), "hello before");
+    put(t, "hello half");
+    notices = 0;
+    CS_TEST_CHECK(cs_out_check(P("rf.txt"), 0, &fkind, 0, &err) == CS_OK, "check: %s", err.msg);
+    CS_TEST_CHECK(!exists(t) && strcmp(get(P("rf.txt")), "hello before") == 0,
+                  "the dead process's temporary is left (or the file touched)");
+    CS_TEST_CHECK(notices == 1 && strstr(last_notice, t) && strstr(last_notice, "no longer runs"),
+                  "not said: %d '%s'", notices, last_notice);
+    /* a zombie's too */
+    pid_t z = dead_pid(1);
+    snprintf(t, sizeof(t), "%s.tmp.%ld", P("rf.txt"), (long)z);
+    put(t, "hello zombie");
+    CS_TEST_CHECK(write_file(P("rf.txt"), 0, "hello after", &err) == CS_OK && !exists(t),
+                  "a zombie's temporary is left: %s", err.msg);
+    waitpid(z, NULL, 0);
+    /* a running process's: untouched */
+    pid_t live = fork();
+    if (live == 0) {
+        for (;;)
+            pause();
+    }
+    snprintf(t, sizeof(t), "%s.tmp.%ld", P("rf.txt"), (long)live);
+    put(t, "hello running");
+    notices = 0;
+    CS_TEST_CHECK(write_file(P("rf.txt"), 0, "hello again", &err) == CS_OK, "%s", err.msg);
+    CS_TEST_CHECK(strcmp(get(t), "hello running") == 0 && notices == 0,
+                  "a running process's temporary was touched");
+    kill(live, SIGKILL);
+    waitpid(live, NULL, 0);
+    unlink(t);
+
+    /* a directory killed between the renames of its commit: PATH absent, the
+     * old tree aside, the new one in the temporary -> the old tree is back,
+     * then replaced by this write; nothing left */
+    const char *d = P("rd");
+    dead = dead_pid(0);
+    snprintf(t, sizeof(t), "%s.tmp.%ld", d, (long)dead);
+    snprintf(o, sizeof(o), "%s.old.%ld", d, (long)dead);
+    CS_TEST_CHECK(write_dir(o, 0, &dkind, "previous", &err) == CS_OK, "setup: %s", err.msg);
+    CS_TEST_CHECK(write_dir(t, 0, &dkind, "half", &err) == CS_OK, "setup: %s", err.msg);
+    notices = 0;
+    CS_TEST_CHECK(cs_out_check(d, 0, &dkind, 1, &err) == CS_OK, "check: %s", err.msg);
+    CS_TEST_CHECK(strcmp(get(P("rd/data.txt")), "previous") == 0 && !exists(o) && !exists(t),
+                  "not restored: %s", get(P("rd/data.txt")));
+    CS_TEST_CHECK(notices == 2 && strstr(last_notice, "restored"), "said %d: %s", notices,
+                  last_notice);
+    CS_TEST_CHECK(write_dir(d, 0, &dkind, "new", &err) == CS_OK &&
+                      strcmp(get(P("rd/data.txt")), "new") == 0,
+                  "replace after restore: %s", err.msg);
+    /* an unmarked temporary of a dead process: not collstep's, left (said) */
+    snprintf(t, sizeof(t), "%s.tmp.%ld", d, (long)dead);
+    mkdir(t, 0777);
+    snprintf(in, sizeof(in), "%s/user", t);
+    put(in, "mine");
+    notices = 0;
+    CS_TEST_CHECK(write_dir(d, 0, &dkind, "newer", &err) == CS_OK, "%s", err.msg);
+    CS_TEST_CHECK(strcmp(get(in), "mine") == 0 && notices == 1 && strstr(last_notice, "alone"),
+                  "an unmarked leftover: %s", last_notice);
+    unlink(in);
+    rmdir(t);
+    cs_out_set_notice(NULL);
+}
+
 static void test_sched_save(void)
 {
     static const char text[] = "collstep-schedule 1\n"
@@ -504,6 +627,7 @@ int main(void)
     test_cleanup_all();
     test_killed_child();
     test_leftover();
+    test_reap();
     test_sched_save();
     char cmd[600];
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);

@@ -197,10 +197,12 @@ static void test_files(void)
     CS_TEST_CHECK(s2 && t && cs_test_sched_diff(s2, t) == NULL, "replaced: %s", err.msg);
     cs_sched_destroy(s2);
     cs_sched_destroy(t);
-    /* A directory that does not exist: CS_ERR_IO, nothing left behind. */
+    /* A directory that does not exist: refused (CS_ERR_EXISTS: a refused
+     * output path), nothing left behind. */
     snprintf(bad, sizeof(bad), "%s/missing/b.sched", dir);
     cs_err_clear(&err);
-    CS_TEST_CHECK(cs_sched_save(s, bad, &err) == CS_ERR_IO && strstr(err.msg, "cannot create"),
+    CS_TEST_CHECK(cs_sched_save(s, bad, &err) == CS_ERR_EXISTS &&
+                      strstr(err.msg, "does not exist"),
                   "save into a missing dir: %s", err.msg);
     CS_TEST_CHECK(count_entries(dir) == 1, "failed save left files");
     /* A path that is a directory: the rename fails and the temp is removed. */
