@@ -13,6 +13,7 @@
 
 #include "calib_int.h"
 #include "cs_out.h"
+#include "cs_platform.h"
 
 const char *const calib_dt_names[NDT] = {"float", "double", "half", "bfloat16", "int32", "int64"};
 
@@ -21,7 +22,8 @@ static int json_recognize(const char *head, size_t n)
     static const char k[] = "{\"collstep_calibration\"";
     return n >= sizeof(k) - 1 && memcmp(head, k, sizeof(k) - 1) == 0;
 }
-static const cs_out_kind_t xml_kind = {"calibrated platform", cs_plat_calib_recognize, NULL, NULL};
+/* a platform collstep wrote: calibrate's, or `platform export`'s */
+static const cs_out_kind_t xml_kind = {"platform", cs_platform_recognize, NULL, NULL};
 static const cs_out_kind_t json_kind = {"calibration file", json_recognize, NULL, NULL};
 
 int calib_check_outputs(cal_t *c)

@@ -31,7 +31,8 @@ static void help(FILE *f)
             "                       on a channel): for other executors and for collstep\n"
             "  --inplace            build the registry algorithm in place\n"
             "%s"
-            "  --force              replace an existing FILE that is not XML\n"
+            "  --force              replace an existing FILE that collstep did not write\n"
+            "                       (an MSCCL XML written by collstep is replaced anyway)\n"
             "\n%s\n"
             "example: collstep export msccl --coll allreduce --algo ring --ranks 8 -o ring8.xml\n",
             cs_cli_output_help, cs_cli_exit_help);

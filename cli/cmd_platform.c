@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cs_out.h"
 #include "cs_platform.h"
 
 static void help(FILE *f)
@@ -11,7 +12,8 @@ static void help(FILE *f)
     fprintf(f,
             "usage: collstep platform list\n"
             "       collstep platform show NAME[:key=value,...] | FILE.xml\n"
-            "       collstep platform export NAME[:key=value,...] -o FILE.xml\n"
+            "       collstep platform export NAME[:key=value,...] | FILE.xml -o FILE.xml\n"
+            "                                [--force]\n"
             "\n"
             "Platforms are presets of the seed systems' fabrics (every link tagged with its\n"
             "tier) or any SimGrid 3.32 platform file: zones of every routing, <cluster>\n"
@@ -32,14 +34,14 @@ static void help(FILE *f)
             "            an igraph graph: diameter in hops, bisection bandwidth (max-flow\n"
             "            between the halves of the ranks); for a file, the graph of the routes\n"
             "            SimGrid computes between the ranks' hosts\n"
-            "  export    write the SimGrid XML (whole or not at all) for editing; load it\n"
-            "            back with --platform FILE.xml\n"
-            "\n"
-            "Exit status: 0 done, 2 bad input (unknown preset, a file SimGrid or collstep\n"
-            "refuses), 1 other failures.\n"
-            "\n"
+            "  export    write the SimGrid XML (whole or not at all, marked as written by\n"
+            "            collstep) for editing; load it back with --platform FILE.xml.  An\n"
+            "            existing FILE.xml is replaced only when collstep wrote it (platform\n"
+            "            export, calibrate); --force replaces any other file\n"
+            "\n%s\n"
             "example: collstep platform show summit:nodes=16\n"
-            "         collstep platform show my-cluster.xml\n");
+            "         collstep platform show my-cluster.xml\n",
+            cs_cli_exit_help);
 }
 
 static int cmd_list(void)
@@ -63,16 +65,17 @@ static int open_or_fail(const char *spec, unsigned flags, cs_platform_t **p)
 
 int cs_cli_platform(int argc, char **argv)
 {
-    static const struct option opts[] = {{"output", required_argument, 0, 'o'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
+    static const struct option opts[] = {CS_CLI_OPTS_OUTPUT};
     const char *output = NULL;
-    int c, rc = CS_EXIT_OK;
+    int c, rc = CS_EXIT_OK, force = 0;
     optind = 1;
     while ((c = cs_cli_getopt("platform", argc, argv, "ho:", opts, help, &rc)) != -1) {
         switch (c) {
         case 'o':
             output = optarg;
+            break;
+        case 'F':
+            force = 1;
             break;
         default: /* CS_CLI_OPT_EXIT: --help or a bad option */
             return rc;
@@ -96,20 +99,26 @@ int cs_cli_platform(int argc, char **argv)
         return cs_cli_usage_error("platform", "%s takes one platform", verb);
     if (strcmp(verb, "export") == 0 && output == NULL)
         return cs_cli_usage_error("platform", "export needs -o FILE.xml");
+    if (output && strcmp(verb, "export") != 0)
+        return cs_cli_usage_error("platform", "-o: only with export");
+    cs_err_t err = {0};
+    int oflags = force ? CS_OUT_FORCE : 0;
+    if (output && cs_out_check(output, oflags, &cs_platform_out_kind, 0, &err) != CS_OK)
+        return cs_cli_usage_error("platform", "-o %s: %s", output, err.msg);
     cs_platform_t *p = NULL;
     /* show: a file's figures are computed while SimGrid has it loaded */
     rc = open_or_fail(argv[optind + 1], strcmp(verb, "show") == 0 ? CS_PLAT_OPEN_TOPOLOGY : 0, &p);
     if (rc != CS_EXIT_OK)
         return rc;
-    cs_err_t err = {0};
+    int st;
     if (strcmp(verb, "show") == 0) {
         if (cs_platform_print(p, stdout, &err) != CS_OK) {
             fprintf(stderr, "collstep platform: %s\n", err.msg);
-            rc = CS_EXIT_FAIL;
+            rc = CS_EXIT_RUNTIME;
         }
-    } else if (cs_platform_export(p, output, &err) != CS_OK) {
-        fprintf(stderr, "collstep platform: %s\n", err.msg);
-        rc = CS_EXIT_FAIL;
+    } else if ((st = cs_platform_export(p, output, oflags, &err)) != CS_OK) {
+        fprintf(stderr, "collstep platform: -o %s: %s\n", output, err.msg);
+        rc = st == CS_ERR_EXISTS ? CS_EXIT_USAGE : CS_EXIT_RUNTIME;
     } else {
         fprintf(stderr, "collstep platform: wrote %s (%llu %s)\n", output,
                 (unsigned long long)p->ndevices, p->rank_noun);

@@ -148,8 +148,9 @@ int cs_msccl_write(const cs_sched_t *s, const cs_msccl_write_opts_t *opts, FILE 
                    cs_msccl_place_t ***places, cs_err_t *err);
 void cs_msccl_places_free(cs_msccl_place_t **places, int nranks);
 /* Same into PATH, whole or not at all, through core/cs_out.h: "-" is
- * stdout; an existing file is replaced only when it looks like XML, or with
- * flags CS_OUT_FORCE (CS_ERR_EXISTS otherwise). */
+ * stdout; an existing file is replaced only when it is an MSCCL XML that
+ * collstep wrote (its CS_OUT_XML_MARK comment), or with flags CS_OUT_FORCE
+ * (CS_ERR_EXISTS otherwise). */
 int cs_msccl_save(const cs_sched_t *s, const cs_msccl_write_opts_t *opts, const char *path,
                   int flags, cs_err_t *err);
 /* The check of cs_msccl_save alone, before any work: CS_OK when PATH may

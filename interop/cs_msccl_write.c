@@ -19,12 +19,19 @@
  * becomes depid/deps, each further one a nop before the step (the
  * executor's chain of dependencies), and every step waited for gets
  * hasdep="1".  Scratch buffers are laid out one after the other in s.
+ * The file starts with collstep's marker comment (CS_OUT_XML_MARK, so that
+ * cs_msccl_save replaces only what collstep wrote); MSCCL's executor and
+ * msccl-tools skip comments.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cs_msccl.h"
 #include "cs_out.h"
+
+#ifndef CS_VERSION
+#define CS_VERSION "unknown"
+#endif
 
 /* The executor's limits (msccl_struct.h). */
 #define X_MAX_STEPS 64
@@ -404,6 +411,9 @@ int cs_msccl_write(const cs_sched_t *s, const cs_msccl_write_opts_t *opts, FILE 
                           maxchan, X_MAX_CHANNELS - 1);
     }
     const char *name = opts && opts->name ? opts->name : s->algo[0] ? s->algo : "collstep";
+    /* the marker first: an existing file is replaced only when it has it
+     * (MSCCL's parser and msccl-tools skip comments) */
+    fprintf(f, "%s %s (collstep export msccl) -->\n", CS_OUT_XML_MARK, CS_VERSION);
     fprintf(f, "<algo name=\"");
     put_name(f, name);
     fprintf(f,
@@ -443,9 +453,10 @@ void cs_msccl_places_free(cs_msccl_place_t **places, int nranks)
     free(places);
 }
 
+/* An MSCCL XML that collstep wrote (its marker), not any XML. */
 static int recognize_xml(const char *head, size_t n)
 {
-    return cs_msccl_detect(head, n);
+    return cs_msccl_detect(head, n) && cs_out_xml_marked(head, n);
 }
 
 static const cs_out_kind_t kind = {"MSCCL algorithm file", recognize_xml, NULL, NULL};

@@ -14,11 +14,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cs_out.h"
 #include "cs_params.h"
+#include "cs_plat_calib.h"
 #include "cs_plat_file.h"
 #include "cs_plat_model.h"
 
 #define CS__MAX_XML_BYTES (1ull << 31)
+
+#ifndef CS_VERSION
+#define CS_VERSION "unknown"
+#endif
 
 static int cs__is_file_spec(const char *spec)
 {
@@ -266,45 +272,40 @@ void cs_platform_close(cs_platform_t *p)
     free(p);
 }
 
-int cs_platform_export(const cs_platform_t *p, const char *path, cs_err_t *err)
+int cs_platform_recognize(const char *head, size_t n)
+{
+    return cs_out_xml_marked(head, n) || cs_plat_calib_recognize(head, n);
+}
+
+const cs_out_kind_t cs_platform_out_kind = {"platform", cs_platform_recognize, NULL, NULL};
+
+int cs_platform_export(const cs_platform_t *p, const char *path, int flags, cs_err_t *err)
 {
     if (p == NULL || p->xml == NULL || path == NULL)
         return cs_err_set(err, CS_ERR_INVAL, "platform export: nothing to export");
-    size_t n = strlen(path) + 16;
-    char *tmp = malloc(n);
-    if (tmp == NULL)
-        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
-    snprintf(tmp, n, "%s.tmpXXXXXX", path);
-    int st = CS_OK;
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        st = cs_err_set(err, CS_ERR_IO, "%s: cannot create a temporary file: %s", path,
-                        strerror(errno));
-        goto out;
+    cs_out_t *o = NULL;
+    int st = cs_out_begin_file(path, flags, &cs_platform_out_kind, &o, err);
+    if (st != CS_OK)
+        return st;
+    /* the marker after the XML declaration, unless the text has one (a file
+     * collstep wrote, exported again) */
+    const char *x = p->xml;
+    size_t len = strlen(x), head = 0;
+    if (!cs_platform_recognize(x, len < CS_OUT_HEAD ? len : CS_OUT_HEAD)) {
+        if (strncmp(x, "<?xml", 5) == 0 && strstr(x, "?>"))
+            head = (size_t)(strstr(x, "?>") - x) + 2;
+        head += strspn(x + head, "\r\n");
+        FILE *f = cs_out_stream(o);
+        fwrite(x, 1, head, f);
+        if (head > 0 && x[head - 1] != '\n')
+            fputc('\n', f);
+        fprintf(f, "%s %s (collstep platform export) -->\n", CS_OUT_XML_MARK, CS_VERSION);
     }
-    FILE *f = fdopen(fd, "wb");
-    if (f == NULL) {
-        close(fd);
-        st = cs_err_set(err, CS_ERR_IO, "%s: %s", path, strerror(errno));
-        goto unlink_tmp;
+    if (fwrite(x + head, 1, len - head, cs_out_stream(o)) != len - head) {
+        cs_out_abort(o);
+        return cs_err_set(err, CS_ERR_IO, "cannot write %s: %s", path, strerror(errno));
     }
-    size_t len = strlen(p->xml);
-    int bad = fwrite(p->xml, 1, len, f) != len;
-    bad |= fclose(f) != 0;
-    if (bad) {
-        st = cs_err_set(err, CS_ERR_IO, "%s: write failed: %s", path, strerror(errno));
-        goto unlink_tmp;
-    }
-    if (rename(tmp, path) != 0) {
-        st = cs_err_set(err, CS_ERR_IO, "%s: rename failed: %s", path, strerror(errno));
-        goto unlink_tmp;
-    }
-    goto out;
-unlink_tmp:
-    unlink(tmp);
-out:
-    free(tmp);
-    return st;
+    return cs_out_commit(o, err);
 }
 
 /* Used by cs_plat_topo.c: the model behind a preset. */

@@ -106,8 +106,18 @@ const char *cs_platform_preset_name(int i);
 const char *cs_platform_preset_summary(int i); /* one line */
 const char *cs_platform_preset_params(int i);  /* "nodes=256 racks=... " with defaults */
 
-/* Write p->xml to path whole or not at all (temporary file, then rename). */
-int cs_platform_export(const cs_platform_t *p, const char *path, cs_err_t *err);
+/* Write p->xml to path whole or not at all (core/cs_out.h: flags
+ * CS_OUT_FORCE, CS_OUT_STDOUT ...), with collstep's XML marker comment
+ * (CS_OUT_XML_MARK) after the XML declaration unless the text has one.  An
+ * existing file is replaced only when it is a platform collstep wrote
+ * (cs_platform_recognize), or forced; CS_ERR_EXISTS otherwise. */
+int cs_platform_export(const cs_platform_t *p, const char *path, int flags, cs_err_t *err);
+/* 1 when `head`, the first bytes of a file, is a platform collstep wrote:
+ * `platform export` (the XML marker) or `calibrate` (its own comment). */
+int cs_platform_recognize(const char *head, size_t n);
+/* What cs_platform_export writes, for cs_out_check. */
+struct cs_out_kind;
+extern const struct cs_out_kind cs_platform_out_kind;
 
 /* Topology figures (see cs_topo_figures_t); computed once and kept. */
 int cs_platform_topology(const cs_platform_t *p, cs_topo_figures_t *fig, cs_err_t *err);

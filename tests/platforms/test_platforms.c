@@ -302,7 +302,7 @@ static void test_roundtrip(const char *spec)
     CS_TEST_CHECK(cs_platform_open(spec, &a, &err) == CS_OK, "open %s: %s", spec, err.msg);
     if (a == NULL)
         return;
-    CS_TEST_CHECK(cs_platform_export(a, path, &err) == CS_OK, "export: %s", err.msg);
+    CS_TEST_CHECK(cs_platform_export(a, path, 0, &err) == CS_OK, "export: %s", err.msg);
     CS_TEST_CHECK(cs_platform_open(path, &b, &err) == CS_OK, "reload %s: %s", spec, err.msg);
     if (b) {
         int same = b->ndevices == a->ndevices && b->ntiers == a->ntiers && b->ndims == a->ndims;
@@ -351,7 +351,7 @@ static void test_roundtrip(const char *spec)
         cs_platform_close(b);
     }
     cs_platform_close(a);
-    CS_TEST_CHECK(cs_platform_export(NULL, path, NULL) == CS_ERR_INVAL,
+    CS_TEST_CHECK(cs_platform_export(NULL, path, 0, NULL) == CS_ERR_INVAL,
                   "export of nothing fails");
 }
 
