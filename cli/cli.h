@@ -102,9 +102,24 @@ int cs_cli_parse_sweep(const char *s, uint64_t *min, uint64_t *max, double *fact
  * -b MIN -e MAX -f FACTOR: MIN, MIN*F, MIN*F^2, ... while <= MAX (MAX itself
  * only when it is on the sequence).  Sizes are kept in the order given,
  * duplicates dropped; each must hold at least one element of `elem_size`
- * bytes (0: not checked), except a single 0 (an empty collective).  At most CS_CLI_MAX_SIZES.  Prints the error as
- * "collstep CMD: --size: ..." and returns CS_EXIT_USAGE, or CS_EXIT_OK. */
+ * bytes (0: at least one byte); 0 is an error like any size below one
+ * element.  At most CS_CLI_MAX_SIZES.  Prints the error as "collstep CMD:
+ * --size: ..." and returns CS_EXIT_USAGE, or CS_EXIT_OK. */
 int cs_cli_sizes(const char *cmd, const char *spec, size_t elem_size, uint64_t *sizes, int *n);
+/* The bytes a collective of `nranks` ranks moves for a --size of `bytes`:
+ * rounded down to whole elements of `elem` bytes and, for reduce-scatter,
+ * allgather and alltoall, to whole blocks of one element per rank, as
+ * nccl-tests rounds (count = bytes / elem [/ nranks]). */
+uint64_t cs_cli_size_moved(cs_coll_t coll, int nranks, uint64_t bytes, size_t elem);
+/* Round every size to cs_cli_size_moved once the collective and the ranks
+ * are known, so that every row, trace, tuning pick and algbw uses the bytes
+ * that move.  `say`: each size that changed is said on stderr once
+ * ("collstep sim: --size 1000: 992 bytes move (62 float elements per rank),
+ * rounded down as nccl-tests does"), and sizes that became equal are kept
+ * once (with[], when not NULL, is compacted alongside: a per-size index).
+ * A size below one block is an error (printed): CS_EXIT_USAGE. */
+int cs_cli_sizes_round(const char *cmd, cs_coll_t coll, int nranks, cs_dtype_t dt, int say,
+                       uint64_t *sizes, int *n, int *with);
 
 /* ---- schedule files -------------------------------------------------------- */
 

@@ -1,7 +1,7 @@
 /*
  * cli_live.c - launching, options and failures shared by `collstep
  * calibrate` and `collstep validate` (cli_live.h); how many ranks share a
- * machine, and --wait, also for `collstep run`.
+ * machine, --wait and the memory check, also for `collstep run`.
  */
 #include "cli_live.h"
 
@@ -104,7 +104,7 @@ typedef struct machine {
     char id[40]; /* kernel boot id: namespaces of one machine share it */
 } machine_t;
 
-int cs_live_machine_ranks(cs_boot_t *b, int *ranks, cs_err_t *err)
+int cs_live_machine_ranks(cs_boot_t *b, int *ranks, unsigned char *here, cs_err_t *err)
 {
     int n = cs_boot_size(b);
     machine_t me, *all = calloc((size_t)n, sizeof(machine_t));
@@ -122,10 +122,54 @@ int cs_live_machine_ranks(cs_boot_t *b, int *ranks, cs_err_t *err)
     me.id[strcspn(me.id, "\n")] = 0;
     int st = cs_boot_allgather(b, &me, sizeof(me), all, err);
     *ranks = 0;
-    for (int r = 0; r < n && st == CS_OK; r++)
-        *ranks += strcmp(all[r].id, me.id) == 0;
+    for (int r = 0; r < n && st == CS_OK; r++) {
+        int same = strcmp(all[r].id, me.id) == 0;
+        *ranks += same;
+        if (here)
+            here[r] = (unsigned char)same;
+    }
     free(all);
     return st;
+}
+
+uint64_t cs_live_mem_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[128];
+    unsigned long long kb = 0;
+    while (f && fgets(line, sizeof(line), f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return (uint64_t)kb * 1024;
+}
+
+/* "1.5 GiB" */
+static const char *human(double bytes, char *buf, size_t len)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    int u = 0;
+    while (bytes >= 1024 && u < 6)
+        bytes /= 1024, u++;
+    snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", bytes, unit[u]);
+    return buf;
+}
+
+int cs_live_mem_check(const char *cmd, uint64_t size, double need, int ranks_here,
+                      const char *what)
+{
+    uint64_t avail = cs_live_mem_available();
+    if (avail == 0 || need <= (double)avail)
+        return CS_EXIT_OK;
+    char s[32], n[32], a[32];
+    return cs_cli_usage_error(cmd, "--size %llu (%s): the %s of the %d rank%s on this machine "
+                                   "need about %s, but %s of memory is available (MemAvailable "
+                                   "in /proc/meminfo); choose smaller sizes or fewer ranks per "
+                                   "machine", (unsigned long long)size,
+                              human((double)size, s, sizeof(s)), what, ranks_here,
+                              ranks_here == 1 ? "" : "s", human(need, n, sizeof(n)),
+                              human((double)avail, a, sizeof(a)));
 }
 
 int cs_live_oversubscribed(const char *cmd, const char *wait, int machine_ranks)
@@ -201,7 +245,7 @@ static int find_nodes(cs_live_t *l, const char *groups)
     whoami(l, groups, &me);
     int st = cs_boot_allgather(l->boot, &me, sizeof(me), all, &l->err);
     if (st == CS_OK)
-        st = cs_live_machine_ranks(l->boot, &l->machine_ranks, &l->err);
+        st = cs_live_machine_ranks(l->boot, &l->machine_ranks, NULL, &l->err);
     if (st != CS_OK) {
         free(all);
         return cs_live_fail(l, st);

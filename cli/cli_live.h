@@ -15,7 +15,9 @@
  *            of an emulated cluster), or from --groups FILE; and the
  *            machines (kernels, by boot id) to tell how many ranks share a
  *            machine's cores (cs_live_machine_ranks, which `collstep run`
- *            calls too, with cs_live_oversubscribed for --wait)
+ *            calls too, with cs_live_oversubscribed for --wait); the
+ *            memory their buffers need against the machine's available
+ *            memory (cs_live_mem_check, before any transport opens)
  *   build    cs_live_hold, cs_live_release: a step every rank takes alike
  *            (building the schedules; run too) whose usage errors rank 0
  *            alone says
@@ -119,8 +121,21 @@ int cs_live_fail(cs_live_t *l, int st);
 /* How many ranks of the job run on this rank's machine (its kernel, known by
  * its boot id: network namespaces of one machine share it; the hostname
  * where there is none), over the bootstrap (every rank calls it): CS_OK
- * with *ranks >= 1, or a status with err filled. */
-int cs_live_machine_ranks(cs_boot_t *b, int *ranks, cs_err_t *err);
+ * with *ranks >= 1, and here[r] = 1 for each rank r on it (here: NULL, or
+ * one entry per rank of the job), or a status with err filled. */
+int cs_live_machine_ranks(cs_boot_t *b, int *ranks, unsigned char *here, cs_err_t *err);
+
+/* MemAvailable of /proc/meminfo in bytes (0: unknown). */
+uint64_t cs_live_mem_available(void);
+/* Refuse up front a size whose buffers cannot fit: `need` bytes for the
+ * `ranks_here` ranks on this machine (what the engines or the calibration
+ * allocate for the largest size, `size`) against MemAvailable.  Said as
+ * "collstep CMD: --size 1099511627776 (1.0 TiB): the WHAT of the 2 ranks on
+ * this machine need about 4.0 TiB, but 21.7 GiB of memory is available
+ * ..." and CS_EXIT_USAGE; CS_EXIT_OK when it fits or MemAvailable is
+ * unknown.  Nothing is allocated. */
+int cs_live_mem_check(const char *cmd, uint64_t size, double need, int ranks_here,
+                      const char *what);
 
 /* Whether idle ranks yield their core (the engines' oversubscribed): --wait
  * yield always, spin never, auto when `machine_ranks` (above) exceeds the

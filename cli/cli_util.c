@@ -263,9 +263,10 @@ const char cs_cli_size_help[] =
     "sizes: 1024, 64K, 100M, 1G (binary: K = 1024, M = 2^20, G = 2^30; KB, KiB, MB\n"
     "are the same); MIN:MAX[:F] sweeps MIN, MIN*F, ... up to MAX (F = 2 by default,\n"
     "as nccl-tests -b/-e/-f); items may be listed: 1K,64K,1M:16M.  Bandwidths\n"
-    "(GB/s) are decimal: 1 GB/s = 1e9 bytes per second.  A size is rounded down to\n"
-    "whole elements (and for reduce-scatter, allgather, alltoall to whole blocks\n"
-    "per rank), as nccl-tests does.\n";
+    "(GB/s) are decimal: 1 GB/s = 1e9 bytes per second.  A size below one element\n"
+    "(0 too) is an error; a size is rounded down to whole elements (and for\n"
+    "reduce-scatter, allgather, alltoall to whole blocks per rank), as nccl-tests\n"
+    "does, and the rows use the rounded size.\n";
 
 const char cs_cli_output_help[] =
     "  -o, --output FILE    write to FILE, whole or not at all (default: stdout)\n";
@@ -304,17 +305,11 @@ int cs_cli_sizes(const char *cmd, const char *spec, size_t elem_size, uint64_t *
                                       "--size: expected SIZE or MIN:MAX[:FACTOR] (MIN <= MAX, "
                                       "FACTOR > 1), found '%s'",
                                       item);
-        if (lo == 0 && hi == 0) { /* an empty collective, as nccl-tests allows */
-            if (add_size(sizes, n, 0) != 0)
-                return cs_cli_usage_error(cmd, "--size: more than %d sizes in '%s'",
-                                          CS_CLI_MAX_SIZES, spec);
-            continue;
-        }
-        if (lo == 0)
-            return cs_cli_usage_error(cmd, "--size %s: a sweep starts above 0", item);
-        if (elem_size && lo < elem_size)
-            return cs_cli_usage_error(cmd, "--size %s: smaller than one %zu-byte element: nothing "
-                                           "would move", item, elem_size);
+        if (lo < (elem_size ? elem_size : 1))
+            return cs_cli_usage_error(cmd, "--size %s: %s one %zu-byte element: nothing would "
+                                           "move (the smallest size is %zu)", item,
+                                      lo == hi ? "smaller than" : "starts below",
+                                      elem_size ? elem_size : 1, elem_size ? elem_size : 1);
         for (double v = (double)lo; v <= (double)hi * (1 + 1e-12); v *= f) {
             uint64_t b = (uint64_t)(v + 0.5);
             if (add_size(sizes, n, b > hi ? hi : b) != 0)
@@ -324,6 +319,49 @@ int cs_cli_sizes(const char *cmd, const char *spec, size_t elem_size, uint64_t *
     }
     if (*n == 0)
         return cs_cli_usage_error(cmd, "--size: no size in '%s'", spec);
+    return CS_EXIT_OK;
+}
+
+uint64_t cs_cli_size_moved(cs_coll_t coll, int nranks, uint64_t bytes, size_t elem)
+{
+    if (elem == 0 || nranks < 1)
+        return bytes;
+    uint64_t count = cs_coll_block_count(coll, nranks, bytes, elem);
+    return count * elem * (cs_coll_blocked(coll) ? (uint64_t)nranks : 1);
+}
+
+int cs_cli_sizes_round(const char *cmd, cs_coll_t coll, int nranks, cs_dtype_t dt, int say,
+                       uint64_t *sizes, int *n, int *with)
+{
+    size_t es = cs_dtype_size(dt);
+    int blocked = cs_coll_blocked(coll), m = 0;
+    for (int k = 0; k < *n; k++) {
+        uint64_t v = cs_cli_size_moved(coll, nranks, sizes[k], es);
+        if (v == 0)
+            return cs_cli_usage_error(cmd, "--size %llu: %s on %d ranks moves whole blocks of "
+                                           "one %s element per rank (%llu bytes); nothing "
+                                           "would move", (unsigned long long)sizes[k],
+                                      cs_coll_name(coll), nranks, cs_dtype_name(dt),
+                                      (unsigned long long)(es * (uint64_t)nranks));
+        if (v != sizes[k] && say)
+            fprintf(stderr, "collstep %s: --size %llu: %llu bytes move (%llu %s elements%s), "
+                            "rounded down as nccl-tests does\n", cmd,
+                    (unsigned long long)sizes[k], (unsigned long long)v,
+                    (unsigned long long)cs_coll_block_count(coll, nranks, v, es),
+                    cs_dtype_name(dt), blocked ? " per rank" : "");
+        int dup = 0;
+        for (int j = 0; j < m && !dup; j++)
+            dup = sizes[j] == v;
+        if (dup && say)
+            fprintf(stderr, "collstep %s: --size: %llu bytes are listed once\n", cmd,
+                    (unsigned long long)v);
+        if (dup)
+            continue;
+        if (with)
+            with[m] = with[k];
+        sizes[m++] = v;
+    }
+    *n = m;
     return CS_EXIT_OK;
 }
 
@@ -536,16 +574,23 @@ int cs_cli_schedule_set(const char *cmd, const char *arg, const uint64_t *sizes,
     if (st != CS_OK)
         return st;
     for (int k = 0; k < nsizes; k++) {
-        const cs_schedset_entry_t *e = cs_schedset_lookup(*set, sizes[k], elem_size, err);
+        /* picked by the bytes that move, as MSCCL sees the call */
+        uint64_t bytes = cs_cli_size_moved((*set)->coll, (*set)->nranks, sizes[k], elem_size);
+        const cs_schedset_entry_t *e = cs_schedset_lookup(*set, bytes, elem_size, err);
         if (!e)
             return CS_ERR_NOTFOUND;
         per_size[k] = e->sched;
         per_path[k] = e->path;
         if (cmd) {
-            char range[96];
+            char range[96], also[1200] = "";
             cs_schedset_range_str(e, range, sizeof(range));
-            fprintf(stderr, "collstep %s: %llu B served by %s (%s)\n", cmd,
-                    (unsigned long long)sizes[k], e->path, range);
+            const cs_schedset_entry_t *x = cs_schedset_also(*set, e, bytes, elem_size);
+            if (x)
+                snprintf(also, sizeof(also), "; %s serves it too, but comes later in the load "
+                                             "order (the first file that serves a size wins, "
+                                             "as in MSCCL)", x->path);
+            fprintf(stderr, "collstep %s: %llu B served by %s (%s)%s\n", cmd,
+                    (unsigned long long)bytes, e->path, range, also);
         }
     }
     *coll = (*set)->coll;

@@ -121,6 +121,13 @@ static int build(cal_t *c)
                 c->nsizes);
         rc = CS_EXIT_USAGE;
     }
+    /* the send and receive areas of the largest size (cs_calib_open), on
+     * every rank of this machine, before any transport opens */
+    uint64_t hi = rc == CS_EXIT_OK ? c->sizes[c->nsizes - 1] : 0;
+    double area = (double)((hi + 4095) / 4096 * 4096);
+    if (rc == CS_EXIT_OK)
+        rc = cs_live_mem_check("calibrate", hi, 2 * area * c->l.machine_ranks,
+                               c->l.machine_ranks, "send and receive buffers");
     return rc;
 }
 

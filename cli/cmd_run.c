@@ -47,6 +47,7 @@
 #include "cs_dtype.h"
 #include "cs_engine.h"
 #include "cs_intr.h"
+#include "cs_plan.h"
 #include "cs_results.h"
 #include "cs_text.h"
 #include "cs_transport.h"
@@ -281,6 +282,8 @@ typedef struct run_ctx {
     cs_op_t op;
     int rank, nranks, nrows;
     int oversubscribed;   /* --wait: idle ranks yield their core */
+    unsigned char *here;  /* rank -> 1 when it runs on this machine */
+    int here_ranks;       /* how many do */
     const char *row_algo; /* algorithm column of the next rows (NULL: the schedule's) */
     char transport[64];   /* the rows' transport column */
     cs_result_t rows[2 * CS_CLI_MAX_ALGOS * SIZES_MAX]; /* rank 0: what it prints at the end */
@@ -291,18 +294,26 @@ typedef struct run_ctx {
 
 /* build: every rank builds (or loads) every schedule; errors are usage
  * errors, which rank 0 says (build() holds the others'). */
-static int build_schedules(run_ctx_t *c, const uint64_t *sizes, int nsizes)
+static int build_schedules(run_ctx_t *c, uint64_t *sizes, int *nsizes)
 {
     run_opts_t *o = c->o;
-    cs_cli_want_t w = {"run", c->rank == 0, sizes, nsizes, cs_dtype_size(c->dt), NULL, NULL, 0};
+    cs_cli_want_t w = {"run", c->rank == 0, sizes, *nsizes, cs_dtype_size(c->dt), NULL, NULL, 0};
     cs_coll_desc_t d = {o->coll, c->nranks, cs_coll_has_root(o->coll) ? (int32_t)o->root : 0, 0};
     int rc;
+    /* the sizes as they move: a schedule file's collective once it is
+     * loaded (a set picked its files by these already), --coll's before
+     * a tuning table picks by them */
     if (o->schedule) {
         if ((rc = cs_cli_scheds_load(&w, o->schedule, &c->b)) == CS_EXIT_OK)
             rc = cs_cli_scheds_fit("run", &c->b, o->schedule, c->nranks);
+        if (rc == CS_EXIT_OK)
+            rc = cs_cli_sizes_round("run", c->b.coll, c->nranks, c->dt, c->rank == 0, sizes,
+                                    nsizes, c->b.per_size ? c->b.of_size : NULL);
     } else if (o->root >= c->nranks) {
         rc = cs_cli_usage_error("run", "--root %ld out of range [0, %d)", o->root, c->nranks);
-    } else {
+    } else if ((rc = cs_cli_sizes_round("run", o->coll, c->nranks, c->dt, c->rank == 0, sizes,
+                                        nsizes, NULL)) == CS_EXIT_OK) {
+        w.nsizes = *nsizes;
         rc = cs_cli_scheds_build(&w, o->algo, o->tuning, &o->params, &d, &c->b);
     }
     if (rc == CS_EXIT_OK && o->trace && c->b.n > 1)
@@ -570,22 +581,56 @@ static int boot(run_ctx_t *c)
     }
     c->rank = cs_boot_rank(c->boot);
     c->nranks = cs_boot_size(c->boot);
-    int here = 0;
-    if ((st = cs_live_machine_ranks(c->boot, &here, &err)) != CS_OK)
+    if (!(c->here = calloc((size_t)c->nranks, 1)))
+        return fail(&(cs_err_t){CS_ERR_NOMEM, "out of memory"}, c->rank);
+    if ((st = cs_live_machine_ranks(c->boot, &c->here_ranks, c->here, &err)) != CS_OK)
         return fail(&err, c->rank);
-    c->oversubscribed = cs_live_oversubscribed("run", c->o->wait, here);
+    c->oversubscribed = cs_live_oversubscribed("run", c->o->wait, c->here_ranks);
     return CS_EXIT_OK;
+}
+
+/* Refuse up front, before any transport opens, sizes whose buffers cannot
+ * fit this machine: the engines allocate, one schedule at a time, the
+ * buffers for the largest size (cs_engine_mem_estimate), and every rank of
+ * the job on this machine does (--transport nccl: the host copy of the
+ * buffers that --check and the inputs go through). */
+static int check_memory(run_ctx_t *c, const uint64_t *sizes, int nsizes)
+{
+    uint64_t hi = 0;
+    for (int i = 0; i < nsizes; i++)
+        hi = sizes[i] > hi ? sizes[i] : hi;
+    size_t es = cs_dtype_size(c->dt);
+    int gpu = !strcmp(c->o->transport, "nccl");
+    double need = 0;
+    for (int r = 0; r < c->nranks; r++) {
+        double most = 0;
+        for (int a = 0; a < c->b.n && c->here[r]; a++) {
+            const cs_sched_t *s = c->b.sched[a];
+            uint64_t count = cs_coll_block_count(s->desc.coll, c->nranks, hi, es);
+            uint64_t n_in = cs_plan_buf_elems(s, r, CS_BUF_IN, count);
+            uint64_t n_out = cs_plan_buf_elems(s, r, CS_BUF_OUT, count);
+            double x = gpu ? (double)((n_in > n_out ? n_in : n_out) + 1) * (double)es
+                           : cs_engine_mem_estimate(s, r, count, c->dt);
+            most = x > most ? x : most;
+        }
+        need += most;
+    }
+    return cs_live_mem_check("run", hi, need, c->here_ranks,
+                             gpu ? "host copies of the buffers" : "buffers");
 }
 
 /* build on every rank, then all must have built the same schedules from
  * the same arguments.  A usage error is said once, by rank 0 (or by a rank
  * that alone met it), and every rank exits with it. */
-static int build(run_ctx_t *c, const uint64_t *sizes, int nsizes)
+static int build(run_ctx_t *c, uint64_t *sizes, int *nsizes)
 {
     cs_err_t err;
     cs_err_clear(&err);
     cs_live_hold(c->boot);
-    int rc = cs_live_release(c->boot, "run", build_schedules(c, sizes, nsizes));
+    int rc = build_schedules(c, sizes, nsizes);
+    if (rc == CS_EXIT_OK)
+        rc = check_memory(c, sizes, *nsizes);
+    rc = cs_live_release(c->boot, "run", rc);
     if (rc != CS_EXIT_OK)
         return rc;
     uint64_t digest = 0;
@@ -664,7 +709,7 @@ int cs_cli_run(int argc, char **argv)
         rc = boot(c);
     }
     if (rc == CS_EXIT_OK)
-        rc = build(c, sizes, nsizes);
+        rc = build(c, sizes, &nsizes);
     /* verify: every rank holds the same schedules, so every rank gets the
      * same answer, before any transport is opened; rank 0 explains it */
     if (rc == CS_EXIT_OK && !o.no_verify)
@@ -680,6 +725,7 @@ int cs_cli_run(int argc, char **argv)
     cs_tp_close(c->tp);
     cs_cli_scheds_free(&c->b);
     cs_boot_close(c->boot);
+    free(c->here);
     free(c);
     return rc == CS_CLI_DONE ? CS_EXIT_OK : rc;
 }

@@ -328,6 +328,11 @@ static int build(sim_t *s)
         rc = cs_cli_scheds_fit("sim", &s->b, a->schedule, (int)a->ranks);
     if (rc == CS_EXIT_OK)
         rc = choose_ranks(s);
+    /* the sizes as they move (a set picked its files by these already) */
+    if (rc == CS_EXIT_OK)
+        rc = cs_cli_sizes_round("sim", a->schedule ? s->b.coll : a->coll, s->ranks, a->dt, 1,
+                                s->sizes, &s->nsizes, s->b.per_size ? s->b.of_size : NULL);
+    w.nsizes = s->nsizes;
     cs_coll_desc_t d = {a->coll, s->ranks, (int32_t)a->root, 0};
     if (rc == CS_EXIT_OK && !a->schedule)
         rc = cs_cli_scheds_build(&w, a->algos, a->tuning, &a->params, &d, &s->b);

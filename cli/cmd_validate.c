@@ -185,6 +185,8 @@ static int run(val_t *v)
     rc = cs_cli_sizes("validate", o->size, 4, v->sizes, &v->nsizes);
     if (rc == CS_EXIT_OK)
         rc = val_build(v);
+    if (rc == CS_EXIT_OK)
+        rc = val_check_memory(v);
     rc = cs_live_release(v->l.boot, "validate", rc);
     if (rc == CS_EXIT_OK)
         rc = cs_cli_scheds_verify(v->l.rank == 0 ? "validate" : NULL, &v->b, NULL);

@@ -4,11 +4,13 @@
  * every size, or --algo auto --tuning FILE, per size the table's entry;
  * hier gets dims = ranks per node x nodes from where the ranks are; rank 0
  * says a usage error and verifies them) and the platforms rank 0
- * opens and checks against the ranks (validate_int.h).
+ * opens and checks against the ranks (validate_int.h); the sizes rounded to
+ * what moves, and whether their buffers fit this machine's memory.
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "cs_engine.h"
 #include "validate_int.h"
 
 /* The cluster's tiers: R x H when every node holds R contiguous ranks
@@ -65,14 +67,35 @@ int val_build(val_t *v)
     v->coll = cs_coll_parse(v->o->coll);
     if (v->coll == CS_COLL_COUNT)
         return cs_cli_usage_error("validate", "--coll: unknown collective '%s'", v->o->coll);
+    /* the sizes as they move, before a tuning table picks by them */
+    int rc = cs_cli_sizes_round("validate", v->coll, v->l.nranks, CS_DT_F32, v->l.rank == 0,
+                                v->sizes, &v->nsizes, NULL);
+    if (rc != CS_EXIT_OK)
+        return rc;
     node_dims(v, dims, &ndims);
     /* a tuning table's rank maps are not applied: the live ranks are where
      * they were started, and the simulation places them the same way */
     cs_cli_want_t w = {"validate", v->l.rank == 0, v->sizes, v->nsizes, 4, NULL, dims, ndims};
     cs_coll_desc_t d = {v->coll, v->l.nranks, 0, 0};
-    int rc = cs_cli_scheds_build(&w, v->o->algo, v->o->tuning, &v->o->params, &d, &v->b);
+    rc = cs_cli_scheds_build(&w, v->o->algo, v->o->tuning, &v->o->params, &d, &v->b);
     v->nalgo = v->b.n;
     for (int i = 0; i < v->nalgo; i++)
         v->sched[i] = v->b.sched[i];
     return rc;
+}
+
+int val_check_memory(val_t *v)
+{
+    uint64_t hi = 0;
+    for (int k = 0; k < v->nsizes; k++)
+        hi = v->sizes[k] > hi ? v->sizes[k] : hi;
+    uint64_t count = cs_coll_block_count(v->coll, v->l.nranks, hi, 4);
+    double most = 0; /* the largest rank's: which ranks share this machine is not known here */
+    for (int a = 0; a < v->nalgo; a++)
+        for (int r = 0; r < v->l.nranks; r++) {
+            double x = cs_engine_mem_estimate(v->sched[a], r, count, CS_DT_F32);
+            most = x > most ? x : most;
+        }
+    return cs_live_mem_check("validate", hi, most * v->l.machine_ranks, v->l.machine_ranks,
+                             "buffers");
 }

@@ -79,9 +79,12 @@ static inline int val_serves(const val_t *v, int a, int k)
     return cs_cli_scheds_serves(&v->b, a, k);
 }
 
-/* validate_build.c */
+/* validate_build.c: the schedules (sizes rounded to what moves first);
+ * rank 0's platform checks; the buffers of the largest size against this
+ * machine's available memory (cs_live_mem_check), before any transport */
 int val_build(val_t *v);
 int val_check_platforms(val_t *v);
+int val_check_memory(val_t *v);
 
 /* validate_live.c */
 int val_live(val_t *v);

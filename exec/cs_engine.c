@@ -243,6 +243,25 @@ void *cs_engine_buf(cs_engine_t *e, int buf)
     return (buf >= 0 && buf < e->rs->nbufs) ? e->mem[buf] : NULL;
 }
 
+double cs_engine_mem_estimate(const cs_sched_t *s, int rank, uint64_t max_count, cs_dtype_t dt)
+{
+    const cs_rank_sched_t *rs = &s->ranks[rank];
+    size_t *bytes = calloc((size_t)rs->nbufs + 1, sizeof(*bytes));
+    size_t *stage = calloc(rs->nsteps ? rs->nsteps : 1, sizeof(*stage));
+    double total = -1;
+    if (bytes && stage) {
+        /* the same layout alloc_memory asks for, each area rounded to a
+         * page as the transports' memory is */
+        cs_plan_layout(s, rank, max_count, cs_dtype_size(dt), MEM_ALIGN, bytes, stage);
+        total = 0;
+        for (int b = 0; b <= rs->nbufs; b++)
+            total += (double)cs_plan_align(bytes[b] ? bytes[b] : 64, 4096);
+    }
+    free(bytes);
+    free(stage);
+    return total;
+}
+
 uint64_t cs_engine_buf_elems(const cs_engine_t *e, int buf, uint64_t count)
 {
     return cs_plan_buf_elems(e->s, e->rank, buf, count);

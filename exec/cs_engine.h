@@ -78,6 +78,13 @@ int cs_engine_create(const cs_sched_t *s, int rank, cs_tp_t *tp, const cs_engine
                      cs_engine_t **out, cs_err_t *err);
 void cs_engine_destroy(cs_engine_t *e); /* NULL is fine */
 
+/* The bytes cs_engine_create allocates for rank `rank`'s buffers and
+ * staging area with cfg.max_count = max_count (each area rounded up to a
+ * page), without allocating them: for a command to refuse a size that
+ * cannot fit before any transport opens.  < 0 when it cannot tell (out of
+ * memory for the estimate itself). */
+double cs_engine_mem_estimate(const cs_sched_t *s, int rank, uint64_t max_count, cs_dtype_t dt);
+
 /* Memory of buffer `buf` (CS_BUF_IN, CS_BUF_OUT, scratch ids) and its
  * number of elements for `count` elements per block. */
 void *cs_engine_buf(cs_engine_t *e, int buf);

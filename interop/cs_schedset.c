@@ -39,12 +39,15 @@ static int add_file(cs_schedset_t *set, int *cap, const char *path, cs_err_t *er
         e.min_bytes = (uint64_t)m->info.min_bytes;
         e.max_bytes = (uint64_t)m->info.max_bytes;
         e.nchunksperloop = (uint32_t)m->info.nchunksperloop;
+        e.inplace = m->info.inplace;
+        e.outofplace = m->info.outofplace;
         e.is_xml = 1;
         e.sched = cs_msccl_release(m);
     } else {
         e.sched = cs_sched_load(path, err);
         if (e.sched == NULL)
             return err ? err->code : CS_ERR_PARSE;
+        e.inplace = e.outofplace = 1;
     }
     if (set->n == 0) {
         set->coll = e.sched->desc.coll;
@@ -121,6 +124,46 @@ static int add_dir(cs_schedset_t *set, int *cap, const char *dir, cs_err_t *err)
     return rc;
 }
 
+/* 1 when entry a serves every call that b serves: a's range covers b's,
+ * a's chunk count divides every element count b's does (b's is a multiple
+ * of a's), and a serves in-place and out-of-place calls where b does (an
+ * MSCCL folder may hold one file of each); a collstep schedule (.sched)
+ * serves every call. */
+static int covers(const cs_schedset_entry_t *a, const cs_schedset_entry_t *b)
+{
+    if (!a->is_xml)
+        return 1;
+    if ((b->inplace && !a->inplace) || (b->outofplace && !a->outofplace))
+        return 0;
+    if (!b->is_xml)
+        return a->min_bytes == 0 && a->max_bytes == 0 && a->nchunksperloop <= 1;
+    int range = a->min_bytes <= b->min_bytes &&
+                (a->max_bytes == 0 || (b->max_bytes != 0 && b->max_bytes <= a->max_bytes));
+    return range && a->nchunksperloop && b->nchunksperloop % a->nchunksperloop == 0;
+}
+
+/* A file that an earlier one shadows entirely would never serve a size:
+ * refused, naming both (see cs_schedset.h). */
+static int check_shadows(const cs_schedset_t *set, cs_err_t *err)
+{
+    for (int j = 1; j < set->n; j++)
+        for (int i = 0; i < j; i++) {
+            const cs_schedset_entry_t *a = &set->v[i], *b = &set->v[j];
+            if (!covers(a, b))
+                continue;
+            char ra[96], rb[96];
+            cs_schedset_range_str(a, ra, sizeof(ra));
+            cs_schedset_range_str(b, rb, sizeof(rb));
+            return cs_err_set(err, CS_ERR_MISMATCH,
+                              "%s (%s) would never be used: %s (%s), earlier in the load order, "
+                              "serves every size it serves, and a set picks per size the first "
+                              "file that serves it, as MSCCL does; give the files one at a time "
+                              "to compare them, or narrow their minBytes / maxBytes",
+                              b->path, rb, a->path, ra);
+        }
+    return CS_OK;
+}
+
 int cs_schedset_load(const char *const *paths, int npaths, cs_schedset_t **out, cs_err_t *err)
 {
     cs_schedset_t *set = calloc(1, sizeof(*set));
@@ -138,6 +181,8 @@ int cs_schedset_load(const char *const *paths, int npaths, cs_schedset_t **out, 
         else
             rc = add_file(set, &cap, paths[i], err);
     }
+    if (rc == CS_OK)
+        rc = check_shadows(set, err);
     if (rc != CS_OK) {
         cs_schedset_destroy(set);
         return rc;
@@ -156,23 +201,39 @@ void cs_schedset_range_str(const cs_schedset_entry_t *e, char *buf, size_t len)
         snprintf(buf, len, "%" PRIu64 " to %" PRIu64 " bytes", e->min_bytes, e->max_bytes);
 }
 
+/* Whether entry e serves a call of `bytes` bytes of `elem_size`-byte
+ * elements (MSCCL's test, cs_schedset.h). */
+static int serves(const cs_schedset_entry_t *e, uint64_t bytes, size_t elem_size)
+{
+    if (!e->is_xml)
+        return 1;
+    int in_range = bytes >= e->min_bytes && (e->max_bytes == 0 || bytes <= e->max_bytes);
+    /* MSCCL serves no empty call; collstep runs one on the file whose
+     * range starts at 0 */
+    int divides = bytes == 0 || (bytes % elem_size == 0 &&
+                                 (bytes / elem_size) % e->nchunksperloop == 0);
+    return in_range && divides;
+}
+
+const cs_schedset_entry_t *cs_schedset_also(const cs_schedset_t *set,
+                                            const cs_schedset_entry_t *e, uint64_t bytes,
+                                            size_t elem_size)
+{
+    for (int i = (int)(e - set->v) + 1; i < set->n; i++)
+        if (serves(&set->v[i], bytes, elem_size ? elem_size : 1))
+            return &set->v[i];
+    return NULL;
+}
+
 const cs_schedset_entry_t *cs_schedset_lookup(const cs_schedset_t *set, uint64_t bytes,
                                               size_t elem_size, cs_err_t *err)
 {
     if (elem_size == 0)
         elem_size = 1;
     uint64_t elems = bytes / elem_size;
-    for (int i = 0; i < set->n; i++) {
-        const cs_schedset_entry_t *e = &set->v[i];
-        if (!e->is_xml)
-            return e;
-        int in_range = bytes >= e->min_bytes && (e->max_bytes == 0 || bytes <= e->max_bytes);
-        /* MSCCL serves no empty call; collstep runs one on the file whose
-         * range starts at 0, so a sweep from 0 has a row. */
-        int divides = bytes == 0 || (bytes % elem_size == 0 && elems % e->nchunksperloop == 0);
-        if (in_range && divides)
-            return e;
-    }
+    for (int i = 0; i < set->n; i++)
+        if (serves(&set->v[i], bytes, elem_size))
+            return &set->v[i];
     char msg[CS_ERR_MSG_MAX];
     size_t o = 0;
     o += (size_t)snprintf(msg, sizeof(msg), "no file of the set serves %" PRIu64 " bytes:", bytes);

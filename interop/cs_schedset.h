@@ -11,14 +11,28 @@
  * vector, as nccl-tests and collstep count sizes.
  *
  * Files load in the order given; a folder contributes its *.xml and *.sched
- * files in name order.  A collstep schedule file (.sched) serves every size
- * (no range, no divisibility).  All entries must compute the same
- * collective on the same number of ranks.
+ * files in name order (MSCCL's internal scheduler loads its folder sorted
+ * by path too).  A collstep schedule file (.sched) serves every size (no
+ * range, no divisibility).  All entries must compute the same collective
+ * on the same number of ranks.
+ *
+ * Overlaps.  Where two files serve the same size, the earlier one is used,
+ * as MSCCL does.  A file that an earlier one shadows entirely (the earlier
+ * range covers its range, the earlier nchunksperloop divides its own and
+ * the earlier serves in-place and out-of-place calls wherever it does, or
+ * the earlier one is a .sched) would never be used: cs_schedset_load
+ * refuses the set with CS_ERR_MISMATCH naming both files and their ranges
+ * (two files that both claim every size are almost always meant to be
+ * compared, one at a time).  A partial overlap is legitimate (a later file
+ * serves the counts the earlier one's nchunksperloop does not divide, or
+ * the rest of its range); cs_schedset_also names, per size, the later file
+ * that the earlier one won over, so that a command can say so.
  *
  * Usage (sim / run, per size):
  *
  *   cs_schedset_t *set = NULL;
  *   if (cs_schedset_load(paths, npaths, &set, &err) != CS_OK) -> exit 2, err.msg
+ *                                           (a file that would never be used too)
  *   for each size:
  *       const cs_schedset_entry_t *e = cs_schedset_lookup(set, bytes, elem_size, &err);
  *       if (e == NULL) -> exit 2, err.msg ("no file of the set serves 1000 bytes: ...")
@@ -46,6 +60,7 @@ typedef struct cs_schedset_entry {
     uint64_t min_bytes; /* minBytes (0 for .sched) */
     uint64_t max_bytes; /* maxBytes, 0: no limit */
     uint32_t nchunksperloop; /* 0 for .sched: any element count */
+    int inplace, outofplace; /* the calls MSCCL serves with it (.sched: both) */
     int is_xml;
     char path[1024];
 } cs_schedset_entry_t;
@@ -67,6 +82,12 @@ int cs_schedset_load(const char *const *paths, int npaths, cs_schedset_t **out, 
  * not serve the size. */
 const cs_schedset_entry_t *cs_schedset_lookup(const cs_schedset_t *set, uint64_t bytes,
                                               size_t elem_size, cs_err_t *err);
+
+/* The first entry after `e` (in load order) that also serves the call: the
+ * one MSCCL's rule passes over for `e`; NULL when none does. */
+const cs_schedset_entry_t *cs_schedset_also(const cs_schedset_t *set,
+                                            const cs_schedset_entry_t *e, uint64_t bytes,
+                                            size_t elem_size);
 
 /* "0 .. 1 MiB" style description of an entry's range, into buf. */
 void cs_schedset_range_str(const cs_schedset_entry_t *e, char *buf, size_t len);

@@ -22,6 +22,13 @@ expect() { # expect RC PATTERN CMD...: exit code RC and PATTERN in the output
     else bad "$* (rc $rc, want $want, pattern '$pat')"; printf '%s\n' "$out" | tail -5; fi
 }
 ngpus() { grep -o 'ngpus="[0-9]*"' "$1" | head -1 | tr -dc 0-9; }
+# The bytes of float elements that move for SIZE bytes on P ranks: whole
+# blocks of one element per rank for allgather, reducescatter, alltoall (as
+# nccl-tests rounds).
+blocked() { grep -q 'coll="\(allgather\|reducescatter\|alltoall\)"' "$1"; }
+moved() { # moved FILE P SIZE
+    if blocked "$1"; then echo $(($3 / (4 * $2) * 4 * $2)); else echo $(($3 / 4 * 4)); fi
+}
 # A preset with at least P GPUs: dgx1 (8 per node) or summit (6 per node).
 platform_for() {
     local p=$1
@@ -68,7 +75,7 @@ unit)
 sim)
     for f in "$X"/*.xml; do
         p=$(ngpus "$f")
-        expect 0 "^ *1048576 " "$B" sim --platform "$(platform_for "$p")" --schedule "$f" --size 1M
+        expect 0 "^ *$(moved "$f" "$p" 1048576) " "$B" sim --platform "$(platform_for "$p")" --schedule "$f" --size 1M
     done
     expect 0 "^ *1048576 " "$B" sim --platform summit:nodes=3 --schedule "$X/allreduce_ring_p16_2ch.xml" --size 1M
     ;;
@@ -78,8 +85,11 @@ exec)
         p=$(ngpus "$f")
         [ "$p" -le 16 ] || continue
         # sizes MSCCL serves (multiples of nchunksperloop elements) and one
-        # it does not (collstep runs it anyway: balanced chunks)
-        out=$(launch_mpi "$p" "$B" run --schedule "$f" --transport shm --check --size 4K,1M,4100 \
+        # it does not (collstep runs it anyway: balanced chunks): an odd
+        # element count, per rank for the blocked collectives
+        odd=4100
+        blocked "$f" && odd=$((4 * 1025 * p))
+        out=$(launch_mpi "$p" "$B" run --schedule "$f" --transport shm --check --size "4K,1M,$odd" \
               --iters 2 --warmup 0 --timeout 60 --format csv 2>&1 </dev/null)
         rc=$?
         rows=$(printf '%s\n' "$out" | grep -c '^"msccl"')

@@ -3,7 +3,9 @@
  * copies of the ring with size ranges, looked up per size as MSCCL does
  * (range, then nchunksperloop dividing the element count, first in name
  * order), the errors for a size no file serves and for a set mixing
- * collectives, and the origin table of an entry.
+ * collectives, a file an earlier one shadows entirely (refused, naming
+ * both) against a partial overlap (kept: cs_schedset_also names the file
+ * passed over), and the origin table of an entry.
  *
  *   test_schedset XMLDIR
  */
@@ -112,6 +114,51 @@ int main(int argc, char **argv)
     CS_TEST_CHECK(st == CS_OK && set->n == 2 && strcmp(base(&set->v[0]), "c_large.xml") == 0,
                   "order: %s", err.msg);
     cs_schedset_destroy(set);
+    /* overlaps: a file an earlier one shadows entirely is refused, naming
+     * both; a partial overlap is kept, and the later file is named */
+    write_variant(ring, "dup_all.xml", "minBytes=\"0\" maxBytes=\"0\"");
+    write_variant(ring, "dup_mid.xml", "minBytes=\"1024\" maxBytes=\"65536\"");
+    const char *shadow[] = {"dup_all.xml", "dup_mid.xml"};
+    set = NULL;
+    cs_err_clear(&err);
+    st = cs_schedset_load(shadow, 2, &set, &err);
+    CS_TEST_CHECK(st == CS_ERR_MISMATCH && set == NULL &&
+                      strstr(err.msg, "dup_mid.xml (1024 to 65536 bytes) would never be used: "
+                                      "dup_all.xml (0 bytes and more), earlier in the load order"),
+                  "shadowed: %s", err.msg);
+    const char *partial[] = {"dup_mid.xml", "dup_all.xml"};
+    cs_err_clear(&err);
+    st = cs_schedset_load(partial, 2, &set, &err);
+    CS_TEST_CHECK(st == CS_OK && set && set->n == 2, "partial overlap refused: %s", err.msg);
+    if (st == CS_OK) {
+        const cs_schedset_entry_t *en = cs_schedset_lookup(set, 4096, 4, &err);
+        const cs_schedset_entry_t *x = en ? cs_schedset_also(set, en, 4096, 4) : NULL;
+        CS_TEST_CHECK(en == &set->v[0] && x == &set->v[1], "4096 bytes: %s, also %s", base(en),
+                      base(x));
+        en = cs_schedset_lookup(set, 1 << 20, 4, &err);
+        CS_TEST_CHECK(en == &set->v[1] && !cs_schedset_also(set, en, 1 << 20, 4),
+                      "1 MiB: %s", base(en));
+        cs_schedset_destroy(set);
+    }
+    /* the same range for in-place and for out-of-place calls: both kept */
+    char *inp = strdup(ring);
+    char *fl = inp ? strstr(inp, "inplace=\"1\" outofplace=\"1\"") : NULL;
+    CS_TEST_REQUIRE(fl != NULL, "the ring's in-place flags");
+    memcpy(fl, "inplace=\"1\" outofplace=\"0\"", strlen("inplace=\"1\" outofplace=\"0\""));
+    write_variant(inp, "dup_inplace.xml", "minBytes=\"0\" maxBytes=\"0\"");
+    memcpy(fl, "inplace=\"0\" outofplace=\"1\"", strlen("inplace=\"0\" outofplace=\"1\""));
+    write_variant(inp, "dup_outofplace.xml", "minBytes=\"0\" maxBytes=\"0\"");
+    free(inp);
+    const char *flags[] = {"dup_inplace.xml", "dup_outofplace.xml"};
+    set = NULL;
+    cs_err_clear(&err);
+    st = cs_schedset_load(flags, 2, &set, &err);
+    CS_TEST_CHECK(st == CS_OK, "in-place and out-of-place files refused: %s", err.msg);
+    cs_schedset_destroy(set);
+    remove("dup_all.xml");
+    remove("dup_mid.xml");
+    remove("dup_inplace.xml");
+    remove("dup_outofplace.xml");
     const char *none[] = {"no-such-dir"};
     set = NULL;
     CS_TEST_CHECK(cs_schedset_load(none, 1, &set, &err) == CS_ERR_IO && set == NULL, "%s",
