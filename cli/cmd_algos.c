@@ -18,7 +18,9 @@ static void help(FILE *f)
             "\n"
             "  --coll COLL      only this collective (allreduce, reduce-scatter, allgather,\n"
             "                   broadcast, reduce, alltoall)\n"
-            "  --format FMT     table (default) or json\n");
+            "  --format FMT     table (default) or json\n"
+            "\n%s",
+            cs_cli_exit_help);
 }
 
 static const char *kind_name(cs_param_kind_t k)

@@ -223,7 +223,8 @@ static void print_table(FILE *f, const args_t *a, const cs_planner_t *p)
                     busbw(p, k, p->bound_s[k]));
         fputc('\n', f);
         fprintf(f, "%4s  %-10s %-36s %-9s %12s %5s %9s %8s  %-12s\n", "#", "algo", "params",
-                "order", "time_us", "from", "busbw", "vs_ring", "bottleneck");
+                "order", "time", "from", "busbw", "vs_ring", "bottleneck");
+        fprintf(f, "%4s  %-10s %-36s %-9s %12s %5s %9s\n", "", "", "", "", "(us)", "", "(GB/s)");
         int show = a->show ? (int)a->show : n;
         for (int i = 0; i < n; i++) {
             int c = order[i];
@@ -406,9 +407,6 @@ int cs_cli_plan(int argc, char **argv)
     int ns = 0;
     if ((rc = cs_cli_sizes("plan", a.size, cs_dtype_size(CS_DT_F32), sizes, &ns)) != CS_EXIT_OK)
         return rc;
-    for (int k = 0; k < ns; k++)
-        if (sizes[k] == 0)
-            return cs_cli_usage_error("plan", "--size: 0 bytes: there is nothing to plan");
     if (a.output) {
         cs_err_t err;
         cs_err_clear(&err);

@@ -27,7 +27,9 @@ static void help(FILE *f)
             "                     powers of 10)\n"
             "  --gamma G          reduction cost in seconds per byte (default 0)\n"
             "  --per-rank         print every rank (default: only when P <= 16)\n"
-            "  --format FMT       text (default) or json\n");
+            "  --format FMT       text (default) or json\n"
+            "\n%s",
+            cs_cli_exit_help);
 }
 
 /* "2us" -> 2e-6.  Returns 0 or -1. */

@@ -28,7 +28,9 @@ static void help(FILE *f)
             "  --links N    busiest links to list (default 10, 0 for none)\n"
             "\n"
             "Files of a trace: trace.json (Perfetto / chrome://tracing), steps.csv, links.csv,\n"
-            "tiers.csv, summary.json, utilization.png (gnuplot; plot.gp redraws it).\n");
+            "tiers.csv, summary.json, utilization.png (gnuplot; plot.gp redraws it).\n"
+            "\n%s",
+            cs_cli_exit_help);
 }
 
 int cs_cli_trace(int argc, char **argv)

@@ -29,9 +29,11 @@ static void help(FILE *f)
             "  --op OP            operator for --run: sum (default), prod, min, max\n"
             "  -q, --quiet        print nothing, only set the exit code\n"
             "\n"
-            "A deadlock is reported with its whole cycle, one step a line.\n"
-            "exit: 0 correct, 1 incorrect (findings printed), 2 malformed input, usage, or a\n"
-            "schedule too large to verify here (CS_VERIFY_MAX_MEM) or a file that cannot be read\n");
+            "A deadlock is reported with its whole cycle, one step a line.  A wrong schedule\n"
+            "exits 1 (findings printed); a file that cannot be read or a schedule too large\n"
+            "to verify here (CS_VERIFY_MAX_MEM) exits 2.\n"
+            "\n%s",
+            cs_cli_exit_help);
 }
 
 typedef struct verify_args {

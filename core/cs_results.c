@@ -293,8 +293,9 @@ int cs_results_print_compare(FILE *f, const cs_result_t *rows, int n)
                 (unsigned long long)r->count, cs_dtype_name(r->dtype), r->ranks, where,
                 r->transport[0] ? r->transport : r->platform, r->model[0] ? ", model " : "",
                 r->model);
-        fprintf(f, "#%5s  %-18s %12s %8s %8s %8s%s  %s\n", "place", "algorithm", "time (us)",
+        fprintf(f, "#%5s  %-18s %12s %8s %8s %8s%s  %s\n", "place", "algorithm", "time",
                 "algbw", "busbw", "speedup", w ? "   #wrong" : "", "parameters");
+        fprintf(f, "#%5s  %-18s %12s %8s %8s\n", "", "", "(us)", "(GB/s)", "(GB/s)");
         for (int place = 1; place <= n; place++)
             for (int j = i; j < n; j++) {
                 const cs_result_t *q = &rows[j];
