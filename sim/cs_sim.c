@@ -221,60 +221,120 @@ static void driver_main(int argc, char **argv)
 
 /* ---- set-up ----------------------------------------------------------------- */
 
-/* Load the platform: a preset's XML as generated; a file as SimGrid
- * already built it once when it was opened (platforms/cs_plat_sg.cpp, in a
- * child, with its checks), in the ideal model with its <link>s that have
- * no sharing_policy made split-duplex (cs_platform_sim_text).  SimGrid's
- * exceptions are caught (cs__plat_sg_load); a file's derived tiers are set
- * as link properties, which the calibrated model and traces read. */
-static int load_xml(const cs_platform_t *plat, cs_sim_model_t model, cs_err_t *err)
+/* The platform SimGrid loads: a preset's XML as generated; a file as SimGrid
+ * already built it once when it was opened (platforms/cs_plat_probe.cpp, in
+ * a child, with its checks), in the ideal model with its <link>s that have
+ * no sharing_policy made split-duplex (cs_platform_sim_text), written to a
+ * temporary file.  A text not known to load (a platform built by hand) is
+ * loaded in a child first (cs__plat_sg_check_load), before SimGrid starts
+ * here, so that a refusal SimGrid makes by aborting becomes the same
+ * one-line message as when a file is opened, never a backtrace. */
+typedef struct sim_text {
+    char path[4096];
+    char *xml;
+    int ideal, rewritten;
+} sim_text_t;
+
+static void text_fini(sim_text_t *t)
 {
-    char *xml = NULL;
-    int st = cs_platform_sim_text(plat, model == CS_SIM_IDEAL, &xml, err);
+    if (t->path[0])
+        unlink(t->path);
+    free(t->xml);
+    memset(t, 0, sizeof(*t));
+}
+
+static int text_prepare(const cs_platform_t *plat, cs_sim_model_t model, sim_text_t *t,
+                        cs_err_t *err)
+{
+    memset(t, 0, sizeof(*t));
+    t->ideal = model == CS_SIM_IDEAL;
+    int st = cs_platform_sim_text(plat, t->ideal, &t->xml, err);
     if (st != CS_OK)
         return st;
     const char *dir = cs_env_get("TMPDIR");
-    char path[4096];
-    snprintf(path, sizeof(path), "%s/cs_sim_XXXXXX.xml", dir && *dir ? dir : "/tmp");
-    int fd = mkstemps(path, 4);
+    snprintf(t->path, sizeof(t->path), "%s/cs_sim_XXXXXX.xml", dir && *dir ? dir : "/tmp");
+    int fd = mkstemps(t->path, 4);
     if (fd < 0) {
-        free(xml);
+        t->path[0] = '\0';
+        text_fini(t);
         return cs_err_set(err, CS_ERR_IO, "sim: cannot create a temporary file in %s",
                           dir && *dir ? dir : "/tmp");
     }
-    size_t len = strlen(xml), off = 0;
+    size_t len = strlen(t->xml), off = 0;
     while (off < len) {
-        ssize_t w = write(fd, xml + off, len - off);
+        ssize_t w = write(fd, t->xml + off, len - off);
         if (w <= 0) {
             close(fd);
-            unlink(path);
-            free(xml);
-            return cs_err_set(err, CS_ERR_IO, "sim: cannot write %s", path);
+            text_fini(t);
+            return cs_err_set(err, CS_ERR_IO, "sim: cannot write a temporary file in %s",
+                              dir && *dir ? dir : "/tmp");
         }
         off += (size_t)w;
     }
     close(fd);
-    free(xml);
-    st = cs__plat_sg_load(path, plat->is_file ? plat->name : path,
-                          plat->is_file ? plat->file : NULL, err);
-    unlink(path);
+    const cs__pfile_t *f = plat->is_file ? plat->file : NULL;
+    t->rewritten = f && t->ideal && cs__pfile_split_count(f) > 0;
+    if (!(plat->sg_loads & (t->ideal ? 2u : 1u))) {
+        /* a file's text is laid out again: SimGrid's lines are mapped back */
+        st = cs__plat_sg_check_load(t->path, plat->name[0] ? plat->name : "platform", f,
+                                    f ? t->xml : NULL, t->rewritten, err);
+        if (st != CS_OK)
+            text_fini(t);
+    }
     return st;
 }
 
-static int cmp_u64(const void *x, const void *y)
+/* Load the prepared text into this process's SimGrid: exceptions caught
+ * (cs__plat_sg_load); a file's derived tiers are set as link properties,
+ * which the calibrated model and traces read. */
+static int load_xml(const cs_platform_t *plat, sim_text_t *t, cs_err_t *err)
 {
-    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-    return a < b ? -1 : a > b;
+    const cs__pfile_t *f = plat->is_file ? plat->file : NULL;
+    int st = cs__plat_sg_load(t->path, plat->name[0] ? plat->name : "platform", f,
+                              f ? t->xml : NULL, t->rewritten, err);
+    text_fini(t);
+    return st;
 }
 
-/* A file's routes between the ranks that exchange messages, both ways
- * (cs_platform_open checked every pair of a small platform, and a sample
- * of a large one; this covers exactly what the schedules use). */
+/* A message and where the schedules first send it: instance, rank, step. */
+typedef struct route_use {
+    uint32_t src, dst;
+    int inst, rank;
+    uint32_t step;
+} route_use_t;
+
+static int cmp_use(const void *x, const void *y)
+{
+    const route_use_t *a = x, *b = y;
+    if (a->src != b->src)
+        return a->src < b->src ? -1 : 1;
+    if (a->dst != b->dst)
+        return a->dst < b->dst ? -1 : 1;
+    if (a->inst != b->inst)
+        return a->inst < b->inst ? -1 : 1;
+    return a->step < b->step ? -1 : a->step > b->step;
+}
+
+/* "host NAME (rank R, file:line)" */
+static void host_where(const cs_platform_t *plat, const char *h, uint32_t rank, char *buf,
+                       size_t len)
+{
+    int line = cs__pfile_line(plat->file, "host", h);
+    if (line > 0)
+        snprintf(buf, len, "host %s (rank %u, %s:%d)", h, rank, plat->name, line);
+    else
+        snprintf(buf, len, "host %s (rank %u)", h, rank);
+}
+
+/* A file's routes from each rank to each rank it sends to (cs_platform_open
+ * read every pair of a small platform, and a sample of a large one; this
+ * covers exactly what the schedules use).  A send without a route is
+ * refused naming the schedule, the rank, the step and both hosts. */
 static int check_routes(const driver_t *d, cs_err_t *err)
 {
     if (!d->run.plat->is_file)
         return CS_OK; /* presets: every route is generated */
-    uint64_t *pairs = NULL;
+    route_use_t *use = NULL;
     size_t n = 0, cap = 0;
     int st = CS_OK;
     for (int i = 0; i < d->n && st == CS_OK; i++) {
@@ -282,46 +342,64 @@ static int check_routes(const driver_t *d, cs_err_t *err)
         int dup = 0;
         for (int j = 0; j < i && !dup; j++)
             dup = d->inst[j].sched == s;
-        for (int r = 0; !dup && r < s->desc.nranks; r++)
+        for (int r = 0; !dup && r < s->desc.nranks && st == CS_OK; r++)
             for (uint32_t k = 0; k < s->ranks[r].nsteps; k++) {
                 const cs_step_t *stp = &s->ranks[r].steps[k];
                 if (stp->kind != CS_STEP_SEND || stp->peer < 0 || stp->peer == r)
                     continue;
-                uint32_t a = (uint32_t)(r < stp->peer ? r : stp->peer);
-                uint32_t b = (uint32_t)(r < stp->peer ? stp->peer : r);
                 if (n == cap) {
                     size_t nc = cap ? 2 * cap : 1024;
-                    uint64_t *np = realloc(pairs, nc * sizeof(*np));
+                    route_use_t *np = realloc(use, nc * sizeof(*np));
                     if (!np) {
                         st = cs_err_set(err, CS_ERR_NOMEM, "sim: out of memory");
                         break;
                     }
-                    pairs = np;
+                    use = np;
                     cap = nc;
                 }
-                pairs[n++] = ((uint64_t)a << 32) | b;
+                use[n++] = (route_use_t){(uint32_t)r, (uint32_t)stp->peer, i, r, k};
             }
     }
+    const char **a = NULL, **b = NULL;
+    size_t m = 0;
     if (st == CS_OK && n > 0) {
-        qsort(pairs, n, sizeof(*pairs), cmp_u64);
-        size_t m = 0;
+        /* one per (src, dst): its first use */
+        qsort(use, n, sizeof(*use), cmp_use);
         for (size_t i = 0; i < n; i++)
-            if (m == 0 || pairs[m - 1] != pairs[i])
-                pairs[m++] = pairs[i];
-        const char **a = malloc(m * sizeof(char *)), **b = malloc(m * sizeof(char *));
-        if (!a || !b) {
+            if (m == 0 || use[m - 1].src != use[i].src || use[m - 1].dst != use[i].dst)
+                use[m++] = use[i];
+        a = malloc(m * sizeof(char *));
+        b = malloc(m * sizeof(char *));
+        if (!a || !b)
             st = cs_err_set(err, CS_ERR_NOMEM, "sim: out of memory");
-        } else {
-            for (size_t i = 0; i < m; i++) {
-                a[i] = d->run.host_names[pairs[i] >> 32];
-                b[i] = d->run.host_names[pairs[i] & 0xffffffffu];
-            }
-            st = cs__plat_sg_check_pairs(a, b, m, d->run.plat->file, err);
-        }
-        free(a);
-        free(b);
     }
-    free(pairs);
+    if (st == CS_OK && m > 0) {
+        for (size_t i = 0; i < m; i++) {
+            a[i] = d->run.host_names[use[i].src];
+            b[i] = d->run.host_names[use[i].dst];
+        }
+        size_t bad = 0;
+        int back = 0;
+        st = cs__plat_sg_routes(a, b, m, d->run.plat->file, &bad, &back, err);
+        if (st == CS_ERR_NOTFOUND) {
+            const route_use_t *u = &use[bad];
+            const cs_sched_t *s = d->inst[u->inst].sched;
+            char ha[320], hb[320];
+            host_where(d->run.plat, a[bad], u->src, ha, sizeof(ha));
+            host_where(d->run.plat, b[bad], u->dst, hb, sizeof(hb));
+            st = cs_err_set(err, CS_ERR_INVAL,
+                            "%s %s (%d ranks): rank %d, step %u, sends to rank %u, but %s has no "
+                            "route to %s%s; `collstep platform show %s` lists the pairs of "
+                            "ranks without a route",
+                            cs_coll_name(s->desc.coll), s->algo[0] ? s->algo : "schedule",
+                            s->desc.nranks, u->rank, u->step, u->dst, ha, hb,
+                            back ? " (only the other way)" : " (nor the other way)",
+                            d->run.plat->spec[0] ? d->run.plat->spec : d->run.plat->name);
+        }
+    }
+    free(a);
+    free(b);
+    free(use);
     return st;
 }
 
@@ -359,6 +437,7 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
                int n, cs_err_t *err)
 {
     cs_sim_opts_t defopts;
+    sim_text_t text = {{0}, NULL, 0, 0};
     driver_t d;
     int maxp = 0, nprogs = 0, st;
     memset(&d, 0, sizeof(d));
@@ -441,6 +520,9 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
     CS_INFO("sim", "compiled %d schedule(s) (the largest: %llu steps) on %d thread(s) in %.2f s",
             nprogs, (unsigned long long)maxsteps, nthreads, wall_now() - w0);
 
+    st = text_prepare(plat, opts_in->model, &text, err);
+    if (st != CS_OK)
+        goto out;
     /* SimGrid: once per process from here on */
     sim_used = 1;
     w0 = wall_now();
@@ -462,7 +544,7 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
                     NULL};
     int argc = (int)(sizeof(args) / sizeof(args[0])) - 1;
     simgrid_init(&argc, args);
-    st = load_xml(plat, opts_in->model, err);
+    st = load_xml(plat, &text, err);
     if (st != CS_OK)
         goto out;
     sim_loaded = 1;
@@ -498,6 +580,7 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
     else
         st = CS_OK;
 out:
+    text_fini(&text);
     for (int j = 0; j < nprogs; j++)
         cs__prog_fini(&d.progs[j]);
     free(d.progs);

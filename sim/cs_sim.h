@@ -104,6 +104,9 @@ typedef struct cs_sim_step_rec {
     int peer;        /* -1 for local steps */
     uint64_t bytes;  /* bytes of the range (0 for nop) */
     double start, end;
+    double compute;  /* seconds the step kept the rank's device stream busy: its
+                        reduction (rrecv, reduce) or charged copy, bytes / host
+                        speed; 0 for the others */
 } cs_sim_step_rec_t;
 
 /* A message as it ran, reported when it arrives.  `start` is when both
