@@ -20,8 +20,13 @@
  *     there are any; otherwise every host, in the order of SimGrid's
  *     Engine::get_all_hosts() (names sorted as strings), which is what SMPI
  *     uses without a hostfile;
- *   - checks: routes both ways between ranks' hosts, bandwidths > 0,
- *     latencies >= 0, with the element's file:line.
+ *   - checks: bandwidths > 0, latencies >= 0, with the element's file:line;
+ *     what SimGrid refuses, as one line with the line of the element at
+ *     fault and what is missing (cs__pfile_explain);
+ *   - findings: pairs of ranks without a route (a schedule sending between
+ *     them is refused by cs_sim_run), link halves carrying both a rank's
+ *     sends and its receives, the ranks' reduction rates, the natural dims
+ *     from the routes' latencies when the file gives none.
  *
  * Parameters: "NAME:key=value,key=value" (e.g. "summit:nodes=16").
  */
@@ -126,8 +131,8 @@ typedef struct cs_platform {
  * preset/parameter (CS_ERR_NOTFOUND, CS_ERR_INVAL), or, for files, the
  * file:line of what is wrong (CS_ERR_PARSE: XML that libxml2 or SimGrid
  * rejects, a device property of an unknown kind; CS_ERR_INVAL: no usable
- * host, a missing or one-way route, a bandwidth that is not positive, a
- * negative latency).  Returns CS_OK and *out, or a negative status. */
+ * host, a bandwidth that is not positive, a negative latency).  Returns
+ * CS_OK and *out, or a negative status. */
 int cs_platform_open(const char *spec, cs_platform_t **out, cs_err_t *err);
 int cs_platform_open_ex(const char *spec, unsigned flags, cs_platform_t **out, cs_err_t *err);
 void cs_platform_close(cs_platform_t *p);
