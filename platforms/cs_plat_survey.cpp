@@ -18,9 +18,10 @@
  * out, its receives arrive on the last link of its routes in; when one link
  * (one direction object) is both, sending and receiving at once (a ring's
  * every step) share its bandwidth.  Links that share nothing (FATPIPE) and
- * cluster limiters (shared on purpose: they cap a host's total) are left
- * out.  Causes: "unsplit" (the UP half of a <link> without sharing_policy,
- * made SPLITDUPLEX by the ideal model, named by <link_ctn>s without a
+ * links shared on purpose (tiers limiter, port, duplex: SimGrid's cluster
+ * limiters, the capacities `collstep calibrate` measures) are left out.
+ * Causes: "unsplit" (the UP half of a <link> without sharing_policy, made
+ * SPLITDUPLEX by the ideal model, named by <link_ctn>s without a
  * direction), "direction" (a half of a link declared SPLITDUPLEX named by
  * routes both ways), "default" (a <link> without sharing_policy as written:
  * SHARED), "shared" (declared SHARED or another policy), "generated" (a
@@ -41,8 +42,12 @@ static bool skip_shared(const sg4::Link *l)
 {
     if (l->get_sharing_policy() == sg4::Link::SharingPolicy::FATPIPE)
         return true;
+    /* shared on purpose: SimGrid's cluster limiters, and the NIC port and
+     * duplex capacities `collstep calibrate` measures (cs_plat_calib.c) */
     const char *t = l->get_property("tier");
-    return (t && strcmp(t, "limiter") == 0) || l->get_name() == "__loopback__";
+    return (t && (strcmp(t, "limiter") == 0 || strcmp(t, "port") == 0 ||
+                  strcmp(t, "duplex") == 0)) ||
+           l->get_name() == "__loopback__";
 }
 
 static std::string cause_of(const cs__pfile_t *f, const sg4::Link *l, int *line)
