@@ -137,15 +137,15 @@ static void print_routes(const cs_platform_t *p, FILE *f)
                 "schedule sending between them is refused): %s.\n",
                 (unsigned long long)n, (unsigned long long)p->npairs_read,
                 p->pairs_exact ? "(every pair read)" : "read", buf);
-    for (int m = 1; m >= 0; m--) {
-        if (m == 0 && p->shared[0].nranks == p->shared[1].nranks &&
-            strcmp(p->shared[0].link, p->shared[1].link) == 0)
-            break; /* the same in both models */
+    int same = p->shared[0].nranks == p->shared[1].nranks &&
+               strcmp(p->shared[0].link, p->shared[1].link) == 0;
+    for (int m = 1; m >= (same ? 1 : 0); m--)
         if (cs_platform_shared_note(p, m, buf, sizeof(buf)))
             fprintf(f, "Shared link halves (%s): %s.\n",
-                    m ? "ideal model, the default" : "calibrated model, the file as written",
+                    same ? "both models"
+                    : m  ? "ideal model, the default"
+                         : "calibrated model, the file as written",
                     buf);
-    }
 }
 
 int cs_platform_print(const cs_platform_t *p, FILE *f, cs_err_t *err)

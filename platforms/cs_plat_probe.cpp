@@ -45,14 +45,6 @@
 #include <unordered_set>
 #include <vector>
 
-#include <dirent.h>
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
-
 #include <igraph.h>
 
 #include "cs_plat_sg.hpp"

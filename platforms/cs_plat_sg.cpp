@@ -317,8 +317,6 @@ static int route(const sg4::Host *a, const sg4::Host *b, std::vector<sg4::Link *
     return a == b || !links.empty();
 }
 
-
-
 /* ---- routes in path order ------------------------------------------------ */
 
 /* Host::route_to lists a route's links, but not in path order: SimGrid 3.32
