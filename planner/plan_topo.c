@@ -79,7 +79,7 @@ static int route_info(const char *a, const char *b, pinfo_t *pi, cs_err_t *err)
 }
 
 /* Level key: latency in picoseconds (routes of equal latency are one level). */
-static long long key_of(const pinfo_t *pi) { return cs_plat_level_key(pi->lat); }
+static long long key_of(const pinfo_t *pi) { return cs__plat_level_key(pi->lat); }
 
 /* ---- fast rings: Hamiltonian cycle / path maximising the slowest route ---- */
 
@@ -280,10 +280,10 @@ static void add_fact(cs_planner_t *p, const int *d, int n)
 /* The tiers' group sizes as dims (innermost first), then the outermost
  * dimension split in two (the groups of a tier the platform does not
  * show, e.g. 6x16x16 for 6x256), then tiers merged (6x256 from 3x2x256). */
-static void factorizations(cs_planner_t *p, const cs_plat_level_t *lv, int nlv)
+static void factorizations(cs_planner_t *p, const cs__plat_level_t *lv, int nlv)
 {
     int g[CS_PLANNER_MAX_TIERS], prev = 1;
-    int ng = cs_plat_level_factors(lv, nlv, g, CS_PLANNER_MAX_TIERS, &prev);
+    int ng = cs__plat_level_factors(lv, nlv, g, CS_PLANNER_MAX_TIERS, &prev);
     if (ng < 1 || prev != p->ranks)
         return;
     /* every subset of inner boundaries kept: 2^(ng-1) merges */
@@ -318,10 +318,10 @@ int cs__planner_topology(const cs_platform_t *plat, cs_planner_t *p, cs_err_t *e
     int all = 0, rows[CS_PLAT_LEVEL_ALL > CS_PLAT_LEVEL_ROWS ? CS_PLAT_LEVEL_ALL
                                                              : CS_PLAT_LEVEL_ROWS];
     g_plat = plat;
-    int nrows = cs_plat_level_rows(P, rows, &all);
+    int nrows = cs__plat_level_rows(P, rows, &all);
     long long **keys = calloc((size_t)nrows, sizeof(*keys));
     pinfo_t **info = calloc((size_t)nrows, sizeof(*info));
-    cs_plat_level_t *lv = NULL;
+    cs__plat_level_t *lv = NULL;
     igraph_vector_int_t memb;
     igraph_vector_int_init(&memb, 0);
     char **hosts = NULL;
@@ -374,7 +374,7 @@ int cs__planner_topology(const cs_platform_t *plat, cs_planner_t *p, cs_err_t *e
         st = cs_err_set(err, CS_ERR_NOMEM, "plan: out of memory");
         goto done;
     }
-    if ((st = cs_plat_levels(P, rows, nrows, all, keys, lv, CS_PLANNER_MAX_TIERS, &nlv)) !=
+    if ((st = cs__plat_levels(P, rows, nrows, all, keys, lv, CS_PLANNER_MAX_TIERS, &nlv)) !=
         CS_OK) {
         cs_err_set(err, st, "plan: igraph components failed");
         goto done;
@@ -428,7 +428,7 @@ int cs__planner_topology(const cs_platform_t *plat, cs_planner_t *p, cs_err_t *e
         if (all) {
             igraph_integer_t nc;
             long long lim = llround(tt->latency * 1e12);
-            if ((st = cs_plat_level_components(P, rows, nrows, keys, lim, &memb, &nc)) != CS_OK)
+            if ((st = cs__plat_level_components(P, rows, nrows, keys, lim, &memb, &nc)) != CS_OK)
                 goto done;
             nsrc = 0;
             for (int j = 0; j < P && nsrc < 64; j++)
@@ -471,8 +471,9 @@ int cs__planner_topology(const cs_platform_t *plat, cs_planner_t *p, cs_err_t *e
         }
         if (all) {
             igraph_integer_t nc;
-            if ((st = cs_plat_level_components(P, rows, nrows, keys, llround(p->tiers[rt].latency * 1e12),
-                                 &memb, &nc)) != CS_OK) {
+            long long lim = llround(p->tiers[rt].latency * 1e12);
+            if ((st = cs__plat_level_components(P, rows, nrows, keys, lim, &memb, &nc)) !=
+                CS_OK) {
                 free(member);
                 goto done;
             }

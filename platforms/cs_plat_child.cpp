@@ -205,8 +205,8 @@ int run_child(const child_spec &c, std::string &out, cs_err_t *err)
         pos = e + 1;
         if (l.compare(0, 2, "L ") == 0) {
             size_t tab = l.find('\t');
-            return refused(c, atoi(l.c_str() + 2), tab == std::string::npos ? "" : l.substr(tab + 1),
-                           err);
+            std::string words = tab == std::string::npos ? "" : l.substr(tab + 1);
+            return refused(c, atoi(l.c_str() + 2), words, err);
         }
         if (l.compare(0, 2, "E ") == 0) {
             int code = atoi(l.c_str() + 2);
@@ -220,8 +220,9 @@ int run_child(const child_spec &c, std::string &out, cs_err_t *err)
         return CS_OK;
     std::string m = user_words(summarize(log), c.path, c.shown);
     if (m.empty())
-        m = WIFSIGNALED(status) ? std::string("it died of signal ") + std::to_string(WTERMSIG(status))
-                                : "it died without a message";
+        m = WIFSIGNALED(status)
+                ? std::string("it died of signal ") + std::to_string(WTERMSIG(status))
+                : "it died without a message";
     bool loaded = out.compare(0, 2, "K\n") == 0;
     if (loaded)
         return cs_err_set(err, CS_ERR_PARSE, "%s: SimGrid died while collstep read its routes: %s",

@@ -10,7 +10,7 @@
 
 #include "cs_plat_levels.h"
 
-int cs_plat_level_rows(int P, int *rows, int *all)
+int cs__plat_level_rows(int P, int *rows, int *all)
 {
     *all = P <= CS_PLAT_LEVEL_ALL;
     int nrows = *all ? P : (CS_PLAT_LEVEL_ROWS < P ? CS_PLAT_LEVEL_ROWS : P);
@@ -21,7 +21,7 @@ int cs_plat_level_rows(int P, int *rows, int *all)
     return nrows;
 }
 
-long long cs_plat_level_key(double seconds)
+long long cs__plat_level_key(double seconds)
 {
     return llround(seconds * 1e12);
 }
@@ -31,7 +31,7 @@ static int joined(long long key, long long lim)
     return key >= 0 && key <= lim;
 }
 
-int cs_plat_level_components(int P, const int *rows, int nrows, long long *const *keys,
+int cs__plat_level_components(int P, const int *rows, int nrows, long long *const *keys,
                              long long lim, igraph_vector_int_t *memb, igraph_integer_t *ncomp)
 {
     igraph_vector_int_t edges;
@@ -62,8 +62,8 @@ static int cmp_ll(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-int cs_plat_levels(int P, const int *rows, int nrows, int all, long long *const *keys,
-                   cs_plat_level_t *out, int max, int *n)
+int cs__plat_levels(int P, const int *rows, int nrows, int all, long long *const *keys,
+                   cs__plat_level_t *out, int max, int *n)
 {
     *n = 0;
     if (P < 1)
@@ -87,7 +87,7 @@ int cs_plat_levels(int P, const int *rows, int nrows, int all, long long *const 
     int prev_group = 1;
     for (int L = 0; L < nd && *n < max; L++) {
         igraph_integer_t nc = 0;
-        if ((st = cs_plat_level_components(P, rows, nrows, keys, lv[L], &memb, &nc)) != CS_OK)
+        if ((st = cs__plat_level_components(P, rows, nrows, keys, lv[L], &memb, &nc)) != CS_OK)
             break;
         /* the group of rank 0 and whether every group has its size */
         int g0 = 0, regular = 1, aligned = 1;
@@ -127,7 +127,7 @@ int cs_plat_levels(int P, const int *rows, int nrows, int all, long long *const 
         }
         if (g0 <= prev_group)
             continue; /* the same groups as the level below: one tier */
-        cs_plat_level_t *t = &out[(*n)++];
+        cs__plat_level_t *t = &out[(*n)++];
         t->key = lv[L];
         t->group = g0;
         t->ngroups = (int)nc;
@@ -142,7 +142,7 @@ int cs_plat_levels(int P, const int *rows, int nrows, int all, long long *const 
     return st;
 }
 
-int cs_plat_level_factors(const cs_plat_level_t *lv, int n, int *g, int max, int *reach)
+int cs__plat_level_factors(const cs__plat_level_t *lv, int n, int *g, int max, int *reach)
 {
     int ng = 0, prev = 1;
     for (int t = 0; t < n && ng < max; t++) {
@@ -156,10 +156,10 @@ int cs_plat_level_factors(const cs_plat_level_t *lv, int n, int *g, int max, int
     return ng;
 }
 
-int cs_plat_level_dims(const cs_plat_level_t *lv, int n, int P, int aligned, int *dims, int max)
+int cs__plat_level_dims(const cs__plat_level_t *lv, int n, int P, int aligned, int *dims, int max)
 {
     int g[64], reach = 1, prev = 1;
-    int ng = cs_plat_level_factors(lv, n, g, 64, &reach);
+    int ng = cs__plat_level_factors(lv, n, g, 64, &reach);
     if (ng < 2 || ng > max || reach != P)
         return 0;
     for (int t = 0; t < n && aligned; t++) {

@@ -41,10 +41,10 @@ extern "C" {
 /* The rows whose routes to every rank are read; rows[] has room for
  * CS_PLAT_LEVEL_ALL entries.  Returns their number; *all is 1 when every
  * rank is a row. */
-int cs_plat_level_rows(int P, int *rows, int *all);
+int cs__plat_level_rows(int P, int *rows, int *all);
 
 /* Latency of a route as a level key (picoseconds). */
-long long cs_plat_level_key(double seconds);
+long long cs__plat_level_key(double seconds);
 
 typedef struct cs_plat_level {
     long long key; /* the level's latency, picoseconds */
@@ -52,28 +52,29 @@ typedef struct cs_plat_level {
     int ngroups;   /* groups (0: sampled rows, and the groups are not aligned blocks) */
     int regular;   /* every group has `group` ranks */
     int aligned;   /* every group is a block of consecutive ranks */
-} cs_plat_level_t;
+} cs__plat_level_t;
 
 /* keys[i][j]: key of the route rows[i] -> j; -1 for j == rows[i],
  * CS_PLAT_LEVEL_NONE without a route.  Writes up to `max` levels, innermost
  * first, and their number to *n.  CS_OK or CS_ERR_NOMEM / CS_ERR_INTERNAL
  * (igraph). */
-int cs_plat_levels(int P, const int *rows, int nrows, int all, long long *const *keys,
-                   cs_plat_level_t *out, int max, int *n);
+int cs__plat_levels(int P, const int *rows, int nrows, int all, long long *const *keys,
+                   cs__plat_level_t *out, int max, int *n);
 
 /* Components of the graph joining (rows[i], j) when keys[i][j] <= lim. */
-int cs_plat_level_components(int P, const int *rows, int nrows, long long *const *keys,
+int cs__plat_level_components(int P, const int *rows, int nrows, long long *const *keys,
                              long long lim, igraph_vector_int_t *memb, igraph_integer_t *ncomp);
 
 /* The dims of the levels (see the top), at most `max` of them; with
  * `aligned` only when every level used is aligned.  Returns their number,
  * 0 when the levels give none (one tier, irregular groups, more than max). */
-int cs_plat_level_dims(const cs_plat_level_t *lv, int n, int P, int aligned, int *dims, int max);
+int cs__plat_level_dims(const cs__plat_level_t *lv, int n, int P, int aligned, int *dims,
+                        int max);
 
 /* The factors themselves (every regular level whose group is a multiple of
  * the previous one), for the planner's factorizations; returns their number
  * and sets *reach to the product (P when they cover every rank). */
-int cs_plat_level_factors(const cs_plat_level_t *lv, int n, int *g, int max, int *reach);
+int cs__plat_level_factors(const cs__plat_level_t *lv, int n, int *g, int max, int *reach);
 
 #ifdef __cplusplus
 }

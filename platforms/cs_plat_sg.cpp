@@ -478,7 +478,8 @@ extern "C" int cs__plat_sg_routes(const char *const *a, const char *const *b, si
         std::vector<sg4::Link *> tmp;
         route_reader rr(f);
         for (size_t i = 0; i < n; i++) {
-            const sg4::Host *ha = e->host_by_name_or_null(a[i]), *hb = e->host_by_name_or_null(b[i]);
+            const sg4::Host *ha = e->host_by_name_or_null(a[i]);
+            const sg4::Host *hb = e->host_by_name_or_null(b[i]);
             if (!ha || !hb)
                 return cs_err_set(err, CS_ERR_INVAL, "sim: no host named '%s' in the platform",
                                   ha ? b[i] : a[i]);

@@ -79,7 +79,7 @@ void survey(int fd, const std::vector<sg4::Host *> &hosts, const cs__pfile_t *f,
     size_t n = hosts.size();
     int all = 0, rows[CS_PLAT_LEVEL_ALL > CS_PLAT_LEVEL_ROWS ? CS_PLAT_LEVEL_ALL
                                                              : CS_PLAT_LEVEL_ROWS];
-    int nrows = levels ? cs_plat_level_rows((int)n, rows, &all) : 0;
+    int nrows = levels ? cs__plat_level_rows((int)n, rows, &all) : 0;
     std::vector<std::vector<long long>> keys((size_t)nrows, std::vector<long long>(n, -1));
     std::vector<sg4::Link *> links;
     if (read_pairs) {
@@ -93,7 +93,7 @@ void survey(int fd, const std::vector<sg4::Host *> &hosts, const cs__pfile_t *f,
                     size_t s = dir ? j : i, d = dir ? i : j;
                     ok[dir] = rr.read(hosts[s], hosts[d], links);
                     if (all && (int)s < nrows)
-                        keys[s][d] = ok[dir] ? cs_plat_level_key(route_latency(links))
+                        keys[s][d] = ok[dir] ? cs__plat_level_key(route_latency(links))
                                              : CS_PLAT_LEVEL_NONE;
                     if (!ok[dir] || links.empty())
                         continue;
@@ -135,16 +135,16 @@ void survey(int fd, const std::vector<sg4::Host *> &hosts, const cs__pfile_t *f,
         for (size_t j = 0; j < n; j++)
             if ((size_t)rows[i] != j)
                 keys[(size_t)i][j] = rr.read(hosts[(size_t)rows[i]], hosts[j], links)
-                                         ? cs_plat_level_key(route_latency(links))
+                                         ? cs__plat_level_key(route_latency(links))
                                          : CS_PLAT_LEVEL_NONE;
     std::vector<long long *> kp;
     for (auto &k : keys)
         kp.push_back(k.data());
-    cs_plat_level_t lv[CS_PLAT_LEVEL_MAX];
+    cs__plat_level_t lv[CS_PLAT_LEVEL_MAX];
     int nlv = 0, dims[CS_PLAT_MAX_DIMS];
-    if (cs_plat_levels((int)n, rows, nrows, all, kp.data(), lv, CS_PLAT_LEVEL_MAX, &nlv) != CS_OK)
+    if (cs__plat_levels((int)n, rows, nrows, all, kp.data(), lv, CS_PLAT_LEVEL_MAX, &nlv) != CS_OK)
         return;
-    int nd = cs_plat_level_dims(lv, nlv, (int)n, 1, dims, CS_PLAT_MAX_DIMS);
+    int nd = cs__plat_level_dims(lv, nlv, (int)n, 1, dims, CS_PLAT_MAX_DIMS);
     if (nd < 2)
         return;
     std::string s = "D ";

@@ -120,7 +120,8 @@ typedef struct cs_platform {
     /* Where the natural dims come from: "preset", "collstep_dims", "routes"
      * (the levels of route latencies, cs_plat_levels.h), "" when none. */
     char dims_from[16];
-    unsigned sg_loads; /* internal: texts SimGrid is known to load: 1 as written, 2 the ideal model's */
+    unsigned sg_loads; /* internal: texts SimGrid is known to load (1 as written, 2 the
+                          ideal model's) */
 } cs_platform_t;
 
 /* Flags of cs_platform_open_ex. */
