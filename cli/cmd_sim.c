@@ -321,6 +321,10 @@ static int build(sim_t *s)
     cs_err_clear(&err);
     if (cs_platform_open(a->platform, &s->plat, &err) != CS_OK)
         return cs_cli_usage_error("sim", "%s", err.msg);
+    char note[2048];
+    if (cs_platform_shared_note(s->plat, a->model == CS_SIM_IDEAL, note, sizeof(note)))
+        fprintf(stderr, "collstep sim: note: %s (%s model): %s\n", a->platform,
+                cs_sim_model_name(a->model), note);
     int rc = a->map ? read_map(a->map, &s->map, &s->nmap) : CS_EXIT_OK;
     cs_cli_want_t w = {"sim", 1, s->sizes, s->nsizes, cs_dtype_size(a->dt), a->platform,
                        s->plat->dims, s->plat->ndims};

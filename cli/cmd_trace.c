@@ -1,7 +1,8 @@
 /*
  * cmd_trace.c - `collstep trace DIR`: summarise a trace written by
- * `collstep sim --trace DIR` or `collstep run --trace DIR`: per-tier table, bottleneck
- * tier, busiest links; as a table, CSV or JSON.  Exit codes: 0 done,
+ * `collstep sim --trace DIR` or `collstep run --trace DIR`: per-tier table, the
+ * bottleneck (a tier, or the ranks' reductions), busiest links; as a table, CSV
+ * or JSON.  Exit codes: 0 done,
  * 2 usage errors or a directory that is not a trace.
  */
 #include <getopt.h>
@@ -20,11 +21,14 @@ static void help(FILE *f)
             "Summarise the utilization trace in DIR (written by 'collstep sim --trace DIR' or\n"
             "'collstep run --trace DIR'):\n"
             "per tier the links that carried traffic, bytes moved, mean and peak utilization,\n"
-            "busy fraction and busiest link, the bottleneck tier (the tier whose busiest link\n"
-            "has the highest mean utilization), and the N busiest links.  A directory of\n"
-            "several instances (index.csv) is summarised instance by instance.\n"
+            "busy fraction and busiest link; in a simulation, the busiest rank's reductions\n"
+            "(the fraction of the run its device spent reducing); the bottleneck (the tier\n"
+            "whose busiest link has the highest mean utilization, or 'reduction' when that\n"
+            "rank's fraction is higher), and the N busiest links.  A directory of several\n"
+            "instances (index.csv) is summarised instance by instance.\n"
             "\n"
-            "  --format F   table (default), csv (one row per tier) or json\n"
+            "  --format F   table (default), csv (one row per tier, and one for reduction)\n"
+            "               or json\n"
             "  --links N    busiest links to list (default 10, 0 for none)\n"
             "\n"
             "Files of a trace: trace.json (Perfetto / chrome://tracing), steps.csv, links.csv,\n"

@@ -419,6 +419,16 @@ int cs_planner_run(const cs_planner_opts_t *o, cs_planner_t **out, cs_err_t *err
                         (unsigned long long)plat->ndevices, plat->rank_noun);
         goto out;
     }
+    char un[1024];
+    uint64_t nun = 0;
+    if (cs_platform_unroutable_note(plat, (uint64_t)P, 3, un, sizeof(un), &nun)) {
+        st = cs_err_set(err, CS_ERR_INVAL, "%s: %llu pair%s of the %d ranks %s no route both "
+                        "ways (%s); the plan's candidates send between every pair: give a "
+                        "platform whose ranks all reach each other", o->platform,
+                        (unsigned long long)nun, nun == 1 ? "" : "s", P,
+                        nun == 1 ? "has" : "have", un);
+        goto out;
+    }
     if (P < 2) {
         st = cs_err_set(err, CS_ERR_INVAL, "%s has %d rank%s: a collective on one rank moves "
                         "no data, there is nothing to plan%s", o->platform, P, P == 1 ? "" : "s",

@@ -5,12 +5,13 @@
  * routes SimGrid computes (cs_sim_route), so presets and XML files are
  * analysed alike.  A route between two ranks is summarised by its latency
  * (sum), its bandwidth (slowest link), and the tier of its middle-most
- * slowest link.  The distinct latencies from a rank, sorted, are the
- * levels of the hierarchy: a level's groups are the connected components
- * (igraph) of the graph joining ranks at most that far apart.  Routes cost
- * tens of microseconds each, so platforms of more than ANALYSE_ALL ranks are
- * analysed from the rows of a sample of ranks and the groups are checked to
- * be aligned blocks of consecutive ranks on every sampled row.
+ * slowest link.  The levels of the hierarchy and their groups come from
+ * the routes' latencies by the rule every command shares
+ * (platforms/cs_plat_levels.h: the distinct latencies, the connected
+ * components of the ranks at most that far apart; beyond CS_PLAT_LEVEL_ALL
+ * ranks the rows of a sample of ranks, groups checked to be aligned blocks),
+ * so the platform's natural dims (hier's default in `collstep sim`) are the
+ * first factorization found here.
  */
 #define _GNU_SOURCE
 #include <igraph.h>
@@ -19,13 +20,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_plat_levels.h"
 #include "cs_planner.h"
 #include "cs_platform.h"
 #include "cs_sim.h"
 
-#define ANALYSE_ALL 96 /* all pairs up to this many ranks */
-#define SAMPLE_ROWS 24
 #define MAX_ROUTE 64
+_Static_assert(CS_PLANNER_MAX_TIERS == CS_PLAT_LEVEL_MAX,
+               "the planner's tiers are the levels every command derives");
 #define RING_SEARCH_MAX 16 /* Hamiltonian search on groups up to this size */
 
 typedef struct pinfo {
@@ -77,40 +79,7 @@ static int route_info(const char *a, const char *b, pinfo_t *pi, cs_err_t *err)
 }
 
 /* Level key: latency in picoseconds (routes of equal latency are one level). */
-static long long key_of(const pinfo_t *pi) { return llround(pi->lat * 1e12); }
-
-static int cmp_ll(const void *a, const void *b)
-{
-    long long x = *(const long long *)a, y = *(const long long *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Components of the graph over P ranks joining (r, j) for every computed
- * row r with key(r, j) <= lim; memb[j] = component. */
-static int components(int P, const int *rows, int nrows, long long *const *keys, long long lim,
-                      igraph_vector_int_t *memb, igraph_integer_t *ncomp)
-{
-    igraph_vector_int_t edges;
-    if (igraph_vector_int_init(&edges, 0) != IGRAPH_SUCCESS)
-        return CS_ERR_NOMEM;
-    for (int i = 0; i < nrows; i++)
-        for (int j = 0; j < P; j++)
-            if (j != rows[i] && keys[i][j] <= lim) {
-                igraph_vector_int_push_back(&edges, rows[i]);
-                igraph_vector_int_push_back(&edges, j);
-            }
-    igraph_t g;
-    int st = CS_OK;
-    if (igraph_create(&g, &edges, P, IGRAPH_UNDIRECTED) != IGRAPH_SUCCESS) {
-        igraph_vector_int_destroy(&edges);
-        return CS_ERR_NOMEM;
-    }
-    if (igraph_connected_components(&g, memb, NULL, ncomp, IGRAPH_WEAK) != IGRAPH_SUCCESS)
-        st = CS_ERR_INTERNAL;
-    igraph_destroy(&g);
-    igraph_vector_int_destroy(&edges);
-    return st;
-}
+static long long key_of(const pinfo_t *pi) { return cs__plat_level_key(pi->lat); }
 
 /* ---- fast rings: Hamiltonian cycle / path maximising the slowest route ---- */
 
@@ -311,16 +280,10 @@ static void add_fact(cs_planner_t *p, const int *d, int n)
 /* The tiers' group sizes as dims (innermost first), then the outermost
  * dimension split in two (the groups of a tier the platform does not
  * show, e.g. 6x16x16 for 6x256), then tiers merged (6x256 from 3x2x256). */
-static void factorizations(cs_planner_t *p)
+static void factorizations(cs_planner_t *p, const cs__plat_level_t *lv, int nlv)
 {
-    int g[CS_PLANNER_MAX_TIERS], ng = 0, prev = 1;
-    for (int t = 0; t < p->ntiers; t++) {
-        int s = p->tiers[t].group;
-        if (s <= prev || s % prev)
-            continue;
-        g[ng++] = s / prev;
-        prev = s;
-    }
+    int g[CS_PLANNER_MAX_TIERS], prev = 1;
+    int ng = cs__plat_level_factors(lv, nlv, g, CS_PLANNER_MAX_TIERS, &prev);
     if (ng < 1 || prev != p->ranks)
         return;
     /* every subset of inner boundaries kept: 2^(ng-1) merges */
@@ -352,13 +315,13 @@ static void factorizations(cs_planner_t *p)
 int cs__planner_topology(const cs_platform_t *plat, cs_planner_t *p, cs_err_t *err)
 {
     int P = p->ranks, st = CS_OK;
-    int all = P <= ANALYSE_ALL;
+    int all = 0, rows[CS_PLAT_LEVEL_ALL > CS_PLAT_LEVEL_ROWS ? CS_PLAT_LEVEL_ALL
+                                                             : CS_PLAT_LEVEL_ROWS];
     g_plat = plat;
-    int nrows = all ? P : (SAMPLE_ROWS < P ? SAMPLE_ROWS : P);
-    int rows[ANALYSE_ALL > SAMPLE_ROWS ? ANALYSE_ALL : SAMPLE_ROWS];
+    int nrows = cs__plat_level_rows(P, rows, &all);
     long long **keys = calloc((size_t)nrows, sizeof(*keys));
     pinfo_t **info = calloc((size_t)nrows, sizeof(*info));
-    long long *lv = NULL;
+    cs__plat_level_t *lv = NULL;
     igraph_vector_int_t memb;
     igraph_vector_int_init(&memb, 0);
     char **hosts = NULL;
@@ -378,10 +341,6 @@ int cs__planner_topology(const cs_platform_t *plat, cs_planner_t *p, cs_err_t *e
     }
     p->nmaps = 1;
     snprintf(p->map_name[0], sizeof(p->map_name[0]), "platform");
-    /* sampled rows: 0, 1, the last, and evenly spaced ranks between */
-    for (int i = 0; i < nrows; i++)
-        rows[i] = all ? i : i == 0 ? 0 : i == 1 ? 1 : i == 2 ? P - 1 :
-                  (int)((long)(i - 2) * P / (nrows - 2));
     for (int i = 0; i < nrows && st == CS_OK; i++) {
         keys[i] = malloc(sizeof(long long) * (size_t)P);
         info[i] = malloc(sizeof(pinfo_t) * (size_t)P);
@@ -408,75 +367,33 @@ int cs__planner_topology(const cs_platform_t *plat, cs_planner_t *p, cs_err_t *e
     }
     if (st != CS_OK)
         goto done;
-    /* levels: distinct keys over the rows */
-    lv = malloc(sizeof(long long) * (size_t)nrows * (size_t)P);
+    /* levels: the shared derivation (platforms/cs_plat_levels.h) */
     int nlv = 0;
+    lv = malloc(sizeof(*lv) * CS_PLANNER_MAX_TIERS);
     if (!lv) {
         st = cs_err_set(err, CS_ERR_NOMEM, "plan: out of memory");
         goto done;
     }
-    for (int i = 0; i < nrows; i++)
-        for (int j = 0; j < P; j++)
-            if (keys[i][j] >= 0)
-                lv[nlv++] = keys[i][j];
-    qsort(lv, (size_t)nlv, sizeof(long long), cmp_ll);
-    int nd = 0;
-    for (int i = 0; i < nlv; i++)
-        if (nd == 0 || lv[i] != lv[nd - 1])
-            lv[nd++] = lv[i];
-    int prev_group = 1;
-    for (int L = 0; L < nd && p->ntiers < CS_PLANNER_MAX_TIERS; L++) {
-        igraph_integer_t nc = 0;
-        if ((st = components(P, rows, nrows, keys, lv[L], &memb, &nc)) != CS_OK) {
-            cs_err_set(err, st, "plan: igraph components failed");
-            goto done;
-        }
-        /* the group of rank 0 and whether every group has its size */
-        int g0 = 0, regular = 1;
-        long c0 = VECTOR(memb)[0];
-        for (int j = 0; j < P; j++)
-            g0 += VECTOR(memb)[j] == c0;
-        if (!all) {
-            /* sampled: groups must be aligned blocks of g0 ranks on every row */
-            for (int i = 0; i < nrows && regular; i++) {
-                int r = rows[i], b = r / g0 * g0;
-                for (int j = 0; j < P && regular; j++) {
-                    int in = j == r || keys[i][j] <= lv[L];
-                    regular = in == (j >= b && j < b + g0);
-                }
-            }
-            if (P % g0)
-                regular = 0;
-            nc = regular ? P / g0 : 0;
-        } else {
-            igraph_vector_int_t sz;
-            igraph_vector_int_init(&sz, 0);
-            for (int j = 0; j < P; j++) {
-                long c = VECTOR(memb)[j];
-                while (igraph_vector_int_size(&sz) <= c)
-                    igraph_vector_int_push_back(&sz, 0);
-                VECTOR(sz)[c]++;
-            }
-            for (long c = 0; c < igraph_vector_int_size(&sz); c++)
-                regular &= VECTOR(sz)[c] == g0;
-            igraph_vector_int_destroy(&sz);
-        }
-        if (g0 <= prev_group)
-            continue; /* the same groups as the level below: one tier */
+    if ((st = cs__plat_levels(P, rows, nrows, all, keys, lv, CS_PLANNER_MAX_TIERS, &nlv)) !=
+        CS_OK) {
+        cs_err_set(err, st, "plan: igraph components failed");
+        goto done;
+    }
+    for (int L = 0; L < nlv; L++) {
         cs_planner_tier_t *t = &p->tiers[p->ntiers++];
         memset(t, 0, sizeof(*t));
-        t->group = regular ? g0 : 0;
-        t->ngroups = (int)nc;
-        t->latency = (double)lv[L] * 1e-12;
+        t->group = lv[L].regular ? lv[L].group : 0;
+        t->ngroups = lv[L].ngroups;
+        t->latency = (double)lv[L].key * 1e-12;
         /* a pair of rank 0 at exactly this level: its bandwidth, and as its
          * name the slowest of the tiers its route adds to closer pairs'
          * (the outermost in the platform's table on a tie) */
         unsigned lower = 0;
         for (int j = 0; j < P; j++)
-            if (keys[0][j] >= 0 && keys[0][j] < lv[L])
+            if (keys[0][j] >= 0 && keys[0][j] < lv[L].key)
                 lower |= info[0][j].mask;
         for (int j = 0; j < P; j++)
-            if (keys[0][j] == lv[L]) {
+            if (keys[0][j] == lv[L].key) {
                 const pinfo_t *pi = &info[0][j];
                 t->rank_bw = pi->bw;
                 snprintf(t->name, sizeof(t->name), "%s", pi->tier);
@@ -492,16 +409,13 @@ int cs__planner_topology(const cs_platform_t *plat, cs_planner_t *p, cs_err_t *e
         if (!t->name[0]) /* only other rows reach it */
             for (int i = 0; i < nrows && !t->name[0]; i++)
                 for (int j = 0; j < P; j++)
-                    if (keys[i][j] == lv[L]) {
+                    if (keys[i][j] == lv[L].key) {
                         t->rank_bw = info[i][j].bw;
                         snprintf(t->name, sizeof(t->name), "%s", info[i][j].tier);
                         break;
                     }
-        prev_group = g0;
-        if (g0 == P)
-            break;
     }
-    factorizations(p);
+    factorizations(p, lv, nlv);
 
     /* egress of one group of each inner regular tier (for the bound): the
      * first group to at most 64 ranks spread over the others */
@@ -514,7 +428,7 @@ int cs__planner_topology(const cs_platform_t *plat, cs_planner_t *p, cs_err_t *e
         if (all) {
             igraph_integer_t nc;
             long long lim = llround(tt->latency * 1e12);
-            if ((st = components(P, rows, nrows, keys, lim, &memb, &nc)) != CS_OK)
+            if ((st = cs__plat_level_components(P, rows, nrows, keys, lim, &memb, &nc)) != CS_OK)
                 goto done;
             nsrc = 0;
             for (int j = 0; j < P && nsrc < 64; j++)
@@ -557,8 +471,9 @@ int cs__planner_topology(const cs_platform_t *plat, cs_planner_t *p, cs_err_t *e
         }
         if (all) {
             igraph_integer_t nc;
-            if ((st = components(P, rows, nrows, keys, llround(p->tiers[rt].latency * 1e12),
-                                 &memb, &nc)) != CS_OK) {
+            long long lim = llround(p->tiers[rt].latency * 1e12);
+            if ((st = cs__plat_level_components(P, rows, nrows, keys, lim, &memb, &nc)) !=
+                CS_OK) {
                 free(member);
                 goto done;
             }

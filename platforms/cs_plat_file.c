@@ -273,6 +273,21 @@ int cs__pfile_line(const cs__pfile_t *f, const char *elem, const char *id)
     return n ? cs__line(n) : 0;
 }
 
+int cs__pfile_attr(const cs__pfile_t *f, const char *elem, const char *id, const char *attr,
+                   char *out, size_t len)
+{
+    if (len)
+        out[0] = '\0';
+    if (f == NULL || f->doc == NULL || id == NULL)
+        return 0;
+    const xmlNode *n = cs__find((const xmlNode *)f->doc, elem, id);
+    if (n == NULL)
+        return 0;
+    if (len)
+        cs__attr(n, attr, out, len);
+    return cs__line(n);
+}
+
 /* The ideal model's duplex rewrite (see cs_plat_file.h). */
 static void cs__split(xmlNode *parent, xmlHashTablePtr made, int pass)
 {
@@ -286,15 +301,84 @@ static void cs__split(xmlNode *parent, xmlHashTablePtr made, int pass)
                 xmlHashAddEntry(made, id, (void *)1);
                 xmlFree(id);
             }
-        } else if (pass == 1 && cs__is(n, "link_ctn") &&
-                   !xmlHasProp(n, (const xmlChar *)"direction")) {
+        } else if (pass == 1 && cs__is(n, "link_ctn")) {
+            /* no direction, or NONE (SimGrid's default): the UP half */
             xmlChar *id = xmlGetProp(n, (const xmlChar *)"id");
-            if (id && xmlHashLookup(made, id))
+            xmlChar *dir = xmlGetProp(n, (const xmlChar *)"direction");
+            if (id && xmlHashLookup(made, id) && (!dir || strcmp((const char *)dir, "NONE") == 0))
                 xmlSetProp(n, (const xmlChar *)"direction", (const xmlChar *)"UP");
+            xmlFree(dir);
             xmlFree(id);
+        } else if (pass == 1 && cs__is(n, "host_link")) {
+            /* a host_link names links, not halves: the halves of a link
+             * made split-duplex are X_UP (up) and X_DOWN (down) */
+            static const char *const side[2][2] = {{"up", "_UP"}, {"down", "_DOWN"}};
+            for (int k = 0; k < 2; k++) {
+                xmlChar *id = xmlGetProp(n, (const xmlChar *)side[k][0]);
+                if (id && xmlHashLookup(made, id)) {
+                    char half[512];
+                    snprintf(half, sizeof(half), "%s%s", (const char *)id, side[k][1]);
+                    xmlSetProp(n, (const xmlChar *)side[k][0], (const xmlChar *)half);
+                }
+                xmlFree(id);
+            }
         }
         cs__split(n, made, pass);
     }
+}
+
+static int cs__count_unsplit(const xmlNode *parent)
+{
+    int n = 0;
+    for (const xmlNode *c = parent->children; c; c = c->next) {
+        if (c->type != XML_ELEMENT_NODE)
+            continue;
+        n += cs__is(c, "link") && !xmlHasProp((xmlNode *)c, (const xmlChar *)"sharing_policy");
+        n += cs__count_unsplit(c);
+    }
+    return n;
+}
+
+int cs__pfile_split_count(const cs__pfile_t *f)
+{
+    return f && f->doc ? cs__count_unsplit((const xmlNode *)f->doc) : 0;
+}
+
+/* Elements in document order, with their lines. */
+static void cs__lines(const xmlNode *parent, int *v, int *n, int max)
+{
+    for (const xmlNode *c = parent->children; c && *n < max; c = c->next) {
+        if (c->type != XML_ELEMENT_NODE)
+            continue;
+        v[(*n)++] = cs__line(c);
+        cs__lines(c, v, n, max);
+    }
+}
+
+int cs__pfile_map_line(const cs__pfile_t *f, const char *text, int line)
+{
+    if (!f || !f->doc || !text || line <= 0)
+        return line;
+    xmlDocPtr d = xmlReadMemory(text, (int)strlen(text), "rewritten.xml", NULL,
+                                XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
+                                    XML_PARSE_HUGE);
+    if (d == NULL)
+        return 0;
+    enum { MAXE = 1 << 20 };
+    int *a = malloc(sizeof(int) * MAXE), *b = malloc(sizeof(int) * MAXE), na = 0, nb = 0;
+    int out = 0;
+    if (a && b) {
+        cs__lines((const xmlNode *)d, a, &na, MAXE);
+        cs__lines((const xmlNode *)f->doc, b, &nb, MAXE);
+        /* the same elements in the same order: the last one starting at or
+         * before the line SimGrid named */
+        for (int i = 0; i < na && i < nb && a[i] <= line; i++)
+            out = b[i];
+    }
+    free(a);
+    free(b);
+    xmlFreeDoc(d);
+    return out;
 }
 
 int cs__pfile_text(const cs__pfile_t *f, int split, char **out, cs_err_t *err)

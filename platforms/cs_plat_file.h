@@ -57,13 +57,41 @@ void cs__pfile_free(cs__pfile_t *f);
 /* Line of the first element `elem` whose id attribute is `id`, 0 if none. */
 int cs__pfile_line(const cs__pfile_t *f, const char *elem, const char *id);
 
+/* Attribute `attr` of the first element `elem` whose id is `id`, copied
+ * into out ("" when absent); returns the element's line, 0 when there is no
+ * such element. */
+int cs__pfile_attr(const cs__pfile_t *f, const char *elem, const char *id, const char *attr,
+                   char *out, size_t len);
+
+/* SimGrid's failure to load the file (`ideal`: the ideal model's text of
+ * it) as collstep says it, one line: "FILE[:LINE]: SimGrid cannot load it:
+ * WORDS[: what is missing]".  words: SimGrid's message (its own path
+ * already replaced by the file's name, without "Parse error at F:L: ");
+ * line: the file's line SimGrid named, 0 when it named none (the line of
+ * the element the words point at is found then: the <host_link> of "Link
+ * 'X' not found!", the <link_ctn> of "Link not found: X").  f may be NULL
+ * (text given without a file: no line is found).  cs_plat_explain.c. */
+void cs__pfile_explain(const cs__pfile_t *f, const char *shown, int line, const char *words,
+                       int ideal, char *out, size_t len);
+
 /* The text SimGrid loads for a simulation.  With `split`, every <link>
  * written without sharing_policy (SimGrid's default, SHARED: both
  * directions share the bandwidth) becomes SPLITDUPLEX, and every
- * <link_ctn> naming such a link without a direction gets direction="UP"
- * (a symmetrical route's way back then takes the DOWN half).  *out is
- * malloc'ed. */
+ * <link_ctn> naming such a link without a direction (or with SimGrid's
+ * default, NONE) gets direction="UP"
+ * (a symmetrical route's way back then takes the DOWN half), and a
+ * <host_link> naming it names its halves (up="X_UP", down="X_DOWN").
+ * *out is malloc'ed. */
 int cs__pfile_text(const cs__pfile_t *f, int split, char **out, cs_err_t *err);
+
+/* How many <link>s the ideal model's text (cs__pfile_text with split)
+ * makes SPLITDUPLEX: 0 when that text means what the file says. */
+int cs__pfile_split_count(const cs__pfile_t *f);
+
+/* The file's line of what SimGrid calls `line` of `text` (a text from
+ * cs__pfile_text: the same elements, laid out again): the line of the
+ * element starting last at or before it; 0 when unknown. */
+int cs__pfile_map_line(const cs__pfile_t *f, const char *text, int line);
 
 /* The ranks of a platform known only as XML text (a cs_platform_t built
  * by hand, without cs_platform_open): the <host> elements with a device
@@ -74,13 +102,27 @@ int cs__xml_rank_hosts(const char *xml, char ***out, uint64_t *n, cs_err_t *err)
 
 /* ---- cs_plat_sg.cpp ---------------------------------------------------- */
 
-/* Load `path` (the file of platform p, or a rewritten copy: name it `shown`
- * in messages) in a forked child running SimGrid, read what SimGrid built
- * and fill p: ranks (p->hosts, p->ndevices, p->rank_rule), tiers (derived
- * where a link carries none), and the checks before simulating (routes
- * both ways between the ranks' hosts, positive bandwidths, non-negative
- * latencies).  With `topo`, also the topology figures (p->topo). */
+/* Load `path` (the file of platform p) in a forked child running SimGrid
+ * (cs_plat_child.cpp: SimGrid's log kept there, its refusal said as one
+ * message by cs__pfile_explain), read what SimGrid built and fill p: ranks
+ * (p->hosts, p->ndevices, p->rank_rule), tiers (derived where a link
+ * carries none), reduction rates, the checks before simulating (positive
+ * bandwidths, non-negative latencies), the routes between the ranks (pairs
+ * without one, shared link halves, the natural dims when the file has no
+ * collstep_dims: cs_plat_survey.cpp).  With `topo`, also the topology
+ * figures (p->topo).  Sets bit 1 of p->sg_loads. */
 int cs__plat_sg_probe(cs_platform_t *p, const char *path, int topo, cs_err_t *err);
+
+/* The ideal model's text of p's file (`text`, written at `path`) loaded in
+ * a child the same way: its refusal (lines mapped back to the file's), or
+ * its shared link halves (p->shared[1]).  Sets bit 2 of p->sg_loads. */
+int cs__plat_sg_probe_ideal(cs_platform_t *p, const char *path, const char *text, cs_err_t *err);
+
+/* Load `path` in a child only, to learn whether SimGrid can (the same
+ * message as cs__plat_sg_probe when it cannot).  text / ideal as in
+ * cs__plat_sg_load. */
+int cs__plat_sg_check_load(const char *path, const char *shown, const cs__pfile_t *f,
+                           const char *text, int ideal, cs_err_t *err);
 
 /* The derived tier of every link that carries no tier property (set as
  * the link's property), in the SimGrid platform loaded in this process;
@@ -88,15 +130,22 @@ int cs__plat_sg_probe(cs_platform_t *p, const char *path, int topo, cs_err_t *er
 void cs__plat_sg_apply_tiers(const cs__pfile_t *f);
 
 /* Load `path` into the SimGrid engine of this process (simgrid_init done),
- * catching SimGrid's exceptions: CS_ERR_PARSE with "shown:line: message".
- * Then seals the platform and applies the derived tiers. */
-int cs__plat_sg_load(const char *path, const char *shown, const cs__pfile_t *f, cs_err_t *err);
+ * catching SimGrid's exceptions: CS_ERR_PARSE with the message of
+ * cs__pfile_explain (`text`: the text at path when it rewrites f, whose
+ * lines are mapped back; `ideal`: it is the ideal model's).  Then seals the
+ * platform and applies the derived tiers.  SimGrid's xbt_assert refusals
+ * abort the process: load in a child first (cs__plat_sg_check_load) unless
+ * the text is known to load (cs_platform_t.sg_loads). */
+int cs__plat_sg_load(const char *path, const char *shown, const cs__pfile_t *f, const char *text,
+                     int ideal, cs_err_t *err);
 
-/* Check that every pair (a[i], b[i]) of host names has a route both ways
- * (none for a host to itself is needed) in the platform loaded in this
- * process.  CS_ERR_INVAL naming the two hosts otherwise. */
-int cs__plat_sg_check_pairs(const char *const *a, const char *const *b, size_t n,
-                            const cs__pfile_t *f, cs_err_t *err);
+/* Whether host a[i] has a route to host b[i] (none is needed from a host
+ * to itself), for i < n, in the platform loaded in this process.  CS_OK;
+ * CS_ERR_NOTFOUND with *bad = the first i that has none and *back = 1 when
+ * b[i] has one to a[i] (err untouched); CS_ERR_INVAL with err for an
+ * unknown host. */
+int cs__plat_sg_routes(const char *const *a, const char *const *b, size_t n,
+                       const cs__pfile_t *f, size_t *bad, int *back, cs_err_t *err);
 
 #ifdef __cplusplus
 }

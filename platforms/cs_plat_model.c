@@ -262,6 +262,20 @@ void cs__model_summary(const cs__model_t *m, cs_platform_t *p)
     p->ndims = 2;
     p->dims[0] = m->ngpus;
     p->dims[1] = m->nodes;
+    snprintf(p->dims_from, sizeof(p->dims_from), "preset");
+    /* every node alike: the GPUs' speeds are the ranks' reduction rates */
+    for (int e = 0, first = 1; e < m->nelem; e++) {
+        if (m->elem[e].kind != CS__EL_GPU)
+            continue;
+        double v = m->elem[e].speed;
+        if (first || v < p->reduce_bw[0])
+            p->reduce_bw[0] = v;
+        if (first || v > p->reduce_bw[2])
+            p->reduce_bw[2] = v;
+        if (first)
+            p->reduce_bw[1] = v;
+        first = 0;
+    }
 }
 
 /* ---- XML writer -------------------------------------------------------- */

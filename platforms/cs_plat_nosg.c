@@ -15,6 +15,13 @@ int cs__plat_sg_probe(cs_platform_t *p, const char *path, int topo, cs_err_t *er
                       "(CS_WITH_SIMGRID=OFF): use a preset",
                       path);
 }
+
+int cs__plat_sg_probe_ideal(cs_platform_t *p, const char *path, const char *text, cs_err_t *err)
+{
+    (void)p;
+    (void)text;
+    return cs_err_set(err, CS_ERR_UNSUPPORTED, "%s: platform files need SimGrid", path);
+}
 #else
 typedef int cs__plat_nosg_unused; /* ISO C: a translation unit is not empty */
 #endif

@@ -1,29 +1,36 @@
 /*
- * cs_plat_probe.cpp - cs__plat_sg_probe (cs_plat_file.h): a platform file
- * loaded by SimGrid in a child process, and what the parent learns.
+ * cs_plat_probe.cpp - cs__plat_sg_probe and cs__plat_sg_probe_ideal
+ * (cs_plat_file.h): a platform file loaded by SimGrid in a child process
+ * (cs_plat_child.cpp: run_child, which also turns SimGrid's refusal into
+ * one message), and what the parent learns.
  *
- * Why a child: SimGrid can be initialised once per process, and the
- * simulation (sim/cs_sim.c) needs that once; and a few faults still end in
- * xbt_die / abort.  The child loads the file, seals it, reads hosts, links
- * and routes (cs_plat_sg.cpp), and writes one line per fact on a pipe:
+ * The child loads the file, seals it, reads hosts, links and routes
+ * (cs_plat_sg.cpp, cs_plat_survey.cpp), and writes one line per fact:
  *     R host            rank host, in rank order
  *     N noun \t rule    what the ranks are, one sentence
  *     T tier \t nlinks \t bandwidth \t latency
+ *     S least \t most common \t greatest   the ranks' host speeds (flop/s:
+ *                       their reduction rates in bytes/s)
  *     G nv \t ne \t diameter \t bisection \t npairs \t exact \t seconds
+ *     P, U, h, H, D     routes between the ranks (cs_plat_survey.cpp)
  *     E code \t message (the first error; nothing else matters then)
- * If it dies, SimGrid's last CRITICAL message (its log, kept in a scratch
- * directory) becomes the error.
+ * The ideal model's text of the file (every <link> without sharing_policy
+ * made SPLITDUPLEX, cs__pfile_text) is what `collstep sim` loads by
+ * default: when it differs from the file, a second child loads it too, so
+ * that a refusal is said when the file is opened, by every command alike,
+ * and reads its shared link halves.
  *
  * Graph for the figures: from the routes between the ranks' hosts, every
  * ordered pair when there are few ranks (N (N - 1) <= 2^18), otherwise rank
  * i to i + 1 and i + N/2 (mod N), then i + 2, i + 4, ... while the routes
- * stay under 2^17 (pairs_of), both ways.  Vertices: each host twice (as a
- * route's source, as its destination, so no flow passes through a host)
- * and each link direction twice (in, out: an edge in -> out of the link's
- * bandwidth); a route h, l1, ..., ln, h' adds edges h -> l1.in,
- * l1.out -> l2.in, ..., ln.out -> h'.  Bisection: max-flow (igraph
- * push-relabel) from the first half of the ranks to the second half;
- * diameter: the most links on one of the routes read.
+ * stay under 2^17 (pairs_of), both ways; pairs without a route are left
+ * out (and listed).  Vertices: each host twice (as a route's source, as its
+ * destination, so no flow passes through a host) and each link direction
+ * twice (in, out: an edge in -> out of the link's bandwidth); a route
+ * h, l1, ..., ln, h' adds edges h -> l1.in, l1.out -> l2.in, ..., ln.out ->
+ * h'.  Bisection: max-flow (igraph push-relabel) from the first half of the
+ * ranks to the second half; diameter: the most links on one of the routes
+ * read.
  */
 #include <algorithm>
 #include <cerrno>
@@ -38,14 +45,6 @@
 #include <unordered_set>
 #include <vector>
 
-#include <dirent.h>
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
-
 #include <igraph.h>
 
 #include "cs_plat_sg.hpp"
@@ -53,34 +52,6 @@
 namespace cs_plat {
 
 /* ---- the child ---------------------------------------------------------- */
-
-static void put(int fd, const std::string &s)
-{
-    const char *p = s.data();
-    size_t left = s.size();
-    while (left > 0) {
-        ssize_t w = write(fd, p, left);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return;
-        p += w;
-        left -= (size_t)w;
-    }
-}
-
-static std::string clean(std::string s)
-{
-    for (char &c : s)
-        if (c == '\t' || c == '\n' || c == '\r')
-            c = ' ';
-    return s;
-}
-
-static void put_error(int fd, int code, const std::string &msg)
-{
-    put(fd, "E " + std::to_string(code) + "\t" + clean(msg) + "\n");
-}
 
 static double wall()
 {
@@ -235,8 +206,10 @@ static int links_and_tiers(int fd, const cs__pfile_t *f, const char *shown)
     return 0;
 }
 
-static int topology(int fd, const std::vector<sg4::Host *> &hosts, double t0,
-                    const cs__pfile_t *f, const char *shown, route_reader &rr)
+/* The figures; `list`: also the pairs without a route (the survey did not
+ * read every pair). */
+static int topology(int fd, const std::vector<sg4::Host *> &hosts, double t0, route_reader &rr,
+                    bool list)
 {
     size_t n = hosts.size();
     int exact = 0;
@@ -262,18 +235,15 @@ static int topology(int fd, const std::vector<sg4::Host *> &hosts, double t0,
         int64_t a, b; /* >= 0 link index (in/out by role), < 0: -(host + 1) */
     };
     std::vector<e_t> rel;
-    size_t longest = 0, npairs = 0;
+    size_t longest = 0, npairs = 0, nread = 0;
     std::vector<sg4::Link *> links;
-    for (auto [i, j] : pairs)
+    std::string unroutable;
+    for (auto [i, j] : pairs) {
+        int ok[2] = {1, 1};
         for (int dir = 0; dir < 2; dir++) {
             size_t s = dir ? j : i, d = dir ? i : j;
-            if (!rr.read(hosts[s], hosts[d], links)) {
-                std::string msg;
-                std::vector<sg4::Link *> tmp;
-                check_pair(hosts[s], hosts[d], f, rr, tmp, msg);
-                put_error(fd, CS_ERR_INVAL, std::string(shown) + ": " + msg);
-                return -1;
-            }
+            if (!(ok[dir] = rr.read(hosts[s], hosts[d], links)))
+                continue;
             npairs++;
             if (links.empty())
                 continue;
@@ -286,6 +256,16 @@ static int topology(int fd, const std::vector<sg4::Host *> &hosts, double t0,
             }
             rel.push_back({prev, -(int64_t)d - 1});
         }
+        nread++;
+        if (list && (!ok[0] || !ok[1])) {
+            size_t a = std::min(i, j), b = std::max(i, j);
+            int kind = !ok[0] && !ok[1] ? 0 : (ok[0] == (i < j)) ? 1 : 2;
+            unroutable += "U " + std::to_string(a) + "\t" + std::to_string(b) + "\t" +
+                          std::to_string(kind) + "\n";
+        }
+    }
+    if (list)
+        put(fd, unroutable + "P " + std::to_string(nread) + "\t" + std::to_string(exact) + "\n");
     int64_t N = (int64_t)n, L = (int64_t)lbw.size();
     /* host out: h, host in: N + h, link in: 2N + 2k, out: 2N + 2k + 1 */
     auto vout = [&](int64_t x) { return x < 0 ? -x - 1 : 2 * N + 2 * x + 1; };
@@ -347,112 +327,95 @@ static int topology(int fd, const std::vector<sg4::Host *> &hosts, double t0,
     return 0;
 }
 
-static int child_main(int fd, const cs__pfile_t *f, const char *path, const char *shown, int topo)
+/* The ranks' host speeds: least, most common, greatest. */
+static void speeds(int fd, const std::vector<sg4::Host *> &hosts)
 {
-    double t0 = wall();
-#ifdef __GLIBC__
-    mallopt(M_MMAP_THRESHOLD, 128 * 1024); /* see sim/cs_sim.c */
-#endif
-    int argc = 5;
-    char a0[] = "collstep", a1[] = "--cfg=network/model:CM02", a2[] = "--cfg=network/crosstraffic:0",
-         a3[] = "--cfg=network/TCP-gamma:0", a4[] = "--log=root.thres:critical";
-    char *argv[] = {a0, a1, a2, a3, a4, nullptr};
-    try {
-        new sg4::Engine(&argc, argv); /* never destroyed: the child exits */
-        std::string msg;
-        int st = load_engine(path, shown, msg);
-        if (st != CS_OK) {
-            put_error(fd, st, msg);
-            return 0;
-        }
-        if (links_and_tiers(fd, f, shown) != 0)
-            return 0;
-        std::string noun, rule;
-        std::vector<sg4::Host *> hosts = rank_hosts(noun, rule);
-        if (hosts.empty()) {
-            put_error(fd, CS_ERR_INVAL,
-                      std::string(shown) +
-                          ": the platform has no host, so no rank can run (declare <host>, "
-                          "<cluster>, <cabinet> or <peer> elements)");
-            return 0;
-        }
-        /* the checks; with the figures, their routes (a superset) check */
-        int exact = 0;
-        std::vector<sg4::Link *> tmp;
-        route_reader rr(f);
-        /* without the figures, a large platform's routes are checked by
-         * `collstep sim` for the pairs its schedules use (in that process,
-         * where SimGrid keeps the routes it computes for the simulation) */
-        size_t nh = hosts.size();
-        bool few = nh * (nh - 1) <= ((size_t)1 << 18);
-        for (auto [i, j] : topo || !few ? decltype(pairs_of(0, false, &exact))()
-                                        : pairs_of(nh, false, &exact))
-            if (check_pair(hosts[i], hosts[j], f, rr, tmp, msg) != CS_OK) {
-                put_error(fd, CS_ERR_INVAL, std::string(shown) + ": " + msg);
-                return 0;
-            }
-        if (topo && topology(fd, hosts, t0, f, shown, rr) != 0)
-            return 0;
-        put(fd, "N " + noun + "\t" + clean(rule) + "\n");
-        std::string buf;
-        for (const sg4::Host *h : hosts) {
-            buf += "R " + clean(h->get_name()) + "\n";
-            if (buf.size() > 65536)
-                put(fd, buf), buf.clear();
-        }
-        put(fd, buf);
-    } catch (const std::exception &x) {
-        put_error(fd, CS_ERR_PARSE, std::string(shown) + ": SimGrid: " + user_words(x.what(), path, shown));
-    }
-    return 0;
+    std::map<double, size_t> n;
+    for (const sg4::Host *h : hosts)
+        n[h->get_speed()]++;
+    double mode = 0;
+    size_t best = 0;
+    for (auto &[v, c] : n) /* ascending: a tie goes to the faster */
+        if (c >= best)
+            best = c, mode = v;
+    char line[128];
+    snprintf(line, sizeof(line), "S %.17g\t%.17g\t%.17g\n", n.begin()->first, mode,
+             n.rbegin()->first);
+    put(fd, line);
 }
 
-/* ---- the parent ------------------------------------------------------- */
-
-static void remove_dir(const char *dir)
+/* The facts of the file as written (after run_child loaded it). */
+static void facts(int fd, const cs__pfile_t *f, const char *shown, int topo, double t0)
 {
-    DIR *d = opendir(dir);
-    if (d != nullptr) {
-        struct dirent *e;
-        while ((e = readdir(d)) != nullptr) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            std::string p = std::string(dir) + "/" + e->d_name;
-            unlink(p.c_str());
-        }
-        closedir(d);
+    if (links_and_tiers(fd, f, shown) != 0)
+        return;
+    std::string noun, rule;
+    std::vector<sg4::Host *> hosts = rank_hosts(noun, rule);
+    if (hosts.empty()) {
+        put_error(fd, CS_ERR_INVAL,
+                  std::string(shown) +
+                      ": the platform has no host, so no rank can run (declare <host>, "
+                      "<cluster>, <cabinet> or <peer> elements)");
+        return;
     }
-    rmdir(dir);
+    speeds(fd, hosts);
+    route_reader rr(f);
+    /* every pair of a small platform; a large one's routes are checked by
+     * `collstep sim` for the pairs its schedules use (in that process, where
+     * SimGrid keeps the routes it computes for the simulation) */
+    size_t nh = hosts.size();
+    bool few = nh * (nh - 1) <= ((size_t)1 << 18);
+    survey(fd, hosts, f, rr, few, f && f->dims[0] == '\0');
+    if (topo && topology(fd, hosts, t0, rr, !few) != 0)
+        return;
+    put(fd, "N " + noun + "\t" + clean(rule) + "\n");
+    std::string buf;
+    for (const sg4::Host *h : hosts) {
+        buf += "R " + clean(h->get_name()) + "\n";
+        if (buf.size() > 65536)
+            put(fd, buf), buf.clear();
+    }
+    put(fd, buf);
 }
 
-/* SimGrid's own words from a dead child's log: the first CRITICAL line that
- * is not about the backtrace, without its prefix. */
-static std::string summarize(const std::string &log)
+/* The ideal model's text: its shared link halves between the ranks. */
+static void ideal_facts(int fd, const cs__pfile_t *f, const cs_platform_t *p)
 {
-    size_t pos = 0;
-    while (pos < log.size()) {
-        size_t e = log.find('\n', pos);
-        std::string l = log.substr(pos, e == std::string::npos ? std::string::npos : e - pos);
-        pos = e == std::string::npos ? log.size() : e + 1;
-        size_t t = l.find("CRITICAL] ");
-        if (t == std::string::npos)
-            continue;
-        std::string m = l.substr(t + 10);
-        if (m.compare(0, 17, "Current backtrace") == 0)
-            continue;
-        if (m.compare(0, 19, "Uncaught exception ") == 0 && m.find(": ") != std::string::npos)
-            m = m.substr(m.find(": ") + 2);
-        return m;
-    }
-    return "";
+    derive_tiers(f, nullptr);
+    auto *e = sg4::Engine::get_instance();
+    std::vector<sg4::Host *> hosts;
+    for (uint64_t r = 0; r < p->ndevices; r++)
+        if (sg4::Host *h = e->host_by_name_or_null(p->hosts[r]))
+            hosts.push_back(h);
+    route_reader rr(f);
+    size_t nh = hosts.size();
+    survey(fd, hosts, f, rr, nh * (nh - 1) <= ((size_t)1 << 18), false);
 }
 
-/* Fill p from the child's lines; a platform already opened (p->hosts set)
- * takes only the figures. */
-static int parse_reply(cs_platform_t *p, const std::string &out, cs_err_t *err)
+/* A shared-halves line "H rank \t link \t cause \t line". */
+static void parse_shared(cs_plat_shared_t *sh, const char *v)
 {
-    const bool only_topo = p->hosts != nullptr;
+    char link[128] = "", cause[16] = "";
+    unsigned long long r = 0;
+    int line = 0;
+    if (sscanf(v, "%llu\t%127[^\t]\t%15[^\t]\t%d", &r, link, cause, &line) != 4)
+        return;
+    sh->rank = r;
+    snprintf(sh->link, sizeof(sh->link), "%s", link);
+    snprintf(sh->cause, sizeof(sh->cause), "%s", cause);
+    sh->line = line;
+}
+
+/* Fill p from the child's lines (run_child took the errors): a platform
+ * already opened (p->hosts set) takes only the figures (and the pairs they
+ * read when none were read before); `ideal`: the lines of the ideal
+ * model's text, which give only its shared halves. */
+static int parse_reply(cs_platform_t *p, const std::string &out, int ideal, cs_err_t *err)
+{
+    const bool only_topo = p->hosts != nullptr && !ideal;
+    const bool pairs = !ideal && p->npairs_read == 0;
     std::vector<std::string> hosts;
+    std::vector<uint32_t> un;
     size_t pos = 0;
     int ntiers = 0;
     while (pos < out.size()) {
@@ -464,14 +427,11 @@ static int parse_reply(cs_platform_t *p, const std::string &out, cs_err_t *err)
         if (l.size() < 2)
             continue;
         const char *v = l.c_str() + 2;
-        if (only_topo && l[0] != 'E' && l[0] != 'G')
+        char k = l[0];
+        if ((ideal && k != 'h' && k != 'H') ||
+            (only_topo && k != 'G' && !(pairs && (k == 'U' || k == 'P'))))
             continue;
-        switch (l[0]) {
-        case 'E': {
-            int code = atoi(v);
-            const char *m = strchr(v, '\t');
-            return cs_err_set(err, code < 0 ? code : CS_ERR_PARSE, "%s", m ? m + 1 : v);
-        }
+        switch (k) {
         case 'R':
             hosts.emplace_back(v);
             break;
@@ -497,6 +457,43 @@ static int parse_reply(cs_platform_t *p, const std::string &out, cs_err_t *err)
             ntiers++;
             break;
         }
+        case 'S':
+            sscanf(v, "%lf\t%lf\t%lf", &p->reduce_bw[0], &p->reduce_bw[1], &p->reduce_bw[2]);
+            break;
+        case 'U': {
+            unsigned a, b, kind;
+            if (sscanf(v, "%u\t%u\t%u", &a, &b, &kind) == 3)
+                un.push_back(a), un.push_back(b), un.push_back(kind);
+            break;
+        }
+        case 'P': {
+            unsigned long long np = 0;
+            int exact = 0;
+            if (sscanf(v, "%llu\t%d", &np, &exact) == 2)
+                p->npairs_read = np, p->pairs_exact = exact;
+            break;
+        }
+        case 'h':
+            p->shared[ideal].nranks = strtoull(v, nullptr, 10);
+            break;
+        case 'H':
+            parse_shared(&p->shared[ideal], v);
+            break;
+        case 'D':
+            if (p->ndims == 0 && !only_topo) {
+                int nd = 0;
+                for (const char *c = v; *c && nd < CS_PLAT_MAX_DIMS;) {
+                    char *end;
+                    long d = strtol(c, &end, 10);
+                    if (end == c || d < 1)
+                        break;
+                    p->dims[nd++] = (int)d;
+                    c = *end == 'x' ? end + 1 : end;
+                }
+                p->ndims = nd;
+                snprintf(p->dims_from, sizeof(p->dims_from), "routes");
+            }
+            break;
         case 'G': {
             cs_topo_figures_t *t = &p->topo;
             unsigned long long nv, ne, np;
@@ -513,7 +510,16 @@ static int parse_reply(cs_platform_t *p, const std::string &out, cs_err_t *err)
             break;
         }
     }
-    if (only_topo)
+    if (!un.empty() && pairs) {
+        uint32_t *v = (uint32_t *)malloc(sizeof(uint32_t) * un.size());
+        if (v == nullptr)
+            return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+        memcpy(v, un.data(), sizeof(uint32_t) * un.size());
+        free(p->unroutable);
+        p->unroutable = v;
+        p->nunroutable = un.size() / 3;
+    }
+    if (only_topo || ideal)
         return CS_OK;
     if (hosts.empty())
         return cs_err_set(err, CS_ERR_INTERNAL, "%s: SimGrid's reading ended early", p->name);
@@ -543,72 +549,29 @@ extern "C" int cs__plat_sg_probe(cs_platform_t *p, const char *path, int topo, c
     char *abs = realpath(path, nullptr);
     if (abs == nullptr)
         return cs_err_set(err, CS_ERR_IO, "%s: %s", path, strerror(errno));
-    char dir[] = "/tmp/cs_probe_XXXXXX";
-    int pfd[2];
-    if (mkdtemp(dir) == nullptr) {
-        free(abs);
-        return cs_err_set(err, CS_ERR_IO, "cannot create a scratch directory: %s", strerror(errno));
-    }
-    if (pipe(pfd) != 0) {
-        free(abs);
-        remove_dir(dir);
-        return cs_err_set(err, CS_ERR_IO, "pipe: %s", strerror(errno));
-    }
-    std::string logpath = std::string(dir) + "/simgrid.log";
-    fflush(nullptr);
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(pfd[0]);
-        close(pfd[1]);
-        free(abs);
-        remove_dir(dir);
-        return cs_err_set(err, CS_ERR_IO, "fork: %s", strerror(errno));
-    }
-    if (pid == 0) {
-        close(pfd[0]);
-        int lfd = open(logpath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (lfd >= 0) {
-            dup2(lfd, 1);
-            dup2(lfd, 2);
-            close(lfd);
-        }
-        if (chdir(dir) != 0)
-            _exit(3);
-        child_main(pfd[1], f, abs, f ? f->fname : path, topo);
-        close(pfd[1]);
-        _exit(0);
-    }
-    close(pfd[1]);
+    const char *shown = f ? f->fname : path;
+    double t0 = wall();
+    child_spec c{f, abs, shown, nullptr, 0, [&](int fd) { facts(fd, f, shown, topo, t0); }};
     std::string out;
-    char buf[65536];
-    for (;;) {
-        ssize_t r = read(pfd[0], buf, sizeof(buf));
-        if (r > 0)
-            out.append(buf, (size_t)r);
-        else if (r == 0 || errno != EINTR)
-            break;
-    }
-    close(pfd[0]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    std::string log;
-    if (FILE *lf = fopen(logpath.c_str(), "r")) {
-        size_t r;
-        while ((r = fread(buf, 1, sizeof(buf), lf)) > 0 && log.size() < (1u << 20))
-            log.append(buf, r);
-        fclose(lf);
-    }
-    remove_dir(dir);
-    int st;
-    bool died = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
-    if (died && out.find("\nE ") == std::string::npos && out.compare(0, 2, "E ") != 0) {
-        std::string m = user_words(summarize(log), abs, f ? f->fname : path);
-        st = cs_err_set(err, CS_ERR_PARSE, "%s: SimGrid cannot load it: %s", f ? f->fname : path,
-                        m.empty() ? "it aborted without a message" : m.c_str());
-    } else {
-        st = parse_reply(p, out, err);
-    }
+    int st = run_child(c, out, err);
     free(abs);
+    if (st == CS_OK)
+        st = parse_reply(p, out, 0, err);
+    if (st == CS_OK)
+        p->sg_loads |= 1u;
+    return st;
+}
+
+extern "C" int cs__plat_sg_probe_ideal(cs_platform_t *p, const char *path, const char *text,
+                                       cs_err_t *err)
+{
+    const cs__pfile_t *f = (const cs__pfile_t *)p->file;
+    child_spec c{f, path, f ? f->fname : path, text, 1, [&](int fd) { ideal_facts(fd, f, p); }};
+    std::string out;
+    int st = run_child(c, out, err);
+    if (st == CS_OK)
+        st = parse_reply(p, out, 1, err);
+    if (st == CS_OK)
+        p->sg_loads |= 2u;
     return st;
 }

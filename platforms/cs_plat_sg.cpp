@@ -270,20 +270,32 @@ std::string user_words(std::string m, const char *path, const char *shown)
 }
 
 
-int load_engine(const char *path, const char *shown, std::string &msg)
+int load_engine(const char *path, const char *shown, int &line, std::string &words)
 {
     bool parsing = true;
+    line = 0;
     try {
         sg4::Engine::get_instance()->load_platform(path);
         parsing = false;
         sg4::Engine::get_instance()->seal_platform();
     } catch (const simgrid::ParseError &x) {
-        msg = user_words(x.what(), path, shown);
+        /* "Parse error at PATH:LINE: words" */
+        std::string m = x.what(), at = std::string("Parse error at ") + path + ":";
+        if (m.compare(0, at.size(), at) == 0) {
+            char *end = nullptr;
+            long l = strtol(m.c_str() + at.size(), &end, 10);
+            if (end && *end == ':' && l > 0) {
+                line = (int)l;
+                m = end + 1;
+                while (!m.empty() && m[0] == ' ')
+                    m.erase(0, 1);
+            }
+        }
+        words = user_words(m, path, shown);
         return CS_ERR_PARSE;
     } catch (const std::exception &x) {
-        msg = std::string(shown) +
-              (parsing ? ":" + std::to_string(surf_parse_get_lineno()) : std::string()) +
-              ": SimGrid refuses the platform: " + user_words(x.what(), path, shown);
+        line = parsing ? surf_parse_get_lineno() : 0;
+        words = user_words(x.what(), path, shown);
         return CS_ERR_PARSE;
     }
     return CS_OK;
@@ -304,17 +316,6 @@ static int route(const sg4::Host *a, const sg4::Host *b, std::vector<sg4::Link *
     }
     return a == b || !links.empty();
 }
-
-std::string host_where(const cs__pfile_t *f, const sg4::Host *h)
-{
-    int line = cs__pfile_line(f, "host", h->get_cname());
-    std::string s = "host " + h->get_name();
-    if (line > 0)
-        s += " (" + std::string(f->fname) + ":" + std::to_string(line) + ")";
-    return s;
-}
-
-/* CS_OK when a -> b and b -> a exist, else a message naming them. */
 
 /* ---- routes in path order ------------------------------------------------ */
 
@@ -433,20 +434,6 @@ int route_reader::read(const sg4::Host *a, const sg4::Host *b, std::vector<sg4::
     return a == b || !links.empty();
 }
 
-int check_pair(const sg4::Host *a, const sg4::Host *b, const cs__pfile_t *f, route_reader &rr, std::vector<sg4::Link *> &tmp, std::string &msg)
-{
-    int ab = rr.read(a, b, tmp), ba = rr.read(b, a, tmp);
-    if (ab && ba)
-        return CS_OK;
-    if (!ab && !ba)
-        msg = "no route between " + host_where(f, a) + " and " + host_where(f, b) +
-              ", in either direction";
-    else
-        msg = "one-way route: " + host_where(f, ab ? b : a) + " has no route to " +
-              host_where(f, ab ? a : b) + " (the other direction has one); ranks need both";
-    return CS_ERR_INVAL;
-}
-
 } // namespace cs_plat
 
 using namespace cs_plat;
@@ -457,12 +444,17 @@ extern "C" void cs__plat_sg_apply_tiers(const cs__pfile_t *f)
 }
 
 extern "C" int cs__plat_sg_load(const char *path, const char *shown, const cs__pfile_t *f,
-                                cs_err_t *err)
+                                const char *text, int ideal, cs_err_t *err)
 {
-    std::string msg;
-    int st = load_engine(path, shown, msg);
-    if (st != CS_OK)
-        return cs_err_set(err, st, "%s", msg.c_str());
+    int line = 0;
+    std::string words;
+    if (load_engine(path, shown, line, words) != CS_OK) {
+        if (text && line > 0)
+            line = cs__pfile_map_line(f, text, line);
+        char msg[CS_ERR_MSG_MAX];
+        cs__pfile_explain(f, shown, line, words.c_str(), ideal, msg, sizeof(msg));
+        return cs_err_set(err, CS_ERR_PARSE, "%s", msg);
+    }
     try {
         derive_tiers(f, nullptr);
     } catch (const std::exception &x) {
@@ -471,21 +463,31 @@ extern "C" int cs__plat_sg_load(const char *path, const char *shown, const cs__p
     return CS_OK;
 }
 
-extern "C" int cs__plat_sg_check_pairs(const char *const *a, const char *const *b, size_t n,
-                                       const cs__pfile_t *f, cs_err_t *err)
+extern "C" int cs__plat_sg_check_load(const char *path, const char *shown, const cs__pfile_t *f,
+                                      const char *text, int ideal, cs_err_t *err)
+{
+    std::string out;
+    return run_child(child_spec{f, path, shown, text, ideal, nullptr}, out, err);
+}
+
+extern "C" int cs__plat_sg_routes(const char *const *a, const char *const *b, size_t n,
+                                  const cs__pfile_t *f, size_t *bad, int *back, cs_err_t *err)
 {
     try {
         auto *e = sg4::Engine::get_instance();
         std::vector<sg4::Link *> tmp;
         route_reader rr(f);
         for (size_t i = 0; i < n; i++) {
-            const sg4::Host *ha = e->host_by_name_or_null(a[i]), *hb = e->host_by_name_or_null(b[i]);
+            const sg4::Host *ha = e->host_by_name_or_null(a[i]);
+            const sg4::Host *hb = e->host_by_name_or_null(b[i]);
             if (!ha || !hb)
                 return cs_err_set(err, CS_ERR_INVAL, "sim: no host named '%s' in the platform",
                                   ha ? b[i] : a[i]);
-            std::string msg;
-            if (ha != hb && check_pair(ha, hb, f, rr, tmp, msg) != CS_OK)
-                return cs_err_set(err, CS_ERR_INVAL, "sim: %s", msg.c_str());
+            if (ha != hb && !rr.read(ha, hb, tmp)) {
+                *bad = i;
+                *back = rr.read(hb, ha, tmp);
+                return CS_ERR_NOTFOUND;
+            }
         }
     } catch (const std::exception &x) {
         return cs_err_set(err, CS_ERR_INTERNAL, "sim: checking routes: %s", x.what());

@@ -6,6 +6,7 @@
 #ifndef CS_PLAT_SG_HPP
 #define CS_PLAT_SG_HPP
 
+#include <functional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -36,10 +37,11 @@ void zones_dfs(sg4::NetZone *z, std::vector<sg4::NetZone *> &out);
 void derive_tiers(const cs__pfile_t *f, std::unordered_map<const sg4::Link *, int> *lines);
 /* SimGrid's message with the loaded path replaced by the user's name. */
 std::string user_words(std::string m, const char *path, const char *shown);
-/* Load and seal, SimGrid's exceptions caught: CS_OK or CS_ERR_PARSE, msg. */
-int load_engine(const char *path, const char *shown, std::string &msg);
-/* "host NAME (file:line)" */
-std::string host_where(const cs__pfile_t *f, const sg4::Host *h);
+/* Load and seal, SimGrid's exceptions caught: CS_OK, or CS_ERR_PARSE with
+ * the line SimGrid named (0: none) and its words (path replaced by shown,
+ * without "Parse error at F:L: "); cs__pfile_explain makes them one
+ * message. */
+int load_engine(const char *path, const char *shown, int &line, std::string &words);
 
 struct seg_key {
     const void *z, *a, *b;
@@ -69,10 +71,32 @@ struct route_reader {
     int read(const sg4::Host *a, const sg4::Host *b, std::vector<sg4::Link *> &links);
 };
 
-/* CS_OK when a -> b and b -> a exist, else CS_ERR_INVAL and a message
- * naming them. */
-int check_pair(const sg4::Host *a, const sg4::Host *b, const cs__pfile_t *f, route_reader &rr,
-               std::vector<sg4::Link *> &tmp, std::string &msg);
+/* ---- cs_plat_child.cpp: a platform loaded in a child process ---------- */
+
+/* The pipe's lines (tabs and newlines of a value made spaces). */
+void put(int fd, const std::string &s);
+std::string clean(std::string s);
+void put_error(int fd, int code, const std::string &msg);
+
+struct child_spec {
+    const cs__pfile_t *f;  /* the file (may be NULL) */
+    const char *path;      /* what SimGrid loads */
+    const char *shown;     /* its name in messages */
+    const char *text;      /* the text at path when it rewrites f (lines mapped), else NULL */
+    int ideal;             /* that text is the ideal model's */
+    std::function<void(int fd)> body; /* in the child once loaded (may be empty) */
+};
+/* Load c.path in a child (SimGrid's log kept, never printed), run c.body
+ * there; *out gets the child's lines.  CS_OK, or SimGrid's refusal as one
+ * message (cs__pfile_explain), or the first E line's. */
+int run_child(const child_spec &c, std::string &out, cs_err_t *err);
+
+/* ---- cs_plat_survey.cpp: routes between the ranks' hosts --------------- */
+
+/* Lines P, U, h, H (with read_pairs: every pair of ranks, both ways) and D
+ * (with levels: the natural dims). */
+void survey(int fd, const std::vector<sg4::Host *> &hosts, const cs__pfile_t *f, route_reader &rr,
+            bool read_pairs, bool levels);
 } // namespace cs_plat
 
 #endif /* CS_PLAT_SG_HPP */

@@ -20,8 +20,13 @@
  *     there are any; otherwise every host, in the order of SimGrid's
  *     Engine::get_all_hosts() (names sorted as strings), which is what SMPI
  *     uses without a hostfile;
- *   - checks: routes both ways between ranks' hosts, bandwidths > 0,
- *     latencies >= 0, with the element's file:line.
+ *   - checks: bandwidths > 0, latencies >= 0, with the element's file:line;
+ *     what SimGrid refuses, as one line with the line of the element at
+ *     fault and what is missing (cs__pfile_explain);
+ *   - findings: pairs of ranks without a route (a schedule sending between
+ *     them is refused by cs_sim_run), link halves carrying both a rank's
+ *     sends and its receives, the ranks' reduction rates, the natural dims
+ *     from the routes' latencies when the file gives none.
  *
  * Parameters: "NAME:key=value,key=value" (e.g. "summit:nodes=16").
  */
@@ -65,6 +70,18 @@ typedef struct cs_topo_figures {
     double seconds;             /* wall time it took (XML files: SimGrid's loading included) */
 } cs_topo_figures_t;
 
+/* Ranks whose sends and receives share one direction of one link: a rank
+ * sending and receiving at once (every step of a ring) gets half that
+ * link's rate.  From the routes read when a file is opened (every pair of
+ * ranks up to 512 ranks); cs_platform_shared_note says it in words. */
+typedef struct cs_plat_shared {
+    uint64_t nranks;   /* such ranks (0: none found) */
+    uint64_t rank;     /* the first of them */
+    char link[128];    /* the link (or half, NAME_UP / NAME_DOWN) that carries both */
+    char cause[16];    /* unsplit, direction, default, shared or generated (cs_plat_survey.cpp) */
+    int line;          /* the line of its <link>, 0 when SimGrid generated it */
+} cs_plat_shared_t;
+
 typedef struct cs_platform {
     char name[64];        /* preset name, or the XML file's path */
     char spec[256];       /* the full spec it was opened with */
@@ -84,6 +101,27 @@ typedef struct cs_platform {
     void *file;        /* internal (cs_plat_file.h): the parsed file */
     int have_topo;     /* topo holds the figures */
     cs_topo_figures_t topo;
+    /* Reduction rate of the ranks' devices, bytes/s (a host's speed: 1 flop
+     * = 1 byte reduced, as the simulator charges a reduction): least, most
+     * common, greatest; 0 when unknown. */
+    double reduce_bw[3];
+    /* Files: pairs of ranks i < j without a route both ways, of the pairs
+     * read when the file was opened (every pair up to 512 ranks, or with
+     * the topology figures the pairs they read): unroutable[3k] = i,
+     * [3k + 1] = j, [3k + 2] = 0 (no route either way), 1 (only i -> j) or
+     * 2 (only j -> i).  A schedule that sends between such ranks is refused
+     * by `collstep sim` (which checks every pair its schedules use). */
+    uint64_t nunroutable, npairs_read;
+    int pairs_exact;     /* 1: every pair of ranks was read */
+    uint32_t *unroutable; /* owned */
+    /* Shared link halves, [0] as the file is written (calibrated model),
+     * [1] in the ideal model's text (cs_platform_sim_text). */
+    cs_plat_shared_t shared[2];
+    /* Where the natural dims come from: "preset", "collstep_dims", "routes"
+     * (the levels of route latencies, cs_plat_levels.h), "" when none. */
+    char dims_from[16];
+    unsigned sg_loads; /* internal: texts SimGrid is known to load (1 as written, 2 the
+                          ideal model's) */
 } cs_platform_t;
 
 /* Flags of cs_platform_open_ex. */
@@ -94,8 +132,8 @@ typedef struct cs_platform {
  * preset/parameter (CS_ERR_NOTFOUND, CS_ERR_INVAL), or, for files, the
  * file:line of what is wrong (CS_ERR_PARSE: XML that libxml2 or SimGrid
  * rejects, a device property of an unknown kind; CS_ERR_INVAL: no usable
- * host, a missing or one-way route, a bandwidth that is not positive, a
- * negative latency).  Returns CS_OK and *out, or a negative status. */
+ * host, a bandwidth that is not positive, a negative latency).  Returns
+ * CS_OK and *out, or a negative status. */
 int cs_platform_open(const char *spec, cs_platform_t **out, cs_err_t *err);
 int cs_platform_open_ex(const char *spec, unsigned flags, cs_platform_t **out, cs_err_t *err);
 void cs_platform_close(cs_platform_t *p);
@@ -130,6 +168,18 @@ const char *cs_platform_tier_rule(void);
  * <link> written without sharing_policy made SPLITDUPLEX (cs_plat_file.h).
  * *out is malloc'ed. */
 int cs_platform_sim_text(const cs_platform_t *p, int ideal, char **out, cs_err_t *err);
+
+/* The shared link halves of the model (ideal != 0: the ideal model's
+ * text) in words, one line: which ranks, the link, where it is declared,
+ * the fix.  Returns 1 and fills buf when there are any, else 0. */
+int cs_platform_shared_note(const cs_platform_t *p, int ideal, char *buf, size_t len);
+
+/* The pairs of ranks below `ranks` without a route both ways (from
+ * p->unroutable) in words: the first `show` of them ("a (rank 0) - b
+ * (rank 1): no route either way; ..."), and how many there are in all
+ * (*n).  Returns 1 when there is any. */
+int cs_platform_unroutable_note(const cs_platform_t *p, uint64_t ranks, int show, char *buf,
+                                size_t len, uint64_t *n);
 
 /* `collstep platform show`: tiers table, node picture, figures. */
 int cs_platform_print(const cs_platform_t *p, FILE *f, cs_err_t *err);

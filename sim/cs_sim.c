@@ -5,10 +5,12 @@
  *   1. outside SimGrid: resolve rank -> host names (map, or the platform's
  *      ranks: cs_platform_t.hosts), compile each distinct schedule once (cs_sim_prog.c), and
  *      allocate the run-wide work arrays sized for the largest schedule;
- *   2. simgrid_init with the model flags, load the XML through a temporary
- *      file (removed right after; SimGrid's exceptions caught), check a
- *      file's routes between the ranks that communicate, install the
- *      simulated clock in cs_log;
+ *   2. the XML written to a temporary file (removed once loaded) and, when
+ *      it is not known to load, loaded in a child first (its refusal one
+ *      message, no backtrace); simgrid_init with the model flags, load it
+ *      (SimGrid's exceptions caught), check a file's routes for every send
+ *      of the schedules (cs_sim_routes.c), install the simulated clock in
+ *      cs_log;
  *   3. one driver actor (on rank 0's host) applies the calibrated factors
  *      at time 0, then for each instance starts one actor per rank on its
  *      host and waits on a barrier of P + 1 (no simulated time passes in
@@ -221,107 +223,78 @@ static void driver_main(int argc, char **argv)
 
 /* ---- set-up ----------------------------------------------------------------- */
 
-/* Load the platform: a preset's XML as generated; a file as SimGrid
- * already built it once when it was opened (platforms/cs_plat_sg.cpp, in a
- * child, with its checks), in the ideal model with its <link>s that have
- * no sharing_policy made split-duplex (cs_platform_sim_text).  SimGrid's
- * exceptions are caught (cs__plat_sg_load); a file's derived tiers are set
- * as link properties, which the calibrated model and traces read. */
-static int load_xml(const cs_platform_t *plat, cs_sim_model_t model, cs_err_t *err)
+/* The platform SimGrid loads: a preset's XML as generated; a file as SimGrid
+ * already built it once when it was opened (platforms/cs_plat_probe.cpp, in
+ * a child, with its checks), in the ideal model with its <link>s that have
+ * no sharing_policy made split-duplex (cs_platform_sim_text), written to a
+ * temporary file.  A text not known to load (a platform built by hand) is
+ * loaded in a child first (cs__plat_sg_check_load), before SimGrid starts
+ * here, so that a refusal SimGrid makes by aborting becomes the same
+ * one-line message as when a file is opened, never a backtrace. */
+typedef struct sim_text {
+    char path[4096];
+    char *xml;
+    int ideal, rewritten;
+} sim_text_t;
+
+static void text_fini(sim_text_t *t)
 {
-    char *xml = NULL;
-    int st = cs_platform_sim_text(plat, model == CS_SIM_IDEAL, &xml, err);
+    if (t->path[0])
+        unlink(t->path);
+    free(t->xml);
+    memset(t, 0, sizeof(*t));
+}
+
+static int text_prepare(const cs_platform_t *plat, cs_sim_model_t model, sim_text_t *t,
+                        cs_err_t *err)
+{
+    memset(t, 0, sizeof(*t));
+    t->ideal = model == CS_SIM_IDEAL;
+    int st = cs_platform_sim_text(plat, t->ideal, &t->xml, err);
     if (st != CS_OK)
         return st;
     const char *dir = cs_env_get("TMPDIR");
-    char path[4096];
-    snprintf(path, sizeof(path), "%s/cs_sim_XXXXXX.xml", dir && *dir ? dir : "/tmp");
-    int fd = mkstemps(path, 4);
+    snprintf(t->path, sizeof(t->path), "%s/cs_sim_XXXXXX.xml", dir && *dir ? dir : "/tmp");
+    int fd = mkstemps(t->path, 4);
     if (fd < 0) {
-        free(xml);
+        t->path[0] = '\0';
+        text_fini(t);
         return cs_err_set(err, CS_ERR_IO, "sim: cannot create a temporary file in %s",
                           dir && *dir ? dir : "/tmp");
     }
-    size_t len = strlen(xml), off = 0;
+    size_t len = strlen(t->xml), off = 0;
     while (off < len) {
-        ssize_t w = write(fd, xml + off, len - off);
+        ssize_t w = write(fd, t->xml + off, len - off);
         if (w <= 0) {
             close(fd);
-            unlink(path);
-            free(xml);
-            return cs_err_set(err, CS_ERR_IO, "sim: cannot write %s", path);
+            text_fini(t);
+            return cs_err_set(err, CS_ERR_IO, "sim: cannot write a temporary file in %s",
+                              dir && *dir ? dir : "/tmp");
         }
         off += (size_t)w;
     }
     close(fd);
-    free(xml);
-    st = cs__plat_sg_load(path, plat->is_file ? plat->name : path,
-                          plat->is_file ? plat->file : NULL, err);
-    unlink(path);
+    const cs__pfile_t *f = plat->is_file ? plat->file : NULL;
+    t->rewritten = f && t->ideal && cs__pfile_split_count(f) > 0;
+    if (!(plat->sg_loads & (t->ideal ? 2u : 1u))) {
+        /* a file's text is laid out again: SimGrid's lines are mapped back */
+        st = cs__plat_sg_check_load(t->path, plat->name[0] ? plat->name : "platform", f,
+                                    f ? t->xml : NULL, t->rewritten, err);
+        if (st != CS_OK)
+            text_fini(t);
+    }
     return st;
 }
 
-static int cmp_u64(const void *x, const void *y)
+/* Load the prepared text into this process's SimGrid: exceptions caught
+ * (cs__plat_sg_load); a file's derived tiers are set as link properties,
+ * which the calibrated model and traces read. */
+static int load_xml(const cs_platform_t *plat, sim_text_t *t, cs_err_t *err)
 {
-    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-    return a < b ? -1 : a > b;
-}
-
-/* A file's routes between the ranks that exchange messages, both ways
- * (cs_platform_open checked every pair of a small platform, and a sample
- * of a large one; this covers exactly what the schedules use). */
-static int check_routes(const driver_t *d, cs_err_t *err)
-{
-    if (!d->run.plat->is_file)
-        return CS_OK; /* presets: every route is generated */
-    uint64_t *pairs = NULL;
-    size_t n = 0, cap = 0;
-    int st = CS_OK;
-    for (int i = 0; i < d->n && st == CS_OK; i++) {
-        const cs_sched_t *s = d->inst[i].sched;
-        int dup = 0;
-        for (int j = 0; j < i && !dup; j++)
-            dup = d->inst[j].sched == s;
-        for (int r = 0; !dup && r < s->desc.nranks; r++)
-            for (uint32_t k = 0; k < s->ranks[r].nsteps; k++) {
-                const cs_step_t *stp = &s->ranks[r].steps[k];
-                if (stp->kind != CS_STEP_SEND || stp->peer < 0 || stp->peer == r)
-                    continue;
-                uint32_t a = (uint32_t)(r < stp->peer ? r : stp->peer);
-                uint32_t b = (uint32_t)(r < stp->peer ? stp->peer : r);
-                if (n == cap) {
-                    size_t nc = cap ? 2 * cap : 1024;
-                    uint64_t *np = realloc(pairs, nc * sizeof(*np));
-                    if (!np) {
-                        st = cs_err_set(err, CS_ERR_NOMEM, "sim: out of memory");
-                        break;
-                    }
-                    pairs = np;
-                    cap = nc;
-                }
-                pairs[n++] = ((uint64_t)a << 32) | b;
-            }
-    }
-    if (st == CS_OK && n > 0) {
-        qsort(pairs, n, sizeof(*pairs), cmp_u64);
-        size_t m = 0;
-        for (size_t i = 0; i < n; i++)
-            if (m == 0 || pairs[m - 1] != pairs[i])
-                pairs[m++] = pairs[i];
-        const char **a = malloc(m * sizeof(char *)), **b = malloc(m * sizeof(char *));
-        if (!a || !b) {
-            st = cs_err_set(err, CS_ERR_NOMEM, "sim: out of memory");
-        } else {
-            for (size_t i = 0; i < m; i++) {
-                a[i] = d->run.host_names[pairs[i] >> 32];
-                b[i] = d->run.host_names[pairs[i] & 0xffffffffu];
-            }
-            st = cs__plat_sg_check_pairs(a, b, m, d->run.plat->file, err);
-        }
-        free(a);
-        free(b);
-    }
-    free(pairs);
+    const cs__pfile_t *f = plat->is_file ? plat->file : NULL;
+    int st = cs__plat_sg_load(t->path, plat->name[0] ? plat->name : "platform", f,
+                              f ? t->xml : NULL, t->rewritten, err);
+    text_fini(t);
     return st;
 }
 
@@ -359,6 +332,7 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
                int n, cs_err_t *err)
 {
     cs_sim_opts_t defopts;
+    sim_text_t text = {{0}, NULL, 0, 0};
     driver_t d;
     int maxp = 0, nprogs = 0, st;
     memset(&d, 0, sizeof(d));
@@ -441,6 +415,9 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
     CS_INFO("sim", "compiled %d schedule(s) (the largest: %llu steps) on %d thread(s) in %.2f s",
             nprogs, (unsigned long long)maxsteps, nthreads, wall_now() - w0);
 
+    st = text_prepare(plat, opts_in->model, &text, err);
+    if (st != CS_OK)
+        goto out;
     /* SimGrid: once per process from here on */
     sim_used = 1;
     w0 = wall_now();
@@ -462,7 +439,7 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
                     NULL};
     int argc = (int)(sizeof(args) / sizeof(args[0])) - 1;
     simgrid_init(&argc, args);
-    st = load_xml(plat, opts_in->model, err);
+    st = load_xml(plat, &text, err);
     if (st != CS_OK)
         goto out;
     sim_loaded = 1;
@@ -474,7 +451,7 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
             goto out;
         }
     }
-    st = check_routes(&d, err);
+    st = cs__sim_check_routes(plat, d.run.host_names, inst, n, err);
     if (st != CS_OK)
         goto out;
     CS_INFO("sim", "SimGrid platform %s loaded in %.2f s", plat->spec[0] ? plat->spec : plat->name,
@@ -498,6 +475,7 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
     else
         st = CS_OK;
 out:
+    text_fini(&text);
     for (int j = 0; j < nprogs; j++)
         cs__prog_fini(&d.progs[j]);
     free(d.progs);

@@ -104,6 +104,9 @@ typedef struct cs_sim_step_rec {
     int peer;        /* -1 for local steps */
     uint64_t bytes;  /* bytes of the range (0 for nop) */
     double start, end;
+    double compute;  /* seconds the step kept the rank's device stream busy: its
+                        reduction (rrecv, reduce) or charged copy, bytes / host
+                        speed; 0 for the others */
 } cs_sim_step_rec_t;
 
 /* A message as it ran, reported when it arrives.  `start` is when both
@@ -141,9 +144,13 @@ void cs_sim_opts_init(cs_sim_opts_t *o);
 
 /* Run instances [0, n) on `plat` (its xml, tiers and device count).  Sets
  * inst[i].time.  Returns CS_OK, or a negative status with err filled:
- * CS_ERR_INVAL (bad arguments, too many ranks, unknown mapped host),
- * CS_ERR_IO (temporary file), CS_ERR_UNSUPPORTED (second simulation in
- * this process), CS_ERR_VERIFY (an instance deadlocked). */
+ * CS_ERR_INVAL (bad arguments, too many ranks, unknown mapped host, a send
+ * between ranks whose hosts have no route: the message names the schedule,
+ * rank, step and hosts), CS_ERR_PARSE (SimGrid refuses the platform: one
+ * line, never SimGrid's backtrace, since a text not known to load is
+ * loaded in a child first), CS_ERR_IO (temporary file),
+ * CS_ERR_UNSUPPORTED (second simulation in this process), CS_ERR_VERIFY
+ * (an instance deadlocked). */
 int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts, cs_sim_instance_t *inst,
                int n, cs_err_t *err);
 

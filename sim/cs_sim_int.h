@@ -7,6 +7,7 @@
  *                  built once and shared by every instance that runs the
  *                  schedule
  *   cs_sim_rank.c  the rank actor: interprets one rank's DAG
+ *   cs_sim_routes.c  the routes a file must have for the schedules' sends
  *   cs_sim_sg.cpp  the s4u operations the C API lacks (timed wait_any that
  *                  keeps references, link properties)
  */
@@ -187,6 +188,13 @@ typedef struct cs__rank_arg {
 
 /* ---- cs_sim_rank.c ---------------------------------------------------- */
 void cs__rank_main(int argc, char **argv);
+
+/* ---- cs_sim_routes.c -------------------------------------------------- */
+/* With the platform loaded: CS_OK when every send of the schedules of
+ * inst[0..ninst) has a route from its rank's host to its peer's
+ * (host_names: per rank); CS_ERR_INVAL naming the first that has none. */
+int cs__sim_check_routes(const cs_platform_t *plat, char *const *host_names,
+                         const cs_sim_instance_t *inst, int ninst, cs_err_t *err);
 
 #endif /* __cplusplus */
 #endif /* CS_SIM_INT_H */

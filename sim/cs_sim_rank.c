@@ -217,8 +217,18 @@ static void complete(rank_ctx_t *c, uint32_t i)
         release(c, sc[k]);
     if (c->obs && c->obs->step) {
         const cs_step_t *st = &c->rk->steps[i];
-        cs_sim_step_rec_t rec = {c->r, i, st->kind, st->peer, (uint64_t)o->bytes,
-                                 c->post[c->b + i], simgrid_get_clock()};
+        /* what compute() charged the stream for it */
+        double flops = st->kind == CS_STEP_REDUCE || st->kind == CS_STEP_RRECV ? o->bytes
+                       : st->kind == CS_STEP_COPY && c->copy_cost        ? 2.0 * o->bytes
+                                                                          : 0.0;
+        cs_sim_step_rec_t rec = {c->r,
+                                 i,
+                                 st->kind,
+                                 st->peer,
+                                 (uint64_t)o->bytes,
+                                 c->post[c->b + i],
+                                 simgrid_get_clock(),
+                                 flops > 0 && c->speed > 0 ? flops / c->speed : 0.0};
         c->obs->step(c->obs->ctx, c->I->index, &rec);
     }
 }

@@ -139,6 +139,7 @@ void cs_trace_destroy(cs_trace_t *t)
     free(t->routes);
     free(t->route_ids);
     free(t->keep);
+    free(t->busy);
     free(t->dir);
     free(t);
 }
@@ -246,6 +247,18 @@ int cs_trace_add_step(cs_trace_t *t, const cs_trace_step_t *s)
             ",\n{\"name\":\"%s\",\"cat\":\"step\",\"ph\":\"X\",\"ts\":%.4f,\"dur\":%.4f,\"pid\":1,"
             "\"tid\":%d,\"args\":{\"step\":%u,\"peer\":%d,\"bytes\":%llu}}",
             kind, ts, dur, s->rank, s->step, s->peer, (unsigned long long)s->bytes);
+    return CS_OK;
+}
+
+int cs_trace_add_compute(cs_trace_t *t, int rank, double seconds)
+{
+    if (t->err.code || t->finished)
+        return t->err.code ? t->err.code : CS_ERR_INVAL;
+    if (rank < 0 || rank >= t->meta.nranks || !(seconds > 0))
+        return CS_OK;
+    if (!t->busy && !(t->busy = calloc((size_t)t->meta.nranks, sizeof(double))))
+        return fail(t, CS_ERR_NOMEM, "out of memory");
+    t->busy[rank] += seconds;
     return CS_OK;
 }
 

@@ -40,6 +40,12 @@
  *   busiest link   its link with the highest mean utilization (bytes / (bw T))
  * The bottleneck tier is the tier whose busiest link has the highest mean
  * utilization over the run: the tier whose most loaded link limits the run.
+ * Reductions: a backend that charges them (the simulator: bytes / host
+ * speed on each rank's device stream) reports each step's device seconds
+ * (cs_trace_add_compute); the busiest rank's device busy fraction (its
+ * seconds / T) is compared with that link utilization, and when it is
+ * higher the bottleneck is named "reduction": the ranks' reductions, not a
+ * link, limit the run.
  *
  * Lifetime and errors: create / feed / cs_trace_finish / write / destroy.
  * Feeding functions return CS_OK or a negative status (out of memory, I/O);
@@ -127,6 +133,9 @@ int cs_trace_link(cs_trace_t *t, const char *name, const char *tier, double band
                   double latency, uint32_t *id);
 
 int cs_trace_add_step(cs_trace_t *t, const cs_trace_step_t *s);
+/* Seconds rank `rank`'s device spent reducing for one step (any rank, kept
+ * for steps or not). */
+int cs_trace_add_compute(cs_trace_t *t, int rank, double seconds);
 /* A transfer over links ids[0..n) (data phase: see the header comment). */
 int cs_trace_add_xfer_links(cs_trace_t *t, const uint32_t *ids, int n, uint64_t bytes,
                             double start, double end);
@@ -174,8 +183,16 @@ const cs_trace_link_stat_t *cs_trace_link_stat(const cs_trace_t *t, uint32_t i);
 double cs_trace_link_util(const cs_trace_t *t, uint32_t i, int k);
 int cs_trace_ntiers(const cs_trace_t *t);
 const cs_trace_tier_stat_t *cs_trace_tier_stat(const cs_trace_t *t, int i);
-/* Index of the bottleneck tier, -1 when nothing moved. */
+/* Index of the tier whose busiest link has the highest mean utilization,
+ * -1 when nothing moved. */
 int cs_trace_bottleneck(const cs_trace_t *t);
+/* The bottleneck's name: "reduction" when the busiest rank's device was
+ * busier than every link (see the top), else that tier's name; NULL when
+ * nothing moved or reduced. */
+const char *cs_trace_bottleneck_name(const cs_trace_t *t);
+/* Reductions: the busiest rank (-1: none charged), its device seconds and
+ * busy fraction of the run. */
+int cs_trace_reduction(const cs_trace_t *t, double *seconds, double *fraction);
 const cs_trace_meta_t *cs_trace_meta(const cs_trace_t *t);
 uint64_t cs_trace_steps_seen(const cs_trace_t *t);
 uint64_t cs_trace_xfers_seen(const cs_trace_t *t);

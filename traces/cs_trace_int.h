@@ -54,6 +54,9 @@ struct cs_trace {
     void *router_ctx;
 
     unsigned char *keep; /* per rank: 1 when its steps are written */
+    double *busy;        /* per rank: device seconds of its reductions (NULL: none yet) */
+    int red_rank;        /* after finish: the busiest rank, -1 when none reduced */
+    int red_wins;        /* after finish: reductions are the bottleneck */
     FILE *steps_csv, *json;
     uint64_t steps_seen, steps_kept, xfers_seen;
 };

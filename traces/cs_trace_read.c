@@ -3,7 +3,10 @@
  * trace`), rebuilt from its CSV files so that they stand on their own:
  *   links.csv     per tier: links, bytes, bandwidth, peak, busiest link
  *   tiers.csv     per tier: busy fraction (rows where <tier>_busy_links > 0)
- *   summary.json  only the run's metadata (flat keys of "meta")
+ *   summary.json  the run's metadata (flat keys of "meta") and its busiest
+ *                 rank's reductions ("reduction", when the backend charged
+ *                 them): with a larger busy fraction than every tier's
+ *                 busiest link they are the bottleneck
  * The figures follow the definitions of cs_trace.h, so they agree with
  * summary.json up to the printed precision.  A directory with index.csv
  * (several instances) is summarised instance by instance.
@@ -34,6 +37,8 @@ typedef struct rd {
     double bytes, ranks, time_us;
     rd_tier_t tiers[RD_MAX_TIERS];
     int ntiers, bottleneck;
+    int red_rank, red_wins; /* the busiest rank's reductions (-1: none) */
+    double red_frac;
     rd_link_t *top;
     int ntop;
 } rd_t;
@@ -214,6 +219,12 @@ static int load(rd_t *r, const char *dir, int ntop, cs_err_t *err)
               json_key(text, "ranks", NULL, 0, &r->ranks) |
               json_key(text, "time_us", NULL, 0, &r->time_us);
     json_key(text, "model", r->model, sizeof(r->model), NULL);
+    const char *red = strstr(text, "\"reduction\":{");
+    double rank = -1;
+    r->red_rank = -1;
+    if (red && json_key(red, "busiest_rank", NULL, 0, &rank) == 0 &&
+        json_key(red, "busy_fraction", NULL, 0, &r->red_frac) == 0)
+        r->red_rank = (int)rank;
     free(text);
     if (bad || !(r->time_us > 0))
         return cs_err_set(err, CS_ERR_PARSE, "%s:1:1: expected meta with platform, coll, algo, "
@@ -226,6 +237,8 @@ static int load(rd_t *r, const char *dir, int ntop, cs_err_t *err)
     for (int i = 0; i < r->ntiers; i++)
         if (r->bottleneck < 0 || r->tiers[i].best_util > r->tiers[r->bottleneck].best_util)
             r->bottleneck = i;
+    r->red_wins = r->red_rank >= 0 &&
+                  (r->bottleneck < 0 || r->red_frac > r->tiers[r->bottleneck].best_util);
     return CS_OK;
 }
 
@@ -245,8 +258,12 @@ static void print_one(const rd_t *r, const char *sub, cs_trace_fmt_t fmt, int fi
             fprintf(f, "%s,%s,%s,%.0f,%.0f,%.4f,%s,%u,%.0f,%.6g,%.6f,%.6f,%.6f,%s,%.6f,%d\n", sub,
                     r->algo, r->coll, r->bytes, r->ranks, r->time_us, t->name, t->nlinks, t->bytes,
                     t->bw / 1e9, mean_of(r, t), t->peak, t->busy, t->best, t->best_util,
-                    i == r->bottleneck);
+                    i == r->bottleneck && !r->red_wins);
         }
+        if (r->red_rank >= 0)
+            fprintf(f, "%s,%s,%s,%.0f,%.0f,%.4f,reduction,0,0,0,%.6f,0,%.6f,rank %d,%.6f,%d\n",
+                    sub, r->algo, r->coll, r->bytes, r->ranks, r->time_us, r->red_frac,
+                    r->red_frac, r->red_rank, r->red_frac, r->red_wins);
         return;
     }
     if (fmt == CS_TRACE_FMT_JSON) {
@@ -262,8 +279,12 @@ static void print_one(const rd_t *r, const char *sub, cs_trace_fmt_t fmt, int fi
                     i ? "," : "", t->name, t->nlinks, t->bytes, mean_of(r, t), t->peak, t->busy,
                     t->best, t->best_util);
         }
-        fprintf(f, "],\"bottleneck_tier\":\"%s\",\"links\":[",
-                r->bottleneck >= 0 ? r->tiers[r->bottleneck].name : "");
+        fprintf(f, "]");
+        if (r->red_rank >= 0)
+            fprintf(f, ",\"reduction\":{\"busiest_rank\":%d,\"busy_fraction\":%.6f}",
+                    r->red_rank, r->red_frac);
+        fprintf(f, ",\"bottleneck_tier\":\"%s\",\"links\":[",
+                r->red_wins ? "reduction" : r->bottleneck >= 0 ? r->tiers[r->bottleneck].name : "");
         for (int j = 0; j < r->ntop; j++)
             fprintf(f, "%s{\"link\":\"%s\",\"tier\":\"%s\",\"bytes\":%.0f,\"mean_util\":%.6f,"
                        "\"peak_util\":%.6f}",
@@ -281,8 +302,11 @@ static void print_one(const rd_t *r, const char *sub, cs_trace_fmt_t fmt, int fi
         const rd_tier_t *t = &r->tiers[i];
         fprintf(f, "  %-12s %6u %14.0f %10.1f %9.3f %9.3f %9.3f  %s (%.3f)%s\n", t->name,
                 t->nlinks, t->bytes, t->bw / 1e9, mean_of(r, t), t->peak, t->busy, t->best,
-                t->best_util, i == r->bottleneck ? "  <- bottleneck" : "");
+                t->best_util, i == r->bottleneck && !r->red_wins ? "  <- bottleneck" : "");
     }
+    if (r->red_rank >= 0)
+        fprintf(f, "  %-12s rank %d's device reduced for %.3f of the run%s\n", "reduction",
+                r->red_rank, r->red_frac, r->red_wins ? "  <- bottleneck" : "");
     if (r->ntop > 0) {
         fprintf(f, "# busiest links\n# %-40s %-12s %14s %9s %9s\n", "link", "tier", "bytes",
                 "mean_util", "peak_util");

@@ -203,9 +203,8 @@ int cs_trace_session_end(cs_trace_session_t *s, double t_end, cs_err_t *err)
     if (st == CS_OK) {
         inst_row_t *row = &s->rows[s->cur_i];
         row->time_us = cs_trace_duration(t) * 1e6;
-        int b = cs_trace_bottleneck(t);
-        snprintf(row->bottleneck, sizeof(row->bottleneck), "%s",
-                 b >= 0 ? cs_trace_tier_stat(t, b)->name : "none");
+        const char *b = cs_trace_bottleneck_name(t);
+        snprintf(row->bottleneck, sizeof(row->bottleneck), "%s", b ? b : "none");
         s->cur_i++;
     }
     cs_trace_destroy(t);

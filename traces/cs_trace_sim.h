@@ -94,6 +94,8 @@ static inline void cs__trace_sim_step(void *ctx, int inst, const cs_sim_step_rec
     if (t && !ts->failed) {
         cs_trace_step_t s = {r->rank, r->step, r->kind, r->peer, r->bytes, r->start, r->end};
         int st = cs_trace_add_step(t, &s);
+        if (st == CS_OK && r->compute > 0)
+            st = cs_trace_add_compute(t, r->rank, r->compute);
         if (st != CS_OK)
             cs__trace_sim_fail(ts, st, "recording a step");
     }

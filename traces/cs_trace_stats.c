@@ -176,6 +176,14 @@ int cs_trace_finish(cs_trace_t *t, double t_end, cs_err_t *err)
         t->nb = t->opts.buckets;
     if (finish_links(t, D) != CS_OK || finish_tiers(t, D) != CS_OK)
         return cs_err_set(err, t->err.code, "%s", t->err.msg);
+    /* reductions: the busiest device against the busiest link */
+    t->red_rank = -1;
+    for (int r = 0; t->busy && r < t->meta.nranks; r++)
+        if (t->busy[r] > 0 && (t->red_rank < 0 || t->busy[r] > t->busy[t->red_rank]))
+            t->red_rank = r;
+    t->red_wins = t->red_rank >= 0 &&
+                  (t->bottleneck < 0 ||
+                   t->busy[t->red_rank] / t->T > t->tiers[t->bottleneck].busiest_util);
     CS_DEBUG("trace", "%s: T=%g s, %d buckets of %g s, %u links, %d tiers", t->meta.algo, t->T,
              t->nb, D, t->nlinks, t->ntiers);
     return CS_OK;
@@ -228,6 +236,21 @@ const cs_trace_tier_stat_t *cs_trace_tier_stat(const cs_trace_t *t, int i)
 int cs_trace_bottleneck(const cs_trace_t *t)
 {
     return t->bottleneck;
+}
+
+const char *cs_trace_bottleneck_name(const cs_trace_t *t)
+{
+    if (t->red_wins)
+        return "reduction";
+    return t->bottleneck >= 0 ? t->tiers[t->bottleneck].name : NULL;
+}
+
+int cs_trace_reduction(const cs_trace_t *t, double *seconds, double *fraction)
+{
+    int r = t->finished ? t->red_rank : -1;
+    *seconds = r >= 0 ? t->busy[r] : 0;
+    *fraction = r >= 0 ? t->busy[r] / t->T : 0;
+    return r;
 }
 
 const cs_trace_meta_t *cs_trace_meta(const cs_trace_t *t)

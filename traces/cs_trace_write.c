@@ -16,7 +16,8 @@
  *                (resolution_us in summary.json); mean = the tier's bytes in
  *                the bucket / (its links' bandwidth x D); max = its busiest
  *                link in the bucket
- *   summary.json meta, resolution, per-tier figures and profiles, bottleneck
+ *   summary.json meta, resolution, per-tier figures and profiles, the busiest
+ *                rank's reductions (when the backend charges them), bottleneck
  *   heatmap.dat  utilization of the opts.heatmap busiest links (rows) per
  *                bucket (columns), gnuplot matrix format
  *   plot.gp      gnuplot script drawing utilization.png from the above
@@ -227,13 +228,22 @@ static int write_summary(const cs_trace_t *t)
         json_profile(f, "profile_util", ts->profile_util);
         fputc('}', f);
     }
-    fprintf(f, "\n],\n\"bottleneck_tier\":");
-    if (t->bottleneck >= 0)
-        cs_json_write_str(f, t->tiers[t->bottleneck].name);
+    fprintf(f, "\n],\n");
+    double red_s = 0, red_f = 0;
+    int rr = cs_trace_reduction(t, &red_s, &red_f);
+    if (rr >= 0)
+        fprintf(f, "\"reduction\":{\"busiest_rank\":%d,\"busy_us\":%.4f,\"busy_fraction\":%.6f},\n",
+                rr, red_s * 1e6, red_f);
+    fprintf(f, "\"bottleneck_tier\":");
+    const char *b = cs_trace_bottleneck_name(t);
+    if (b)
+        cs_json_write_str(f, b);
     else
         fprintf(f, "null");
     fprintf(f, ",\n\"bottleneck_rule\":\"the tier whose busiest link has the highest mean "
-               "utilization over the run\",\n\"profile_slices\":%d\n}\n", CS_TRACE_PROFILE);
+               "utilization over the run, or reduction when the busiest rank's device spent a "
+               "larger fraction of the run reducing\",\n\"profile_slices\":%d\n}\n",
+            CS_TRACE_PROFILE);
     return close_file(f);
 }
 

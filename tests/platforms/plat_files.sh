@@ -11,7 +11,10 @@
 #     in the calibrated one;
 #   - the bottleneck tier of a tapered fat tree is its upper level;
 #   - bad input exits 2 with a message naming the problem (file:line where
-#     there is one).
+#     there is one);
+#   - pairs of ranks without a route are listed by `platform show`; a
+#     schedule sending between them is refused by `sim` naming the step and
+#     both hosts, and `plan` refuses the platform.
 collstep=$1
 dir=$2
 pass=0 fail=0
@@ -148,20 +151,34 @@ fi
 for verb in show sim; do
   if [ $verb = show ]; then run=(platform show); else run=(sim --algo ring --size 1M --platform); fi
   bad "bad_xml.xml:7:" "${run[@]}" "$dir/bad_xml.xml"
-  bad "bad_simgrid.xml:10: SimGrid refuses the platform: Link not found: nosuchlink" "${run[@]}" "$dir/bad_simgrid.xml"
-  bad "no route between host a (" "${run[@]}" "$dir/noroute.xml"
-  bad "noroute.xml:6) and host b (" "${run[@]}" "$dir/noroute.xml"
-  bad "one-way route: host b (" "${run[@]}" "$dir/oneway.xml"
-  bad "no route between host a (" "${run[@]}" "$dir/nonezone.xml"
+  bad 'bad_simgrid.xml:10: SimGrid cannot load it: Link not found: nosuchlink: no <link id="nosuchlink"> is declared' "${run[@]}" "$dir/bad_simgrid.xml"
   bad "zerobw.xml:9: link zero has bandwidth 0" "${run[@]}" "$dir/zerobw.xml"
   bad "the platform has no host" "${run[@]}" "$dir/nohosts.xml"
   bad "baddevice.xml:7: <host> has device 'tpu'" "${run[@]}" "$dir/baddevice.xml"
 done
+# ---- pairs of ranks without a route: shown, and a schedule using one refused
+# listed: show NAME TEXT
+listed() {
+  show "$1"
+  grep -qF -- "$2" "$tmp/$1.show" && ok || ko "$1: expected '$2' in: $(grep -i unroutable "$tmp/$1.show")"
+}
+listed noroute "Unroutable: 1 of the 3 pairs of ranks (every pair read) have no route both ways"
+listed noroute "a (rank 0) - b (rank 1): no route either way."
+listed oneway "a (rank 0) - b (rank 1): a route only from a to b."
+listed nonezone "a (rank 0) - b (rank 1): no route either way."
+bad "allreduce ring (3 ranks): rank 0, step 0, sends to rank 1, but host a (rank 0, $dir/noroute.xml:6) has no route to host b (rank 1, $dir/noroute.xml:7) (nor the other way)" \
+  sim --algo ring --size 1M --platform "$dir/noroute.xml"
+bad "rank 1, step 0, sends to rank 0, but host b (rank 1, $dir/oneway.xml:7) has no route to host a (rank 0, $dir/oneway.xml:6) (only the other way)" \
+  sim --algo ring --size 1M --platform "$dir/oneway.xml"
+bad "but host a (rank 0, $dir/nonezone.xml:7) has no route to host b" sim --algo ring --size 1M --platform "$dir/nonezone.xml"
+# plan needs every pair
+bad "noroute.xml: 1 pair of the 3 ranks has no route both ways (a (rank 0) - b (rank 1): no route either way)" \
+  plan --size 1M --platform "$dir/noroute.xml"
 printf 'node-0\nnode-1\nnosuchhost\n' >"$tmp/map"
 bad "no host named 'nosuchhost'" sim --platform "$dir/flat.xml" --algo ring --size 1M --ranks 3 --map "$tmp/map"
 bad "only 8" sim --platform "$dir/flat.xml" --algo ring --size 1M --ranks 9
 # no dangling trace directory when the platform is refused
-bad "one-way route" sim --platform "$dir/oneway.xml" --algo ring --size 1M --trace "$tmp/tr2"
+bad "has no route to host a" sim --platform "$dir/oneway.xml" --algo ring --size 1M --trace "$tmp/tr2"
 ls -d "$tmp"/tr2* >/dev/null 2>&1 && ko "a refused platform left $(ls -d "$tmp"/tr2*)" || ok
 
 echo "plat_files: $pass passed, $fail failed"

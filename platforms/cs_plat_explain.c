@@ -1,0 +1,159 @@
+/*
+ * cs_plat_explain.c - SimGrid's refusal of a platform file in collstep's
+ * words (contract of cs__pfile_explain in cs_plat_file.h): one line, the
+ * file and the line of the element at fault, SimGrid's own message, and
+ * for the messages SimGrid 3.32 leaves cryptic what is missing:
+ *
+ *   "Link 'X' not found!"   (xbt_assert while building a Cluster zone: no
+ *       line, and a backtrace on stderr, which the child process that
+ *       loads the file keeps in its log) - a <host_link> names X: a
+ *       split-duplex link's halves are X_UP / X_DOWN, or the X_UP of a link
+ *       that has no halves, or no such link;
+ *   "Link not found: X"     (a <link_ctn>) - with a direction, the link
+ *       must be declared sharing_policy="SPLITDUPLEX"; without, no such
+ *       link is declared (before the route).
+ * Anything else keeps SimGrid's words alone.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <libxml/tree.h>
+
+#include "cs_plat_file.h"
+
+static int is_elem(const xmlNode *n, const char *name)
+{
+    return n->type == XML_ELEMENT_NODE && strcmp((const char *)n->name, name) == 0;
+}
+
+static int attr_is(const xmlNode *n, const char *attr, const char *v)
+{
+    xmlChar *a = xmlGetProp(n, (const xmlChar *)attr);
+    int hit = a && strcmp((const char *)a, v) == 0;
+    xmlFree(a);
+    return hit;
+}
+
+/* The element `elem` whose `attr` (or `attr2`) is v, preferring the last
+ * one at or before `line` (any when line is 0). */
+static const xmlNode *find_by(const xmlNode *parent, const char *elem, const char *attr,
+                              const char *attr2, const char *v, int line, const xmlNode *best)
+{
+    for (const xmlNode *n = parent->children; n; n = n->next) {
+        if (n->type != XML_ELEMENT_NODE)
+            continue;
+        if (is_elem(n, elem) && (attr_is(n, attr, v) || (attr2 && attr_is(n, attr2, v)))) {
+            long l = xmlGetLineNo(n);
+            if (best == NULL || (line > 0 && l <= line))
+                best = n;
+        }
+        best = find_by(n, elem, attr, attr2, v, line, best);
+    }
+    return best;
+}
+
+/* What a <link id=X> declaration says: 0 none, 1 SPLITDUPLEX, 2 another or
+ * no sharing_policy (one link for both directions).  *line its line. */
+static int link_kind(const cs__pfile_t *f, const char *x, int *line, char *pol, size_t len)
+{
+    *line = cs__pfile_attr(f, "link", x, "sharing_policy", pol, len);
+    if (*line == 0)
+        return 0;
+    return strcmp(pol, "SPLITDUPLEX") == 0 ? 1 : 2;
+}
+
+/* The split-duplex link X_UP / X_DOWN belongs to: its base, or "". */
+static void base_of(const char *x, char *b, size_t len)
+{
+    size_t n = strlen(x);
+    b[0] = '\0';
+    if (n > 3 && strcmp(x + n - 3, "_UP") == 0)
+        snprintf(b, len, "%.*s", (int)(n - 3), x);
+    else if (n > 5 && strcmp(x + n - 5, "_DOWN") == 0)
+        snprintf(b, len, "%.*s", (int)(n - 5), x);
+}
+
+static const char *policy_words(const char *pol)
+{
+    return pol[0] ? pol : "no sharing_policy, which SimGrid takes as SHARED";
+}
+
+/* A <host_link> naming x. */
+static void why_host_link(const cs__pfile_t *f, const char *x, int *line, char *why, size_t len)
+{
+    const xmlNode *hl = find_by((const xmlNode *)f->doc, "host_link", "up", "down", x, 0, NULL);
+    if (hl && *line == 0)
+        *line = (int)xmlGetLineNo(hl);
+    char pol[32], b[256];
+    int lline, kind = link_kind(f, x, &lline, pol, sizeof(pol));
+    base_of(x, b, sizeof(b));
+    if (kind == 1) {
+        snprintf(why, len,
+                 "<host_link> names link %s, which line %d declares SPLITDUPLEX: SimGrid 3.32 "
+                 "names its halves %s_UP and %s_DOWN; write up=\"%s_UP\" down=\"%s_DOWN\"",
+                 x, lline, x, x, x, x);
+    } else if (kind == 2) {
+        snprintf(why, len,
+                 "<host_link> names link %s (line %d), which SimGrid 3.32 had not built when it "
+                 "built this zone; declare it before the <host_link>, in the same zone",
+                 x, lline);
+    } else if (b[0] && (kind = link_kind(f, b, &lline, pol, sizeof(pol))) != 0) {
+        snprintf(why, len,
+                 "<host_link> names %s, a half of link %s, but line %d declares %s with %s: "
+                 "only a link declared sharing_policy=\"SPLITDUPLEX\" has halves; declare it "
+                 "so, or name the link itself (up=\"%s\" down=\"%s\")",
+                 x, b, lline, b, policy_words(pol), b, b);
+    } else {
+        snprintf(why, len, "<host_link> names %s, but no <link id=\"%s\"> is declared", x, x);
+    }
+}
+
+/* A <link_ctn id=x> near `line`. */
+static void why_link_ctn(const cs__pfile_t *f, const char *x, int *line, char *why, size_t len)
+{
+    const xmlNode *c = find_by((const xmlNode *)f->doc, "link_ctn", "id", NULL, x, *line, NULL);
+    if (c && (*line == 0 || xmlGetLineNo(c) <= *line))
+        *line = (int)xmlGetLineNo(c);
+    xmlChar *dir = c ? xmlGetProp(c, (const xmlChar *)"direction") : NULL;
+    char pol[32];
+    int lline, kind = link_kind(f, x, &lline, pol, sizeof(pol));
+    if (kind == 0) {
+        snprintf(why, len, "no <link id=\"%s\"> is declared", x);
+    } else if (dir && kind == 2) {
+        snprintf(why, len,
+                 "<link_ctn id=\"%s\" direction=\"%s\"> takes one half of a split-duplex link, "
+                 "but line %d declares %s with %s; declare it sharing_policy=\"SPLITDUPLEX\", or "
+                 "drop the direction",
+                 x, (const char *)dir, lline, x, policy_words(pol));
+    } else if (lline > *line && *line > 0) {
+        snprintf(why, len, "link %s is declared at line %d, after this route: declare it first",
+                 x, lline);
+    } else {
+        why[0] = '\0';
+    }
+    xmlFree(dir);
+}
+
+void cs__pfile_explain(const cs__pfile_t *f, const char *shown, int line, const char *words,
+                       int ideal, char *out, size_t len)
+{
+    char x[256] = "", why[700] = "";
+    size_t wl = strlen(words);
+    if (f && f->doc) {
+        if (strncmp(words, "Link '", 6) == 0 && wl > 18 &&
+            strcmp(words + wl - 12, "' not found!") == 0) {
+            snprintf(x, sizeof(x), "%.*s", (int)(wl - 18), words + 6);
+            why_host_link(f, x, &line, why, sizeof(why));
+        } else if (sscanf(words, "Link not found: %255s", x) == 1) {
+            why_link_ctn(f, x, &line, why, sizeof(why));
+        }
+    }
+    char where[64] = "";
+    if (line > 0)
+        snprintf(where, sizeof(where), ":%d", line);
+    snprintf(out, len, "%s%s: SimGrid cannot load it%s: %s%s%s", shown, where,
+             ideal ? " as the ideal model does (every <link> without sharing_policy made "
+                     "SPLITDUPLEX)"
+                   : "",
+             words, why[0] ? ": " : "", why);
+}

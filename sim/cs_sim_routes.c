@@ -1,0 +1,121 @@
+/*
+ * cs_sim_routes.c - cs__sim_check_routes (cs_sim_int.h): before simulating a
+ * platform file, every message the schedules send needs a route from its
+ * sender's host to its receiver's, in the platform loaded in this process
+ * (cs_platform_open read every pair of a small platform, and none or a
+ * sample of a large one; this covers exactly what the schedules use).  A
+ * send without one is refused naming the schedule, the rank, the step and
+ * both hosts with their lines; `collstep platform show` lists the pairs.
+ * Presets generate every route.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_plat_file.h"
+#include "cs_sim_int.h"
+
+/* A message and where the schedules first send it: instance, rank, step. */
+typedef struct route_use {
+    uint32_t src, dst;
+    int inst, rank;
+    uint32_t step;
+} route_use_t;
+
+static int cmp_use(const void *x, const void *y)
+{
+    const route_use_t *a = x, *b = y;
+    if (a->src != b->src)
+        return a->src < b->src ? -1 : 1;
+    if (a->dst != b->dst)
+        return a->dst < b->dst ? -1 : 1;
+    if (a->inst != b->inst)
+        return a->inst < b->inst ? -1 : 1;
+    return a->step < b->step ? -1 : a->step > b->step;
+}
+
+/* "host NAME (rank R, file:line)" */
+static void host_where(const cs_platform_t *plat, const char *h, uint32_t rank, char *buf,
+                       size_t len)
+{
+    int line = cs__pfile_line(plat->file, "host", h);
+    if (line > 0)
+        snprintf(buf, len, "host %s (rank %u, %s:%d)", h, rank, plat->name, line);
+    else
+        snprintf(buf, len, "host %s (rank %u)", h, rank);
+}
+
+int cs__sim_check_routes(const cs_platform_t *plat, char *const *host_names,
+                         const cs_sim_instance_t *inst, int ninst, cs_err_t *err)
+{
+    if (!plat->is_file)
+        return CS_OK; /* presets: every route is generated */
+    route_use_t *use = NULL;
+    size_t n = 0, cap = 0;
+    int st = CS_OK;
+    for (int i = 0; i < ninst && st == CS_OK; i++) {
+        const cs_sched_t *s = inst[i].sched;
+        int dup = 0;
+        for (int j = 0; j < i && !dup; j++)
+            dup = inst[j].sched == s;
+        for (int r = 0; !dup && r < s->desc.nranks && st == CS_OK; r++)
+            for (uint32_t k = 0; k < s->ranks[r].nsteps; k++) {
+                const cs_step_t *stp = &s->ranks[r].steps[k];
+                if (stp->kind != CS_STEP_SEND || stp->peer < 0 || stp->peer == r)
+                    continue;
+                if (n == cap) {
+                    size_t nc = cap ? 2 * cap : 1024;
+                    route_use_t *np = realloc(use, nc * sizeof(*np));
+                    if (!np) {
+                        st = cs_err_set(err, CS_ERR_NOMEM, "sim: out of memory");
+                        break;
+                    }
+                    use = np;
+                    cap = nc;
+                }
+                use[n++] = (route_use_t){(uint32_t)r, (uint32_t)stp->peer, i, r, k};
+            }
+    }
+    const char **a = NULL, **b = NULL;
+    size_t m = 0;
+    if (st == CS_OK && n > 0) {
+        /* one per (src, dst): its first use */
+        qsort(use, n, sizeof(*use), cmp_use);
+        for (size_t i = 0; i < n; i++)
+            if (m == 0 || use[m - 1].src != use[i].src || use[m - 1].dst != use[i].dst)
+                use[m++] = use[i];
+        a = malloc(m * sizeof(char *));
+        b = malloc(m * sizeof(char *));
+        if (!a || !b)
+            st = cs_err_set(err, CS_ERR_NOMEM, "sim: out of memory");
+    }
+    if (st == CS_OK && m > 0) {
+        for (size_t i = 0; i < m; i++) {
+            a[i] = host_names[use[i].src];
+            b[i] = host_names[use[i].dst];
+        }
+        size_t bad = 0;
+        int back = 0;
+        st = cs__plat_sg_routes(a, b, m, plat->file, &bad, &back, err);
+        if (st == CS_ERR_NOTFOUND) {
+            const route_use_t *u = &use[bad];
+            const cs_sched_t *s = inst[u->inst].sched;
+            char ha[320], hb[320];
+            host_where(plat, a[bad], u->src, ha, sizeof(ha));
+            host_where(plat, b[bad], u->dst, hb, sizeof(hb));
+            st = cs_err_set(err, CS_ERR_INVAL,
+                            "%s %s (%d ranks): rank %d, step %u, sends to rank %u, but %s has no "
+                            "route to %s%s; `collstep platform show %s` lists the pairs of "
+                            "ranks without a route",
+                            cs_coll_name(s->desc.coll), s->algo[0] ? s->algo : "schedule",
+                            s->desc.nranks, u->rank, u->step, u->dst, ha, hb,
+                            back ? " (only the other way)" : " (nor the other way)",
+                            plat->spec[0] ? plat->spec : plat->name);
+        }
+    }
+    free(a);
+    free(b);
+    free(use);
+    return st;
+}
+
