@@ -39,7 +39,8 @@ typedef struct xtb {
     int id, send, recv, chan;
     uint32_t line;
     xstep_t *st;
-    int n, cap;
+    int n;
+    size_t cap;
     int next; /* emission cursor */
 } xtb_t;
 
@@ -47,7 +48,8 @@ typedef struct xgpu {
     int id, ichunks, ochunks, schunks;
     uint32_t line;
     xtb_t *tb; /* indexed by tb id once validated */
-    int n, cap;
+    int n;
+    size_t cap;
 } xgpu_t;
 
 typedef struct xalgo {

@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_grow.h"
+
 static const char *const type_names[X_NTYPES] = {"s",    "r",   "rcs", "rrs", "rrc",
                                                  "rrcs", "cpy", "re",  "nop"};
 
@@ -222,14 +224,8 @@ static int read_step(const char *fname, xmlNode *n, xtb_t *tb, cs_err_t *err)
     x.wait_tb = x.wait_step = -1;
     x.chain = -1;
     x.tmpbuf = -1;
-    if (tb->n == tb->cap) {
-        int cap = tb->cap ? 2 * tb->cap : 8;
-        xstep_t *v = realloc(tb->st, (size_t)cap * sizeof(*v));
-        if (v == NULL)
-            return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
-        tb->st = v;
-        tb->cap = cap;
-    }
+    if (cs_grow(&tb->st, &tb->cap, (size_t)tb->n + 1, sizeof(*tb->st), 8))
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
     tb->st[tb->n++] = x;
     return CS_OK;
 }
@@ -248,14 +244,8 @@ static int read_tb(const char *fname, xmlNode *n, int ngpus, xgpu_t *g, cs_err_t
         return fail(err, fname, n, "threadblock %d of gpu %d names the gpu itself as its peer",
                     tb.id, g->id);
     tb.line = line_of(n);
-    if (g->n == g->cap) {
-        int cap = g->cap ? 2 * g->cap : 4;
-        xtb_t *v = realloc(g->tb, (size_t)cap * sizeof(*v));
-        if (v == NULL)
-            return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
-        g->tb = v;
-        g->cap = cap;
-    }
+    if (cs_grow(&g->tb, &g->cap, (size_t)g->n + 1, sizeof(*g->tb), 4))
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
     xtb_t *t = &g->tb[g->n++];
     *t = tb;
     for (xmlNode *c = n->children; c; c = c->next) {
@@ -313,7 +303,7 @@ static int read_gpu(const char *fname, xmlNode *n, xalgo_t *a, cs_err_t *err)
     }
     free(g->tb);
     g->tb = byid;
-    g->cap = g->n;
+    g->cap = (size_t)g->n;
     return CS_OK;
 }
 

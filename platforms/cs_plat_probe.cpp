@@ -31,7 +31,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -49,6 +48,7 @@
 #include <igraph.h>
 
 #include "cs_plat_sg.hpp"
+#include "cs_time.h"
 
 namespace cs_plat {
 
@@ -80,13 +80,6 @@ static std::string clean(std::string s)
 static void put_error(int fd, int code, const std::string &msg)
 {
     put(fd, "E " + std::to_string(code) + "\t" + clean(msg) + "\n");
-}
-
-static double wall()
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 /* The ranks' hosts: devices in document order, else all hosts by name. */
@@ -342,14 +335,14 @@ static int topology(int fd, const std::vector<sg4::Host *> &hosts, double t0,
     char line[256];
     snprintf(line, sizeof(line), "G %lld\t%llu\t%zu\t%.17g\t%zu\t%d\t%.6f\n",
              (long long)(2 * N + 2 * L), (unsigned long long)(ne_routes + (uint64_t)L), longest,
-             flow * 1e9, npairs, exact, wall() - t0);
+             flow * 1e9, npairs, exact, cs_now_s() - t0);
     put(fd, line);
     return 0;
 }
 
 static int child_main(int fd, const cs__pfile_t *f, const char *path, const char *shown, int topo)
 {
-    double t0 = wall();
+    double t0 = cs_now_s();
 #ifdef __GLIBC__
     mallopt(M_MMAP_THRESHOLD, 128 * 1024); /* see sim/cs_sim.c */
 #endif
