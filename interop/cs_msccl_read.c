@@ -22,24 +22,6 @@
 
 #include "cs_grow.h"
 
-static const char *const type_names[X_NTYPES] = {"s",    "r",   "rcs", "rrs", "rrc",
-                                                 "rrcs", "cpy", "re",  "nop"};
-
-const char *cs__msccl_type_name(int type)
-{
-    return type >= 0 && type < X_NTYPES ? type_names[type] : "?";
-}
-
-int cs__msccl_has_send(int t)
-{
-    return t == X_S || t == X_RCS || t == X_RRS || t == X_RRCS;
-}
-
-int cs__msccl_has_recv(int t)
-{
-    return t == X_R || t == X_RCS || t == X_RRS || t == X_RRC || t == X_RRCS;
-}
-
 int cs_msccl_detect(const char *buf, size_t len)
 {
     size_t i = 0;
@@ -194,7 +176,7 @@ static int read_step(const char *fname, xmlNode *n, xtb_t *tb, cs_err_t *err)
         return fail(err, fname, n, "<step> lacks the attribute type");
     x.type = -1;
     for (int i = 0; i < X_NTYPES; i++)
-        if (strcmp(t, type_names[i]) == 0)
+        if (strcmp(t, cs__msccl_type_name(i)) == 0)
             x.type = i;
     if (x.type < 0)
         return fail(err, fname, n,
