@@ -22,7 +22,7 @@
 #include "cs_algo.h"
 #include "cs_grow.h"
 #include "cs_hash.h"
-#include "cs_planner.h"
+#include "cs_planner_int.h"
 #include "cs_sim.h"
 
 #define MAX_ROUTE 64

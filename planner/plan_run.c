@@ -21,7 +21,7 @@
 
 #include "cs_algo.h"
 #include "cs_log.h"
-#include "cs_planner.h"
+#include "cs_planner_int.h"
 #include "cs_platform.h"
 #include "cs_sim.h"
 #include "cs_time.h"
@@ -524,8 +524,13 @@ int cs_planner_run(const cs_planner_opts_t *o, cs_planner_t **out, cs_err_t *err
         }
         if (running == 0)
             break;
-        int wst;
-        pid_t w = waitpid(-1, &wst, WNOHANG);
+        /* only the workers started here: a program calling the planner
+         * keeps its own children */
+        int wst = 0;
+        pid_t w = 0;
+        for (int i = 0; i < next && w <= 0; i++)
+            if (jobs[i].pid > 0)
+                w = waitpid(jobs[i].pid, &wst, WNOHANG);
         if (w <= 0) {
             if (cs_now_s() > deadline) { /* the budget is spent: stop what runs */
                 for (int i = 0; i < next; i++)

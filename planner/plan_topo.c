@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "cs_grow.h"
-#include "cs_planner.h"
+#include "cs_planner_int.h"
 #include "cs_platform.h"
 #include "cs_sim.h"
 
