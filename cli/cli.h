@@ -136,7 +136,7 @@ void cs_cli_free_sched(cs_sched_t *s);
 int cs_cli_step_origin(const cs_sched_t *s, int rank, int64_t step, char *buf, size_t len);
 
 /* A --schedule argument naming several files (comma separated) or a
- * folder: a tuning table of schedules picked per size (MSCCL's rule,
+ * folder: a schedule set, one file picked per size (MSCCL's rule,
  * interop/cs_schedset.h).  1 when `arg` is such a set.  One file named
  * alone serves every size asked for (its minBytes / maxBytes are metadata). */
 int cs_cli_is_schedule_set(const char *arg);

@@ -18,6 +18,7 @@
 #include "cs_dtype.h"
 #include "cs_log.h"
 #include "cs_text.h"
+#include "cs_time.h"
 #ifdef CS_HAVE_INTEROP
 #include "cs_msccl.h"
 #include "cs_schedset.h"
@@ -769,8 +770,7 @@ int cs_cli_scheds_fit(const char *cmd, const cs_cli_scheds_t *b, const char *arg
 static int scheds_build_one(const cs_cli_want_t *w, const char *name, const cs_coll_desc_t *d,
                             const cs_cli_params_t *p, cs_cli_scheds_t *b, int *index)
 {
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double t0 = cs_now_s();
     cs_params_t extra;
     cs_cli_tier_defaults(name, w->dims, w->ndims, d->nranks, &extra);
     char effective[sizeof(b->params[0])];
@@ -779,9 +779,8 @@ static int scheds_build_one(const cs_cli_want_t *w, const char *name, const cs_c
     if (rc != CS_EXIT_OK)
         return rc;
     *index = scheds_add(b, s, effective);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
     CS_INFO(w->cmd, "generated %s %s on %d ranks in %.2f s", cs_coll_name(d->coll), name,
-            d->nranks, (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+            d->nranks, cs_now_s() - t0);
     return CS_EXIT_OK;
 }
 

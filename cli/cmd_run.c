@@ -46,6 +46,7 @@
 #include "cs_boot.h"
 #include "cs_dtype.h"
 #include "cs_engine.h"
+#include "cs_hash.h"
 #include "cs_intr.h"
 #include "cs_plan.h"
 #include "cs_results.h"
@@ -635,7 +636,7 @@ static int build(run_ctx_t *c, uint64_t *sizes, int *nsizes)
         return rc;
     uint64_t digest = 0;
     for (int i = 0; rc == CS_EXIT_OK && i < c->b.n; i++)
-        digest = digest * 1099511628211ull ^ cs_sched_digest(c->b.sched[i]);
+        digest = digest * CS_FNV64_PRIME ^ cs_sched_digest(c->b.sched[i]);
     char args[700];
     args_text(c->o, args, sizeof(args));
     int st = cs_boot_check_same(c->boot, digest, args, &err);

@@ -25,6 +25,7 @@
 #include "cs_results.h"
 #include "cs_sim.h"
 #include "cs_text.h"
+#include "cs_time.h"
 #include "cs_verify.h"
 #ifdef CS_HAVE_TRACES
 #include "cs_trace_sim.h"
@@ -96,22 +97,15 @@ static void help(FILE *f)
 }
 
 typedef struct progress {
-    struct timespec t0;
+    double t0; /* cs_now_s() at the start */
     int total, shown;
 } progress_t;
-
-static double since(const struct timespec *t0)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
-}
 
 static void on_end(void *ctx, int inst, const cs_sim_instance_t *in, double t_end)
 {
     (void)t_end;
     progress_t *p = ctx;
-    if (since(&p->t0) < 1.0)
+    if (cs_now_s() - p->t0 < 1.0)
         return;
     p->shown = 1;
     fprintf(stderr, "\rcollstep sim: %d/%d done (%s, %llu B)   ", inst + 1, p->total,
@@ -426,7 +420,7 @@ static int simulate(sim_t *s)
             inst[n] = (cs_sim_instance_t){s->b.sched[of[n]], s->sizes[k], a->dt, 0};
         }
     progress_t prog;
-    clock_gettime(CLOCK_MONOTONIC, &prog.t0);
+    prog.t0 = cs_now_s();
     prog.total = n;
     prog.shown = 0;
     cs_sim_observer_t obs = {&prog, NULL, NULL, NULL, on_end};

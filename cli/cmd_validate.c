@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_hash.h"
 #include "cs_results.h"
 #include "validate_int.h"
 
@@ -201,7 +202,7 @@ static int run(val_t *v)
              o->trace != NULL, o->tuning ? o->tuning : "");
     uint64_t digest = 0;
     for (int i = 0; i < v->nalgo; i++)
-        digest = digest * 1099511628211ull ^ cs_sched_digest(v->sched[i]);
+        digest = digest * CS_FNV64_PRIME ^ cs_sched_digest(v->sched[i]);
     int st = cs_boot_check_same(v->l.boot, digest, args, &v->l.err);
     size_t n = (size_t)v->nalgo * v->nsizes;
     v->meas = calloc(n, sizeof(meas_t));

@@ -72,8 +72,8 @@ typedef struct val {
     cs_out_t *trace_out;   /* rank 0, --trace: DIR being written */
 } val_t;
 
-/* Whether schedule a serves size k (every size, unless a tuning table
- * picked per size): rows, runs and traces exist only where it does. */
+/* Whether schedule a serves size k (every size, unless a schedule set or a
+ * tuning table picked per size): rows, runs and traces exist only where it does. */
 static inline int val_serves(const val_t *v, int a, int k)
 {
     return cs_cli_scheds_serves(&v->b, a, k);

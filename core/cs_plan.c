@@ -36,20 +36,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_grow.h"
+#include "cs_hash.h"
+
 /* ---- local part ----------------------------------------------------------- */
 
 static uint64_t queue_key(const cs_step_t *st)
 {
     uint64_t dir = st->kind == CS_STEP_SEND ? 1 : 2;
     return (dir << 56) | ((uint64_t)st->chan << 32) | (uint32_t)st->peer;
-}
-
-static uint64_t mix(uint64_t k)
-{
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdULL;
-    k ^= k >> 33;
-    return k;
 }
 
 /* Table size for a rank of n steps: a power of two >= 2n, at least 16. */
@@ -64,19 +59,14 @@ static size_t table_size(uint32_t n)
 /* A growable array of queues (of one rank, or of all ranks back to back). */
 typedef struct {
     cs_plan_queue_t *v;
-    uint64_t n, cap;
+    uint64_t n;
+    size_t cap;
 } qvec_t;
 
 static int qvec_push(qvec_t *q, const cs_plan_queue_t *x)
 {
-    if (q->n == q->cap) {
-        uint64_t cap = q->cap ? 2 * q->cap : 64;
-        cs_plan_queue_t *v = realloc(q->v, cap * sizeof(*v));
-        if (v == NULL)
-            return CS_ERR_NOMEM;
-        q->v = v;
-        q->cap = cap;
-    }
+    if (cs_grow(&q->v, &q->cap, q->n + 1, sizeof(*q->v), 64))
+        return CS_ERR_NOMEM;
     q->v[q->n++] = *x;
     return CS_OK;
 }
@@ -117,7 +107,7 @@ static int local_build(const cs_rank_sched_t *rk, uint32_t *succ_off, uint32_t *
         if (!cs_kind_is_comm(st->kind))
             continue;
         uint64_t k = queue_key(st);
-        size_t h = (size_t)mix(k) & mask;
+        size_t h = (size_t)cs_hash_mix64(k) & mask;
         while (tkeys[h] != 0 && tkeys[h] != k)
             h = (h + 1) & mask;
         if (tkeys[h] == k) {

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cs_hash.h"
+
 static const char *const coll_names[CS_COLL_COUNT] = {
     "allreduce", "reduce-scatter", "allgather", "broadcast", "reduce", "alltoall",
 };
@@ -495,14 +497,14 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
     const unsigned char *c = p;
     for (size_t i = 0; i < n; i++) {
         h ^= c[i];
-        h *= 0x100000001b3ull;
+        h *= CS_FNV64_PRIME;
     }
     return h;
 }
 
 uint64_t cs_sched_digest(const cs_sched_t *s)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
+    uint64_t h = CS_FNV64_OFFSET;
     int32_t hdr[6] = {s->desc.coll, s->desc.nranks, s->desc.root, s->desc.inplace,
                       (int32_t)s->nchunks, (int32_t)s->nblocks};
     h = fnv(h, hdr, sizeof(hdr));

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "cs_graph.h"
+#include "cs_grow.h"
 
 /* ---- statistics ------------------------------------------------------------ */
 
@@ -174,11 +175,13 @@ typedef struct cs__ab {
     int32_t *trig_list;
     uint32_t ntrig;
     cs__ev_t *heap;
-    uint64_t nheap, cap_heap, seq, ndone;
+    uint64_t nheap, seq, ndone;
+    size_t cap_heap;
     int nomem; /* a growing array could not grow: the run fails */
     uint64_t *work, nwork; /* steps whose dependencies are all done */
     cs__cand_t *cand;      /* transfers that may start now */
-    uint64_t ncand, cap_cand;
+    uint64_t ncand;
+    size_t cap_cand;
 } cs__ab_t;
 
 static int ev_less(const cs__ev_t *a, const cs__ev_t *b)
@@ -186,25 +189,19 @@ static int ev_less(const cs__ev_t *a, const cs__ev_t *b)
     return a->t < b->t || (a->t == b->t && a->seq < b->seq);
 }
 
-/* Make room for one more element in a growing array (doubling). */
-static int grow(cs__ab_t *a, void **arr, uint64_t *cap, uint64_t used, size_t esz)
+/* Make room for one more element in a growing array; 0 (and the run
+ * fails) when there is no memory. */
+static int grow(cs__ab_t *a, void *arrp, size_t *cap, uint64_t used, size_t esz)
 {
-    if (used < *cap)
+    if (cs_grow(arrp, cap, (size_t)used + 1, esz, 1024) == CS_OK)
         return 1;
-    uint64_t nc = *cap ? 2 * *cap : 1024;
-    void *p = realloc(*arr, (size_t)nc * esz);
-    if (p == NULL) {
-        a->nomem = 1;
-        return 0;
-    }
-    *arr = p;
-    *cap = nc;
-    return 1;
+    a->nomem = 1;
+    return 0;
 }
 
 static void heap_push(cs__ab_t *a, double t, int kind, uint64_t id)
 {
-    if (!grow(a, (void **)&a->heap, &a->cap_heap, a->nheap, sizeof(*a->heap)))
+    if (!grow(a, &a->heap, &a->cap_heap, a->nheap, sizeof(*a->heap)))
         return;
     uint64_t i = a->nheap++;
     cs__ev_t e = {t, a->seq++, id, kind};
@@ -282,7 +279,7 @@ static void combine(cs__ab_t *a, int r, uint64_t gid, double t, double bytes)
 static void add_cand(cs__ab_t *a, uint64_t sid)
 {
     cs__cand_t c = {a->st[sid].ready, sid};
-    if (grow(a, (void **)&a->cand, &a->cap_cand, a->ncand, sizeof(*a->cand)))
+    if (grow(a, &a->cand, &a->cap_cand, a->ncand, sizeof(*a->cand)))
         a->cand[a->ncand++] = c;
 }
 

@@ -15,22 +15,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cs_grow.h"
+
 /* Read all of `fd` into a malloc'ed buffer. */
 static int read_all(int fd, const char *name, char **out, size_t *outlen, cs_err_t *err)
 {
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    if (buf == NULL)
-        return cs_err_set(err, CS_ERR_NOMEM, "%s: out of memory", name);
+    size_t cap = 0, n = 0;
+    char *buf = NULL;
     for (;;) {
-        if (n == cap) {
-            char *nb = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
-            if (nb == NULL) {
-                free(buf);
-                return cs_err_set(err, CS_ERR_NOMEM, "%s: out of memory", name);
-            }
-            buf = nb;
-            cap *= 2;
+        if (cs_grow(&buf, &cap, n + 1, 1, 1 << 16)) {
+            free(buf);
+            return cs_err_set(err, CS_ERR_NOMEM, "%s: out of memory", name);
         }
         ssize_t r = read(fd, buf + n, cap - n);
         if (r < 0 && errno == EINTR)

@@ -12,6 +12,8 @@
  */
 #include "cs_text.h"
 
+#include "cs_grow.h"
+
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -38,7 +40,8 @@ typedef struct lex {
 typedef struct pstate {
     cs_sched_t *s;
     uint32_t *deps; /* dependency list of the step being read */
-    uint32_t ndeps, cap_deps;
+    uint32_t ndeps;
+    size_t cap_deps;
     int seen_end; /* the "end" line was read */
 } pstate_t;
 
@@ -410,14 +413,8 @@ static int parse_range(lex_t *lx, const cs_rank_sched_t *rk, int rank, cs_range_
 
 static int push_dep(pstate_t *ps, uint32_t d)
 {
-    if (ps->ndeps == ps->cap_deps) {
-        uint32_t cap = ps->cap_deps ? ps->cap_deps * 2 : 16;
-        uint32_t *nv = realloc(ps->deps, (size_t)cap * sizeof(*nv));
-        if (nv == NULL)
-            return CS_ERR_NOMEM;
-        ps->deps = nv;
-        ps->cap_deps = cap;
-    }
+    if (cs_grow(&ps->deps, &ps->cap_deps, (size_t)ps->ndeps + 1, sizeof(*ps->deps), 16))
+        return CS_ERR_NOMEM;
     ps->deps[ps->ndeps++] = d;
     return CS_OK;
 }

@@ -4,6 +4,8 @@
  *   cs_verify.c        driver, report, matching and deadlock checks
  *   cs_verify_race.c   per-rank ordering of chunk accesses, in-place rule
  *   cs_verify_value.c  symbolic execution of values and the end state
+ *   cs_verify_find.c   findings: counted, stored, their steps and ranges
+ *                      worded (called by the three above, calling none)
  *
  * A check returns CS_OK (findings, if any, are in the report) or a negative
  * status when it could not run (out of memory).

@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_grow.h"
 #include "cs_verify_int.h"
 
 #define CS__NOIDX UINT32_MAX
@@ -60,7 +61,8 @@ typedef struct {
     uint64_t *bufoff;     /* first chunk state of each buffer of the rank */
     cs__cstate_t *cst;    /* chunk states */
     cs__rnode_t *nodes;   /* reader lists of the current rank */
-    uint32_t nn, capn;
+    uint32_t nn;
+    size_t capn;
     uint32_t *visit, *stack; /* DFS */
     uint32_t *lb;    /* per step: latest barrier preceding or equal to it, or CS__NOIDX */
     uint8_t *open;   /* per step: no successor yet (a sink of the steps so far) */
@@ -227,14 +229,8 @@ static int push_reader(cs__race_t *rc, cs__cstate_t *cs, uint32_t b)
 {
     if (cs->rd != CS__NOIDX && rc->nodes[cs->rd].step == b)
         return CS_OK;
-    if (rc->nn == rc->capn) {
-        uint32_t cap = rc->capn ? rc->capn * 2 : 1024;
-        cs__rnode_t *nn = realloc(rc->nodes, (size_t)cap * sizeof(*nn));
-        if (nn == NULL)
-            return CS_ERR_NOMEM;
-        rc->nodes = nn;
-        rc->capn = cap;
-    }
+    if (cs_grow(&rc->nodes, &rc->capn, (size_t)rc->nn + 1, sizeof(*rc->nodes), 1024))
+        return CS_ERR_NOMEM;
     rc->nodes[rc->nn] = (cs__rnode_t){b, cs->rd};
     cs->rd = rc->nn++;
     return CS_OK;

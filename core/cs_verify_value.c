@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "cs_graph_int.h"
+#include "cs_grow.h"
 #include "cs_verify_int.h"
 
 #define V_UNDEF 0ull
@@ -47,7 +48,8 @@ struct cs__val {
     uint64_t *boff;   /* slot offset of buffer b of rank r: boff[bstart[r] + b] */
     uint64_t *bstart; /* per rank */
     uint32_t *ar;     /* arena of set records */
-    uint64_t na, cap;
+    uint64_t na;
+    size_t cap;
     int nomem;
     uint32_t k;                        /* chunks per block */
     uint32_t memo_a, memo_b, memo_res; /* last union: codes of a, b and a | b */
@@ -97,19 +99,10 @@ static void v_view(const cs__val_t *x, uint64_t val, cs__view_t *w)
 
 static int reserve(cs__val_t *x, uint64_t words)
 {
-    if (x->na + words <= x->cap)
+    if (cs_grow(&x->ar, &x->cap, x->na + words, sizeof(*x->ar), 1u << 16) == CS_OK)
         return CS_OK;
-    uint64_t cap = x->cap ? x->cap : 1u << 16;
-    while (cap < x->na + words)
-        cap *= 2;
-    uint32_t *na = realloc(x->ar, cap * sizeof(*na));
-    if (na == NULL) {
-        x->nomem = 1;
-        return CS_ERR_NOMEM;
-    }
-    x->ar = na;
-    x->cap = cap;
-    return CS_OK;
+    x->nomem = 1;
+    return CS_ERR_NOMEM;
 }
 
 /* "rank 5", "ranks 1-3", "ranks 0, 4-6, 9" for up to n intervals (more: "..."). */

@@ -90,7 +90,7 @@ static int io_full(cs_boot_t *b, int fd, void *buf, size_t len, int wr, double d
                               "rank %d: lost the bootstrap connection to rank %d (%s): did it "
                               "die?",
                               me, peer, n == 0 ? "closed" : strerror(errno));
-        double left = deadline - cs_tp_now_s();
+        double left = deadline - cs_now_s();
         if (b)
             cs__boot_heard(b);
         int sig = cs_intr_pending(), who = cs_intr_peer(&sig);
@@ -174,7 +174,7 @@ static int recv_msg(boot_env_t *e, int peer, void *buf, size_t len, double deadl
 static int env_allgather(cs_boot_t *b, const void *mine, size_t len, void *all, cs_err_t *err)
 {
     boot_env_t *e = (boot_env_t *)b;
-    double deadline = cs_tp_now_s() + b->timeout_s;
+    double deadline = cs_now_s() + b->timeout_s;
     int st = CS_OK;
     if (b->rank != 0) {
         st = send_msg(e, 0, mine, len, deadline, err);
@@ -273,14 +273,14 @@ static int root_accept(boot_env_t *e, const struct sockaddr_in *sa, double deadl
         return cs_err_set(err, CS_ERR_IO, "rank 0: cannot listen on MASTER_PORT %d: %s",
                           ntohs(sa->sin_port), strerror(errno));
     for (int got = 1; got < size;) {
-        double left = deadline - cs_tp_now_s();
+        double left = deadline - cs_now_s();
         struct pollfd pfd = {.fd = e->listen_fd, .events = POLLIN};
         if (cs_intr_pending())
             return cs_err_set(err, CS_ERR_INTERRUPTED, "rank 0: interrupted (%s) while waiting "
                               "for the other ranks to join", cs_intr_signame(cs_intr_pending()));
         int ms = (int)(left * 1000) + 1, pr = 0;
         if (left > 0 && (pr = poll(&pfd, 1, ms < SLICE_MS ? ms : SLICE_MS)) <= 0 &&
-            deadline - cs_tp_now_s() > 0)
+            deadline - cs_now_s() > 0)
             continue; /* a slice (or EINTR) */
         if (left <= 0 || pr <= 0) {
             int missing = -1;
@@ -334,7 +334,7 @@ static int child_connect(boot_env_t *e, const struct sockaddr_in *sa, double dea
             return cs_err_set(err, CS_ERR_INTERRUPTED, "rank %d: interrupted (%s) while "
                               "connecting to rank 0", e->base.rank,
                               cs_intr_signame(cs_intr_pending()));
-        if (cs_tp_now_s() > deadline)
+        if (cs_now_s() > deadline)
             return cs_err_set(err, CS_ERR_TIMEOUT,
                               "rank %d: timed out connecting to rank 0 at MASTER_ADDR:"
                               "MASTER_PORT (%s:%d)",
@@ -378,7 +378,7 @@ int cs__boot_env_open(const cs_boot_config_t *cfg, cs_boot_t **out, cs_err_t *er
     }
     for (long r = 0; r < size; r++)
         e->fds[r] = -1;
-    double deadline = cs_tp_now_s() + cfg->timeout_s;
+    double deadline = cs_now_s() + cfg->timeout_s;
     st = rank == 0 ? root_accept(e, &sa, deadline, err) : child_connect(e, &sa, deadline, err);
     if (st != CS_OK) {
         env_close(&e->base);

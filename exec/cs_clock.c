@@ -47,7 +47,7 @@ static int xfer(cs_tp_t *tp, int send, int peer, void *buf, size_t len, uint64_t
         if (st != CS_AGAIN)
             break;
         cs_tp_req_t *d;
-        if (tp->ops->poll(tp, &d, 1) < 0 || cs_tp_now_ns() > deadline)
+        if (tp->ops->poll(tp, &d, 1) < 0 || cs_now_ns() > deadline)
             return cs_err_set(err, CS_ERR_TIMEOUT, "clock alignment: cannot post to rank %d", peer);
     }
     if (st < 0)
@@ -63,7 +63,7 @@ static int xfer(cs_tp_t *tp, int send, int peer, void *buf, size_t len, uint64_t
             sched_yield(); /* ranks often outnumber cores: let the peer answer */
         if (k == 0 && (st = stopped(tp, err)) != CS_OK)
             return st; /* the request is abandoned: only close follows */
-        if (cs_tp_now_ns() > deadline) {
+        if (cs_now_ns() > deadline) {
             tp->ops->cancel(tp, &req);
             return cs_err_set(err, CS_ERR_TIMEOUT, "rank %d: clock alignment: waiting for rank %d",
                               tp->rank, peer);
@@ -79,7 +79,7 @@ static int xfer(cs_tp_t *tp, int send, int peer, void *buf, size_t len, uint64_t
 int cs_engine_clock_align(cs_tp_t *tp, int rounds, double timeout_s, int64_t *offset_ns,
                           cs_err_t *err)
 {
-    uint64_t deadline = cs_tp_now_ns() + (uint64_t)(timeout_s * 1e9);
+    uint64_t deadline = cs_now_ns() + (uint64_t)(timeout_s * 1e9);
     int st = CS_OK;
     if (rounds < 1)
         rounds = 1;
@@ -88,12 +88,12 @@ int cs_engine_clock_align(cs_tp_t *tp, int rounds, double timeout_s, int64_t *of
             uint64_t best_rtt = UINT64_MAX;
             int64_t best = 0;
             for (int i = 0; i < rounds && st == CS_OK; i++) {
-                uint64_t t0 = cs_tp_now_ns(), remote = 0;
+                uint64_t t0 = cs_now_ns(), remote = 0;
                 st = xfer(tp, 1, r, &t0, sizeof(t0), CLOCK_TAG | (uint64_t)i, deadline, err);
                 if (st == CS_OK)
                     st = xfer(tp, 0, r, &remote, sizeof(remote), CLOCK_TAG | (uint64_t)i,
                               deadline, err);
-                uint64_t t1 = cs_tp_now_ns();
+                uint64_t t1 = cs_now_ns();
                 if (st == CS_OK && t1 - t0 < best_rtt) {
                     best_rtt = t1 - t0;
                     best = (int64_t)(t0 / 2 + t1 / 2) - (int64_t)remote;
@@ -109,7 +109,7 @@ int cs_engine_clock_align(cs_tp_t *tp, int rounds, double timeout_s, int64_t *of
     for (int i = 0; i < rounds && st == CS_OK; i++) {
         uint64_t ping = 0, mine;
         st = xfer(tp, 0, 0, &ping, sizeof(ping), CLOCK_TAG | (uint64_t)i, deadline, err);
-        mine = cs_tp_now_ns();
+        mine = cs_now_ns();
         if (st == CS_OK)
             st = xfer(tp, 1, 0, &mine, sizeof(mine), CLOCK_TAG | (uint64_t)i, deadline, err);
     }

@@ -59,10 +59,10 @@
 #define PEER_GRACE_NS 50000000ull /* see peer_said_why */
 #define MEM_ALIGN 64 /* buffers and staging slots start on a cache line */
 
-/* The executor's one clock (tp_util.h), for the engine's users. */
+/* collstep's one clock (core/cs_time.h), for the engine's users. */
 uint64_t cs_engine_now_ns(void)
 {
-    return cs_tp_now_ns();
+    return cs_now_ns();
 }
 
 /* ---- creation ---------------------------------------------------------- */

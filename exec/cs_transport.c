@@ -1,8 +1,8 @@
 /*
- * cs_transport.c - the shared "not supported" stubs and the transport
- * constructor table.  A transport points missing operations here so the
- * engine never tests for NULL; cs_tp_open checks the size each table was
- * built with.
+ * cs_transport.c - the shared "not supported" stubs and the table of
+ * transports by name.  A transport points missing operations here so the
+ * engine never tests for NULL; cs_tp_open finds the transport's open
+ * function in the table and checks the size each ops table was built with.
  */
 #include <stdio.h>
 #include <string.h>
@@ -88,21 +88,40 @@ static int check_tables(cs_tp_t *tp, const char *name, cs_err_t *err)
                       name, ops, mem, sizeof(cs_tp_ops_t), sizeof(cs_tp_mem_ops_t));
 }
 
+/* The transports by name; the first row is the default (name NULL), an
+ * alias row repeats the open function of the row before it. */
+static const struct {
+    const char *name;
+    int (*open)(const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err);
+    int alias; /* not listed among the known names */
+} transports[] = {
+    {"ofi", cs_tp_ofi_open, 0},
+    {"libfabric", cs_tp_ofi_open, 1},
+    {"shm", cs_tp_shm_open, 0},
+    {"tcp", cs_tp_tcp_open, 0},
+};
+#define NTRANSPORTS (sizeof(transports) / sizeof(transports[0]))
+
 int cs_tp_open(const char *name, const cs_tp_config_t *cfg, cs_tp_t **out, cs_err_t *err)
 {
-    int st;
-    if (!name || strcmp(name, "ofi") == 0 || strcmp(name, "libfabric") == 0)
-        st = cs_tp_ofi_open(cfg, out, err);
-    else if (strcmp(name, "shm") == 0)
-        st = cs_tp_shm_open(cfg, out, err);
-    else if (strcmp(name, "tcp") == 0)
-        st = cs_tp_tcp_open(cfg, out, err);
-    else
-        return cs_err_set(err, CS_ERR_NOTFOUND, "unknown transport '%s' (known: ofi, shm, tcp)",
-                          name);
+    size_t i = 0;
+    while (name && i < NTRANSPORTS && strcmp(name, transports[i].name) != 0)
+        i++;
+    if (i == NTRANSPORTS) {
+        char known[128];
+        size_t len = 0;
+        known[0] = 0;
+        for (size_t k = 0; k < NTRANSPORTS; k++)
+            if (!transports[k].alias && len < sizeof(known))
+                len += (size_t)snprintf(known + len, sizeof(known) - len, "%s%s",
+                                        len ? ", " : "", transports[k].name);
+        return cs_err_set(err, CS_ERR_NOTFOUND, "unknown transport '%s' (known: %s)", name,
+                          known);
+    }
+    int st = transports[i].open(cfg, out, err);
     if (st != CS_OK)
         return st;
-    st = check_tables(*out, name ? name : "ofi", err);
+    st = check_tables(*out, name ? name : transports[0].name, err);
     if (st != CS_OK)
         *out = NULL;
     return st;

@@ -490,7 +490,7 @@ static void ofi_leave(cs_tp_t *tp, int sig)
         return;
     uint64_t tag = (uint64_t)(uint32_t)sig | ((uint64_t)tp->rank << OFI_RANK_SHIFT) |
                    (OFI_LEAVE_PART << OFI_PART_SHIFT);
-    double t0 = cs_tp_now_s(), now = t0;
+    double t0 = cs_now_s(), now = t0;
     int sent = 0, done = 0, next = 0;
     while (done < n - 1 && now - t0 < OFI_LEAVE_MS * 1e-3) {
         while (next < n) {
@@ -516,7 +516,7 @@ static void ofi_leave(cs_tp_t *tp, int sig)
             if (fi_cq_readerr(t->cq, &e, 0) == 1)
                 done += (ofi_ctx_t *)e.op_context >= sc && (ofi_ctx_t *)e.op_context < sc + n;
         }
-        now = cs_tp_now_s();
+        now = cs_now_s();
     }
     CS_DEBUG("exec", "rank %d: LEAVE sent to %d of %d peers, %d done in %.1f ms", tp->rank, sent,
              n - 1, done, (now - t0) * 1e3);

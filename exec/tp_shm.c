@@ -276,7 +276,7 @@ static int shm_insert_addrs(cs_tp_t *tp, const void *blobs, size_t slot, const s
         return st;
     }
     t->ready = 1;
-    t->next_check = cs_tp_now_ns() + CHECK_NS;
+    t->next_check = cs_now_ns() + CHECK_NS;
     return CS_OK;
 }
 
@@ -363,7 +363,7 @@ static int shm_poll(cs_tp_t *tp, cs_tp_req_t **done, int max)
     if (t->copies.head >= 0 || t->nstreams > 0)
         cs__shm_progress_large(t);
     if ((++t->polls % CHECK_POLLS == 0 || max == 0) && t->ready) {
-        uint64_t now = cs_tp_now_ns();
+        uint64_t now = cs_now_ns();
         if (now >= t->next_check) {
             t->next_check = now + CHECK_NS;
             cs__shm_check_peers(t);

@@ -304,7 +304,7 @@ int cs__shm_attach(tp_shm_t *t, const void *blobs, size_t slot, const size_t *le
     }
     /* Wait until every peer has mapped my segment. */
     const uint32_t *att = (const uint32_t *)((char *)t->hdr + SHM_ATTACH_OFF);
-    uint64_t deadline = cs_tp_now_ns() + (uint64_t)(t->timeout_s * 1e9);
+    uint64_t deadline = cs_now_ns() + (uint64_t)(t->timeout_s * 1e9);
     for (int r = 0; r < n;) {
         uint32_t a = __atomic_load_n(&att[r], __ATOMIC_ACQUIRE);
         if (a) {
@@ -328,7 +328,7 @@ int cs__shm_attach(tp_shm_t *t, const void *blobs, size_t slot, const size_t *le
                 why(t, "rank %d exited or failed before mapping this rank's shared memory", q);
                 return CS_ERR_PEER;
             }
-        if (cs_tp_now_ns() > deadline) {
+        if (cs_now_ns() > deadline) {
             why(t, "rank %d did not map this rank's shared memory within %.0f s", r,
                 t->timeout_s);
             return CS_ERR_TIMEOUT;

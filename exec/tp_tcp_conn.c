@@ -80,7 +80,7 @@ static int io_full(int fd, void *buf, size_t n, int out, double deadline)
     char *p = buf;
     while (n > 0) {
         struct pollfd pf = {.fd = fd, .events = out ? POLLOUT : POLLIN};
-        int ms = (int)((deadline - cs_tp_now_s()) * 1e3), pr;
+        int ms = (int)((deadline - cs_now_s()) * 1e3), pr;
         if (cs_intr_pending())
             return CS_ERR_INTERRUPTED;
         if (ms <= 0)
@@ -137,7 +137,7 @@ static int connect_to(tp_tcp_t *t, int peer, const tcp_addr_t *a, int ctl, doubl
             why(t, "interrupted (%s)", cs_intr_signame(cs_intr_pending()));
             return CS_ERR_INTERRUPTED;
         }
-        if ((e != ECONNREFUSED && e != EINTR && e != EAGAIN) || cs_tp_now_s() > deadline) {
+        if ((e != ECONNREFUSED && e != EINTR && e != EAGAIN) || cs_now_s() > deadline) {
             why(t, "tcp transport: cannot connect to rank %d: %s", peer, strerror(e));
             return e == ECONNREFUSED ? CS_ERR_PEER : CS_ERR_TRANSPORT;
         }
@@ -148,7 +148,7 @@ static int connect_to(tp_tcp_t *t, int peer, const tcp_addr_t *a, int ctl, doubl
 static int accept_one(tp_tcp_t *t, double deadline)
 {
     struct pollfd pf = {.fd = t->listen_fd, .events = POLLIN};
-    int ms = (int)((deadline - cs_tp_now_s()) * 1e3);
+    int ms = (int)((deadline - cs_now_s()) * 1e3);
     if (cs_intr_pending())
         return CS_ERR_INTERRUPTED;
     if (ms <= 0)
@@ -220,7 +220,7 @@ int cs__tcp_connect_all(cs_tp_t *tp, const void *blobs, size_t slot, const size_
             return CS_ERR_INVAL;
         }
     }
-    double deadline = cs_tp_now_s() + t->setup_s;
+    double deadline = cs_now_s() + t->setup_s;
     for (int r = 0; r < me; r++)
         for (int ctl = 0; ctl < 2; ctl++) {
             int st = connect_to(t, r,

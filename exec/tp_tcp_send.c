@@ -272,7 +272,7 @@ void cs__tcp_leave(cs_tp_t *tp, int sig)
         tcp_hdr_t h = {.type = TCP_LEAVE, .aux = (uint32_t)sig};
         cs__tcp_frame_queue(t, r, &h, NULL, -1);
     }
-    double deadline = cs_tp_now_s() + TCP_LEAVE_S;
+    double deadline = cs_now_s() + TCP_LEAVE_S;
     for (;;) {
         int pending = 0;
         for (int r = 0; r < P; r++) {
@@ -282,7 +282,7 @@ void cs__tcp_leave(cs_tp_t *tp, int sig)
             cs__tcp_write_peer(t, r);
             pending += !p->werr && (p->wq.head >= 0 || p->cq.head >= 0);
         }
-        if (!pending || cs_tp_now_s() > deadline)
+        if (!pending || cs_now_s() > deadline)
             break;
         struct timespec ts = {0, TCP_LEAVE_NAP_NS};
         nanosleep(&ts, NULL);

@@ -1,21 +1,13 @@
 /*
- * tp_util.c - pools, FIFOs, the completion ring, the unexpected-message
- * pool and the clock shared by the transports (tp_util.h).
+ * tp_util.c - pools, FIFOs, the completion ring and the unexpected-message
+ * pool shared by the transports (tp_util.h).
  */
 #include "tp_util.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cs_status.h"
-
-uint64_t cs_tp_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 int cs_tp_pool_init(cs_tp_pool_t *p, int32_t n)
 {

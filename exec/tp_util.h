@@ -2,10 +2,11 @@
  * tp_util.h - the plumbing every transport of the ops table needs
  * (tp_shm*.c, tp_tcp*.c, tp_ofi.c): preallocated pools of records with
  * generations, intrusive FIFOs over them, the ring of completed operations,
- * the pool of unexpected messages, and the clock.  Not a public header.
+ * the pool of unexpected messages; the clock is core's (cs_time.h).  Not a
+ * public header.
  *
- * Nothing here allocates after *_init, takes a lock or makes a system call
- * (the clock aside): the transports call it on their progress path.
+ * Nothing here allocates after *_init, takes a lock or makes a system call:
+ * the transports call it on their progress path.
  *
  * Records are named by their index (int32_t, -1: none) into an array the
  * transport owns (its operations, frames, unexpected messages); the pool
@@ -35,18 +36,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cs_time.h"
+
 /* ---- clock ---- */
 
-/* CLOCK_MONOTONIC in nanoseconds: the one clock of the executor (the
- * transports' deadlines and liveness checks, the bootstrap's waits, the
- * trace clock alignment). */
-uint64_t cs_tp_now_ns(void);
-
-/* The same in seconds. */
-static inline double cs_tp_now_s(void)
-{
-    return (double)cs_tp_now_ns() * 1e-9;
-}
+/* The transports' deadlines and liveness checks, the bootstrap's waits and
+ * the trace clock alignment read core's monotonic clock: cs_now_ns /
+ * cs_now_s (cs_time.h), the one clock of collstep. */
 
 /* ---- pool of records with generations ---- */
 

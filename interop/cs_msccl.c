@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_grow.h"
+
 static char *slurp(const char *path, size_t *len, cs_err_t *err)
 {
     FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
@@ -98,7 +100,8 @@ typedef struct reg_entry {
 
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static reg_entry_t *reg;
-static int nreg, capreg;
+static int nreg;
+static size_t capreg;
 
 cs_sched_t *cs_msccl_load_sched(const char *path, cs_err_t *err)
 {
@@ -114,15 +117,7 @@ cs_sched_t *cs_msccl_release(cs_msccl_t *m)
     m->sched = NULL;
     uint64_t digest = cs_sched_digest(s);
     pthread_mutex_lock(&reg_lock);
-    if (nreg == capreg) {
-        int cap = capreg ? 2 * capreg : 4;
-        reg_entry_t *v = realloc(reg, (size_t)cap * sizeof(*v));
-        if (v) {
-            reg = v;
-            capreg = cap;
-        }
-    }
-    if (nreg < capreg) {
+    if (cs_grow(&reg, &capreg, (size_t)nreg + 1, sizeof(*reg), 4) == CS_OK) {
         reg[nreg].s = s;
         reg[nreg].digest = digest;
         reg[nreg].m = m;

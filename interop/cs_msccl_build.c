@@ -20,11 +20,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_grow.h"
+
 typedef struct emit {
     cs_msccl_t *m;
     int r;
     cs_msccl_origin_t o;
-    uint32_t cap;
+    size_t cap; /* of m->origin[r] */
 } emit_t;
 
 static int64_t emit_step(cs_sched_t *s, emit_t *e, const cs_step_t *st, const uint32_t *deps,
@@ -34,15 +36,9 @@ static int64_t emit_step(cs_sched_t *s, emit_t *e, const cs_step_t *st, const ui
     if (i < 0)
         return -1;
     uint32_t *n = &e->m->norigin[e->r];
-    if (*n == e->cap) {
-        uint32_t cap = e->cap ? 2 * e->cap : 16;
-        cs_msccl_origin_t *v = realloc(e->m->origin[e->r], cap * sizeof(*v));
-        if (v == NULL) {
-            cs_err_set(&s->err, CS_ERR_NOMEM, "out of memory");
-            return -1;
-        }
-        e->m->origin[e->r] = v;
-        e->cap = cap;
+    if (cs_grow(&e->m->origin[e->r], &e->cap, (size_t)*n + 1, sizeof(cs_msccl_origin_t), 16)) {
+        cs_err_set(&s->err, CS_ERR_NOMEM, "out of memory");
+        return -1;
     }
     e->m->origin[e->r][(*n)++] = e->o;
     return i;

@@ -1,6 +1,8 @@
 /*
  * cs_msccl_int.h - internal to the MSCCL importer: the XML as read
- * (cs_msccl_read.c) before it becomes a schedule (cs_msccl_build.c).
+ * (cs_msccl_read.c) before it becomes a schedule (cs_msccl_build.c, with
+ * the chunk positions of cs_msccl_pos.c).  Calls go one way:
+ * read -> build -> pos; what all three need of the step types is here.
  */
 #ifndef CS_MSCCL_INT_H
 #define CS_MSCCL_INT_H
@@ -39,7 +41,8 @@ typedef struct xtb {
     int id, send, recv, chan;
     uint32_t line;
     xstep_t *st;
-    int n, cap;
+    int n;
+    size_t cap;
     int next; /* emission cursor */
 } xtb_t;
 
@@ -47,7 +50,8 @@ typedef struct xgpu {
     int id, ichunks, ochunks, schunks;
     uint32_t line;
     xtb_t *tb; /* indexed by tb id once validated */
-    int n, cap;
+    int n;
+    size_t cap;
 } xgpu_t;
 
 typedef struct xalgo {
@@ -58,10 +62,22 @@ typedef struct xalgo {
     int ngpu;
 } xalgo_t;
 
-/* Which operands a step type reads / writes / sends (bit 0 src, bit 1 dst). */
-int cs__msccl_has_send(int type);
-int cs__msccl_has_recv(int type);
-const char *cs__msccl_type_name(int type);
+/* Whether a step type sends / receives a message. */
+static inline int cs__msccl_has_send(int t)
+{
+    return t == X_S || t == X_RCS || t == X_RRS || t == X_RRCS;
+}
+static inline int cs__msccl_has_recv(int t)
+{
+    return t == X_R || t == X_RCS || t == X_RRS || t == X_RRC || t == X_RRCS;
+}
+/* The type's name in the XML ("rrcs"); "?" out of range. */
+static inline const char *cs__msccl_type_name(int type)
+{
+    static const char *const names[X_NTYPES] = {"s",    "r",   "rcs", "rrs", "rrc",
+                                                 "rrcs", "cpy", "re",  "nop"};
+    return type >= 0 && type < X_NTYPES ? names[type] : "?";
+}
 
 /* ---- between cs_msccl_pos.c (chunk positions) and cs_msccl_build.c ---- */
 

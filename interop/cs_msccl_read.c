@@ -20,23 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const type_names[X_NTYPES] = {"s",    "r",   "rcs", "rrs", "rrc",
-                                                 "rrcs", "cpy", "re",  "nop"};
-
-const char *cs__msccl_type_name(int type)
-{
-    return type >= 0 && type < X_NTYPES ? type_names[type] : "?";
-}
-
-int cs__msccl_has_send(int t)
-{
-    return t == X_S || t == X_RCS || t == X_RRS || t == X_RRCS;
-}
-
-int cs__msccl_has_recv(int t)
-{
-    return t == X_R || t == X_RCS || t == X_RRS || t == X_RRC || t == X_RRCS;
-}
+#include "cs_grow.h"
 
 int cs_msccl_detect(const char *buf, size_t len)
 {
@@ -192,7 +176,7 @@ static int read_step(const char *fname, xmlNode *n, xtb_t *tb, cs_err_t *err)
         return fail(err, fname, n, "<step> lacks the attribute type");
     x.type = -1;
     for (int i = 0; i < X_NTYPES; i++)
-        if (strcmp(t, type_names[i]) == 0)
+        if (strcmp(t, cs__msccl_type_name(i)) == 0)
             x.type = i;
     if (x.type < 0)
         return fail(err, fname, n,
@@ -222,14 +206,8 @@ static int read_step(const char *fname, xmlNode *n, xtb_t *tb, cs_err_t *err)
     x.wait_tb = x.wait_step = -1;
     x.chain = -1;
     x.tmpbuf = -1;
-    if (tb->n == tb->cap) {
-        int cap = tb->cap ? 2 * tb->cap : 8;
-        xstep_t *v = realloc(tb->st, (size_t)cap * sizeof(*v));
-        if (v == NULL)
-            return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
-        tb->st = v;
-        tb->cap = cap;
-    }
+    if (cs_grow(&tb->st, &tb->cap, (size_t)tb->n + 1, sizeof(*tb->st), 8))
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
     tb->st[tb->n++] = x;
     return CS_OK;
 }
@@ -248,14 +226,8 @@ static int read_tb(const char *fname, xmlNode *n, int ngpus, xgpu_t *g, cs_err_t
         return fail(err, fname, n, "threadblock %d of gpu %d names the gpu itself as its peer",
                     tb.id, g->id);
     tb.line = line_of(n);
-    if (g->n == g->cap) {
-        int cap = g->cap ? 2 * g->cap : 4;
-        xtb_t *v = realloc(g->tb, (size_t)cap * sizeof(*v));
-        if (v == NULL)
-            return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
-        g->tb = v;
-        g->cap = cap;
-    }
+    if (cs_grow(&g->tb, &g->cap, (size_t)g->n + 1, sizeof(*g->tb), 4))
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
     xtb_t *t = &g->tb[g->n++];
     *t = tb;
     for (xmlNode *c = n->children; c; c = c->next) {
@@ -313,7 +285,7 @@ static int read_gpu(const char *fname, xmlNode *n, xalgo_t *a, cs_err_t *err)
     }
     free(g->tb);
     g->tb = byid;
-    g->cap = g->n;
+    g->cap = (size_t)g->n;
     return CS_OK;
 }
 

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_grow.h"
 #include "cs_msccl.h"
 #include "cs_out.h"
 
@@ -50,41 +51,31 @@ typedef struct wtb {
     int kind; /* 0 local, 1 send, 2 recv */
     int peer, chan;
     uint32_t *steps; /* schedule steps in order */
-    uint32_t n, cap;
+    uint32_t n;
+    size_t cap;
     uint32_t nxml; /* XML steps including nops */
 } wtb_t;
 
 typedef struct wrank {
     wtb_t *tb;
-    int ntb, cap;
+    int ntb;
+    size_t cap;
     int32_t *tb_of, *pos_of; /* per schedule step: tb and XML position */
     uint8_t *hasdep_mark;    /* per schedule step */
 } wrank_t;
 
 static int tb_push(wtb_t *t, uint32_t step)
 {
-    if (t->n == t->cap) {
-        uint32_t cap = t->cap ? 2 * t->cap : 8;
-        uint32_t *v = realloc(t->steps, cap * sizeof(*v));
-        if (v == NULL)
-            return -1;
-        t->steps = v;
-        t->cap = cap;
-    }
+    if (cs_grow(&t->steps, &t->cap, (size_t)t->n + 1, sizeof(*t->steps), 8))
+        return -1;
     t->steps[t->n++] = step;
     return 0;
 }
 
 static int tb_new(wrank_t *w, int kind, int peer, int chan)
 {
-    if (w->ntb == w->cap) {
-        int cap = w->cap ? 2 * w->cap : 8;
-        wtb_t *v = realloc(w->tb, (size_t)cap * sizeof(*v));
-        if (v == NULL)
-            return -1;
-        w->tb = v;
-        w->cap = cap;
-    }
+    if (cs_grow(&w->tb, &w->cap, (size_t)w->ntb + 1, sizeof(*w->tb), 8))
+        return -1;
     memset(&w->tb[w->ntb], 0, sizeof(wtb_t));
     w->tb[w->ntb].kind = kind;
     w->tb[w->ntb].peer = peer;

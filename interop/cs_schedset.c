@@ -4,6 +4,7 @@
  */
 #include "cs_schedset.h"
 
+#include "cs_grow.h"
 #include "cs_msccl.h"
 #include "cs_text.h"
 
@@ -20,7 +21,7 @@ static int ends_with(const char *s, const char *suf)
     return a >= b && strcmp(s + a - b, suf) == 0;
 }
 
-static int add_file(cs_schedset_t *set, int *cap, const char *path, cs_err_t *err)
+static int add_file(cs_schedset_t *set, size_t *cap, const char *path, cs_err_t *err)
 {
     cs_schedset_entry_t e;
     memset(&e, 0, sizeof(e));
@@ -62,16 +63,10 @@ static int add_file(cs_schedset_t *set, int *cap, const char *path, cs_err_t *er
         cs_sched_destroy(e.sched);
         return rc;
     }
-    if (set->n == *cap) {
-        int nc = *cap ? 2 * *cap : 8;
-        cs_schedset_entry_t *v = realloc(set->v, (size_t)nc * sizeof(*v));
-        if (v == NULL) {
-            cs_msccl_forget(e.sched);
-            cs_sched_destroy(e.sched);
-            return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
-        }
-        set->v = v;
-        *cap = nc;
+    if (cs_grow(&set->v, cap, (size_t)set->n + 1, sizeof(*set->v), 8)) {
+        cs_msccl_forget(e.sched);
+        cs_sched_destroy(e.sched);
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
     }
     set->v[set->n++] = e;
     return CS_OK;
@@ -82,26 +77,22 @@ static int by_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int add_dir(cs_schedset_t *set, int *cap, const char *dir, cs_err_t *err)
+static int add_dir(cs_schedset_t *set, size_t *cap, const char *dir, cs_err_t *err)
 {
     DIR *d = opendir(dir);
     if (d == NULL)
         return cs_err_set(err, CS_ERR_IO, "%s: %s", dir, strerror(errno));
     char **names = NULL;
-    int n = 0, ncap = 0, rc = CS_OK;
+    int n = 0, rc = CS_OK;
+    size_t ncap = 0;
     struct dirent *de;
     while ((de = readdir(d)) != NULL && rc == CS_OK) {
         if (de->d_name[0] == '.' ||
             !(ends_with(de->d_name, ".xml") || ends_with(de->d_name, ".sched")))
             continue;
-        if (n == ncap) {
-            ncap = ncap ? 2 * ncap : 16;
-            char **v = realloc(names, (size_t)ncap * sizeof(*v));
-            if (v == NULL) {
-                rc = cs_err_set(err, CS_ERR_NOMEM, "out of memory");
-                break;
-            }
-            names = v;
+        if (cs_grow(&names, &ncap, (size_t)n + 1, sizeof(*names), 16)) {
+            rc = cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+            break;
         }
         if ((names[n] = strdup(de->d_name)) == NULL)
             rc = cs_err_set(err, CS_ERR_NOMEM, "out of memory");
@@ -169,7 +160,8 @@ int cs_schedset_load(const char *const *paths, int npaths, cs_schedset_t **out, 
     cs_schedset_t *set = calloc(1, sizeof(*set));
     if (set == NULL)
         return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
-    int cap = 0, rc = CS_OK;
+    size_t cap = 0;
+    int rc = CS_OK;
     if (npaths < 1)
         rc = cs_err_set(err, CS_ERR_INVAL, "a schedule set needs at least one file or folder");
     for (int i = 0; i < npaths && rc == CS_OK; i++) {

@@ -1,7 +1,9 @@
 /*
- * cs_schedset.h - a tuning table of schedules for one collective: several
- * MSCCL XML files (or a folder of them), each serving the call sizes of its
+ * cs_schedset.h - a schedule set for one collective: several MSCCL XML
+ * files (or a folder of them), each serving the call sizes of its
  * minBytes / maxBytes range, picked per size the way MSCCL picks them.
+ * (Not to be confused with the planner's tuning tables, cs_tuning.h: the
+ * algorithm and parameters `collstep plan -o` chose per size range.)
  *
  * MSCCL's rule (msccl_lifecycle.cc, mscclSchedulerSelectAlgo): the first
  * loaded algorithm, in load order, whose collective and rank count match,

@@ -1,28 +1,33 @@
 /*
- * cs_planner.h - `collstep plan`'s engine: which algorithm, hierarchy,
- * channels and rank order run a collective fastest on a platform, per
- * message size.
+ * cs_planner.h - `collstep plan`'s engine as a library: which algorithm,
+ * hierarchy, channels and rank order run a collective fastest on a
+ * platform, per message size.  Installed (collstep::planner, with the
+ * tuning tables of cs_tuning.h).
  *
- *   1. Topology (plan_topo.c, in a child process that loads the platform in
- *      SimGrid to read its routes): the tiers of the hierarchy as connected
- *      components (igraph) of the graph whose edges join ranks at most a
- *      given route distance apart; bandwidth per tier (a route's slowest
- *      link) and per group (max-flow out of one group, igraph); the
- *      factorizations of P that follow the tiers; fast rings (a Hamiltonian
- *      cycle, or per group a Hamiltonian path, over the fastest routes) as
- *      rank-to-host maps.
- *   2. Candidates (plan_cand.c): every registry algorithm of the collective
- *      with its defaults; variations of the parameters each declares
- *      (nchunks, channels, hier's dims and per-tier algos) and each rank
- *      order.
- *   3. A cost model (plan_cost.c): the schedule's messages in rounds (their
- *      depth in the cross-rank dependency graph); per round the most loaded
- *      link (bytes over bandwidth, so that flows sharing a link count) and
- *      the longest route latency.
- *   4. Simulation (plan_run.c): per size the best K by the model, plus the
- *      registry's defaults, simulated in SimGrid by parallel worker
- *      processes within a time budget; the choice per size is the fastest
- *      simulated candidate.
+ *   1. Topology: the platform is loaded in SimGrid (in a child process) to
+ *      read its routes; the tiers of the hierarchy are the connected
+ *      components of the graph whose edges join ranks at most a given
+ *      route distance apart; bandwidth per tier (a route's slowest link)
+ *      and per group (max-flow out of one group); the factorizations of P
+ *      that follow the tiers; fast rings (a Hamiltonian cycle, or per group
+ *      a Hamiltonian path, over the fastest routes) as rank-to-host maps.
+ *   2. Candidates: every registry algorithm of the collective with its
+ *      defaults; variations of the parameters each declares (nchunks,
+ *      channels, hier's dims and per-tier algos) and each rank order.
+ *   3. A cost model: the schedule's messages in rounds (their depth in the
+ *      cross-rank dependency graph); per round the most loaded link (bytes
+ *      over bandwidth, so that flows sharing a link count) and the longest
+ *      route latency.
+ *   4. Simulation: per size the best `top` by the model, plus the
+ *      registry's defaults, simulated in SimGrid by `jobs` worker processes
+ *      (forked: the calling program's memory is copied, not shared) within
+ *      the time budget; the choice per size is the fastest simulated
+ *      candidate.
+ *
+ * cs_planner_run blocks for up to `budget` seconds of wall time.  It forks
+ * an analysis process and the workers, and waits only for those (a
+ * program's own children are left to it); progress lines (opts.progress)
+ * go to standard error.
  */
 #ifndef CS_PLANNER_H
 #define CS_PLANNER_H
@@ -32,6 +37,10 @@
 #include "cs_sched.h"
 #include "cs_sim.h"
 #include "cs_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define CS_PLANNER_MAX_SIZES 64
 #define CS_PLANNER_MAX_TIERS 8
@@ -124,26 +133,8 @@ double cs_planner_time(const cs_planner_t *p, int c, int k);
 /* Candidate of the registry's flat ring with its defaults, or -1. */
 int cs_planner_ring(const cs_planner_t *p);
 
-/* ---- internals shared by the planner's files ----------------------------- */
-
-/* Topology analysis; called with the platform loaded in SimGrid (so that
- * cs_sim_route answers).  Fills tiers, facts, maps (hosts), bound. */
-struct cs_platform;
-int cs__planner_topology(const struct cs_platform *plat, cs_planner_t *p, cs_err_t *err);
-/* Candidates from the registry, the factorizations and the maps. */
-int cs__planner_candidates(const struct cs_platform *plat, cs_planner_t *p, cs_err_t *err);
-/* Schedules of more messages are costed by their closed form only. */
-#define CS__PLANNER_MAX_MESSAGES 6e6
-/* Build candidate c's schedule. */
-int cs__planner_build(const cs_planner_t *p, const cs_planner_cand_t *c, cs_sched_t **out,
-                      cs_err_t *err);
-/* The cost model for candidate c over the loaded platform's routes; a
- * schedule whose closed form predicts more than max_sim seconds of
- * simulation is costed by that closed form instead of being built. */
-int cs__planner_cost(cs_planner_t *p, int c, double max_sim, cs_err_t *err);
-void cs__planner_cost_reset(void);
-/* Predicted seconds to simulate one size of a schedule of `messages` with
- * `concurrent` messages per round on P ranks (an idle core). */
-double cs__planner_sim_cost(int P, double messages, double concurrent);
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CS_PLANNER_H */

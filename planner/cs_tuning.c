@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_grow.h"
+
 #define TUNING_MAGIC "collstep-tuning"
 #define TUNING_VERSION 1
 
@@ -22,10 +24,12 @@ struct cs_tuning {
     char *platform;
     int ranks;
     tmap_t *maps;
-    int nmaps, cap_maps;
+    int nmaps;
+    size_t cap_maps;
     cs_tuning_entry_t *e;
     int *emap; /* map index of each entry, -1 for none */
-    int n, cap;
+    int n;
+    size_t cap_e, cap_emap;
 };
 
 static int has_blank(const char *s)
@@ -105,14 +109,8 @@ static int map_intern(cs_tuning_t *t, char *const *hosts, int n, const char *nam
                 return i;
         }
     }
-    if (t->nmaps == t->cap_maps) {
-        int cap = t->cap_maps ? 2 * t->cap_maps : 4;
-        tmap_t *m = realloc(t->maps, sizeof(*m) * (size_t)cap);
-        if (!m)
-            return -1;
-        t->maps = m;
-        t->cap_maps = cap;
-    }
+    if (cs_grow(&t->maps, &t->cap_maps, (size_t)t->nmaps + 1, sizeof(*t->maps), 4))
+        return -1;
     tmap_t *m = &t->maps[t->nmaps];
     memset(m, 0, sizeof(*m));
     char nbuf[32];
@@ -153,18 +151,9 @@ static int overlap_check(const cs_tuning_t *t, cs_coll_t coll, uint64_t lo, uint
 static int add_entry(cs_tuning_t *t, cs_coll_t coll, uint64_t lo, uint64_t hi, const char *algo,
                      const char *params, int mi, double us, cs_err_t *err)
 {
-    if (t->n == t->cap) {
-        int cap = t->cap ? 2 * t->cap : 8;
-        cs_tuning_entry_t *e = realloc(t->e, sizeof(*e) * (size_t)cap);
-        if (!e)
-            return cs_err_set(err, CS_ERR_NOMEM, "tuning table: out of memory");
-        t->e = e;
-        int *em = realloc(t->emap, sizeof(*em) * (size_t)cap);
-        if (!em)
-            return cs_err_set(err, CS_ERR_NOMEM, "tuning table: out of memory");
-        t->emap = em;
-        t->cap = cap;
-    }
+    if (cs_grow(&t->e, &t->cap_e, (size_t)t->n + 1, sizeof(*t->e), 8) ||
+        cs_grow(&t->emap, &t->cap_emap, (size_t)t->n + 1, sizeof(*t->emap), 8))
+        return cs_err_set(err, CS_ERR_NOMEM, "tuning table: out of memory");
     cs_tuning_entry_t *e = &t->e[t->n];
     memset(e, 0, sizeof(*e));
     e->coll = coll;

@@ -27,6 +27,10 @@
 #include "cs_sched.h"  /* cs_coll_t */
 #include "cs_status.h" /* cs_err_t */
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct cs_tuning_entry {
     cs_coll_t coll;
     uint64_t min_bytes, max_bytes; /* inclusive size range served by this entry */
@@ -77,5 +81,9 @@ int cs_tuning_write(const cs_tuning_t *t, FILE *f, cs_err_t *err);
 /* 1 when the first n bytes of a file are a tuning table's start (for
  * core/cs_out.h's recognizer: only such a file is replaced by -o). */
 int cs_tuning_recognize(const char *head, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CS_TUNING_H */

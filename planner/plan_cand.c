@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "cs_algo.h"
-#include "cs_planner.h"
+#include "cs_planner_int.h"
 #include "cs_platform.h"
 
 static int declares(const cs_algo_t *a, const char *key, const char **def)

@@ -20,8 +20,9 @@
 #include <string.h>
 
 #include "cs_algo.h"
+#include "cs_grow.h"
 #include "cs_hash.h"
-#include "cs_planner.h"
+#include "cs_planner_int.h"
 #include "cs_sim.h"
 
 #define MAX_ROUTE 64
@@ -44,17 +45,20 @@ typedef struct route_rec {
 
 static struct {
     link_rec_t *links;
-    int nlinks, cap_links;
+    int nlinks;
+    size_t cap_links;
     int *lhash; /* open addressing over link name pointers */
     int lhcap;
     route_rec_t *routes;
-    int nroutes, cap_routes;
+    int nroutes;
+    size_t cap_routes;
     int *rhash;
     int rhcap;
     int *pool;
     size_t npool, cap_pool;
     char **hostnames; /* interned host names */
-    int nhosts, cap_hosts;
+    int nhosts;
+    size_t cap_hosts;
     int *hhash;
     int hhcap;
 } C;
@@ -71,15 +75,6 @@ void cs__planner_cost_reset(void)
     free(C.hostnames);
     free(C.hhash);
     memset(&C, 0, sizeof(C));
-}
-
-static uint64_t mix(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    return x ^ (x >> 33);
 }
 
 /* Grow an open-addressing table of indices (-1 empty) and re-insert. */
@@ -106,10 +101,10 @@ static int rehash(int **tab, int *cap, int n, uint64_t (*key)(int))
 }
 
 static uint64_t host_key(int i) { return cs_hash_str(C.hostnames[i]); }
-static uint64_t link_key(int i) { return mix((uint64_t)(uintptr_t)C.links[i].name); }
+static uint64_t link_key(int i) { return cs_hash_mix64((uint64_t)(uintptr_t)C.links[i].name); }
 static uint64_t route_key(int i)
 {
-    return mix(((uint64_t)C.routes[i].a << 32) | (uint32_t)C.routes[i].b);
+    return cs_hash_mix64(((uint64_t)C.routes[i].a << 32) | (uint32_t)C.routes[i].b);
 }
 
 static int host_id(const char *name)
@@ -122,13 +117,8 @@ static int host_id(const char *name)
             return C.hhash[h];
         h = (h + 1) & (uint64_t)(C.hhcap - 1);
     }
-    if (C.nhosts == C.cap_hosts) {
-        int nc = C.cap_hosts ? 2 * C.cap_hosts : 256;
-        char **v = realloc(C.hostnames, sizeof(char *) * (size_t)nc);
-        if (!v)
-            return -1;
-        C.hostnames = v, C.cap_hosts = nc;
-    }
+    if (cs_grow(&C.hostnames, &C.cap_hosts, (size_t)C.nhosts + 1, sizeof(char *), 256))
+        return -1;
     if (!(C.hostnames[C.nhosts] = strdup(name)))
         return -1;
     C.hhash[h] = C.nhosts;
@@ -139,19 +129,14 @@ static int link_id(const cs_sim_link_t *l)
 {
     if (2 * (C.nlinks + 1) > C.lhcap && rehash(&C.lhash, &C.lhcap, C.nlinks, link_key))
         return -1;
-    uint64_t h = mix((uint64_t)(uintptr_t)l->name) & (uint64_t)(C.lhcap - 1);
+    uint64_t h = cs_hash_mix64((uint64_t)(uintptr_t)l->name) & (uint64_t)(C.lhcap - 1);
     while (C.lhash[h] >= 0) {
         if (C.links[C.lhash[h]].name == l->name)
             return C.lhash[h];
         h = (h + 1) & (uint64_t)(C.lhcap - 1);
     }
-    if (C.nlinks == C.cap_links) {
-        int nc = C.cap_links ? 2 * C.cap_links : 1024;
-        link_rec_t *v = realloc(C.links, sizeof(*v) * (size_t)nc);
-        if (!v)
-            return -1;
-        C.links = v, C.cap_links = nc;
-    }
+    if (cs_grow(&C.links, &C.cap_links, (size_t)C.nlinks + 1, sizeof(*C.links), 1024))
+        return -1;
     link_rec_t *r = &C.links[C.nlinks];
     r->name = l->name;
     r->bw = l->bandwidth;
@@ -165,7 +150,7 @@ static int route(int a, int b, cs_err_t *err)
 {
     if (2 * (C.nroutes + 1) > C.rhcap && rehash(&C.rhash, &C.rhcap, C.nroutes, route_key))
         return cs_err_set(err, CS_ERR_NOMEM, "plan: out of memory"), -1;
-    uint64_t h = mix(((uint64_t)a << 32) | (uint32_t)b) & (uint64_t)(C.rhcap - 1);
+    uint64_t h = cs_hash_mix64(((uint64_t)a << 32) | (uint32_t)b) & (uint64_t)(C.rhcap - 1);
     while (C.rhash[h] >= 0) {
         route_rec_t *r = &C.routes[C.rhash[h]];
         if (r->a == a && r->b == b)
@@ -178,22 +163,9 @@ static int route(int a, int b, cs_err_t *err)
         return -1;
     if (n > MAX_ROUTE)
         n = MAX_ROUTE;
-    if (C.nroutes == C.cap_routes) {
-        int nc = C.cap_routes ? 2 * C.cap_routes : 4096;
-        route_rec_t *v = realloc(C.routes, sizeof(*v) * (size_t)nc);
-        if (!v)
-            return cs_err_set(err, CS_ERR_NOMEM, "plan: out of memory"), -1;
-        C.routes = v, C.cap_routes = nc;
-    }
-    if (C.npool + (size_t)n > C.cap_pool) {
-        size_t nc = C.cap_pool ? 2 * C.cap_pool : 65536;
-        while (nc < C.npool + (size_t)n)
-            nc *= 2;
-        int *v = realloc(C.pool, sizeof(int) * nc);
-        if (!v)
-            return cs_err_set(err, CS_ERR_NOMEM, "plan: out of memory"), -1;
-        C.pool = v, C.cap_pool = nc;
-    }
+    if (cs_grow(&C.routes, &C.cap_routes, (size_t)C.nroutes + 1, sizeof(*C.routes), 4096) ||
+        cs_grow(&C.pool, &C.cap_pool, C.npool + (size_t)n, sizeof(*C.pool), 65536))
+        return cs_err_set(err, CS_ERR_NOMEM, "plan: out of memory"), -1;
     route_rec_t *r = &C.routes[C.nroutes];
     r->a = a, r->b = b, r->off = (int)C.npool, r->n = n, r->lat = 0;
     for (int i = 0; i < n; i++) {
@@ -220,19 +192,21 @@ typedef struct chanq {
     int32_t src, dst;
     uint32_t chan;
     uint32_t *q;
-    int head, n, cap;
+    int head, n;
+    size_t cap;
 } chanq_t;
 
 typedef struct qtab {
     chanq_t *v;
-    int n, cap;
+    int n;
+    size_t cap;
     int *h;
     int hcap;
 } qtab_t;
 
 static uint64_t qkey(int32_t s, int32_t d, uint32_t c)
 {
-    return mix(((uint64_t)(uint32_t)s << 40) ^ ((uint64_t)(uint32_t)d << 16) ^ c);
+    return cs_hash_mix64(((uint64_t)(uint32_t)s << 40) ^ ((uint64_t)(uint32_t)d << 16) ^ c);
 }
 
 static chanq_t *qget(qtab_t *t, int32_t s, int32_t d, uint32_t c)
@@ -260,13 +234,8 @@ static chanq_t *qget(qtab_t *t, int32_t s, int32_t d, uint32_t c)
             return q;
         k = (k + 1) & (uint64_t)(t->hcap - 1);
     }
-    if (t->n == t->cap) {
-        int nc = t->cap ? 2 * t->cap : 1024;
-        chanq_t *v = realloc(t->v, sizeof(*v) * (size_t)nc);
-        if (!v)
-            return NULL;
-        t->v = v, t->cap = nc;
-    }
+    if (cs_grow(&t->v, &t->cap, (size_t)t->n + 1, sizeof(*t->v), 1024))
+        return NULL;
     chanq_t *q = &t->v[t->n];
     memset(q, 0, sizeof(*q));
     q->src = s, q->dst = d, q->chan = c;
@@ -329,19 +298,13 @@ static int rounds_of(const cs_sched_t *s, msg_t **out, size_t *nout, uint32_t *n
                         st = cs_err_set(err, CS_ERR_NOMEM, "plan: out of memory");
                         goto fail;
                     }
-                    if (q->head + q->n == q->cap) {
-                        if (q->head > 0) {
-                            memmove(q->q, q->q + q->head, sizeof(uint32_t) * (size_t)q->n);
-                            q->head = 0;
-                        } else {
-                            int nc = q->cap ? 2 * q->cap : 4;
-                            uint32_t *v = realloc(q->q, sizeof(uint32_t) * (size_t)nc);
-                            if (!v) {
-                                st = cs_err_set(err, CS_ERR_NOMEM, "plan: out of memory");
-                                goto fail;
-                            }
-                            q->q = v, q->cap = nc;
-                        }
+                    if (q->head > 0 && (size_t)(q->head + q->n) == q->cap) {
+                        memmove(q->q, q->q + q->head, sizeof(uint32_t) * (size_t)q->n);
+                        q->head = 0;
+                    }
+                    if (cs_grow(&q->q, &q->cap, (size_t)(q->head + q->n) + 1, sizeof(*q->q), 4)) {
+                        st = cs_err_set(err, CS_ERR_NOMEM, "plan: out of memory");
+                        goto fail;
                     }
                     q->q[q->head + q->n++] = t;
                     m[nm].round = t, m[nm].src = r, m[nm].dst = stp->peer;

@@ -17,14 +17,14 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cs_algo.h"
 #include "cs_log.h"
-#include "cs_planner.h"
+#include "cs_planner_int.h"
 #include "cs_platform.h"
 #include "cs_sim.h"
+#include "cs_time.h"
 
 /* What the children report back, beside the plan itself. */
 typedef struct shared_hdr {
@@ -34,13 +34,6 @@ typedef struct shared_hdr {
     int ncosted;
     size_t bytes; /* of the whole mapping */
 } shared_hdr_t;
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static shared_hdr_t *hdr_of(const cs_planner_t *p) { return (shared_hdr_t *)(uintptr_t)p; }
 
@@ -107,10 +100,10 @@ static int analyse(const cs_platform_t *plat, const cs_planner_opts_t *o, shared
     cs_sim_opts_init(&so);
     so.model = o->model;
     int st = cs_sim_run(plat, &so, NULL, 0, &err); /* loads the platform: routes answer */
-    double ta = now();
+    double ta = cs_now_s();
     if (st == CS_OK)
         st = cs__planner_topology(plat, p, &err);
-    CS_DEBUG("plan", "platform loaded and analysed in %.2f s", now() - ta);
+    CS_DEBUG("plan", "platform loaded and analysed in %.2f s", cs_now_s() - ta);
     if (st == CS_OK)
         st = cs__planner_candidates(plat, p, &err);
     if (st != CS_OK) {
@@ -139,13 +132,13 @@ static int analyse(const cs_platform_t *plat, const cs_planner_opts_t *o, shared
     }
     /* cost model: cheapest schedules first would be unfair; registry order,
      * defaults first, until 40 % of the budget is spent */
-    double stop = now() + 0.4 * (deadline - now());
+    double stop = cs_now_s() + 0.4 * (deadline - cs_now_s());
     for (int pass = 0; pass < 2; pass++)
         for (int c = 0; c < p->ncands; c++) {
             cs_planner_cand_t *x = &p->cands[c];
             if (x->is_default != (pass == 0))
                 continue;
-            if (pass == 1 && now() > stop) {
+            if (pass == 1 && cs_now_s() > stop) {
                 snprintf(x->err, sizeof(x->err), "not costed: budget");
                 continue;
             }
@@ -176,12 +169,12 @@ static int analyse(const cs_platform_t *plat, const cs_planner_opts_t *o, shared
                 continue;
             }
             cs_err_clear(&err);
-            double tc0 = now();
+            double tc0 = cs_now_s();
             if (cs__planner_cost(p, c, o->budget, &err) != CS_OK)
                 snprintf(x->err, sizeof(x->err), "%.150s", err.msg);
             h->ncosted++;
             CS_DEBUG("plan", "cost model %s %s: %.2f s, %llu messages, simulation about %.1f s",
-                     x->algo, x->params, now() - tc0, (unsigned long long)x->messages,
+                     x->algo, x->params, cs_now_s() - tc0, (unsigned long long)x->messages,
                      x->sim_cost);
             if (o->progress == 1)
                 status_line(o, "cost model %d/%d", h->ncosted, p->ncands);
@@ -404,7 +397,7 @@ int cs_planner_run(const cs_planner_opts_t *o, cs_planner_t **out, cs_err_t *err
 {
     *out = NULL;
     /* the deadline keeps a margin for writing the results */
-    double t0 = now(), deadline = t0 + o->budget - fmin(1.0, 0.05 * o->budget);
+    double t0 = cs_now_s(), deadline = t0 + o->budget - fmin(1.0, 0.05 * o->budget);
     if (!(o->budget > 0))
         return cs_err_set(err, CS_ERR_RANGE, "--budget: expected a positive number of seconds");
     if (o->nsizes < 1 || o->nsizes > CS_PLANNER_MAX_SIZES)
@@ -500,7 +493,7 @@ int cs_planner_run(const cs_planner_opts_t *o, cs_planner_t **out, cs_err_t *err
     }
     int nj = plan_jobs(p, o, jobs), next = 0, running = 0, done = 0;
     double spent = 0, predicted = 0, ratio = 1; /* measured over predicted simulation time */
-    double analysed = now();
+    double analysed = cs_now_s();
     double cheapest = INFINITY;
     for (int i = 0; i < nj; i++)
         if (jobs[i].cost < cheapest)
@@ -521,7 +514,7 @@ int cs_planner_run(const cs_planner_opts_t *o, cs_planner_t **out, cs_err_t *err
                 next++;
                 continue;
             }
-            if (now() + j->cost * (ratio > 1 ? ratio : 1) > deadline) {
+            if (cs_now_s() + j->cost * (ratio > 1 ? ratio : 1) > deadline) {
                 snprintf(p->cands[j->cand].err, sizeof(p->cands[0].err),
                          "not simulated: about %.0f s, more than the budget left", j->cost);
                 next++;
@@ -535,16 +528,21 @@ int cs_planner_run(const cs_planner_opts_t *o, cs_planner_t **out, cs_err_t *err
                 _exit(simulate(plat, o, p, j->cand, j->ks, j->nk));
             }
             j->pid = w;
-            j->started = now();
+            j->started = cs_now_s();
             running++;
             next++;
         }
         if (running == 0)
             break;
-        int wst;
-        pid_t w = waitpid(-1, &wst, WNOHANG);
+        /* only the workers started here: a program calling the planner
+         * keeps its own children */
+        int wst = 0;
+        pid_t w = 0;
+        for (int i = 0; i < next && w <= 0; i++)
+            if (jobs[i].pid > 0)
+                w = waitpid(jobs[i].pid, &wst, WNOHANG);
         if (w <= 0) {
-            if (now() > deadline) { /* the budget is spent: stop what runs */
+            if (cs_now_s() > deadline) { /* the budget is spent: stop what runs */
                 for (int i = 0; i < next; i++)
                     if (jobs[i].pid > 0) {
                         kill(jobs[i].pid, SIGKILL);
@@ -570,7 +568,7 @@ int cs_planner_run(const cs_planner_opts_t *o, cs_planner_t **out, cs_err_t *err
             int ok = WIFEXITED(wst) && WEXITSTATUS(wst) == 0;
             if (ok) {
                 p->simulated++;
-                spent += now() - jobs[i].started;
+                spent += cs_now_s() - jobs[i].started;
                 predicted += jobs[i].cost;
                 ratio = spent / predicted;
             }
@@ -583,9 +581,9 @@ int cs_planner_run(const cs_planner_opts_t *o, cs_planner_t **out, cs_err_t *err
             if (o->progress == 2)
                 status_line(o, "[%d/%d] %s: %s in %.1f s%s%s", done, nj,
                             label(p, x, lb, sizeof(lb)), ok ? "simulated" : "failed",
-                            now() - jobs[i].started, ok ? "" : ": ", ok ? "" : x->err);
+                            cs_now_s() - jobs[i].started, ok ? "" : ": ", ok ? "" : x->err);
             else
-                status_line(o, "simulated %d/%d, %.0f s left", done, nj, deadline - now());
+                status_line(o, "simulated %d/%d, %.0f s left", done, nj, deadline - cs_now_s());
         }
     }
     if (o->progress == 1)
@@ -604,7 +602,7 @@ int cs_planner_run(const cs_planner_opts_t *o, cs_planner_t **out, cs_err_t *err
         }
     }
     free(jobs);
-    p->seconds = now() - t0;
+    p->seconds = cs_now_s() - t0;
     cs_platform_close(plat);
     *out = p;
     return CS_OK;

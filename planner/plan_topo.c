@@ -20,8 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_grow.h"
 #include "cs_plat_levels.h"
-#include "cs_planner.h"
+#include "cs_planner_int.h"
 #include "cs_platform.h"
 #include "cs_sim.h"
 
@@ -172,18 +173,13 @@ typedef struct lnk {
     double bw;
 } lnk_t;
 
-static int link_id(lnk_t **v, int *n, int *cap, const char *name, double bw)
+static int link_id(lnk_t **v, int *n, size_t *cap, const char *name, double bw)
 {
     for (int i = *n - 1; i >= 0; i--) /* routes repeat recent links */
         if (strcmp((*v)[i].name, name) == 0)
             return i;
-    if (*n == *cap) {
-        int c = *cap ? 2 * *cap : 256;
-        lnk_t *nv = realloc(*v, sizeof(lnk_t) * (size_t)c);
-        if (!nv)
-            return -1;
-        *v = nv, *cap = c;
-    }
+    if (cs_grow(v, cap, (size_t)*n + 1, sizeof(lnk_t), 256))
+        return -1;
     if (!((*v)[*n].name = strdup(name)))
         return -1;
     (*v)[*n].bw = bw;
@@ -197,7 +193,8 @@ static double egress(const cs_planner_t *p, const int *src, int ns, const int *d
                      cs_err_t *err)
 {
     lnk_t *lv = NULL;
-    int nl = 0, cl = 0, st = CS_OK;
+    int nl = 0, st = CS_OK;
+    size_t cl = 0;
     igraph_vector_int_t edges;
     igraph_vector_t capv;
     igraph_vector_int_init(&edges, 0);

@@ -15,6 +15,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include "cs_grow.h"
 #include "cs_plat_file.h"
 
 typedef struct {
@@ -60,20 +61,14 @@ typedef struct {
     cs__pfile_t *f;
     cs_err_t *err;
     const xmlNode *top_zone;
-    int ccap, bcap, pcap, ncap;
+    size_t ccap, bcap, pcap, ncap;
 } cs__walk_t;
 
 /* Append id to a growing array of char[128]. */
-static int cs__push_id(cs__walk_t *w, char (**v)[128], int *n, int *cap, const xmlNode *node)
+static int cs__push_id(cs__walk_t *w, char (**v)[128], int *n, size_t *cap, const xmlNode *node)
 {
-    if (*n == *cap) {
-        int nc = *cap ? 2 * *cap : 8;
-        char(*nv)[128] = realloc(*v, sizeof(**v) * (size_t)nc);
-        if (nv == NULL)
-            return cs_err_set(w->err, CS_ERR_NOMEM, "out of memory");
-        *v = nv;
-        *cap = nc;
-    }
+    if (cs_grow(v, cap, (size_t)*n + 1, sizeof(**v), 8))
+        return cs_err_set(w->err, CS_ERR_NOMEM, "out of memory");
     cs__attr(node, "id", (*v)[(*n)++], sizeof(**v));
     return CS_OK;
 }
@@ -93,14 +88,8 @@ static int cs__fail(cs__walk_t *w, const xmlNode *n, const char *fmt, ...)
 static int cs__add_cluster(cs__walk_t *w, const xmlNode *n, const char *topology)
 {
     cs__pfile_t *f = w->f;
-    if (f->ncl == w->ccap) {
-        int nc = w->ccap ? 2 * w->ccap : 8;
-        cs__pcluster_t *v = realloc(f->cl, sizeof(*v) * (size_t)nc);
-        if (v == NULL)
-            return cs_err_set(w->err, CS_ERR_NOMEM, "out of memory");
-        f->cl = v;
-        w->ccap = nc;
-    }
+    if (cs_grow(&f->cl, &w->ccap, (size_t)f->ncl + 1, sizeof(*f->cl), 8))
+        return cs_err_set(w->err, CS_ERR_NOMEM, "out of memory");
     cs__pcluster_t *c = &f->cl[f->ncl++];
     memset(c, 0, sizeof(*c));
     cs__attr(n, "id", c->id, sizeof(c->id));
@@ -416,7 +405,8 @@ int cs__pfile_text(const cs__pfile_t *f, int split, char **out, cs_err_t *err)
 
 typedef struct {
     char **v;
-    uint64_t n, cap;
+    uint64_t n;
+    size_t cap;
     int devices; /* 1: collect device hosts only */
     int fail;
 } cs__names_t;
@@ -437,15 +427,9 @@ static void cs__names_walk(const xmlNode *parent, cs__names_t *nm)
                                                          strcmp(val, "cpu") == 0);
                 }
             if (dev || !nm->devices) {
-                if (nm->n == nm->cap) {
-                    uint64_t nc = nm->cap ? 2 * nm->cap : 64;
-                    char **v = realloc(nm->v, sizeof(char *) * nc);
-                    if (v == NULL) {
-                        nm->fail = 1;
-                        return;
-                    }
-                    nm->v = v;
-                    nm->cap = nc;
+                if (cs_grow(&nm->v, &nm->cap, nm->n + 1, sizeof(char *), 64)) {
+                    nm->fail = 1;
+                    return;
                 }
                 xmlChar *id = xmlGetProp(n, (const xmlChar *)"id");
                 nm->v[nm->n] = strdup(id ? (const char *)id : "");

@@ -63,6 +63,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_grow.h"
+
 int cs__model_tier(cs__model_t *m, const char *name, double lat_factor, double bw_factor)
 {
     for (int i = 0; i < m->ntiers; i++)
@@ -305,16 +307,10 @@ static void cs__sb_printf(cs__sb_t *b, const char *fmt, ...)
             b->len += (size_t)w;
             return;
         }
-        size_t ncap = b->cap ? b->cap * 2 : 1 << 16;
-        while (ncap - b->len <= (size_t)w)
-            ncap *= 2;
-        char *ns = realloc(b->s, ncap);
-        if (ns == NULL) {
+        if (cs_grow(&b->s, &b->cap, b->len + (size_t)w + 1, 1, 1 << 16)) {
             b->failed = 1;
             return;
         }
-        b->s = ns;
-        b->cap = ncap;
     }
 }
 

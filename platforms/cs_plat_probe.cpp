@@ -38,7 +38,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -48,17 +47,11 @@
 #include <igraph.h>
 
 #include "cs_plat_sg.hpp"
+#include "cs_time.h"
 
 namespace cs_plat {
 
 /* ---- the child ---------------------------------------------------------- */
-
-static double wall()
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* The ranks' hosts: devices in document order, else all hosts by name. */
 static std::vector<sg4::Host *> rank_hosts(std::string &noun, std::string &rule)
@@ -322,7 +315,7 @@ static int topology(int fd, const std::vector<sg4::Host *> &hosts, double t0, ro
     char line[256];
     snprintf(line, sizeof(line), "G %lld\t%llu\t%zu\t%.17g\t%zu\t%d\t%.6f\n",
              (long long)(2 * N + 2 * L), (unsigned long long)(ne_routes + (uint64_t)L), longest,
-             flow * 1e9, npairs, exact, wall() - t0);
+             flow * 1e9, npairs, exact, cs_now_s() - t0);
     put(fd, line);
     return 0;
 }
@@ -550,7 +543,7 @@ extern "C" int cs__plat_sg_probe(cs_platform_t *p, const char *path, int topo, c
     if (abs == nullptr)
         return cs_err_set(err, CS_ERR_IO, "%s: %s", path, strerror(errno));
     const char *shown = f ? f->fname : path;
-    double t0 = wall();
+    double t0 = cs_now_s();
     child_spec c{f, abs, shown, nullptr, 0, [&](int fd) { facts(fd, f, shown, topo, t0); }};
     std::string out;
     int st = run_child(c, out, err);

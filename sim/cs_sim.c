@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -38,6 +37,7 @@
 #include "cs_log.h"
 #include "cs_plat_file.h"
 #include "cs_sim_int.h"
+#include "cs_time.h"
 
 uint32_t *cs__work_q, *cs__work_sq;
 double *cs__work_post;
@@ -303,14 +303,6 @@ static double sim_clock(void)
     return simgrid_get_clock();
 }
 
-/* Wall-clock seconds, for the phase timings logged at level info. */
-static double wall_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 static int check_args(const cs_platform_t *plat, cs_sim_instance_t *inst, int n, int *maxp,
                       cs_err_t *err)
 {
@@ -377,7 +369,7 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
         cs_err_set(err, st, "sim: out of memory for %llu steps", (unsigned long long)maxsteps);
         goto out;
     }
-    double w0 = wall_now();
+    double w0 = cs_now_s();
     int nthreads = 1;
     for (int i = 0; i < n; i++) {
         int j = 0;
@@ -413,14 +405,14 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
     }
 
     CS_INFO("sim", "compiled %d schedule(s) (the largest: %llu steps) on %d thread(s) in %.2f s",
-            nprogs, (unsigned long long)maxsteps, nthreads, wall_now() - w0);
+            nprogs, (unsigned long long)maxsteps, nthreads, cs_now_s() - w0);
 
     st = text_prepare(plat, opts_in->model, &text, err);
     if (st != CS_OK)
         goto out;
     /* SimGrid: once per process from here on */
     sim_used = 1;
-    w0 = wall_now();
+    w0 = cs_now_s();
 #ifdef __GLIBC__
     /* Keep glibc's mmap threshold at its initial 128 KiB.  By default glibc
      * raises it each time a large block is freed; SimGrid's Dijkstra routing
@@ -455,15 +447,15 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
     if (st != CS_OK)
         goto out;
     CS_INFO("sim", "SimGrid platform %s loaded in %.2f s", plat->spec[0] ? plat->spec : plat->name,
-            wall_now() - w0);
-    w0 = wall_now();
+            cs_now_s() - w0);
+    w0 = cs_now_s();
     cs_log_set_clock(sim_clock, "sim");
     sg_actor_t drv = sg_actor_init("driver", d.run.hosts[0]);
     sg_actor_set_data(drv, &d);
     sg_actor_start(drv, driver_main, 0, NULL);
     simgrid_run();
     cs_log_set_clock(NULL, NULL);
-    CS_INFO("sim", "simulated %d of %d instance(s) in %.2f s", d.completed, n, wall_now() - w0);
+    CS_INFO("sim", "simulated %d of %d instance(s) in %.2f s", d.completed, n, cs_now_s() - w0);
     if (d.run.failed)
         st = cs_err_set(err, d.run.failed, "sim: internal failure while simulating instance %d",
                         d.completed);

@@ -46,6 +46,7 @@
 
 #include <simgrid/mailbox.h>
 
+#include "cs_grow.h"
 #include "cs_log.h"
 #include "cs_plan.h"
 #include "cs_sim_int.h"
@@ -86,24 +87,9 @@ typedef struct part {
      * succ_base[r] and mbox_base[r] are offsets in these until
      * cs__prog_build moves them into the program's arrays */
     uint32_t *succ, *mfirst;
-    uint64_t nsucc, cap_succ, nmbox, cap_mbox;
+    uint64_t nsucc, nmbox;
+    size_t cap_succ, cap_mbox;
 } part_t;
-
-/* Make room for n more entries in *a (used *len, capacity *cap). */
-static int reserve(uint32_t **a, uint64_t len, uint64_t *cap, uint64_t n)
-{
-    if (len + n <= *cap)
-        return 0;
-    uint64_t nc = *cap ? *cap : 1024;
-    while (nc < len + n)
-        nc *= 2;
-    uint32_t *na = realloc(*a, sizeof(uint32_t) * nc);
-    if (!na)
-        return -1;
-    *a = na;
-    *cap = nc;
-    return 0;
-}
 
 /* Rank r: its plan (successor lists and channel queues, cs_plan.h), then,
  * while the plan and the steps are in the caches, its ops: kind, channel
@@ -131,8 +117,8 @@ static int compile_rank(part_t *w, int r)
         uint32_t n = cs_plan_nsucc(pl, i);
         nlong += n > CS__SUCC_INL ? n : 0;
     }
-    if (reserve(&w->succ, w->nsucc, &w->cap_succ, nlong) != 0 ||
-        reserve(&w->mfirst, w->nmbox, &w->cap_mbox, pl->nqueues) != 0) {
+    if (cs_grow(&w->succ, &w->cap_succ, w->nsucc + nlong, sizeof(*w->succ), 1024) ||
+        cs_grow(&w->mfirst, &w->cap_mbox, w->nmbox + pl->nqueues, sizeof(*w->mfirst), 1024)) {
         w->nomem = 1;
         return -1;
     }

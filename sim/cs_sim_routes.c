@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cs_plat_file.h"
+#include "cs_grow.h"
 #include "cs_sim_int.h"
 
 /* A message and where the schedules first send it: instance, rank, step. */
@@ -63,15 +64,9 @@ int cs__sim_check_routes(const cs_platform_t *plat, char *const *host_names,
                 const cs_step_t *stp = &s->ranks[r].steps[k];
                 if (stp->kind != CS_STEP_SEND || stp->peer < 0 || stp->peer == r)
                     continue;
-                if (n == cap) {
-                    size_t nc = cap ? 2 * cap : 1024;
-                    route_use_t *np = realloc(use, nc * sizeof(*np));
-                    if (!np) {
-                        st = cs_err_set(err, CS_ERR_NOMEM, "sim: out of memory");
-                        break;
-                    }
-                    use = np;
-                    cap = nc;
+                if (cs_grow(&use, &cap, n + 1, sizeof(*use), 1024)) {
+                    st = cs_err_set(err, CS_ERR_NOMEM, "sim: out of memory");
+                    break;
                 }
                 use[n++] = (route_use_t){(uint32_t)r, (uint32_t)stp->peer, i, r, k};
             }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_grow.h"
 #include "cs_hash.h"
 #include "cs_log.h"
 #include "cs_sched.h"
@@ -36,15 +37,6 @@ double cs__trace_width(int level)
 static int fail(cs_trace_t *t, int code, const char *what)
 {
     return cs_err_set(&t->err, code, "trace: %s", what);
-}
-
-static uint64_t mix(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ULL;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
 }
 
 /* ---- creation ------------------------------------------------------------ */
@@ -159,14 +151,8 @@ static int tier_id(cs_trace_t *t, const char *name, int *id)
             *id = i;
             return CS_OK;
         }
-    if (t->ntiers == t->cap_tiers) {
-        int cap = t->cap_tiers ? t->cap_tiers * 2 : 8;
-        char **nv = realloc(t->tier_names, sizeof(char *) * (size_t)cap);
-        if (!nv)
-            return fail(t, CS_ERR_NOMEM, "out of memory");
-        t->tier_names = nv;
-        t->cap_tiers = cap;
-    }
+    if (cs_grow(&t->tier_names, &t->cap_tiers, (size_t)t->ntiers + 1, sizeof(char *), 8))
+        return fail(t, CS_ERR_NOMEM, "out of memory");
     t->tier_names[t->ntiers] = strdup(name);
     if (!t->tier_names[t->ntiers])
         return fail(t, CS_ERR_NOMEM, "out of memory");
@@ -207,14 +193,8 @@ int cs_trace_link(cs_trace_t *t, const char *name, const char *tier, double band
             *id = t->lhash[k] - 1;
             return CS_OK;
         }
-    if (t->nlinks == t->cap_links) {
-        uint32_t cap = t->cap_links ? t->cap_links * 2 : 256;
-        cs__tlink_t *nv = realloc(t->links, sizeof(*nv) * cap);
-        if (!nv)
-            return fail(t, CS_ERR_NOMEM, "out of memory");
-        t->links = nv;
-        t->cap_links = cap;
-    }
+    if (cs_grow(&t->links, &t->cap_links, (size_t)t->nlinks + 1, sizeof(*t->links), 256))
+        return fail(t, CS_ERR_NOMEM, "out of memory");
     cs__tlink_t *l = &t->links[t->nlinks];
     memset(l, 0, sizeof(*l));
     l->name = strdup(name);
@@ -366,7 +346,7 @@ static int routes_grow(cs_trace_t *t)
     for (uint64_t i = 0; i < t->cap_routes; i++) {
         if (!t->routes[i].key)
             continue;
-        uint64_t k = mix(t->routes[i].key) & (cap - 1);
+        uint64_t k = cs_hash_mix64(t->routes[i].key) & (cap - 1);
         while (nv[k].key)
             k = (k + 1) & (cap - 1);
         nv[k] = t->routes[i];
@@ -395,18 +375,11 @@ static int resolve(cs_trace_t *t, const char *src, const char *dst, cs__troute_t
             free(hops);
         return cs_err_set(&t->err, st, "trace: no route from %s to %s", src, dst);
     }
-    if (t->nroute_ids + (uint64_t)n > t->cap_route_ids) {
-        uint64_t cap = t->cap_route_ids ? t->cap_route_ids * 2 : 4096;
-        while (cap < t->nroute_ids + (uint64_t)n)
-            cap *= 2;
-        uint32_t *nv = realloc(t->route_ids, sizeof(uint32_t) * cap);
-        if (!nv) {
-            if (hops != small)
-                free(hops);
-            return fail(t, CS_ERR_NOMEM, "out of memory");
-        }
-        t->route_ids = nv;
-        t->cap_route_ids = cap;
+    if (cs_grow(&t->route_ids, &t->cap_route_ids, t->nroute_ids + (size_t)n,
+                sizeof(*t->route_ids), 4096)) {
+        if (hops != small)
+            free(hops);
+        return fail(t, CS_ERR_NOMEM, "out of memory");
     }
     r->off = (uint32_t)t->nroute_ids;
     r->n = 0;
@@ -432,7 +405,7 @@ int cs_trace_add_xfer(cs_trace_t *t, int src, int dst, const char *src_host,
     if (2 * (t->nroutes + 1) > t->cap_routes && routes_grow(t) != CS_OK)
         return t->err.code;
     uint64_t key = (((uint64_t)(uint32_t)src << 32) | (uint32_t)dst) + 1;
-    uint64_t k = mix(key) & (t->cap_routes - 1);
+    uint64_t k = cs_hash_mix64(key) & (t->cap_routes - 1);
     while (t->routes[k].key && t->routes[k].key != key)
         k = (k + 1) & (t->cap_routes - 1);
     if (!t->routes[k].key) {

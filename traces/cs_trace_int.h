@@ -36,12 +36,14 @@ struct cs_trace {
     cs_err_t err;    /* first failure */
 
     cs__tlink_t *links;
-    uint32_t nlinks, cap_links;
+    uint32_t nlinks;
+    size_t cap_links;
     uint32_t *lhash; /* open addressing over link names: index + 1 */
     uint32_t lhash_cap;
 
     char **tier_names;
-    int ntiers, cap_tiers;
+    int ntiers;
+    size_t cap_tiers;
     cs_trace_tier_stat_t *tiers;
     double *tier_series; /* after finish: ntiers x nb x 3 (bytes, max util, busy links) */
     int bottleneck;
@@ -49,7 +51,8 @@ struct cs_trace {
     cs__troute_t *routes;
     uint64_t nroutes, cap_routes;
     uint32_t *route_ids;
-    uint64_t nroute_ids, cap_route_ids;
+    uint64_t nroute_ids;
+    size_t cap_route_ids;
     cs_trace_router_fn router;
     void *router_ctx;
 

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_grow.h"
 #include "cs_trace_int.h"
 
 #define RD_MAX_TIERS 32
@@ -48,23 +49,19 @@ static char *slurp(const char *path)
     FILE *f = fopen(path, "r");
     if (!f)
         return NULL;
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
+    size_t cap = 0, n = 0;
+    char *buf = NULL;
+    for (;;) {
+        /* room for one more byte and the terminating NUL */
+        if (cs_grow(&buf, &cap, n + 2, 1, 4096)) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
         size_t r = fread(buf + n, 1, cap - n - 1, f);
         n += r;
         if (r == 0)
             break;
-        if (n + 1 == cap) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
     }
     fclose(f);
     if (buf)

@@ -35,6 +35,7 @@
 #include "cs_gpu.h"
 #include "cs_log.h"
 #include "cs_plan.h"
+#include "cs_time.h"
 
 #define MEM_ALIGN 256 /* staging slots (and an empty buffer's allocation) */
 
@@ -475,8 +476,8 @@ int cs_gpu_engine_enqueue(cs_gpu_engine_t *e, uint64_t count, cs_err_t *err)
 /* Wait for `ev` (recorded on the main stream), bounded by the timeout. */
 static int wait_event(cs_gpu_engine_t *e, cudaEvent_t ev, cs_err_t *err)
 {
-    struct timespec t0, now, nap = {0, 20000};
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    struct timespec nap = {0, 20000};
+    double t0 = cs_now_s();
     for (;;) {
         cudaError_t ce = cudaEventQuery(ev);
         if (ce == cudaSuccess)
@@ -491,8 +492,7 @@ static int wait_event(cs_gpu_engine_t *e, cudaEvent_t ev, cs_err_t *err)
             cs__nccl_set_failed(e->nc);
             return st;
         }
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        double dt = (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) * 1e-9;
+        double dt = cs_now_s() - t0;
         if (dt > e->cfg.timeout_s) {
             e->failed = 1;
             cs__nccl_set_failed(e->nc);

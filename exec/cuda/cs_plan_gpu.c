@@ -42,6 +42,7 @@
 #include <string.h>
 
 #include "cs_gpu.h"
+#include "cs_hash.h"
 #include "cs_plan.h"
 
 static int32_t imax(int32_t a, int32_t b) { return a > b ? a : b; }
@@ -246,11 +247,11 @@ int cs__gpu_merge_copies(const cs_rank_sched_t *rs, uint32_t *lead, cs_range_t *
         if (x->ndeps)
             memcpy(d, cs_step_deps(rs, x), x->ndeps * sizeof(*d));
         qsort(d, x->ndeps, sizeof(*d), u32_cmp);
-        uint64_t h = 1469598103934665603ull; /* FNV-1a over the set */
+        uint64_t h = CS_FNV64_OFFSET; /* FNV-1a over the set */
         for (uint32_t j = 0; j < x->ndeps; j++)
             if (j == 0 || d[j] != d[j - 1]) {
                 d[dn++] = d[j];
-                h = (h ^ d[j]) * 1099511628211ull;
+                h = (h ^ d[j]) * CS_FNV64_PRIME;
             }
         c[k++] = (cand_t){x->src.buf, x->dst.buf, (int64_t)x->dst.off - (int64_t)x->src.off, h,
                           used, dn, x->src.off, x->src.n, i};

@@ -11,8 +11,7 @@
  *            of a whole FIFO to its pool (generations bumped);
  *   ring     many times its capacity pushed and popped (positions wrap,
  *            order kept), taking back the entry pushed last only;
- *   unex     records and slots run out independently, slots reused;
- *   clock    monotonic.
+ *   unex     records and slots run out independently, slots reused.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -175,21 +174,11 @@ static int test_unex(void)
     return 0;
 }
 
-static int test_clock(void)
-{
-    uint64_t a = cs_tp_now_ns(), b = cs_tp_now_ns();
-    double s = cs_tp_now_s();
-    CS_TEST_CHECK(a > 0 && b >= a, "monotonic");
-    CS_TEST_CHECK(s >= (double)a * 1e-9, "seconds from the same clock");
-    return 0;
-}
-
 int main(void)
 {
     test_pool();
     test_fifo();
     test_ring();
     test_unex();
-    test_clock();
     return cs_test_finish();
 }

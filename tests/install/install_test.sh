@@ -20,6 +20,10 @@
 #     schedule file equal to `collstep gen`'s) and simulates it: the same
 #     time as `collstep sim`, and no less than the ring's bandwidth bound;
 #     with CUDA it counts GPUs through the installed GPU executor;
+#   - use_planner.c, built the same two ways, plans through the installed
+#     planner (collstep::planner): its choice is the row `collstep plan
+#     --all` marks chosen, and the tuning table it writes with cs_tuning.h
+#     is read back and run by the installed `collstep sim --algo auto`;
 #   - the prefix moved elsewhere still runs and builds (RUNPATH, .pc and
 #     the CMake package are relative to themselves).
 set -u
@@ -72,9 +76,10 @@ rm -rf "$bld"
 # ---- what is installed -------------------------------------------------
 lib=$prefix/lib inc=$prefix/include/collstep
 for f in bin/collstep lib/libcs_core.a lib/libcs_algos.a lib/libcs_platforms.a \
-         lib/libcs_traces.a lib/libcs_sim.a lib/libcs_exec.a \
+         lib/libcs_traces.a lib/libcs_sim.a lib/libcs_exec.a lib/libcs_planner.a \
          include/collstep/cs_sched.h include/collstep/cs_algo.h include/collstep/cs_verify.h \
          include/collstep/cs_sim.h include/collstep/cs_platform.h include/collstep/cs_engine.h \
+         include/collstep/cs_planner.h include/collstep/cs_tuning.h \
          lib/pkgconfig/collstep.pc lib/cmake/collstep/collstepConfig.cmake \
          lib/cmake/collstep/collstepConfigVersion.cmake lib/cmake/collstep/collstepTargets.cmake; do
     [ -f "$prefix/$f" ] || fail "not installed: $f"
@@ -201,6 +206,34 @@ cmake_user() { # cmake_user PREFIX DIR: configure and build tests/install/consum
 }
 cmake_user "$prefix" "$work/cmake_user"
 check_prog use_cmake "$work/cmake_user/use_collstep" sim
+
+# ---- a user's program that plans ---------------------------------------
+# The choice `collstep plan --all` marks (csv: algo,"params",order,time_us)
+plan_bytes=1048576
+(cd / && env -u LD_LIBRARY_PATH "$coll" plan --platform $plat --ranks $ranks --size $plan_bytes \
+    --all --jobs 2 --format csv 2>/dev/null) >"$work/plan.csv" || fail "collstep plan exits $?"
+plan_cli=$(awk -F, 'NR > 1 && $NF == 1 { split($0, q, "\""); split(q[3], r, ",");
+                                          print $3, "\"" q[2] "\"", r[2], r[3] }' "$work/plan.csv")
+[ -n "$plan_cli" ] || fail "collstep plan chose nothing: $(cat "$work/plan.csv")"
+# check_plan NAME BIN: BIN plans as collstep plan does; its table runs
+check_plan() {
+    out=$(cd / && env -u LD_LIBRARY_PATH "$2" $plat $ranks $plan_bytes "$work/$1.tuning") ||
+        fail "$1 exits $?"
+    echo "$1: $out" | tr '\n' ' '
+    echo
+    got=$(echo "$out" | sed -n 's/^choice //p')
+    [ "$got" = "$plan_cli" ] || fail "$1: chose '$got', collstep plan '$plan_cli'"
+    got=$(echo "$out" | sed -n 's/^tuning //p')
+    [ "$got" = "${plan_cli% * *}" ] || fail "$1: its tuning table reads back as '$got'"
+    (cd / && env -u LD_LIBRARY_PATH "$coll" sim --platform $plat --ranks $ranks --size $plan_bytes \
+        --algo auto --tuning "$work/$1.tuning" --format csv) >"$work/$1.sim.csv" ||
+        fail "collstep sim --algo auto --tuning (written by $1) exits $?"
+}
+# shellcheck disable=SC2046
+$CC -std=gnu11 -Wall -Wextra -Werror -o "$work/use_planner_pc" "$src/tests/install/use_planner.c" \
+    $(pkg-config --cflags --libs collstep) || fail "use_planner.c does not build with pkg-config"
+check_plan use_planner_pc "$work/use_planner_pc"
+check_plan use_planner_cmake "$work/cmake_user/use_planner"
 check_prog use_cmake_algos "$work/cmake_user/use_collstep_algos"
 if readelf -d "$work/cmake_user/use_collstep_algos" | grep -q 'NEEDED.*\(simgrid\|pmix\|cudart\|nccl\|igraph\)'; then
     fail "collstep::algos alone links $(readelf -d "$work/cmake_user/use_collstep_algos" | grep NEEDED)"

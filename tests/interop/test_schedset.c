@@ -1,5 +1,5 @@
 /*
- * test_schedset.c - a tuning table of MSCCL XML files: a folder of three
+ * test_schedset.c - a schedule set of MSCCL XML files: a folder of three
  * copies of the ring with size ranges, looked up per size as MSCCL does
  * (range, then nchunksperloop dividing the element count, first in name
  * order), the errors for a size no file serves and for a set mixing

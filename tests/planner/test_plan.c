@@ -11,11 +11,16 @@
  *                (the ring's slowest link, times two when its channels run
  *                both ways), and the platform's order is slower
  *   errors       one rank, an unknown platform, a budget too small
+ *   children     a program's own child, exited before the plan, is still
+ *                the program's to wait for after it: the planner waits
+ *                only for the processes it started
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cs_planner.h"
 #include "cs_platform.h"
@@ -167,12 +172,32 @@ static int errors(void)
     return 0;
 }
 
+static int children(void)
+{
+    pid_t kid = fork();
+    CS_TEST_REQUIRE(kid >= 0, "fork");
+    if (kid == 0)
+        _exit(7);
+    const uint64_t sizes[] = {1u << 20};
+    cs_planner_t *p = NULL;
+    CS_TEST_REQUIRE(run("x86-p100-pcie-10gbe:nodes=1", sizes, 1, 1, &p) == CS_OK, "plan");
+    CS_TEST_CHECK(p->simulated > 0, "the workers ran (%d simulations)", p->simulated);
+    cs_planner_free(p);
+    int ws = 0;
+    pid_t w = waitpid(kid, &ws, 0);
+    CS_TEST_CHECK(w == kid && WIFEXITED(ws) && WEXITSTATUS(ws) == 7,
+                  "the program's child is still its own: waitpid %d, status %d", (int)w, ws);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "all";
     /* dgx1 last: it loads a platform in this process (SimGrid, once) */
     if (!strcmp(what, "errors") || !strcmp(what, "all"))
         errors();
+    if (!strcmp(what, "children") || !strcmp(what, "all"))
+        children();
     if (!strcmp(what, "exhaustive") || !strcmp(what, "all"))
         exhaustive("summit:nodes=2");
     if (!strcmp(what, "dgx1") || !strcmp(what, "all"))

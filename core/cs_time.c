@@ -1,0 +1,13 @@
+/*
+ * cs_time.c - the monotonic clock (cs_time.h).
+ */
+#include "cs_time.h"
+
+#include <time.h>
+
+uint64_t cs_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
