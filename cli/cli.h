@@ -255,6 +255,13 @@ typedef struct cs_cli_scheds {
     struct cs_tuning *tuning;
 } cs_cli_scheds_t;
 
+/* Whether a verification may be answered by the cache of schedules that
+ * verified before (cs_cli_verify). */
+typedef enum cs_cli_verify_how {
+    CS_CLI_VERIFY_ALWAYS, /* asked for: always verified */
+    CS_CLI_VERIFY_CACHED  /* the implicit check of sim, run, validate */
+} cs_cli_verify_how_t;
+
 /* What the command asks for, shared by the calls below. */
 typedef struct cs_cli_want {
     const char *cmd;          /* messages: "collstep CMD: ..." */
@@ -288,7 +295,8 @@ int cs_cli_scheds_fit(const char *cmd, const cs_cli_scheds_t *b, const char *arg
 int cs_cli_scheds_build(const cs_cli_want_t *w, const char *algos, const char *tuning,
                         const cs_cli_params_t *p, const cs_coll_desc_t *d, cs_cli_scheds_t *b);
 /* Verify every schedule (cs_cli_verify; cmd NULL: silently).  An exit code. */
-int cs_cli_scheds_verify(const char *cmd, const cs_cli_scheds_t *b, const char *arg);
+int cs_cli_scheds_verify(const char *cmd, const cs_cli_scheds_t *b, const char *arg,
+                         cs_cli_verify_how_t how);
 /* The algo column of schedule i's rows: its algorithm, else `arg` (the file). */
 const char *cs_cli_scheds_name(const cs_cli_scheds_t *b, int i, const char *arg);
 
@@ -310,15 +318,18 @@ int cs_cli_report(const char *cmd, const cs_cli_report_t *r, cs_result_t *rows, 
 
 /* ---- verification (cli_verify.c) ---------------------------------------- */
 
-/* Verify `s` before it is simulated or run.  A schedule that verified once
- * is remembered by its digest in the user's cache directory
- * ($XDG_CACHE_HOME/collstep/verified, else ~/.cache/collstep/verified;
- * CS_VERIFY_CACHE=0 disables it), so a sweep or a repeated run does not pay
- * again.  A wrong schedule: its findings are printed (a deadlock with its
- * whole cycle) and CS_EXIT_FAIL returned; a schedule too large to verify:
+/* Verify `s`.  A schedule that verified is remembered by its digest in the
+ * user's cache directory ($XDG_CACHE_HOME/collstep/verified, else
+ * ~/.cache/collstep/verified; CS_VERIFY_CACHE=0 disables it).  With
+ * CS_CLI_VERIFY_CACHED (the check sim, run and validate make before using a
+ * schedule) a remembered schedule is not verified again, so a sweep or a
+ * repeated run does not pay again; CS_CLI_VERIFY_ALWAYS (verification the
+ * user asked for: gen --verify, export's promise) never reads the cache.
+ * A wrong schedule: its findings are printed (a deadlock with its whole
+ * cycle) and CS_EXIT_FAIL returned; a schedule too large to verify:
  * CS_EXIT_USAGE with the hint to pass --no-verify.  cmd NULL: nothing is
  * printed (the other ranks of a live run, whose rank 0 explains). */
-int cs_cli_verify(const char *cmd, const cs_sched_t *s, const char *name);
+int cs_cli_verify(const char *cmd, const cs_sched_t *s, const char *name, cs_cli_verify_how_t how);
 /* Print findings as "PREFIX<msg>" lines (with their detail lines, and the
  * line of a foreign file each step came from when `s` has origins) and
  * "... and N more finding(s)". */

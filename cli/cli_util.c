@@ -848,11 +848,12 @@ int cs_cli_scheds_build(const cs_cli_want_t *w, const char *algos, const char *t
     return rc;
 }
 
-int cs_cli_scheds_verify(const char *cmd, const cs_cli_scheds_t *b, const char *arg)
+int cs_cli_scheds_verify(const char *cmd, const cs_cli_scheds_t *b, const char *arg,
+                         cs_cli_verify_how_t how)
 {
     int rc = CS_EXIT_OK;
     for (int i = 0; i < b->n && rc == CS_EXIT_OK; i++)
-        rc = cs_cli_verify(cmd, b->sched[i], cs_cli_scheds_name(b, i, arg));
+        rc = cs_cli_verify(cmd, b->sched[i], cs_cli_scheds_name(b, i, arg), how);
     return rc;
 }
 

@@ -1,14 +1,18 @@
 /*
- * cli_verify.c - verification before a schedule is simulated or run, with
- * a cache of the schedules that verified, and the one way findings are
- * printed (see cli.h).
+ * cli_verify.c - the commands' verification of a schedule (gen --verify,
+ * export, and the check before one is simulated or run), with a cache of
+ * the schedules that verified, and the one way findings are printed (see
+ * cli.h).
  *
  * Cache.  One empty-ish file per verified schedule, named by its digest
  * (cs_sched_digest: FNV-1a 64 over the canonical content) and collstep's
  * version, in $XDG_CACHE_HOME/collstep/verified (else
  * ~/.cache/collstep/verified).  Only "correct" is remembered; a cache that
  * cannot be read or written only costs a verification.  CS_VERIFY_CACHE=0
- * turns it off.
+ * turns it off.  The cache only ever answers the implicit check of sim,
+ * run and validate (CS_CLI_VERIFY_CACHED): verification the user asked for
+ * always verifies, so it says what this collstep, under this environment
+ * (CS_VERIFY_MAX_MEM), finds now.  Either records a success.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -94,10 +98,10 @@ void cs_cli_print_findings(FILE *f, const char *prefix, const void *report, cons
     }
 }
 
-int cs_cli_verify(const char *cmd, const cs_sched_t *s, const char *name)
+int cs_cli_verify(const char *cmd, const cs_sched_t *s, const char *name, cs_cli_verify_how_t how)
 {
     uint64_t d = cs_sched_digest(s);
-    if (cached(d))
+    if (how == CS_CLI_VERIFY_CACHED && cached(d))
         return CS_EXIT_OK;
     cs_verify_report_t rep = {0};
     cs_err_t err;

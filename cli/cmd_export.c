@@ -20,7 +20,7 @@ static void help(FILE *f)
             "threadblock per peer, channel and direction, local steps in threadblocks of\n"
             "their own, dependencies as depid/deps (nop steps for extra ones).  Exports\n"
             "allreduce, reduce-scatter, allgather and alltoall.  The schedule is verified\n"
-            "first.\n"
+            "first, every time (whatever sim and run remember).\n"
             "\n"
             "  --name NAME          the algo's name (default: the algorithm's)\n"
             "  --proto P            Simple (default), LL or LL128\n"
@@ -142,7 +142,7 @@ int cs_cli_export(int argc, char **argv)
     cs_cli_scheds_init(&b);
     rc = build(&a, &b);
     if (rc == CS_EXIT_OK)
-        rc = cs_cli_scheds_verify("export", &b, a.file);
+        rc = cs_cli_scheds_verify("export", &b, a.file, CS_CLI_VERIFY_ALWAYS);
     if (rc == CS_EXIT_OK) {
         int st = cs_msccl_save(b.sched[0], &a.wo, a.output, a.force ? CS_OUT_FORCE : 0, &err);
         rc = st == CS_OK ? CS_EXIT_OK

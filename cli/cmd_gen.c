@@ -24,7 +24,8 @@ static void help(FILE *f)
             "  --root R             root rank of broadcast / reduce (default 0)\n"
             "  --param KEY=VALUE    generator parameter, repeatable or comma separated\n"
             "                       (see 'collstep algos')\n"
-            "  --verify             verify the schedule before writing it (exit 1 if wrong)\n"
+            "  --verify             verify the schedule before writing it (exit 1 if wrong);\n"
+            "                       always verified, whatever sim and run remember\n"
             "  -o, --output FILE    write to FILE, whole or not at all (default: stdout); an\n"
             "                       existing file is replaced only when it is a schedule\n"
             "  --force              replace an existing FILE that is not a schedule\n"
@@ -107,7 +108,7 @@ int cs_cli_gen(int argc, char **argv)
     cs_coll_desc_t d = {g.coll, (int32_t)g.ranks, (int32_t)g.root, 0};
     rc = cs_cli_scheds_build(&w, g.algo, NULL, &g.params, &d, &b);
     if (rc == CS_EXIT_OK && g.verify)
-        rc = cs_cli_scheds_verify("gen", &b, g.algo);
+        rc = cs_cli_scheds_verify("gen", &b, g.algo, CS_CLI_VERIFY_ALWAYS);
     /* act: write it */
     if (rc == CS_EXIT_OK) {
         cs_err_t err = {0};

@@ -714,7 +714,8 @@ int cs_cli_run(int argc, char **argv)
     /* verify: every rank holds the same schedules, so every rank gets the
      * same answer, before any transport is opened; rank 0 explains it */
     if (rc == CS_EXIT_OK && !o.no_verify)
-        rc = cs_cli_scheds_verify(c->rank == 0 ? "run" : NULL, &c->b, o.schedule);
+        rc = cs_cli_scheds_verify(c->rank == 0 ? "run" : NULL, &c->b, o.schedule,
+                                  CS_CLI_VERIFY_CACHED);
     if (rc == CS_EXIT_OK)
         rc = check_outputs(c);
     if (rc == CS_EXIT_OK)

@@ -492,7 +492,7 @@ int cs_cli_sim(int argc, char **argv)
     if (rc == CS_EXIT_OK)
         rc = build(s);
     if (rc == CS_EXIT_OK && !a->no_verify)
-        rc = cs_cli_scheds_verify("sim", &s->b, a->schedule);
+        rc = cs_cli_scheds_verify("sim", &s->b, a->schedule, CS_CLI_VERIFY_CACHED);
     /* act and report in a watched child (Ctrl-C removes partial outputs),
      * once the outputs are known to be writable */
     if (rc == CS_EXIT_OK)

@@ -190,7 +190,8 @@ static int run(val_t *v)
         rc = val_check_memory(v);
     rc = cs_live_release(v->l.boot, "validate", rc);
     if (rc == CS_EXIT_OK)
-        rc = cs_cli_scheds_verify(v->l.rank == 0 ? "validate" : NULL, &v->b, NULL);
+        rc = cs_cli_scheds_verify(v->l.rank == 0 ? "validate" : NULL, &v->b, NULL,
+                                  CS_CLI_VERIFY_CACHED);
     if (rc == CS_EXIT_OK && v->l.rank == 0)
         rc = verify(v);
     if ((rc = cs_live_agree(&v->l, rc)) != CS_EXIT_OK)

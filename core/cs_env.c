@@ -18,12 +18,13 @@ const cs_env_var_t cs_env_vars[] = {
      "same step for step"},
     {"CS_SIM_THREADS", "one per 256 Ki steps, at most one per CPU", "sim",
      "threads that compile schedules for the simulator (1 to 8); results do not change"},
-    {"CS_VERIFY_MAX_MEM", "half the physical memory", "verify, sim, run",
+    {"CS_VERIFY_MAX_MEM", "half the physical memory", "verify, gen --verify, export, sim, run",
      "the most memory the verifier may use (8G, 512M, bytes); a larger schedule is\n"
      "refused (exit 2): simulate it with --no-verify"},
-    {"CS_VERIFY_CACHE", "1", "sim, run, gen --verify",
+    {"CS_VERIFY_CACHE", "1", "sim, run, validate, gen --verify, export",
      "0: do not remember schedules that verified (in $XDG_CACHE_HOME/collstep/verified,\n"
-     "else ~/.cache/collstep/verified)"},
+     "else ~/.cache/collstep/verified); a remembered schedule is not verified again\n"
+     "by sim, run and validate (gen --verify and export always verify)"},
     {"CS_NO_GUARD", "0", "sim",
      "1: simulate in the command's own process instead of a watched child (debuggers);\n"
      "Ctrl-C then cannot remove partial outputs"},
@@ -41,7 +42,8 @@ const cs_env_var_t cs_env_vars[] = {
      "run", "the launcher-less bootstrap: this rank, the number of ranks, rank 0's address\n"
      "and port"},
     {"TMPDIR", "/tmp", "sim", "where platforms that are not presets are checked first"},
-    {"XDG_CACHE_HOME", "~/.cache", "sim, run", "root of the verification cache"},
+    {"XDG_CACHE_HOME", "~/.cache", "sim, run, validate, gen --verify, export",
+     "root of the verification cache"},
     {NULL, NULL, NULL, NULL},
 };
 

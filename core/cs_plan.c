@@ -75,6 +75,8 @@ static int qvec_push(qvec_t *q, const cs_plan_queue_t *x)
 static int depends_on(const cs_rank_sched_t *rk, uint32_t b, uint32_t a)
 {
     const cs_step_t *st = &rk->steps[b];
+    if (st->ndeps == 0) /* rk->deps may be NULL: no arithmetic on it */
+        return 0;
     const uint32_t *d = rk->deps + st->dep_off;
     for (uint32_t j = 0; j < st->ndeps; j++)
         if (d[j] == a)
@@ -216,7 +218,7 @@ cs_plan_rank_t cs_plan_rank_of(const cs_plan_t *p, int r)
     v.succ_off = p->succ_off + p->base[r] + (uint64_t)r;
     v.succ = p->succ + p->succ_base[r];
     v.chan_next = p->chan_next + p->base[r];
-    v.queues = p->queues + p->qbase[r];
+    v.queues = p->queues ? p->queues + p->qbase[r] : NULL; /* NULL: no message at all */
     return v;
 }
 

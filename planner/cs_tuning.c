@@ -410,7 +410,7 @@ int cs_tuning_load(const char *path, cs_tuning_t **out, cs_err_t *err)
                 break;
             state = 2;
         } else if (state == 2) {
-            uint64_t v;
+            uint64_t v = 0;
             char *s;
             if (strcmp(kw, "ranks") != 0) {
                 r.p = kw;
@@ -443,7 +443,7 @@ int cs_tuning_load(const char *path, cs_tuning_t **out, cs_err_t *err)
                 break;
             }
             char *s = need(&r, "the number of hosts");
-            uint64_t n;
+            uint64_t n = 0;
             if (!s || (rc = num_u64(&r, s, &n, "the number of hosts")) != CS_OK) {
                 rc = rc ? rc : CS_ERR_PARSE;
                 break;
@@ -474,7 +474,7 @@ int cs_tuning_load(const char *path, cs_tuning_t **out, cs_err_t *err)
                 rc = perr(&r, "a collective (allreduce, reduce-scatter, ...)", cs);
                 break;
             }
-            uint64_t lo, hi;
+            uint64_t lo = 0, hi = 0;
             char *s1 = need(&r, "the first byte count of the range");
             if (!s1 || (rc = num_u64(&r, s1, &lo, "a byte count")) != CS_OK) {
                 rc = rc ? rc : CS_ERR_PARSE;

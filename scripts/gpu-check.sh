@@ -44,7 +44,7 @@ command -v python3 >/dev/null 2>&1 || { echo "gpu-check: needs python3 (its csv 
 
 # 1. Build.
 say "build ($b, $jobs jobs)"
-cmake -S . -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCS_WITH_CUDA=ON >"/tmp/gpu-check-cmake.$$" 2>&1 ||
+cmake -S . -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCS_WITH_CUDA=ON -DCS_WERROR=ON >"/tmp/gpu-check-cmake.$$" 2>&1 ||
     { cat "/tmp/gpu-check-cmake.$$"; echo "gpu-check: cmake failed" >&2; exit 1; }
 log=$b/gpu-check; mkdir -p "$log"; mv "/tmp/gpu-check-cmake.$$" "$log/cmake.log"
 grep -E "GPU executor" "$log/cmake.log"

@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
 # setup.sh - install the Debian packages collstep needs (idempotent: quick
-# when everything is installed) and configure + build into ./build.
+# when everything is installed) and configure + build into ./build, with
+# warnings as errors (-DCS_WERROR=ON: the scripts and CI build that way; a
+# plain `cmake` build does not).
 #
 #   scripts/setup.sh            packages + release build in ./build
 #   scripts/setup.sh --deps     packages only
-#   CS_BUILD_DIR=dir CS_CMAKE_ARGS="-DCS_SANITIZE=ON" scripts/setup.sh
+#   CS_BUILD_DIR=dir CS_BUILD_TYPE=Debug CS_CMAKE_ARGS="-DCS_SANITIZE=ON" scripts/setup.sh
+#   CC=clang CXX=clang++ scripts/setup.sh
+#                               the compilers (CMake's CC / CXX); a build tree
+#                               configured with another C compiler is
+#                               configured afresh (cmake --fresh), since CMake
+#                               would keep its first compilers
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,6 +45,16 @@ fi
 [ "${1:-}" = "--deps" ] && exit 0
 
 build=${CS_BUILD_DIR:-build}
+fresh=()
+if [ -n "${CC:-}" ] && [ -f "$build/CMakeCache.txt" ]; then
+  cached=$(sed -n 's/^CMAKE_C_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")
+  want=$(command -v "$CC" || echo "$CC")
+  if [ "$(readlink -f "$cached")" != "$(readlink -f "$want")" ]; then
+    echo "setup: $build was configured with $cached, now $CC: configuring afresh" >&2
+    fresh=(--fresh)
+  fi
+fi
 # shellcheck disable=SC2086
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=${CS_BUILD_TYPE:-RelWithDebInfo} ${CS_CMAKE_ARGS:-} >/dev/null
+cmake "${fresh[@]}" -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=${CS_BUILD_TYPE:-RelWithDebInfo} \
+  -DCS_WERROR=ON ${CS_CMAKE_ARGS:-} >/dev/null
 cmake --build "$build" -j "$(nproc)"

@@ -124,7 +124,9 @@ static int compile_rank(part_t *w, int r)
     }
     p->succ_base[r] = w->nsucc;
     p->mbox_base[r] = w->nmbox;
-    uint32_t *succ = w->succ + w->nsucc, *mfirst = w->mfirst + w->nmbox;
+    /* still NULL while nothing was reserved: no arithmetic on them then */
+    uint32_t *succ = w->succ ? w->succ + w->nsucc : NULL;
+    uint32_t *mfirst = w->mfirst ? w->mfirst + w->nmbox : NULL;
     uint32_t off = 0;
     for (uint32_t i = 0; i < rk->nsteps; i++) {
         uint32_t n = cs_plan_nsucc(pl, i);

@@ -7,6 +7,9 @@
  *   CS_TEST_SKIP(fmt, ...)          print why and exit 77 (ctest: skipped)
  *   cs_test_finish()                print "N passed, M failed" and return
  *                                   the exit code for main
+ *   cs_test_tmp(buf, len, name)     "$TMPDIR/name" (else /tmp/name), for
+ *                                   mkstemp / mkdtemp: tests/hermetic.sh
+ *                                   gives each test a TMPDIR of its own
  */
 #ifndef CS_TEST_H
 #define CS_TEST_H
@@ -50,6 +53,13 @@ static int cs_test_passed, cs_test_failed;
         fputc('\n', stderr);                                                  \
         exit(77);                                                             \
     } while (0)
+
+static inline char *cs_test_tmp(char *buf, size_t len, const char *name)
+{
+    const char *dir = getenv("TMPDIR");
+    snprintf(buf, len, "%s/%s", dir && *dir ? dir : "/tmp", name);
+    return buf;
+}
 
 static inline int cs_test_finish(void)
 {

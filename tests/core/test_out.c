@@ -22,11 +22,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char root[] = "/tmp/cs_out_test_XXXXXX";
+static char root[512]; /* $TMPDIR/cs_out_test_XXXXXX, made by main */
 
 static const char *P(const char *name)
 {
-    static char buf[256][512]; /* more than any test function uses */
+    static char buf[256][600]; /* more than any test function uses */
     static int k;
     k = (k + 1) % 256;
     snprintf(buf[k], sizeof(buf[k]), "%s/%s", root, name);
@@ -70,7 +70,7 @@ static int exists(const char *path)
 /* Entries of root whose name starts with prefix. */
 static int count_prefix(const char *prefix)
 {
-    char cmd[1024];
+    char cmd[1400];
     snprintf(cmd, sizeof(cmd), "ls -A '%s' | grep -c '^%s' > '%s/.count'", root, prefix, root);
     if (system(cmd) < 0)
         return -1;
@@ -619,7 +619,7 @@ static void test_sched_save(void)
 
 int main(void)
 {
-    if (!mkdtemp(root))
+    if (!mkdtemp(cs_test_tmp(root, sizeof(root), "cs_out_test_XXXXXX")))
         CS_TEST_SKIP("mkdtemp: %s", strerror(errno));
     test_files();
     test_dirs();

@@ -236,7 +236,8 @@ int main(int argc, char **argv)
             CS_TEST_SKIP("%s", err.msg);
         cs_tp_close(tp);
     }
-    char path[] = "/tmp/cs_intr_live.XXXXXX";
+    char path[512];
+    cs_test_tmp(path, sizeof(path), "cs_intr_live.XXXXXX");
     int sfd = pmix ? mkstemp(path) : -1;
     if (pmix && (sfd < 0 || ftruncate(sfd, sizeof(*sh)) != 0))
         CS_TEST_SKIP("no temporary file");

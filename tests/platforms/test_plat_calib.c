@@ -114,7 +114,8 @@ int main(void)
     }
 
     /* the text loads as a platform */
-    char path[] = "/tmp/cs_plat_calib_XXXXXX.xml";
+    char path[512];
+    cs_test_tmp(path, sizeof(path), "cs_plat_calib_XXXXXX.xml");
     int fd = mkstemps(path, 4);
     CS_TEST_REQUIRE(fd >= 0, "mkstemps");
     FILE *f = fdopen(fd, "w");

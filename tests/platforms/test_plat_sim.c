@@ -183,7 +183,8 @@ int main(int argc, char **argv)
     cs_err_t err = {0};
     CS_TEST_REQUIRE(cs_platform_open(spec, &p, &err) == CS_OK, "open %s: %s", spec, err.msg);
     g_plat = p;
-    char path[] = "/tmp/cs_plat_simXXXXXX.xml";
+    char path[512];
+    cs_test_tmp(path, sizeof(path), "cs_plat_simXXXXXX.xml");
     int fd = mkstemps(path, 4);
     CS_TEST_REQUIRE(fd >= 0, "temporary file");
     close(fd);

@@ -15,7 +15,7 @@
 #include "cs_platform.h"
 #include "cs_test.h"
 
-static char g_dir[] = "/tmp/cs_plat_testXXXXXX";
+static char g_dir[512]; /* $TMPDIR/cs_plat_testXXXXXX, made by main */
 
 static const cs_tier_info_t *tier(const cs_platform_t *p, const char *name)
 {
@@ -197,7 +197,7 @@ static void test_param_errors(void)
 static void expect_xml_error(const char *name, const char *text, int code, const char *loc,
                              const char *needle)
 {
-    char path[256], want[300];
+    char path[768], want[900];
     snprintf(path, sizeof(path), "%s/%s", g_dir, name);
     write_file(path, text);
     snprintf(want, sizeof(want), "%s:%s", path, loc);
@@ -252,7 +252,7 @@ static void test_xml(void)
                      CS_ERR_PARSE, "7:", "tier name");
 
     /* a small hand-written file: devices marked, tiers given and not */
-    char path[256];
+    char path[600];
     snprintf(path, sizeof(path), "%s/hand.xml", g_dir);
     write_file(path, HDR "<!-- two GPUs -->\n<zone id=\"z\" routing=\"Full\">\n"
                          "  <prop id=\"collstep_dims\" value=\"2x1\"/>\n"
@@ -297,7 +297,7 @@ static void test_roundtrip(const char *spec)
 {
     cs_platform_t *a = NULL, *b = NULL;
     cs_err_t err = {0};
-    char path[256];
+    char path[600];
     snprintf(path, sizeof(path), "%s/export.xml", g_dir);
     CS_TEST_CHECK(cs_platform_open(spec, &a, &err) == CS_OK, "open %s: %s", spec, err.msg);
     if (a == NULL)
@@ -441,7 +441,7 @@ static void test_print(void)
 
 int main(void)
 {
-    if (mkdtemp(g_dir) == NULL)
+    if (mkdtemp(cs_test_tmp(g_dir, sizeof(g_dir), "cs_plat_testXXXXXX")) == NULL)
         CS_TEST_SKIP("cannot create a temporary directory");
     test_presets();
     test_param_errors();
@@ -451,7 +451,7 @@ int main(void)
     test_roundtrip("x86-p100-pcie-10gbe:gpus=3");
     test_figures();
     test_print();
-    char cmd[300];
+    char cmd[600];
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", g_dir);
     if (system(cmd) != 0)
         fprintf(stderr, "could not remove %s\n", g_dir);

@@ -178,7 +178,8 @@ static int count_entries(const char *dir)
 
 static void test_files(void)
 {
-    char dir[] = "/tmp/cs_text_test_XXXXXX", path[256], bad[300];
+    char dir[256], path[300], bad[320];
+    cs_test_tmp(dir, sizeof(dir), "cs_text_test_XXXXXX");
     cs_err_t err = {0};
     CS_TEST_CHECK(mkdtemp(dir) != NULL, "mkdtemp");
     snprintf(path, sizeof(path), "%s/a.sched", dir);
@@ -208,7 +209,7 @@ static void test_files(void)
     /* A path that is a directory: the rename fails and the temp is removed. */
     snprintf(bad, sizeof(bad), "%s/sub", dir);
     CS_TEST_CHECK(mkdir(bad, 0700) == 0, "mkdir");
-    char inner[320];
+    char inner[400];
     snprintf(inner, sizeof(inner), "%s/x", bad);
     FILE *f = fopen(inner, "w");
     if (f)
@@ -253,7 +254,8 @@ static void test_files(void)
 /* "-" loads from standard input and saves to standard output. */
 static void test_std_streams(void)
 {
-    char path[] = "/tmp/cs_text_std_XXXXXX";
+    char path[512];
+    cs_test_tmp(path, sizeof(path), "cs_text_std_XXXXXX");
     cs_err_t err = {0};
     cs_sched_t *s = random_sched(2), *s2 = NULL;
     int fd = mkstemp(path), saved = dup(STDOUT_FILENO);
