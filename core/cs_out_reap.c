@@ -31,6 +31,7 @@
 #include "cs_out.h"
 #include "cs_out_int.h"
 
+#include "cs_grow.h"
 #include "cs_log.h"
 
 #include <dirent.h>
@@ -173,7 +174,8 @@ int cs__out_reap(const char *path, int is_dir)
         *slash = '\0';
     size_t bl = strlen(base);
     pid_t *pids = NULL, me = getpid();
-    int n = 0, cap = 0, done = 0;
+    size_t cap = 0;
+    int n = 0, done = 0;
     DIR *d = bl ? opendir(dir) : NULL;
     for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
         pid_t pid = leftover_pid(e->d_name, base, bl);
@@ -182,12 +184,8 @@ int cs__out_reap(const char *path, int is_dir)
             seen = pids[i] == pid;
         if (seen || !pid_gone(pid))
             continue;
-        if (n == cap) {
-            pid_t *v = realloc(pids, sizeof(*v) * (size_t)(cap = cap ? 2 * cap : 8));
-            if (!v)
-                break;
-            pids = v;
-        }
+        if (cs_grow(&pids, &cap, (size_t)n + 1, sizeof(*pids), 8))
+            break;
         pids[n++] = pid;
     }
     if (d)
