@@ -652,9 +652,16 @@ static int check_outputs(run_ctx_t *c)
     if (c->rank == 0 && cs_cli_check_outputs("run", c->o->rep.output, c->o->trace,
                                              c->o->rep.force) != CS_EXIT_OK)
         ost = CS_ERR_EXISTS;
-    if (cs_boot_agree(c->boot, ost, "checking the output paths", &err) != CS_OK)
-        return c->rank == 0 ? CS_EXIT_USAGE : fail(&err, c->rank);
-    return CS_EXIT_OK;
+    if (cs_boot_agree(c->boot, ost, "checking the output paths", &err) == CS_OK)
+        return CS_EXIT_OK;
+    if (c->rank == 0)
+        return CS_EXIT_USAGE; /* it said why */
+    if (err.code != CS_ERR_EXISTS)
+        return fail(&err, c->rank); /* rank 0 was lost */
+    /* rank 0 refused a path (and said which): every rank exits with that */
+    fprintf(stderr, "collstep run: rank %d: rank 0 refused the output paths (see its message)\n",
+            c->rank);
+    return CS_EXIT_USAGE;
 }
 
 /* act and report: the sweep on the transport, then rank 0 prints what was

@@ -81,9 +81,12 @@ sweep)
 fail)
     args() { echo "--coll allreduce --algo ring --size 4K --iters 2 --warmup 1 $tpa --trace $tmp/missing/tr"; }
     run_ranks 2 args
-    check '[ "${rcs[0]}" = 3 ] && [ "${rcs[1]}" = 3 ]' "exit codes ${rcs[*]} (want 3 3)"
-    cat "$tmp/err0"
-    check 'grep -q "trace" "$tmp/err0" && grep -q "trace" "$tmp/err1"' "no rank says the trace failed"
+    # a trace directory that cannot be made is refused before the run, a usage
+    # error every rank exits with: rank 0 names the path, the others rank 0
+    check '[ "${rcs[0]}" = 2 ] && [ "${rcs[1]}" = 2 ]' "exit codes ${rcs[*]} (want 2 2)"
+    cat "$tmp/err0" "$tmp/err1"
+    check 'grep -q -- "--trace $tmp/missing/tr: .*does not exist" "$tmp/err0"' "rank 0 does not name the trace path"
+    check 'grep -q "rank 0 refused the output paths" "$tmp/err1"' "rank 1 does not say rank 0 refused"
     check '[ ! -e "$tmp/missing" ]' "something was created"
     ;;
 results)
