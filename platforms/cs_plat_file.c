@@ -450,7 +450,7 @@ static int cs__cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int cs__xml_rank_hosts(const char *xml, char ***out, uint64_t *n, cs_err_t *err)
+int cs_platform_xml_rank_hosts(const char *xml, char ***out, uint64_t *n, cs_err_t *err)
 {
     xmlDocPtr doc = xmlReadMemory(xml, (int)strlen(xml), "platform.xml", NULL,
                                   XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |

@@ -93,13 +93,6 @@ int cs__pfile_split_count(const cs__pfile_t *f);
  * element starting last at or before it; 0 when unknown. */
 int cs__pfile_map_line(const cs__pfile_t *f, const char *text, int line);
 
-/* The ranks of a platform known only as XML text (a cs_platform_t built
- * by hand, without cs_platform_open): the <host> elements with a device
- * property gpu or cpu in document order, or, when none has one, every
- * <host> sorted by name (the rule of cs_platform.h for the elements a
- * text can hold without SimGrid's generators).  *out: malloc'ed names. */
-int cs__xml_rank_hosts(const char *xml, char ***out, uint64_t *n, cs_err_t *err);
-
 /* ---- cs_plat_sg.cpp ---------------------------------------------------- */
 
 /* Load `path` (the file of platform p) in a forked child running SimGrid

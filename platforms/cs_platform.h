@@ -184,6 +184,43 @@ int cs_platform_unroutable_note(const cs_platform_t *p, uint64_t ranks, int show
 /* `collstep platform show`: tiers table, node picture, figures. */
 int cs_platform_print(const cs_platform_t *p, FILE *f, cs_err_t *err);
 
+/* ---- Loading into the simulator's SimGrid (builds with SimGrid only) ---- */
+
+/* The text SimGrid loads for a simulation (cs_platform_sim_text in the
+ * ideal model or not), written to a temporary file under $TMPDIR; a text
+ * not known to load (cs_platform_t.sg_loads) is loaded in a child first, so
+ * that a refusal SimGrid makes by aborting becomes one error line (the
+ * file's own lines when its text was laid out again), never a backtrace.
+ * Call before simgrid_init.  *out is freed by cs_platform_sg_load or
+ * cs_platform_sg_text_free (which removes the file; NULL is fine). */
+typedef struct cs_platform_sg_text cs_platform_sg_text_t;
+int cs_platform_sg_prepare(const cs_platform_t *p, int ideal, cs_platform_sg_text_t **out,
+                           cs_err_t *err);
+void cs_platform_sg_text_free(cs_platform_sg_text_t *t);
+
+/* Load the prepared text into this process's SimGrid (simgrid_init done),
+ * SimGrid's exceptions caught; seals the platform and sets a file's derived
+ * tiers as link properties (the calibrated model and traces read them).
+ * Consumes t, whatever the result. */
+int cs_platform_sg_load(const cs_platform_t *p, cs_platform_sg_text_t *t, cs_err_t *err);
+
+/* In the platform loaded in this process: whether host a[i] has a route to
+ * host b[i], for i < n.  CS_OK; CS_ERR_NOTFOUND with *bad = the first i
+ * without one and *back = 1 when b[i] has one to a[i] (err untouched);
+ * CS_ERR_INVAL with err for an unknown host. */
+int cs_platform_sg_routes(const cs_platform_t *p, const char *const *a, const char *const *b,
+                          size_t n, size_t *bad, int *back, cs_err_t *err);
+
+/* The line of a file's <host id="host">, 0 when unknown or a preset. */
+int cs_platform_host_line(const cs_platform_t *p, const char *host);
+
+/* (Any build.)  The ranks of a platform known only as XML text (a cs_platform_t built
+ * by hand, without cs_platform_open): the <host> elements with a device
+ * property gpu or cpu in document order, or, when none has one, every
+ * <host> sorted by name (the rule of cs_platform.h for the elements a
+ * text can hold without SimGrid's generators).  *out: malloc'ed names. */
+int cs_platform_xml_rank_hosts(const char *xml, char ***out, uint64_t *n, cs_err_t *err);
+
 #ifdef __cplusplus
 }
 #endif

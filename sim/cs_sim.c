@@ -35,7 +35,7 @@
 
 #include "cs_env.h"
 #include "cs_log.h"
-#include "cs_plat_file.h"
+#include "cs_platform.h"
 #include "cs_sim_int.h"
 #include "cs_time.h"
 
@@ -84,7 +84,7 @@ int cs_sim_hosts(const cs_platform_t *plat, const cs_sim_opts_t *opts, int nrank
     uint64_t nown = 0;
     if (!(opts && opts->map) && plat && !plat->hosts && plat->xml) {
         /* a platform built by hand as XML text: its ranks from the text */
-        int st = cs__xml_rank_hosts(plat->xml, &own, &nown, err);
+        int st = cs_platform_xml_rank_hosts(plat->xml, &own, &nown, err);
         if (st != CS_OK)
             return st;
         if ((uint64_t)nranks > nown) {
@@ -223,81 +223,6 @@ static void driver_main(int argc, char **argv)
 
 /* ---- set-up ----------------------------------------------------------------- */
 
-/* The platform SimGrid loads: a preset's XML as generated; a file as SimGrid
- * already built it once when it was opened (platforms/cs_plat_probe.cpp, in
- * a child, with its checks), in the ideal model with its <link>s that have
- * no sharing_policy made split-duplex (cs_platform_sim_text), written to a
- * temporary file.  A text not known to load (a platform built by hand) is
- * loaded in a child first (cs__plat_sg_check_load), before SimGrid starts
- * here, so that a refusal SimGrid makes by aborting becomes the same
- * one-line message as when a file is opened, never a backtrace. */
-typedef struct sim_text {
-    char path[4096];
-    char *xml;
-    int ideal, rewritten;
-} sim_text_t;
-
-static void text_fini(sim_text_t *t)
-{
-    if (t->path[0])
-        unlink(t->path);
-    free(t->xml);
-    memset(t, 0, sizeof(*t));
-}
-
-static int text_prepare(const cs_platform_t *plat, cs_sim_model_t model, sim_text_t *t,
-                        cs_err_t *err)
-{
-    memset(t, 0, sizeof(*t));
-    t->ideal = model == CS_SIM_IDEAL;
-    int st = cs_platform_sim_text(plat, t->ideal, &t->xml, err);
-    if (st != CS_OK)
-        return st;
-    const char *dir = cs_env_get("TMPDIR");
-    snprintf(t->path, sizeof(t->path), "%s/cs_sim_XXXXXX.xml", dir && *dir ? dir : "/tmp");
-    int fd = mkstemps(t->path, 4);
-    if (fd < 0) {
-        t->path[0] = '\0';
-        text_fini(t);
-        return cs_err_set(err, CS_ERR_IO, "sim: cannot create a temporary file in %s",
-                          dir && *dir ? dir : "/tmp");
-    }
-    size_t len = strlen(t->xml), off = 0;
-    while (off < len) {
-        ssize_t w = write(fd, t->xml + off, len - off);
-        if (w <= 0) {
-            close(fd);
-            text_fini(t);
-            return cs_err_set(err, CS_ERR_IO, "sim: cannot write a temporary file in %s",
-                              dir && *dir ? dir : "/tmp");
-        }
-        off += (size_t)w;
-    }
-    close(fd);
-    const cs__pfile_t *f = plat->is_file ? plat->file : NULL;
-    t->rewritten = f && t->ideal && cs__pfile_split_count(f) > 0;
-    if (!(plat->sg_loads & (t->ideal ? 2u : 1u))) {
-        /* a file's text is laid out again: SimGrid's lines are mapped back */
-        st = cs__plat_sg_check_load(t->path, plat->name[0] ? plat->name : "platform", f,
-                                    f ? t->xml : NULL, t->rewritten, err);
-        if (st != CS_OK)
-            text_fini(t);
-    }
-    return st;
-}
-
-/* Load the prepared text into this process's SimGrid: exceptions caught
- * (cs__plat_sg_load); a file's derived tiers are set as link properties,
- * which the calibrated model and traces read. */
-static int load_xml(const cs_platform_t *plat, sim_text_t *t, cs_err_t *err)
-{
-    const cs__pfile_t *f = plat->is_file ? plat->file : NULL;
-    int st = cs__plat_sg_load(t->path, plat->name[0] ? plat->name : "platform", f,
-                              f ? t->xml : NULL, t->rewritten, err);
-    text_fini(t);
-    return st;
-}
-
 static double sim_clock(void)
 {
     return simgrid_get_clock();
@@ -324,7 +249,7 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
                int n, cs_err_t *err)
 {
     cs_sim_opts_t defopts;
-    sim_text_t text = {{0}, NULL, 0, 0};
+    cs_platform_sg_text_t *text = NULL;
     driver_t d;
     int maxp = 0, nprogs = 0, st;
     memset(&d, 0, sizeof(d));
@@ -407,7 +332,8 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
     CS_INFO("sim", "compiled %d schedule(s) (the largest: %llu steps) on %d thread(s) in %.2f s",
             nprogs, (unsigned long long)maxsteps, nthreads, cs_now_s() - w0);
 
-    st = text_prepare(plat, opts_in->model, &text, err);
+    /* the platform's text, checked in a child unless known to load */
+    st = cs_platform_sg_prepare(plat, opts_in->model == CS_SIM_IDEAL, &text, err);
     if (st != CS_OK)
         goto out;
     /* SimGrid: once per process from here on */
@@ -431,7 +357,8 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
                     NULL};
     int argc = (int)(sizeof(args) / sizeof(args[0])) - 1;
     simgrid_init(&argc, args);
-    st = load_xml(plat, &text, err);
+    st = cs_platform_sg_load(plat, text, err);
+    text = NULL;
     if (st != CS_OK)
         goto out;
     sim_loaded = 1;
@@ -467,7 +394,7 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
     else
         st = CS_OK;
 out:
-    text_fini(&text);
+    cs_platform_sg_text_free(text);
     for (int j = 0; j < nprogs; j++)
         cs__prog_fini(&d.progs[j]);
     free(d.progs);

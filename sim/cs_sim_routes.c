@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cs_plat_file.h"
 #include "cs_grow.h"
+#include "cs_platform.h"
 #include "cs_sim_int.h"
 
 /* A message and where the schedules first send it: instance, rank, step. */
@@ -39,7 +39,7 @@ static int cmp_use(const void *x, const void *y)
 static void host_where(const cs_platform_t *plat, const char *h, uint32_t rank, char *buf,
                        size_t len)
 {
-    int line = cs__pfile_line(plat->file, "host", h);
+    int line = cs_platform_host_line(plat, h);
     if (line > 0)
         snprintf(buf, len, "host %s (rank %u, %s:%d)", h, rank, plat->name, line);
     else
@@ -91,7 +91,7 @@ int cs__sim_check_routes(const cs_platform_t *plat, char *const *host_names,
         }
         size_t bad = 0;
         int back = 0;
-        st = cs__plat_sg_routes(a, b, m, plat->file, &bad, &back, err);
+        st = cs_platform_sg_routes(plat, a, b, m, &bad, &back, err);
         if (st == CS_ERR_NOTFOUND) {
             const route_use_t *u = &use[bad];
             const cs_sched_t *s = inst[u->inst].sched;
