@@ -1,7 +1,8 @@
 /*
  * cs_trace_sim.h - header-only bridge from the simulator's observer
- * (sim/cs_sim.h) to a trace session, so cs_traces itself never depends on
- * the simulator.  Include it only in programs that link cs_sim.
+ * (cs_sim.h) to a trace session (traces/cs_trace.h).  It lives with the
+ * simulator, which sits above traces/, so cs_traces never depends on the
+ * simulator; cs_sim links cs_traces for it.
  *
  *   cs_trace_sim_t ts;
  *   cs_trace_sim_init(&ts, session, "summit", "ideal", other_observer_or_NULL);
