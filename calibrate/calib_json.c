@@ -16,6 +16,8 @@
 #include "cs_grow.h"
 
 #define CJ_DEPTH 64 /* the record nests 5 deep */
+#define CJ_STR2(x) #x
+#define CJ_STR(x) CJ_STR2(x)
 
 typedef struct cjp {
     cs__cj_t *j;
@@ -192,7 +194,7 @@ static int items(cjp_t *q, int i, int depth)
 static int value(cjp_t *q, int depth, int *out)
 {
     if (depth > CJ_DEPTH)
-        return perr(q, "at most " "64" " levels of nesting");
+        return perr(q, "at most " CJ_STR(CJ_DEPTH) " levels of nesting");
     skip_ws(q);
     if (q->p >= q->end)
         return perr(q, "a value");
