@@ -10,10 +10,10 @@
  *            namespace, or --groups: cli_live.c), the sweep's sizes
  *   verify   the arguments (every rank, the same everywhere) and rank 0's
  *            outputs, before anything is measured; all agree on the exit
- *   act      open the transport and measure (calib_measure.c: pair sweeps,
- *            every rank busy, the NIC, full duplex, reductions)
- *   report   rank 0 derives the platform (calib_derive.c) and writes it,
- *            the JSON and the summary (calib_report.c)
+ *   act      open the transport and measure (calibrate/cs_calibrate.h:
+ *            pair sweeps, every rank busy, the NIC, full duplex, reductions)
+ *   report   rank 0 derives the platform from the record and writes it,
+ *            the JSON and the summary (cs_calibrate.h)
  * Exit codes (cli.h): 0, 2 usage (one rank, bad option, refused output),
  * 3 a rank died / timed out / the transport failed, 128+N a signal.
  */
@@ -21,7 +21,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "calib_int.h"
+#include "cli.h"
+#include "cli_live.h"
+#include "cs_calibrate.h"
+
+_Static_assert(CS_CALIBRATE_MAX_SIZES >= CS_CLI_MAX_SIZES, "--size takes what the plan holds");
+
+typedef struct cal_opts {
+    cs_live_opts_t live; /* transport, -o, --force, --timeout, ... */
+    const char *json, *groups, *dtype;
+    char size[256];
+    double budget;
+    long min_reps, max_reps;
+    uint64_t nic_size;
+} cal_opts_t;
+
+typedef struct cal {
+    cal_opts_t *o;
+    cs_live_t l;
+    cs_calibrate_plan_t plan;
+    cs_calibrate_t *cb;
+    cs_calibrate_record_t *rec;
+    char json_path[4096];
+} cal_t;
 
 static const char usage_text[] =
     "usage: collstep calibrate -o PLATFORM.xml [options]\n"
@@ -106,38 +128,73 @@ static int parse(int argc, char **argv, cal_opts_t *o)
     return CS_EXIT_OK;
 }
 
-/* build: the sweep (the bootstrap and the nodes are there) */
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* build: the plan (the bootstrap and the nodes are there) */
 static int build(cal_t *c)
 {
+    const cal_opts_t *o = c->o;
+    cs_calibrate_plan_t *pl = &c->plan;
     int rc = CS_EXIT_OK;
     if (c->l.nranks < 2) {
         fprintf(stderr, "collstep calibrate: one rank: calibration measures pairs of ranks; start "
                         "2 or more (mpirun -np N, or WORLD_SIZE >= 2)\n");
         return CS_EXIT_USAGE;
     }
-    rc = cs_cli_sizes("calibrate", c->o->size, 0, c->sizes, &c->nsizes);
-    if (rc == CS_EXIT_OK && c->nsizes < 7) {
-        fprintf(stderr, "collstep calibrate: --size: %d sizes; the fits need at least 7\n",
-                c->nsizes);
+    cs_calibrate_plan_init(pl);
+    pl->budget_s = o->budget, pl->min_reps = (int)o->min_reps, pl->max_reps = (int)o->max_reps;
+    pl->nic_bytes = o->nic_size, pl->timeout_s = o->live.timeout;
+    rc = cs_cli_sizes("calibrate", o->size, 0, pl->sizes, &pl->nsizes);
+    if (rc == CS_EXIT_OK && pl->nsizes < CS_CALIBRATE_MIN_SIZES) {
+        fprintf(stderr, "collstep calibrate: --size: %d sizes; the fits need at least %d\n",
+                pl->nsizes, CS_CALIBRATE_MIN_SIZES);
         rc = CS_EXIT_USAGE;
     }
-    /* the send and receive areas of the largest size (cs_calib_open), on
-     * every rank of this machine, before any transport opens */
-    uint64_t hi = rc == CS_EXIT_OK ? c->sizes[c->nsizes - 1] : 0;
-    double area = (double)((hi + 4095) / 4096 * 4096);
+    if (rc == CS_EXIT_OK) /* a sweep, smallest first */
+        qsort(pl->sizes, (size_t)pl->nsizes, sizeof(pl->sizes[0]), cmp_u64);
+    /* the send and receive areas of the largest size, on every rank of this
+     * machine, before any transport opens */
     if (rc == CS_EXIT_OK)
-        rc = cs_live_mem_check("calibrate", hi, 2 * area * c->l.machine_ranks,
+        rc = cs_live_mem_check("calibrate", pl->sizes[pl->nsizes - 1],
+                               cs_calibrate_buffer_bytes(pl) * c->l.machine_ranks,
                                c->l.machine_ranks, "send and receive buffers");
     return rc;
+}
+
+/* rank 0's outputs, before anything is measured: -o, and --json (default:
+ * -o with .json for .xml) */
+static int check_outputs(cal_t *c)
+{
+    const char *o = c->o->live.output;
+    if (c->o->json) {
+        snprintf(c->json_path, sizeof(c->json_path), "%s", c->o->json);
+    } else {
+        size_t l = strlen(o);
+        int x = l > 4 && !strcmp(o + l - 4, ".xml");
+        snprintf(c->json_path, sizeof(c->json_path), "%.*s.json", (int)(x ? l - 4 : l), o);
+    }
+    int fl = c->o->live.force ? CS_OUT_FORCE : 0;
+    cs_err_t e;
+    cs_err_clear(&e);
+    if (cs_out_check(o, fl, &cs_calibrate_xml_kind, 0, &e) != CS_OK)
+        return cs_err_set(&c->l.err, CS_ERR_EXISTS, "-o %s: %s", o, e.msg);
+    cs_err_clear(&e);
+    if (cs_out_check(c->json_path, fl, &cs_calibrate_json_kind, 0, &e) != CS_OK)
+        return cs_err_set(&c->l.err, CS_ERR_EXISTS, "--json %s: %s", c->json_path, e.msg);
+    return CS_OK;
 }
 
 /* verify: every rank's arguments, rank 0's outputs; one exit code for all */
 static int verify(cal_t *c, int rc)
 {
     const cal_opts_t *o = c->o;
-    if (rc == CS_EXIT_OK && cs_dtype_parse(o->dtype) == CS_DT_COUNT)
+    if (rc == CS_EXIT_OK && (c->plan.dtype = cs_dtype_parse(o->dtype)) == CS_DT_COUNT)
         rc = cs_live_uerr("calibrate", "--dtype: unknown type '%s'", o->dtype);
-    if (rc == CS_EXIT_OK && c->l.rank == 0 && calib_check_outputs(c) != CS_OK) {
+    if (rc == CS_EXIT_OK && c->l.rank == 0 && check_outputs(c) != CS_OK) {
         fprintf(stderr, "collstep calibrate: %s\n", c->l.err.msg);
         rc = CS_EXIT_USAGE;
     }
@@ -155,20 +212,47 @@ static int verify(cal_t *c, int rc)
 /* act: the transport, the measurements */
 static int act(cal_t *c)
 {
-    int st = cs_live_connect(&c->l);
+    const cs_calibrate_plan_t *pl = &c->plan;
+    const char **names = calloc((size_t)c->l.nnodes, sizeof(char *));
+    int st = names ? cs_live_connect(&c->l) : cs_err_set(&c->l.err, CS_ERR_NOMEM, "out of memory");
+    for (int h = 0; names && h < c->l.nnodes; h++)
+        names[h] = c->l.nodes[h].name;
+    cs_calibrate_job_t job = {c->l.nnodes, c->l.node_of, names, c->o->live.transport,
+                              c->o->live.provider};
     if (st == CS_OK)
-        st = cs_calib_open(c->l.tp, c->l.boot, c->sizes[c->nsizes - 1], c->o->live.timeout, &c->cb,
-                           &c->l.err);
+        st = cs_calibrate_open(c->l.tp, c->l.boot, &job, pl, &c->cb, &c->l.err);
     if (st == CS_OK && c->l.rank == 0)
         fprintf(stderr, "collstep calibrate: %d ranks on %d node%s, %d sizes %llu..%llu B, "
                         "transport %s\n", c->l.nranks, c->l.nnodes, c->l.nnodes == 1 ? "" : "s",
-                c->nsizes, (unsigned long long)c->sizes[0],
-                (unsigned long long)c->sizes[c->nsizes - 1], c->o->live.transport);
+                pl->nsizes, (unsigned long long)pl->sizes[0],
+                (unsigned long long)pl->sizes[pl->nsizes - 1], c->o->live.transport);
     if (st == CS_OK)
-        st = calib_measure(c);
+        st = cs_calibrate_measure(c->cb, &c->rec, &c->l.err);
     if (st == CS_OK)
         st = cs_boot_barrier(c->l.boot, &c->l.err);
+    free(names);
     return st == CS_OK ? CS_EXIT_OK : cs_live_fail(&c->l, st);
+}
+
+/* report (rank 0): the platform derived from the record, both files, the
+ * summary */
+static int report(cal_t *c)
+{
+    cs_calibrate_derived_t *d = NULL;
+    int st = cs_calibrate_derive(c->rec, &d, &c->l.err);
+    if (st == CS_OK)
+        st = cs_calibrate_write(c->rec, d, c->o->live.output, c->json_path,
+                                c->o->live.force ? CS_OUT_FORCE : 0, &c->l.err);
+    if (st == CS_OK) {
+        cs_calibrate_summary(c->rec, d, stdout);
+        printf("wrote %s (%d hosts) and %s\n", c->o->live.output, c->l.nranks, c->json_path);
+    }
+    cs_calibrate_derived_free(d);
+    if (st != CS_OK) {
+        fprintf(stderr, "collstep calibrate: %s\n", c->l.err.msg);
+        return st == CS_ERR_EXISTS || st == CS_ERR_IO ? CS_EXIT_USAGE : CS_EXIT_RUNTIME;
+    }
+    return CS_EXIT_OK;
 }
 
 static int run(cal_t *c)
@@ -179,34 +263,15 @@ static int run(cal_t *c)
     if (rc == CS_EXIT_OK)
         rc = act(c);
     if (rc == CS_EXIT_OK && c->l.rank == 0)
-        rc = calib_write_outputs(c);
+        rc = report(c);
     return rc;
 }
 
 static void destroy(cal_t *c)
 {
-    cs_calib_close(c->cb);
+    cs_calibrate_close(c->cb);
     cs_live_close(&c->l);
-    for (int s = 0; s < c->nser; s++) {
-        free(c->ser[s].med);
-        free(c->ser[s].p10);
-        free(c->ser[s].p90);
-        free(c->ser[s].reps);
-    }
-    free(c->ser);
-    free(c->nic_agg);
-    free(c->nic_one);
-    free(c->nic_peer);
-    free(c->nic_k);
-    free(c->xch_out);
-    free(c->xch_in);
-    free(c->xch_trials);
-    free(c->node_rho);
-    free(c->xch_rho);
-    free(c->load_t);
-    free(c->port_bw);
-    free(c->load_reps);
-    free(c->load_fit);
+    cs_calibrate_record_free(c->rec);
     free(c);
 }
 

@@ -21,7 +21,7 @@ int cs_plat_calib_recognize(const char *head, size_t n)
 
 /* Rate classes: nodes sorted by bandwidth, a new class where a node is
  * more than 15 % below the class's fastest. */
-static void name_tiers(cs_plat_calib_t *p)
+void cs_plat_calib_tiers(cs_plat_calib_t *p)
 {
     int n = p->nnodes;
     int *done = calloc((size_t)n, sizeof(int));
@@ -101,7 +101,7 @@ int cs_plat_calib_xml(cs_plat_calib_t *p, char **xml, cs_err_t *err)
     if (!finite)
         return cs_err_set(err, CS_ERR_INVAL, "calibrated platform: a bandwidth or latency that "
                           "is not a finite number (a measurement that went wrong)");
-    name_tiers(p);
+    cs_plat_calib_tiers(p);
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);

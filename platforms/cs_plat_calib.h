@@ -92,7 +92,12 @@ typedef struct cs_plat_calib {
  * CS_PLAT_CALIB_RHO_MAX and for 0 or not a number, else at least 0.5. */
 double cs_plat_calib_rho(double r);
 
-/* The XML text (*xml malloc'ed); fills nodes[].tier.  CS_ERR_INVAL for a
+/* Name the nodes' tiers (nodes[].tier) from their bandwidths: "nic" for
+ * the fastest, "nic-slow", "nic-slow2", ... for each class more than 15 %
+ * slower than the one before. */
+void cs_plat_calib_tiers(cs_plat_calib_t *p);
+
+/* The XML text (*xml malloc'ed); fills nodes[].tier (cs_plat_calib_tiers).  CS_ERR_INVAL for a
  * bandwidth or latency that is not finite (a bandwidth must be > 0). */
 int cs_plat_calib_xml(cs_plat_calib_t *p, char **xml, cs_err_t *err);
 

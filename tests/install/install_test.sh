@@ -24,6 +24,14 @@
 #     planner (collstep::planner): its choice is the row `collstep plan
 #     --all` marks chosen, and the tuning table it writes with cs_tuning.h
 #     is read back and run by the installed `collstep sim --algo auto`;
+#   - use_calibrate.c, built the same two ways, calibrates through the
+#     installed calibration library (collstep::calibrate): from the
+#     recorded measurements of tests/calibrate it derives and writes the
+#     platform and the JSON that `collstep calibrate` wrote from them, byte
+#     for byte; and it runs a job of two ranks of its own (127.0.0.1),
+#     measures, writes a platform the installed `collstep platform show`
+#     loads and whose JSON derives the same platform again (the live part
+#     says SKIP and is left out where the machine cannot start the job);
 #   - the prefix moved elsewhere still runs and builds (RUNPATH, .pc and
 #     the CMake package are relative to themselves).
 set -u
@@ -77,6 +85,7 @@ rm -rf "$bld"
 lib=$prefix/lib inc=$prefix/include/collstep
 for f in bin/collstep lib/libcs_core.a lib/libcs_algos.a lib/libcs_platforms.a \
          lib/libcs_traces.a lib/libcs_sim.a lib/libcs_exec.a lib/libcs_planner.a \
+         lib/libcs_calibrate.a include/collstep/cs_calibrate.h \
          include/collstep/cs_sched.h include/collstep/cs_algo.h include/collstep/cs_verify.h \
          include/collstep/cs_sim.h include/collstep/cs_platform.h include/collstep/cs_engine.h \
          include/collstep/cs_planner.h include/collstep/cs_tuning.h \
@@ -238,6 +247,34 @@ check_prog use_cmake_algos "$work/cmake_user/use_collstep_algos"
 if readelf -d "$work/cmake_user/use_collstep_algos" | grep -q 'NEEDED.*\(simgrid\|pmix\|cudart\|nccl\|igraph\)'; then
     fail "collstep::algos alone links $(readelf -d "$work/cmake_user/use_collstep_algos" | grep NEEDED)"
 fi
+
+# ---- a user's program that calibrates ------------------------------------
+rec=$src/tests/calibrate/netns-3x2
+# check_calib NAME BIN: BIN derives what calibrate wrote; its live job
+check_calib() {
+    out=$(cd / && env -u LD_LIBRARY_PATH "$2" derive "$rec.json" "$work/$1.xml" "$work/$1.json") ||
+        fail "$1 derive exits $?"
+    echo "$1: $out"
+    cmp -s "$work/$1.xml" "$rec.xml" || fail "$1: its platform differs from $rec.xml"
+    cmp -s "$work/$1.json" "$rec.json" || fail "$1: its JSON differs from $rec.json"
+    out=$(cd / && env -u LD_LIBRARY_PATH "$2" live "$work/$1.live.xml" "$work/$1.live.json" 2>&1)
+    rc=$?
+    echo "$1: $out"
+    if [ $rc = 77 ]; then
+        echo "$1: SKIP: the live part (the job could not start here)"
+        return
+    fi
+    [ $rc = 0 ] || fail "$1 live exits $rc"
+    echo "$out" | grep -q "^live 2 ranks 1 nodes .*read back: same platform$" || fail "$1: live: $out"
+    (cd / && env -u LD_LIBRARY_PATH "$coll" platform show "$work/$1.live.xml") >"$work/$1.show" ||
+        fail "collstep platform show (the platform of $1) exits $?"
+    grep -q "^host " "$work/$1.show" || fail "$1: platform show: no host tier: $(head -5 "$work/$1.show")"
+}
+# shellcheck disable=SC2046
+$CC -std=gnu11 -Wall -Wextra -Werror -o "$work/use_calibrate_pc" "$src/tests/install/use_calibrate.c" \
+    $(pkg-config --cflags --libs collstep) || fail "use_calibrate.c does not build with pkg-config"
+check_calib use_calibrate_pc "$work/use_calibrate_pc"
+check_calib use_calibrate_cmake "$work/cmake_user/use_calibrate"
 
 # ---- the prefix moved ---------------------------------------------------
 moved=$work/moved

@@ -1,22 +1,21 @@
 /*
- * cs_calib.c - measurement kernels over a transport (cs_calib.h).
+ * calib_kernel.c - the measurement kernels over a transport (calib_int.h).
  *
  * One send area and one receive area of max_bytes each; messages of a
  * kernel all use them (the contents do not matter).  A wait polls the
  * transport until its requests are handed back, failing on a peer's
  * error, a peer that left, a signal, or no completion for the timeout.
  */
-#include "cs_calib.h"
-
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "cs_engine.h"
+#include "calib_int.h"
 #include "cs_intr.h"
+#include "cs_time.h"
 
-struct cs_calib {
+struct cs__calib_kern {
     cs_tp_t *tp;
     cs_boot_t *boot;
     double timeout_s;
@@ -27,7 +26,7 @@ struct cs_calib {
     uint64_t epoch;
 };
 
-static int alloc_area(cs_calib_t *c, char **buf, void **mr, cs_err_t *err)
+static int alloc_area(cs__calib_kern_t *c, char **buf, void **mr, cs_err_t *err)
 {
     size_t len = c->cap ? c->cap : 1;
     if (c->tp->mem) {
@@ -52,7 +51,7 @@ static int alloc_area(cs_calib_t *c, char **buf, void **mr, cs_err_t *err)
     return CS_OK;
 }
 
-static void free_area(cs_calib_t *c, char *buf, void *mr)
+static void free_area(cs__calib_kern_t *c, char *buf, void *mr)
 {
     if (!buf)
         return;
@@ -65,10 +64,10 @@ static void free_area(cs_calib_t *c, char *buf, void *mr)
     }
 }
 
-int cs_calib_open(cs_tp_t *tp, cs_boot_t *boot, size_t max_bytes, double timeout_s,
-                  cs_calib_t **out, cs_err_t *err)
+int cs__calib_kern_open(cs_tp_t *tp, cs_boot_t *boot, size_t max_bytes, double timeout_s,
+                  cs__calib_kern_t **out, cs_err_t *err)
 {
-    cs_calib_t *c = calloc(1, sizeof(*c));
+    cs__calib_kern_t *c = calloc(1, sizeof(*c));
     if (!c)
         return cs_err_set(err, CS_ERR_NOMEM, "calibrate: out of memory");
     c->tp = tp, c->boot = boot, c->cap = max_bytes;
@@ -78,14 +77,14 @@ int cs_calib_open(cs_tp_t *tp, cs_boot_t *boot, size_t max_bytes, double timeout
     if (st == CS_OK)
         st = alloc_area(c, &c->rbuf, &c->rmr, err);
     if (st != CS_OK) {
-        cs_calib_close(c);
+        cs__calib_kern_close(c);
         return st;
     }
     *out = c;
     return CS_OK;
 }
 
-void cs_calib_close(cs_calib_t *c)
+void cs__calib_kern_close(cs__calib_kern_t *c)
 {
     if (!c)
         return;
@@ -96,10 +95,10 @@ void cs_calib_close(cs_calib_t *c)
 
 /* Wait until every request of r[0..n) is handed back (status not
  * CS_INPROGRESS).  Requests completed inline already are. */
-static int wait_reqs(cs_calib_t *c, cs_tp_req_t *r, int n, uint64_t sleep_after_ns,
+static int wait_reqs(cs__calib_kern_t *c, cs_tp_req_t *r, int n, uint64_t sleep_after_ns,
                      cs_err_t *err)
 {
-    uint64_t last = cs_engine_now_ns(), limit = (uint64_t)(c->timeout_s * 1e9);
+    uint64_t last = cs_now_ns(), limit = (uint64_t)(c->timeout_s * 1e9);
     for (;;) {
         int pending = 0;
         for (int i = 0; i < n; i++) {
@@ -115,7 +114,7 @@ static int wait_reqs(cs_calib_t *c, cs_tp_req_t *r, int n, uint64_t sleep_after_
         int k = c->tp->ops->poll(c->tp, done, 8);
         if (k < 0)
             return cs_err_set(err, k, "rank %d: the transport failed", c->tp->rank);
-        uint64_t now = cs_engine_now_ns();
+        uint64_t now = cs_now_ns();
         if (k > 0)
             last = now;
         /* back off when idle: spin 2 us, then yield (a rank sharing a core
@@ -148,7 +147,7 @@ static int wait_reqs(cs_calib_t *c, cs_tp_req_t *r, int n, uint64_t sleep_after_
     }
 }
 
-static int post(cs_calib_t *c, int send, int peer, size_t bytes, uint64_t tag, cs_tp_req_t *r,
+static int post(cs__calib_kern_t *c, int send, int peer, size_t bytes, uint64_t tag, cs_tp_req_t *r,
                 cs_err_t *err)
 {
     memset(r, 0, sizeof(*r));
@@ -180,7 +179,7 @@ static int cmp_d(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static double cs_calib_median(double *v, int n)
+static double calib_median(double *v, int n)
 {
     if (n <= 0)
         return 0;
@@ -188,12 +187,12 @@ static double cs_calib_median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-static uint64_t next_tag(cs_calib_t *c)
+static uint64_t next_tag(cs__calib_kern_t *c)
 {
     return ++c->epoch & ((1ull << CS_TP_TAG_BITS) - 1);
 }
 
-int cs_calib_pingpong(cs_calib_t *c, int a, int b, size_t bytes, int warm, int min_iters,
+int cs__calib_pingpong(cs__calib_kern_t *c, int a, int b, size_t bytes, int warm, int min_iters,
                       int max_iters, double budget_s, double *t, int *iters, cs_err_t *err)
 {
     uint64_t tag = next_tag(c);
@@ -208,22 +207,22 @@ int cs_calib_pingpong(cs_calib_t *c, int a, int b, size_t bytes, int warm, int m
     cs_tp_req_t r[2]; /* [0] receive, [1] send */
     if (me == a) {
         /* the first byte of a ping says whether another one follows */
-        uint64_t start = cs_engine_now_ns(), limit = (uint64_t)(budget_s * 1e9);
+        uint64_t start = cs_now_ns(), limit = (uint64_t)(budget_s * 1e9);
         int i = 0, more = 1;
         while (more && st == CS_OK) {
             int done = i - warm + 1; /* timed round trips after this one */
-            more = done < max_iters && (done < min_iters || cs_engine_now_ns() - start < limit);
+            more = done < max_iters && (done < min_iters || cs_now_ns() - start < limit);
             if (i < warm)
-                more = 1, start = cs_engine_now_ns();
+                more = 1, start = cs_now_ns();
             c->sbuf[0] = (char)more;
             st = post(c, 0, peer, bytes, tag, &r[0], err);
-            uint64_t t0 = cs_engine_now_ns();
+            uint64_t t0 = cs_now_ns();
             if (st == CS_OK)
                 st = post(c, 1, peer, bytes, tag, &r[1], err);
             if (st == CS_OK)
                 st = wait_reqs(c, r, 2, slp, err);
             if (st == CS_OK && i >= warm)
-                t[i - warm] = (double)(cs_engine_now_ns() - t0) * 0.5e-9;
+                t[i - warm] = (double)(cs_now_ns() - t0) * 0.5e-9;
             i++;
         }
         if (st == CS_OK)
@@ -245,7 +244,7 @@ int cs_calib_pingpong(cs_calib_t *c, int a, int b, size_t bytes, int warm, int m
     return st;
 }
 
-int cs_calib_flows(cs_calib_t *c, const int *src, const int *dst, int nflows, size_t bytes,
+int cs__calib_flows(cs__calib_kern_t *c, const int *src, const int *dst, int nflows, size_t bytes,
                    int warm, int iters, double *t, double *rank_t, cs_err_t *err)
 {
     uint64_t tag = next_tag(c);
@@ -272,15 +271,15 @@ int cs_calib_flows(cs_calib_t *c, const int *src, const int *dst, int nflows, si
             st = post(c, 0, from, bytes, tag, &r[k++], err);
         if (st == CS_OK)
             st = cs_boot_barrier(c->boot, err);
-        uint64_t t0 = cs_engine_now_ns();
+        uint64_t t0 = cs_now_ns();
         if (st == CS_OK && to >= 0)
             st = post(c, 1, to, bytes, tag, &r[k++], err);
         if (st == CS_OK && from >= 0) /* the receive first: the send progresses meanwhile */
             st = wait_reqs(c, r, 1, 1000000, err);
-        mine[2 * i + 1] = (double)(cs_engine_now_ns() - t0) * 1e-9;
+        mine[2 * i + 1] = (double)(cs_now_ns() - t0) * 1e-9;
         if (st == CS_OK)
             st = wait_reqs(c, r, k, 1000000, err);
-        mine[2 * i] = (double)(cs_engine_now_ns() - t0) * 1e-9;
+        mine[2 * i] = (double)(cs_now_ns() - t0) * 1e-9;
         if (from < 0)
             mine[2 * i + 1] = mine[2 * i];
     }
@@ -293,7 +292,7 @@ int cs_calib_flows(cs_calib_t *c, const int *src, const int *dst, int nflows, si
         int k = iters < 64 ? iters : 64;
         for (int i = 0; i < k; i++)
             tmp[i] = v[2 * (warm + i) + 1];
-        rank_t[r] = cs_calib_median(tmp, k);
+        rank_t[r] = calib_median(tmp, k);
     }
     for (int i = warm; i < n && st == CS_OK; i++) {
         double mx = 0;
@@ -308,7 +307,7 @@ int cs_calib_flows(cs_calib_t *c, const int *src, const int *dst, int nflows, si
     return st;
 }
 
-int cs_calib_reduce(size_t bytes, cs_dtype_t dt, cs_op_t op, int iters, double *t, cs_err_t *err)
+int cs__calib_reduce(size_t bytes, cs_dtype_t dt, cs_op_t op, int iters, double *t, cs_err_t *err)
 {
     size_t es = cs_dtype_size(dt), n = bytes / es;
     cs_reduce_fn_t fn = cs_reduce_fn(dt, op);
@@ -325,9 +324,9 @@ int cs_calib_reduce(size_t bytes, cs_dtype_t dt, cs_op_t op, int iters, double *
     memset(dst, 0, n * es);
     fn(dst, src, n); /* pages touched, caches warm */
     for (int i = 0; i < iters; i++) {
-        uint64_t t0 = cs_engine_now_ns();
+        uint64_t t0 = cs_now_ns();
         fn(dst, src, n);
-        t[i] = (double)(cs_engine_now_ns() - t0) * 1e-9;
+        t[i] = (double)(cs_now_ns() - t0) * 1e-9;
         if (cs_intr_pending()) {
             free(src);
             free(dst);
