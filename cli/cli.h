@@ -34,6 +34,14 @@
  * outputs are removed. */
 #define CS_EXIT_SIGNAL_BASE 128
 
+/* The exit code of a status, by the list above: CS_OK 0; CS_ERR_VERIFY 1
+ * (the schedule is wrong); CS_ERR_INVAL, _PARSE, _RANGE, _NOTFOUND,
+ * _UNSUPPORTED and _EXISTS 2 (usage, malformed input, refused output
+ * path); CS_ERR_INTERRUPTED 128 + the signal recorded (cs_intr.h), 3 when
+ * none was; every other failure 3 (I/O, memory, a rank died or timed out,
+ * transport or simulation failure).  Every command maps through here. */
+int cs_cli_exit_code(int st);
+
 /* The text of the list above, for the help pages. */
 extern const char cs_cli_exit_help[];
 /* What every page that takes --size says about sizes. */

@@ -288,7 +288,7 @@ int cs_live_start(cs_live_t *l, const char *cmd, const cs_live_opts_t *o, const 
     int st = cs_boot_open(&bc, &l->boot, &l->err);
     if (st != CS_OK) {
         fprintf(stderr, "collstep %s: %s\n", cmd, l->err.msg);
-        return st == CS_ERR_NOTFOUND ? CS_EXIT_USAGE : CS_EXIT_RUNTIME;
+        return cs_cli_exit_code(st);
     }
     l->rank = cs_boot_rank(l->boot), l->nranks = cs_boot_size(l->boot);
     return find_nodes(l, groups);
@@ -321,9 +321,7 @@ static int say_fail(const char *cmd, int rank, const cs_err_t *err, int st)
         fprintf(stderr, "collstep %s: %s\n", cmd, m);
     else
         fprintf(stderr, "collstep %s: rank %d: %s\n", cmd, rank, m);
-    if (st == CS_ERR_INTERRUPTED && cs_intr_pending())
-        return cs_intr_exit_code();
-    return CS_EXIT_RUNTIME;
+    return cs_cli_exit_code(st);
 }
 
 int cs_live_fail(cs_live_t *l, int st)

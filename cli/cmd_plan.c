@@ -385,7 +385,7 @@ static int write_table(const args_t *a, const cs_planner_t *p)
     if (!err.msg[0])
         snprintf(err.msg, sizeof(err.msg), "out of memory");
     fprintf(stderr, "collstep plan: -o %s: %s\n", a->output, err.msg);
-    return st == CS_ERR_EXISTS ? CS_EXIT_USAGE : CS_EXIT_RUNTIME;
+    return cs_cli_exit_code(st);
 }
 
 /* Plan, print, write the table: the work of cs_cli_guard's child. */
@@ -404,8 +404,7 @@ static int plan_work(void *ctx)
     int st = cs_planner_run(j->o, &p, &err);
     if (st != CS_OK) {
         fprintf(stderr, "collstep plan: %s\n", err.msg);
-        return st == CS_ERR_NOMEM || st == CS_ERR_INTERNAL || st == CS_ERR_IO ? CS_EXIT_RUNTIME
-                                                                              : CS_EXIT_USAGE;
+        return cs_cli_exit_code(st);
     }
     if (a->fmt == CS_FMT_CSV)
         print_csv(stdout, p);

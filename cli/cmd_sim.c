@@ -443,7 +443,7 @@ static int simulate(void *ctx)
         to.force = a->rep.force;
         if (cs_trace_session_open(a->trace, &to, n, &tsess, &err) != CS_OK) {
             fprintf(stderr, "collstep sim: --trace %s: %s\n", a->trace, err.msg);
-            rc = err.code == CS_ERR_EXISTS ? CS_EXIT_USAGE : CS_EXIT_RUNTIME;
+            rc = cs_cli_exit_code(err.code);
             goto done;
         }
         cs_trace_sim_init(&tsim, tsess, platform, a->model_name, so.obs);
@@ -455,7 +455,7 @@ static int simulate(void *ctx)
         fputc('\n', stderr);
     if (st != CS_OK) {
         fprintf(stderr, "collstep sim: %s\n", err.msg);
-        rc = (st == CS_ERR_INVAL || st == CS_ERR_PARSE) ? CS_EXIT_USAGE : CS_EXIT_RUNTIME;
+        rc = cs_cli_exit_code(st);
         goto done;
     }
 #ifdef CS_HAVE_TRACES
