@@ -51,7 +51,7 @@ typedef struct series {
 
 typedef struct cal {
     cal_opts_t *o;
-    cs_live_t l;
+    cs_job_t l;
     cs_calib_t *cb;
     uint64_t sizes[CS_CLI_MAX_SIZES];
     int nsizes;

@@ -155,7 +155,7 @@ static int verify(cal_t *c, int rc)
 /* act: the transport, the measurements */
 static int act(cal_t *c)
 {
-    int st = cs_live_connect(&c->l);
+    int st = cs_job_connect(&c->l);
     if (st == CS_OK)
         st = cs_calib_open(c->l.tp, c->l.boot, c->sizes[c->nsizes - 1], c->o->live.timeout, &c->cb,
                            &c->l.err);
@@ -186,7 +186,7 @@ static int run(cal_t *c)
 static void destroy(cal_t *c)
 {
     cs_calib_close(c->cb);
-    cs_live_close(&c->l);
+    cs_job_close(&c->l);
     for (int s = 0; s < c->nser; s++) {
         free(c->ser[s].med);
         free(c->ser[s].p10);

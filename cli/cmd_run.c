@@ -580,9 +580,9 @@ static int boot(run_ctx_t *c)
     c->nranks = cs_boot_size(c->boot);
     if (!(c->here = calloc((size_t)c->nranks, 1)))
         return fail(&(cs_err_t){CS_ERR_NOMEM, "out of memory"}, c->rank);
-    if ((st = cs_live_machine_ranks(c->boot, &c->here_ranks, c->here, &err)) != CS_OK)
+    if ((st = cs_job_machine_ranks(c->boot, &c->here_ranks, c->here, &err)) != CS_OK)
         return fail(&err, c->rank);
-    c->oversubscribed = cs_live_oversubscribed("run", c->o->wait, c->here_ranks);
+    c->oversubscribed = cs_job_oversubscribed("run", c->o->wait, c->here_ranks);
     return CS_EXIT_OK;
 }
 
