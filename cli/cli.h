@@ -34,6 +34,14 @@
  * outputs are removed. */
 #define CS_EXIT_SIGNAL_BASE 128
 
+/* The exit code of a status, by the list above: CS_OK 0; CS_ERR_VERIFY 1
+ * (the schedule is wrong); CS_ERR_INVAL, _PARSE, _RANGE, _NOTFOUND,
+ * _UNSUPPORTED and _EXISTS 2 (usage, malformed input, refused output
+ * path); CS_ERR_INTERRUPTED 128 + the signal recorded (cs_intr.h), 3 when
+ * none was; every other failure 3 (I/O, memory, a rank died or timed out,
+ * transport or simulation failure).  Every command maps through here. */
+int cs_cli_exit_code(int st);
+
 /* The text of the list above, for the help pages. */
 extern const char cs_cli_exit_help[];
 /* What every page that takes --size says about sizes. */
@@ -337,22 +345,16 @@ void cs_cli_print_findings(FILE *f, const char *prefix, const void *report, cons
 
 /* ---- outputs and interruption (cli_guard.c) ----------------------------- */
 
-/* Long commands (sim) run their work in a child process watched by the
- * command's own process: SIGINT / SIGTERM / SIGHUP to the command kill the
- * child, remove the partial outputs it was writing (the temporary
- * PATH.tmp.<pid> of `out_file` and of `trace_dir`, restoring a trace it was
- * replacing) and exit 128 + signal; a child that crashes is reported and
- * its partial outputs removed the same way.  Returns 0 in the child (go on
- * and do the work) and, in the parent, 1 with *rc the exit code to return.
- * CS_NO_GUARD=1 runs the work in the process itself (for debuggers). */
-int cs_cli_guard(const char *cmd, const char *out_file, const char *trace_dir, int *rc);
-
-/* Run fn(ctx, out, err) in a child process and bring back its status, its
- * error and the `len` bytes it wrote to `out` (a pipe): for work that can
- * happen once per process (a SimGrid simulation).  The child dies with
- * this process.  A child that dies itself: CS_ERR_INTERNAL, said in err. */
-int cs_cli_in_child(int (*fn)(void *ctx, void *out, cs_err_t *err), void *ctx, void *out,
-                    size_t len, cs_err_t *err);
+/* Long commands (sim, plan) run their work in a child process watched by
+ * the command's own process (core/cs_child.h): SIGINT / SIGTERM / SIGHUP to
+ * the command kill the child, remove the partial outputs it was writing
+ * (the temporary PATH.tmp.<pid> of `out_file` and of `trace_dir`,
+ * restoring a trace it was replacing) and return 128 + signal; a child
+ * that crashes is reported and its partial outputs removed the same way
+ * (CS_EXIT_RUNTIME).  Returns work(ctx)'s exit code.  CS_NO_GUARD=1 runs
+ * the work in the process itself (for debuggers), as does a failed fork. */
+int cs_cli_guard(const char *cmd, const char *out_file, const char *trace_dir,
+                 int (*work)(void *ctx), void *ctx);
 
 /* Check, before a long run, that -o FILE (results) and --trace DIR (either
  * may be NULL) can be written without replacing what collstep did not

@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "cs_dtype.h"
+#include "cs_intr.h"
 #include "cs_log.h"
 #include "cs_text.h"
 #include "cs_time.h"
@@ -252,6 +253,22 @@ int cs_cli_parse_format(const char *cmd, const char *s, cs_results_fmt_t *out)
     if ((*out = cs_results_fmt_parse(s)) == CS_FMT_COUNT)
         return cs_cli_usage_error(cmd, "--format: expected table, csv or json, found '%s'", s);
     return CS_EXIT_OK;
+}
+
+int cs_cli_exit_code(int st)
+{
+    switch (st) {
+    case CS_OK: return CS_EXIT_OK;
+    case CS_ERR_VERIFY: return CS_EXIT_FAIL;
+    case CS_ERR_INVAL:
+    case CS_ERR_PARSE:
+    case CS_ERR_RANGE:
+    case CS_ERR_NOTFOUND:
+    case CS_ERR_UNSUPPORTED:
+    case CS_ERR_EXISTS: return CS_EXIT_USAGE;
+    case CS_ERR_INTERRUPTED: return cs_intr_pending() ? cs_intr_exit_code() : CS_EXIT_RUNTIME;
+    default: return CS_EXIT_RUNTIME;
+    }
 }
 
 const char cs_cli_exit_help[] =
@@ -880,5 +897,5 @@ int cs_cli_report(const char *cmd, const cs_cli_report_t *r, cs_result_t *rows, 
     if (st == CS_OK)
         return rc;
     fprintf(stderr, "collstep %s: %s\n", cmd, err.msg[0] ? err.msg : "cannot write the results");
-    return st == CS_ERR_EXISTS ? CS_EXIT_USAGE : CS_EXIT_RUNTIME;
+    return cs_cli_exit_code(st);
 }

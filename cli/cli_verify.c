@@ -98,6 +98,13 @@ void cs_cli_print_findings(FILE *f, const char *prefix, const void *report, cons
     }
 }
 
+/* A schedule the verifier runs out of memory on is too large to verify: a
+ * refusal (run without verifying), like one over its limits. */
+static int too_large(int st)
+{
+    return st == CS_ERR_NOMEM ? CS_ERR_RANGE : st;
+}
+
 int cs_cli_verify(const char *cmd, const cs_sched_t *s, const char *name, cs_cli_verify_how_t how)
 {
     uint64_t d = cs_sched_digest(s);
@@ -109,7 +116,7 @@ int cs_cli_verify(const char *cmd, const cs_sched_t *s, const char *name, cs_cli
     int st = cs_verify(s, NULL, &rep, &err);
     int rc = CS_EXIT_OK;
     if (!cmd) { /* quiet: the caller only needs the answer */
-        rc = st == CS_OK ? CS_EXIT_OK : st == CS_ERR_VERIFY ? CS_EXIT_FAIL : CS_EXIT_USAGE;
+        rc = cs_cli_exit_code(too_large(st));
         if (st == CS_OK)
             remember(s, d);
     } else if (st == CS_ERR_VERIFY) {
@@ -124,7 +131,7 @@ int cs_cli_verify(const char *cmd, const cs_sched_t *s, const char *name, cs_cli
     } else if (st != CS_OK) {
         fprintf(stderr, "collstep %s: %s: cannot verify: %s; run without verifying: --no-verify\n",
                 cmd, name, err.msg[0] ? err.msg : cs_status_str(st));
-        rc = CS_EXIT_USAGE;
+        rc = cs_cli_exit_code(too_large(st));
     } else {
         remember(s, d);
     }

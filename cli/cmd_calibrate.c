@@ -38,7 +38,7 @@ typedef struct cal_opts {
 
 typedef struct cal {
     cal_opts_t *o;
-    cs_live_t l;
+    cs_job_t l;
     cs_calibrate_plan_t plan;
     cs_calibrate_t *cb;
     cs_calibrate_record_t *rec;
@@ -214,7 +214,7 @@ static int act(cal_t *c)
 {
     const cs_calibrate_plan_t *pl = &c->plan;
     const char **names = calloc((size_t)c->l.nnodes, sizeof(char *));
-    int st = names ? cs_live_connect(&c->l) : cs_err_set(&c->l.err, CS_ERR_NOMEM, "out of memory");
+    int st = names ? cs_job_connect(&c->l) : cs_err_set(&c->l.err, CS_ERR_NOMEM, "out of memory");
     for (int h = 0; names && h < c->l.nnodes; h++)
         names[h] = c->l.nodes[h].name;
     cs_calibrate_job_t job = {c->l.nnodes, c->l.node_of, names, c->o->live.transport,
@@ -270,7 +270,7 @@ static int run(cal_t *c)
 static void destroy(cal_t *c)
 {
     cs_calibrate_close(c->cb);
-    cs_live_close(&c->l);
+    cs_job_close(&c->l);
     cs_calibrate_record_free(c->rec);
     free(c);
 }

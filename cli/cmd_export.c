@@ -145,9 +145,7 @@ int cs_cli_export(int argc, char **argv)
         rc = cs_cli_scheds_verify("export", &b, a.file, CS_CLI_VERIFY_ALWAYS);
     if (rc == CS_EXIT_OK) {
         int st = cs_msccl_save(b.sched[0], &a.wo, a.output, a.force ? CS_OUT_FORCE : 0, &err);
-        rc = st == CS_OK ? CS_EXIT_OK
-             : st == CS_ERR_EXISTS || st == CS_ERR_UNSUPPORTED ? CS_EXIT_USAGE
-                                                              : CS_EXIT_RUNTIME;
+        rc = cs_cli_exit_code(st);
         if (rc != CS_EXIT_OK)
             fprintf(stderr, "collstep export: %s\n", err.msg);
     }

@@ -114,7 +114,7 @@ int cs_cli_gen(int argc, char **argv)
         cs_err_t err = {0};
         int st = cs_sched_save_flags(b.sched[0], g.output,
                                      CS_OUT_STDOUT | (g.force ? CS_OUT_FORCE : 0), &err);
-        rc = st == CS_OK ? CS_EXIT_OK : st == CS_ERR_EXISTS ? CS_EXIT_USAGE : CS_EXIT_RUNTIME;
+        rc = cs_cli_exit_code(st);
         if (rc != CS_EXIT_OK)
             fprintf(stderr, "collstep gen: %s\n", err.msg);
     }

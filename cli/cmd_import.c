@@ -93,7 +93,7 @@ static int write_sched(const import_args_t *a, const cs_msccl_t *m)
                                  CS_OUT_STDOUT | (a->force ? CS_OUT_FORCE : 0), &err);
     if (st != CS_OK) {
         fprintf(stderr, "collstep import: %s\n", err.msg);
-        return st == CS_ERR_EXISTS ? CS_EXIT_USAGE : CS_EXIT_RUNTIME;
+        return cs_cli_exit_code(st);
     }
     if (strcmp(a->output, "-") != 0)
         fprintf(stderr,
@@ -118,7 +118,7 @@ int cs_cli_import(int argc, char **argv)
     int st = cs_msccl_load(a.path, &a.mo, &m, &err);
     if (st != CS_OK) {
         fprintf(stderr, "collstep import: %s\n", err.msg);
-        return st == CS_ERR_IO ? CS_EXIT_RUNTIME : CS_EXIT_USAGE;
+        return cs_cli_exit_code(st);
     }
     if (a.origins)
         print_origins(m);

@@ -385,7 +385,39 @@ static int write_table(const args_t *a, const cs_planner_t *p)
     if (!err.msg[0])
         snprintf(err.msg, sizeof(err.msg), "out of memory");
     fprintf(stderr, "collstep plan: -o %s: %s\n", a->output, err.msg);
-    return st == CS_ERR_EXISTS ? CS_EXIT_USAGE : CS_EXIT_RUNTIME;
+    return cs_cli_exit_code(st);
+}
+
+/* Plan, print, write the table: the work of cs_cli_guard's child. */
+typedef struct plan_job {
+    const args_t *a;
+    const cs_planner_opts_t *o;
+} plan_job_t;
+
+static int plan_work(void *ctx)
+{
+    const plan_job_t *j = ctx;
+    const args_t *a = j->a;
+    cs_planner_t *p = NULL;
+    cs_err_t err;
+    cs_err_clear(&err);
+    int st = cs_planner_run(j->o, &p, &err);
+    if (st != CS_OK) {
+        fprintf(stderr, "collstep plan: %s\n", err.msg);
+        return cs_cli_exit_code(st);
+    }
+    if (a->fmt == CS_FMT_CSV)
+        print_csv(stdout, p);
+    else if (a->fmt == CS_FMT_JSON)
+        print_json(stdout, a, p);
+    else
+        print_table(stdout, a, p);
+    fflush(stdout);
+    int rc = CS_EXIT_OK;
+    if (a->output)
+        rc = write_table(a, p);
+    cs_planner_free(p);
+    return rc;
 }
 
 int cs_cli_plan(int argc, char **argv)
@@ -401,7 +433,6 @@ int cs_cli_plan(int argc, char **argv)
     if (rc != CS_EXIT_OK)
         return rc == CS_CLI_DONE ? CS_EXIT_OK : rc;
     cs_coll_t coll = a.coll;
-    cs_results_fmt_t fmt = a.fmt;
     cs_sim_model_t model = a.model;
     uint64_t sizes[CS_CLI_MAX_SIZES];
     int ns = 0;
@@ -429,27 +460,6 @@ int cs_cli_plan(int argc, char **argv)
     o.model = model;
     o.progress = isatty(2) ? 1 : 2;
     o.exhaustive = a.all;
-    if (cs_cli_guard("plan", a.output, NULL, &rc))
-        return rc;
-    cs_planner_t *p = NULL;
-    cs_err_t err;
-    cs_err_clear(&err);
-    int st = cs_planner_run(&o, &p, &err);
-    if (st != CS_OK) {
-        fprintf(stderr, "collstep plan: %s\n", err.msg);
-        return st == CS_ERR_NOMEM || st == CS_ERR_INTERNAL || st == CS_ERR_IO ? CS_EXIT_RUNTIME
-                                                                              : CS_EXIT_USAGE;
-    }
-    if (fmt == CS_FMT_CSV)
-        print_csv(stdout, p);
-    else if (fmt == CS_FMT_JSON)
-        print_json(stdout, &a, p);
-    else
-        print_table(stdout, &a, p);
-    fflush(stdout);
-    rc = CS_EXIT_OK;
-    if (a.output)
-        rc = write_table(&a, p);
-    cs_planner_free(p);
-    return rc;
+    plan_job_t j = {&a, &o};
+    return cs_cli_guard("plan", a.output, NULL, plan_work, &j);
 }

@@ -123,7 +123,7 @@ int cs_cli_platform(int argc, char **argv)
         }
     } else if ((st = cs_platform_export(p, output, oflags, &err)) != CS_OK) {
         fprintf(stderr, "collstep platform: -o %s: %s\n", output, err.msg);
-        rc = st == CS_ERR_EXISTS ? CS_EXIT_USAGE : CS_EXIT_RUNTIME;
+        rc = cs_cli_exit_code(st);
     } else {
         fprintf(stderr, "collstep platform: wrote %s (%llu %s)\n", output,
                 (unsigned long long)p->ndevices, p->rank_noun);

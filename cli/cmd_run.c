@@ -166,9 +166,7 @@ static int fail(const cs_err_t *err, int rank)
         fprintf(stderr, "collstep run: %s\n", m);
     else
         fprintf(stderr, "collstep run: rank %d: %s\n", rank, m);
-    if (err->code == CS_ERR_INTERRUPTED && cs_intr_pending())
-        return cs_intr_exit_code();
-    return CS_EXIT_RUNTIME;
+    return cs_cli_exit_code(err->code);
 }
 
 static int parse_opt(void *ctx, int c, const char *arg)
@@ -576,17 +574,15 @@ static int boot(run_ctx_t *c)
     int st = cs_boot_open(&bc, &c->boot, &err);
     if (st != CS_OK) {
         fprintf(stderr, "collstep run: %s\n", err.msg);
-        if (st == CS_ERR_INTERRUPTED && cs_intr_pending())
-            return cs_intr_exit_code();
-        return st == CS_ERR_NOTFOUND ? CS_EXIT_USAGE : CS_EXIT_RUNTIME;
+        return cs_cli_exit_code(st);
     }
     c->rank = cs_boot_rank(c->boot);
     c->nranks = cs_boot_size(c->boot);
     if (!(c->here = calloc((size_t)c->nranks, 1)))
         return fail(&(cs_err_t){CS_ERR_NOMEM, "out of memory"}, c->rank);
-    if ((st = cs_live_machine_ranks(c->boot, &c->here_ranks, c->here, &err)) != CS_OK)
+    if ((st = cs_job_machine_ranks(c->boot, &c->here_ranks, c->here, &err)) != CS_OK)
         return fail(&err, c->rank);
-    c->oversubscribed = cs_live_oversubscribed("run", c->o->wait, c->here_ranks);
+    c->oversubscribed = cs_job_oversubscribed("run", c->o->wait, c->here_ranks);
     return CS_EXIT_OK;
 }
 

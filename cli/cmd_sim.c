@@ -20,6 +20,7 @@
 
 #include "cli.h"
 #include "cs_algo.h"
+#include "cs_child.h"
 #include "cs_log.h"
 #include "cs_platform.h"
 #include "cs_results.h"
@@ -338,7 +339,7 @@ static int build(sim_t *s)
 }
 
 /* One simulation: the instances of one rank map (SimGrid runs once in a
- * process, so each further map is simulated in a child, cs_cli_in_child). */
+ * process, so each further map is simulated in a child, cs_child_call). */
 typedef struct sim_run {
     const cs_platform_t *plat;
     const cs_sim_opts_t *so;
@@ -383,7 +384,8 @@ static int sim_all(const sim_t *s, cs_sim_opts_t *so, cs_sim_instance_t *inst, c
         so->map = map_of(s, first, &so->nmap);
         sim_run_t r = {s->plat, so, grp, m};
         st = g == ng - 1 ? sim_run(&r, times, err)
-                         : cs_cli_in_child(sim_run, &r, times, sizeof(double) * (size_t)m, err);
+                         : cs_child_call("a simulation child", sim_run, &r, times,
+                                         sizeof(double) * (size_t)m, err);
         for (int j = 0; j < m && st == CS_OK; j++)
             inst[idx[j]].time = times[j];
     }
@@ -393,8 +395,9 @@ static int sim_all(const sim_t *s, cs_sim_opts_t *so, cs_sim_instance_t *inst, c
 
 /* act and report (the child of cs_cli_guard): simulate, write traces and
  * results. */
-static int simulate(sim_t *s)
+static int simulate(void *ctx)
 {
+    sim_t *s = ctx;
     const args_t *a = &s->a;
     int n = 0, rc = CS_EXIT_OK, cap = s->b.n * s->nsizes;
     cs_sim_instance_t *inst = calloc((size_t)cap, sizeof(*inst));
@@ -440,7 +443,7 @@ static int simulate(sim_t *s)
         to.force = a->rep.force;
         if (cs_trace_session_open(a->trace, &to, n, &tsess, &err) != CS_OK) {
             fprintf(stderr, "collstep sim: --trace %s: %s\n", a->trace, err.msg);
-            rc = err.code == CS_ERR_EXISTS ? CS_EXIT_USAGE : CS_EXIT_RUNTIME;
+            rc = cs_cli_exit_code(err.code);
             goto done;
         }
         cs_trace_sim_init(&tsim, tsess, platform, a->model_name, so.obs);
@@ -452,7 +455,7 @@ static int simulate(sim_t *s)
         fputc('\n', stderr);
     if (st != CS_OK) {
         fprintf(stderr, "collstep sim: %s\n", err.msg);
-        rc = (st == CS_ERR_INVAL || st == CS_ERR_PARSE) ? CS_EXIT_USAGE : CS_EXIT_RUNTIME;
+        rc = cs_cli_exit_code(st);
         goto done;
     }
 #ifdef CS_HAVE_TRACES
@@ -497,8 +500,8 @@ int cs_cli_sim(int argc, char **argv)
      * once the outputs are known to be writable */
     if (rc == CS_EXIT_OK)
         rc = cs_cli_check_outputs("sim", a->rep.output, a->trace, a->rep.force);
-    if (rc == CS_EXIT_OK && !cs_cli_guard("sim", a->rep.output, a->trace, &rc))
-        rc = simulate(s);
+    if (rc == CS_EXIT_OK)
+        rc = cs_cli_guard("sim", a->rep.output, a->trace, simulate, s);
     cs_cli_scheds_free(&s->b);
     for (int i = 0; i < s->nmap; i++)
         free(s->map[i]);

@@ -241,7 +241,7 @@ int cs_cli_validate(int argc, char **argv)
     cs_cli_scheds_init(&v->b);
     rc = run(v);
     val_trace_abort(v);
-    cs_live_close(&v->l);
+    cs_job_close(&v->l);
     cs_cli_scheds_free(&v->b);
     for (int i = 0; i < o.nplats; i++)
         cs_platform_close(o.plats[i].plat);

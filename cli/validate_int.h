@@ -55,7 +55,7 @@ typedef struct tier_bytes {
 
 typedef struct val {
     val_opts_t *o;
-    cs_live_t l;
+    cs_job_t l;
     int64_t offset_ns; /* this rank's clock to rank 0's */
     double lead, late;  /* timed starts (validate_live.c): rank 0's lead, seconds; this
                            rank's lateness at the last start */

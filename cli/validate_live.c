@@ -229,7 +229,7 @@ int val_live(val_t *v)
 {
     v->lead = START_LEAD;
     v->starts = calloc((size_t)v->l.nranks, sizeof(double));
-    int st = v->starts ? cs_live_connect(&v->l) : cs_err_set(&v->l.err, CS_ERR_NOMEM,
+    int st = v->starts ? cs_job_connect(&v->l) : cs_err_set(&v->l.err, CS_ERR_NOMEM,
                                                              "out of memory");
     if (st == CS_OK)
         st = cs_engine_clock_align(v->l.tp, 20, v->o->live.timeout, &v->offset_ns, &v->l.err);

@@ -58,7 +58,7 @@ int val_trace_begin(val_t *v)
     }
     if (st != CS_OK) {
         fprintf(stderr, "collstep validate: --trace %s: %s\n", v->o->trace, err->msg);
-        return st == CS_ERR_EXISTS ? CS_EXIT_USAGE : CS_EXIT_RUNTIME;
+        return cs_cli_exit_code(st);
     }
     return CS_EXIT_OK;
 }

@@ -9,17 +9,15 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cs_algo.h"
+#include "cs_child.h"
 #include "cs_log.h"
 #include "cs_planner_int.h"
 #include "cs_platform.h"
@@ -184,6 +182,21 @@ static int analyse(const cs_platform_t *plat, const cs_planner_opts_t *o, shared
     return 0;
 }
 
+typedef struct analysis {
+    const cs_platform_t *plat;
+    const cs_planner_opts_t *o;
+    shared_hdr_t *h;
+    double deadline;
+} analysis_t;
+
+/* The analysis child (core/cs_child.h): 0, or 1 with h->status and h->msg. */
+static int analysis_body(void *ctx, int fd, cs_err_t *err)
+{
+    (void)fd, (void)err;
+    const analysis_t *a = ctx;
+    return analyse(a->plat, a->o, a->h, a->deadline);
+}
+
 /* ---- a simulation worker -------------------------------------------------- */
 
 static int simulate(const cs_platform_t *plat, const cs_planner_opts_t *o, cs_planner_t *p, int c,
@@ -231,13 +244,21 @@ static int simulate(const cs_platform_t *plat, const cs_planner_opts_t *o, cs_pl
     return 0;
 }
 
+typedef struct worker {
+    const cs_platform_t *plat;
+    const cs_planner_opts_t *o;
+    cs_planner_t *p;
+    const struct job *j;
+} worker_t;
+
 /* ---- jobs ---------------------------------------------------------------- */
 
 typedef struct job {
     int cand;
     int ks[CS_PLANNER_MAX_SIZES], nk;
     double cost;
-    pid_t pid;
+    cs_child_t child;
+    int running;
     double started;
 } job_t;
 
@@ -255,6 +276,14 @@ static int by_model(const cs_planner_t *p, int k, int *order)
             order[j - 1] = t;
         }
     return n;
+}
+
+/* A worker child (core/cs_child.h): 0, or 1 with the candidate's err. */
+static int worker_body(void *ctx, int fd, cs_err_t *err)
+{
+    (void)fd, (void)err;
+    const worker_t *w = ctx;
+    return simulate(w->plat, w->o, w->p, w->j->cand, w->j->ks, w->j->nk);
 }
 
 /* Jobs in priority order: per size the model's best, then the registry's
@@ -454,25 +483,22 @@ int cs_planner_run(const cs_planner_opts_t *o, cs_planner_t **out, cs_err_t *err
     p->cands = (cs_planner_cand_t *)(h + 1);
     p->hosts = (char *)(p->cands + CS_PLANNER_MAX_CANDS);
     h->status = CS_ERR_INTERNAL;
-    snprintf(h->msg, sizeof(h->msg), "plan: the analysis process died");
+    snprintf(h->msg, sizeof(h->msg), "plan: the analysis process ended without its results");
 
     /* 1-3: analysis child */
     status_line(o, "analysing %s (%d ranks)%s", o->platform, P, o->progress == 1 ? "" : "");
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        st = cs_err_set(err, CS_ERR_INTERNAL, "plan: fork: %s", strerror(errno));
+    analysis_t an = {plat, o, h, deadline};
+    cs_child_t ac;
+    cs_err_t ce;
+    cs_err_clear(&ce);
+    st = cs_child_run(&ac, "plan: the analysis process", 0, analysis_body, &an, &ce);
+    cs_child_free(&ac);
+    if (st != CS_OK && st != 1) { /* it died, or was interrupted */
+        cs_err_set(err, st, "%s", ce.msg);
         goto fail;
     }
-    if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the plan */
-        _exit(analyse(plat, o, h, deadline));
-    }
-    int ws = 0;
-    while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
-        ;
-    if (!WIFEXITED(ws) || h->status != CS_OK) {
-        st = h->status != CS_OK ? h->status : CS_ERR_INTERNAL;
+    if (h->status != CS_OK) {
+        st = h->status;
         cs_err_set(err, st, "%s", h->msg);
         goto fail;
     }
@@ -505,9 +531,16 @@ int cs_planner_run(const cs_planner_opts_t *o, cs_planner_t **out, cs_err_t *err
         free(jobs);
         goto fail;
     }
-    fflush(NULL);
-    while (next < nj || running > 0) {
-        /* start what fits in the budget */
+    cs_child_t **watch = calloc((size_t)(nj > 0 ? nj : 1), sizeof(*watch));
+    int *of = calloc((size_t)(nj > 0 ? nj : 1), sizeof(*of));
+    if (!watch || !of) {
+        free(watch), free(of), free(jobs);
+        st = cs_err_set(err, CS_ERR_NOMEM, "plan: out of memory");
+        goto fail;
+    }
+    int stopped = CS_OK; /* CS_ERR_INTERRUPTED: a signal ended the workers */
+    while ((next < nj || running > 0) && stopped == CS_OK) {
+        /* start what fits in the budget; the budget's end stops it */
         while (running < o->jobs && next < nj) {
             job_t *j = &jobs[next];
             if (dup_of(p, jobs, next) >= 0) { /* the same schedule as a job before it */
@@ -520,14 +553,12 @@ int cs_planner_run(const cs_planner_opts_t *o, cs_planner_t **out, cs_err_t *err
                 next++;
                 continue;
             }
-            pid_t w = fork();
-            if (w < 0)
+            worker_t wk = {plat, o, p, j};
+            if (cs_child_start(&j->child, "the simulation process",
+                               fmax(deadline - cs_now_s(), 1e-3), worker_body, &wk,
+                               NULL) != CS_OK)
                 break;
-            if (w == 0) {
-                prctl(PR_SET_PDEATHSIG, SIGKILL);
-                _exit(simulate(plat, o, p, j->cand, j->ks, j->nk));
-            }
-            j->pid = w;
+            j->running = 1;
             j->started = cs_now_s();
             running++;
             next++;
@@ -536,55 +567,59 @@ int cs_planner_run(const cs_planner_opts_t *o, cs_planner_t **out, cs_err_t *err
             break;
         /* only the workers started here: a program calling the planner
          * keeps its own children */
-        int wst = 0;
-        pid_t w = 0;
-        for (int i = 0; i < next && w <= 0; i++)
-            if (jobs[i].pid > 0)
-                w = waitpid(jobs[i].pid, &wst, WNOHANG);
-        if (w <= 0) {
-            if (cs_now_s() > deadline) { /* the budget is spent: stop what runs */
-                for (int i = 0; i < next; i++)
-                    if (jobs[i].pid > 0) {
-                        kill(jobs[i].pid, SIGKILL);
-                        waitpid(jobs[i].pid, NULL, 0);
-                        jobs[i].pid = 0;
-                        running--;
-                        p->timed_out++;
-                        snprintf(p->cands[jobs[i].cand].err, sizeof(p->cands[0].err),
-                                 "not simulated: stopped at the end of the budget");
-                    }
-                continue;
-            }
-            usleep(20000);
+        int nw = 0;
+        for (int i = 0; i < next; i++)
+            if (jobs[i].running)
+                of[nw] = i, watch[nw++] = &jobs[i].child;
+        int e = cs_child_poll(watch, nw, 200);
+        if (e < 0)
             continue;
+        job_t *j = &jobs[of[e]];
+        j->running = 0;
+        running--;
+        done++;
+        cs_planner_cand_t *x = &p->cands[j->cand];
+        cs_err_t ce;
+        cs_err_clear(&ce);
+        int v = cs_child_end(&j->child, &ce);
+        cs_child_free(&j->child);
+        int ok = v == 0;
+        if (v == CS_ERR_INTERRUPTED) {
+            stopped = cs_err_set(err, v, "plan: %s", ce.msg);
+        } else if (j->child.timed_out) {
+            p->timed_out++;
+            snprintf(x->err, sizeof(x->err), "not simulated: stopped at the end of the budget");
+        } else if (ok) {
+            p->simulated++;
+            spent += cs_now_s() - j->started;
+            predicted += j->cost;
+            ratio = spent / predicted;
+        } else if (!x->err[0] && ce.msg[0]) {
+            snprintf(x->err, sizeof(x->err), "%.150s", ce.msg);
+        } else if (!x->err[0]) {
+            snprintf(x->err, sizeof(x->err), "the simulation process failed (exit %d)", v);
         }
-        for (int i = 0; i < next; i++) {
-            if (jobs[i].pid != w)
-                continue;
-            jobs[i].pid = 0;
-            running--;
-            done++;
-            const cs_planner_cand_t *x = &p->cands[jobs[i].cand];
-            int ok = WIFEXITED(wst) && WEXITSTATUS(wst) == 0;
-            if (ok) {
-                p->simulated++;
-                spent += cs_now_s() - jobs[i].started;
-                predicted += jobs[i].cost;
-                ratio = spent / predicted;
-            }
-            else if (!x->err[0])
-                snprintf(p->cands[jobs[i].cand].err, sizeof(p->cands[0].err),
-                         "the simulation process failed (%s %d)",
-                         WIFSIGNALED(wst) ? "signal" : "exit",
-                         WIFSIGNALED(wst) ? WTERMSIG(wst) : WEXITSTATUS(wst));
-            char lb[256];
-            if (o->progress == 2)
-                status_line(o, "[%d/%d] %s: %s in %.1f s%s%s", done, nj,
-                            label(p, x, lb, sizeof(lb)), ok ? "simulated" : "failed",
-                            cs_now_s() - jobs[i].started, ok ? "" : ": ", ok ? "" : x->err);
-            else
-                status_line(o, "simulated %d/%d, %.0f s left", done, nj, deadline - cs_now_s());
+        char lb[256];
+        if (stopped != CS_OK)
+            continue;
+        if (o->progress == 2)
+            status_line(o, "[%d/%d] %s: %s in %.1f s%s%s", done, nj, label(p, x, lb, sizeof(lb)),
+                        ok ? "simulated" : "failed", cs_now_s() - j->started, ok ? "" : ": ",
+                        ok ? "" : x->err);
+        else
+            status_line(o, "simulated %d/%d, %.0f s left", done, nj, deadline - cs_now_s());
+    }
+    for (int i = 0; i < next; i++) /* after a signal: the others, killed with the first */
+        if (jobs[i].running) {
+            cs_child_stop(&jobs[i].child);
+            cs_child_free(&jobs[i].child);
         }
+    free(watch);
+    free(of);
+    if (stopped != CS_OK) {
+        free(jobs);
+        st = stopped;
+        goto fail;
     }
     if (o->progress == 1)
         fputs("\r\033[K", stderr);

@@ -6,8 +6,8 @@
  * Why a child: SimGrid can be initialised once per process (the simulation
  * needs that once), and some of its refusals are not exceptions but
  * xbt_assert / xbt_die, which print a CRITICAL line and a backtrace on
- * stderr and abort.  The child sends its stdout and stderr (SimGrid's log)
- * to a scratch directory, loads the file, and writes one line per fact on a
+ * stderr and abort.  The child (a watched one, core/cs_child.h) sends its
+ * stdout and stderr (SimGrid's log) to a scratch directory, loads the file, and writes one line per fact on a
  * pipe:
  *     K                 the file loaded (facts follow)
  *     L line \t words   SimGrid refused it (an exception): where, what it said
@@ -32,6 +32,7 @@
 #include <malloc.h>
 #endif
 
+#include "cs_child.h"
 #include "cs_plat_sg.hpp"
 
 namespace cs_plat {
@@ -141,53 +142,50 @@ static int refused(const child_spec &c, int line, const std::string &words, cs_e
     return cs_err_set(err, CS_ERR_PARSE, "%s", msg);
 }
 
+struct child_ctx {
+    const child_spec *c;
+    const char *dir, *logpath;
+};
+
+/* The child (core/cs_child.h): SimGrid's log to the scratch directory,
+ * which is also where it works; the facts on fd. */
+static int child_body(void *ctx, int fd, cs_err_t *)
+{
+    const child_ctx *k = (const child_ctx *)ctx;
+    int lfd = open(k->logpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (lfd >= 0) {
+        dup2(lfd, 1);
+        dup2(lfd, 2);
+        close(lfd);
+    }
+    if (chdir(k->dir) != 0)
+        return 3;
+    try {
+        child(fd, *k->c);
+    } catch (...) { /* not SimGrid's (those are std::exceptions): said like a crash */
+        return 3;
+    }
+    return CS_OK;
+}
+
 int run_child(const child_spec &c, std::string &out, cs_err_t *err)
 {
     char dir[] = "/tmp/cs_probe_XXXXXX";
-    int pfd[2];
     if (mkdtemp(dir) == nullptr)
         return cs_err_set(err, CS_ERR_IO, "cannot create a scratch directory: %s", strerror(errno));
-    if (pipe(pfd) != 0) {
-        remove_dir(dir);
-        return cs_err_set(err, CS_ERR_IO, "pipe: %s", strerror(errno));
-    }
     std::string logpath = std::string(dir) + "/simgrid.log";
-    fflush(nullptr);
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(pfd[0]);
-        close(pfd[1]);
+    child_ctx k{&c, dir, logpath.c_str()};
+    cs_child_t ch;
+    cs_err_t ce;
+    cs_err_clear(&ce);
+    int st = cs_child_run(&ch, "SimGrid's reading", 0, child_body, &k, &ce);
+    out.assign(ch.data ? ch.data : "", ch.len);
+    cs_child_free(&ch);
+    if (st == CS_ERR_INTERRUPTED || (st == CS_ERR_IO && ch.pid == 0)) {
         remove_dir(dir);
-        return cs_err_set(err, CS_ERR_IO, "fork: %s", strerror(errno));
+        return cs_err_set(err, st, "%s", ce.msg);
     }
-    if (pid == 0) {
-        close(pfd[0]);
-        int lfd = open(logpath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (lfd >= 0) {
-            dup2(lfd, 1);
-            dup2(lfd, 2);
-            close(lfd);
-        }
-        if (chdir(dir) != 0)
-            _exit(3);
-        child(pfd[1], c);
-        close(pfd[1]);
-        _exit(0);
-    }
-    close(pfd[1]);
-    out.clear();
     char buf[65536];
-    for (;;) {
-        ssize_t r = read(pfd[0], buf, sizeof(buf));
-        if (r > 0)
-            out.append(buf, (size_t)r);
-        else if (r == 0 || errno != EINTR)
-            break;
-    }
-    close(pfd[0]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
     std::string log;
     if (FILE *lf = fopen(logpath.c_str(), "r")) {
         size_t r;
@@ -215,13 +213,13 @@ int run_child(const child_spec &c, std::string &out, cs_err_t *err)
                               tab == std::string::npos ? l.c_str() + 2 : l.c_str() + tab + 1);
         }
     }
-    bool died = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
-    if (!died)
+    if (st == CS_OK)
         return CS_OK;
     std::string m = user_words(summarize(log), c.path, c.shown);
+    char words[128];
     if (m.empty())
-        m = WIFSIGNALED(status)
-                ? std::string("it died of signal ") + std::to_string(WTERMSIG(status))
+        m = WIFSIGNALED(ch.wstatus)
+                ? std::string("it ") + cs_child_death(ch.wstatus, words, sizeof(words))
                 : "it died without a message";
     bool loaded = out.compare(0, 2, "K\n") == 0;
     if (loaded)
