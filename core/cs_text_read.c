@@ -253,8 +253,9 @@ static int parse_header(lex_t *lx)
     const char *pos = (skip_blanks(lx), lx->p);
     if ((st = number(lx, 0, UINT32_MAX, "a format version", &v)) != CS_OK)
         return st;
-    if (v != CS_SCHED_FORMAT_VERSION)
-        return err_at(lx, pos, "format version %d", CS_SCHED_FORMAT_VERSION);
+    if (v < CS_SCHED_FORMAT_VERSION_MIN || v > CS_SCHED_FORMAT_VERSION)
+        return err_at(lx, pos, "format version %d to %d", CS_SCHED_FORMAT_VERSION_MIN,
+                      CS_SCHED_FORMAT_VERSION);
     if ((st = expect_eol(lx)) != CS_OK)
         return st;
     return next_line(lx);

@@ -184,7 +184,8 @@ int cs_sched_write(const cs_sched_t *s, FILE *f)
     o->n = 0;
     o->failed = 0;
     ob_str(o, "collstep-schedule ");
-    ob_u64(o, CS_SCHED_FORMAT_VERSION);
+    /* version 1 for what version 1 can say: those files stay byte for byte */
+    ob_u64(o, cs_sched_has_switch(s) ? CS_SCHED_FORMAT_VERSION : CS_SCHED_FORMAT_VERSION_MIN);
     ob_str(o, "\ncollective ");
     ob_str(o, cs_coll_name(s->desc.coll));
     ob_str(o, " ranks ");
