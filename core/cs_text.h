@@ -1,11 +1,14 @@
 /*
- * cs_text.h - the schedule text format (version 1): reader and writer.
+ * cs_text.h - the schedule text format (versions 1 and 2): reader and writer.
  *
  * The format is documented rule by rule in docs/schedule-format.md.  In
  * short: a header line "collstep-schedule 1", a "collective" line, an
  * optional "algorithm" line, then per rank a "rank R" line, its scratch
  * buffers ("buffer NAME base B chunks N") and its numbered steps
- * ("3: reduce tmp[0:2] -> out[0:2] after 0,2").
+ * ("3: reduce tmp[0:2] -> out[0:2] after 0,2").  Version 2 adds "group NAME
+ * ranks 0-3" lines after the algorithm line and switch steps ("4: switch
+ * reduce NAME in[0:1] -> out[0:1]"); the writer writes version 2 only for a
+ * schedule with groups or switch steps, version 1 otherwise.
  *
  * Contracts
  * ---------
