@@ -334,6 +334,11 @@ int cs_cli_verify(const char *cmd, const cs_sched_t *s, const char *name, cs_cli
  * line of a foreign file each step came from when `s` has origins) and
  * "... and N more finding(s)". */
 void cs_cli_print_findings(FILE *f, const char *prefix, const void *report, const cs_sched_t *s);
+/* The same, and when `path` is a schedule text file (not NULL, not "-"),
+ * every finding about a step starts with "PATH:LINE:COL: " (the step's
+ * line in that file), and with name_all the others with "PATH: ". */
+void cs_cli_print_findings_in(FILE *f, const char *prefix, const void *report,
+                              const cs_sched_t *s, const char *path, int name_all);
 
 /* ---- outputs and interruption (cli_guard.c) ----------------------------- */
 

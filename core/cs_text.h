@@ -78,6 +78,19 @@ int cs_sched_save(const cs_sched_t *s, const char *path, cs_err_t *err);
  * cs_sched_save_flags(s, path, CS_OUT_STDOUT | CS_OUT_FSYNC, err). */
 int cs_sched_save_flags(const cs_sched_t *s, const char *path, int flags, cs_err_t *err);
 
+/* Where steps are in a schedule text (`len` bytes): for each j < n, the
+ * line and column (from 1, columns in bytes) of the number of step
+ * step[j] of rank rank[j], or 0 and 0 when the text has no such step (or
+ * step[j] < 0).  The text is one the reader accepted (located by its "rank
+ * R" and "N:" lines; comments and blank lines are skipped).  O(len). */
+void cs_sched_locate(const char *text, size_t len, uint32_t n, const int *rank,
+                     const int64_t *step, unsigned long long *line, unsigned long long *col);
+/* The same for a file (not "-"): CS_OK, or CS_ERR_IO when it cannot be read
+ * or is not a schedule text (its first bytes, after blank and comment
+ * lines, are not "collstep-schedule"); every position is 0 then. */
+int cs_sched_locate_file(const char *path, uint32_t n, const int *rank, const int64_t *step,
+                         unsigned long long *line, unsigned long long *col);
+
 struct cs_out_kind;
 /* What cs_sched_save writes, for cs_out_begin_file (the recognizer above). */
 extern const struct cs_out_kind cs_sched_out_kind;
