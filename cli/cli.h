@@ -274,6 +274,12 @@ typedef struct cs_cli_want {
     int ndims;
 } cs_cli_want_t;
 
+/* Refuse schedules with switch steps (in-network reduction), which `cmd`
+ * cannot execute: CS_EXIT_OK when no schedule of b has one, else
+ * CS_EXIT_USAGE after printing (when cmd is not NULL) "collstep CMD: rank
+ * R step N: a switch step (in-network reduction) cannot WHY" for the first
+ * one. */
+int cs_cli_refuse_switch(const char *cmd, const cs_cli_scheds_t *b, const char *why);
 void cs_cli_scheds_init(cs_cli_scheds_t *b);
 void cs_cli_scheds_free(cs_cli_scheds_t *b);
 /* 1 when schedule i serves size k. */

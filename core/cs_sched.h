@@ -278,6 +278,11 @@ static inline int cs_sched_has_switch(const cs_sched_t *s)
     return s->ngroups > 0 || s->nswitch > 0;
 }
 
+/* The first switch step of s (lowest rank, then lowest index): 1 and
+ * *rank, *step filled, or 0 when s has none.  For the consumers that
+ * cannot execute switch steps and refuse them, naming this step. */
+int cs_sched_first_switch(const cs_sched_t *s, int *rank, uint32_t *step);
+
 /* Append a step to `rank`.  Fields dep_off/ndeps of *st are ignored; the
  * dependencies are `deps[0..ndeps)`, each < the new step's index.
  * Validates kind, peer, ranges (inside their buffers, non-empty, src and dst

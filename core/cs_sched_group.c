@@ -161,3 +161,15 @@ int64_t cs_switch(cs_sched_t *s, int rank, cs_swop_t op, int group, int chan,
     st.dst = dst != NULL ? *dst : cs_rng(0, 0, 0);
     return cs_sched_add(s, rank, &st, deps, ndeps);
 }
+
+int cs_sched_first_switch(const cs_sched_t *s, int *rank, uint32_t *step)
+{
+    for (int r = 0; s->nswitch > 0 && r < s->desc.nranks; r++)
+        for (uint32_t i = 0; i < s->ranks[r].nsteps; i++)
+            if (s->ranks[r].steps[i].kind == CS_STEP_SWITCH) {
+                *rank = r;
+                *step = i;
+                return 1;
+            }
+    return 0;
+}
