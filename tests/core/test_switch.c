@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cs_sched.h"
+#include "cs_stats.h"
 #include "cs_test.h"
 
 static cs_sched_t *mk(int P)
@@ -146,8 +147,57 @@ static void test_digest(void)
                   "operation names");
 }
 
+/* Statistics and alpha-beta cost of switch operations (cs_stats.h). */
+static int test_stats(void)
+{
+    /* one in-switch allreduce of the whole vector on 4 ranks */
+    cs_sched_t *s = mk(4);
+    int32_t m[4] = {0, 1, 2, 3};
+    int g = cs_sched_add_group(s, "sw", m, 4);
+    cs_range_t in = cs_rng(CS_BUF_IN, 0, 4), out = cs_rng(CS_BUF_OUT, 0, 4);
+    for (int r = 0; r < 4; r++)
+        cs_switch(s, r, CS_SW_ALLREDUCE, g, 0, &in, &out, NULL, 0);
+    cs_stats_t st;
+    cs_err_t err = {0};
+    CS_TEST_REQUIRE(cs_stats_compute(s, &st, &err) == CS_OK, "%s", err.msg);
+    CS_TEST_CHECK(st.sw_ops[CS_SW_ALLREDUCE] == 1 && st.sw_ops[CS_SW_REDUCE] == 0 &&
+                      st.rounds == 1 && st.max_sw_up == 1.0 && st.max_sw_down == 1.0 &&
+                      st.ranks[3].switches == 1 && st.max_sent == 0.0,
+                  "ops %llu rounds %u up %g down %g", (unsigned long long)st.sw_ops[0], st.rounds,
+                  st.max_sw_up, st.max_sw_down);
+    cs_stats_fini(&st);
+    /* alpha + S * beta: 1 us + 1 MB at 1 GB/s */
+    double t = cs_stats_ab_time(s, 1e6, 1e-6, 1e-9, 0, &err);
+    CS_TEST_CHECK(t > 1.0009e-3 && t < 1.0011e-3, "in-switch allreduce: %g s (%s)", t, err.msg);
+    cs_sched_destroy(s);
+
+    /* the reader of a reduce waits for every member: rank 1 contributes
+     * only after a 1 MB message from rank 0 */
+    s = mk(2);
+    int32_t two[2] = {0, 1};
+    g = cs_sched_add_group(s, "p", two, 2);
+    cs_range_t i2 = cs_rng(CS_BUF_IN, 0, 2), o2 = cs_rng(CS_BUF_OUT, 0, 2);
+    int tmp = cs_sched_add_buffer(s, 1, "tmp", 0, 2);
+    cs_send(s, 0, 1, 0, i2, NULL, 0);
+    cs_switch(s, 0, CS_SW_REDUCE, g, 0, &i2, &o2, NULL, 0);
+    cs_recv(s, 1, 0, 0, cs_rng(tmp, 0, 2), NULL, 0);
+    uint32_t d0 = 0;
+    cs_switch(s, 1, CS_SW_REDUCE, g, 0, &i2, NULL, &d0, 1);
+    CS_TEST_REQUIRE(cs_sched_status(s) == CS_OK, "%s", s->err.msg);
+    t = cs_stats_ab_time(s, 1e6, 0, 1e-9, 0, &err);
+    CS_TEST_CHECK(t > 1.999e-3 && t < 2.001e-3, "message then reduce: %g s (%s)", t, err.msg);
+    CS_TEST_REQUIRE(cs_stats_compute(s, &st, &err) == CS_OK, "%s", err.msg);
+    CS_TEST_CHECK(st.rounds == 2 && st.sw_ops[CS_SW_REDUCE] == 1 && st.ranks[1].sw_down == 0 &&
+                      st.ranks[0].sw_down == 1.0,
+                  "rounds %u", st.rounds);
+    cs_stats_fini(&st);
+    cs_sched_destroy(s);
+    return 0;
+}
+
 int main(void)
 {
+    test_stats();
     test_groups();
     test_steps();
     test_digest();
