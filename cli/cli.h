@@ -282,6 +282,12 @@ typedef struct cs_cli_want {
     int ndims;
 } cs_cli_want_t;
 
+/* Refuse schedules with switch steps (in-network reduction), which `cmd`
+ * cannot execute: CS_EXIT_OK when no schedule of b has one, else
+ * CS_EXIT_USAGE after printing (when cmd is not NULL) "collstep CMD: rank
+ * R step N: a switch step (in-network reduction) cannot WHY" for the first
+ * one. */
+int cs_cli_refuse_switch(const char *cmd, const cs_cli_scheds_t *b, const char *why);
 void cs_cli_scheds_init(cs_cli_scheds_t *b);
 void cs_cli_scheds_free(cs_cli_scheds_t *b);
 /* 1 when schedule i serves size k. */
@@ -342,6 +348,11 @@ int cs_cli_verify(const char *cmd, const cs_sched_t *s, const char *name, cs_cli
  * line of a foreign file each step came from when `s` has origins) and
  * "... and N more finding(s)". */
 void cs_cli_print_findings(FILE *f, const char *prefix, const void *report, const cs_sched_t *s);
+/* The same, and when `path` is a schedule text file (not NULL, not "-"),
+ * every finding about a step starts with "PATH:LINE:COL: " (the step's
+ * line in that file), and with name_all the others with "PATH: ". */
+void cs_cli_print_findings_in(FILE *f, const char *prefix, const void *report,
+                              const cs_sched_t *s, const char *path, int name_all);
 
 /* ---- outputs and interruption (cli_guard.c) ----------------------------- */
 

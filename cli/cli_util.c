@@ -865,6 +865,22 @@ int cs_cli_scheds_build(const cs_cli_want_t *w, const char *algos, const char *t
     return rc;
 }
 
+int cs_cli_refuse_switch(const char *cmd, const cs_cli_scheds_t *b, const char *why)
+{
+    for (int a = 0; a < b->n; a++) {
+        int r;
+        uint32_t i;
+        if (b->sched[a] == NULL || !cs_sched_first_switch(b->sched[a], &r, &i))
+            continue;
+        if (cmd != NULL)
+            fprintf(stderr, "collstep %s: rank %d step %u: a switch step (in-network reduction) "
+                            "cannot %s\n",
+                    cmd, r, i, why);
+        return CS_EXIT_USAGE;
+    }
+    return CS_EXIT_OK;
+}
+
 int cs_cli_scheds_verify(const char *cmd, const cs_cli_scheds_t *b, const char *arg,
                          cs_cli_verify_how_t how)
 {

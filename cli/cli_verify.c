@@ -23,6 +23,7 @@
 
 #include "cli.h"
 #include "cs_env.h"
+#include "cs_text.h"
 #include "cs_verify.h"
 
 /* The cache file of digest `d`, or 0 when there is no cache. */
@@ -76,12 +77,29 @@ static void remember(const cs_sched_t *s, uint64_t d)
         unlink(tmp);
 }
 
-void cs_cli_print_findings(FILE *f, const char *prefix, const void *report, const cs_sched_t *s)
+void cs_cli_print_findings_in(FILE *f, const char *prefix, const void *report,
+                              const cs_sched_t *s, const char *path, int name_all)
 {
     const cs_verify_report_t *rep = report;
+    int rk[64];
+    int64_t stp[64];
+    unsigned long long line[64], col[64];
+    uint32_t nloc = rep->n < 64 ? rep->n : 64;
+    for (uint32_t i = 0; i < nloc; i++) {
+        rk[i] = rep->findings[i].rank;
+        stp[i] = rep->findings[i].step;
+    }
+    /* a schedule text: each finding about a step starts with its position */
+    if (path == NULL || cs_sched_locate_file(path, nloc, rk, stp, line, col) != CS_OK)
+        nloc = 0;
     for (uint32_t i = 0; i < rep->n; i++) {
         char origin[1200];
-        fprintf(f, "%s%s\n", prefix, rep->findings[i].msg);
+        if (i < nloc && line[i] > 0)
+            fprintf(f, "%s%s:%llu:%llu: %s\n", prefix, path, line[i], col[i],
+                    rep->findings[i].msg);
+        else
+            fprintf(f, "%s%s%s%s\n", prefix, nloc && name_all ? path : "",
+                    nloc && name_all ? ": " : "", rep->findings[i].msg);
         if (cs_cli_step_origin(s, rep->findings[i].rank, rep->findings[i].step, origin,
                                sizeof(origin)))
             fprintf(f, "%s  (from %s)\n", prefix, origin);
@@ -96,6 +114,11 @@ void cs_cli_print_findings(FILE *f, const char *prefix, const void *report, cons
         unsigned long long more = (unsigned long long)(rep->total - rep->n);
         fprintf(f, "%s... and %llu more finding%s\n", prefix, more, more == 1 ? "" : "s");
     }
+}
+
+void cs_cli_print_findings(FILE *f, const char *prefix, const void *report, const cs_sched_t *s)
+{
+    cs_cli_print_findings_in(f, prefix, report, s, NULL, 0);
 }
 
 /* A schedule the verifier runs out of memory on is too large to verify: a
@@ -126,7 +149,7 @@ int cs_cli_verify(const char *cmd, const cs_sched_t *s, const char *name, cs_cli
                 cmd, name, n, n == 1 ? "" : "s");
         char prefix[64];
         snprintf(prefix, sizeof(prefix), "collstep %s:   ", cmd);
-        cs_cli_print_findings(stderr, prefix, &rep, s);
+        cs_cli_print_findings_in(stderr, prefix, &rep, s, name, 0);
         rc = CS_EXIT_FAIL;
     } else if (st != CS_OK) {
         fprintf(stderr, "collstep %s: %s: cannot verify: %s; run without verifying: --no-verify\n",

@@ -714,6 +714,13 @@ int cs_cli_run(int argc, char **argv)
     }
     if (rc == CS_EXIT_OK)
         rc = build(c, sizes, &nsizes);
+    /* no transport reduces in a switch: refused by every rank alike (they
+     * hold the same schedules), before any transport is opened */
+    if (rc == CS_EXIT_OK) {
+        char why[160];
+        snprintf(why, sizeof(why), "run on transport %s: no switch reduces here", o.transport);
+        rc = cs_cli_refuse_switch(c->rank == 0 ? "run" : NULL, &c->b, why);
+    }
     /* verify: every rank holds the same schedules, so every rank gets the
      * same answer, before any transport is opened; rank 0 explains it */
     if (rc == CS_EXIT_OK && !o.no_verify)

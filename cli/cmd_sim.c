@@ -494,6 +494,9 @@ int cs_cli_sim(int argc, char **argv)
     int rc = parse(argc, argv, s);
     if (rc == CS_EXIT_OK)
         rc = build(s);
+    if (rc == CS_EXIT_OK)
+        rc = cs_cli_refuse_switch("sim", &s->b, "be simulated: the simulator has no model of "
+                                                "switch operations");
     if (rc == CS_EXIT_OK && !a->no_verify)
         rc = cs_cli_scheds_verify("sim", &s->b, a->schedule, CS_CLI_VERIFY_CACHED);
     /* act and report in a watched child (Ctrl-C removes partial outputs),

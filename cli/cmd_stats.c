@@ -163,13 +163,23 @@ static void print_stats(const stats_args_t *a, const cs_sched_t *s, const cs_sta
             printf("null");
         else
             printf("%.6f", f * 1e6);
+        if (s->nswitch > 0) /* only then: other schedules' JSON stays as it was */
+            printf(",\n \"switch_ops\": {\"allreduce\": %llu, \"reduce\": %llu, \"multicast\": "
+                   "%llu}, \"max_switch_up\": %.9g, \"max_switch_down\": %.9g",
+                   (unsigned long long)st->sw_ops[CS_SW_ALLREDUCE],
+                   (unsigned long long)st->sw_ops[CS_SW_REDUCE],
+                   (unsigned long long)st->sw_ops[CS_SW_MULTICAST], st->max_sw_up, st->max_sw_down);
         printf(",\n \"ranks_detail\": [");
         for (int r = 0; r < P; r++) {
             const cs_rank_stats_t *rs = &st->ranks[r];
             printf("%s\n  {\"rank\": %d, \"steps\": %u, \"sends\": %u, \"recvs\": %u, \"reduces\": %u, "
-                   "\"copies\": %u, \"sent\": %.9g, \"recvd\": %.9g}",
+                   "\"copies\": %u, \"sent\": %.9g, \"recvd\": %.9g",
                    r ? "," : "", r, rs->steps, rs->sends, rs->recvs, rs->reduces, rs->copies, rs->sent,
                    rs->recvd);
+            if (s->nswitch > 0)
+                printf(", \"switches\": %u, \"switch_up\": %.9g, \"switch_down\": %.9g",
+                       rs->switches, rs->sw_up, rs->sw_down);
+            printf("}");
         }
         printf("\n]}\n");
     } else {
@@ -178,6 +188,13 @@ static void print_stats(const stats_args_t *a, const cs_sched_t *s, const cs_sta
                s->nchunks, (unsigned long long)cs_sched_total_steps(s));
         printf("traffic      max sent %.6f, max received %.6f of the message per rank; total %.6f\n",
                st->max_sent, st->max_recvd, st->total_sent);
+        if (s->nswitch > 0)
+            printf("switch       %llu operations (allreduce %llu, reduce %llu, multicast %llu); max up "
+                   "%.6f, max down %.6f of the message per rank\n",
+                   (unsigned long long)(st->sw_ops[0] + st->sw_ops[1] + st->sw_ops[2]),
+                   (unsigned long long)st->sw_ops[CS_SW_ALLREDUCE],
+                   (unsigned long long)st->sw_ops[CS_SW_REDUCE],
+                   (unsigned long long)st->sw_ops[CS_SW_MULTICAST], st->max_sw_up, st->max_sw_down);
         printf("rounds       %u communication rounds on the critical path; max %u steps per rank\n",
                st->rounds, st->max_steps);
         printf("alpha-beta   %.3f us for %llu bytes (alpha %.3g us, bandwidth %.4g GB/s, gamma %.3g s/B)\n",
@@ -190,8 +207,12 @@ static void print_stats(const stats_args_t *a, const cs_sched_t *s, const cs_sta
                    "reduces", "copies", "sent", "received");
             for (int r = 0; r < P; r++) {
                 const cs_rank_stats_t *rs = &st->ranks[r];
-                printf("%6d %7u %6u %6u %7u %6u %10.6f %10.6f\n", r, rs->steps, rs->sends, rs->recvs,
+                printf("%6d %7u %6u %6u %7u %6u %10.6f %10.6f", r, rs->steps, rs->sends, rs->recvs,
                        rs->reduces, rs->copies, rs->sent, rs->recvd);
+                if (s->nswitch > 0)
+                    printf("  switch %u steps, up %.6f, down %.6f", rs->switches, rs->sw_up,
+                           rs->sw_down);
+                printf("\n");
             }
         }
     }

@@ -118,9 +118,14 @@ int cs_cli_verify_cmd(int argc, char **argv)
     int st = cs_verify(s, &vo, &rep, &err);
     if (st == CS_ERR_VERIFY) {
         if (!v.quiet) {
+            /* "FILE:LINE:COL: " for a finding about a step of a schedule text,
+             * "FILE: " for the others */
             char prefix[1100];
             snprintf(prefix, sizeof(prefix), "%s: ", path);
-            cs_cli_print_findings(stdout, prefix, &rep, s);
+            if (cs_sched_locate_file(path, 0, NULL, NULL, NULL, NULL) == CS_OK)
+                cs_cli_print_findings_in(stdout, "", &rep, s, path, 1);
+            else
+                cs_cli_print_findings(stdout, prefix, &rep, s);
             printf("%s: INCORRECT: %llu finding%s\n", path, (unsigned long long)rep.total,
                    rep.total == 1 ? "" : "s");
         }

@@ -49,11 +49,12 @@ int cs__graph_init_ev(cs_graph_t *g, const cs_sched_t *s, cs__graph_event_fn fn,
     g->nsteps = p.nsteps;
     g->base = p.base;
     g->partner = p.partner;
+    g->swnext = p.swnext;
     g->order = p.order;
     g->norder = p.norder;
     g->nstuck = p.nstuck;
     g->nunmatched = p.nunmatched;
-    p.base = p.partner = p.order = NULL;
+    p.base = p.partner = p.order = p.swnext = NULL;
     cs_plan_fini(&p);
     return CS_OK;
 }
@@ -64,6 +65,7 @@ void cs_graph_fini(cs_graph_t *g)
         return;
     free(g->base);
     free(g->partner);
+    free(g->swnext);
     free(g->order);
     memset(g, 0, sizeof(*g));
 }

@@ -43,9 +43,13 @@ typedef struct cs_graph {
     const cs_sched_t *s;
     uint64_t nsteps;   /* total steps over all ranks */
     uint64_t *base;    /* nranks + 1 entries; base[nranks] == nsteps */
-    uint64_t *partner; /* per global id: matched partner of a send/recv/rrecv, or CS_NONE */
+    uint64_t *partner; /* per global id: matched partner of a send/recv/rrecv, leader of a
+                          switch step's operation (cs_plan.h), or CS_NONE */
+    uint64_t *swnext;  /* NULL without switch steps; else per global id the next member's
+                          step of a matched switch step's operation, CS_NONE after the last */
     uint64_t *order;   /* events in execution order; a matched pair appears once, as the
-                          global id of its SEND, and executes together with its receive */
+                          global id of its SEND, and executes together with its receive; a
+                          switch operation appears once, as its leader's id */
     uint64_t norder;   /* number of events in order[] */
     uint64_t nstuck;   /* steps that can never execute (deadlock or unmatched) */
     uint64_t nunmatched; /* sends/receives without a partner */

@@ -36,6 +36,8 @@ typedef struct cs__mem {
     unsigned char **ptr; /* first[nranks] entries */
     unsigned char *tmp;  /* staging for overlapping operands */
     size_t tmp_cap;
+    unsigned char *acc;  /* a switch operation's result */
+    size_t acc_cap;
 } cs__mem_t;
 
 /* Pointer and element count of a range of `rank`; NULL pointer when the
@@ -76,8 +78,60 @@ static int apply(cs__mem_t *m, cs_reduce_fn_t reduce, unsigned char *dst, const 
     return CS_OK;
 }
 
+/* A switch operation led by gid: the reduction of the members' sources in
+ * group order (allreduce, reduce) or the writer's source (multicast) is
+ * built in m->acc, then copied into every member's destination. */
+static int run_switch(cs__mem_t *m, const cs_graph_t *g, cs_reduce_fn_t reduce, uint64_t gid,
+                      cs_err_t *err)
+{
+    uint64_t n = UINT64_MAX;
+    int have = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (uint64_t x = gid; x != CS_NONE; x = g->swnext[x]) {
+            int r;
+            uint32_t i;
+            cs_graph_locate(g, x, &r, &i);
+            const cs_step_t *st = cs_graph_step(g, r, i);
+            const cs_range_t *rg = pass == 0 ? &st->src : &st->dst;
+            if (rg->n == 0)
+                continue;
+            uint64_t k;
+            unsigned char *p = range_ptr(m, r, rg, &k);
+            if (n == UINT64_MAX) {
+                n = k;
+                size_t bytes = (size_t)n * m->esz;
+                if (m->acc_cap < bytes) {
+                    unsigned char *a = realloc(m->acc, bytes);
+                    if (a == NULL)
+                        return cs_err_set(err, CS_ERR_NOMEM, "interpreter: %zu bytes", bytes);
+                    m->acc = a;
+                    m->acc_cap = bytes;
+                }
+            }
+            if (k != n)
+                return cs_err_set(err, CS_ERR_VERIFY,
+                                  "rank %d step %u: %llu elements in a switch operation of %llu "
+                                  "at count %llu",
+                                  r, i, (unsigned long long)k, (unsigned long long)n,
+                                  (unsigned long long)m->count);
+            if (p == NULL && k > 0)
+                return cs_err_set(err, CS_ERR_INVAL, "rank %d step %u uses 'in', which has no "
+                                  "memory", r, i);
+            if (k == 0)
+                continue;
+            if (pass == 1)
+                memmove(p, m->acc, (size_t)k * m->esz);
+            else if (!have || st->op == CS_SW_MULTICAST)
+                memcpy(m->acc, p, (size_t)k * m->esz);
+            else
+                reduce(m->acc, p, (size_t)k);
+            have = 1;
+        }
+    return CS_OK;
+}
+
 /* One event of the global order: a local step, or a matched pair given as
- * its send. */
+ * its send, or a switch operation given as its leader. */
 static int run_event(cs__mem_t *m, const cs_graph_t *g, cs_reduce_fn_t reduce, uint64_t gid,
                      cs_err_t *err)
 {
@@ -90,6 +144,8 @@ static int run_event(cs__mem_t *m, const cs_graph_t *g, cs_reduce_fn_t reduce, u
     switch (st->kind) {
     case CS_STEP_NOP:
         return CS_OK;
+    case CS_STEP_SWITCH:
+        return run_switch(m, g, reduce, gid, err);
     case CS_STEP_COPY:
     case CS_STEP_REDUCE:
         break;
@@ -166,6 +222,7 @@ static void mem_fini(cs__mem_t *m)
     free(m->ptr);
     free(m->first);
     free(m->tmp);
+    free(m->acc);
 }
 
 int cs_interp_exec(const cs_sched_t *s, cs_dtype_t dt, cs_op_t op, uint64_t count,

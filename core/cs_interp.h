@@ -5,7 +5,9 @@
  * Execution follows cs_graph's global order: a matched send/receive pair is
  * one event that copies (recv) or combines (rrecv) the sender's source range
  * into the receiver's destination range; reduce and copy act locally; nop
- * does nothing.  Every buffer holds `count` elements per block laid out as
+ * does nothing; a switch operation reduces its members' sources in group
+ * order (allreduce, reduce) or takes its writer's source (multicast) and
+ * copies the result into every member's destination.  Every buffer holds `count` elements per block laid out as
  * cs_sched.h describes (cs_buf_elem_off / cs_range_elems), so a count
  * smaller than the chunk count simply makes some chunks empty, and count 0
  * is valid.

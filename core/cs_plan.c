@@ -38,12 +38,13 @@
 
 #include "cs_grow.h"
 #include "cs_hash.h"
+#include "cs_plan_int.h"
 
 /* ---- local part ----------------------------------------------------------- */
 
 static uint64_t queue_key(const cs_step_t *st)
 {
-    uint64_t dir = st->kind == CS_STEP_SEND ? 1 : 2;
+    uint64_t dir = st->kind == CS_STEP_SEND ? 1 : st->kind == CS_STEP_SWITCH ? 3 : 2;
     return (dir << 56) | ((uint64_t)st->chan << 32) | (uint32_t)st->peer;
 }
 
@@ -106,7 +107,7 @@ static int local_build(const cs_rank_sched_t *rk, uint32_t *succ_off, uint32_t *
         chan_next[i] = CS_PLAN_NONE;
         if (indeg != NULL)
             indeg[i] = st->ndeps;
-        if (!cs_kind_is_comm(st->kind))
+        if (!cs_kind_is_comm(st->kind) && st->kind != CS_STEP_SWITCH)
             continue;
         uint64_t k = queue_key(st);
         size_t h = (size_t)cs_hash_mix64(k) & mask;
@@ -121,7 +122,8 @@ static int local_build(const cs_rank_sched_t *rk, uint32_t *succ_off, uint32_t *
             x->len++;
             continue;
         }
-        cs_plan_queue_t nq = {st->peer, st->chan, st->kind == CS_STEP_SEND, 0, i, i, 1, 0};
+        cs_plan_queue_t nq = {st->peer, st->chan, st->kind == CS_STEP_SEND,
+                              st->kind == CS_STEP_SWITCH, i, i, 1, 0};
         if (q->n - q0 >= CS_PLAN_NONE || qvec_push(q, &nq) != CS_OK)
             return CS_ERR_NOMEM;
         tkeys[h] = k;
@@ -273,7 +275,7 @@ static int match(cs_plan_t *p, uint32_t *indeg)
     for (int r = 0; r < P; r++) {
         rb[r] = m;
         for (uint64_t x = p->qbase[r]; x < p->qbase[r + 1]; x++)
-            if (!p->queues[x].send)
+            if (!p->queues[x].send && !p->queues[x].swq)
                 ridx[m++] = (rkey_t){p->queues[x].peer, p->queues[x].chan, x};
         qsort(ridx + rb[r], m - rb[r], sizeof(*ridx), rkey_cmp);
     }
@@ -303,6 +305,8 @@ static int match(cs_plan_t *p, uint32_t *indeg)
     }
     for (uint64_t x = 0, r = 0; x < nq; x++) {
         const cs_plan_queue_t *q = &p->queues[x];
+        if (q->swq) /* cs__plan_match_switch */
+            continue;
         p->nunmatched += q->len - q->matched;
         while (p->qbase[r + 1] <= x)
             r++;
@@ -385,12 +389,27 @@ static void push(kahn_t *k, int r, uint32_t i)
  * an event, kept in the SENDER's ready list, when its second half gets
  * there (the partner's in-degree is then already 0; in the initial scan,
  * where both may be 0, the send pushes). */
+static void dec(kahn_t *k, int r, uint32_t d);
+
 static void release(kahn_t *k, int r, uint32_t i, int initial)
 {
     cs_plan_t *p = k->p;
     uint64_t q = p->partner[p->base[r] + i];
     if (q == CS_PLAN_NOGID) {
         push(k, r, i);
+        return;
+    }
+    if (p->swnext != NULL && p->s->ranks[r].steps[i].kind == CS_STEP_SWITCH) {
+        /* a member is ready: one less for its leader to wait for (the
+         * leader's in-degree counts the others, cs__plan_match_switch) */
+        int lr;
+        uint32_t li;
+        if (q == p->base[r] + i) {
+            push(k, r, i);
+            return;
+        }
+        cs_plan_locate(p->base, p->nranks, q, &lr, &li);
+        dec(k, lr, li);
         return;
     }
     if (k->indeg[q] != 0)
@@ -433,10 +452,17 @@ static void kahn(kahn_t *k)
     cs_plan_t *p = k->p;
     const cs_sched_t *s = p->s;
     int P = p->nranks;
-    for (int r = 0; r < P; r++)
-        for (uint32_t i = 0; i < s->ranks[r].nsteps; i++)
-            if (k->indeg[p->base[r] + i] == 0)
-                release(k, r, i, 1);
+    /* switch members (not leaders) last: their release may complete their
+     * leader's count and release it, which the scan must not do again */
+    for (int pass = 0; pass < (p->swnext != NULL ? 2 : 1); pass++)
+        for (int r = 0; r < P; r++)
+            for (uint32_t i = 0; i < s->ranks[r].nsteps; i++) {
+                uint64_t g = p->base[r] + i;
+                int member = p->swnext != NULL && s->ranks[r].steps[i].kind == CS_STEP_SWITCH &&
+                             p->partner[g] != CS_PLAN_NOGID && p->partner[g] != g;
+                if (k->indeg[g] == 0 && member == pass)
+                    release(k, r, i, 1);
+            }
     uint64_t executed = 0, tail = 0;
     while (k->qlen > 0 && !k->nomem) {
         int r = (int)k->rq[k->qhead];
@@ -446,12 +472,21 @@ static void kahn(kahn_t *k)
             uint32_t i = rl_pop(&k->rl[r]);
             uint64_t gid = p->base[r] + i, q = p->partner[gid];
             p->order[tail++] = gid;
-            int pr = q != CS_PLAN_NOGID ? s->ranks[r].steps[i].peer : -1;
-            uint32_t pi = q != CS_PLAN_NOGID ? (uint32_t)(q - p->base[pr]) : 0;
+            int sw = q == gid; /* a switch operation's leader */
+            int pr = q != CS_PLAN_NOGID && !sw ? s->ranks[r].steps[i].peer : -1;
+            uint32_t pi = pr >= 0 ? (uint32_t)(q - p->base[pr]) : 0;
             if (k->fn != NULL)
-                k->fn(k->ctx, r, i, pr, pi);
+                k->fn(k->ctx, p, r, i, pr, pi);
             complete(k, r, i);
             executed++;
+            for (uint64_t m = sw ? p->swnext[gid] : CS_PLAN_NOGID; m != CS_PLAN_NOGID;
+                 m = p->swnext[m]) {
+                int mr;
+                uint32_t mi;
+                cs_plan_locate(p->base, P, m, &mr, &mi);
+                complete(k, mr, mi);
+                executed++;
+            }
             if (pr >= 0) {
                 complete(k, pr, pi);
                 executed++;
@@ -573,6 +608,8 @@ int cs_plan_init(cs_plan_t *p, const cs_sched_t *s, unsigned what, cs_plan_event
         goto nomem;
     if ((what & CS_PLAN_MATCH) && match(p, indeg) != CS_OK)
         goto nomem;
+    if ((what & CS_PLAN_MATCH) && s->nswitch > 0 && cs__plan_match_switch(p, indeg) != CS_OK)
+        goto nomem;
     if ((what & CS_PLAN_ORDER) && order(p, indeg, fn, ctx) != CS_OK)
         goto nomem;
     free(indeg);
@@ -595,6 +632,7 @@ void cs_plan_fini(cs_plan_t *p)
     free_local(p);
     free(p->base);
     free(p->partner);
+    free(p->swnext);
     free(p->order);
     memset(p, 0, sizeof(*p));
 }

@@ -12,17 +12,24 @@
  *     `chan`" or "its receives (recv and rrecv together) from `peer` on
  *     `chan`"; its steps in schedule order (the order engines post them
  *     in, cs_sched.h) are linked by chan_next.  Queues are numbered in the
- *     order of their first step.
+ *     order of their first step.  A rank's switch steps on (group g,
+ *     channel c) form a queue too (switch = 1, peer = g).
  *
  * Global part (cs_plan_init, over all ranks; global step id of step i of
  * rank r is base[r] + i):
  *   - partners: the k-th send of a send queue (a -> b, c) with the k-th
  *     receive of the receive queue (b <- a, c); the excess of either queue
  *     is unmatched;
+ *   - switch operations: the k-th switch steps of every member's queue on
+ *     (g, c) form one operation, led by the step of g's first member; every
+ *     member's step has the leader as partner, and swnext links the members'
+ *     steps in group order.  When a member has fewer steps on (g, c) than
+ *     another, the excess of every member is unmatched;
  *   - an order: a topological order (Kahn) of events under each step's own
  *     dependencies, channel FIFO order (an element of a queue after its
  *     predecessor) and rendezvous (a matched pair is ONE event, ready when
- *     both halves are).  Steps that never become ready (a cycle: deadlock;
+ *     both halves are; a switch operation is ONE event, ready when all its
+ *     members' steps are).  Steps that never become ready (a cycle: deadlock;
  *     or unmatched) are counted in nstuck and are absent from order[].
  *     The order is deterministic (a function of the schedule alone) and
  *     otherwise unspecified: ranks' ready lists are drained one rank at a
@@ -57,8 +64,8 @@ extern "C" {
 typedef struct cs_plan_queue {
     int32_t peer;     /* the rank its sends go to, or its receives come from */
     uint16_t chan;    /* channel */
-    uint8_t send;     /* 1: sends; 0: receives (recv and rrecv) */
-    uint8_t pad_;
+    uint8_t send;     /* 1: sends; 0: receives (recv and rrecv) or switch steps */
+    uint8_t swq;      /* 1: switch steps on (group peer, chan) */
     uint32_t first;   /* local index of its first step */
     uint32_t last;    /* local index of its last step */
     uint32_t len;     /* number of steps */
@@ -109,11 +116,16 @@ enum {
     CS_PLAN_ORDER = 4, /* order[], norder, nstuck (implies CS_PLAN_MATCH) */
 };
 
+struct cs_plan;
 /* Called for every event as it is appended to order[], in order: step i
  * of rank r, and for a matched pair (r, i is the send) its receive pi of
- * rank pr, else pr = -1.  A pass that follows the order runs this way while
- * the steps are in cache (the verifier's values). */
-typedef void (*cs_plan_event_fn)(void *ctx, int r, uint32_t i, int pr, uint32_t pi);
+ * rank pr, else pr = -1.  For a switch operation, (r, i) is its leader and
+ * pr = -1: its members follow p->swnext from there (p's partner and swnext
+ * are complete when the first event is called).  A pass that follows the
+ * order runs this way while the steps are in cache (the verifier's
+ * values). */
+typedef void (*cs_plan_event_fn)(void *ctx, const struct cs_plan *p, int r, uint32_t i, int pr,
+                                 uint32_t pi);
 
 typedef struct cs_plan {
     const cs_sched_t *s;
@@ -130,11 +142,17 @@ typedef struct cs_plan {
     cs_plan_queue_t *queues;
     /* CS_PLAN_MATCH */
     uint64_t *partner;   /* per global id: global id of the matched partner of a send, recv
-                            or rrecv; CS_PLAN_NOGID for other steps and unmatched ones */
-    uint64_t nunmatched; /* sends and receives without a partner */
+                            or rrecv, of the leader of a switch step's operation (the leader's
+                            own id for the leader); CS_PLAN_NOGID for other steps and
+                            unmatched ones */
+    uint64_t *swnext;    /* per global id, only when the schedule has switch steps (else
+                            NULL): the next member's step of a matched switch step's
+                            operation in group order, CS_PLAN_NOGID after the last */
+    uint64_t nunmatched; /* sends, receives and switch steps without a partner */
     /* CS_PLAN_ORDER */
     uint64_t *order;     /* norder events in execution order; a matched pair appears once,
-                            as the global id of its SEND (its receive executes with it) */
+                            as the global id of its SEND (its receive executes with it), a
+                            switch operation once, as its leader's global id */
     uint64_t norder;
     uint64_t nstuck;     /* steps that can never execute (deadlock or unmatched) */
 } cs_plan_t;

@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "cs_hash.h"
+#include "cs_sched_int.h"
 
 static const char *const coll_names[CS_COLL_COUNT] = {
     "allreduce", "reduce-scatter", "allgather", "broadcast", "reduce", "alltoall",
@@ -73,8 +74,8 @@ uint64_t cs_coll_block_count(cs_coll_t c, int nranks, uint64_t bytes, size_t ele
 
 const char *cs_step_kind_name(cs_step_kind_t k)
 {
-    static const char *const names[CS_STEP_KIND_COUNT] = {"send",   "recv", "rrecv",
-                                                          "reduce", "copy", "nop"};
+    static const char *const names[CS_STEP_KIND_COUNT] = {"send", "recv", "rrecv", "reduce",
+                                                          "copy", "nop",  "switch"};
     return (k < CS_STEP_KIND_COUNT) ? names[k] : "unknown";
 }
 
@@ -169,6 +170,9 @@ void cs_sched_destroy(cs_sched_t *s)
         }
         free(s->ranks);
     }
+    for (uint32_t g = 0; g < s->ngroups; g++)
+        free(s->groups[g].members);
+    free(s->groups);
     free(s);
 }
 
@@ -178,7 +182,7 @@ void cs_sched_set_meta(cs_sched_t *s, const char *algo, const char *params)
     snprintf(s->params, sizeof(s->params), "%s", params ? params : "");
 }
 
-static int valid_name(const char *name)
+int cs__sched_valid_name(const char *name)
 {
     if (name == NULL || !(isalpha((unsigned char)name[0]) || name[0] == '_'))
         return 0;
@@ -199,7 +203,7 @@ int cs_sched_add_buffer(cs_sched_t *s, int rank, const char *name, uint32_t base
                    name ? name : "?", rank, s->desc.nranks);
         return -1;
     }
-    if (!valid_name(name)) {
+    if (!cs__sched_valid_name(name)) {
         cs_err_set(&s->err, CS_ERR_INVAL,
                    "rank %d: invalid buffer name (expected [A-Za-z_][A-Za-z0-9_]*, at most %d "
                    "characters)",
@@ -237,7 +241,7 @@ int cs_sched_add_buffer(cs_sched_t *s, int rank, const char *name, uint32_t base
 
 /* ---- steps ------------------------------------------------------------- */
 
-static int check_range(cs_sched_t *s, int rank, uint32_t idx, const char *what,
+int cs__sched_check_range(cs_sched_t *s, int rank, uint32_t idx, const char *what,
                        const cs_range_t *rg)
 {
     const cs_rank_sched_t *rk = &s->ranks[rank];
@@ -303,11 +307,15 @@ int64_t cs_sched_add(cs_sched_t *s, int rank, const cs_step_t *st, const uint32_
                    idx, st->peer, s->desc.nranks);
         return -1;
     }
-    int has_src = st->kind == CS_STEP_SEND || st->kind == CS_STEP_REDUCE || st->kind == CS_STEP_COPY;
-    int has_dst = st->kind != CS_STEP_SEND && st->kind != CS_STEP_NOP;
-    if (has_src && check_range(s, rank, idx, "source", &st->src) != CS_OK)
+    int sw = st->kind == CS_STEP_SWITCH;
+    int has_src = st->kind == CS_STEP_SEND || st->kind == CS_STEP_REDUCE ||
+                  st->kind == CS_STEP_COPY || (sw && st->src.n > 0);
+    int has_dst = sw ? st->dst.n > 0 : st->kind != CS_STEP_SEND && st->kind != CS_STEP_NOP;
+    if (sw && cs__sched_check_switch(s, rank, idx, st) != CS_OK)
         return -1;
-    if (has_dst && check_range(s, rank, idx, "destination", &st->dst) != CS_OK)
+    if (has_src && cs__sched_check_range(s, rank, idx, "source", &st->src) != CS_OK)
+        return -1;
+    if (has_dst && cs__sched_check_range(s, rank, idx, "destination", &st->dst) != CS_OK)
         return -1;
     if (has_src && has_dst) {
         const cs_buffer_t *bs = &rk->bufs[st->src.buf], *bd = &rk->bufs[st->dst.buf];
@@ -355,10 +363,14 @@ int64_t cs_sched_add(cs_sched_t *s, int rank, const cs_step_t *st, const uint32_
     }
     cs_step_t *dst = &rk->steps[idx];
     *dst = *st;
-    if (!comm) {
+    if (!comm && !sw) {
         dst->peer = -1;
         dst->chan = 0;
     }
+    if (!sw)
+        dst->op = 0;
+    else
+        s->nswitch++;
     if (!has_src)
         dst->src = cs_rng(0, 0, 0);
     if (!has_dst)
@@ -520,7 +532,15 @@ uint64_t cs_sched_digest(const cs_sched_t *s)
                               st->src.n, st->dst.buf, st->dst.off, st->dst.n, st->ndeps};
             h = fnv(h, w, sizeof(w));
             h = fnv(h, cs_step_deps(rk, st), st->ndeps * sizeof(uint32_t));
+            if (st->kind == CS_STEP_SWITCH) /* schedules without switch steps: as before */
+                h = fnv(h, &st->op, sizeof(st->op));
         }
+    }
+    for (uint32_t g = 0; g < s->ngroups; g++) {
+        const cs_group_t *gr = &s->groups[g];
+        h = fnv(h, gr->name, strlen(gr->name) + 1);
+        h = fnv(h, &gr->n, sizeof(gr->n));
+        h = fnv(h, gr->members, gr->n * sizeof(*gr->members));
     }
     return h;
 }

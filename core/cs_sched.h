@@ -46,6 +46,7 @@
  *   reduce src range -> dst range   dst := dst (op) src       (local)
  *   copy   src range -> dst range   dst := src                (local)
  *   nop                             a join point
+ *   switch group, op, src/dst        one member's part of a switch operation
  *
  * Every step lists the earlier steps of the same rank it waits for
  * (dependency indices are strictly smaller than the step's own index, so a
@@ -58,6 +59,33 @@
  * (and the receives) of one channel in schedule order, and the verifier's
  * deadlock check assumes exactly that, plus a send completing only together
  * with its receive (no buffering is relied upon).
+ *
+ * Switch steps (in-network reduction and multicast)
+ * -------------------------------------------------
+ * A group is a named, schedule-wide set of 1..P distinct ranks listed in
+ * increasing order; a member's index in that list is its place in the
+ * group.  A switch step is one member's part of an operation a switch
+ * performs for the whole group: the k-th switch step of member m on
+ * (group g, channel c) matches the k-th switch step on (g, c) of every
+ * other member, and the matching steps of all members are ONE switch
+ * operation (like the two halves of a message).  It runs when every member
+ * has reached its step (each member's dependencies done).  Operations
+ * (cs_swop_t), with "src" and "dst" the step's ranges:
+ *
+ *   allreduce   every member has src and dst: each dst := the reduction of
+ *               every member's src (IB SHARP, NVLS: the net effect)
+ *   reduce      every member has src; exactly one member (the reader) also
+ *               has dst := the reduction of every member's src (NVLS
+ *               load-reduce, multimem.ld_reduce)
+ *   multicast   exactly one member (the writer) has src; every member has
+ *               dst := a copy of the writer's src, the writer may omit its
+ *               dst (NVLS multicast store, multimem.st)
+ *
+ * An absent range has n = 0.  The members of one operation agree on the
+ * operation and on the length and chunk shape of their ranges, as the two
+ * halves of a message do (the verifier checks what one member cannot).
+ * Schedules without groups and switch steps are exactly what they were
+ * before switch steps existed (text format version 1, same digests).
  */
 #ifndef CS_SCHED_H
 #define CS_SCHED_H
@@ -71,7 +99,8 @@
 extern "C" {
 #endif
 
-#define CS_SCHED_FORMAT_VERSION 1
+#define CS_SCHED_FORMAT_VERSION 2     /* written for schedules with groups */
+#define CS_SCHED_FORMAT_VERSION_MIN 1 /* still read; written without groups */
 
 typedef enum {
     CS_COLL_ALLREDUCE = 0,
@@ -114,10 +143,23 @@ typedef enum {
     CS_STEP_REDUCE,
     CS_STEP_COPY,
     CS_STEP_NOP,
+    CS_STEP_SWITCH, /* one member's part of a switch operation */
     CS_STEP_KIND_COUNT
 } cs_step_kind_t;
 
 const char *cs_step_kind_name(cs_step_kind_t k); /* "send", "recv", "rrecv", ... */
+
+/* What a switch operation does (cs_step_t.op of a switch step). */
+typedef enum {
+    CS_SW_ALLREDUCE = 0, /* every member: src and dst; dst := reduction of all src */
+    CS_SW_REDUCE,        /* every member: src; the one reader: dst := reduction of all src */
+    CS_SW_MULTICAST,     /* the one writer: src; every member (writer optional): dst := src */
+    CS_SW_COUNT
+} cs_swop_t;
+
+/* "allreduce", "reduce", "multicast" and back (CS_SW_COUNT if unknown). */
+const char *cs_swop_name(cs_swop_t op);
+cs_swop_t cs_swop_parse(const char *s);
 
 /* 1 for the kinds that are one half of a message (send, recv, rrecv). */
 static inline int cs_kind_is_comm(int kind)
@@ -151,10 +193,11 @@ static inline cs_range_t cs_rng(int buf, uint32_t off, uint32_t n)
 
 typedef struct cs_step {
     uint8_t kind;    /* cs_step_kind_t */
-    uint16_t chan;   /* channel (send/recv/rrecv) */
-    int32_t peer;    /* send/recv/rrecv; -1 otherwise */
-    cs_range_t src;  /* send, reduce, copy */
-    cs_range_t dst;  /* recv, rrecv, reduce, copy */
+    uint8_t op;      /* switch: cs_swop_t; 0 otherwise */
+    uint16_t chan;   /* channel (send/recv/rrecv, switch) */
+    int32_t peer;    /* send/recv/rrecv: the peer rank; switch: the group id; -1 otherwise */
+    cs_range_t src;  /* send, reduce, copy; switch when present (n = 0: absent) */
+    cs_range_t dst;  /* recv, rrecv, reduce, copy; switch when present (n = 0: absent) */
     uint32_t ndeps;
     uint32_t dep_off; /* index of the first dependency in the rank's deps[] */
 } cs_step_t;
@@ -176,6 +219,13 @@ typedef struct cs_rank_sched {
 
 #define CS_META_MAX 256
 
+/* A group of ranks a switch serves (see "Switch steps" above). */
+typedef struct cs_group {
+    char name[CS_BUF_NAME_MAX]; /* [A-Za-z_][A-Za-z0-9_]*, unique in the schedule */
+    int32_t *members;           /* n ranks, strictly increasing */
+    uint32_t n;
+} cs_group_t;
+
 typedef struct cs_sched {
     cs_coll_desc_t desc;
     uint32_t nchunks; /* C */
@@ -183,6 +233,9 @@ typedef struct cs_sched {
     char algo[64];     /* generator name, informational ("" when hand written) */
     char params[CS_META_MAX]; /* "key=value key=value", informational */
     cs_rank_sched_t *ranks; /* desc.nranks entries */
+    cs_group_t *groups;     /* ngroups entries (switch steps name them by index) */
+    uint32_t ngroups, cap_groups;
+    uint64_t nswitch;       /* switch steps over all ranks */
     /* Sticky builder error: the first failing builder call records it and
      * every later builder call does nothing.  Generators check it once. */
     cs_err_t err;
@@ -211,10 +264,31 @@ static inline uint32_t cs_sched_block_chunks(const cs_sched_t *s)
 int cs_sched_add_buffer(cs_sched_t *s, int rank, const char *name, uint32_t base,
                         uint32_t nchunks);
 
+/* Declare a group of ranks: `n` (1..P) distinct ranks in increasing order,
+ * a unique name as for buffers.  Returns the group id (0, 1, ... in
+ * declaration order), or -1 on error (recorded in s->err). */
+int cs_sched_add_group(cs_sched_t *s, const char *name, const int32_t *members, uint32_t n);
+/* The id of the group named `name`, or -1. */
+int cs_sched_find_group(const cs_sched_t *s, const char *name);
+/* The index of `rank` among g's members, or -1 (binary search). */
+int cs_group_member(const cs_group_t *g, int rank);
+/* 1 when the schedule has groups or switch steps (text format version 2). */
+static inline int cs_sched_has_switch(const cs_sched_t *s)
+{
+    return s->ngroups > 0 || s->nswitch > 0;
+}
+
+/* The first switch step of s (lowest rank, then lowest index): 1 and
+ * *rank, *step filled, or 0 when s has none.  For the consumers that
+ * cannot execute switch steps and refuse them, naming this step. */
+int cs_sched_first_switch(const cs_sched_t *s, int *rank, uint32_t *step);
+
 /* Append a step to `rank`.  Fields dep_off/ndeps of *st are ignored; the
  * dependencies are `deps[0..ndeps)`, each < the new step's index.
  * Validates kind, peer, ranges (inside their buffers, non-empty, src and dst
- * shape compatible and the same length) and dependencies.
+ * shape compatible and the same length) and dependencies; for a switch
+ * step also the group (declared, `rank` a member), the operation and which
+ * of src and dst are present (see "Switch steps").
  * Returns the new step's index, or -1 on error (recorded in s->err). */
 int64_t cs_sched_add(cs_sched_t *s, int rank, const cs_step_t *st, const uint32_t *deps,
                      uint32_t ndeps);
@@ -232,6 +306,11 @@ int64_t cs_reduce(cs_sched_t *s, int rank, cs_range_t src, cs_range_t dst,
 int64_t cs_copy(cs_sched_t *s, int rank, cs_range_t src, cs_range_t dst,
                 const uint32_t *deps, uint32_t ndeps);
 int64_t cs_nop(cs_sched_t *s, int rank, const uint32_t *deps, uint32_t ndeps);
+/* A switch step of member `rank` of `group` on channel `chan`; src and dst
+ * are NULL when absent (which may be absent depends on `op`). */
+int64_t cs_switch(cs_sched_t *s, int rank, cs_swop_t op, int group, int chan,
+                  const cs_range_t *src, const cs_range_t *dst, const uint32_t *deps,
+                  uint32_t ndeps);
 
 /* Dependency list helper for generators: a small growable list of step
  * indices, reused across steps (no allocation in steady state).  A negative

@@ -45,7 +45,20 @@ static uint32_t critical_rounds(const cs_graph_t *g, uint32_t *depth)
         const uint32_t *dp = deps_of(rk, &rk->steps[i]);
         for (uint32_t k = 0; k < rk->steps[i].ndeps; k++)
             d = depth[g->base[r] + dp[k]] > d ? depth[g->base[r] + dp[k]] : d;
-        if (cs_kind_is_comm(rk->steps[i].kind) && other != CS_NONE) {
+        if (other == gid) { /* a switch operation: all its members, one event */
+            for (uint64_t m = g->swnext[gid]; m != CS_NONE; m = g->swnext[m]) {
+                int mr;
+                uint32_t mi;
+                cs_graph_locate(g, m, &mr, &mi);
+                const cs_rank_sched_t *mk = &g->s->ranks[mr];
+                const uint32_t *md = deps_of(mk, &mk->steps[mi]);
+                for (uint32_t k = 0; k < mk->steps[mi].ndeps; k++)
+                    d = depth[g->base[mr] + md[k]] > d ? depth[g->base[mr] + md[k]] : d;
+            }
+            d++;
+            for (uint64_t m = g->swnext[gid]; m != CS_NONE; m = g->swnext[m])
+                depth[m] = d;
+        } else if (cs_kind_is_comm(rk->steps[i].kind) && other != CS_NONE) {
             int pr;
             uint32_t pi;
             cs_graph_locate(g, other, &pr, &pi);
@@ -85,7 +98,7 @@ int cs_stats_compute(const cs_sched_t *s, cs_stats_t *out, cs_err_t *err)
     for (int q = 0; q < P; q++) {
         const cs_rank_sched_t *rk = &s->ranks[q];
         cs_rank_stats_t *rs = &r.ranks[q];
-        uint64_t sent = 0, recvd = 0;
+        uint64_t sent = 0, recvd = 0, swup = 0, swdown = 0;
         rs->steps = rk->nsteps;
         for (uint32_t i = 0; i < rk->nsteps; i++) {
             const cs_step_t *sp = &rk->steps[i];
@@ -107,10 +120,21 @@ int cs_stats_compute(const cs_sched_t *s, cs_stats_t *out, cs_err_t *err)
             case CS_STEP_COPY:
                 rs->copies++;
                 break;
+            case CS_STEP_SWITCH:
+                rs->switches++;
+                swup += sp->src.n;
+                swdown += sp->dst.n;
+                if (g.partner[g.base[q] + i] == g.base[q] + i && sp->op < CS_SW_COUNT)
+                    r.sw_ops[sp->op]++;
+                break;
             default:
                 break;
             }
         }
+        rs->sw_up = (double)swup / C;
+        rs->sw_down = (double)swdown / C;
+        r.max_sw_up = rs->sw_up > r.max_sw_up ? rs->sw_up : r.max_sw_up;
+        r.max_sw_down = rs->sw_down > r.max_sw_down ? rs->sw_down : r.max_sw_down;
         rs->sent = (double)sent / C;
         rs->recvd = (double)recvd / C;
         r.total_sent += rs->sent;
@@ -140,7 +164,7 @@ void cs_stats_fini(cs_stats_t *st)
 
 /* ---- alpha-beta simulation -------------------------------------------------- */
 
-enum { EV_XFER_END = 0, EV_STEP_END = 1 };
+enum { EV_XFER_END = 0, EV_STEP_END = 1, EV_SW_END = 2 };
 
 typedef struct cs__ev {
     double t;
@@ -317,6 +341,29 @@ static void unqueue_pair(cs__ab_t *a, uint64_t sid)
     a->sq_next[sid] = a->sq_prev[sid] = a->rq_next[sid] = a->rq_prev[sid] = CS_NONE;
 }
 
+/* A member of a switch operation is ready at t: the leader's pending
+ * count holds the other members; when all are, the operation runs. */
+static void switch_ready(cs__ab_t *a, uint64_t gid, double t)
+{
+    uint64_t lead = a->g.partner[gid];
+    if (lead != gid) {
+        a->st[lead].ready = t > a->st[lead].ready ? t : a->st[lead].ready;
+        if (--a->st[lead].pending == 0)
+            a->work[a->nwork++] = lead;
+        return;
+    }
+    double b = 0;
+    for (uint64_t m = lead; m != CS_NONE; m = a->g.swnext[m]) {
+        const cs_step_t *st = step_of(a, m);
+        int r = a->st[m].rank;
+        double up = st->src.n ? range_bytes(a, r, &st->src) : 0;
+        double down = st->dst.n ? range_bytes(a, r, &st->dst) : 0;
+        b = up > b ? up : b;
+        b = down > b ? down : b;
+    }
+    heap_push(a, t + a->alpha + b * a->beta, EV_SW_END, lead);
+}
+
 /* Run the work list: steps whose dependencies are all done at time t. */
 static void drain(cs__ab_t *a)
 {
@@ -327,6 +374,8 @@ static void drain(cs__ab_t *a)
         int r = a->st[gid].rank;
         if (st->kind == CS_STEP_REDUCE) {
             combine(a, r, gid, t, range_bytes(a, r, &st->dst));
+        } else if (st->kind == CS_STEP_SWITCH) {
+            switch_ready(a, gid, t);
         } else if (cs_kind_is_comm(st->kind)) {
             uint64_t sid = st->kind == CS_STEP_SEND ? gid : a->g.partner[gid];
             a->st[sid].ready = t > a->st[sid].ready ? t : a->st[sid].ready;
@@ -384,6 +433,11 @@ static void on_event(cs__ab_t *a, const cs__ev_t *e)
         step_done(a, e->id, e->t);
         return;
     }
+    if (e->kind == EV_SW_END) {
+        for (uint64_t m = e->id; m != CS_NONE; m = a->g.swnext[m])
+            step_done(a, m, e->t);
+        return;
+    }
     uint64_t sid = e->id, rid = a->g.partner[sid];
     int sr = a->st[sid].rank, rr = a->st[rid].rank;
     a->sbusy[sr] = a->rbusy[rr] = 0;
@@ -437,7 +491,11 @@ static int ab_init(cs__ab_t *a, const cs_sched_t *s, cs_err_t *err)
             a->st[b + i].pending = rk->steps[i].ndeps;
             for (uint32_t k = 0; k < rk->steps[i].ndeps; k++)
                 a->succ_off[b + dp[k] + 1]++;
-            if (rk->steps[i].ndeps == 0)
+            /* a switch operation's leader also waits for its other members */
+            if (rk->steps[i].kind == CS_STEP_SWITCH && a->g.partner[b + i] == b + i)
+                for (uint64_t m = a->g.swnext[b + i]; m != CS_NONE; m = a->g.swnext[m])
+                    a->st[b + i].pending++;
+            if (a->st[b + i].pending == 0)
                 a->work[a->nwork++] = b + i;
         }
     }

@@ -14,7 +14,13 @@
  * are both free.  Combining costs b*gamma on the combining rank, one
  * combination at a time per rank: a reduce step, and an rrecv after its
  * transfer (the ports are free again during the combination).  Copies and
- * nops are free.  Waiting transfers start greedily in time order: when ports
+ * nops are free.  A switch operation starts when every member's step is
+ * ready and takes alpha + b*beta, b the most bytes one member sends up to
+ * the switch (its source) or receives from it (its destination): members'
+ * links work in parallel through the switch, the switch reduces (no gamma
+ * on the ranks), and the operation does not wait for the ranks' message
+ * ports (a switch engine is not the ranks' copy engine).  Waiting transfers
+ * start greedily in time order: when ports
  * free or transfers become ready at time t, the candidates are tried in
  * order of (ready time, global step id of the send), which makes the result
  * deterministic.  Channel FIFO order is not enforced (ports serialise a
@@ -42,6 +48,9 @@ typedef struct cs_rank_stats {
     uint32_t reduces;             /* steps that combine: reduce and rrecv */
     uint32_t copies;
     double sent, recvd; /* fraction of the full vector (chunks / C) */
+    uint32_t switches;  /* switch steps */
+    double sw_up, sw_down; /* fraction of the full vector contributed to (sources) and
+                              received from (destinations) switch operations */
 } cs_rank_stats_t;
 
 typedef struct cs_stats {
@@ -52,6 +61,11 @@ typedef struct cs_stats {
      * that can never run are left out). */
     uint32_t rounds;
     uint32_t max_steps; /* most steps of one rank */
+    /* Switch operations (matched ones, by cs_swop_t), and the most one rank
+     * contributes to / receives from them.  Rounds count an operation as
+     * one communication event. */
+    uint64_t sw_ops[CS_SW_COUNT];
+    double max_sw_up, max_sw_down;
 } cs_stats_t;
 
 /* Fill *st (caller storage; free with cs_stats_fini).  Returns CS_OK,

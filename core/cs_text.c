@@ -89,3 +89,84 @@ out:
     close(fd);
     return s;
 }
+
+/* ---- step positions ------------------------------------------------------ */
+
+static const char *skip_sp(const char *p, const char *e)
+{
+    while (p < e && (*p == ' ' || *p == '\t' || *p == '\r'))
+        p++;
+    return p;
+}
+
+/* A decimal number at p (at most 19 digits); the end of it, or NULL. */
+static const char *dec(const char *p, const char *e, uint64_t *v)
+{
+    const char *q = p;
+    *v = 0;
+    while (q < e && *q >= '0' && *q <= '9' && q - p < 19)
+        *v = *v * 10 + (uint64_t)(*q++ - '0');
+    return q > p ? q : NULL;
+}
+
+void cs_sched_locate(const char *text, size_t len, uint32_t n, const int *rank,
+                     const int64_t *step, unsigned long long *line, unsigned long long *col)
+{
+    const char *p = text, *end = text + len;
+    unsigned long long lineno = 0;
+    int64_t cur = -1;
+    for (uint32_t j = 0; j < n; j++)
+        line[j] = col[j] = 0;
+    while (p != NULL && p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end;
+        const char *q = skip_sp(p, le);
+        uint64_t v;
+        lineno++;
+        if ((size_t)(le - q) > 5 && memcmp(q, "rank", 4) == 0 && (q[4] == ' ' || q[4] == '\t')) {
+            const char *d = dec(skip_sp(q + 4, le), le, &v);
+            if (d != NULL)
+                cur = (int64_t)v;
+        } else if (cur >= 0 && q < le && *q >= '0' && *q <= '9') {
+            const char *d = dec(q, le, &v);
+            if (d != NULL && (d = skip_sp(d, le)) < le && *d == ':')
+                for (uint32_t j = 0; j < n; j++)
+                    if (rank[j] == cur && step[j] == (int64_t)v) {
+                        line[j] = lineno;
+                        col[j] = (unsigned long long)(q - p) + 1;
+                    }
+        }
+        p = nl ? nl + 1 : NULL;
+    }
+}
+
+int cs_sched_locate_file(const char *path, uint32_t n, const int *rank, const int64_t *step,
+                         unsigned long long *line, unsigned long long *col)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    int fd = -1, st = CS_ERR_IO;
+    for (uint32_t j = 0; j < n; j++)
+        line[j] = col[j] = 0;
+    if (path == NULL || strcmp(path, "-") == 0 ||
+        (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        return CS_ERR_IO;
+    if (read_all(fd, path, &buf, &len, NULL) == CS_OK) {
+        const char *p = buf, *e = buf + len; /* the header after blank and comment lines */
+        for (;;) {
+            p = skip_sp(p, e);
+            if (p < e && (*p == '\n' || *p == '#')) {
+                const char *nl = memchr(p, '\n', (size_t)(e - p));
+                p = nl ? nl + 1 : e;
+                continue;
+            }
+            break;
+        }
+        if ((size_t)(e - p) >= 17 && memcmp(p, "collstep-schedule", 17) == 0) {
+            cs_sched_locate(buf, len, n, rank, step, line, col);
+            st = CS_OK;
+        }
+    }
+    free(buf);
+    close(fd);
+    return st;
+}

@@ -1,11 +1,14 @@
 /*
- * cs_text.h - the schedule text format (version 1): reader and writer.
+ * cs_text.h - the schedule text format (versions 1 and 2): reader and writer.
  *
  * The format is documented rule by rule in docs/schedule-format.md.  In
  * short: a header line "collstep-schedule 1", a "collective" line, an
  * optional "algorithm" line, then per rank a "rank R" line, its scratch
  * buffers ("buffer NAME base B chunks N") and its numbered steps
- * ("3: reduce tmp[0:2] -> out[0:2] after 0,2").
+ * ("3: reduce tmp[0:2] -> out[0:2] after 0,2").  Version 2 adds "group NAME
+ * ranks 0-3" lines after the algorithm line and switch steps ("4: switch
+ * reduce NAME in[0:1] -> out[0:1]"); the writer writes version 2 only for a
+ * schedule with groups or switch steps, version 1 otherwise.
  *
  * Contracts
  * ---------
@@ -74,6 +77,19 @@ int cs_sched_save(const cs_sched_t *s, const char *path, cs_err_t *err);
  * standard output, CS_OUT_FSYNC syncs before the rename.  cs_sched_save is
  * cs_sched_save_flags(s, path, CS_OUT_STDOUT | CS_OUT_FSYNC, err). */
 int cs_sched_save_flags(const cs_sched_t *s, const char *path, int flags, cs_err_t *err);
+
+/* Where steps are in a schedule text (`len` bytes): for each j < n, the
+ * line and column (from 1, columns in bytes) of the number of step
+ * step[j] of rank rank[j], or 0 and 0 when the text has no such step (or
+ * step[j] < 0).  The text is one the reader accepted (located by its "rank
+ * R" and "N:" lines; comments and blank lines are skipped).  O(len). */
+void cs_sched_locate(const char *text, size_t len, uint32_t n, const int *rank,
+                     const int64_t *step, unsigned long long *line, unsigned long long *col);
+/* The same for a file (not "-"): CS_OK, or CS_ERR_IO when it cannot be read
+ * or is not a schedule text (its first bytes, after blank and comment
+ * lines, are not "collstep-schedule"); every position is 0 then. */
+int cs_sched_locate_file(const char *path, uint32_t n, const int *rank, const int64_t *step,
+                         unsigned long long *line, unsigned long long *col);
 
 struct cs_out_kind;
 /* What cs_sched_save writes, for cs_out_begin_file (the recognizer above). */

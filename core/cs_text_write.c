@@ -7,7 +7,10 @@
  * the schedule has an algorithm name, then every rank, its scratch buffers
  * and its steps indented by two spaces, ranges always as buf[a:b], "chan C"
  * only when C != 0, "after" only when there are dependencies, listed with
- * ',' and no spaces.  Output goes through a 64 KiB buffer with hand-made
+ * ',' and no spaces.  Schedules with groups or switch steps are format
+ * version 2: their group lines follow the algorithm line, ranks listed in
+ * increasing order with runs of consecutive ranks as "a-b"; a switch step
+ * is "switch OP GROUP[ chan C][ SRC][ -> DST]".  Output goes through a 64 KiB buffer with hand-made
  * number formatting (no stdio call per step).
  */
 #include "cs_text.h"
@@ -131,7 +134,50 @@ static void write_algorithm(outbuf_t *o, const cs_sched_t *s)
     ob_mem(o, "\n", 1);
 }
 
-static void write_step(outbuf_t *o, const cs_rank_sched_t *rk, uint32_t i)
+/* "group NAME ranks 0,2-5,7": runs of two or more consecutive ranks as a-b. */
+static void write_group(outbuf_t *o, const cs_group_t *g)
+{
+    ob_str(o, "group ");
+    ob_str(o, g->name);
+    ob_str(o, " ranks ");
+    for (uint32_t i = 0; i < g->n;) {
+        uint32_t j = i;
+        while (j + 1 < g->n && g->members[j + 1] == g->members[j] + 1)
+            j++;
+        if (i > 0)
+            ob_mem(o, ",", 1);
+        ob_u64(o, (uint64_t)(uint32_t)g->members[i]);
+        if (j > i) {
+            ob_mem(o, "-", 1);
+            ob_u64(o, (uint64_t)(uint32_t)g->members[j]);
+        }
+        i = j + 1;
+    }
+    ob_mem(o, "\n", 1);
+}
+
+static void write_switch(outbuf_t *o, const cs_sched_t *s, const cs_rank_sched_t *rk,
+                         const cs_step_t *st)
+{
+    ob_mem(o, " ", 1);
+    ob_str(o, cs_swop_name((cs_swop_t)st->op));
+    ob_mem(o, " ", 1);
+    ob_str(o, st->peer >= 0 && (uint32_t)st->peer < s->ngroups ? s->groups[st->peer].name : "?");
+    if (st->chan != 0) {
+        ob_str(o, " chan ");
+        ob_u64(o, st->chan);
+    }
+    if (st->src.n > 0) {
+        ob_mem(o, " ", 1);
+        ob_range(o, rk, &st->src);
+    }
+    if (st->dst.n > 0) {
+        ob_str(o, " -> ");
+        ob_range(o, rk, &st->dst);
+    }
+}
+
+static void write_step(outbuf_t *o, const cs_sched_t *s, const cs_rank_sched_t *rk, uint32_t i)
 {
     const cs_step_t *st = &rk->steps[i];
     ob_mem(o, "  ", 2);
@@ -157,6 +203,9 @@ static void write_step(outbuf_t *o, const cs_rank_sched_t *rk, uint32_t i)
         ob_range(o, rk, &st->src);
         ob_str(o, " -> ");
         ob_range(o, rk, &st->dst);
+        break;
+    case CS_STEP_SWITCH:
+        write_switch(o, s, rk, st);
         break;
     default:
         break;
@@ -184,7 +233,8 @@ int cs_sched_write(const cs_sched_t *s, FILE *f)
     o->n = 0;
     o->failed = 0;
     ob_str(o, "collstep-schedule ");
-    ob_u64(o, CS_SCHED_FORMAT_VERSION);
+    /* version 1 for what version 1 can say: those files stay byte for byte */
+    ob_u64(o, cs_sched_has_switch(s) ? CS_SCHED_FORMAT_VERSION : CS_SCHED_FORMAT_VERSION_MIN);
     ob_str(o, "\ncollective ");
     ob_str(o, cs_coll_name(s->desc.coll));
     ob_str(o, " ranks ");
@@ -199,6 +249,8 @@ int cs_sched_write(const cs_sched_t *s, FILE *f)
         ob_str(o, " inplace");
     ob_mem(o, "\n", 1);
     write_algorithm(o, s);
+    for (uint32_t g = 0; g < s->ngroups; g++)
+        write_group(o, &s->groups[g]);
     for (int r = 0; r < s->desc.nranks; r++) {
         const cs_rank_sched_t *rk = &s->ranks[r];
         ob_str(o, "rank ");
@@ -214,7 +266,7 @@ int cs_sched_write(const cs_sched_t *s, FILE *f)
             ob_mem(o, "\n", 1);
         }
         for (uint32_t i = 0; i < rk->nsteps; i++)
-            write_step(o, rk, i);
+            write_step(o, s, rk, i);
     }
     ob_str(o, "end\n");
     ob_flush(o);

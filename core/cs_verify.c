@@ -78,7 +78,7 @@ static void check_matching(cs__vctx_t *v)
 /* ---- 2. deadlock ------------------------------------------------------- */
 
 enum { ST_STUCK = 0, ST_DONE_OK = 1, ST_ON_PATH = 2, ST_EXPLAINED = 3 };
-enum { WHY_NONE, WHY_DEP, WHY_FIFO, WHY_PARTNER };
+enum { WHY_NONE, WHY_DEP, WHY_FIFO, WHY_PARTNER, WHY_SWITCH };
 
 typedef struct {
     cs__vctx_t *v;
@@ -108,12 +108,20 @@ static uint64_t blocker(cs__dl_t *d, uint64_t x, int *why)
         return g->base[r] + p;
     }
     *why = g->partner[x] == CS_NONE ? WHY_NONE : WHY_PARTNER;
+    if (g->swnext != NULL && rk->steps[i].kind == CS_STEP_SWITCH && g->partner[x] != CS_NONE) {
+        /* ready itself: the next member of its operation (in a ring) is not */
+        *why = WHY_SWITCH;
+        return g->swnext[x] != CS_NONE ? g->swnext[x] : g->partner[x];
+    }
     return g->partner[x];
 }
 
 static const char *why_verb(int why)
 {
-    return why == WHY_DEP ? "depends on" : why == WHY_FIFO ? "is queued behind" : "needs its partner";
+    return why == WHY_DEP       ? "depends on"
+           : why == WHY_FIFO    ? "is queued behind"
+           : why == WHY_SWITCH  ? "waits, in its switch operation, for"
+                                : "needs its partner";
 }
 
 /* The whole cycle, one step a line ("  rank 2 step 2 (send to 0), which
@@ -244,9 +252,13 @@ static int check_deadlock(cs__vctx_t *v)
     if (!d.state || !d.prev || !d.path || cs__graph_fifo_prev(g, d.prev) != CS_OK)
         goto out;
     for (uint64_t e = 0; e < g->norder; e++) {
-        d.state[g->order[e]] = ST_DONE_OK;
-        if (g->partner[g->order[e]] != CS_NONE)
-            d.state[g->partner[g->order[e]]] = ST_DONE_OK;
+        uint64_t x = g->order[e];
+        d.state[x] = ST_DONE_OK;
+        if (g->partner[x] == x) /* a switch operation: all its members */
+            for (uint64_t m = g->swnext[x]; m != CS_NONE; m = g->swnext[m])
+                d.state[m] = ST_DONE_OK;
+        else if (g->partner[x] != CS_NONE)
+            d.state[g->partner[x]] = ST_DONE_OK;
     }
     for (uint64_t x = 0; x < g->nsteps; x++)
         if (d.state[x] == ST_STUCK)
@@ -345,7 +357,9 @@ int cs_verify(const cs_sched_t *s, const cs_verify_opts_t *opts, cs_verify_repor
         return st; /* err says why */
     }
     check_matching(&v);
-    st = check_deadlock(&v);
+    st = s->nswitch > 0 ? cs__verify_switch(&v) : CS_OK;
+    if (st == CS_OK)
+        st = check_deadlock(&v);
     if (st == CS_OK)
         st = cs__verify_races(&v);
     if (st == CS_OK)

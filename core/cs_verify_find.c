@@ -38,6 +38,12 @@ const char *cs__vstep(const cs_sched_t *s, int rank, uint32_t i, char *buf, size
             snprintf(chan, sizeof(chan), " on channel %u", st->chan);
         snprintf(buf, n, "step %u (%s %s %d%s)", i, kn, st->kind == CS_STEP_SEND ? "to" : "from",
                  st->peer, chan);
+    } else if (st->kind == CS_STEP_SWITCH) {
+        char chan[32] = "";
+        if (st->chan != 0)
+            snprintf(chan, sizeof(chan), " on channel %u", st->chan);
+        snprintf(buf, n, "step %u (switch %s %s%s)", i, cs_swop_name((cs_swop_t)st->op),
+                 (uint32_t)st->peer < s->ngroups ? s->groups[st->peer].name : "?", chan);
     } else {
         snprintf(buf, n, "step %u (%s)", i, kn);
     }

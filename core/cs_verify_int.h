@@ -4,6 +4,7 @@
  *   cs_verify.c        driver, report, matching and deadlock checks
  *   cs_verify_race.c   per-rank ordering of chunk accesses, in-place rule
  *   cs_verify_value.c  symbolic execution of values and the end state
+ *   cs_verify_switch.c the structure of switch operations
  *   cs_verify_find.c   findings: counted, stored, their steps and ranges
  *                      worded (called by the three above, calling none)
  *
@@ -16,6 +17,7 @@
 #include <stddef.h>
 
 #include "cs_graph.h"
+#include "cs_plan.h"
 #include "cs_verify.h"
 
 typedef struct cs__vctx {
@@ -36,6 +38,9 @@ const char *cs__vrange(const cs_sched_t *s, int rank, uint16_t buf, uint32_t off
                        char *out, size_t size);
 
 int cs__verify_races(cs__vctx_t *v);
+/* Switch operations: members that agree (operation, sizes, shapes), one
+ * reader or writer, no member missing (cs_verify_switch.c). */
+int cs__verify_switch(cs__vctx_t *v);
 
 /* The symbolic execution runs while the graph orders the events (one pass
  * over the steps instead of two): create the state (the schedule's
@@ -44,7 +49,7 @@ int cs__verify_races(cs__vctx_t *v);
  * Findings go to the state's context, in event order. */
 typedef struct cs__val cs__val_t;
 int cs__values_create(cs__vctx_t *v, cs__val_t **out);
-void cs__values_event(void *x, int r, uint32_t i, int pr, uint32_t pi);
+void cs__values_event(void *x, const cs_plan_t *p, int r, uint32_t i, int pr, uint32_t pi);
 int cs__values_finish(cs__val_t *x); /* CS_ERR_NOMEM when an event ran out of memory */
 void cs__values_destroy(cs__val_t *x);
 

@@ -269,8 +269,10 @@ static int touch(cs__race_t *rc, uint32_t b, const cs_range_t *rg, int mode)
 static void inplace_check(cs__race_t *rc, uint32_t i, const cs_step_t *st)
 {
     const cs_range_t *rg = NULL;
-    int has_src = st->kind == CS_STEP_SEND || st->kind == CS_STEP_REDUCE || st->kind == CS_STEP_COPY;
-    int has_dst = st->kind != CS_STEP_SEND && st->kind != CS_STEP_NOP;
+    int sw = st->kind == CS_STEP_SWITCH;
+    int has_src = st->kind == CS_STEP_SEND || st->kind == CS_STEP_REDUCE ||
+                  st->kind == CS_STEP_COPY || (sw && st->src.n > 0);
+    int has_dst = sw ? st->dst.n > 0 : st->kind != CS_STEP_SEND && st->kind != CS_STEP_NOP;
     if (has_src && st->src.buf == CS_BUF_IN)
         rg = &st->src;
     else if (has_dst && st->dst.buf == CS_BUF_IN)
@@ -323,6 +325,12 @@ static int check_rank(cs__race_t *rc)
         case CS_STEP_COPY:
             st_ok = touch(rc, i, &st->src, ACC_READ);
             if (st_ok == CS_OK)
+                st_ok = touch(rc, i, &st->dst, ACC_WRITE);
+            break;
+        case CS_STEP_SWITCH: /* src read by the switch, dst written by it */
+            if (st->src.n > 0)
+                st_ok = touch(rc, i, &st->src, ACC_READ);
+            if (st_ok == CS_OK && st->dst.n > 0)
                 st_ok = touch(rc, i, &st->dst, ACC_WRITE);
             break;
         default:

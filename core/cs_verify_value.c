@@ -16,6 +16,11 @@
  * one-entry memo of the last union).  Ring, tree and butterfly schedules
  * keep one or two intervals per set.
  *
+ * A switch operation is one event: its members' sources are combined (or,
+ * for a multicast, the writer's copied) chunk by chunk into every
+ * destination; an operation whose members disagree (reported by the
+ * structural check) poisons its destinations.
+ *
  * The initial state follows the table of cs_sched.h; events run in the
  * graph's order (a matched pair as one event; stuck steps never run), fed
  * one by one by cs__graph_init_ev while the order is built.  At the
@@ -292,6 +297,66 @@ static void run_local(cs__val_t *x, int r, uint32_t i)
     }
 }
 
+/* The members of the switch operation led by (r, i) agree (op, length,
+ * shape) and exactly one reads (reduce) or writes (multicast); else the
+ * structural check (cs_verify_switch.c) reports it. */
+static int switch_agrees(const cs__val_t *x, const cs_plan_t *p, uint64_t lead)
+{
+    const cs_sched_t *s = x->v->s;
+    uint32_t k = x->k, len = 0, shape = 0, nsrc = 0, ndst = 0;
+    int op = -1;
+    for (uint64_t m = lead; m != CS_PLAN_NOGID; m = p->swnext[m]) {
+        int r;
+        uint32_t i;
+        cs_plan_locate(p->base, p->nranks, m, &r, &i);
+        const cs_step_t *st = &s->ranks[r].steps[i];
+        const cs_range_t *rg = st->src.n ? &st->src : &st->dst;
+        uint32_t sh = (s->ranks[r].bufs[rg->buf].base + rg->off) % k;
+        if (op < 0)
+            op = st->op, len = rg->n, shape = sh;
+        if (st->op != op || rg->n != len || sh != shape)
+            return 0;
+        nsrc += st->src.n > 0;
+        ndst += st->dst.n > 0;
+    }
+    return op == CS_SW_ALLREDUCE || (op == CS_SW_REDUCE && ndst == 1) ||
+           (op == CS_SW_MULTICAST && nsrc == 1);
+}
+
+/* A switch operation led by (r, i): combine (or copy) chunk by chunk. */
+static void run_switch(cs__val_t *x, const cs_plan_t *p, int r, uint32_t i)
+{
+    const cs_sched_t *s = x->v->s;
+    uint64_t lead = p->base[r] + i;
+    int ok = switch_agrees(x, p, lead);
+    uint32_t len = s->ranks[r].steps[i].src.n ? s->ranks[r].steps[i].src.n
+                                                : s->ranks[r].steps[i].dst.n;
+    unsigned fl = 0; /* one finding of each kind per operation */
+    for (uint32_t c = 0; c < len; c++) {
+        uint64_t acc = V_UNDEF;
+        for (uint64_t m = lead; ok && m != CS_PLAN_NOGID; m = p->swnext[m]) {
+            int mr;
+            uint32_t mi;
+            cs_plan_locate(p->base, p->nranks, m, &mr, &mi);
+            const cs_step_t *st = &s->ranks[mr].steps[mi];
+            if (st->src.n == 0)
+                continue;
+            set_step(x, mr, mi, fl);
+            uint64_t val = read_src(x, &st->src, c);
+            acc = acc == V_UNDEF ? val : combine(x, acc, val, st->src.buf, st->src.off + c);
+            fl = x->flags;
+        }
+        for (uint64_t m = lead; m != CS_PLAN_NOGID; m = p->swnext[m]) {
+            int mr;
+            uint32_t mi;
+            cs_plan_locate(p->base, p->nranks, m, &mr, &mi);
+            const cs_step_t *st = &s->ranks[mr].steps[mi];
+            if (st->dst.n > c)
+                slots(x, mr, st->dst.buf)[st->dst.off + c] = ok ? acc : V_POISON;
+        }
+    }
+}
+
 /* Expected content of out chunk g of rank r: origin chunk and rank interval. */
 static void expected(const cs_sched_t *s, int r, uint32_t g, uint32_t *eg, uint32_t iv[2])
 {
@@ -511,12 +576,14 @@ nomem:
     return CS_ERR_NOMEM;
 }
 
-void cs__values_event(void *ctx, int r, uint32_t i, int pr, uint32_t pi)
+void cs__values_event(void *ctx, const cs_plan_t *p, int r, uint32_t i, int pr, uint32_t pi)
 {
     cs__val_t *x = ctx;
     if (x->nomem)
         return;
-    if (pr >= 0)
+    if (x->v->s->ranks[r].steps[i].kind == CS_STEP_SWITCH)
+        run_switch(x, p, r, i);
+    else if (pr >= 0)
         run_pair(x, r, i, pr, pi);
     else
         run_local(x, r, i);

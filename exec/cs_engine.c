@@ -134,6 +134,13 @@ int cs_engine_create(const cs_sched_t *s, int rank, cs_tp_t *tp, const cs_engine
     if (rank < 0 || rank >= s->desc.nranks || tp->nranks != s->desc.nranks)
         return cs_err_set(err, CS_ERR_INVAL, "rank %d / transport of %d ranks for a schedule "
                           "of %d ranks", rank, tp->nranks, s->desc.nranks);
+    int swr;
+    uint32_t swi;
+    if (cs_sched_first_switch(s, &swr, &swi))
+        return cs_err_set(err, CS_ERR_UNSUPPORTED,
+                          "rank %d step %u: a switch step (in-network reduction) cannot run on "
+                          "transport %s: no switch reduces here",
+                          swr, swi, tp->ops && tp->ops->name ? tp->ops->name : "?");
     cs_reduce_fn_t red = cs_reduce_fn(cfg->dtype, cfg->op);
     if (!red || cs_dtype_size(cfg->dtype) == 0)
         return cs_err_set(err, CS_ERR_UNSUPPORTED, "no host reduction for %s / %s",

@@ -383,6 +383,13 @@ int cs_msccl_write(const cs_sched_t *s, const cs_msccl_write_opts_t *opts, FILE 
                           "%s: MSCCL's XML has no root, so collstep exports allreduce, "
                           "reduce-scatter, allgather and alltoall only",
                           cs_coll_name(s->desc.coll));
+    int sr;
+    uint32_t si;
+    if (cs_sched_first_switch(s, &sr, &si))
+        return cs_err_set(err, CS_ERR_UNSUPPORTED,
+                          "rank %d step %u: a switch step (in-network reduction) cannot be "
+                          "exported: MSCCL's XML has no switch step",
+                          sr, si);
     int P = s->desc.nranks, rc = CS_OK, maxchan = 0;
     cs_msccl_place_t **pl = NULL;
     if (places) {

@@ -429,6 +429,12 @@ int cs__planner_cost(cs_planner_t *p, int ci, double max_sim, cs_err_t *err)
     int st = cs__planner_build(p, c, &s, err);
     if (st != CS_OK)
         return st;
+    if (cs_sched_has_switch(s)) { /* no model of switch operations: never picked */
+        snprintf(c->err, sizeof(c->err), "switch steps (in-network reduction): the planner has "
+                                         "no model of them");
+        cs_sched_destroy(s);
+        return CS_OK;
+    }
     c->digest = cs_sched_digest(s);
     int P = p->ranks;
     /* pairs not routed yet: too many -> the formula (before the rounds:

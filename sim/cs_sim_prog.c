@@ -219,9 +219,15 @@ static void part_free(part_t *w)
 int cs__prog_build(cs__prog_t *p, const cs_sched_t *s, const cs__prime_t *prime, cs_err_t *err)
 {
     int P = s->desc.nranks;
-    int st = CS_ERR_NOMEM, nw = 0;
+    int st = CS_ERR_NOMEM, nw = 0, swr;
+    uint32_t swi;
     part_t w[MAX_THREADS];
     memset(p, 0, sizeof(*p));
+    if (cs_sched_first_switch(s, &swr, &swi))
+        return cs_err_set(err, CS_ERR_UNSUPPORTED,
+                          "rank %d step %u: a switch step (in-network reduction) cannot be "
+                          "simulated: the simulator has no model of switch operations",
+                          swr, swi);
     p->s = s;
     p->nranks = P;
     p->base = malloc(sizeof(uint64_t) * ((size_t)P + 1));

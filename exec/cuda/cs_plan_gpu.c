@@ -124,6 +124,13 @@ int cs__gpu_plan(const cs_sched_t *s, int rank, int32_t *group, int32_t *H, uint
                  cs_err_t *err)
 {
     cs_plan_t p;
+    int swr;
+    uint32_t swi;
+    if (cs_sched_first_switch(s, &swr, &swi))
+        return cs_err_set(err, CS_ERR_UNSUPPORTED,
+                          "rank %d step %u: a switch step (in-network reduction) cannot run on "
+                          "the GPU engine: it has no switch operation",
+                          swr, swi);
     int st = cs_plan_init(&p, s, CS_PLAN_LOCAL | CS_PLAN_ORDER, NULL, NULL, err);
     if (st != CS_OK)
         return st;

@@ -121,10 +121,11 @@ typedef struct {
     int ok;
 } ev_t;
 
-static void on_event(void *ctx, int r, uint32_t i, int pr, uint32_t pi)
+static void on_event(void *ctx, const cs_plan_t *pl, int r, uint32_t i, int pr, uint32_t pi)
 {
     ev_t *e = ctx;
     const cs_plan_t *p = e->p;
+    e->ok &= pl == p;
     uint64_t q = p->partner[p->base[r] + i];
     e->ok &= e->n < p->nsteps && p->order[e->n] == p->base[r] + i &&
              (q == CS_PLAN_NOGID ? pr == -1 : q == p->base[pr] + pi);

@@ -19,8 +19,8 @@ fuzz_init "$@"
 # allocate a million ranks (the parser's behaviour is otherwise unchanged).
 # shellcheck disable=SC2046
 "$cc" $(fuzz_cflags) -DCS_TEXT_MAX_RANKS=4096 -I"$root/core" -I"$root/tests/text" \
-    "$here/fuzz_parse.c" "$root/core/cs_text.c" "$root/core/cs_text_read.c" "$root/core/cs_text_write.c" \
-    "$root/core/cs_sched.c" "$root/core/cs_status.c" "$root/core/cs_grow.c" -o "$out/fuzz_parse"
+    "$here/fuzz_parse.c" "$root/core/cs_text.c" "$root/core/cs_text_read.c" "$root/core/cs_text_lex.c" "$root/core/cs_text_group.c" "$root/core/cs_text_write.c" \
+    "$root/core/cs_sched.c" "$root/core/cs_sched_group.c" "$root/core/cs_status.c" "$root/core/cs_grow.c" -o "$out/fuzz_parse"
 
 fuzz_go "$out/fuzz_parse" "$here/schedule.dict" 4096 "$here/corpus" "$out/work" "$out/" \
     "$root/tests/text/golden"

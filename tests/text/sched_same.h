@@ -43,6 +43,13 @@ static inline const char *cs_test_sched_diff(const cs_sched_t *a, const cs_sched
         return "collective";
     if (a->nchunks != b->nchunks || a->nblocks != b->nblocks)
         return "chunks";
+    if (a->ngroups != b->ngroups || a->nswitch != b->nswitch)
+        return "number of groups or switch steps";
+    for (uint32_t g = 0; g < a->ngroups; g++)
+        if (strcmp(a->groups[g].name, b->groups[g].name) != 0 || a->groups[g].n != b->groups[g].n ||
+            memcmp(a->groups[g].members, b->groups[g].members,
+                   a->groups[g].n * sizeof(*a->groups[g].members)) != 0)
+            return "group";
     for (int r = 0; r < a->desc.nranks; r++) {
         const cs_rank_sched_t *x = &a->ranks[r], *y = &b->ranks[r];
         if (x->nbufs != y->nbufs || x->nsteps != y->nsteps)
@@ -53,7 +60,7 @@ static inline const char *cs_test_sched_diff(const cs_sched_t *a, const cs_sched
                 return "buffer";
         for (uint32_t i = 0; i < x->nsteps; i++) {
             const cs_step_t *p = &x->steps[i], *q = &y->steps[i];
-            if (p->kind != q->kind || p->chan != q->chan || p->peer != q->peer ||
+            if (p->kind != q->kind || p->op != q->op || p->chan != q->chan || p->peer != q->peer ||
                 !cs__range_eq(p->src, q->src) || !cs__range_eq(p->dst, q->dst) ||
                 p->ndeps != q->ndeps)
                 return "step";

@@ -22,6 +22,9 @@ typedef struct bad_case {
     const char *prefix; /* expected start of err.msg */
 } bad_case_t;
 
+/* A version-2 header with group g = ranks 0..2 of 4. */
+#define H2 "collstep-schedule 2\ncollective allreduce ranks 4 chunks 1\ngroup g ranks 0-2\n"
+
 static const bad_case_t cases[] = {
     {"empty file", "", 0, CS_ERR_PARSE,
      "t.sched:1:1: expected 'collstep-schedule', found end of file"},
@@ -29,8 +32,8 @@ static const bad_case_t cases[] = {
      "t.sched:4:1: expected 'collstep-schedule', found end of file"},
     {"missing header", "collective allreduce ranks 4 chunks 8\n", 0, CS_ERR_PARSE,
      "t.sched:1:1: expected 'collstep-schedule', found 'collective'"},
-    {"wrong version", "collstep-schedule 2\n", 0, CS_ERR_PARSE,
-     "t.sched:1:19: expected format version 1, found '2'"},
+    {"wrong version", "collstep-schedule 3\n", 0, CS_ERR_PARSE,
+     "t.sched:1:19: expected format version 1 to 2, found '3'"},
     {"huge version", "collstep-schedule 99999999999999999999999\n", 0, CS_ERR_PARSE,
      "t.sched:1:19: expected a number <= 4294967295, found '99999999999999999999999'"},
     {"no collective line", "collstep-schedule 1\n", 0, CS_ERR_PARSE,
@@ -142,6 +145,50 @@ static const bad_case_t cases[] = {
      CS_ERR_PARSE, "t.sched:3:1: expected 'rank' or 'end'"},
     {"NUL byte inside a line", H0 "  0: nop\0 after\n", sizeof(H0 "  0: nop\0 after\n") - 1,
      CS_ERR_PARSE, "t.sched:4:9: expected end of line, found '\\x00'"},
+    /* format version 2: groups and switch steps */
+    {"switch step in version 1", H0 "  0: switch allreduce g in[0:1] -> out[0:1]\n", 0,
+     CS_ERR_PARSE,
+     "t.sched:4:6: expected a step kind of format version 1 (send, recv, rrecv, reduce, copy, "
+     "nop; switch steps need 'collstep-schedule 2'), found 'switch'"},
+    {"group line in version 1", "collstep-schedule 1\ncollective allreduce ranks 2 chunks 1\n"
+     "group g ranks 0-1\n", 0, CS_ERR_PARSE,
+     "t.sched:3:1: expected 'rank' (group lines need 'collstep-schedule 2'), found 'group'"},
+    {"unknown kind in version 2", H2 "rank 0\n  0: sned\n", 0, CS_ERR_PARSE,
+     "t.sched:5:6: expected a step kind (send, recv, rrecv, reduce, copy, nop, switch), found "
+     "'sned'"},
+    {"group ranks not increasing", "collstep-schedule 2\ncollective allreduce ranks 4 chunks 1\n"
+     "group g ranks 0,2,1\n", 0, CS_ERR_PARSE,
+     "t.sched:3:19: expected a rank in [3, 4) (the ranks of a group are distinct and "
+     "increasing), found '1'"},
+    {"group rank out of range", "collstep-schedule 2\ncollective allreduce ranks 4 chunks 1\n"
+     "group g ranks 0-4\n", 0, CS_ERR_PARSE,
+     "t.sched:3:15: expected a rank in [0, 4)"},
+    {"group range backwards", "collstep-schedule 2\ncollective allreduce ranks 4 chunks 1\n"
+     "group g ranks 2-1\n", 0, CS_ERR_PARSE,
+     "t.sched:3:17: expected a rank greater than 2, found '1'"},
+    {"group declared twice", H2 "group g ranks 1\n", 0, CS_ERR_PARSE,
+     "t.sched:4:7: expected a group name not declared before, found 'g'"},
+    {"group without name", "collstep-schedule 2\ncollective allreduce ranks 4 chunks 1\n"
+     "group 3g ranks 1\n", 0, CS_ERR_PARSE, "t.sched:3:7: expected a group name"},
+    {"unknown switch operation", H2 "rank 0\n  0: switch gather g in[0:1]\n", 0, CS_ERR_PARSE,
+     "t.sched:5:13: expected a switch operation (allreduce, reduce, multicast), found "
+     "'gather'"},
+    {"unknown group", H2 "rank 0\n  0: switch allreduce h in[0:1] -> out[0:1]\n", 0,
+     CS_ERR_PARSE, "t.sched:5:23: expected a group (g), found 'h'"},
+    {"not a member", H2 "rank 3\n  0: switch allreduce g in[0:1] -> out[0:1]\n", 0,
+     CS_ERR_PARSE, "t.sched:5:23: expected a group with rank 3 among its ranks, found 'g'"},
+    {"allreduce without source", H2 "rank 0\n  0: switch allreduce g -> out[0:1]\n", 0,
+     CS_ERR_PARSE,
+     "t.sched:5:3: rank 0 step 0: switch allreduce needs a source (the member's contribution) "
+     "and a destination (the reduced range)"},
+    {"reduce without source", H2 "rank 1\n  0: switch reduce g -> out[0:1] after 0\n", 0,
+     CS_ERR_PARSE, "t.sched:5:3: rank 1 step 0: switch reduce needs a source"},
+    {"multicast with nothing", H2 "rank 0\n  0: switch multicast g chan 2\n", 0,
+     CS_ERR_PARSE, "t.sched:5:3: rank 0 step 0: switch multicast needs a destination"},
+    {"switch range outside", H2 "rank 0\n  0: switch reduce g in[0:2]\n", 0, CS_ERR_PARSE,
+     "t.sched:5:3: rank 0 step 0: source range in[0:2] outside the buffer's 1 chunks"},
+    {"switch missing range after arrow", H2 "rank 0\n  0: switch reduce g in[0:1] ->\n", 0,
+     CS_ERR_PARSE, "t.sched:5:32: expected a buffer of rank 0 (in, out), found end of line"},
     {"quote is escaped", H0 "  0: 'x\n", 0, CS_ERR_PARSE,
      "t.sched:4:6: expected a step kind (send, recv, rrecv, reduce, copy, nop), found '\\''"},
     {"binary garbage", "\x7f" "ELF\x02\x01\x01\x00\x00\x00\xff\xfe", 12, CS_ERR_PARSE,

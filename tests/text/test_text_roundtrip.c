@@ -1,7 +1,8 @@
 /*
  * Round trips of builder-made schedules: for random schedules of every
  * collective (scratch buffers, all step kinds, channels, dependency lists,
- * buffers named like keywords, odd algorithm metadata), write -> parse ->
+ * buffers named like keywords, odd algorithm metadata, groups named like
+ * keywords and switch steps of every operation), write -> parse ->
  * write must give the same bytes and the same schedule.  Also: atomic save
  * and load through files, and their I/O errors.
  */
@@ -80,6 +81,17 @@ static cs_sched_t *random_sched(int iter)
         return NULL;
     const char *const *m = metas[iter % (int)(sizeof(metas) / sizeof(metas[0]))];
     cs_sched_set_meta(s, m[0], m[1]);
+    /* every other schedule has groups (format version 2) */
+    uint32_t ngroups = iter % 2 ? 1 + rnd(3) : 0;
+    for (uint32_t g = 0; g < ngroups; g++) {
+        int32_t mem[8];
+        uint32_t n = 0;
+        for (int r = 0; r < d.nranks; r++)
+            if (rnd(3) != 0 || (n == 0 && r + 1 == d.nranks))
+                mem[n++] = r;
+        CS_TEST_CHECK(cs_sched_add_group(s, names[(g + (uint32_t)iter) % 6], mem, n) == (int)g,
+                      "group: %s", s->err.msg);
+    }
     for (int r = 0; r < d.nranks; r++) {
         uint32_t nscratch = rnd(3);
         for (uint32_t i = 0; i < nscratch; i++)
@@ -95,7 +107,7 @@ static cs_sched_t *random_sched(int iter)
             int chan = rnd(4) == 0 ? (int)rnd(CS_MAX_CHANNELS) : 0;
             cs_range_t src = rand_range(rk, (int)rnd(rk->nbufs)), dst;
             int64_t rc;
-            switch (rnd(6)) {
+            switch (rnd(ngroups ? 8 : 6)) {
             case 0:
                 rc = cs_send(s, r, peer, chan, src, deps, nd);
                 break;
@@ -105,6 +117,23 @@ static cs_sched_t *random_sched(int iter)
             case 2:
                 rc = cs_rrecv(s, r, peer, chan, src, deps, nd);
                 break;
+            case 6:
+            case 7: {
+                int g = (int)rnd(ngroups);
+                cs_swop_t op = (cs_swop_t)rnd(CS_SW_COUNT);
+                int has_dst = matching_range(s, rk, src, &dst), want_src = 1;
+                if (cs_group_member(&s->groups[g], r) >= 0 && has_dst) {
+                    if (op == CS_SW_REDUCE)
+                        has_dst = (int)rnd(2);
+                    else if (op == CS_SW_MULTICAST)
+                        want_src = (int)rnd(2), has_dst = !want_src || rnd(2);
+                    rc = cs_switch(s, r, op, g, chan, want_src ? &src : NULL,
+                                   has_dst ? &dst : NULL, deps, nd);
+                    break;
+                }
+                rc = cs_nop(s, r, deps, nd);
+                break;
+            }
             case 3:
             case 4:
                 if (matching_range(s, rk, src, &dst)) {
@@ -125,8 +154,10 @@ static cs_sched_t *random_sched(int iter)
 
 static void test_random_round_trips(void)
 {
+    uint64_t nswitch = 0;
     for (int iter = 0; iter < 300; iter++) {
         cs_sched_t *s = random_sched(iter), *s2 = NULL, *s3 = NULL;
+        nswitch += s != NULL ? s->nswitch : 0;
         size_t l1 = 0, l2 = 0;
         char *t1 = NULL, *t2 = NULL;
         cs_err_t err = {0};
@@ -162,6 +193,7 @@ static void test_random_round_trips(void)
         cs_sched_destroy(s2);
         cs_sched_destroy(s);
     }
+    CS_TEST_CHECK(nswitch > 100, "only %llu switch steps were made", (unsigned long long)nswitch);
 }
 
 static int count_entries(const char *dir)
