@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "calib_int.h"
+#include "cs_results.h"
 #include "cs_platform.h"
 
 static int json_recognize(const char *head, size_t n)
@@ -27,22 +28,6 @@ static int json_recognize(const char *head, size_t n)
 /* a platform collstep wrote: calibrate's, or `platform export`'s */
 const cs_out_kind_t cs_calibrate_xml_kind = {"platform", cs_platform_recognize, NULL, NULL};
 const cs_out_kind_t cs_calibrate_json_kind = {"calibration file", json_recognize, NULL, NULL};
-
-/* s as a JSON string */
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
 
 static void json_line(FILE *f, const char *k, const cs_fit_line_t *l, const char *end)
 {
@@ -75,9 +60,9 @@ void cs_calibrate_json(const cs_calibrate_record_t *rec, const cs_calibrate_deri
     int N = rec->nranks, H = rec->nnodes, K = pl->nsizes;
     uint64_t top = pl->sizes[K - 1];
     fprintf(f, "{\"collstep_calibration\":1,\"ranks\":%d,\"transport\":", N);
-    json_str(f, rec->transport);
+    cs_json_write_str(f, rec->transport);
     fprintf(f, ",\"provider\":");
-    json_str(f, rec->provider);
+    cs_json_write_str(f, rec->provider);
     fprintf(f, ",\"nodes\":[");
     for (int h = 0; h < H; h++) {
         const cs_calibrate_node_t *n = &rec->nodes[h];
@@ -86,7 +71,7 @@ void cs_calibrate_json(const cs_calibrate_record_t *rec, const cs_calibrate_deri
             if (rec->node_of[r] == h)
                 fr = fr < 0 ? r : fr, cnt++;
         fprintf(f, "%s{\"name\":", h ? "," : "");
-        json_str(f, n->name);
+        cs_json_write_str(f, n->name);
         fprintf(f, ",\"ranks\":%d,\"first_rank\":%d,\"tier\":\"%s\",\"nic_Bps\":%.6e,"
                    "\"nic_lat_us\":%.4f,\"nic_peer\":%d,\"nic_senders\":%d,", cnt, fr,
                 p->nodes[h].tier, p->nodes[h].bw, p->nodes[h].lat * 1e6, n->nic_peer,
