@@ -45,6 +45,11 @@ const cs_algo_t *cs_algo_find(cs_coll_t coll, const char *name)
     return NULL;
 }
 
+int cs_algo_switched(const cs_algo_t *a, cs_params_t *params)
+{
+    return a->switched != NULL && a->switched(params);
+}
+
 int cs_algo_build(const cs_algo_t *a, const cs_coll_desc_t *desc, cs_params_t *params,
                   cs_sched_t **out, cs_err_t *err)
 {
