@@ -52,7 +52,8 @@ typedef struct cs_algo {
     int (*switched)(cs_params_t *params);
 } cs_algo_t;
 
-/* a->switched(params), 0 when a has no such function. */
+/* a->switched(params) (params NULL: the defaults), 0 when a has no such
+ * function. */
 int cs_algo_switched(const cs_algo_t *a, cs_params_t *params);
 
 /* Registry access.  Entries are ordered by collective, then as listed. */

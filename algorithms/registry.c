@@ -47,7 +47,14 @@ const cs_algo_t *cs_algo_find(cs_coll_t coll, const char *name)
 
 int cs_algo_switched(const cs_algo_t *a, cs_params_t *params)
 {
-    return a->switched != NULL && a->switched(params);
+    if (a->switched == NULL)
+        return 0;
+    cs_params_t none;
+    if (params == NULL) { /* the defaults */
+        cs_params_init(&none);
+        params = &none;
+    }
+    return a->switched(params) != 0;
 }
 
 int cs_algo_build(const cs_algo_t *a, const cs_coll_desc_t *desc, cs_params_t *params,
