@@ -56,7 +56,7 @@ static const cs_param_desc_t params[] = {
                       "auto: ring on tiers of up to 8 ranks, rhd (logarithmic) on larger ones; "
                       "nvls and sharp: switch operations (sharp: the outermost tier)"),
     CS_PARAM_INT_ROW("nchunks", "1", 1, 65536,
-                     "chunks per rank segment (pipelining of ring tiers)"),
+                     "chunks per rank segment (pipelining of ring, nvls and sharp tiers)"),
     CS_PARAM_INT_ROW("channels", "1", 1, CS__PHASE_MAX_CHANNELS,
                      "parts of the vector that go through the tiers at once, each on its own "
                      "channels"),
