@@ -44,7 +44,17 @@ typedef struct cs_algo {
      * (invalid values: the default, or a negative time). */
     double (*cost)(const cs_coll_desc_t *desc, cs_params_t *params, double bytes,
                    const cs_ab_model_t *m);
+    /* 1 when schedules built with these parameters may have switch steps
+     * (in-network reduction or multicast, cs_sched.h): only a platform
+     * whose switches reduce runs them, and the planner and the live
+     * transports leave them out.  NULL: never.  Parameters as for cost
+     * (the default where a value is invalid). */
+    int (*switched)(cs_params_t *params);
 } cs_algo_t;
+
+/* a->switched(params) (params NULL: the defaults), 0 when a has no such
+ * function. */
+int cs_algo_switched(const cs_algo_t *a, cs_params_t *params);
 
 /* Registry access.  Entries are ordered by collective, then as listed. */
 int cs_algo_count(void);

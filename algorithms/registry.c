@@ -45,6 +45,18 @@ const cs_algo_t *cs_algo_find(cs_coll_t coll, const char *name)
     return NULL;
 }
 
+int cs_algo_switched(const cs_algo_t *a, cs_params_t *params)
+{
+    if (a->switched == NULL)
+        return 0;
+    cs_params_t none;
+    if (params == NULL) { /* the defaults */
+        cs_params_init(&none);
+        params = &none;
+    }
+    return a->switched(params) != 0;
+}
+
 int cs_algo_build(const cs_algo_t *a, const cs_coll_desc_t *desc, cs_params_t *params,
                   cs_sched_t **out, cs_err_t *err)
 {

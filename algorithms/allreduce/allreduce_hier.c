@@ -11,7 +11,13 @@
  * the vector; tier 1 reduce-scatters that window among its tier-1 group,
  * and so on; after the last tier every rank holds 1/P of the total.  Each
  * tier runs its own algorithm (algos: ring, rhd or direct; by default ring
- * on tiers of up to 8 ranks and rhd on larger ones).
+ * on tiers of up to 8 ranks and rhd on larger ones).  Two tier algorithms
+ * are switch operations (cs_swphase.h): nvls reduce-scatters by switch
+ * load-reduce and all-gathers by switch multicast within each tier group
+ * (one switch group each), and sharp, only as the outermost tier, is one
+ * in-switch allreduce of each rank's window among its peers in the other
+ * groups: dims=8x16,algos=nvls+sharp is NVLS inside 8-GPU nodes and SHARP
+ * across 16 nodes (NCCL's NVLS with CollNet).
  *
  *    dims 2x3 (P = 6), tier 0 pairs {0,1} {2,3} {4,5}, tier 1 {0,2,4} {1,3,5}:
  *
@@ -47,9 +53,10 @@ static const cs_param_desc_t params[] = {
                       "tier sizes, innermost first, product P (6x256, 3x2x256)"),
     CS_PARAM_LIST_ROW("algos", "auto", 1, HIER_MAX_TIERS,
                       "algorithm per tier, '+'-separated (ring+rhd); one name applies to all; "
-                      "auto: ring on tiers of up to 8 ranks, rhd (logarithmic) on larger ones"),
+                      "auto: ring on tiers of up to 8 ranks, rhd (logarithmic) on larger ones; "
+                      "nvls and sharp: switch operations (sharp: the outermost tier)"),
     CS_PARAM_INT_ROW("nchunks", "1", 1, 65536,
-                     "chunks per rank segment (pipelining of ring tiers)"),
+                     "chunks per rank segment (pipelining of ring, nvls and sharp tiers)"),
     CS_PARAM_INT_ROW("channels", "1", 1, CS__PHASE_MAX_CHANNELS,
                      "parts of the vector that go through the tiers at once, each on its own "
                      "channels"),
@@ -93,8 +100,8 @@ static int parse(const cs_coll_desc_t *desc, cs_params_t *p, int *dims, cs__ph_a
         algs[na] = cs__ph_alg_parse(c, len);
         if (algs[na] == CS__PH_COUNT)
             return cs_err_set(err, CS_ERR_UNSUPPORTED,
-                              "parameter algos: expected ring, rhd or direct per tier, found "
-                              "'%.*s'", len, c);
+                              "parameter algos: expected ring, rhd, direct, nvls or sharp per "
+                              "tier, found '%.*s'", len, c);
         na++;
         if (c[len] == '\0')
             break;
@@ -189,6 +196,23 @@ static double cost(const cs_coll_desc_t *desc, cs_params_t *p, double bytes,
     return t;
 }
 
+/* Switch steps when a tier runs nvls or sharp. */
+static int switched(cs_params_t *p)
+{
+    const char *a = NULL;
+    if (cs_params_list(p, params, "algos", &a, NULL) != CS_OK || a == NULL)
+        return 0;
+    for (const char *c = a;;) {
+        int len = (int)strcspn(c, "+,:/");
+        cs__ph_alg_t x = cs__ph_alg_parse(c, len);
+        if (x == CS__PH_NVLS || x == CS__PH_SHARP)
+            return 1;
+        if (c[len] == '\0')
+            return 0;
+        c += len + 1;
+    }
+}
+
 const cs_algo_t cs__algo_allreduce_hier = {
     .coll = CS_COLL_ALLREDUCE,
     .name = "hier",
@@ -196,4 +220,5 @@ const cs_algo_t cs__algo_allreduce_hier = {
     .params = params,
     .build = build,
     .cost = cost,
+    .switched = switched,
 };

@@ -7,6 +7,7 @@
 
 #include "cs_gen.h"
 #include "cs_peers.h"
+#include "cs_swphase.h"
 
 /* What one build needs: the collective, the phase algorithm, K groups (one
  * ring order and segment layout per channel). */
@@ -25,7 +26,7 @@ static int flat_work(cs_sched_t *s, const flat_arg_t *f)
     int P = f->desc->nranks;
     if (f->desc->coll != CS_COLL_REDUCE_SCATTER)
         return CS_BUF_OUT;
-    int work = f->a == CS__PH_DIRECT ? CS_BUF_OUT : CS_BUF_FIRST_SCRATCH;
+    int work = f->a == CS__PH_DIRECT || f->a == CS__PH_NVLS ? CS_BUF_OUT : CS_BUF_FIRST_SCRATCH;
     for (int r = 0; r < P && work != CS_BUF_OUT && P > 1; r++)
         cs_sched_add_buffer(s, r, "acc", 0, f->C);
     return P == 1 ? CS_BUF_OUT : work;
@@ -42,6 +43,8 @@ static int flat_phases(cs__phase_t *ph, const flat_arg_t *f, int c, int work)
     if (desc->coll == CS_COLL_REDUCE_SCATTER)
         return cs__phase_rs(ph, f->a, g, (cs__bufs_t){CS_BUF_IN, work, CS_BUF_OUT}, c,
                             f->nchunks);
+    if (desc->coll == CS_COLL_ALLREDUCE && f->a == CS__PH_NVLS) /* reduce and multicast overlap */
+        return cs__phase_ar_nvls(ph, g, in, 2 * c, f->nchunks);
     if (desc->coll == CS_COLL_ALLREDUCE) {
         int st = cs__phase_rs(ph, f->a, g, (cs__bufs_t){in, CS_BUF_OUT, CS_BUF_OUT}, 2 * c,
                               f->nchunks);

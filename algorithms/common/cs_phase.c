@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cs_peers.h"
+#include "cs_swphase.h"
 #include "cs_thread.h"
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -100,6 +101,8 @@ int cs__phase_split(cs_sched_t *s, uint64_t steps, int (*emit)(cs__phase_t *ph, 
         if (t == 0)
             continue;
         if (st == CS_OK) /* the part's ranks into s, s's empty ones out */
+            s->nswitch += w[t].s->nswitch;
+        if (st == CS_OK)
             for (int r = w[t].r0; r < w[t].r1; r++) {
                 cs_rank_sched_t tmp = s->ranks[r];
                 s->ranks[r] = w[t].s->ranks[r];
@@ -115,7 +118,7 @@ cs_range_t cs__grng(const cs_sched_t *s, int rank, int buf, uint32_t gpos, uint3
     return cs_rng(buf, gpos - s->ranks[rank].bufs[buf].base, n);
 }
 
-static const char *const ph_names[CS__PH_COUNT] = {"ring", "rhd", "direct"};
+static const char *const ph_names[CS__PH_COUNT] = {"ring", "rhd", "direct", "nvls", "sharp"};
 
 const char *cs__ph_alg_name(cs__ph_alg_t a)
 {
@@ -162,6 +165,11 @@ static void member_end(cs__phase_t *ph, int r)
     else if (ph->term.n > 1)
         ph->front[r] = cs_nop(ph->s, r, ph->term.v, ph->term.n);
     cs_deps_clear(&ph->term);
+}
+
+void cs__phase_end(cs__phase_t *ph, int r)
+{
+    member_end(ph, r);
 }
 
 #define SEG_LO(g, j) ((g)->lo ? (g)->lo[(j)] : (g)->cut[(j)])
@@ -512,6 +520,13 @@ static int dispatch(cs__phase_t *ph, cs__ph_alg_t a, const cs__grp_t *g, cs__buf
         return rs ? cs__phase_rs_halving(ph, g, b, chan) : cs__phase_ag_doubling(ph, g, b, chan);
     case CS__PH_DIRECT:
         return direct(ph, g, b, chan, rs);
+    case CS__PH_NVLS:
+        return rs ? cs__phase_rs_nvls(ph, g, b, chan, pieces)
+                  : cs__phase_ag_nvls(ph, g, b, chan, pieces);
+    case CS__PH_SHARP:
+        return cs_err_set(&ph->s->err, CS_ERR_UNSUPPORTED,
+                          "sharp is an in-switch allreduce: it is no %s phase",
+                          rs ? "reduce-scatter" : "all-gather");
     default:
         return cs_err_set(&ph->s->err, CS_ERR_INTERNAL, "unknown phase algorithm %d", (int)a);
     }
@@ -529,82 +544,16 @@ int cs__phase_ag(cs__phase_t *ph, cs__ph_alg_t a, const cs__grp_t *g, cs__bufs_t
     return dispatch(ph, a, g, b, chan, pieces, 0);
 }
 
-/* ---- multi-tier ------------------------------------------------------- */
-
-/* One tier phase of the multi-tier allreduce, for every group of tier t. */
-static int tier_phase(cs__phase_t *ph, const int *dims, const int *order, const cs__ph_alg_t *algs,
-                      int ntiers, int level, int ag, uint32_t base, uint32_t len, int src,
-                      int chan, uint32_t pieces, int *ranks, uint32_t *cut, int *coord)
-{
-    int t = order[level], st = CS_OK;
-    cs__bufs_t b = {src, CS_BUF_OUT, CS_BUF_OUT};
-    cs__grp_t g = {ranks, dims[t], cut, NULL};
-    for (int r = 0; r < ph->s->desc.nranks && st == CS_OK; r++) {
-        cs__radix_coords(r, dims, ntiers, coord);
-        if (coord[t] != 0)
-            continue; /* one group per leader (coordinate t == 0) */
-        uint32_t wlo = base, wlen = len;
-        for (int i = 0; i < level; i++) { /* the window the tiers before left */
-            wlen /= (uint32_t)dims[order[i]];
-            wlo += (uint32_t)coord[order[i]] * wlen;
-        }
-        cs__radix_group(r, dims, t, ranks);
-        for (int m = 0; m <= dims[t]; m++)
-            cut[m] = wlo + (uint32_t)((uint64_t)wlen * (uint64_t)m / (uint64_t)dims[t]);
-        st = ag ? cs__phase_ag(ph, algs[t], &g, b, chan, pieces)
-                : cs__phase_rs(ph, algs[t], &g, b, chan, pieces);
-    }
-    return st;
-}
-
-int cs__phase_multitier(cs__phase_t *ph, const int *dims, const int *order,
-                        const cs__ph_alg_t *algs, int ntiers, uint32_t base, uint32_t len,
-                        int src, int chan0, uint32_t pieces)
-{
-    cs_sched_t *s = ph->s;
-    int maxd = 1, st = CS_OK;
-    for (int t = 0; t < ntiers; t++)
-        maxd = dims[t] > maxd ? dims[t] : maxd;
-    int *ranks = malloc((size_t)maxd * sizeof(*ranks));
-    uint32_t *cut = malloc(((size_t)maxd + 1) * sizeof(*cut));
-    int *coord = malloc((size_t)ntiers * sizeof(*coord));
-    if (ranks == NULL || cut == NULL || coord == NULL) {
-        st = cs_err_set(&s->err, CS_ERR_NOMEM, "out of memory (tier groups)");
-        goto done;
-    }
-    /* reduce-scatter inward-out through order[], then all-gather back;
-     * tiers of size 1 are skipped */
-    for (int l = 0; l < ntiers && st == CS_OK; l++) {
-        if (dims[order[l]] == 1)
-            continue;
-        st = tier_phase(ph, dims, order, algs, ntiers, l, 0, base, len, src, chan0 + 2 * l,
-                        pieces, ranks, cut, coord);
-        src = CS_BUF_OUT;
-    }
-    for (int r = ph->r0; r < ph->r1 && st == CS_OK && src != CS_BUF_OUT; r++) {
-        cs_deps_push(&ph->term, p_copy(ph, r, src, CS_BUF_OUT, base, len,
-                                       cs__dl(ph->front[r], -1, -1)));
-        member_end(ph, r);
-    }
-    for (int l = ntiers - 1; l >= 0 && st == CS_OK; l--) {
-        if (dims[order[l]] == 1)
-            continue;
-        st = tier_phase(ph, dims, order, algs, ntiers, l, 1, base, len, CS_BUF_OUT,
-                        chan0 + 2 * l + 1, pieces, ranks, cut, coord);
-    }
-done:
-    free(ranks);
-    free(cut);
-    free(coord);
-    return st != CS_OK ? st : cs_sched_status(s);
-}
-
 /* ---- alpha-beta ------------------------------------------------------- */
 
 double cs__phase_cost(cs__ph_alg_t a, int n, double bytes, const cs_ab_model_t *m,
                       int with_gamma)
 {
     if (n <= 1)
+        return 0.0;
+    if (a == CS__PH_NVLS || (a == CS__PH_SHARP && with_gamma))
+        return m->alpha + bytes * m->beta;
+    if (a == CS__PH_SHARP)
         return 0.0;
     double frac = (double)(n - 1) / n, g = with_gamma ? m->gamma : 0.0;
     double t = frac * bytes * (m->beta + g); /* every algorithm moves (n-1)/n of the window */

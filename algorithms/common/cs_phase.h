@@ -56,6 +56,9 @@ typedef struct cs__phase {
 
 int cs__phase_init(cs__phase_t *ph, cs_sched_t *s);
 void cs__phase_fini(cs__phase_t *ph);
+/* Close member r of the phase being emitted: its front becomes the one
+ * step of ph->term, or a nop joining them (none: the front stays). */
+void cs__phase_end(cs__phase_t *ph, int r);
 
 /* Whether the stream emits rank r's steps. */
 static inline int cs__phase_mine(const cs__phase_t *ph, int r)
@@ -94,9 +97,21 @@ typedef struct cs__bufs {
  * vector) a generator's `channels` parameter accepts. */
 #define CS__PHASE_MAX_CHANNELS 64
 
-/* The phase algorithms a tier can run. */
-typedef enum { CS__PH_RING = 0, CS__PH_RHD, CS__PH_DIRECT, CS__PH_COUNT } cs__ph_alg_t;
-/* "ring", "rhd", "direct"; parse returns CS__PH_COUNT when unknown. */
+/* The phase algorithms a tier can run.  NVLS: reduce-scatter by switch
+ * load-reduce, all-gather by switch multicast (cs_swphase.h); SHARP: an
+ * in-switch allreduce of the tier's window, only as the outermost tier of a
+ * multi-tier allreduce (its reduce-scatter is the allreduce, its all-gather
+ * nothing). */
+typedef enum {
+    CS__PH_RING = 0,
+    CS__PH_RHD,
+    CS__PH_DIRECT,
+    CS__PH_NVLS,
+    CS__PH_SHARP,
+    CS__PH_COUNT
+} cs__ph_alg_t;
+/* "ring", "rhd", "direct", "nvls", "sharp"; parse returns CS__PH_COUNT when
+ * unknown. */
 const char *cs__ph_alg_name(cs__ph_alg_t a);
 cs__ph_alg_t cs__ph_alg_parse(const char *s, int len);
 
@@ -122,7 +137,8 @@ int cs__phase_rs_direct(cs__phase_t *ph, const cs__grp_t *g, cs__bufs_t b, int c
 /* Direct: member m sends its segment to every other member. */
 int cs__phase_ag_direct(cs__phase_t *ph, const cs__grp_t *g, cs__bufs_t b, int chan);
 
-/* Dispatch on a cs__ph_alg_t (pieces is used by the ring only). */
+/* Dispatch on a cs__ph_alg_t (pieces: ring and NVLS only; SHARP is refused
+ * here, cs__phase_multitier runs it). */
 int cs__phase_rs(cs__phase_t *ph, cs__ph_alg_t a, const cs__grp_t *g, cs__bufs_t b, int chan,
                  uint32_t pieces);
 int cs__phase_ag(cs__phase_t *ph, cs__ph_alg_t a, const cs__grp_t *g, cs__bufs_t b, int chan,
@@ -133,7 +149,10 @@ int cs__phase_ag(cs__phase_t *ph, cs__ph_alg_t a, const cs__grp_t *g, cs__bufs_t
  * the ranks that differ only in coordinate t of dims, innermost first), each
  * tier with algs[t], then all-gather back in reverse order.  `src` is
  * CS_BUF_IN for a fresh (not in place) input, CS_BUF_OUT otherwise; the
- * result is in out.  Uses channels chan0 .. chan0 + 2*ntiers - 1. */
+ * result is in out.  Uses channels chan0 .. chan0 + 2*ntiers - 1.  A SHARP
+ * tier must come last in order[] (after it only tiers of size 1): its
+ * groups allreduce their window in the switch (CS_ERR_UNSUPPORTED
+ * otherwise). */
 int cs__phase_multitier(cs__phase_t *ph, const int *dims, const int *order,
                         const cs__ph_alg_t *algs, int ntiers, uint32_t base, uint32_t len,
                         int src, int chan0, uint32_t pieces);
@@ -168,7 +187,13 @@ static inline cs__dl_t cs__dl(int64_t a, int64_t b, int64_t c)
 }
 
 /* Alpha-beta cost of one reduce-scatter (with_gamma = 1) or all-gather
- * phase of `a` on n ranks over a window of `bytes` bytes. */
+ * phase of `a` on n ranks over a window of `bytes` bytes.  Switch phases
+ * (alpha: the latency of one switch operation, beta: a member's link; the
+ * switch reduces, no gamma): NVLS reduce-scatter alpha + bytes beta (every
+ * member sends its whole window up, reads 1/n back), NVLS all-gather the
+ * same (every member receives the whole window); SHARP: alpha + bytes beta
+ * for the allreduce (the window up and down at once), 0 for its
+ * all-gather. */
 double cs__phase_cost(cs__ph_alg_t a, int n, double bytes, const cs_ab_model_t *m,
                       int with_gamma);
 

@@ -235,11 +235,17 @@ static int walk(cs_sched_t *s, const cs__tree_t *t, const cs__tree_pipe_t *p, co
     for (int r = 0; r < t->nranks && cs_sched_status(s) == CS_OK; r++) {
         int parent = cs__tree_parent(t, r);
         int nk = cs__tree_children(t, r, kids, cap);
+        if (p->ranks != NULL) { /* a tree over a group: its ranks */
+            parent = parent >= 0 ? p->ranks[parent] : -1;
+            for (int k = 0; k < nk && k < cap; k++)
+                kids[k] = p->ranks[kids[k]];
+        }
+        int gr = p->ranks != NULL ? p->ranks[r] : r;
         for (uint32_t i = 0; i < p->nseg; i++) {
             uint32_t off, n;
             cs__tree_seg(p, i, &off, &n);
             int64_t a = after ? after[(size_t)r * p->nseg + i] : -1;
-            int64_t x = seg(s, p, r, parent, kids, nk, off, n, a);
+            int64_t x = seg(s, p, gr, parent, kids, nk, off, n, a);
             if (done)
                 done[(size_t)r * p->nseg + i] = x;
         }

@@ -120,6 +120,9 @@ typedef struct cs__tree_pipe {
     uint32_t first, count; /* chunk range, local offsets of src and dst */
     uint32_t nseg;         /* segments, 1 <= nseg <= count */
     int src, dst;          /* buffer ids (same on every rank) */
+    const int *ranks;      /* NULL: tree rank i is rank i; else rank ranks[i] (a tree
+                              over a group of t->nranks ranks; `after` and `done`
+                              are indexed by i) */
 } cs__tree_pipe_t;
 
 /* First chunk and length of segment i of a pipe. */

@@ -1,11 +1,13 @@
 /*
  * test_registry.c - what every registry entry must have and do, whatever
  * its family:
- *   - the 22 algorithms are registered, each with a description, a
- *     parameter table, a build and a cost function;
+ *   - the 27 algorithms are registered, each with a description, a
+ *     parameter table, a build and a cost function; the 5 with switch
+ *     steps (nvls, nvls_tree, sharp) say so (cs_algo_switched), the others
+ *     not (hier only with a switch tier);
  *   - the closed-form cost is positive, grows with the message and is never
  *     below the bandwidth lower bound ((P-1)/P of the vector through one
- *     port, twice for allreduce);
+ *     port, twice for allreduce without switch operations);
  *   - parameter errors: nchunks=0 is refused with a message by every
  *     algorithm that has nchunks, nchunks=2 by those that have not (an
  *     unknown key), and a failed build leaves *out untouched;
@@ -36,6 +38,9 @@ static const struct {
     {CS_COLL_BROADCAST, "chain"},        {CS_COLL_BROADCAST, "scatter_allgather"},
     {CS_COLL_REDUCE, "binomial"},        {CS_COLL_REDUCE, "ring"},
     {CS_COLL_ALLTOALL, "pairwise"},      {CS_COLL_ALLTOALL, "bruck"},
+    {CS_COLL_ALLREDUCE, "nvls"},         {CS_COLL_ALLREDUCE, "nvls_tree"},
+    {CS_COLL_ALLREDUCE, "sharp"},        {CS_COLL_REDUCE_SCATTER, "nvls"},
+    {CS_COLL_ALLGATHER, "nvls"},
 };
 #define NALL ((int)(sizeof(all) / sizeof(all[0])))
 
@@ -58,17 +63,42 @@ static void test_entries(void)
             continue;
         CS_TEST_CHECK(a->desc && *a->desc && a->params && a->build && a->cost, "%s %s complete",
                       cs_coll_name(a->coll), a->name);
+        int want = strncmp(a->name, "nvls", 4) == 0 || strcmp(a->name, "sharp") == 0;
+        CS_TEST_CHECK(cs_algo_switched(a, NULL) == want, "%s %s: switched %d", cs_coll_name(a->coll),
+                      a->name, cs_algo_switched(a, NULL));
         if (!a->cost)
             continue;
         cs_coll_desc_t d = {a->coll, 16, 0, 0};
         cs_params_t p;
         cs_params_init(&p);
         double t = a->cost(&d, &p, 1e6, &m), small = a->cost(&d, &p, 1e3, &m);
-        double lb = (a->coll == CS_COLL_ALLREDUCE ? 2.0 : 1.0) * 15.0 / 16 * 1e6 * m.beta;
+        /* switch algorithms: the switch reduces and multicasts, a member's
+         * link carries the vector once each way */
+        int sw = cs_algo_switched(a, NULL);
+        double lb = (a->coll == CS_COLL_ALLREDUCE && !sw ? 2.0 : 1.0) * 15.0 / 16 * 1e6 * m.beta;
         CS_TEST_CHECK(t >= lb * 0.999 && t < 1.0, "%s %s cost %g (bound %g)",
                       cs_coll_name(a->coll), a->name, t, lb);
         CS_TEST_CHECK(small > 0 && t > small, "%s %s cost %g at 1 kB, %g at 1 MB",
                       cs_coll_name(a->coll), a->name, small, t);
+    }
+}
+
+/* hier has switch steps only with a switch tier. */
+static void test_hier_switched(void)
+{
+    const cs_algo_t *h = at_find(CS_COLL_ALLREDUCE, "hier");
+    static const struct {
+        const char *params;
+        int want;
+    } c[] = {{"dims=8x2,algos=nvls+sharp", 1}, {"dims=8x2,algos=ring+sharp", 1},
+             {"algos=nvls", 1}, {"dims=8x2,algos=ring+rhd", 0}, {"dims=8x2", 0}};
+    for (size_t i = 0; h != NULL && i < sizeof(c) / sizeof(c[0]); i++) {
+        cs_params_t p;
+        cs_params_init(&p);
+        cs_err_t err;
+        CS_TEST_CHECK(cs_params_parse(&p, c[i].params, &err) == CS_OK &&
+                          cs_algo_switched(h, &p) == c[i].want,
+                      "hier %s: switched should be %d", c[i].params, c[i].want);
     }
 }
 
@@ -174,6 +204,7 @@ static void test_mutations(void)
 int main(void)
 {
     test_entries();
+    test_hier_switched();
     test_param_errors();
     test_ab_bounds();
     test_mutations();

@@ -3,9 +3,12 @@
  * with known answers, then every registered generator (odd and even P, in
  * place and not) against brute-force references: successor lists (the
  * reverse of the dependencies, increasing), channel queues (each step's
- * next one of the same direction, peer and channel), partners (the k-th
- * send with the k-th receive), the order (topological under dependencies,
- * channel order and rendezvous, every step once), the owned per-rank form
+ * next one of the same direction, peer and channel; a switch step's of the
+ * same group and channel), partners (the k-th send with the k-th receive;
+ * the k-th switch steps of all members led by the first member's, linked by
+ * swnext in group order), the order (topological under dependencies,
+ * channel order and rendezvous, every step once, a switch operation's
+ * members at once), the owned per-rank form
  * equal to the whole plan's view, and the buffer / staging layout.
  */
 #include <stdlib.h>
@@ -24,11 +27,36 @@
             return;                                                           \
     } while (0)
 
-/* Queue key of a communication step: direction, peer, channel. */
+/* Steps that belong to a queue: sends, receives, switch steps. */
+static int queued(int kind)
+{
+    return cs_kind_is_comm(kind) || kind == CS_STEP_SWITCH;
+}
+
+/* Which queue family: 0 sends, 1 receives, 2 switch steps. */
+static int qclass(const cs_step_t *a)
+{
+    return a->kind == CS_STEP_SEND ? 0 : a->kind == CS_STEP_SWITCH ? 2 : 1;
+}
+
+/* Queue key of a queued step: family, peer (group of a switch step), channel. */
 static int same_queue(const cs_step_t *a, const cs_step_t *b)
 {
-    return (a->kind == CS_STEP_SEND) == (b->kind == CS_STEP_SEND) && a->peer == b->peer &&
-           a->chan == b->chan;
+    return qclass(a) == qclass(b) && a->peer == b->peer && a->chan == b->chan;
+}
+
+/* The k-th step of rank r's queue like st (UINT32_MAX: none), and the
+ * queue's length in *len. */
+static uint32_t queue_kth(const cs_sched_t *s, int r, const cs_step_t *st, uint32_t k,
+                          uint32_t *len)
+{
+    const cs_rank_sched_t *rk = &s->ranks[r];
+    uint32_t at = UINT32_MAX, n = 0;
+    for (uint32_t j = 0; j < rk->nsteps; j++)
+        if (queued(rk->steps[j].kind) && same_queue(st, &rk->steps[j]))
+            at = n++ == k ? j : at;
+    *len = n;
+    return at;
 }
 
 /* Brute-force checks of one rank's local part. */
@@ -51,17 +79,18 @@ static void check_local(const cs_sched_t *s, int r, const cs_plan_rank_t *pr, co
         /* next of the same queue */
         uint32_t nx = CS_PLAN_NONE;
         const cs_step_t *st = &rk->steps[i];
-        if (cs_kind_is_comm(st->kind)) {
+        if (queued(st->kind)) {
             for (uint32_t j = i + 1; j < rk->nsteps && nx == CS_PLAN_NONE; j++)
-                if (cs_kind_is_comm(rk->steps[j].kind) && same_queue(st, &rk->steps[j]))
+                if (queued(rk->steps[j].kind) && same_queue(st, &rk->steps[j]))
                     nx = j;
             int first = 1;
             for (uint32_t j = 0; j < i && first; j++)
-                first = !(cs_kind_is_comm(rk->steps[j].kind) && same_queue(st, &rk->steps[j]));
+                first = !(queued(rk->steps[j].kind) && same_queue(st, &rk->steps[j]));
             if (first) { /* queues numbered in the order of their first step */
                 ok &= nq < pr->nqueues && pr->queues[nq].first == i &&
                       pr->queues[nq].peer == st->peer && pr->queues[nq].chan == st->chan &&
-                      pr->queues[nq].send == (st->kind == CS_STEP_SEND);
+                      pr->queues[nq].send == (st->kind == CS_STEP_SEND) &&
+                      pr->queues[nq].swq == (st->kind == CS_STEP_SWITCH);
                 nq++;
             }
         }
@@ -78,6 +107,27 @@ static void check_local(const cs_sched_t *s, int r, const cs_plan_rank_t *pr, co
     }
 }
 
+/* A switch step's reference partner (the k-th step of its group's first
+ * member on its queue, when every member has a k-th step) and swnext (the
+ * next member's k-th step). */
+static void switch_ref(const cs_plan_t *p, int r, uint32_t i, uint64_t *lead, uint64_t *next)
+{
+    const cs_sched_t *s = p->s;
+    const cs_step_t *st = &s->ranks[r].steps[i];
+    const cs_group_t *g = &s->groups[st->peer];
+    uint32_t k = 0, len;
+    for (uint32_t j = 0; j < i; j++)
+        k += queued(s->ranks[r].steps[j].kind) && same_queue(st, &s->ranks[r].steps[j]);
+    *lead = *next = CS_PLAN_NOGID;
+    for (uint32_t m = 0; m < g->n; m++)
+        if (queue_kth(s, g->members[m], st, k, &len) == UINT32_MAX)
+            return; /* a member lacks it: unmatched */
+    *lead = p->base[g->members[0]] + queue_kth(s, g->members[0], st, k, &len);
+    int mi = cs_group_member(g, r);
+    if (mi >= 0 && (uint32_t)mi + 1 < g->n)
+        *next = p->base[g->members[mi + 1]] + queue_kth(s, g->members[mi + 1], st, k, &len);
+}
+
 /* Partners: the k-th send of (a -> b, c) with the k-th receive of (b <- a, c). */
 static void check_partners(const cs_plan_t *p, const char *what)
 {
@@ -89,6 +139,14 @@ static void check_partners(const cs_plan_t *p, const char *what)
         for (uint32_t i = 0; i < rk->nsteps; i++) {
             const cs_step_t *st = &rk->steps[i];
             uint64_t got = p->partner[p->base[r] + i];
+            if (st->kind == CS_STEP_SWITCH) {
+                uint64_t lead, next;
+                switch_ref(p, r, i, &lead, &next);
+                ok &= got == lead && p->swnext != NULL &&
+                      p->swnext[p->base[r] + i] == (lead == CS_PLAN_NOGID ? CS_PLAN_NOGID : next);
+                unmatched += lead == CS_PLAN_NOGID;
+                continue;
+            }
             if (!cs_kind_is_comm(st->kind)) {
                 ok &= got == CS_PLAN_NOGID;
                 continue;
@@ -126,9 +184,10 @@ static void on_event(void *ctx, const cs_plan_t *pl, int r, uint32_t i, int pr, 
     ev_t *e = ctx;
     const cs_plan_t *p = e->p;
     e->ok &= pl == p;
-    uint64_t q = p->partner[p->base[r] + i];
-    e->ok &= e->n < p->nsteps && p->order[e->n] == p->base[r] + i &&
-             (q == CS_PLAN_NOGID ? pr == -1 : q == p->base[pr] + pi);
+    uint64_t g = p->base[r] + i, q = p->partner[g];
+    int sw = pl->s->ranks[r].steps[i].kind == CS_STEP_SWITCH; /* (r, i): the leader */
+    e->ok &= e->n < p->nsteps && p->order[e->n] == g &&
+             (sw ? pr == -1 && q == g : q == CS_PLAN_NOGID ? pr == -1 : q == p->base[pr] + pi);
     e->n++;
 }
 
@@ -154,6 +213,13 @@ static void check_order(const cs_plan_t *p, const char *what)
     uint64_t placed = 0;
     for (uint64_t e = 0; e < p->norder; e++) {
         uint64_t g = p->order[e], q = p->partner[g];
+        if (q == g && p->swnext != NULL) { /* a switch operation: all its members */
+            for (uint64_t m = g; m != CS_PLAN_NOGID; m = p->swnext[m]) {
+                ok &= pos[m] == UINT64_MAX;
+                pos[m] = e, placed++;
+            }
+            continue;
+        }
         ok &= pos[g] == UINT64_MAX;
         pos[g] = e, placed++;
         if (q != CS_PLAN_NOGID) {

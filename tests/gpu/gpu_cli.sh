@@ -110,8 +110,11 @@ matrix)
     for coll in allreduce reduce-scatter allgather broadcast reduce alltoall; do
         for algo in $("$run" algos 2>/dev/null | awk -v c="$coll" '$1 == c { print $2 }'); do
             op=sum; case $coll in allgather|broadcast|alltoall) op=max ;; esac
-            if ! "$run" gen "$coll" "$algo" --ranks "$n" >/dev/null 2>&1; then
+            if ! "$run" gen "$coll" "$algo" --ranks "$n" >"$tmp/g" 2>&1; then
                 echo "($coll $algo does not support $n ranks)"; continue
+            fi
+            if grep -q "^collstep-schedule 2" "$tmp/g"; then # switch steps: run refuses them
+                echo "($coll $algo on $n ranks has switch steps)"; continue
             fi
             if ranks --transport nccl --coll "$coll" --algo "$algo" --op "$op" --size 1000,1M \
                 --iters 2 --warmup 1 --check --baseline nccl --timeout 60 >"$tmp/m" 2>&1; then

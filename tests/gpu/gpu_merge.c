@@ -251,6 +251,8 @@ static void registry(void)
     long total = 0;
     for (int i = 0; i < cs_algo_count(); i++) {
         const cs_algo_t *a = cs_algo_at(i);
+        if (cs_algo_switched(a, NULL))
+            continue; /* switch steps: the GPU engine refuses them (no switch here) */
         for (size_t k = 0; k < sizeof(Ps) / sizeof(Ps[0]); k++)
             for (int variant = 0; variant < 2; variant++) {
                 int root = cs_coll_has_root(a->coll) && Ps[k] > 1 ? 1 : 0;

@@ -93,6 +93,8 @@ static void registry(void)
     int built = 0;
     for (int i = 0; i < cs_algo_count(); i++) {
         const cs_algo_t *a = cs_algo_at(i);
+        if (cs_algo_switched(a, NULL))
+            continue; /* switch steps: the GPU engine refuses them (no switch here) */
         for (size_t k = 0; k < sizeof(Ps) / sizeof(Ps[0]); k++) {
             cs_coll_desc_t d = {a->coll, Ps[k], 0, 0};
             cs_params_t p;
