@@ -31,6 +31,7 @@
 
 #include "cs_hash.h"
 #include "cs_results.h"
+#include "cs_timed.h"
 #include "validate_int.h"
 
 static const char usage_text[] =
@@ -246,7 +247,7 @@ int cs_cli_validate(int argc, char **argv)
     for (int i = 0; i < o.nplats; i++)
         cs_platform_close(o.plats[i].plat);
     free(v->meas);
-    free(v->starts);
+    cs_timed_close(v->timed);
     free(v->pred);
     free(v->sim_tb);
     free(v);

@@ -56,10 +56,7 @@ typedef struct tier_bytes {
 typedef struct val {
     val_opts_t *o;
     cs_job_t l;
-    int64_t offset_ns; /* this rank's clock to rank 0's */
-    double lead, late;  /* timed starts (validate_live.c): rank 0's lead, seconds; this
-                           rank's lateness at the last start */
-    double *starts;     /* [nranks]: the start allgather's buffer */
+    struct cs_timed *timed; /* every run started on aligned clocks (exec/cs_timed.h) */
     cs_coll_t coll;
     cs_cli_scheds_t b;      /* the schedules and the sizes each serves */
     cs_sched_t *sched[CS_CLI_MAX_SCHEDS]; /* b.sched[] */
