@@ -377,21 +377,13 @@ static int run_size(run_ctx_t *c, uint64_t bytes, long long *wrong_total, cs_err
 static int report(run_ctx_t *c, uint64_t bytes, uint64_t count, double t, uint64_t w,
                   long long *wrong_total, cs_err_t *err)
 {
-    struct {
-        double t;
-        uint64_t wrong;
-    } mine = {t, w}, *all = calloc((size_t)c->nranks, sizeof(mine));
-    if (!all)
-        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
-    int st = cs_boot_allgather(c->boot, &mine, sizeof(mine), all, err);
-    if (st == CS_OK && c->rank == 0) {
-        double tmax = 0;
-        long long wrong = 0;
-        for (int r = 0; r < c->nranks; r++) {
-            tmax = all[r].t > tmax ? all[r].t : tmax;
-            wrong += (long long)all[r].wrong;
-        }
-        *wrong_total += wrong;
+    double tmax = 0;
+    long long wrong = 0;
+    int st = cs_timed_slowest(c->boot, t, w, &tmax, &wrong, err);
+    if (st != CS_OK)
+        return st;
+    *wrong_total += wrong;
+    if (c->rank == 0) {
         int cap = (int)(sizeof(c->rows) / sizeof(c->rows[0]));
         cs_result_t *row = &c->rows[c->nrows < cap ? c->nrows++ : c->nrows - 1];
         cs_result_fill(row, c->row_algo ? c->row_algo : c->sched->algo[0] ? c->sched->algo
@@ -400,12 +392,8 @@ static int report(run_ctx_t *c, uint64_t bytes, uint64_t count, double t, uint64
         cs_result_set_provenance(row, c->row_algo ? "" : c->sched_params, "", c->transport);
         row->count = count;
         row->wrong = c->o->check ? wrong : -1;
-    } else if (st == CS_OK) {
-        for (int r = 0; r < c->nranks; r++)
-            *wrong_total += (long long)all[r].wrong;
     }
-    free(all);
-    return st;
+    return CS_OK;
 }
 
 #ifdef CS_HAVE_NCCL

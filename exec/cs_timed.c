@@ -207,3 +207,23 @@ int cs_timed_gather(cs_timed_t *t, const cs_timed_res_t *res, long iters, double
     free(all);
     return st;
 }
+
+int cs_timed_slowest(cs_boot_t *boot, double mean, uint64_t count, double *slowest,
+                     long long *sum, cs_err_t *err)
+{
+    int n = cs_boot_size(boot);
+    struct {
+        double t;
+        uint64_t count;
+    } mine = {mean, count}, *all = calloc((size_t)n, sizeof(mine));
+    if (!all)
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    int st = cs_boot_allgather(boot, &mine, sizeof(mine), all, err);
+    *slowest = 0, *sum = 0;
+    for (int r = 0; r < n && st == CS_OK; r++) {
+        *slowest = all[r].t > *slowest ? all[r].t : *slowest;
+        *sum += (long long)all[r].count;
+    }
+    free(all);
+    return st;
+}

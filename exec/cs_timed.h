@@ -89,6 +89,14 @@ int cs_timed_run(cs_timed_t *t, cs_engine_t *e, uint64_t count, long warmup, lon
 int cs_timed_gather(cs_timed_t *t, const cs_timed_res_t *res, long iters, double *run_s,
                     double *skew_s, double *cpu, double *runq, cs_err_t *err);
 
+/* Back to back, over the job: every rank's mean (res->mean, or a time of
+ * its own such as the GPU engine's) and a count (wrong elements, say) over
+ * the bootstrap, on every rank: *slowest the largest mean (the slowest
+ * rank's average per run: what `collstep run` reports), *sum the counts'
+ * sum. */
+int cs_timed_slowest(cs_boot_t *boot, double mean, uint64_t count, double *slowest,
+                     long long *sum, cs_err_t *err);
+
 #ifdef __cplusplus
 }
 #endif
