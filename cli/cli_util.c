@@ -532,21 +532,10 @@ int cs_cli_build(const char *cmd, const char *name, const cs_coll_desc_t *desc,
 cs_sched_t *cs_cli_load_sched(const char *path, cs_err_t *err)
 {
 #ifdef CS_HAVE_INTEROP
-    /* MSCCL XML, known by its first bytes (regular files; "-" is always
-     * collstep's own format). */
-    if (strcmp(path, "-") != 0) {
-        char head[256];
-        size_t n = 0;
-        FILE *f = fopen(path, "rb");
-        if (f != NULL) {
-            n = fread(head, 1, sizeof(head), f);
-            fclose(f);
-        }
-        if (cs_msccl_detect(head, n))
-            return cs_msccl_load_sched(path, err);
-    }
-#endif
+    return cs_msccl_load_any(path, err);
+#else
     return cs_sched_load(path, err);
+#endif
 }
 
 void cs_cli_free_sched(cs_sched_t *s)
@@ -582,13 +571,7 @@ int cs_cli_schedule_set(const char *cmd, const char *arg, const uint64_t *sizes,
                         const char **per_path, cs_coll_t *coll, int *nranks, cs_err_t *err)
 {
 #ifdef CS_HAVE_INTEROP
-    char buf[2048], *save = NULL;
-    const char *paths[64];
-    int np = 0;
-    snprintf(buf, sizeof(buf), "%s", arg);
-    for (char *t = strtok_r(buf, ",", &save); t && np < 64; t = strtok_r(NULL, ",", &save))
-        paths[np++] = t;
-    int st = cs_schedset_load(paths, np, set, err);
+    int st = cs_schedset_load_list(arg, set, err);
     if (st != CS_OK)
         return st;
     for (int k = 0; k < nsizes; k++) {

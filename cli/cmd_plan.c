@@ -8,7 +8,6 @@
  */
 #include <getopt.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -339,34 +338,8 @@ static int write_table(const args_t *a, const cs_planner_t *p)
 {
     cs_err_t err;
     cs_err_clear(&err);
-    cs_tuning_t *t = cs_tuning_new(a->platform, p->ranks, &err);
-    char **map = malloc(sizeof(char *) * (size_t)p->ranks);
-    int st = t && map ? CS_OK : CS_ERR_NOMEM;
-    uint64_t lo = 0;
-    for (int k = 0; k < p->nsizes && st == CS_OK; k++) {
-        int c = cs_planner_choice(p, k);
-        if (c < 0)
-            continue;
-        const cs_planner_cand_t *x = &p->cands[c];
-        /* one entry for the sizes in a row with the same choice */
-        int e = k;
-        while (e + 1 < p->nsizes && cs_planner_choice(p, e + 1) >= 0 &&
-               strcmp(p->cands[cs_planner_choice(p, e + 1)].algo, x->algo) == 0 &&
-               strcmp(p->cands[cs_planner_choice(p, e + 1)].params, x->params) == 0 &&
-               p->cands[cs_planner_choice(p, e + 1)].map == x->map)
-            e++;
-        uint64_t hi = e + 1 < p->nsizes
-                          ? (uint64_t)floor(sqrt((double)p->sizes[e] * (double)p->sizes[e + 1]))
-                          : UINT64_MAX;
-        if (hi < p->sizes[e])
-            hi = p->sizes[e];
-        for (int r = 0; r < p->ranks && x->map; r++)
-            map[r] = cs_planner_host(p, x->map, r);
-        st = cs_tuning_add(t, p->coll, lo, hi, x->algo, x->params, x->map ? map : NULL,
-                           x->map ? p->ranks : 0, cs_planner_time(p, c, k) * 1e6, &err);
-        lo = hi + 1;
-        k = e;
-    }
+    cs_tuning_t *t = NULL;
+    int st = cs_planner_tuning(p, a->platform, &t, &err);
     cs_out_t *o = NULL;
     if (st == CS_OK)
         st = cs_out_begin_file(a->output, CS_OUT_STDOUT | (a->force ? CS_OUT_FORCE : 0),
@@ -378,7 +351,6 @@ static int write_table(const args_t *a, const cs_planner_t *p)
         else
             cs_out_abort(o);
     }
-    free(map);
     cs_tuning_free(t);
     if (st == CS_OK)
         return CS_EXIT_OK;

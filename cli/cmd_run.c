@@ -51,6 +51,7 @@
 #include "cs_plan.h"
 #include "cs_results.h"
 #include "cs_text.h"
+#include "cs_timed.h"
 #include "cs_transport.h"
 #ifdef CS_EXEC_HAVE_TRACES
 #include "cs_live_trace.h"
@@ -277,6 +278,7 @@ typedef struct run_ctx {
     const char *sched_params;
     cs_tp_t *tp;
     cs_engine_t *eng;
+    cs_timed_t *timed; /* back to back */
     cs_dtype_t dt;
     cs_op_t op;
     int rank, nranks, nrows;
@@ -351,21 +353,13 @@ static int run_size(run_ctx_t *c, uint64_t bytes, long long *wrong_total, cs_err
     cs_test_fill(c->dt, c->op, in, n_in, c->rank, cs_chunk_start(s, count, rs->bufs[0].base));
     if (c->o->check)
         memset(out, 0xff, n_out * es);
-    int st = CS_OK;
-    for (long i = 0; i < c->o->warmup && st == CS_OK; i++)
-        st = cs_engine_run(c->eng, count, err);
-    if (st == CS_OK)
-        st = cs_boot_barrier(c->boot, err);
-    uint64_t t0 = cs_engine_now_ns();
-    for (long i = 0; i < c->o->iters && st == CS_OK; i++) {
+    int trace = 0;
 #ifdef CS_EXEC_HAVE_TRACES
-        if (c->lt && i == c->o->iters - 1)
-            cs_engine_record_times(c->eng, 1); /* the traced run: the last one */
+    trace = c->lt != NULL; /* the traced run: the last one */
 #endif
-        st = cs_engine_run(c->eng, count, err);
-    }
-    double t = (double)(cs_engine_now_ns() - t0) * 1e-9 / (double)c->o->iters;
-    cs_engine_record_times(c->eng, 0);
+    cs_timed_res_t res = {0};
+    int st = cs_timed_run(c->timed, c->eng, count, c->o->warmup, c->o->iters, trace, &res, err);
+    double t = res.mean;
     if (st != CS_OK)
         return st;
     uint64_t w = 0;
@@ -383,21 +377,13 @@ static int run_size(run_ctx_t *c, uint64_t bytes, long long *wrong_total, cs_err
 static int report(run_ctx_t *c, uint64_t bytes, uint64_t count, double t, uint64_t w,
                   long long *wrong_total, cs_err_t *err)
 {
-    struct {
-        double t;
-        uint64_t wrong;
-    } mine = {t, w}, *all = calloc((size_t)c->nranks, sizeof(mine));
-    if (!all)
-        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
-    int st = cs_boot_allgather(c->boot, &mine, sizeof(mine), all, err);
-    if (st == CS_OK && c->rank == 0) {
-        double tmax = 0;
-        long long wrong = 0;
-        for (int r = 0; r < c->nranks; r++) {
-            tmax = all[r].t > tmax ? all[r].t : tmax;
-            wrong += (long long)all[r].wrong;
-        }
-        *wrong_total += wrong;
+    double tmax = 0;
+    long long wrong = 0;
+    int st = cs_timed_slowest(c->boot, t, w, &tmax, &wrong, err);
+    if (st != CS_OK)
+        return st;
+    *wrong_total += wrong;
+    if (c->rank == 0) {
         int cap = (int)(sizeof(c->rows) / sizeof(c->rows[0]));
         cs_result_t *row = &c->rows[c->nrows < cap ? c->nrows++ : c->nrows - 1];
         cs_result_fill(row, c->row_algo ? c->row_algo : c->sched->algo[0] ? c->sched->algo
@@ -406,12 +392,8 @@ static int report(run_ctx_t *c, uint64_t bytes, uint64_t count, double t, uint64
         cs_result_set_provenance(row, c->row_algo ? "" : c->sched_params, "", c->transport);
         row->count = count;
         row->wrong = c->o->check ? wrong : -1;
-    } else if (st == CS_OK) {
-        for (int r = 0; r < c->nranks; r++)
-            *wrong_total += (long long)all[r].wrong;
     }
-    free(all);
-    return st;
+    return CS_OK;
 }
 
 #ifdef CS_HAVE_NCCL
@@ -495,6 +477,8 @@ static int run_all_host(run_ctx_t *c, const uint64_t *sizes, int nsizes, long lo
     cs_err_t e2;
     cs_err_clear(&e2);
     int st = open_transport(c, err);
+    if (st == CS_OK)
+        st = cs_timed_open(CS_TIMED_BACK_TO_BACK, c->boot, c->tp, o->timeout, &c->timed, err);
     if (st != CS_OK)
         return st;
     uint64_t hi = 0;
@@ -734,6 +718,7 @@ int cs_cli_run(int argc, char **argv)
     cs_live_trace_close(c->lt);
 #endif
     cs_engine_destroy(c->eng);
+    cs_timed_close(c->timed);
     cs_tp_close(c->tp);
     cs_cli_scheds_free(&c->b);
     cs_boot_close(c->boot);

@@ -11,7 +11,6 @@
  * table for another rank count, more ranks than devices, bad sizes), 3 the
  * simulation failed, 128 + N interrupted by signal N.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,41 +110,6 @@ static void on_end(void *ctx, int inst, const cs_sim_instance_t *in, double t_en
     p->shown = 1;
     fprintf(stderr, "\rcollstep sim: %d/%d done (%s, %llu B)   ", inst + 1, p->total,
             in->sched->algo[0] ? in->sched->algo : "schedule", (unsigned long long)in->bytes);
-}
-
-/* Read one host name per line (blank lines and '#' comments skipped). */
-static int read_map(const char *path, char ***out, int *n)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return cs_cli_usage_error("sim", "--map: cannot open %s: %s", path, strerror(errno));
-    char line[512];
-    char **v = NULL;
-    int cnt = 0, cap = 0;
-    while (fgets(line, sizeof(line), f)) {
-        char *s = line;
-        while (*s == ' ' || *s == '\t')
-            s++;
-        size_t l = strcspn(s, " \t\r\n#");
-        if (l == 0)
-            continue;
-        s[l] = 0;
-        if (cnt == cap) {
-            cap = cap ? cap * 2 : 64;
-            char **nv = realloc(v, sizeof(char *) * (size_t)cap);
-            if (!nv)
-                break;
-            v = nv;
-        }
-        v[cnt] = strdup(s);
-        if (!v[cnt])
-            break;
-        cnt++;
-    }
-    fclose(f);
-    *out = v;
-    *n = cnt;
-    return CS_EXIT_OK;
 }
 
 /* What the command line asks for. */
@@ -320,7 +284,9 @@ static int build(sim_t *s)
     if (cs_platform_shared_note(s->plat, a->model == CS_SIM_IDEAL, note, sizeof(note)))
         fprintf(stderr, "collstep sim: note: %s (%s model): %s\n", a->platform,
                 cs_sim_model_name(a->model), note);
-    int rc = a->map ? read_map(a->map, &s->map, &s->nmap) : CS_EXIT_OK;
+    int rc = CS_EXIT_OK;
+    if (a->map && cs_platform_map_read(a->map, &s->map, &s->nmap, &err) != CS_OK)
+        rc = cs_cli_usage_error("sim", "--map: %s", err.msg);
     cs_cli_want_t w = {"sim", 1, s->sizes, s->nsizes, cs_dtype_size(a->dt), a->platform,
                        s->plat->dims, s->plat->ndims};
     if (rc == CS_EXIT_OK && a->schedule && (rc = cs_cli_scheds_load(&w, a->schedule, &s->b)) == 0)
@@ -506,9 +472,7 @@ int cs_cli_sim(int argc, char **argv)
     if (rc == CS_EXIT_OK)
         rc = cs_cli_guard("sim", a->rep.output, a->trace, simulate, s);
     cs_cli_scheds_free(&s->b);
-    for (int i = 0; i < s->nmap; i++)
-        free(s->map[i]);
-    free(s->map);
+    cs_platform_map_free(s->map, s->nmap);
     cs_platform_close(s->plat);
     free(s);
     return rc == CS_CLI_DONE ? CS_EXIT_OK : rc;

@@ -1,37 +1,71 @@
 /*
  * cmd_validate.c - `collstep validate`: run schedules live and simulate the
- * same schedules on a platform; print measured vs predicted time.
+ * same schedules on a platform; print measured vs predicted time.  The
+ * front end of validate/cs_validate.h: options, messages, printing.
  *
  * Launched like `collstep run` (every rank runs it, cli_live.h).
  *   parse    the options (every rank)
  *   build    every rank builds the schedules (hier gets dims = ranks per
- *            node x nodes from where the ranks are: validate_build.c)
+ *            node x nodes from where the ranks are, cs_job_dims)
  *   verify   rank 0 verifies them and checks the platforms (a host per
  *            rank; for a platform of `collstep calibrate`, ranks sharing
  *            nodes as when it was measured) and the outputs; every rank
  *            agrees on the exit code and on the arguments
  *   act      live: per algorithm an engine, per size --warmup untimed
- *            runs and --iters timed runs each started after a barrier
- *            (validate_live.c); then rank 0 simulates the same schedules
- *            and sizes on every platform (validate_sim.c)
+ *            runs and --iters timed runs each started at a common moment
+ *            (cs_validate_live); then rank 0 simulates the same schedules
+ *            and sizes on every platform (cs_validate_predict)
  *   report   nccl-tests columns plus measured, predicted and error =
  *            (predicted - measured) / measured, per algorithm and overall
  *            the median, geometric mean and worst |error|
- *            (validate_report.c); with --trace DIR the live and simulated
+ *            (cs_validate_write); with --trace DIR the live and simulated
  *            traces side by side and their per-tier comparison
- *            (validate_trace.c)
+ *            (cs_validate_trace_compare), DIR whole or not at all
  *
  * Exit codes (cli.h): 0; 2 usage and bad input (unknown algorithm, a
  * platform with fewer hosts than ranks, a refused -o or --trace); 3 a rank
- * died or timed out, a simulation failed; 128+N a signal.
+ * died or timed out, a simulation failed, live and simulated traces moved
+ * different bytes; 128+N a signal.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "cli.h"
+#include "cli_live.h"
 #include "cs_hash.h"
 #include "cs_results.h"
-#include "validate_int.h"
+#include "cs_validate.h"
+
+typedef struct plat_spec {
+    char spec[256];
+    cs_sim_model_t model;
+} plat_spec_t;
+
+typedef struct val_opts {
+    cs_live_opts_t live; /* transport, -o, --force, --timeout, ... */
+    const char *coll, *algo, *format, *groups, *trace, *tuning;
+    char size[256];
+    plat_spec_t plats[CS_VALIDATE_MAX_PLATS];
+    int nplats;
+    cs_cli_params_t params;
+    long iters, warmup;
+} val_opts_t;
+
+typedef struct val {
+    val_opts_t *o;
+    cs_job_t l;
+    cs_cli_scheds_t b; /* the schedules and the sizes each serves */
+    uint64_t sizes[CS_CLI_MAX_SIZES];
+    int nsizes;
+    const cs_sched_t *sched[CS_CLI_MAX_SCHEDS];
+    const char *algo[CS_CLI_MAX_SCHEDS], *params[CS_CLI_MAX_SCHEDS];
+    unsigned char serves[CS_CLI_MAX_SCHEDS * CS_CLI_MAX_SIZES];
+    char transport[96];
+    cs_validate_t v;   /* what the library runs, predicts and reports */
+    cs_out_t *trace_out; /* rank 0, --trace: DIR being written */
+} val_t;
 
 static const char usage_text[] =
     "usage: collstep validate --platform FILE --coll COLL --algo A[,B...] --size SIZES\n"
@@ -79,7 +113,7 @@ static const char usage_text[] =
 
 static int parse_platform(val_opts_t *o, const char *arg)
 {
-    if (o->nplats == VAL_MAX_PLATS)
+    if (o->nplats == CS_VALIDATE_MAX_PLATS)
         return cs_live_uerr("validate", "--platform: at most 4 platforms%s", "");
     plat_spec_t *p = &o->plats[o->nplats++];
     snprintf(p->spec, sizeof(p->spec), "%s", arg);
@@ -130,7 +164,7 @@ static int parse(int argc, char **argv, val_opts_t *o)
             break;
         }
         case 'h':
-            printf(usage_text, VAL_MAX_PLATS, cs_live_usage_opts, cs_cli_size_help,
+            printf(usage_text, CS_VALIDATE_MAX_PLATS, cs_live_usage_opts, cs_cli_size_help,
                    cs_cli_exit_help);
             return -1;
         default: rc = cs_live_opt("validate", &o->live, c, optarg, argv);
@@ -155,46 +189,177 @@ static int parse(int argc, char **argv, val_opts_t *o)
     return CS_EXIT_OK;
 }
 
-/* verify: rank 0's checks of the platforms and the outputs */
-static int verify(val_t *v)
+/* build: the schedules (sizes rounded to what moves first), and what the
+ * library gets of them.  Usage errors are printed; an exit code. */
+static int build(val_t *w)
 {
-    val_opts_t *o = v->o;
-    int rc = val_check_platforms(v);
-    const char *out = o->live.output;
-    if (rc == CS_EXIT_OK && out &&
-        cs_out_check(out, CS_OUT_STDOUT | (o->live.force ? CS_OUT_FORCE : 0), &val_out_kind, 0,
-                     &v->l.err) != CS_OK) {
-        fprintf(stderr, "collstep validate: -o %s: %s\n", out, v->l.err.msg);
-        rc = CS_EXIT_USAGE;
+    val_opts_t *o = w->o;
+    cs_validate_t *v = &w->v;
+    int dims[2], ndims = 0;
+    cs_coll_t coll = cs_coll_parse(o->coll);
+    if (coll == CS_COLL_COUNT)
+        return cs_cli_usage_error("validate", "--coll: unknown collective '%s'", o->coll);
+    int rc = cs_cli_sizes("validate", o->size, 4, w->sizes, &w->nsizes);
+    /* the sizes as they move, before a tuning table picks by them */
+    if (rc == CS_EXIT_OK)
+        rc = cs_cli_sizes_round("validate", coll, w->l.nranks, CS_DT_F32, w->l.rank == 0,
+                                w->sizes, &w->nsizes, NULL);
+    if (rc != CS_EXIT_OK)
+        return rc;
+    cs_job_dims(&w->l, dims, &ndims);
+    /* a tuning table's rank maps are not applied: the live ranks are where
+     * they were started, and the simulation places them the same way */
+    cs_cli_want_t want = {"validate", w->l.rank == 0, w->sizes, w->nsizes, 4, NULL, dims, ndims};
+    cs_coll_desc_t d = {coll, w->l.nranks, 0, 0};
+    rc = cs_cli_scheds_build(&want, o->algo, o->tuning, &o->params, &d, &w->b);
+    for (int a = 0; a < w->b.n; a++) {
+        w->sched[a] = w->b.sched[a], w->algo[a] = w->b.sched[a]->algo;
+        w->params[a] = w->b.params[a];
+        for (int k = 0; k < w->nsizes; k++)
+            w->serves[a * w->nsizes + k] = (unsigned char)cs_cli_scheds_serves(&w->b, a, k);
     }
-    if (rc == CS_EXIT_OK && o->trace)
-        rc = val_trace_begin(v);
+    cs_live_transport_name(&o->live, w->transport, sizeof(w->transport));
+    *v = (cs_validate_t){.coll = coll, .nranks = w->l.nranks, .nnodes = w->l.nnodes,
+                         .node_of = w->l.node_of, .nalgo = w->b.n, .nsizes = w->nsizes,
+                         .sched = w->sched, .algo = w->algo, .params = w->params,
+                         .sizes = w->sizes, .serves = w->serves, .nplats = o->nplats,
+                         .transport = w->transport, .iters = o->iters, .warmup = o->warmup,
+                         .timeout_s = o->live.timeout, .trace = o->trace != NULL};
+    for (int i = 0; i < o->nplats; i++)
+        v->plats[i] = (cs_validate_plat_t){o->plats[i].spec, o->plats[i].model, NULL};
+    if (rc == CS_EXIT_OK) { /* the largest rank's buffers, on every rank of this machine */
+        uint64_t hi = 0;
+        for (int k = 0; k < w->nsizes; k++)
+            hi = w->sizes[k] > hi ? w->sizes[k] : hi;
+        rc = cs_live_mem_check("validate", hi, cs_validate_mem_estimate(v) * w->l.machine_ranks,
+                               w->l.machine_ranks, "buffers");
+    }
     return rc;
 }
 
-static int run(val_t *v)
+/* verify: rank 0 opens and checks the platforms, the outputs, --trace DIR */
+static int verify(val_t *w)
 {
-    val_opts_t *o = v->o;
-    int rc = cs_live_start(&v->l, "validate", &o->live, o->groups);
+    val_opts_t *o = w->o;
+    cs_err_t *err = &w->l.err;
+    for (int i = 0; i < o->nplats; i++) {
+        cs_validate_plat_t *p = &w->v.plats[i];
+        if (cs_platform_open(p->spec, &p->plat, err) != CS_OK) {
+            fprintf(stderr, "collstep validate: --platform %s: %s\n", p->spec, err->msg);
+            return CS_EXIT_USAGE;
+        }
+        if (cs_validate_check_platform(&w->v, i, err) != CS_OK) {
+            fprintf(stderr, "collstep validate: --platform %s\n", err->msg);
+            return CS_EXIT_USAGE;
+        }
+    }
+    const char *out = o->live.output;
+    if (out && cs_out_check(out, CS_OUT_STDOUT | (o->live.force ? CS_OUT_FORCE : 0),
+                            &cs_validate_out_kind, 0, err) != CS_OK) {
+        fprintf(stderr, "collstep validate: -o %s: %s\n", out, err->msg);
+        return CS_EXIT_USAGE;
+    }
+    if (!o->trace)
+        return CS_EXIT_OK;
+#ifndef CS_EXEC_HAVE_TRACES
+    fprintf(stderr, "collstep validate: --trace: collstep was built without traces/\n");
+    return CS_EXIT_USAGE;
+#endif
+    int st = cs_out_begin_dir(o->trace, o->live.force ? CS_OUT_FORCE : 0, &cs_validate_trace_kind,
+                              &w->trace_out, err);
+    if (st == CS_OK)
+        st = cs_validate_trace_prepare(cs_out_tmp_path(w->trace_out), err);
+    if (st != CS_OK) {
+        fprintf(stderr, "collstep validate: --trace %s: %s\n", o->trace, err->msg);
+        return cs_cli_exit_code(st);
+    }
+    w->v.trace_dir = cs_out_tmp_path(w->trace_out);
+    return CS_EXIT_OK;
+}
+
+/* --trace: the comparison (to f), then DIR committed */
+static int trace_finish(val_t *w, FILE *f)
+{
+    const char *dir = w->o->trace;
+    int bad = 0, st = cs_validate_trace_compare(&w->v, dir, f, &bad, &w->l.err);
+    if (st == CS_OK) {
+        st = cs_out_commit(w->trace_out, &w->l.err);
+        w->trace_out = NULL;
+    }
+    if (st != CS_OK) {
+        fprintf(stderr, "collstep validate: --trace %s: %s\n", dir, w->l.err.msg);
+        return CS_EXIT_RUNTIME;
+    }
+    fprintf(f, "# wrote %s (live/, sim-N/, compare.csv)\n", dir);
+    if (bad) {
+        fprintf(stderr, "collstep validate: --trace: %d tier(s) moved different bytes live and "
+                        "simulated (see %s/compare.csv): the two did not run the same schedule\n",
+                bad, dir);
+        return CS_EXIT_RUNTIME;
+    }
+    return CS_EXIT_OK;
+}
+
+/* report: the table (or csv, json) to stdout or -o FILE, then --trace's */
+static int report(val_t *w)
+{
+    val_opts_t *o = w->o;
+    cs_results_fmt_t fmt = cs_results_fmt_parse(o->format);
+    cs_out_t *out = NULL;
+    FILE *f = stdout;
+    if (o->live.output) {
+        int fl = CS_OUT_STDOUT | (o->live.force ? CS_OUT_FORCE : 0);
+        if (cs_out_begin_file(o->live.output, fl, &cs_validate_out_kind, &out, &w->l.err)) {
+            fprintf(stderr, "collstep validate: -o %s: %s\n", o->live.output, w->l.err.msg);
+            return CS_EXIT_USAGE;
+        }
+        f = cs_out_stream(out);
+    }
+    int st = cs_validate_write(&w->v, fmt, f, &w->l.err);
+    if (st != CS_OK) {
+        cs_out_abort(out);
+        fprintf(stderr, "collstep validate: %s\n", w->l.err.msg);
+        return cs_cli_exit_code(st);
+    }
+    if (out && cs_out_commit(out, &w->l.err) != CS_OK) {
+        fprintf(stderr, "collstep validate: -o %s: %s\n", o->live.output, w->l.err.msg);
+        return CS_EXIT_RUNTIME;
+    }
+    int rc = CS_EXIT_OK;
+    if (o->trace) /* the comparison goes with a table on stdout, else to stderr */
+        rc = trace_finish(w, fmt == CS_FMT_TABLE && !out ? stdout : stderr);
+    fflush(stdout);
+    return rc;
+}
+
+/* Rank 0 on a terminal: the size just measured. */
+static void progress(void *ctx, int a, int k, const cs_validate_meas_t *m)
+{
+    val_t *w = ctx;
+    if (w->l.rank == 0 && isatty(2))
+        fprintf(stderr, "\rcollstep validate: %s %llu B: %.1f us   ", w->algo[a],
+                (unsigned long long)w->sizes[k], m->med * 1e6);
+}
+
+static int run(val_t *w)
+{
+    val_opts_t *o = w->o;
+    int rc = cs_live_start(&w->l, "validate", &o->live, o->groups);
     if (rc != CS_EXIT_OK)
         return rc;
     /* build and verify: every rank builds, rank 0 checks; all exit 2
      * together when one rank cannot go on.  A usage error is said once, by
      * rank 0 (or by a rank that alone met it): the others hold theirs, and
      * every rank reaches the release's allgather whatever failed */
-    cs_live_hold(v->l.boot);
-    rc = cs_cli_sizes("validate", o->size, 4, v->sizes, &v->nsizes);
+    cs_live_hold(w->l.boot);
+    rc = build(w);
+    rc = cs_live_release(w->l.boot, "validate", rc);
     if (rc == CS_EXIT_OK)
-        rc = val_build(v);
-    if (rc == CS_EXIT_OK)
-        rc = val_check_memory(v);
-    rc = cs_live_release(v->l.boot, "validate", rc);
-    if (rc == CS_EXIT_OK)
-        rc = cs_cli_scheds_verify(v->l.rank == 0 ? "validate" : NULL, &v->b, NULL,
+        rc = cs_cli_scheds_verify(w->l.rank == 0 ? "validate" : NULL, &w->b, NULL,
                                   CS_CLI_VERIFY_CACHED);
-    if (rc == CS_EXIT_OK && v->l.rank == 0)
-        rc = verify(v);
-    if ((rc = cs_live_agree(&v->l, rc)) != CS_EXIT_OK)
+    if (rc == CS_EXIT_OK && w->l.rank == 0)
+        rc = verify(w);
+    if ((rc = cs_live_agree(&w->l, rc)) != CS_EXIT_OK)
         return rc;
     char args[1024];
     snprintf(args, sizeof(args), "coll=%.64s algo=%.200s size=%.200s iters=%ld warmup=%ld "
@@ -202,30 +367,30 @@ static int run(val_t *v)
              o->size, o->iters, o->warmup, o->live.transport, o->live.provider, o->live.wait,
              o->trace != NULL, o->tuning ? o->tuning : "");
     uint64_t digest = 0;
-    for (int i = 0; i < v->nalgo; i++)
-        digest = digest * CS_FNV64_PRIME ^ cs_sched_digest(v->sched[i]);
-    int st = cs_boot_check_same(v->l.boot, digest, args, &v->l.err);
-    size_t n = (size_t)v->nalgo * v->nsizes;
-    v->meas = calloc(n, sizeof(meas_t));
-    v->pred = calloc((size_t)o->nplats * n, sizeof(double));
-    v->sim_tb = calloc((size_t)o->nplats * n, sizeof(tier_bytes_t));
-    if (st == CS_OK && (!v->meas || !v->pred || !v->sim_tb))
-        st = cs_err_set(&v->l.err, CS_ERR_NOMEM, "out of memory");
-    /* act: live, then (rank 0) simulate */
+    for (int i = 0; i < w->b.n; i++)
+        digest = digest * CS_FNV64_PRIME ^ cs_sched_digest(w->b.sched[i]);
+    int st = cs_boot_check_same(w->l.boot, digest, args, &w->l.err);
     if (st == CS_OK)
-        st = val_live(v);
+        st = cs_validate_alloc(&w->v, &w->l.err);
+    /* act: live, then (rank 0) simulate */
+    w->v.progress = progress, w->v.progress_ctx = w;
+    if (st == CS_OK)
+        st = cs_job_connect(&w->l);
+    if (st == CS_OK)
+        st = cs_validate_live(&w->v, &w->l, &w->l.err);
+    if (w->l.rank == 0 && isatty(2))
+        fputc('\n', stderr);
     if (st != CS_OK)
-        return cs_live_fail(&v->l, st);
-    cs_tp_close(v->l.tp);
-    v->l.tp = NULL;
-    if (v->l.rank != 0)
+        return cs_live_fail(&w->l, st);
+    cs_tp_close(w->l.tp);
+    w->l.tp = NULL;
+    if (w->l.rank != 0)
         return CS_EXIT_OK;
     for (int i = 0; i < o->nplats && st == CS_OK; i++)
-        st = val_simulate(v, i, v->pred + (size_t)i * n);
+        st = cs_validate_predict(&w->v, i, &w->l.err);
     if (st != CS_OK)
-        return cs_live_fail(&v->l, st);
-    /* report */
-    return val_report(v);
+        return cs_live_fail(&w->l, st);
+    return report(w);
 }
 
 int cs_cli_validate(int argc, char **argv)
@@ -234,21 +399,18 @@ int cs_cli_validate(int argc, char **argv)
     int rc = parse(argc, argv, &o);
     if (rc)
         return rc < 0 ? CS_EXIT_OK : rc;
-    val_t *v = cs_live_new("validate", sizeof(*v));
-    if (!v)
+    val_t *w = cs_live_new("validate", sizeof(*w));
+    if (!w)
         return CS_EXIT_RUNTIME;
-    v->o = &o;
-    cs_cli_scheds_init(&v->b);
-    rc = run(v);
-    val_trace_abort(v);
-    cs_job_close(&v->l);
-    cs_cli_scheds_free(&v->b);
+    w->o = &o;
+    cs_cli_scheds_init(&w->b);
+    rc = run(w);
+    cs_out_abort(w->trace_out);
+    cs_job_close(&w->l);
+    cs_cli_scheds_free(&w->b);
     for (int i = 0; i < o.nplats; i++)
-        cs_platform_close(o.plats[i].plat);
-    free(v->meas);
-    free(v->starts);
-    free(v->pred);
-    free(v->sim_tb);
-    free(v);
+        cs_platform_close(w->v.plats[i].plat);
+    cs_validate_free(&w->v);
+    free(w);
     return rc;
 }

@@ -227,3 +227,13 @@ void cs_job_close(cs_job_t *j)
     j->node_of = j->first = j->count = NULL;
     j->nodes = NULL;
 }
+
+void cs_job_dims(const cs_job_t *j, int dims[2], int *ndims)
+{
+    int per = j->nnodes > 0 ? j->nranks / j->nnodes : 0;
+    int ok = j->nnodes > 1 && per > 1 && per * j->nnodes == j->nranks;
+    for (int r = 0; r < j->nranks && ok; r++)
+        ok = j->node_of[r] == r / per;
+    dims[0] = per, dims[1] = j->nnodes;
+    *ndims = ok ? 2 : 0;
+}

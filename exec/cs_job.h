@@ -9,7 +9,8 @@
  *             nodes of an emulated cluster) or from a groups file; and how
  *             many ranks share this rank's machine (its kernel, by boot id:
  *             cs_job_machine_ranks), whether idle ranks should then yield
- *             their cores (cs_job_oversubscribed)
+ *             their cores (cs_job_oversubscribed); the job's tiers
+ *             (cs_job_dims: ranks per node x nodes)
  *   memory    cs_job_mem_available: MemAvailable, against which a caller
  *             refuses sizes whose buffers cannot fit before anything opens
  *   agree     cs_job_agree: every rank's exit code, the worst, the same on
@@ -85,6 +86,11 @@ int cs_job_agree(cs_job_t *j, int code, int *worst, int *rank0);
 
 /* The same on a bootstrap alone (a caller without a cs_job_t). */
 int cs_job_agree_boot(cs_boot_t *b, int code, int *worst, int *rank0, cs_err_t *err);
+
+/* The job's tiers after cs_job_find_nodes: dims = {ranks per node, nodes}
+ * and *ndims 2 when there are several nodes of several ranks each, every
+ * node holding consecutive ranks; *ndims 0 otherwise. */
+void cs_job_dims(const cs_job_t *j, int dims[2], int *ndims);
 
 /* Open the transport (j->cfg) and exchange the peers' addresses; a status. */
 int cs_job_connect(cs_job_t *j);

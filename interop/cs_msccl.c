@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cs_grow.h"
+#include "cs_text.h"
 
 static char *slurp(const char *path, size_t *len, cs_err_t *err)
 {
@@ -109,6 +110,22 @@ cs_sched_t *cs_msccl_load_sched(const char *path, cs_err_t *err)
     if (cs_msccl_load(path, NULL, &m, err) != CS_OK)
         return NULL;
     return cs_msccl_release(m);
+}
+
+cs_sched_t *cs_msccl_load_any(const char *path, cs_err_t *err)
+{
+    if (strcmp(path, "-") != 0) {
+        char head[256];
+        size_t n = 0;
+        FILE *f = fopen(path, "rb");
+        if (f != NULL) {
+            n = fread(head, 1, sizeof(head), f);
+            fclose(f);
+        }
+        if (cs_msccl_detect(head, n))
+            return cs_msccl_load_sched(path, err);
+    }
+    return cs_sched_load(path, err);
 }
 
 cs_sched_t *cs_msccl_release(cs_msccl_t *m)

@@ -113,6 +113,10 @@ int cs_msccl_origin_str(const cs_msccl_t *m, int rank, int64_t step, char *buf, 
  * it) and remember its origin table for cs_msccl_origin_of; NULL and err
  * on failure.  The schedule is the caller's (cs_sched_destroy). */
 cs_sched_t *cs_msccl_load_sched(const char *path, cs_err_t *err);
+/* Any schedule file: an MSCCL XML, known by its first bytes (regular files
+ * only), as cs_msccl_load_sched; else collstep's text format
+ * (cs_sched_load; "-" is standard input).  NULL and err on failure. */
+cs_sched_t *cs_msccl_load_any(const char *path, cs_err_t *err);
 /* The schedule of m, handed to the caller, with m's origin table kept for
  * cs_msccl_origin_of; m is consumed (freed or kept by that table). */
 cs_sched_t *cs_msccl_release(cs_msccl_t *m);

@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -260,4 +261,15 @@ void cs_schedset_destroy(cs_schedset_t *set)
     }
     free(set->v);
     free(set);
+}
+
+int cs_schedset_load_list(const char *list, cs_schedset_t **out, cs_err_t *err)
+{
+    char buf[2048], *save = NULL;
+    const char *paths[64];
+    int np = 0;
+    snprintf(buf, sizeof(buf), "%s", list);
+    for (char *t = strtok_r(buf, ",", &save); t && np < 64; t = strtok_r(NULL, ",", &save))
+        paths[np++] = t;
+    return cs_schedset_load(paths, np, out, err);
 }

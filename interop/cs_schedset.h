@@ -78,6 +78,8 @@ typedef struct cs_schedset {
  * for entries of another collective or rank count, CS_ERR_NOTFOUND for an
  * empty folder) name the file.  *out is written only on success. */
 int cs_schedset_load(const char *const *paths, int npaths, cs_schedset_t **out, cs_err_t *err);
+/* The same from one argument: paths separated by commas (at most 64). */
+int cs_schedset_load_list(const char *list, cs_schedset_t **out, cs_err_t *err);
 
 /* The entry serving a call of `bytes` bytes of `elem_size`-byte elements,
  * or NULL with err (CS_ERR_NOTFOUND) listing every entry and why it does

@@ -37,6 +37,7 @@
 #include "cs_sched.h"
 #include "cs_sim.h"
 #include "cs_status.h"
+#include "cs_tuning.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -132,6 +133,14 @@ int cs_planner_choice(const cs_planner_t *p, int k);
 double cs_planner_time(const cs_planner_t *p, int c, int k);
 /* Candidate of the registry's flat ring with its defaults, or -1. */
 int cs_planner_ring(const cs_planner_t *p);
+
+/* The plan as a tuning table for `platform` (cs_tuning.h): one entry per
+ * run of sizes with the same choice (algorithm, parameters, rank order),
+ * each reaching from the previous one's end to the geometric mean of its
+ * last size and the next size (the largest to UINT64_MAX).  *out (free
+ * with cs_tuning_free) or a status with err filled. */
+int cs_planner_tuning(const cs_planner_t *p, const char *platform, cs_tuning_t **out,
+                      cs_err_t *err);
 
 #ifdef __cplusplus
 }

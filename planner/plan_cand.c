@@ -9,8 +9,10 @@
  *   radix     4 and 8
  *   dims      hier and torus2d: each factorization that follows the tiers
  *   algos     hier: per tier ring or rhd (and the generator's auto)
- * each in every rank order of the topology analysis.
+ * each in every rank order of the topology analysis.  And the plan's
+ * choices as a tuning table (cs_planner_tuning).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,4 +194,44 @@ int cs__planner_build(const cs_planner_t *p, const cs_planner_cand_t *c, cs_sche
         return st;
     cs_coll_desc_t d = {p->coll, p->ranks, 0, 0};
     return cs_algo_build(a, &d, &prm, out, err);
+}
+
+int cs_planner_tuning(const cs_planner_t *p, const char *platform, cs_tuning_t **out,
+                      cs_err_t *err)
+{
+    cs_tuning_t *t = cs_tuning_new(platform, p->ranks, err);
+    char **map = malloc(sizeof(char *) * (size_t)p->ranks);
+    int st = t && map ? CS_OK : cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    uint64_t lo = 0;
+    for (int k = 0; k < p->nsizes && st == CS_OK; k++) {
+        int c = cs_planner_choice(p, k);
+        if (c < 0)
+            continue;
+        const cs_planner_cand_t *x = &p->cands[c];
+        /* one entry for the sizes in a row with the same choice */
+        int e = k;
+        while (e + 1 < p->nsizes && cs_planner_choice(p, e + 1) >= 0 &&
+               strcmp(p->cands[cs_planner_choice(p, e + 1)].algo, x->algo) == 0 &&
+               strcmp(p->cands[cs_planner_choice(p, e + 1)].params, x->params) == 0 &&
+               p->cands[cs_planner_choice(p, e + 1)].map == x->map)
+            e++;
+        uint64_t hi = e + 1 < p->nsizes
+                          ? (uint64_t)floor(sqrt((double)p->sizes[e] * (double)p->sizes[e + 1]))
+                          : UINT64_MAX;
+        if (hi < p->sizes[e])
+            hi = p->sizes[e];
+        for (int r = 0; r < p->ranks && x->map; r++)
+            map[r] = cs_planner_host(p, x->map, r);
+        st = cs_tuning_add(t, p->coll, lo, hi, x->algo, x->params, x->map ? map : NULL,
+                           x->map ? p->ranks : 0, cs_planner_time(p, c, k) * 1e6, err);
+        lo = hi + 1;
+        k = e;
+    }
+    free(map);
+    if (st != CS_OK) {
+        cs_tuning_free(t);
+        return st;
+    }
+    *out = t;
+    return CS_OK;
 }

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cs_grow.h"
 #include "cs_out.h"
 #include "cs_params.h"
 #include "cs_plat_calib.h"
@@ -383,4 +384,43 @@ int cs_platform_sim_text(const cs_platform_t *p, int ideal, char **out, cs_err_t
         return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
     *out = s;
     return CS_OK;
+}
+
+int cs_platform_map_read(const char *path, char ***out, int *n, cs_err_t *err)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return cs_err_set(err, CS_ERR_IO, "cannot open %s: %s", path, strerror(errno));
+    char line[512];
+    char **v = NULL;
+    size_t cap = 0;
+    int cnt = 0, st = CS_OK;
+    while (st == CS_OK && fgets(line, sizeof(line), f)) {
+        char *s = line;
+        while (*s == ' ' || *s == '\t')
+            s++;
+        size_t l = strcspn(s, " \t\r\n#");
+        if (l == 0)
+            continue;
+        s[l] = 0;
+        if (cs_grow(&v, &cap, (size_t)cnt + 1, sizeof(*v), 64) != CS_OK || !(v[cnt] = strdup(s)))
+            st = cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+        else
+            cnt++;
+    }
+    fclose(f);
+    if (st != CS_OK) {
+        cs_platform_map_free(v, cnt);
+        return st;
+    }
+    *out = v;
+    *n = cnt;
+    return CS_OK;
+}
+
+void cs_platform_map_free(char **map, int n)
+{
+    for (int i = 0; i < n && map; i++)
+        free(map[i]);
+    free(map);
 }

@@ -221,6 +221,14 @@ int cs_platform_host_line(const cs_platform_t *p, const char *host);
  * text can hold without SimGrid's generators).  *out: malloc'ed names. */
 int cs_platform_xml_rank_hosts(const char *xml, char ***out, uint64_t *n, cs_err_t *err);
 
+/* A rank map file: one host name per line, rank 0 first (blank lines,
+ * blanks around a name and '#' comments skipped).  *out: *n malloc'ed
+ * names (free with cs_platform_map_free); CS_ERR_IO ("cannot open PATH:
+ * ...") or CS_ERR_NOMEM with err filled.  Names are checked against a
+ * platform where they are used (cs_sim_opts_t map). */
+int cs_platform_map_read(const char *path, char ***out, int *n, cs_err_t *err);
+void cs_platform_map_free(char **map, int n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -32,6 +32,12 @@
 #     measures, writes a platform the installed `collstep platform show`
 #     loads and whose JSON derives the same platform again (the live part
 #     says SKIP and is left out where the machine cannot start the job);
+#   - use_validate.c, built the same two ways, validates through the
+#     installed validation library (collstep::validate): a job of two ranks
+#     of its own (127.0.0.1, tcp) runs the ring allreduce live at 4 KiB and
+#     rank 0 predicts it on a preset and prints the report's table (the
+#     live part says SKIP and is left out where the machine cannot start
+#     the job);
 #   - the prefix moved elsewhere still runs and builds (RUNPATH, .pc and
 #     the CMake package are relative to themselves).
 set -u
@@ -86,6 +92,7 @@ lib=$prefix/lib inc=$prefix/include/collstep
 for f in bin/collstep lib/libcs_core.a lib/libcs_algos.a lib/libcs_platforms.a \
          lib/libcs_traces.a lib/libcs_sim.a lib/libcs_exec.a lib/libcs_planner.a \
          lib/libcs_calibrate.a include/collstep/cs_calibrate.h \
+         lib/libcs_validate.a include/collstep/cs_validate.h include/collstep/cs_timed.h \
          include/collstep/cs_sched.h include/collstep/cs_algo.h include/collstep/cs_verify.h \
          include/collstep/cs_sim.h include/collstep/cs_platform.h include/collstep/cs_engine.h \
          include/collstep/cs_planner.h include/collstep/cs_tuning.h \
@@ -275,6 +282,29 @@ $CC -std=gnu11 -Wall -Wextra -Werror -o "$work/use_calibrate_pc" "$src/tests/ins
     $(pkg-config --cflags --libs collstep) || fail "use_calibrate.c does not build with pkg-config"
 check_calib use_calibrate_pc "$work/use_calibrate_pc"
 check_calib use_calibrate_cmake "$work/cmake_user/use_calibrate"
+
+# ---- a user's program that validates -------------------------------------
+# check_validate NAME BIN: BIN runs ring live on two ranks and predicts it
+check_validate() {
+    out=$(cd / && env -u LD_LIBRARY_PATH "$2" $plat 2>&1)
+    rc=$?
+    echo "$1: $(echo "$out" | tail -n 1)"
+    if [ $rc = 77 ]; then
+        echo "$1: SKIP: the live part (the job could not start here)"
+        return
+    fi
+    [ $rc = 0 ] || fail "$1 exits $rc: $out"
+    echo "$out" | grep -q "^validated ring 2 ranks 4096 B: measured [0-9.]* us, predicted [0-9.]* us$" ||
+        fail "$1: $out"
+    echo "$out" | grep -q "^# collstep validate allreduce, 2 ranks on 1 nodes, transport tcp; predicted on $plat (ideal model)$" ||
+        fail "$1: no report table: $out"
+    echo "$out" | grep -qE "^#  overall +[0-9.]+ +[0-9.]+ +[0-9.]+$" || fail "$1: no overall |error|: $out"
+}
+# shellcheck disable=SC2046
+$CC -std=gnu11 -Wall -Wextra -Werror -o "$work/use_validate_pc" "$src/tests/install/use_validate.c" \
+    $(pkg-config --cflags --libs collstep) || fail "use_validate.c does not build with pkg-config"
+check_validate use_validate_pc "$work/use_validate_pc"
+check_validate use_validate_cmake "$work/cmake_user/use_validate"
 
 # ---- the prefix moved ---------------------------------------------------
 moved=$work/moved
