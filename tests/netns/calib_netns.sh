@@ -259,11 +259,12 @@ print(rows[0]['time_us'] if rows else '')" 2>/dev/null)
         check "[ -n '$us' ] && py 'import sys; sys.exit(0 if 1.2e6 <= $us <= 2.2e6 else 1)'" \
             "--prio $prio: ring allreduce of 16 MiB took ${us:-?} us, want 1.2-2.2 s at 100 mbit/s"
     done
-    # 3. a bad traffic class for the control connections: every rank says so
+    # 3. a bad traffic class for the control connections: every rank says so,
+    #    a usage error (2: malformed input, the shared exit-code list)
     cluster 2 1 --rate 100mbit --quiet -- env CS_TCP_CONTROL_TOS=300 "$cs" "${run[@]}"
     cpids+=" $cpid"
-    check '[ $rc = 3 ] && [ "$(grep -c "CS_TCP_CONTROL_TOS: expected a byte" "$tmp/err")" = 2 ]' \
-        "CS_TCP_CONTROL_TOS=300: exit $rc (want 3, both ranks naming it): $(tail -4 "$tmp/err")"
+    check '[ $rc = 2 ] && [ "$(grep -c "CS_TCP_CONTROL_TOS: expected a byte" "$tmp/err")" = 2 ]' \
+        "CS_TCP_CONTROL_TOS=300: exit $rc (want 2, both ranks naming it): $(tail -4 "$tmp/err")"
     # 4. bad options exit 2 before anything is built
     for bad in "--prio small" "--prio" "--rate 12x" "--rate 10bit" "--rate 200gbit" \
         "--host-rate 1=fast" "--host-rate =1mbit" "--burst 64x" "--queue 0" "--queue 1" \
