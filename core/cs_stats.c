@@ -164,7 +164,10 @@ void cs_stats_fini(cs_stats_t *st)
 
 /* ---- alpha-beta simulation -------------------------------------------------- */
 
-enum { EV_XFER_END = 0, EV_STEP_END = 1, EV_SW_END = 2 };
+enum { EV_XFER_END = 0, EV_STEP_END = 1, EV_SWU_END = 2, EV_SWD_END = 3 };
+
+/* Phases of a switch step (cs__st_t.halves of the step itself). */
+enum { SW_UPQ = 4, SW_UP, SW_DNQ, SW_DN };
 
 typedef struct cs__ev {
     double t;
@@ -182,7 +185,7 @@ typedef struct cs__st {
     double ready;     /* time the last dependency finished (pair: both halves) */
     uint32_t pending; /* dependencies not done */
     int32_t rank;
-    uint8_t halves; /* by send id: halves of the pair ready (3: started) */
+    uint8_t halves; /* by send id: halves of the pair ready (3: started); switch step: SW_* */
 } cs__st_t;
 
 typedef struct cs__ab {
@@ -341,8 +344,42 @@ static void unqueue_pair(cs__ab_t *a, uint64_t sid)
     a->sq_next[sid] = a->sq_prev[sid] = a->rq_next[sid] = a->rq_prev[sid] = CS_NONE;
 }
 
+/* Queue the part of switch step gid on its rank's send port (up) or
+ * receive port (down), ready at t. */
+static void queue_part(cs__ab_t *a, uint64_t gid, int up, double t)
+{
+    int r = a->st[gid].rank;
+    uint64_t *next = up ? a->sq_next : a->rq_next, *prev = up ? a->sq_prev : a->rq_prev;
+    uint64_t *head = up ? a->sq_head : a->rq_head;
+    prev[gid] = CS_NONE;
+    next[gid] = head[r];
+    if (head[r] != CS_NONE)
+        prev[head[r]] = gid;
+    head[r] = gid;
+    a->st[gid].halves = up ? SW_UPQ : SW_DNQ;
+    a->st[gid].ready = t;
+    trigger(a, r, up ? 1 : 2);
+    add_cand(a, gid);
+}
+
+static void unqueue_part(cs__ab_t *a, uint64_t gid, int up)
+{
+    int r = a->st[gid].rank;
+    uint64_t *next = up ? a->sq_next : a->rq_next, *prev = up ? a->sq_prev : a->rq_prev;
+    uint64_t *head = up ? a->sq_head : a->rq_head;
+    if (prev[gid] != CS_NONE)
+        next[prev[gid]] = next[gid];
+    else
+        head[r] = next[gid];
+    if (next[gid] != CS_NONE)
+        prev[next[gid]] = prev[gid];
+    next[gid] = prev[gid] = CS_NONE;
+}
+
 /* A member of a switch operation is ready at t: the leader's pending
- * count holds the other members; when all are, the operation runs. */
+ * count holds the other members; when all are, every member with a source
+ * queues its up part.  The leader's pending count then counts the parts
+ * of the phase under way (ups, then downs). */
 static void switch_ready(cs__ab_t *a, uint64_t gid, double t)
 {
     uint64_t lead = a->g.partner[gid];
@@ -352,16 +389,27 @@ static void switch_ready(cs__ab_t *a, uint64_t gid, double t)
             a->work[a->nwork++] = lead;
         return;
     }
-    double b = 0;
-    for (uint64_t m = lead; m != CS_NONE; m = a->g.swnext[m]) {
-        const cs_step_t *st = step_of(a, m);
-        int r = a->st[m].rank;
-        double up = st->src.n ? range_bytes(a, r, &st->src) : 0;
-        double down = st->dst.n ? range_bytes(a, r, &st->dst) : 0;
-        b = up > b ? up : b;
-        b = down > b ? down : b;
-    }
-    heap_push(a, t + a->alpha + b * a->beta, EV_SW_END, lead);
+    uint32_t ups = 0;
+    for (uint64_t m = lead; m != CS_NONE; m = a->g.swnext[m])
+        ups += step_of(a, m)->src.n > 0;
+    a->st[lead].pending = ups;
+    for (uint64_t m = lead; m != CS_NONE; m = a->g.swnext[m])
+        if (step_of(a, m)->src.n > 0)
+            queue_part(a, m, 1, t);
+}
+
+/* The up part of member gid ended at t: its step is done unless it also
+ * receives; the last up of the operation queues the down parts. */
+static void switch_up_done(cs__ab_t *a, uint64_t gid, double t)
+{
+    uint64_t lead = a->g.partner[gid];
+    if (step_of(a, gid)->dst.n == 0)
+        step_done(a, gid, t);
+    if (--a->st[lead].pending > 0)
+        return;
+    for (uint64_t m = lead; m != CS_NONE; m = a->g.swnext[m])
+        if (step_of(a, m)->dst.n > 0)
+            queue_part(a, m, 0, t);
 }
 
 /* Run the work list: steps whose dependencies are all done at time t. */
@@ -395,18 +443,38 @@ static int cand_cmp(const void *pa, const void *pb)
     return x->sid < y->sid ? -1 : x->sid > y->sid;
 }
 
-/* Gather the candidates of the triggered ports and start what can start. */
+/* Start switch part gid (a candidate) when it is queued and its port is
+ * free. */
+static void start_part(cs__ab_t *a, uint64_t gid, double t)
+{
+    const cs_step_t *st = step_of(a, gid);
+    int r = a->st[gid].rank, up = a->st[gid].halves == SW_UPQ;
+    if (up ? a->sbusy[r] : a->rbusy[r])
+        return;
+    if (up)
+        a->sbusy[r] = 1;
+    else
+        a->rbusy[r] = 1;
+    a->st[gid].halves = up ? SW_UP : SW_DN;
+    unqueue_part(a, gid, up);
+    double b = range_bytes(a, r, up ? &st->src : &st->dst);
+    heap_push(a, t + a->alpha + b * a->beta, up ? EV_SWU_END : EV_SWD_END, gid);
+}
+
+/* Gather the candidates of the triggered ports and start what can start.
+ * A port's queue holds message pairs and switch parts (whose step is a
+ * switch step; a part needs only its own port). */
 static void start_transfers(cs__ab_t *a, double t)
 {
     for (uint32_t k = 0; k < a->ntrig; k++) {
         int r = a->trig_list[k];
         if ((a->trig[r] & 1) && !a->sbusy[r])
             for (uint64_t p = a->sq_head[r]; p != CS_NONE; p = a->sq_next[p])
-                if (!a->rbusy[a->st[a->g.partner[p]].rank])
+                if (a->st[p].halves >= SW_UPQ || !a->rbusy[a->st[a->g.partner[p]].rank])
                     add_cand(a, p);
         if ((a->trig[r] & 2) && !a->rbusy[r])
             for (uint64_t p = a->rq_head[r]; p != CS_NONE; p = a->rq_next[p])
-                if (!a->sbusy[a->st[p].rank])
+                if (a->st[p].halves >= SW_UPQ || !a->sbusy[a->st[p].rank])
                     add_cand(a, p);
         a->trig[r] = 0;
     }
@@ -414,9 +482,15 @@ static void start_transfers(cs__ab_t *a, double t)
     if (a->ncand > 1)
         qsort(a->cand, a->ncand, sizeof(*a->cand), cand_cmp);
     for (uint64_t k = 0; k < a->ncand; k++) {
-        uint64_t sid = a->cand[k].sid, rid = a->g.partner[sid];
+        uint64_t sid = a->cand[k].sid;
+        uint8_t h = a->st[sid].halves;
+        if (h == SW_UPQ || h == SW_DNQ) {
+            start_part(a, sid, t);
+            continue;
+        }
+        uint64_t rid = a->g.partner[sid];
         int sr = a->st[sid].rank, rr = a->st[rid].rank;
-        if (a->st[sid].halves != 2 || a->sbusy[sr] || a->rbusy[rr])
+        if (h != 2 || a->sbusy[sr] || a->rbusy[rr])
             continue;
         a->st[sid].halves = 3; /* started */
         a->sbusy[sr] = a->rbusy[rr] = 1;
@@ -433,9 +507,17 @@ static void on_event(cs__ab_t *a, const cs__ev_t *e)
         step_done(a, e->id, e->t);
         return;
     }
-    if (e->kind == EV_SW_END) {
-        for (uint64_t m = e->id; m != CS_NONE; m = a->g.swnext[m])
-            step_done(a, m, e->t);
+    if (e->kind == EV_SWU_END || e->kind == EV_SWD_END) {
+        int r = a->st[e->id].rank, up = e->kind == EV_SWU_END;
+        if (up)
+            a->sbusy[r] = 0;
+        else
+            a->rbusy[r] = 0;
+        trigger(a, r, up ? 1 : 2);
+        if (up)
+            switch_up_done(a, e->id, e->t);
+        else
+            step_done(a, e->id, e->t);
         return;
     }
     uint64_t sid = e->id, rid = a->g.partner[sid];
