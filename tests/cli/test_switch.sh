@@ -51,6 +51,17 @@ if "$cs" sim --help >/dev/null 2>&1; then
   "$cs" sim --platform "$hgx" --schedule "$nvls" --size 1M --op max --dtype half >"$tmp/out" 2>"$tmp/err"
   rc=$?
   [ $rc = 0 ] && ok || { bad "sim of half max on NVLS: exit $rc"; cat "$tmp/err"; }
+  # traces: the operations on the switch's track, its bytes and work in
+  # the summary, its traffic on the members' links (S + S/n up per member)
+  if "$cs" sim --platform "$hgx" --schedule "$nvls" --size 4M --trace "$tmp/tr" >"$tmp/out" 2>"$tmp/err" &&
+     "$cs" trace "$tmp/tr" >"$tmp/sum" 2>>"$tmp/err"; then
+    grep -q "^  switch       nvswitch: 8 operations, 20971520 bytes up, 16777216 down" "$tmp/sum" &&
+      grep -q "^  nvlink-g0_UP  *nvlink  *5242880 " "$tmp/sum" &&
+      [ "$(grep -c '"cat":"switch"' "$tmp/tr/trace.json")" = 8 ] &&
+      grep -q ',switch,0,' "$tmp/tr/steps.csv" && ok || { bad "trace of switch operations"; cat "$tmp/sum"; }
+  else
+    bad "sim --trace of switch operations"; cat "$tmp/err"
+  fi
 fi
 
 if "$cs" export --help >/dev/null 2>&1; then
