@@ -51,6 +51,17 @@ if "$cs" sim --help >/dev/null 2>&1; then
   "$cs" sim --platform "$hgx" --schedule "$nvls" --size 1M --op max --dtype half >"$tmp/out" 2>"$tmp/err"
   rc=$?
   [ $rc = 0 ] && ok || { bad "sim of half max on NVLS: exit $rc"; cat "$tmp/err"; }
+  # a zone's reduce properties are checked at their line
+  sed 's/<prop id="reduce" value="nvls"\/>/<prop id="reduce" value="nvlink"\/>/' "$hgx" >"$tmp/bad.xml"
+  "$cs" platform show "$tmp/bad.xml" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  [ $rc = 2 ] && grep -q "bad.xml:10: zone hgx: expected reduce = nvls or sharp, found 'nvlink'" "$tmp/err" &&
+    ok || { bad "bad reduce value: exit $rc"; cat "$tmp/err"; }
+  sed 's/<router id="nvswitch"\/>/<router id="nvswitch"\/><router id="other"\/>/' "$hgx" >"$tmp/bad2.xml"
+  "$cs" platform show "$tmp/bad2.xml" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  [ $rc = 2 ] && grep -q "bad2.xml:10: zone hgx reduces (reduce=nvls) but has 2 routers" "$tmp/err" &&
+    ok || { bad "two routers: exit $rc"; cat "$tmp/err"; }
   # traces: the operations on the switch's track, its bytes and work in
   # the summary, its traffic on the members' links (S + S/n up per member)
   if "$cs" sim --platform "$hgx" --schedule "$nvls" --size 4M --trace "$tmp/tr" >"$tmp/out" 2>"$tmp/err" &&
