@@ -699,10 +699,17 @@ int cs_cli_run(int argc, char **argv)
     if (rc == CS_EXIT_OK)
         rc = build(c, sizes, &nsizes);
     /* no transport reduces in a switch: refused by every rank alike (they
-     * hold the same schedules), before any transport is opened */
+     * hold the same schedules), before any transport is opened.  NCCL
+     * could reach an NVSwitch, but collstep's GPU engine issues no switch
+     * operation (docs/gpu.md, "Switch steps" says why) */
     if (rc == CS_EXIT_OK) {
-        char why[160];
-        snprintf(why, sizeof(why), "run on transport %s: no switch reduces here", o.transport);
+        char why[200];
+        if (strcmp(o.transport, "nccl") == 0)
+            snprintf(why, sizeof(why), "run on transport nccl: collstep's GPU engine issues no "
+                                       "switch operation (docs/gpu.md, \"Switch steps\")");
+        else
+            snprintf(why, sizeof(why), "run on transport %s: no switch reduces here",
+                     o.transport);
         rc = cs_cli_refuse_switch(c->rank == 0 ? "run" : NULL, &c->b, why);
     }
     /* verify: every rank holds the same schedules, so every rank gets the

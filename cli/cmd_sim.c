@@ -386,13 +386,13 @@ static int simulate(void *ctx)
     for (int i = 0; i < (s->b.per_size ? 1 : s->b.n); i++)
         for (int k = 0; k < s->nsizes; k++, n++) {
             of[n] = s->b.per_size ? s->b.of_size[k] : i;
-            inst[n] = (cs_sim_instance_t){s->b.sched[of[n]], s->sizes[k], a->dt, 0};
+            inst[n] = (cs_sim_instance_t){s->b.sched[of[n]], s->sizes[k], a->dt, 0, a->op};
         }
     progress_t prog;
     prog.t0 = cs_now_s();
     prog.total = n;
     prog.shown = 0;
-    cs_sim_observer_t obs = {&prog, NULL, NULL, NULL, on_end};
+    cs_sim_observer_t obs = {&prog, NULL, NULL, NULL, on_end, NULL};
     cs_sim_opts_t so;
     cs_sim_opts_init(&so);
     so.model = a->model;
@@ -460,9 +460,6 @@ int cs_cli_sim(int argc, char **argv)
     int rc = parse(argc, argv, s);
     if (rc == CS_EXIT_OK)
         rc = build(s);
-    if (rc == CS_EXIT_OK)
-        rc = cs_cli_refuse_switch("sim", &s->b, "be simulated: the simulator has no model of "
-                                                "switch operations");
     if (rc == CS_EXIT_OK && !a->no_verify)
         rc = cs_cli_scheds_verify("sim", &s->b, a->schedule, CS_CLI_VERIFY_CACHED);
     /* act and report in a watched child (Ctrl-C removes partial outputs),

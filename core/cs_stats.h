@@ -15,11 +15,18 @@
  * combination at a time per rank: a reduce step, and an rrecv after its
  * transfer (the ports are free again during the combination).  Copies and
  * nops are free.  A switch operation starts when every member's step is
- * ready and takes alpha + b*beta, b the most bytes one member sends up to
- * the switch (its source) or receives from it (its destination): members'
- * links work in parallel through the switch, the switch reduces (no gamma
- * on the ranks), and the operation does not wait for the ranks' message
- * ports (a switch engine is not the ranks' copy engine).  Waiting transfers
+ * ready and is store-and-forward through the switch, on the members' ports
+ * like messages: each member with a source queues an up part on its send
+ * port (alpha + b*beta, b its source's bytes); when every up part is done,
+ * each member with a destination queues a down part on its receive port
+ * (alpha + b*beta, b its destination's bytes).  A member's step is done
+ * when its own parts are: after its down part, or after its up part when
+ * it has no destination.  The switch reduces (no gamma on the ranks).  The
+ * bound this reaches is the busiest member port's bytes times beta (NVLS
+ * allreduce of S bytes on n members: S(1 + 1/n) beta on the send ports)
+ * only when the schedule pipelines its operations finely enough for the
+ * multicasts' down parts to overlap the load-reduces' up parts.  Waiting
+ * transfers and parts
  * start greedily in time order: when ports
  * free or transfers become ready at time t, the candidates are tried in
  * order of (ready time, global step id of the send), which makes the result

@@ -93,6 +93,19 @@ int cs__pfile_split_count(const cs__pfile_t *f);
  * element starting last at or before it; 0 when unknown. */
 int cs__pfile_map_line(const cs__pfile_t *f, const char *text, int line);
 
+/* ---- cs_plat_switch.c ------------------------------------------------- */
+
+/* The switches that reduce in `doc` (an xmlDocPtr; `fname` names it in
+ * errors): one per <zone> with a `reduce` property (docs/platforms.md).
+ * With `convert`, a switch that is a <router> becomes a <host> of the same
+ * name in doc (the simulation's text).  CS_ERR_PARSE "fname:line: ..." for
+ * bad values, a zone without a single router to be its switch, a named
+ * switch or zone that does not exist.  *out is owned by the caller:
+ * cs__plat_switches_free. */
+int cs__plat_switches(void *doc, const char *fname, int convert, cs_plat_switch_t **out, int *n,
+                      cs_err_t *err);
+void cs__plat_switches_free(cs_plat_switch_t *v, int n);
+
 /* ---- cs_plat_sg.cpp ---------------------------------------------------- */
 
 /* Load `path` (the file of platform p) in a forked child running SimGrid

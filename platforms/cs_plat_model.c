@@ -401,7 +401,13 @@ static void cs__xml_rack(cs__sb_t *b, const cs__model_t *m, int r, int lanes)
 {
     int first = r * m->npr, cnt = cs__model_rack_nodes(m, r);
     cs__sb_printf(b, "  <zone id=\"r%d\" routing=\"DijkstraCache\">\n", r);
-    cs__sb_printf(b, "    <router id=\"r%d-leaf\"/>\n", r);
+    if (m->sharp)
+        cs__sb_printf(b,
+                      "    <prop id=\"reduce\" value=\"sharp\"/><prop id=\"reduce_switch\" "
+                      "value=\"r%d-leaf\"/>\n    <host id=\"r%d-leaf\" speed=\"1f\"/>\n",
+                      r, r);
+    else
+        cs__sb_printf(b, "    <router id=\"r%d-leaf\"/>\n", r);
     if (lanes)
         cs__sb_printf(b, "    <router id=\"r%d-up\"/>\n", r);
     for (int n = first; n < first + cnt; n++) {
@@ -412,6 +418,20 @@ static void cs__xml_rack(cs__sb_t *b, const cs__model_t *m, int r, int lanes)
     for (int n = first; n < first + cnt; n++)
         cs__xml_node_routes(b, m, n, r, lanes);
     cs__sb_printf(b, "  </zone>\n");
+}
+
+/* The spine zone: one router spine-sw, or with SHARP a host serving every
+ * host of the platform. */
+static void cs__xml_spine_zone(cs__sb_t *b, const cs__model_t *m)
+{
+    if (m->sharp)
+        cs__sb_printf(b, "  <zone id=\"spine\" routing=\"Floyd\">\n    <prop id=\"reduce\" "
+                         "value=\"sharp\"/><prop id=\"reduce_switch\" value=\"spine-sw\"/>"
+                         "<prop id=\"reduce_zones\" value=\"*\"/>\n    <host id=\"spine-sw\" "
+                         "speed=\"1f\"/>\n  </zone>\n");
+    else
+        cs__sb_printf(b,
+                      "  <zone id=\"spine\" routing=\"Floyd\"><router id=\"spine-sw\"/></zone>\n");
 }
 
 /* Rail zones (cs__model_rail_zones): zone nN-railK (Floyd) per node rail
@@ -444,10 +464,25 @@ static void cs__xml_rail_zones(cs__sb_t *b, const cs__model_t *m, const int *gro
             }
             cs__sb_printf(b, "  </zone>\n");
         }
-    for (int r = 0; r < cs__model_racks(m); r++)
-        cs__sb_printf(b, "  <zone id=\"r%d\" routing=\"Floyd\"><router id=\"r%d-leaf\"/></zone>\n",
+    for (int r = 0; r < cs__model_racks(m); r++) {
+        if (!m->sharp) {
+            cs__sb_printf(b,
+                          "  <zone id=\"r%d\" routing=\"Floyd\"><router id=\"r%d-leaf\"/></zone>\n",
+                          r, r);
+            continue;
+        }
+        /* the leaf serves its rack's nodes, whose rail zones are siblings */
+        cs__sb_printf(b,
+                      "  <zone id=\"r%d\" routing=\"Floyd\">\n    <prop id=\"reduce\" "
+                      "value=\"sharp\"/><prop id=\"reduce_switch\" value=\"r%d-leaf\"/>\n"
+                      "    <prop id=\"reduce_zones\" value=\"",
                       r, r);
-    cs__sb_printf(b, "  <zone id=\"spine\" routing=\"Floyd\"><router id=\"spine-sw\"/></zone>\n");
+        for (int n = r * m->npr, k = 0; n < r * m->npr + cs__model_rack_nodes(m, r); n++)
+            for (int q = 0; q < m->rails; q++)
+                cs__sb_printf(b, "%sn%d-rail%d", k++ ? "," : "", n, q);
+        cs__sb_printf(b, "\"/>\n    <host id=\"r%d-leaf\" speed=\"1f\"/>\n  </zone>\n", r);
+    }
+    cs__xml_spine_zone(b, m);
     for (int n = 0; n < m->nodes; n++) {
         for (int i = 0; i < m->nlinks; i++) {
             const cs__node_link_t *l = &m->link[i];
@@ -521,8 +556,7 @@ int cs__model_xml(const cs__model_t *m, const char *zone_id, const char *spec,
         }
     cs__sb_printf(&b, "  </zone>\n");
     if (shared)
-        cs__sb_printf(&b,
-                      "  <zone id=\"spine\" routing=\"Floyd\"><router id=\"spine-sw\"/></zone>\n");
+        cs__xml_spine_zone(&b, m);
     if (rz)
         cs__xml_rail_zones(&b, m, group);
     for (int r = 0; !rz && r < racks; r++)
@@ -553,46 +587,4 @@ int cs__model_xml(const cs__model_t *m, const char *zone_id, const char *spec,
     }
     *xml = b.s;
     return CS_OK;
-}
-
-/* ---- units ------------------------------------------------------------- */
-
-typedef struct {
-    const char *suffix;
-    double mult;
-} cs__unit_t;
-
-static int cs__parse_unit(const char *s, const cs__unit_t *u, int nu, double *out)
-{
-    char *end = NULL;
-    double v = strtod(s, &end);
-    if (end == s || v < 0)
-        return -1;
-    for (int i = 0; i < nu; i++)
-        if (strcmp(end, u[i].suffix) == 0) {
-            *out = v * u[i].mult;
-            return 0;
-        }
-    return -1;
-}
-
-int cs__parse_bandwidth(const char *s, double *out)
-{
-    static const cs__unit_t u[] = {
-        {"Bps", 1},          {"kBps", 1e3},       {"KBps", 1e3},       {"MBps", 1e6},
-        {"GBps", 1e9},       {"TBps", 1e12},      {"KiBps", 1024.0},   {"MiBps", 1048576.0},
-        {"GiBps", 1073741824.0}, {"TiBps", 1099511627776.0}, {"bps", 0.125}, {"kbps", 125},
-        {"Kbps", 125},       {"Mbps", 1.25e5},    {"Gbps", 1.25e8},    {"Tbps", 1.25e11},
-        {"", 1},
-    };
-    return cs__parse_unit(s, u, (int)(sizeof(u) / sizeof(u[0])), out);
-}
-
-int cs__parse_latency(const char *s, double *out)
-{
-    static const cs__unit_t u[] = {
-        {"s", 1},   {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}, {"ps", 1e-12},
-        {"m", 60},  {"h", 3600},  {"", 1},
-    };
-    return cs__parse_unit(s, u, (int)(sizeof(u) / sizeof(u[0])), out);
 }

@@ -75,6 +75,8 @@ typedef struct cs__model {
     int nodes, npr; /* nodes, nodes per rack (last rack may be partial) */
     int tier_nic, tier_leaf, tier_spine;
     double nic_bw, nic_lat, leaf_lat, spine_lat, oversub; /* nic_bw: per rail */
+    int sharp; /* 1: the leaf and spine switches reduce (SHARP): cs__model_xml writes them as
+                  hosts with reduce properties on their zones */
     /* tiers (names and calibrated factors) */
     int ntiers;
     cs__tier_def_t tier[CS_PLAT_MAX_TIERS];

@@ -228,7 +228,12 @@ static int cs__power_node(cs__pctx_t *c, cs__model_t *m, cs__power_t *pw, const 
  * node, then the fabric around the nodes. */
 static int cs__build_power(cs__pctx_t *c, cs__model_t *m, cs__fab_t *f, cs__power_t *pw)
 {
+    long sharp = 0;
     int st = cs__fabric_params(c, f);
+    /* EDR switches (Switch-IB 2) reduce with SHARP: off unless asked */
+    if (st == CS_OK)
+        st = cs__get_int(c, "sharp", 0, 0, 1, &sharp);
+    m->sharp = (int)sharp;
     if (st == CS_OK)
         st = cs__power_node(c, m, pw, f);
     if (st == CS_OK)
@@ -382,16 +387,16 @@ static const cs__preset_t cs__presets[] = {
      cs__build_x86, &cs__desc_x86},
     {"minsky-p100-ib100", "IBM S822LC Minsky: 2 POWER8, 4 P100, NVLink 1.0, EDR 100 Gb IB",
      "nodes=64 nodes_per_rack=16 racks=4 oversub=1 rails=1 nic_bw=12.5GBps nic_lat=1us "
-     "leaf_lat=0.1us nvlink_bw=40GBps xbus_bw=38.4GBps pcie_bw=15.75GBps reduce_bw=192GBps",
+     "leaf_lat=0.1us nvlink_bw=40GBps xbus_bw=38.4GBps pcie_bw=15.75GBps reduce_bw=192GBps sharp=0",
      cs__build_minsky, &cs__desc_minsky},
     {"ac922-v100-ib100", "IBM AC922: 2 POWER9, 4 V100, NVLink 2.0 x3 bricks, EDR 100 Gb IB",
      "nodes=64 nodes_per_rack=18 racks=4 oversub=1 rails=1 nic_bw=12.5GBps nic_lat=1us "
-     "leaf_lat=0.1us nvlink_bw=75GBps xbus_bw=32GBps pcie_bw=31.5GBps reduce_bw=266.7GBps",
+     "leaf_lat=0.1us nvlink_bw=75GBps xbus_bw=32GBps pcie_bw=31.5GBps reduce_bw=266.7GBps sharp=0",
      cs__build_ac922, &cs__desc_ac922},
     {"summit", "OLCF Summit: AC922 6 V100 (2 NVLink triangles), dual-rail EDR, non-blocking fat tree",
      "nodes=256 (max 4608) nodes_per_rack=18 racks=15 oversub=1 rails=2 nic_bw=12.5GBps(per rail) "
      "nic_lat=1us leaf_lat=0.1us nvlink_bw=50GBps xbus_bw=32GBps pcie_bw=15.75GBps "
-     "reduce_bw=266.7GBps",
+     "reduce_bw=266.7GBps sharp=0",
      cs__build_summit, &cs__desc_summit},
     {"dgx1-v100-ib100", "NVIDIA DGX-1 V100: 8 GPUs hybrid cube mesh, 4 x EDR 100 Gb IB per node",
      "nodes=32 nodes_per_rack=4 racks=8 oversub=1 rails=4 nic_bw=12.5GBps(per rail) nic_lat=1us "

@@ -127,6 +127,30 @@ static void print_reductions(const cs_platform_t *p, FILE *f)
     fprintf(f, ".\n");
 }
 
+/* Switches that reduce (docs/platforms.md): the first few, and how many. */
+static void print_switches(const cs_platform_t *p, FILE *f)
+{
+    if (p->nswitches == 0)
+        return;
+    fprintf(f, "Switches that reduce: %d (switch steps of a group run on the one serving all its "
+               "members with the fewest hosts)\n",
+            p->nswitches);
+    for (int k = 0; k < p->nswitches && k < 4; k++) {
+        const cs_plat_switch_t *sw = &p->switches[k];
+        char what[256], bw[64];
+        cs_platform_switch_reduces_str(sw, what, sizeof(what));
+        if (sw->reduce_bw > 0)
+            snprintf(bw, sizeof(bw), "%.4g GB/s", sw->reduce_bw / 1e9);
+        else
+            snprintf(bw, sizeof(bw), "line rate");
+        fprintf(f, "  %s (%s, zone %s): %llu hosts, reduces at %s, %.3g us per operation; %s\n",
+                sw->host, cs_reduce_kind_name(sw->kind), sw->zone,
+                (unsigned long long)sw->nhosts, bw, sw->reduce_lat * 1e6, what);
+    }
+    if (p->nswitches > 4)
+        fprintf(f, "  ... and %d more\n", p->nswitches - 4);
+}
+
 static void print_routes(const cs_platform_t *p, FILE *f)
 {
     char buf[2048];
@@ -176,6 +200,7 @@ int cs_platform_print(const cs_platform_t *p, FILE *f, cs_err_t *err)
         fprintf(f, "%s\n", p->ndevices > 8 ? ", ..." : "");
     }
     print_reductions(p, f);
+    print_switches(p, f);
     if (p->ndims > 0 && strcmp(p->dims_from, "routes") == 0) {
         fprintf(f, "Hierarchy: dims ");
         for (int i = 0; i < p->ndims; i++)

@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <libxml/parser.h>
+
 #include "cs_grow.h"
 #include "cs_out.h"
 #include "cs_params.h"
@@ -144,6 +146,19 @@ static int cs__preset_hosts(const cs__model_t *m, cs_platform_t *p, cs_err_t *er
     return CS_OK;
 }
 
+/* A preset's switches that reduce, from the reduce properties its XML
+ * carries (cs__model_xml writes them only when it has some). */
+static int cs__preset_switches(cs_platform_t *p, cs_err_t *err)
+{
+    xmlDocPtr d = xmlReadMemory(p->xml, (int)strlen(p->xml), p->name, NULL,
+                                XML_PARSE_NONET | XML_PARSE_NOWARNING | XML_PARSE_HUGE);
+    if (d == NULL)
+        return cs_err_set(err, CS_ERR_INTERNAL, "%s: the generated XML does not parse", p->name);
+    int st = cs__plat_switches(d, p->name, 0, &p->switches, &p->nswitches, err);
+    xmlFreeDoc(d);
+    return st;
+}
+
 static int cs__open_preset(const char *spec, cs_platform_t *p, cs_err_t *err)
 {
     cs__model_t *m = calloc(1, sizeof(*m));
@@ -159,6 +174,8 @@ static int cs__open_preset(const char *spec, cs_platform_t *p, cs_err_t *err)
     }
     if (st == CS_OK)
         st = cs__preset_hosts(m, p, err);
+    if (st == CS_OK && m->sharp)
+        st = cs__preset_switches(p, err);
     free(m);
     return st;
 }
@@ -263,6 +280,13 @@ static int cs__open_file(const char *path, unsigned flags, cs_platform_t *p, cs_
     st = cs__file_dims(f, p, err);
     if (st != CS_OK)
         return st;
+    /* switches that reduce: their routers become hosts in the simulation's
+     * text, which is then checked in a child before SimGrid loads it */
+    st = cs__plat_switches(f->doc, path, 1, &p->switches, &p->nswitches, err);
+    if (st != CS_OK)
+        return st;
+    if (p->nswitches > 0)
+        p->sg_loads = 0;
     size_t len = strlen(path) + strlen(f->spec) + 256;
     p->description = malloc(len);
     if (p->description == NULL)
@@ -309,6 +333,7 @@ void cs_platform_close(cs_platform_t *p)
         free(p->hosts[i]);
     free(p->hosts);
     free(p->unroutable);
+    cs__plat_switches_free(p->switches, p->nswitches);
     cs__pfile_free(p->file);
     free(p);
 }

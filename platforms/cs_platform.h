@@ -82,6 +82,26 @@ typedef struct cs_plat_shared {
     int line;          /* the line of its <link>, 0 when SimGrid generated it */
 } cs_plat_shared_t;
 
+/* In-network reduction (docs/platforms.md "Switches that reduce"): a
+ * switch that reduces for the hosts it serves, from a `reduce` property on
+ * a <zone>.  Kinds: */
+typedef enum { CS_REDUCE_NVLS = 0, CS_REDUCE_SHARP, CS_REDUCE_KIND_COUNT } cs_reduce_kind_t;
+
+typedef struct cs_plat_switch {
+    char host[128];    /* its host in the simulation's text (a <router> of a file becomes a
+                          host of the same name there) */
+    char zone[128];    /* the zone whose `reduce` property declares it */
+    int kind;          /* cs_reduce_kind_t */
+    double reduce_bw;  /* bytes/s of contributions it reduces; 0: the sum of the bandwidths of
+                          the distinct links by which an operation's members reach it */
+    double reduce_lat; /* seconds per operation */
+    uint32_t types[4]; /* per operator (cs_op_t: sum, prod, min, max), the element types it
+                          reduces with it: bit (1u << cs_dtype_t) */
+    uint64_t nhosts;   /* hosts it serves: every host of its zone (and of reduce_zones) */
+    char **hosts;      /* sorted (strcmp) */
+    int line;          /* the line of its zone's reduce property; 0 for presets */
+} cs_plat_switch_t;
+
 typedef struct cs_platform {
     char name[64];        /* preset name, or the XML file's path */
     char spec[256];       /* the full spec it was opened with */
@@ -122,6 +142,8 @@ typedef struct cs_platform {
     char dims_from[16];
     unsigned sg_loads; /* internal: texts SimGrid is known to load (1 as written, 2 the
                           ideal model's) */
+    int nswitches;     /* switches that reduce (owned) */
+    cs_plat_switch_t *switches;
 } cs_platform_t;
 
 /* Flags of cs_platform_open_ex. */
@@ -180,6 +202,22 @@ int cs_platform_shared_note(const cs_platform_t *p, int ideal, char *buf, size_t
  * (*n).  Returns 1 when there is any. */
 int cs_platform_unroutable_note(const cs_platform_t *p, uint64_t ranks, int show, char *buf,
                                 size_t len, uint64_t *n);
+
+/* "nvls", "sharp" (NULL when unknown) and back (CS_REDUCE_KIND_COUNT). */
+const char *cs_reduce_kind_name(int kind);
+cs_reduce_kind_t cs_reduce_kind_parse(const char *s);
+
+/* The switch that serves hosts[0..n): of the switches serving every one of
+ * them, the one serving the fewest hosts (the lowest, innermost zone).
+ * Returns its index in p->switches, or -1 when none serves them all. */
+int cs_platform_switch_for(const cs_platform_t *p, const char *const *hosts, uint32_t n);
+/* 1 when switch sw serves host `host`. */
+int cs_platform_switch_serves(const cs_plat_switch_t *sw, const char *host);
+/* 1 when switch sw reduces element type `dtype` (cs_dtype_t) with operator
+ * `op` (cs_op_t). */
+int cs_platform_switch_reduces(const cs_plat_switch_t *sw, int dtype, int op);
+/* What sw reduces in words, into buf: "sum on float, half; max on half". */
+void cs_platform_switch_reduces_str(const cs_plat_switch_t *sw, char *buf, size_t len);
 
 /* `collstep platform show`: tiers table, node picture, figures. */
 int cs_platform_print(const cs_platform_t *p, FILE *f, cs_err_t *err);

@@ -138,6 +138,7 @@ typedef struct driver {
     int n;
     cs__prog_t *progs;
     int *prog_of;        /* instance -> progs index */
+    int nprogs;
     cs__rank_arg_t *args; /* max ranks */
     double *finish;       /* max ranks */
     int completed;        /* instances that finished */
@@ -172,6 +173,9 @@ static void driver_main(int argc, char **argv)
     driver_t *d = sg_actor_self_get_data();
     if (d->run.opts->model == CS_SIM_CALIBRATED)
         apply_calibration(d->run.plat);
+    for (int j = 0; j < d->nprogs; j++)
+        if (d->progs[j].nswops)
+            cs__sw_rates(&d->run, &d->progs[j]);
     const cs_sim_observer_t *obs = d->run.opts->obs;
     for (int i = 0; i < d->n; i++) {
         cs_sim_instance_t *in = &d->inst[i];
@@ -189,6 +193,7 @@ static void driver_main(int argc, char **argv)
         I.primed = cs__prog_take_prime(I.prog, I.count, I.esize);
         I.finish = d->finish;
         I.t0 = simgrid_get_clock();
+        cs__sw_reset(I.prog);
         d->run.cur = &I;
         CS_DEBUG("sim", "instance %d: %s %s P=%d bytes=%llu", i, cs_coll_name(s->desc.coll),
                  s->algo, P, (unsigned long long)in->bytes);
@@ -371,8 +376,17 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
         }
     }
     st = cs__sim_check_routes(plat, d.run.host_names, inst, n, err);
+    for (int j = 0; j < nprogs && st == CS_OK; j++)
+        if (d.progs[j].nswops)
+            st = cs__sw_check(plat, d.run.host_names, &d.progs[j], inst, d.prog_of, j, n, err);
     if (st != CS_OK)
         goto out;
+    d.nprogs = nprogs;
+    d.run.sw_free = calloc((size_t)plat->nswitches + 1, sizeof(double));
+    if (!d.run.sw_free) {
+        st = cs_err_set(err, CS_ERR_NOMEM, "sim: out of memory");
+        goto out;
+    }
     CS_INFO("sim", "SimGrid platform %s loaded in %.2f s", plat->spec[0] ? plat->spec : plat->name,
             cs_now_s() - w0);
     w0 = cs_now_s();
@@ -402,6 +416,7 @@ out:
     free(d.args);
     free(d.finish);
     free(d.run.hosts);
+    free(d.run.sw_free);
     cs_sim_hosts_free(d.run.host_names, d.run.nhosts);
     free(cs__work_q);
     free(cs__work_sq);

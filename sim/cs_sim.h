@@ -43,6 +43,7 @@
  *   reduce  a reduction of the range's bytes
  *   copy    free, or a reduction-like cost of 2 * bytes with opts->copy_cost
  *   nop     free
+ *   switch  one member's part of a switch operation (below)
  * Reductions run on the rank's device stream: one after another, each
  * taking bytes / host speed (the platform's host speed is the device's
  * reduction bandwidth in bytes/s), overlapping the rank's communication.
@@ -50,6 +51,24 @@
  * not slow each other down).  A rank waits on its small set of outstanding
  * comms (never a global set), so the cost per completion does not grow
  * with the rank count.
+ * Switch operations (docs/platforms.md "Switches that reduce").  The
+ * switch serving a group is the platform's switch serving every member's
+ * host with the fewest hosts (cs_platform_switch_for); the run is refused
+ * (CS_ERR_INVAL) when none serves a group, when a member has no route to
+ * or from it, or when it does not reduce the instance's element type with
+ * its operator (reduce and allreduce operations).  An operation starts
+ * when every member has issued its step (the k-th switch step of each
+ * member on (group, channel), steps of a queue issued in order like
+ * receives) and is store-and-forward: each member with a source sends its
+ * range's bytes up to the switch's host over its route; once all have
+ * arrived, the switch reduces them (reduce, allreduce: a FIFO engine per
+ * switch at its reduce_bw, by default the sum of the bandwidths of the
+ * distinct last links of the members' routes to it) and waits its
+ * reduce_lat (every operation); then it sends the result's bytes down to
+ * every member with a destination.  A member's step is done when its own
+ * part is: its down transfer, or its up transfer when it has no
+ * destination.  Up and down transfers are flows on the members' links
+ * like messages, outside the port limit.
  * Schedules must be deadlock free (verify them first): a deadlocked
  * instance is reported as CS_ERR_VERIFY after SimGrid gives up.
  *
@@ -94,6 +113,8 @@ typedef struct cs_sim_instance {
     uint64_t bytes;          /* message size in bytes (nccl-tests convention) */
     cs_dtype_t dtype;        /* element type (sets the element size) */
     double time;             /* out: simulated seconds, set by cs_sim_run */
+    int op;                  /* cs_op_t of the reduction (switch operations are refused on a
+                                switch that does not reduce it); 0: sum */
 } cs_sim_instance_t;
 
 /* A step as it ran: issued at `start`, done at `end`. */
@@ -110,15 +131,32 @@ typedef struct cs_sim_step_rec {
 } cs_sim_step_rec_t;
 
 /* A message as it ran, reported when it arrives.  `start` is when both
- * sides were posted (the transfer can begin), `end` its arrival. */
+ * sides were posted (the transfer can begin), `end` its arrival.  A switch
+ * operation's up and down transfers are reported too, with the switch as
+ * src (down) or dst (up): -1 - k for the platform's switch k, its host as
+ * the host name, src_step / dst_step the member's step on both sides. */
 typedef struct cs_sim_xfer_rec {
-    int src, dst;              /* ranks */
+    int src, dst;              /* ranks (negative: a switch, see above) */
     const char *src_host, *dst_host;
     uint32_t src_step, dst_step;
     uint16_t chan;
     uint64_t bytes;
     double start, end;
 } cs_sim_xfer_rec_t;
+
+/* A switch operation as it ran, reported when its last transfer is done. */
+typedef struct cs_sim_switch_rec {
+    int sw;              /* index in the platform's switches */
+    const char *host;    /* the switch's host */
+    int group;           /* group id in the schedule */
+    int op;              /* cs_swop_t */
+    uint16_t chan;
+    int nmembers;
+    uint64_t bytes_up, bytes_down; /* over all members */
+    double start;        /* every member had issued its step */
+    double reduce;       /* seconds the switch's reduction engine spent on it (0: multicast) */
+    double end;
+} cs_sim_switch_rec_t;
 
 typedef struct cs_sim_observer {
     void *ctx;
@@ -127,6 +165,7 @@ typedef struct cs_sim_observer {
     void (*step)(void *ctx, int inst, const cs_sim_step_rec_t *rec);
     void (*xfer)(void *ctx, int inst, const cs_sim_xfer_rec_t *rec);
     void (*instance_end)(void *ctx, int inst, const cs_sim_instance_t *in, double t_end);
+    void (*switch_op)(void *ctx, int inst, const cs_sim_switch_rec_t *rec);
 } cs_sim_observer_t;
 
 typedef struct cs_sim_opts {

@@ -8,6 +8,8 @@
  *                  schedule
  *   cs_sim_rank.c  the rank actor: interprets one rank's DAG
  *   cs_sim_routes.c  the routes a file must have for the schedules' sends
+ *   cs_sim_switch.c  switch operations: matching, the serving switch, the
+ *                  switch actor of each operation
  *   cs_sim_sg.cpp  the s4u operations the C API lacks (timed wait_any that
  *                  keeps references, link properties)
  */
@@ -124,6 +126,15 @@ typedef struct cs__prog {
     size_t prime_esize;   /* ... and element size */
     int primed;          /* ops hold an unused priming */
     int mb_ready;        /* mailboxes resolved (cs__prog_mailboxes) */
+    /* switch operations (cs_sim_switch.c), only for schedules with switch steps */
+    uint32_t *swop_of;   /* per global step id: its operation, CS__NONE32 for other steps */
+    struct cs__swop *swops;
+    uint32_t nswops;
+    struct cs__swgrp *swg; /* per group of the schedule */
+    sg_mailbox_t *swmb;  /* 2 per operation: up, down */
+    uint32_t *swarr;     /* per operation: members that issued their step (this instance) */
+    double *swdown;      /* per operation: when its down transfers began (this instance) */
+    unsigned swid;       /* names its mailboxes apart from other programs' */
     int nthreads;        /* threads that compiled it */
     int nranks;
 } cs__prog_t;
@@ -177,6 +188,7 @@ struct cs__run {
     char **host_names;
     int nhosts;
     cs__inst_t *cur;  /* instance running now */
+    double *sw_free;  /* per platform switch: when its reduction engine is idle */
     int failed;       /* a rank met an internal error */
 };
 
@@ -188,6 +200,47 @@ typedef struct cs__rank_arg {
 
 /* ---- cs_sim_rank.c ---------------------------------------------------- */
 void cs__rank_main(int argc, char **argv);
+
+/* ---- cs_sim_switch.c -------------------------------------------------- */
+/* One switch operation of a program. */
+typedef struct cs__swop {
+    uint64_t lead;      /* the leader's global step id */
+    int lead_rank;
+    uint32_t lead_step;
+    uint32_t group;
+    uint16_t chan;
+    uint8_t op;         /* cs_swop_t */
+    uint32_t n, nup, ndown; /* members; members with a source; with a destination */
+} cs__swop_t;
+
+/* The switch serving a group in this run. */
+typedef struct cs__swgrp {
+    int sw;             /* index in the platform's switches, -1 when the group has no step */
+    sg_host_t host;
+    double rate;        /* reduction bytes/s (cs__sw_rates) */
+    double lat;         /* seconds per operation */
+} cs__swgrp_t;
+
+/* Match the switch steps of p's schedule into operations (after the ranks
+ * are compiled).  CS_ERR_VERIFY naming a step without its operation. */
+int cs__sw_build(cs__prog_t *p, cs_err_t *err);
+void cs__sw_fini(cs__prog_t *p);
+/* With the platform loaded, before simulating: the switch serving each
+ * group of p (run's hosts), routes to and from it, and that it reduces the
+ * type and operator of every instance i of p (prog_of[i] == pj).
+ * CS_ERR_INVAL with the reason. */
+int cs__sw_check(const cs_platform_t *plat, char *const *host_names, cs__prog_t *p,
+                 const cs_sim_instance_t *inst, const int *prog_of, int pj, int n,
+                 cs_err_t *err);
+/* From the driver (calibrated bandwidths applied): hosts and rates. */
+void cs__sw_rates(cs__run_t *run, cs__prog_t *p);
+/* Resolve the operations' mailboxes (from an actor). */
+void cs__sw_mailboxes(cs__prog_t *p);
+/* Reset the per-instance state of p's operations. */
+void cs__sw_reset(cs__prog_t *p);
+/* Rank r issues its switch step of global id gid: counts it, and the last
+ * member starts the operation's switch actor.  Returns the operation. */
+uint32_t cs__sw_arrive(cs__inst_t *I, uint64_t gid);
 
 /* ---- cs_sim_routes.c -------------------------------------------------- */
 /* With the platform loaded: CS_OK when every send of the schedules of

@@ -69,6 +69,9 @@ uint64_t cs__step_bytes(const cs_sched_t *s, int r, const cs_step_t *st, uint64_
     case CS_STEP_COPY:
         rg = &st->dst;
         break;
+    case CS_STEP_SWITCH: /* the member's source, or its destination (same length) */
+        rg = st->src.n ? &st->src : &st->dst;
+        break;
     default:
         return 0;
     }
@@ -219,15 +222,9 @@ static void part_free(part_t *w)
 int cs__prog_build(cs__prog_t *p, const cs_sched_t *s, const cs__prime_t *prime, cs_err_t *err)
 {
     int P = s->desc.nranks;
-    int st = CS_ERR_NOMEM, nw = 0, swr;
-    uint32_t swi;
+    int st = CS_ERR_NOMEM, nw = 0;
     part_t w[MAX_THREADS];
     memset(p, 0, sizeof(*p));
-    if (cs_sched_first_switch(s, &swr, &swi))
-        return cs_err_set(err, CS_ERR_UNSUPPORTED,
-                          "rank %d step %u: a switch step (in-network reduction) cannot be "
-                          "simulated: the simulator has no model of switch operations",
-                          swr, swi);
     p->s = s;
     p->nranks = P;
     p->base = malloc(sizeof(uint64_t) * ((size_t)P + 1));
@@ -291,6 +288,11 @@ int cs__prog_build(cs__prog_t *p, const cs_sched_t *s, const cs__prime_t *prime,
     }
     p->succ_base[P] = nsucc_all;
     p->mbox_base[P] = nmbox_all;
+    if (s->nswitch > 0) {
+        st = cs__sw_build(p, err);
+        if (st != CS_OK)
+            goto fail_set;
+    }
     if (prime) {
         p->primed = 1;
         p->prime_count = prime->count;
@@ -323,6 +325,8 @@ void cs__prog_mailboxes(cs__prog_t *p)
         const cs_rank_sched_t *rk = &p->s->ranks[r];
         for (uint64_t m = p->mbox_base[r]; m < p->mbox_base[r + 1]; m++) {
             const cs_step_t *sp = &rk->steps[p->mfirst[m]];
+            if (sp->kind == CS_STEP_SWITCH)
+                continue; /* an operation's own mailboxes (cs__sw_mailboxes) */
             int src = sp->kind == CS_STEP_SEND ? r : sp->peer;
             int dst = sp->kind == CS_STEP_SEND ? sp->peer : r;
             char name[64];
@@ -330,6 +334,7 @@ void cs__prog_mailboxes(cs__prog_t *p)
             p->mbox[m] = sg_mailbox_by_name(name);
         }
     }
+    cs__sw_mailboxes(p);
     p->mb_ready = 1;
 }
 
@@ -344,5 +349,6 @@ void cs__prog_fini(cs__prog_t *p)
     free(p->mbox);
     free(p->mfirst);
     free(p->nready);
+    cs__sw_fini(p);
     memset(p, 0, sizeof(*p));
 }

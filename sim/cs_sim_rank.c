@@ -137,6 +137,7 @@ static inline uint32_t succ_off(const cs__op_t *o)
 }
 
 static void complete(rank_ctx_t *c, uint32_t i);
+static inline void release(rank_ctx_t *c, uint32_t i);
 
 /* Grow an array that starts inline: *buf is `inl` or a heap block of *cap
  * elements of `esize` bytes.  0 on success, -1 out of memory (unchanged). */
@@ -158,8 +159,10 @@ static int grow(void **buf, uint32_t *cap, size_t esize, void *inl)
     return 0;
 }
 
-/* Start the comm of step i (a put, or a get into *slot) and track it. */
-static void start_comm(rank_ctx_t *c, uint32_t i, int put, void **slot)
+/* Start the comm of step i (a put of `payload`, or a get into *slot) on
+ * mailbox mb and track it. */
+static void start_comm_on(rank_ctx_t *c, uint32_t i, int put, void **slot, sg_mailbox_t mb,
+                          void *payload)
 {
     int block = 0;
     if (c->nact == c->acap) {
@@ -173,8 +176,6 @@ static void start_comm(rank_ctx_t *c, uint32_t i, int put, void **slot)
         }
     }
     const cs__op_t *o = &c->op[i];
-    void *payload = (void *)(uintptr_t)(i + 1); /* SimGrid refuses NULL */
-    sg_mailbox_t mb = c->mbt[o->mbx];
     int done = put ? cs__sg_set_put(&c->set, mb, payload, o->bytes, block)
                    : cs__sg_set_get(&c->set, mb, slot, block);
     if (done) {
@@ -186,6 +187,59 @@ static void start_comm(rank_ctx_t *c, uint32_t i, int put, void **slot)
     c->tk[c->nact].step = i;
     c->tk[c->nact].succ = succ_off(o);
     c->nact++;
+}
+
+/* ... on the step's channel, a put's payload its index + 1 (SimGrid refuses
+ * NULL). */
+static void start_comm(rank_ctx_t *c, uint32_t i, int put, void **slot)
+{
+    start_comm_on(c, i, put, slot, c->mbt[c->op[i].mbx], (void *)(uintptr_t)(i + 1));
+}
+
+/* Issue switch step i (cs_sim_switch.c): count it in its operation, then
+ * put its source on the operation's up mailbox (payload: its global id +
+ * 1), or get its destination from the down mailbox.  A step with both
+ * gets once its put is done: npend, unused once a step is issued, is 1
+ * meanwhile.  The queue's next step is released at once, as receives do. */
+static void issue_switch(rank_ctx_t *c, uint32_t i)
+{
+    cs__op_t *o = &c->op[i];
+    const cs_step_t *st = &c->rk->steps[i];
+    uint64_t gid = c->b + i;
+    uint32_t k = cs__sw_arrive(c->I, gid);
+    sg_mailbox_t *mb = c->p->swmb + 2 * (size_t)k;
+    if (st->src.n) {
+        o->npend = st->dst.n > 0;
+        start_comm_on(c, i, 1, NULL, mb[0], (void *)(uintptr_t)(gid + 1));
+    } else {
+        start_comm_on(c, i, 0, c->pay ? &c->pay[gid] : &sink, mb[1], NULL);
+    }
+    if (o->chan_next != CS__NONE32)
+        release(c, o->chan_next);
+}
+
+/* Switch step i's transfer finished: its get follows its put, or it is
+ * done (its down transfer reported to the observer). */
+static void finished_switch(rank_ctx_t *c, uint32_t i)
+{
+    cs__op_t *o = &c->op[i];
+    uint64_t gid = c->b + i;
+    const cs__prog_t *p = c->p;
+    uint32_t k = p->swop_of[gid];
+    if (o->npend == 1) {
+        o->npend = 0;
+        start_comm_on(c, i, 0, c->pay ? &c->pay[gid] : &sink, p->swmb[2 * (size_t)k + 1], NULL);
+        return;
+    }
+    if (c->obs && c->obs->xfer && c->rk->steps[i].dst.n) {
+        int sw = p->swg[p->swops[k].group].sw;
+        cs__run_t *run = c->I->run;
+        cs_sim_xfer_rec_t rec = {-1 - sw, c->r, run->plat->switches[sw].host,
+                                 run->host_names[c->r], i, i, c->rk->steps[i].chan,
+                                 (uint64_t)o->bytes, p->swdown[k], simgrid_get_clock()};
+        c->obs->xfer(c->obs->ctx, c->I->index, &rec);
+    }
+    complete(c, i);
 }
 
 /* Push step i on the issuable FIFO.  The inline part overflows into the
@@ -298,6 +352,11 @@ static void issue(rank_ctx_t *c, uint32_t i)
             c->post[c->b + i] = simgrid_get_clock();
         compute(c, i, c->copy_cost ? 2.0 * o->bytes : 0.0);
         break;
+    case CS_STEP_SWITCH:
+        if (c->post)
+            c->post[c->b + i] = simgrid_get_clock();
+        issue_switch(c, i);
+        break;
     default:
         if (c->post)
             c->post[c->b + i] = simgrid_get_clock();
@@ -323,6 +382,10 @@ static void report_xfer(rank_ctx_t *c, uint32_t i)
 static void finished(rank_ctx_t *c, uint32_t i)
 {
     const cs__op_t *o = &c->op[i];
+    if (o->kind == CS_STEP_SWITCH) {
+        finished_switch(c, i);
+        return;
+    }
     if (o->kind == CS_STEP_SEND) {
         c->inflight--;
         if (o->chan_next != CS__NONE32)

@@ -10,7 +10,9 @@
  *   then cs_trace_session_commit(session, &err).
  *
  * Per instance: instance_begin starts a trace (metadata from the instance's
- * schedule), step and xfer records feed it, routes come from cs_sim_route,
+ * schedule), step, xfer and switch records feed it (a switch operation's
+ * transfers to and from the switch are transfers like messages, keyed by
+ * the switch's negative rank), routes come from cs_sim_route,
  * instance_end finishes and writes it.  Errors inside callbacks are parked
  * in the session (cs_trace_session_status / commit report them); after one,
  * records are ignored.  Every callback is also forwarded to `chain`.
@@ -118,6 +120,23 @@ static inline void cs__trace_sim_xfer(void *ctx, int inst, const cs_sim_xfer_rec
         ts->chain->xfer(ts->chain->ctx, inst, r);
 }
 
+static inline void cs__trace_sim_switch(void *ctx, int inst, const cs_sim_switch_rec_t *r)
+{
+    static const char *const ops[] = {"allreduce", "reduce", "multicast"};
+    cs_trace_sim_t *ts = (cs_trace_sim_t *)ctx;
+    cs_trace_t *t = cs_trace_session_current(ts->session);
+    if (t && !ts->failed) {
+        cs_trace_switch_op_t o = {r->host, r->op >= 0 && r->op < 3 ? ops[r->op] : "switch",
+                                  r->nmembers, r->bytes_up, r->bytes_down, r->start, r->end,
+                                  r->reduce};
+        int st = cs_trace_add_switch(t, &o);
+        if (st != CS_OK)
+            cs__trace_sim_fail(ts, st, "recording a switch operation");
+    }
+    if (ts->chain && ts->chain->switch_op)
+        ts->chain->switch_op(ts->chain->ctx, inst, r);
+}
+
 static inline void cs__trace_sim_end(void *ctx, int inst, const cs_sim_instance_t *in, double t_end)
 {
     cs_trace_sim_t *ts = (cs_trace_sim_t *)ctx;
@@ -146,6 +165,7 @@ static inline void cs_trace_sim_init(cs_trace_sim_t *ts, cs_trace_session_t *ses
     ts->obs.step = cs__trace_sim_step;
     ts->obs.xfer = cs__trace_sim_xfer;
     ts->obs.instance_end = cs__trace_sim_end;
+    ts->obs.switch_op = cs__trace_sim_switch;
 }
 
 #ifdef __cplusplus

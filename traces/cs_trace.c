@@ -132,6 +132,9 @@ void cs_trace_destroy(cs_trace_t *t)
     free(t->route_ids);
     free(t->keep);
     free(t->busy);
+    for (int i = 0; i < t->nsw; i++)
+        free((char *)t->sw[i].name);
+    free(t->sw);
     free(t->dir);
     free(t);
 }
@@ -240,6 +243,50 @@ int cs_trace_add_compute(cs_trace_t *t, int rank, double seconds)
         return fail(t, CS_ERR_NOMEM, "out of memory");
     t->busy[rank] += seconds;
     return CS_OK;
+}
+
+int cs_trace_add_switch(cs_trace_t *t, const cs_trace_switch_op_t *o)
+{
+    if (t->err.code || t->finished)
+        return t->err.code ? t->err.code : CS_ERR_INVAL;
+    int i = 0;
+    while (i < t->nsw && strcmp(t->sw[i].name, o->sw) != 0)
+        i++;
+    if (i == t->nsw) {
+        if (cs_grow(&t->sw, &t->cap_sw, (size_t)t->nsw + 1, sizeof(*t->sw), 4))
+            return fail(t, CS_ERR_NOMEM, "out of memory");
+        memset(&t->sw[i], 0, sizeof(t->sw[i]));
+        if (!(t->sw[i].name = strdup(o->sw)))
+            return fail(t, CS_ERR_NOMEM, "out of memory");
+        t->nsw++;
+        fprintf(t->json,
+                ",\n{\"name\":\"process_name\",\"ph\":\"M\",\"ts\":0,\"pid\":%d,\"tid\":0,"
+                "\"args\":{\"name\":\"switch %s\"}}",
+                2 + i, o->sw);
+    }
+    cs_trace_switch_stat_t *w = &t->sw[i];
+    w->ops++;
+    w->bytes_up += o->bytes_up;
+    w->bytes_down += o->bytes_down;
+    w->reduce += o->reduce;
+    double ts = (o->start - t->t0) * 1e6, dur = (o->end - o->start) * 1e6;
+    fprintf(t->json,
+            ",\n{\"name\":\"%s\",\"cat\":\"switch\",\"ph\":\"X\",\"ts\":%.4f,\"dur\":%.4f,"
+            "\"pid\":%d,\"tid\":0,\"args\":{\"members\":%d,\"bytes_up\":%llu,"
+            "\"bytes_down\":%llu,\"reduce_us\":%.4f}}",
+            o->op, ts, dur, 2 + i, o->nmembers, (unsigned long long)o->bytes_up,
+            (unsigned long long)o->bytes_down, o->reduce * 1e6);
+    return CS_OK;
+}
+
+int cs_trace_nswitches(const cs_trace_t *t)
+{
+    return t->nsw;
+}
+
+const cs_trace_switch_stat_t *cs_trace_switch_stat(const cs_trace_t *t, int i)
+{
+    return i >= 0 && i < t->nsw ? &t->sw[i] : NULL;
 }
 
 /* ---- buckets ----------------------------------------------------------------- */

@@ -136,6 +136,31 @@ int cs_trace_add_step(cs_trace_t *t, const cs_trace_step_t *s);
 /* Seconds rank `rank`'s device spent reducing for one step (any rank, kept
  * for steps or not). */
 int cs_trace_add_compute(cs_trace_t *t, int rank, double seconds);
+/* A switch operation (in-network reduction or multicast) as it ran: the
+ * switch it ran on, its kind ("allreduce", "reduce", "multicast"), the
+ * bytes its members sent up and received down, and the seconds of the
+ * switch's reduction engine.  Each appears as a slice on its switch's
+ * track in trace.json; summary.json sums them per switch ("switches").
+ * Its transfers are recorded as transfers (cs_trace_add_xfer). */
+typedef struct cs_trace_switch_op {
+    const char *sw;     /* the switch (its host) */
+    const char *op;
+    int nmembers;
+    uint64_t bytes_up, bytes_down;
+    double start, end;  /* backend clock */
+    double reduce;      /* seconds */
+} cs_trace_switch_op_t;
+int cs_trace_add_switch(cs_trace_t *t, const cs_trace_switch_op_t *o);
+/* Per switch after cs_trace_finish: name, operations, bytes up and down,
+ * reduction seconds; i < cs_trace_nswitches. */
+typedef struct cs_trace_switch_stat {
+    const char *name;
+    uint64_t ops, bytes_up, bytes_down;
+    double reduce;
+} cs_trace_switch_stat_t;
+int cs_trace_nswitches(const cs_trace_t *t);
+const cs_trace_switch_stat_t *cs_trace_switch_stat(const cs_trace_t *t, int i);
+
 /* A transfer over links ids[0..n) (data phase: see the header comment). */
 int cs_trace_add_xfer_links(cs_trace_t *t, const uint32_t *ids, int n, uint64_t bytes,
                             double start, double end);

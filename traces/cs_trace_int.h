@@ -60,6 +60,9 @@ struct cs_trace {
     double *busy;        /* per rank: device seconds of its reductions (NULL: none yet) */
     int red_rank;        /* after finish: the busiest rank, -1 when none reduced */
     int red_wins;        /* after finish: reductions are the bottleneck */
+    cs_trace_switch_stat_t *sw; /* per switch seen (names owned) */
+    int nsw;
+    size_t cap_sw;
     FILE *steps_csv, *json;
     uint64_t steps_seen, steps_kept, xfers_seen;
 };

@@ -27,6 +27,8 @@ typedef struct rd_tier {
     char best[128];
 } rd_tier_t;
 
+#define RD_MAX_SW 16
+
 typedef struct rd_link {
     char name[128], tier[32];
     double bytes, mean, peak;
@@ -42,6 +44,11 @@ typedef struct rd {
     double red_frac;
     rd_link_t *top;
     int ntop;
+    struct {
+        char name[128];
+        double ops, up, down, busy;
+    } sw[RD_MAX_SW]; /* switches that reduced or multicast (summary.json "switches") */
+    int nsw;
 } rd_t;
 
 static char *slurp(const char *path)
@@ -222,6 +229,16 @@ static int load(rd_t *r, const char *dir, int ntop, cs_err_t *err)
     if (red && json_key(red, "busiest_rank", NULL, 0, &rank) == 0 &&
         json_key(red, "busy_fraction", NULL, 0, &r->red_frac) == 0)
         r->red_rank = (int)rank;
+    for (const char *w = strstr(text, "{\"switch\":"); w && r->nsw < RD_MAX_SW;
+         w = strstr(w + 1, "{\"switch\":")) {
+        int k = r->nsw;
+        if (json_key(w, "switch", r->sw[k].name, sizeof(r->sw[k].name), NULL) == 0 &&
+            json_key(w, "ops", NULL, 0, &r->sw[k].ops) == 0 &&
+            json_key(w, "bytes_up", NULL, 0, &r->sw[k].up) == 0 &&
+            json_key(w, "bytes_down", NULL, 0, &r->sw[k].down) == 0 &&
+            json_key(w, "reduce_busy_fraction", NULL, 0, &r->sw[k].busy) == 0)
+            r->nsw++;
+    }
     free(text);
     if (bad || !(r->time_us > 0))
         return cs_err_set(err, CS_ERR_PARSE, "%s:1:1: expected meta with platform, coll, algo, "
@@ -280,6 +297,11 @@ static void print_one(const rd_t *r, const char *sub, cs_trace_fmt_t fmt, int fi
         if (r->red_rank >= 0)
             fprintf(f, ",\"reduction\":{\"busiest_rank\":%d,\"busy_fraction\":%.6f}",
                     r->red_rank, r->red_frac);
+        for (int k = 0; k < r->nsw; k++)
+            fprintf(f, "%s{\"switch\":\"%s\",\"ops\":%.0f,\"bytes_up\":%.0f,\"bytes_down\":%.0f,"
+                       "\"reduce_busy_fraction\":%.6f}%s",
+                    k ? "," : ",\"switches\":[", r->sw[k].name, r->sw[k].ops, r->sw[k].up,
+                    r->sw[k].down, r->sw[k].busy, k == r->nsw - 1 ? "]" : "");
         fprintf(f, ",\"bottleneck_tier\":\"%s\",\"links\":[",
                 r->red_wins ? "reduction" : r->bottleneck >= 0 ? r->tiers[r->bottleneck].name : "");
         for (int j = 0; j < r->ntop; j++)
@@ -304,6 +326,10 @@ static void print_one(const rd_t *r, const char *sub, cs_trace_fmt_t fmt, int fi
     if (r->red_rank >= 0)
         fprintf(f, "  %-12s rank %d's device reduced for %.3f of the run%s\n", "reduction",
                 r->red_rank, r->red_frac, r->red_wins ? "  <- bottleneck" : "");
+    for (int k = 0; k < r->nsw; k++)
+        fprintf(f, "  %-12s %s: %.0f operations, %.0f bytes up, %.0f down, reduced for %.3f of "
+                   "the run\n",
+                "switch", r->sw[k].name, r->sw[k].ops, r->sw[k].up, r->sw[k].down, r->sw[k].busy);
     if (r->ntop > 0) {
         fprintf(f, "# busiest links\n# %-40s %-12s %14s %9s %9s\n", "link", "tier", "bytes",
                 "mean_util", "peak_util");

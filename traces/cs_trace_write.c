@@ -234,6 +234,20 @@ static int write_summary(const cs_trace_t *t)
     if (rr >= 0)
         fprintf(f, "\"reduction\":{\"busiest_rank\":%d,\"busy_us\":%.4f,\"busy_fraction\":%.6f},\n",
                 rr, red_s * 1e6, red_f);
+    if (t->nsw > 0) {
+        fprintf(f, "\"switches\":[");
+        for (int i = 0; i < t->nsw; i++) {
+            const cs_trace_switch_stat_t *w = &t->sw[i];
+            fprintf(f, "%s\n {\"switch\":", i ? "," : "");
+            cs_json_write_str(f, w->name);
+            fprintf(f, ",\"ops\":%llu,\"bytes_up\":%llu,\"bytes_down\":%llu,\"reduce_us\":%.4f,"
+                       "\"reduce_busy_fraction\":%.6f}",
+                    (unsigned long long)w->ops, (unsigned long long)w->bytes_up,
+                    (unsigned long long)w->bytes_down, w->reduce * 1e6,
+                    t->T > 0 ? w->reduce / t->T : 0.0);
+        }
+        fprintf(f, "\n],\n");
+    }
     fprintf(f, "\"bottleneck_tier\":");
     const char *b = cs_trace_bottleneck_name(t);
     if (b)

@@ -58,7 +58,7 @@ static int child(void *ctx, void *res, cs_err_t *err)
         in[j].dtype = CS_DT_F32;
     }
     counter_t cnt = {v->node_of, out};
-    cs_sim_observer_t obs = {&cnt, NULL, NULL, count_xfer, NULL};
+    cs_sim_observer_t obs = {&cnt, NULL, NULL, count_xfer, NULL, NULL};
     cs_sim_opts_t so;
     cs_sim_opts_init(&so);
     so.model = p->model;

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Schedules with switch steps (in-network reduction, issue 31) where no
-# switch reduces: `collstep run` refuses them before any transport opens
-# (exit 2, naming the step and the transport), `collstep sim` refuses them
-# (exit 2) while the simulator has no model of switch operations, and
-# `collstep export msccl` refuses them (exit 2, naming the step; no file).
+# Schedules with switch steps (in-network reduction, issue 31):
+# `collstep run` refuses them before any transport opens (exit 2, naming
+# the step and the transport); `collstep sim` simulates them where a switch
+# that reduces serves the group (summit with sharp=1, an NVSwitch file) and
+# refuses them (exit 2, naming the ranks, or the type and operator the
+# switch does not reduce) elsewhere; `collstep export msccl` refuses them
+# (exit 2, naming the step; no file).
 #
 #   test_switch.sh COLLSTEP
 . "$(dirname "$0")/common.sh"
@@ -31,8 +33,46 @@ done
 if "$cs" sim --help >/dev/null 2>&1; then
   "$cs" sim --platform summit:nodes=1 --schedule "$f" --size 4K >"$tmp/out" 2>"$tmp/err"
   rc=$?
-  [ $rc = 2 ] && grep -q "^collstep sim: rank 0 step 1: a switch step (in-network reduction) cannot be simulated" "$tmp/err" &&
-    ok || { bad "sim: exit $rc"; cat "$tmp/err"; }
+  [ $rc = 2 ] && grep -q "no switch that reduces serves ranks 0 (group g, hosts n0-g0): platform summit:nodes=1 has no zone with a reduce property" "$tmp/err" &&
+    ok || { bad "sim without a reducing switch: exit $rc"; cat "$tmp/err"; }
+  "$cs" sim --platform summit:nodes=1,sharp=1 --schedule "$f" --size 4K --format csv >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  [ $rc = 0 ] && grep -q '^"' "$tmp/out" && ok || { bad "sim with sharp=1: exit $rc"; cat "$tmp/err"; }
+  "$cs" sim --platform summit:nodes=1,sharp=1 --schedule "$f" --size 4K --op prod >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  [ $rc = 2 ] && grep -q "switch r0-leaf (sharp, zone r0) does not reduce float with prod" "$tmp/err" &&
+    ok || { bad "sim of prod on SHARP: exit $rc"; cat "$tmp/err"; }
+  nvls=$(dirname "$0")/../text/golden/allreduce_nvls_4ranks.sched
+  hgx=$(dirname "$0")/../sim/hgx8_nvls.xml
+  "$cs" sim --platform "$hgx" --schedule "$nvls" --size 1M --op max >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  [ $rc = 2 ] && grep -q "switch nvswitch (nvls, zone hgx) does not reduce float with max" "$tmp/err" &&
+    ok || { bad "sim of float max on NVLS: exit $rc"; cat "$tmp/err"; }
+  "$cs" sim --platform "$hgx" --schedule "$nvls" --size 1M --op max --dtype half >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  [ $rc = 0 ] && ok || { bad "sim of half max on NVLS: exit $rc"; cat "$tmp/err"; }
+  # a zone's reduce properties are checked at their line
+  sed 's/<prop id="reduce" value="nvls"\/>/<prop id="reduce" value="nvlink"\/>/' "$hgx" >"$tmp/bad.xml"
+  "$cs" platform show "$tmp/bad.xml" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  [ $rc = 2 ] && grep -q "bad.xml:10: zone hgx: expected reduce = nvls or sharp, found 'nvlink'" "$tmp/err" &&
+    ok || { bad "bad reduce value: exit $rc"; cat "$tmp/err"; }
+  sed 's/<router id="nvswitch"\/>/<router id="nvswitch"\/><router id="other"\/>/' "$hgx" >"$tmp/bad2.xml"
+  "$cs" platform show "$tmp/bad2.xml" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  [ $rc = 2 ] && grep -q "bad2.xml:10: zone hgx reduces (reduce=nvls) but has 2 routers" "$tmp/err" &&
+    ok || { bad "two routers: exit $rc"; cat "$tmp/err"; }
+  # traces: the operations on the switch's track, its bytes and work in
+  # the summary, its traffic on the members' links (S + S/n up per member)
+  if "$cs" sim --platform "$hgx" --schedule "$nvls" --size 4M --trace "$tmp/tr" >"$tmp/out" 2>"$tmp/err" &&
+     "$cs" trace "$tmp/tr" >"$tmp/sum" 2>>"$tmp/err"; then
+    grep -q "^  switch       nvswitch: 8 operations, 20971520 bytes up, 16777216 down" "$tmp/sum" &&
+      grep -q "^  nvlink-g0_UP  *nvlink  *5242880 " "$tmp/sum" &&
+      [ "$(grep -c '"cat":"switch"' "$tmp/tr/trace.json")" = 8 ] &&
+      grep -q ',switch,0,' "$tmp/tr/steps.csv" && ok || { bad "trace of switch operations"; cat "$tmp/sum"; }
+  else
+    bad "sim --trace of switch operations"; cat "$tmp/err"
+  fi
 fi
 
 if "$cs" export --help >/dev/null 2>&1; then

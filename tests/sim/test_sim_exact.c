@@ -127,7 +127,7 @@ int main(int argc, char **argv)
             }
         }
     }
-    cs_sim_observer_t obs = {NULL, NULL, on_step, on_xfer, NULL};
+    cs_sim_observer_t obs = {NULL, NULL, on_step, on_xfer, NULL, NULL};
     cs_sim_opts_t opts;
     cs_sim_opts_init(&opts);
     opts.obs = &obs;

@@ -228,7 +228,7 @@ int main(void)
         in[i].bytes = 16u << 20;
         in[i].dtype = CS_DT_F32;
     }
-    cs_sim_observer_t obs = {&c, on_begin, on_step, on_xfer, on_end};
+    cs_sim_observer_t obs = {&c, on_begin, on_step, on_xfer, on_end, NULL};
     cs_sim_opts_t o;
     cs_sim_opts_init(&o);
     o.obs = &obs;
