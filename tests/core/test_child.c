@@ -60,6 +60,9 @@ static int big(void *ctx, int fd, cs_err_t *err)
 static int segv(void *ctx, int fd, cs_err_t *err)
 {
     (void)ctx, (void)fd, (void)err;
+    /* the default action, as an unhandled crash gets: a sanitizer's own
+     * SIGSEGV handler would report and exit(1) instead */
+    signal(SIGSEGV, SIG_DFL);
     raise(SIGSEGV);
     return CS_OK;
 }
