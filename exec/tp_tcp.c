@@ -79,7 +79,10 @@
  *
  * Failures.  A peer that dies closes its sockets (the kernel does it):
  * reading gives EOF or ECONNRESET, writing EPIPE; every request to or from
- * that peer then completes with CS_ERR_PEER, and later posts to it too.
+ * that peer then completes with CS_ERR_PEER, and later posts to it too,
+ * but for what it sent whole before it went: an EAGER message read in
+ * full is still delivered, while an RTS read as unexpected fails the
+ * receive that matches it (its DATA will never come).
  * A peer interrupted by a signal says so first (LEAVE, see leave in
  * cs_transport.h): the same, and cs_tp.left_peer names it.
  *

@@ -234,7 +234,8 @@ int cs__tcp_frame_queue(tp_tcp_t *t, int peer, const tcp_hdr_t *h, const char *p
 /* Write what the socket takes; completes sends whose frame is out.  A
  * failure is left in peer->werr. */
 void cs__tcp_write_peer(tp_tcp_t *t, int peer);
-/* Answer an RTS matched by receive op recv_op: CTS. */
+/* Answer an RTS matched by receive op recv_op: CTS.  A peer lost since its
+ * RTS was read fails the receive with CS_ERR_PEER. */
 int cs__tcp_send_cts(tp_tcp_t *t, int32_t recv_op, uint32_t send_op, uint32_t send_gen,
                      size_t msg_len);
 void cs__tcp_on_cts(tp_tcp_t *t, int peer, const tcp_hdr_t *h);

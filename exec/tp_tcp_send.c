@@ -211,6 +211,12 @@ int cs__tcp_send_cts(tp_tcp_t *t, int32_t recv_op, uint32_t send_op, uint32_t se
                      size_t msg_len)
 {
     tcp_op_t *o = &t->ops[recv_op];
+    if (t->peers[o->peer].dead) {
+        /* an RTS read before the peer went, matched after: its DATA will
+         * never come (and no frame is queued to a connection closed) */
+        tcp_complete(t, recv_op, CS_ERR_PEER, 0);
+        return CS_ERR_PEER;
+    }
     o->msg_len = msg_len;
     o->got = 0;
     o->state = OPS_DATA_WAIT;

@@ -28,7 +28,10 @@
  *              to be (its RTR is what finds the socket reset) fails too
  *              instead of waiting forever; and the waiting rank's
  *              unexpected slots are full of the leaver's messages first,
- *              so its reader is stalled when the stream ends.
+ *              so its reader is stalled when the stream ends.  And a
+ *              large message (RTS) the leaver sent before it went, read
+ *              as an unexpected one: a receive posted for it after the
+ *              loss fails at once too (its CTS could never be answered).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -221,6 +224,13 @@ static int test_loss(cs_tp_t *tp, int me)
             CS_TEST_REQUIRE(tp->ops->isend(tp, 0, small[k], 8, NULL, 100 + (uint64_t)k, &r[k]) ==
                                 CS_OK, "isend unexpected %d", k);
         CS_TEST_REQUIRE(wait_all(tp, r, TCP_UNEX_SLOTS) == 0, "unexpected sends pending");
+        /* an RTS to rank 1, which reads it as unexpected before the end of
+         * the stream (written whole by isend: the socket is empty) */
+        static char big[TCP_EAGER + 1];
+        cs_tp_req_t rts;
+        memset(&rts, 0, sizeof(rts));
+        CS_TEST_REQUIRE(tp->ops->isend(tp, 1, big, sizeof(big), NULL, 11, &rts) == CS_OK,
+                        "isend RTS");
         int rc = cs_test_finish();
         fflush(NULL);
         cs_tp_close(tp);
@@ -243,6 +253,16 @@ static int test_loss(cs_tp_t *tp, int me)
         CS_TEST_REQUIRE(wait_all(tp, r, 2) == 0, "loss: large receive still pending after 30 s");
         CS_TEST_CHECK(r[1].status == CS_ERR_PEER, "large receive from a lost peer: %d",
                       r[1].status);
+        /* rank 2's RTS came before the end of its stream: matched now, it
+         * must fail, not wait for DATA that will never come */
+        cs_tp_req_t late;
+        memset(&late, 0, sizeof(late));
+        CS_TEST_REQUIRE(tp->ops->irecv(tp, 2, big, sizeof(big), NULL, 11, &late) == CS_OK,
+                        "irecv RTS");
+        CS_TEST_REQUIRE(wait_all(tp, &late, 1) == 0,
+                        "loss: receive of an RTS read before the loss still pending after 30 s");
+        CS_TEST_CHECK(late.status == CS_ERR_PEER, "receive of a lost peer's RTS: %d",
+                      late.status);
     }
     if (me == 0) { /* its unexpected slots full of rank 2's messages: reading from rank 2
                       stalls, and must still notice the end of the stream */
