@@ -10,17 +10,21 @@
  * Before simulating (cs__sw_check): the switch serving each group that
  * has operations (cs_platform_switch_for over the members' hosts), the
  * routes between the members and it, and the element type and operator of
- * every instance against what it reduces.  In the driver (cs__sw_rates,
- * after the calibrated factors are applied): its host and reduction rate.
+ * every instance against what it reduces; cs__sw_latency_setup takes the
+ * link latency out of SimGrid's comms to the switches that host no rank.
+ * In the driver (cs__sw_rates, after the calibrated factors are applied):
+ * its host, reduction rate and each member's route latency to it.
  *
  * While simulating: a member issuing its step counts itself in the
  * operation (cs__sw_arrive) and posts a put of its source on the
  * operation's up mailbox, or a get on its down mailbox (cs_sim_rank.c).
  * The last member to arrive starts the operation's actor on the switch's
  * host (sw_main): it gets every up transfer (so they start when all
- * members are there), runs the reduction on the switch's engine (a FIFO
- * per switch: start at max(now, engine idle), take bytes up / rate), waits
- * the switch's latency, and puts one transfer per destination on the down
+ * members are there; each is done when its bytes have left the member, and
+ * arrives its route's latency later), runs the reduction on the switch's
+ * engine (a FIFO per switch: start at max(now, engine idle), take bytes up
+ * / rate, done no earlier than the last arrival), waits the switch's
+ * latency, and puts one transfer per destination on the down
  * mailbox (each matched by a member's get: the route is the switch's to
  * that member).  All destinations receive the same number of bytes (the
  * members' ranges have one length), so any put may match any get.
