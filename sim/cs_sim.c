@@ -379,6 +379,11 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
     for (int j = 0; j < nprogs && st == CS_OK; j++)
         if (d.progs[j].nswops)
             st = cs__sw_check(plat, d.run.host_names, &d.progs[j], inst, d.prog_of, j, n, err);
+    for (int j = 0; j < nprogs && st == CS_OK; j++)
+        if (d.progs[j].nswops) {
+            st = cs__sw_latency_setup(&d.run, err);
+            break;
+        }
     if (st != CS_OK)
         goto out;
     d.nprogs = nprogs;

@@ -63,12 +63,19 @@
  * range's bytes up to the switch's host over its route; once all have
  * arrived, the switch reduces them (reduce, allreduce: a FIFO engine per
  * switch at its reduce_bw, by default the sum of the bandwidths of the
- * distinct last links of the members' routes to it) and waits its
- * reduce_lat (every operation); then it sends the result's bytes down to
- * every member with a destination.  A member's step is done when its own
- * part is: its down transfer, or its up transfer when it has no
- * destination.  Up and down transfers are flows on the members' links
- * like messages, outside the port limit.
+ * distinct last links of the members' routes to it, running from the
+ * operation's start: cut-through) and waits its reduce_lat (every
+ * operation); then it sends the result's bytes down to every member with a
+ * destination.  Operations overlap, each with its own transfers.  An up
+ * transfer to a switch that hosts no rank takes its bytes over the route's
+ * links without latency, and they arrive the route's latency (sum of its
+ * links') after the last one left: the member's up part is done when its
+ * bytes have left, so chained contributions follow each other without a
+ * gap while each operation still pays the latency.  A member's step is
+ * done when its own part is: its down transfer (with the route's
+ * latency), or its up part when it has no destination.  Up and down
+ * transfers are flows on the members' links like messages, outside the
+ * port limit.
  * Schedules must be deadlock free (verify them first): a deadlocked
  * instance is reported as CS_ERR_VERIFY after SimGrid gives up.
  *

@@ -53,6 +53,11 @@ void cs__sg_set_prefetch(cs__sg_set_t *s);
 /* Property of a link, NULL when absent. */
 const char *cs__sg_link_prop(sg_link_t link, const char *key);
 void cs__sg_seal(void);
+/* Comms to one of hosts[0..n) pay no link latency (the switch model charges
+ * it itself, cs_sim_switch.c); every other comm keeps its latency.  Once,
+ * from maestro, before the simulation starts.  0, or -1 when SimGrid
+ * refuses the latency callback. */
+int cs__sg_no_latency_to(const sg_host_t *hosts, int n);
 
 #ifdef __cplusplus
 }
@@ -219,6 +224,7 @@ typedef struct cs__swgrp {
     sg_host_t host;
     double rate;        /* reduction bytes/s (cs__sw_rates) */
     double lat;         /* seconds per operation */
+    double *uplat;      /* per member (group order): its route's latency to the switch */
 } cs__swgrp_t;
 
 /* Match the switch steps of p's schedule into operations (after the ranks
@@ -232,8 +238,13 @@ void cs__sw_fini(cs__prog_t *p);
 int cs__sw_check(const cs_platform_t *plat, char *const *host_names, cs__prog_t *p,
                  const cs_sim_instance_t *inst, const int *prog_of, int pj, int n,
                  cs_err_t *err);
-/* From the driver (calibrated bandwidths applied): hosts and rates. */
+/* From the driver (calibrated bandwidths applied): hosts, rates and the
+ * members' latencies to their switch. */
 void cs__sw_rates(cs__run_t *run, cs__prog_t *p);
+/* With the platform loaded, before simulating: up transfers to the
+ * platform's switches that host no rank pay their route's latency in the
+ * switch's actor instead of in SimGrid (cs__sg_no_latency_to). */
+int cs__sw_latency_setup(const cs__run_t *run, cs_err_t *err);
 /* Resolve the operations' mailboxes (from an actor). */
 void cs__sw_mailboxes(cs__prog_t *p);
 /* Reset the per-instance state of p's operations. */

@@ -18,9 +18,12 @@
  * caught.  All functions must be called from an actor, except
  * cs__sg_link_prop and cs__sg_seal, which also work from maestro.
  */
+#include <memory>
 #include <new>
+#include <unordered_set>
 #include <vector>
 
+#include <simgrid/kernel/resource/NetworkModelIntf.hpp>
 #include <simgrid/s4u.hpp>
 
 #include "cs_sim_int.h"
@@ -127,6 +130,25 @@ const char *cs__sg_link_prop(sg_link_t link, const char *key)
 void cs__sg_seal(void)
 {
     sg4::Engine::get_instance()->seal_platform();
+}
+
+int cs__sg_no_latency_to(const sg_host_t *hosts, int n)
+{
+    try {
+        auto to = std::make_shared<std::vector<const sg4::Host *>>(hosts, hosts + n);
+        sg4::Engine::get_instance()->get_netzone_root()->get_network_model()->set_lat_factor_cb(
+            [to](double, const sg4::Host *, const sg4::Host *dst,
+                 const std::vector<sg4::Link *> &,
+                 const std::unordered_set<sg4::NetZone *> &) -> double {
+                for (const sg4::Host *h : *to)
+                    if (h == dst)
+                        return 0.0;
+                return 1.0;
+            });
+        return 0;
+    } catch (...) {
+        return -1;
+    }
 }
 
 } /* extern "C" */

@@ -10,17 +10,21 @@
  * Before simulating (cs__sw_check): the switch serving each group that
  * has operations (cs_platform_switch_for over the members' hosts), the
  * routes between the members and it, and the element type and operator of
- * every instance against what it reduces.  In the driver (cs__sw_rates,
- * after the calibrated factors are applied): its host and reduction rate.
+ * every instance against what it reduces; cs__sw_latency_setup takes the
+ * link latency out of SimGrid's comms to the switches that host no rank.
+ * In the driver (cs__sw_rates, after the calibrated factors are applied):
+ * its host, reduction rate and each member's route latency to it.
  *
  * While simulating: a member issuing its step counts itself in the
  * operation (cs__sw_arrive) and posts a put of its source on the
  * operation's up mailbox, or a get on its down mailbox (cs_sim_rank.c).
  * The last member to arrive starts the operation's actor on the switch's
  * host (sw_main): it gets every up transfer (so they start when all
- * members are there), runs the reduction on the switch's engine (a FIFO
- * per switch: start at max(now, engine idle), take bytes up / rate), waits
- * the switch's latency, and puts one transfer per destination on the down
+ * members are there; each is done when its bytes have left the member, and
+ * arrives its route's latency later), runs the reduction on the switch's
+ * engine (a FIFO per switch: start at max(now, engine idle), take bytes up
+ * / rate, done no earlier than the last arrival), waits the switch's
+ * latency, and puts one transfer per destination on the down
  * mailbox (each matched by a member's get: the route is the switch's to
  * that member).  All destinations receive the same number of bytes (the
  * members' ranges have one length), so any put may match any get.
@@ -110,6 +114,8 @@ int cs__sw_build(cs__prog_t *p, cs_err_t *err)
 
 void cs__sw_fini(cs__prog_t *p)
 {
+    for (uint32_t g = 0; p->swg && g < p->s->ngroups; g++)
+        free(p->swg[g].uplat);
     free(p->swop_of);
     free(p->swops);
     free(p->swg);
@@ -244,6 +250,53 @@ static int cmp_link(const void *x, const void *y)
     return strcmp(a->name, b->name);
 }
 
+/* Whether platform switch k hosts no rank of the run: its up transfers
+ * then pay their latency in sw_main. */
+static int sw_apart(const cs__run_t *run, int k)
+{
+    for (int r = 0; r < run->nhosts; r++)
+        if (strcmp(run->host_names[r], run->plat->switches[k].host) == 0)
+            return 0;
+    return 1;
+}
+
+int cs__sw_latency_setup(const cs__run_t *run, cs_err_t *err)
+{
+    const cs_platform_t *plat = run->plat;
+    sg_host_t *h = malloc(sizeof(*h) * ((size_t)plat->nswitches + 1));
+    int n = 0;
+    if (!h)
+        return cs_err_set(err, CS_ERR_NOMEM, "sim: out of memory");
+    for (int k = 0; k < plat->nswitches; k++)
+        if (sw_apart(run, k) && (h[n] = sg_host_by_name(plat->switches[k].host)) != NULL)
+            n++;
+    int st = n ? cs__sg_no_latency_to(h, n) : 0;
+    free(h);
+    if (st != 0)
+        return cs_err_set(err, CS_ERR_INTERNAL, "sim: SimGrid refused the switches' latency model");
+    return CS_OK;
+}
+
+/* The sum of the latencies of the route from host a to host b. */
+static double route_latency(const char *a, const char *b)
+{
+    cs_sim_link_t route[64], *l = route;
+    int cnt = 0;
+    double lat = 0;
+    if (cs_sim_route(a, b, route, 64, &cnt, NULL) != CS_OK)
+        return 0;
+    if (cnt > 64) {
+        l = malloc(sizeof(*l) * (size_t)cnt);
+        if (!l || cs_sim_route(a, b, l, cnt, &cnt, NULL) != CS_OK)
+            cnt = 0;
+    }
+    for (int i = 0; i < cnt; i++)
+        lat += l[i].latency;
+    if (l != route)
+        free(l);
+    return lat;
+}
+
 void cs__sw_rates(cs__run_t *run, cs__prog_t *p)
 {
     const cs_sched_t *s = p->s;
@@ -256,6 +309,10 @@ void cs__sw_rates(cs__run_t *run, cs__prog_t *p)
         sg->host = sg_host_by_name(sw->host);
         sg->lat = sw->reduce_lat;
         sg->rate = sw->reduce_bw;
+        free(sg->uplat);
+        sg->uplat = sw_apart(run, sg->sw) ? calloc(gr->n, sizeof(double)) : NULL;
+        for (uint32_t m = 0; sg->uplat && m < gr->n; m++)
+            sg->uplat[m] = route_latency(run->host_names[gr->members[m]], sw->host);
         if (sg->rate > 0)
             continue;
         /* the sum of the distinct links by which the members reach it */
@@ -330,10 +387,18 @@ typedef struct upctx {
     const cs__swop_t *o;
     uint32_t k;
     double t0, bytes;
+    double arrive; /* when the last byte of every up transfer so far is at the switch */
 } upctx_t;
 
-/* An up transfer arrived: report it (its payload is the member's global
- * step id + 1). */
+static int cmp_i32(const void *x, const void *y)
+{
+    int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* An up transfer left its member (its payload is the member's global step
+ * id + 1): its last byte reaches the switch its route's latency later;
+ * report it. */
 static void up_done(void *ctx, void *payload)
 {
     upctx_t *u = ctx;
@@ -343,7 +408,20 @@ static void up_done(void *ctx, void *payload)
     int r;
     uint32_t i;
     cs_plan_locate(p->base, p->nranks, gid, &r, &i);
-    int sw = p->swg[u->o->group].sw;
+    const cs__swgrp_t *g = &p->swg[u->o->group];
+    double at = simgrid_get_clock();
+    if (g->uplat) {
+        const cs_group_t *gr = &p->s->groups[u->o->group];
+        int32_t key = r;
+        const int32_t *m = bsearch(&key, gr->members, gr->n, sizeof(key), cmp_i32);
+        if (m)
+            at += g->uplat[m - gr->members];
+    }
+    if (at > u->arrive)
+        u->arrive = at;
+    if (!obs || !obs->xfer)
+        return;
+    int sw = g->sw;
     cs_sim_xfer_rec_t rec = {r,
                              -1 - sw,
                              u->I->run->host_names[r],
@@ -371,7 +449,8 @@ static void sw_main(int argc, char **argv)
     const cs_sim_observer_t *obs = I->run->opts->obs;
     const cs_step_t *ls = &p->s->ranks[o->lead_rank].steps[o->lead_step];
     upctx_t u = {I, o, k, simgrid_get_clock(),
-                 (double)cs__step_bytes(p->s, o->lead_rank, ls, I->count, I->esize)};
+                 (double)cs__step_bytes(p->s, o->lead_rank, ls, I->count, I->esize),
+                 simgrid_get_clock()};
     /* the engine takes the contributions as they arrive (cut-through): its
      * work starts with the up transfers, on the switch's FIFO */
     double work = 0, ready = u.t0;
@@ -391,11 +470,13 @@ static void sw_main(int argc, char **argv)
         void **slot = slots ? &slots[posted] : &sink;
         if (cs__sg_set_get(&set, p->swmb[2 * k], slot, slots == NULL) == 0)
             posted++;
-        else if (obs && obs->xfer)
+        else
             up_done(&u, *slot);
     }
-    wait_all(&set, posted, slots, obs && obs->xfer ? up_done : NULL, &u);
+    wait_all(&set, posted, slots, up_done, &u);
     free(slots);
+    if (u.arrive > ready)
+        ready = u.arrive;
     double now = simgrid_get_clock(), wait = g->lat + (ready > now ? ready - now : 0);
     if (wait > 0)
         sg_actor_sleep_for(wait);

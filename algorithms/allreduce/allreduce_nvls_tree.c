@@ -97,7 +97,7 @@ static int domains(cs__phase_t *ph, const nt_t *t, int what)
             len[j] = t->nc;
             owner[j] = j % n;
         }
-        cs__swgrp_t g = {mem, n, t->S, lo, len, owner};
+        cs__swgrp_t g = {mem, n, t->S, lo, len, owner, 0};
         st = what == CS__SW_RS
                  ? cs__sw_nvls(ph, &g, CS__SW_RS, t->src, CS_BUF_OUT, 0, t->nc, t->rec, NULL)
                  : cs__sw_nvls(ph, &g, CS__SW_AG, CS_BUF_OUT, CS_BUF_OUT, 1, t->nc, NULL, t->wait);

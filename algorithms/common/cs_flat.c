@@ -17,6 +17,7 @@ typedef struct flat_arg {
     const cs__grp_t *g; /* K groups */
     int K;
     uint32_t C, nchunks;
+    uint32_t depth; /* NVLS allreduce: pieces a reader's reduces run ahead of its multicasts */
 } flat_arg_t;
 
 /* Scratch buffers, declared once on every rank: the reduce-scatter's
@@ -44,7 +45,7 @@ static int flat_phases(cs__phase_t *ph, const flat_arg_t *f, int c, int work)
         return cs__phase_rs(ph, f->a, g, (cs__bufs_t){CS_BUF_IN, work, CS_BUF_OUT}, c,
                             f->nchunks);
     if (desc->coll == CS_COLL_ALLREDUCE && f->a == CS__PH_NVLS) /* reduce and multicast overlap */
-        return cs__phase_ar_nvls(ph, g, in, 2 * c, f->nchunks);
+        return cs__phase_ar_nvls(ph, g, in, 2 * c, f->nchunks, f->depth);
     if (desc->coll == CS_COLL_ALLREDUCE) {
         int st = cs__phase_rs(ph, f->a, g, (cs__bufs_t){in, CS_BUF_OUT, CS_BUF_OUT}, 2 * c,
                               f->nchunks);
@@ -95,9 +96,12 @@ int cs__flat_build(const cs_coll_desc_t *desc, cs_params_t *params, const cs_par
     int st = cs__gen_nchunks(params, table, &nchunks, err);
     if (st == CS_OK && cs_param_desc_find(table, "channels") != NULL) {
         st = cs_params_int(params, table, "channels", &K, err);
-        if (st == CS_OK)
+        if (st == CS_OK && cs_param_desc_find(table, "local") != NULL)
             st = cs_params_int(params, table, "local", &L, err);
     }
+    long depth = 0;
+    if (st == CS_OK && cs_param_desc_find(table, "depth") != NULL)
+        st = cs_params_int(params, table, "depth", &depth, err);
     if (st != CS_OK)
         return st;
     int P = desc->nranks;
@@ -139,7 +143,7 @@ int cs__flat_build(const cs_coll_desc_t *desc, cs_params_t *params, const cs_par
         g[c] = (cs__grp_t){rk, P, ct, l};
     }
     if (st == CS_OK) {
-        flat_arg_t fa = {desc, a, g, (int)K, (uint32_t)C, nchunks};
+        flat_arg_t fa = {desc, a, g, (int)K, (uint32_t)C, nchunks, (uint32_t)depth};
         /* steps: ring and direct about 4 P per rank and chunk, rhd 4 log2 P */
         uint64_t per = a == CS__PH_RHD ? 4u * (uint64_t)cs__log2_floor((uint64_t)P) + 8
                                        : 4u * (uint64_t)P * nchunks * (uint64_t)K;

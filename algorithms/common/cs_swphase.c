@@ -116,6 +116,60 @@ static int sw_single(cs__phase_t *ph, const cs__swgrp_t *g, int src, int dst, ui
     return cs_sched_status(ph->s);
 }
 
+/* The allreduce (see "NVLS allreduce" in cs_swphase.h): per piece q, the
+ * reduces of every segment on chan, then their multicasts on chan + 1. */
+static int sw_nvls_ar(cs__phase_t *ph, const cs__swgrp_t *g, int gid, int src, int dst, int chan,
+                      uint32_t pieces)
+{
+    uint32_t depth = g->depth;
+    cs_sched_t *s = ph->s;
+    size_t per = (size_t)g->nseg * pieces;
+    int64_t *red = malloc(2 * per * sizeof(*red)), *mc = red + per; /* [segment][piece] */
+    int64_t *last = malloc((size_t)g->nseg * sizeof(*last)); /* a contributor's last reduce */
+    if (red == NULL || last == NULL) {
+        free(red);
+        free(last);
+        return cs_err_set(&s->err, CS_ERR_NOMEM, "out of memory (switch pieces)");
+    }
+    for (int m = 0; m < g->n && cs_sched_status(s) == CS_OK; m++) {
+        int r = g->ranks[m];
+        if (!cs__phase_mine(ph, r))
+            continue;
+        int64_t fr = ph->front[r];
+        uint32_t a, n;
+        for (int j = 0; j < g->nseg; j++)
+            last[j] = -1;
+        for (uint32_t q = 0; q < pieces; q++) {
+            for (int j = 0; j < g->nseg; j++) {
+                if (!piece(g, pieces, j, q, &a, &n))
+                    continue;
+                size_t k = (size_t)j * pieces + q;
+                int own = g->owner[j] == m;
+                /* the reader: after its multicast of piece q - depth; a
+                 * contributor: after its previous contribution */
+                int64_t after = !own ? last[j] : depth > 0 && q >= depth ? mc[k - depth] : -1;
+                red[k] = sw_step(ph, r, CS_SW_REDUCE, gid, chan, src, own ? dst : -1, a, n,
+                                 cs__dl(fr, after, -1));
+                if (!own)
+                    last[j] = red[k];
+            }
+            for (int j = 0; j < g->nseg; j++) {
+                if (!piece(g, pieces, j, q, &a, &n))
+                    continue;
+                size_t k = (size_t)j * pieces + q;
+                int own = g->owner[j] == m;
+                mc[k] = sw_step(ph, r, CS_SW_MULTICAST, gid, chan + 1, own ? dst : -1,
+                                own ? -1 : dst, a, n, cs__dl(fr, red[k], -1));
+                cs_deps_push(&ph->term, mc[k]);
+            }
+        }
+        cs__phase_end(ph, r);
+    }
+    free(red);
+    free(last);
+    return cs_sched_status(s);
+}
+
 int cs__sw_nvls(cs__phase_t *ph, const cs__swgrp_t *g, int what, int src, int dst, int chan,
                 uint32_t pieces, int64_t *rec, const int64_t *wait)
 {
@@ -127,12 +181,13 @@ int cs__sw_nvls(cs__phase_t *ph, const cs__swgrp_t *g, int what, int src, int ds
     int gid = cs__sw_group(s, "nvls", g->ranks, g->n);
     if (gid < 0)
         return cs_sched_status(s);
+    if (what == CS__SW_AR)
+        return sw_nvls_ar(ph, g, gid, src, dst, chan, pieces);
     size_t per = (size_t)g->nseg * pieces;
     int64_t *red = malloc(2 * per * sizeof(*red)); /* this member's reduces, last per segment */
     if (red == NULL)
         return cs_err_set(&s->err, CS_ERR_NOMEM, "out of memory (switch pieces)");
     int64_t *last = red + per;
-    int rchan = chan, mchan = what == CS__SW_AR ? chan + 1 : chan;
     for (int m = 0; m < g->n && cs_sched_status(s) == CS_OK; m++) {
         int r = g->ranks[m];
         if (!cs__phase_mine(ph, r))
@@ -149,7 +204,7 @@ int cs__sw_nvls(cs__phase_t *ph, const cs__swgrp_t *g, int what, int src, int ds
                 for (int j = 0; j < g->nseg; j++) {
                     if (!piece(g, pieces, j, q, &a, &n))
                         continue;
-                    int64_t x = sw_step(ph, r, CS_SW_REDUCE, gid, rchan, src,
+                    int64_t x = sw_step(ph, r, CS_SW_REDUCE, gid, chan, src,
                                         g->owner[j] == m ? dst : -1, a, n,
                                         cs__dl(fr, last[j], -1));
                     red[(size_t)j * pieces + q] = last[j] = x;
@@ -161,8 +216,6 @@ int cs__sw_nvls(cs__phase_t *ph, const cs__swgrp_t *g, int what, int src, int ds
                     cs_deps_push(&ph->term, last[j]);
         }
         if (what & CS__SW_AG) {
-            /* the writer's source: what its reduce left, or src */
-            int wsrc = what == CS__SW_AR ? dst : src;
             for (int j = 0; j < g->nseg; j++)
                 last[j] = -1;
             for (uint32_t q = 0; q < pieces; q++)
@@ -173,8 +226,8 @@ int cs__sw_nvls(cs__phase_t *ph, const cs__swgrp_t *g, int what, int src, int ds
                     cs__dl_t d = dl_add(cs__dl(fr, last[j], red[k]),
                                         wait != NULL ? wait[slot + k] : -1);
                     int own = g->owner[j] == m;
-                    last[j] = sw_step(ph, r, CS_SW_MULTICAST, gid, mchan, own ? wsrc : -1,
-                                      own && wsrc == dst ? -1 : dst, a, n, d);
+                    last[j] = sw_step(ph, r, CS_SW_MULTICAST, gid, chan, own ? src : -1,
+                                      own && src == dst ? -1 : dst, a, n, d);
                 }
             for (int j = 0; j < g->nseg; j++)
                 cs_deps_push(&ph->term, last[j]);
@@ -185,9 +238,10 @@ int cs__sw_nvls(cs__phase_t *ph, const cs__swgrp_t *g, int what, int src, int ds
     return cs_sched_status(s);
 }
 
-/* A phase group as a switch group: segment m owned by member m. */
+/* A phase group as a switch group: segment m owned by member m; depth
+ * only for the allreduce. */
 static int over_phase_group(cs__phase_t *ph, const cs__grp_t *g, int what, int src, int dst,
-                            int chan, uint32_t pieces)
+                            int chan, uint32_t pieces, uint32_t depth)
 {
     int n = g->n;
     uint32_t *lo = malloc((size_t)n * 2 * sizeof(*lo));
@@ -203,7 +257,7 @@ static int over_phase_group(cs__phase_t *ph, const cs__grp_t *g, int what, int s
         len[m] = g->cut[m + 1] - g->cut[m];
         owner[m] = m;
     }
-    cs__swgrp_t sg = {g->ranks, n, n, lo, len, owner};
+    cs__swgrp_t sg = {g->ranks, n, n, lo, len, owner, depth};
     int st = cs__sw_nvls(ph, &sg, what, src, dst, chan, pieces, NULL, NULL);
     free(lo);
     free(owner);
@@ -213,18 +267,19 @@ static int over_phase_group(cs__phase_t *ph, const cs__grp_t *g, int what, int s
 int cs__phase_rs_nvls(cs__phase_t *ph, const cs__grp_t *g, cs__bufs_t b, int chan,
                       uint32_t pieces)
 {
-    return over_phase_group(ph, g, CS__SW_RS, b.src, b.dst, chan, pieces);
+    return over_phase_group(ph, g, CS__SW_RS, b.src, b.dst, chan, pieces, 0);
 }
 
 int cs__phase_ag_nvls(cs__phase_t *ph, const cs__grp_t *g, cs__bufs_t b, int chan,
                       uint32_t pieces)
 {
-    return over_phase_group(ph, g, CS__SW_AG, b.src, b.dst, chan, pieces);
+    return over_phase_group(ph, g, CS__SW_AG, b.src, b.dst, chan, pieces, 0);
 }
 
-int cs__phase_ar_nvls(cs__phase_t *ph, const cs__grp_t *g, int src, int chan, uint32_t pieces)
+int cs__phase_ar_nvls(cs__phase_t *ph, const cs__grp_t *g, int src, int chan, uint32_t pieces,
+                      uint32_t depth)
 {
-    return over_phase_group(ph, g, CS__SW_AR, src, CS_BUF_OUT, chan, pieces);
+    return over_phase_group(ph, g, CS__SW_AR, src, CS_BUF_OUT, chan, pieces, depth);
 }
 
 int cs__sw_sharp(cs__phase_t *ph, const int *ranks, int n, uint32_t lo, uint32_t len, int src,

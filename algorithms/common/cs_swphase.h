@@ -35,6 +35,13 @@
  *                    (NCCL's NVLS allreduce).  Every member's multicast
  *                    receive also waits for its own contribution to the
  *                    piece's reduce (in place the two touch the same chunks).
+ *                    Per piece q, the reduces of every segment, then their
+ *                    multicasts (`rec` and `wait` are not used); the
+ *                    multicasts form no chain, and the owner's reduce of
+ *                    piece q waits for its multicast of piece q - depth
+ *                    instead of its reduce of piece q - 1 (g->depth; 0: for
+ *                    nothing), so each reader keeps up to `depth` pieces in
+ *                    flight and its multicasts keep up with its reduces.
  *
  * `rec` (NULL or nranks x nseg x pieces entries, index (r nseg + j) pieces
  * + q) receives rank r's reduce step of piece q of segment j (-1 where it
@@ -61,6 +68,7 @@ typedef struct cs__swgrp {
     int nseg;
     const uint32_t *lo, *len; /* nseg segments, global chunk positions */
     const int *owner;         /* nseg member indices */
+    uint32_t depth;           /* CS__SW_AR: pieces a reader runs ahead (0: no limit) */
 } cs__swgrp_t;
 
 /* The id of the group with exactly the members ranks[0..n) (any order),
@@ -75,12 +83,14 @@ int cs__sw_nvls(cs__phase_t *ph, const cs__swgrp_t *g, int what, int src, int ds
 /* cs__sw_nvls over a phase group (segment m owned by member m), as the
  * reduce-scatter, all-gather and allreduce of cs_phase.h: reduce-scatter
  * reads b.src and leaves segment m in b.dst; all-gather multicasts from
- * b.src to b.dst; allreduce reads src and leaves the window in out. */
+ * b.src to b.dst; allreduce reads src and leaves the window in out, each
+ * reader `depth` pieces ahead of its multicasts at most (see "both"). */
 int cs__phase_rs_nvls(cs__phase_t *ph, const cs__grp_t *g, cs__bufs_t b, int chan,
                       uint32_t pieces);
 int cs__phase_ag_nvls(cs__phase_t *ph, const cs__grp_t *g, cs__bufs_t b, int chan,
                       uint32_t pieces);
-int cs__phase_ar_nvls(cs__phase_t *ph, const cs__grp_t *g, int src, int chan, uint32_t pieces);
+int cs__phase_ar_nvls(cs__phase_t *ph, const cs__grp_t *g, int src, int chan, uint32_t pieces,
+                      uint32_t depth);
 
 /* In-switch allreduce of the window [lo, lo + len) among ranks[0..n): in
  * np = min(pieces, len) pieces, each one switch allreduce from src to dst on

@@ -162,31 +162,37 @@ static void test_traffic(void)
     }
 }
 
-/* nvls on 4 ranks, 3 pieces: rank 0's steps are the reduces (piece-major),
- * then the multicasts in the same order. */
+/* nvls on 4 ranks, 3 pieces, depth 2: rank 0's steps are, per piece, the
+ * reduces of the 4 slices then their multicasts.  A contributor's reduce
+ * waits for its previous piece of the slice; the reader's (slice 0) for its
+ * multicast of the piece `depth` before; a multicast for its reduce only. */
 static void test_pipeline(void)
 {
-    const int P = 4, nc = 3;
-    cs_sched_t *s = at_build_ok(CS_COLL_ALLREDUCE, "nvls", P, 0, 0, "nchunks=3");
+    const int P = 4, nc = 3, depth = 2;
+    cs_sched_t *s = at_build_ok(CS_COLL_ALLREDUCE, "nvls", P, 0, 0, "nchunks=3,depth=2");
     if (s == NULL)
         return;
     const cs_rank_sched_t *rk = &s->ranks[0];
     for (int q = 0; q < nc; q++)
         for (int j = 0; j < P; j++) {
-            uint32_t ri = (uint32_t)(q * P + j), mi = (uint32_t)(P * nc + q * P + j);
+            uint32_t ri = (uint32_t)(2 * P * q + j), mi = ri + (uint32_t)P;
             const cs_step_t *r = &rk->steps[ri], *m = &rk->steps[mi];
             const uint32_t *rd = cs_step_deps(rk, r), *md = cs_step_deps(rk, m);
+            int wait = j == 0 ? q >= depth : q > 0;
+            uint32_t on = j == 0 ? mi - (uint32_t)(2 * P * depth) : ri - (uint32_t)(2 * P);
             CS_TEST_CHECK(r->kind == CS_STEP_SWITCH && r->op == CS_SW_REDUCE &&
-                              r->ndeps == (q > 0) && (q == 0 || rd[0] == ri - (uint32_t)P),
-                          "nvls reduce piece %d slice %d: waits for the previous piece only", q,
-                          j);
-            /* the multicast: its reduce, and the previous multicast of the slice */
-            int ok = m->kind == CS_STEP_SWITCH && m->op == CS_SW_MULTICAST &&
-                     m->ndeps == 1u + (q > 0);
-            for (uint32_t d = 0; ok && d < m->ndeps; d++)
-                ok = md[d] == ri || (q > 0 && md[d] == mi - (uint32_t)P);
-            CS_TEST_CHECK(ok, "nvls multicast piece %d slice %d: waits for its reduce only", q, j);
+                              r->ndeps == (uint32_t)wait && (!wait || rd[0] == on),
+                          "nvls reduce piece %d slice %d: waits for %s", q, j,
+                          !wait ? "nothing" : j == 0 ? "the multicast depth pieces before"
+                                                     : "the previous piece");
+            CS_TEST_CHECK(m->kind == CS_STEP_SWITCH && m->op == CS_SW_MULTICAST &&
+                              m->ndeps == 1 && md[0] == ri,
+                          "nvls multicast piece %d slice %d: waits for its reduce only", q, j);
         }
+    const cs_step_t *end = &rk->steps[2 * P * nc];
+    CS_TEST_CHECK(rk->nsteps == 2u * P * nc + 1 && end->kind == CS_STEP_NOP &&
+                      end->ndeps == (uint32_t)(P * nc),
+                  "nvls: a last nop joins the %d multicasts", P * nc);
     cs_sched_destroy(s);
 }
 
@@ -215,13 +221,25 @@ static void test_costs(void)
     CS_TEST_CHECK(near(S / t, link / (1 + 1.0 / 8)), "nvls 8 ranks: algbw %g GB/s, want 400",
                   S / t / 1e9);
     cs_ab_model_t ma = {2e-6, 1.0 / link, 1e-12};
+    /* nchunks=4 depth=4: one wait for a reduce and its multicast, the last
+     * multicast; depth=1: a wait per piece */
     t = at_cost(CS_COLL_ALLREDUCE, "nvls", 8, S, &ma);
-    CS_TEST_CHECK(near(t, 5 * 2e-6 + S * 1.125 / link), "nvls cost %g", t);
+    CS_TEST_CHECK(near(t, 2 * 2e-6 + S * 1.125 / link), "nvls cost %g", t);
+    const cs_algo_t *nv = at_find(CS_COLL_ALLREDUCE, "nvls");
+    cs_coll_desc_t d8 = {CS_COLL_ALLREDUCE, 8, 0, 0};
+    cs_params_t prm;
+    cs_err_t err = {0, {0}};
+    cs_params_init(&prm);
+    int ok = nv && cs_params_parse(&prm, "nchunks=256,depth=3", &err) == CS_OK;
+    CS_TEST_CHECK(ok, "nvls nchunks=256,depth=3: %s", err.msg);
+    t = ok ? nv->cost(&d8, &prm, S, &ma) : 0;
+    CS_TEST_CHECK(near(t, 87 * 2e-6 + S * 1.125 / link), "nvls nchunks=256 depth=3 cost %g", t);
     t = at_cost(CS_COLL_ALLREDUCE, "sharp", 64, S, &ma);
     CS_TEST_CHECK(near(t, 2e-6 + S / link), "sharp cost %g", t);
-    CS_TEST_CHECK(at_cost(CS_COLL_ALLREDUCE, "nvls_tree", 8, S, &ma) ==
-                      at_cost(CS_COLL_ALLREDUCE, "nvls", 8, S, &ma),
-                  "nvls_tree on one domain costs what nvls costs");
+    /* its reduces and multicasts are chains: a wait per piece, as depth=1 */
+    CS_TEST_CHECK(near(at_cost(CS_COLL_ALLREDUCE, "nvls_tree", 8, S, &ma),
+                       5 * 2e-6 + S * 1.125 / link),
+                  "nvls_tree on one domain costs what nvls depth=1 costs");
     CS_TEST_CHECK(at_cost(CS_COLL_ALLREDUCE, "nvls_tree", 64, S, &ma) >
                       at_cost(CS_COLL_ALLREDUCE, "nvls", 8, S, &ma),
                   "nvls_tree across 8 domains costs more than one domain");
