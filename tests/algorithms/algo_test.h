@@ -123,4 +123,21 @@ static inline void at_sends(const cs_sched_t *s, uint64_t *min, uint64_t *max)
     }
 }
 
+/* An allreduce generator refuses (name, P, params) with status want_st and a
+ * message naming want_msg, building nothing. */
+static inline void at_check_error(const char *name, int P, const char *params, int want_st,
+                                  const char *want_msg)
+{
+    const cs_algo_t *a = at_find(CS_COLL_ALLREDUCE, name);
+    cs_sched_t *s = NULL;
+    cs_err_t err;
+    if (a == NULL)
+        return;
+    int st = at_build(a, P, 0, 0, params, &s, &err);
+    CS_TEST_CHECK(st == want_st && s == NULL && strstr(err.msg, want_msg) != NULL,
+                  "%s P=%d %s: %s '%s', want %s naming '%s'", name, P, params,
+                  cs_status_name(st), err.msg, cs_status_name(want_st), want_msg);
+    cs_sched_destroy(s);
+}
+
 #endif /* ALGO_TEST_H */

@@ -13,21 +13,6 @@
  */
 #include "algo_test.h"
 
-static void check_error(const char *name, int P, const char *params, int want_st,
-                        const char *want_msg)
-{
-    const cs_algo_t *a = at_find(CS_COLL_ALLREDUCE, name);
-    cs_sched_t *s = NULL;
-    cs_err_t err;
-    if (a == NULL)
-        return;
-    int st = at_build(a, P, 0, 0, params, &s, &err);
-    CS_TEST_CHECK(st == want_st && s == NULL && strstr(err.msg, want_msg) != NULL,
-                  "%s P=%d %s: %s '%s', want %s naming '%s'", name, P, params,
-                  cs_status_name(st), err.msg, cs_status_name(want_st), want_msg);
-    cs_sched_destroy(s);
-}
-
 static void check_sends(int P, const char *params, uint64_t want)
 {
     cs_sched_t *s = at_build_ok(CS_COLL_ALLREDUCE, "hier", P, 0, 0, params);
@@ -43,10 +28,10 @@ static void check_sends(int P, const char *params, uint64_t want)
 
 int main(void)
 {
-    check_error("hier", 12, "dims=3x5", CS_ERR_INVAL, "product");
-    check_error("hier", 12, "dims=3x4,algos=ring+tree", CS_ERR_UNSUPPORTED, "tree");
-    check_error("hier", 12, "dims=3x2x2,algos=ring+rhd", CS_ERR_INVAL, "tiers");
-    check_error("torus2d", 12, "dims=5x2", CS_ERR_INVAL, "12");
+    at_check_error("hier", 12, "dims=3x5", CS_ERR_INVAL, "product");
+    at_check_error("hier", 12, "dims=3x4,algos=ring+tree", CS_ERR_UNSUPPORTED, "tree");
+    at_check_error("hier", 12, "dims=3x2x2,algos=ring+rhd", CS_ERR_INVAL, "tiers");
+    at_check_error("torus2d", 12, "dims=5x2", CS_ERR_INVAL, "12");
     cs_sched_t *s = at_build_ok(CS_COLL_ALLREDUCE, "hier", 6, 0, 0, "dims=2x3,algos=direct");
     cs_sched_destroy(s); /* one algorithm for all tiers */
     check_sends(24, "dims=6x4,algos=ring+rhd", 14);

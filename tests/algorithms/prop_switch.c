@@ -246,21 +246,6 @@ static void test_costs(void)
     CS_TEST_CHECK(at_cost(CS_COLL_ALLREDUCE, "nvls", 1, S, &ma) == 0, "nvls on one rank");
 }
 
-static void check_error(const char *name, int P, const char *params, int want_st,
-                        const char *want_msg)
-{
-    const cs_algo_t *a = at_find(CS_COLL_ALLREDUCE, name);
-    cs_sched_t *s = NULL;
-    cs_err_t err;
-    if (a == NULL)
-        return;
-    int st = at_build(a, P, 0, 0, params, &s, &err);
-    CS_TEST_CHECK(st == want_st && s == NULL && strstr(err.msg, want_msg) != NULL,
-                  "%s P=%d %s: %s '%s', want %s naming '%s'", name, P, params,
-                  cs_status_name(st), err.msg, cs_status_name(want_st), want_msg);
-    cs_sched_destroy(s);
-}
-
 int main(void)
 {
     test_sizes();
@@ -268,8 +253,8 @@ int main(void)
     test_pipeline();
     test_threads();
     test_costs();
-    check_error("nvls_tree", 16, "inter=star", CS_ERR_INVAL, "inter");
-    check_error("hier", 6, "dims=2x3,algos=sharp+ring", CS_ERR_UNSUPPORTED, "outermost");
-    check_error("hier", 6, "dims=2x3,algos=ring+tree", CS_ERR_UNSUPPORTED, "sharp");
+    at_check_error("nvls_tree", 16, "inter=star", CS_ERR_INVAL, "inter");
+    at_check_error("hier", 6, "dims=2x3,algos=sharp+ring", CS_ERR_UNSUPPORTED, "outermost");
+    at_check_error("hier", 6, "dims=2x3,algos=ring+tree", CS_ERR_UNSUPPORTED, "sharp");
     return cs_test_finish();
 }

@@ -18,18 +18,15 @@
  *       no socket on 127.0.0.1, no fork
  * Exit 0 on success, 1 on any failure (with a message on stderr).
  */
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <collstep/cs_boot.h>
 #include <collstep/cs_calibrate.h>
 #include <collstep/cs_transport.h>
+
+#include "two_ranks.h"
 
 static int fail(const char *what, const cs_err_t *err)
 {
@@ -132,43 +129,20 @@ out:
     return rc;
 }
 
+typedef struct live_arg {
+    const char *xml_path, *json_path;
+} live_arg_t;
+
+static int live_rank(void *arg)
+{
+    const live_arg_t *a = arg;
+    return rank_main(a->xml_path, a->json_path);
+}
+
 static int live(const char *xml_path, const char *json_path)
 {
-    /* a free port on 127.0.0.1 for rank 0's bootstrap */
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t al = sizeof(a);
-    int s = socket(AF_INET, SOCK_STREAM, 0);
-    if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof(a)) || getsockname(s, (struct sockaddr *)&a, &al)) {
-        fprintf(stderr, "SKIP: use_calibrate live: no TCP socket on 127.0.0.1\n");
-        return 77;
-    }
-    close(s);
-    char port[16];
-    snprintf(port, sizeof(port), "%d", ntohs(a.sin_port));
-    pid_t pid[2];
-    for (int r = 0; r < 2; r++) {
-        fflush(stdout);
-        if ((pid[r] = fork()) < 0) {
-            fprintf(stderr, "SKIP: use_calibrate live: cannot fork\n");
-            return r ? 1 : 77;
-        }
-        if (pid[r] == 0) {
-            char rank[4];
-            snprintf(rank, sizeof(rank), "%d", r);
-            setenv("RANK", rank, 1), setenv("WORLD_SIZE", "2", 1);
-            setenv("MASTER_ADDR", "127.0.0.1", 1), setenv("MASTER_PORT", port, 1);
-            exit(rank_main(xml_path, json_path));
-        }
-    }
-    int rc = 0;
-    for (int r = 0; r < 2; r++) {
-        int ws = 0;
-        if (waitpid(pid[r], &ws, 0) < 0 || !WIFEXITED(ws) || WEXITSTATUS(ws) != 0) {
-            fprintf(stderr, "use_calibrate: rank %d failed\n", r);
-            rc = 1;
-        }
-    }
-    return rc;
+    live_arg_t a = {xml_path, json_path};
+    return two_ranks("use_calibrate live", live_rank, &a);
 }
 
 int main(int argc, char **argv)

@@ -14,18 +14,15 @@
  *       no socket on 127.0.0.1, no fork
  * Exit 0 on success, 1 on any failure (with a message on stderr).
  */
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <collstep/cs_algo.h>
 #include <collstep/cs_job.h>
 #include <collstep/cs_validate.h>
+
+#include "two_ranks.h"
 
 static int fail(const char *what, const cs_err_t *err)
 {
@@ -86,45 +83,16 @@ out:
     return rc;
 }
 
+static int validate_rank(void *platform)
+{
+    return rank_main(platform);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
         fprintf(stderr, "usage: use_validate PLATFORM\n");
         return 1;
     }
-    /* a free port on 127.0.0.1 for rank 0's bootstrap */
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t al = sizeof(a);
-    int s = socket(AF_INET, SOCK_STREAM, 0);
-    if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof(a)) || getsockname(s, (struct sockaddr *)&a, &al)) {
-        fprintf(stderr, "SKIP: use_validate: no TCP socket on 127.0.0.1\n");
-        return 77;
-    }
-    close(s);
-    char port[16];
-    snprintf(port, sizeof(port), "%d", ntohs(a.sin_port));
-    pid_t pid[2];
-    for (int r = 0; r < 2; r++) {
-        fflush(stdout);
-        if ((pid[r] = fork()) < 0) {
-            fprintf(stderr, "SKIP: use_validate: cannot fork\n");
-            return r ? 1 : 77;
-        }
-        if (pid[r] == 0) {
-            char rank[4];
-            snprintf(rank, sizeof(rank), "%d", r);
-            setenv("RANK", rank, 1), setenv("WORLD_SIZE", "2", 1);
-            setenv("MASTER_ADDR", "127.0.0.1", 1), setenv("MASTER_PORT", port, 1);
-            exit(rank_main(argv[1]));
-        }
-    }
-    int rc = 0;
-    for (int r = 0; r < 2; r++) {
-        int ws = 0;
-        if (waitpid(pid[r], &ws, 0) < 0 || !WIFEXITED(ws) || WEXITSTATUS(ws) != 0) {
-            fprintf(stderr, "use_validate: rank %d failed\n", r);
-            rc = 1;
-        }
-    }
-    return rc;
+    return two_ranks("use_validate", validate_rank, argv[1]);
 }
