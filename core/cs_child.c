@@ -46,12 +46,19 @@ typedef struct trailer {
 static int nwatch;
 static sigset_t saved_mask;
 
+/* SIGINT, SIGTERM and SIGHUP, but for those the process ignores (nohup,
+ * a background job's SIGINT): a blocked signal is queued even when ignored,
+ * and the wait would take it as an interruption. */
 static void watch_sigs(sigset_t *s)
 {
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
     sigemptyset(s);
-    sigaddset(s, SIGINT);
-    sigaddset(s, SIGTERM);
-    sigaddset(s, SIGHUP);
+    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+        struct sigaction old;
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+            continue;
+        sigaddset(s, sigs[i]);
+    }
 }
 
 static void watch_begin(cs_child_t *c)
@@ -106,7 +113,9 @@ int cs_child_start(cs_child_t *c, const char *what, double timeout_s, cs_child_f
     c->fd = -1;
     c->timeout_s = timeout_s;
     int fd[2];
-    if (pipe(fd) != 0)
+    /* close-on-exec: a program another thread starts meanwhile must not
+     * keep the write end, or the end of the result would never come */
+    if (pipe2(fd, O_CLOEXEC) != 0)
         return cs_err_set(err, CS_ERR_IO, "pipe: %s", strerror(errno));
     watch_begin(c);
     fflush(NULL); /* nothing buffered is written twice */
@@ -127,6 +136,7 @@ int cs_child_start(cs_child_t *c, const char *what, double timeout_s, cs_child_f
         sigset_t mask = saved_mask;
         nwatch = 0;
         pthread_sigmask(SIG_SETMASK, &mask, NULL);
+        signal(SIGPIPE, SIG_IGN); /* a parent gone: cs_child_put returns -1 */
         trailer_t t;
         memset(&t, 0, sizeof(t));
         t.magic = TRAILER_MAGIC;
@@ -275,7 +285,7 @@ int cs_child_poll(cs_child_t *const *v, int n, int timeout_ms)
 void cs_child_wait(cs_child_t *c)
 {
     cs_child_t *v[1] = {c};
-    while (!c->ended && cs_child_poll(v, 1, -1) < 0)
+    while (!c->ended && c->pid > 0 && cs_child_poll(v, 1, -1) < 0)
         ;
 }
 
@@ -334,7 +344,7 @@ int cs_child_end(cs_child_t *c, cs_err_t *err)
     }
     if (have && WIFEXITED(c->wstatus) && WEXITSTATUS(c->wstatus) == 0) {
         c->len -= sizeof(t);
-        if (t.value != CS_OK && err && err->code == CS_OK)
+        if (t.value != CS_OK && err)
             *err = t.err;
         return t.value;
     }

@@ -132,6 +132,8 @@ static void whoami(cs_job_t *j, const char *groups, ident_t *me, cs_err_t *why)
 
 int cs_job_find_nodes(cs_job_t *j, const char *groups)
 {
+    if (j->node_of || j->nodes)
+        return cs_err_set(&j->err, CS_ERR_INVAL, "cs_job_find_nodes: the nodes are found already");
     int N = j->nranks;
     ident_t me, *all = calloc((size_t)N, sizeof(ident_t));
     j->node_of = calloc((size_t)N, sizeof(int));

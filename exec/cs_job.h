@@ -76,7 +76,8 @@ int cs_job_open(cs_job_t *j, const cs_job_config_t *cfg);
  * (blank lines and # comments skipped) names rank r's node.  CS_OK;
  * CS_ERR_INVAL on every rank when a rank could not read its line, j->err
  * saying why on that rank only ("--groups FILE: cannot open it", "...:
- * fewer lines than ranks"), empty on the others; or a bootstrap failure. */
+ * fewer lines than ranks"), empty on the others; or a bootstrap failure.
+ * Once per job: a second call is CS_ERR_INVAL (nothing changes). */
 int cs_job_find_nodes(cs_job_t *j, const char *groups);
 
 /* Every rank's exit code `code`: *worst the largest (the same on every

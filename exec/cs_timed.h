@@ -40,6 +40,10 @@
  * rank calls every function here alike (they are collective over the
  * bootstrap).  Statuses are cs_status_t with err filled: an engine's or
  * the bootstrap's failure, CS_ERR_INTERRUPTED on a signal (cs_intr.h).
+ * A failure met by one rank alone (its engine's run, a signal, a clock
+ * more than 2 s ahead) ends the call on that rank only: the others learn
+ * it from their engines' and the bootstrap's timeouts, so a caller ends
+ * the job on any failure (cs_job_agree / cs_job_fail), never calls again.
  */
 #ifndef CS_TIMED_H
 #define CS_TIMED_H

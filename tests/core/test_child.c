@@ -230,6 +230,29 @@ static int test_signal(void)
     return 0;
 }
 
+/* A signal the process ignores (nohup's SIGHUP) stays ignored while a
+ * child is watched: the child finishes. */
+static int test_ignored(void)
+{
+    struct sigaction ign = {.sa_handler = SIG_IGN}, old;
+    sigemptyset(&ign.sa_mask);
+    sigaction(SIGHUP, &ign, &old);
+    cs_intr_clear();
+    cs_child_t c;
+    cs_err_t err;
+    cs_err_clear(&err);
+    double nap = 0.3;
+    CS_TEST_REQUIRE(cs_child_start(&c, "the sleeper", 0, sleeper, &nap, &err) == CS_OK, "start");
+    kill(getpid(), SIGHUP);
+    cs_child_wait(&c);
+    int v = cs_child_end(&c, &err);
+    CS_TEST_CHECK(v == CS_OK, "an ignored SIGHUP does not interrupt: %d %s", v, err.msg);
+    CS_TEST_CHECK(cs_intr_pending() == 0, "nothing recorded");
+    cs_child_free(&c);
+    sigaction(SIGHUP, &old, NULL);
+    return 0;
+}
+
 static int test_poll(void)
 {
     cs_child_t a, b;
@@ -256,6 +279,7 @@ int main(void)
     test_deaths();
     test_timeout();
     test_signal();
+    test_ignored();
     test_poll();
     return cs_test_finish();
 }
