@@ -156,8 +156,9 @@ typedef struct cs_validate_stats {
 /* The |error| statistics of the rows of algorithm `algo` (-1: all) with
  * min_bytes <= bytes < max_bytes (0, UINT64_MAX: all): |error| = 100
  * |predicted - measured| / measured; the geometric mean counts an |error|
- * below 0.01 % as 0.01 %.  CS_ERR_INVAL naming the row for a measured time
- * that is not finite and > 0 or a predicted one not finite and >= 0. */
+ * below 0.01 % as 0.01 %.  CS_ERR_INVAL naming the row when any row of
+ * the n, counted or not, has a measured time that is not finite and > 0
+ * or a predicted one not finite and >= 0: the rows are one input. */
 int cs_validate_error_stats(const cs_validate_row_t *rows, int n, int algo, uint64_t min_bytes,
                             uint64_t max_bytes, cs_validate_stats_t *out, cs_err_t *err);
 
