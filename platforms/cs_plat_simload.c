@@ -6,13 +6,43 @@
  * the simulator's route check names.  Built with SimGrid only, like sim/.
  */
 #ifndef CS_PLAT_NO_SIMGRID
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cs_env.h"
+#include "cs_log.h"
 #include "cs_plat_file.h"
+
+/* The temporary texts of simulations killed before they removed them
+ * (SIGKILL, the OOM killer, a planner worker at the end of its budget):
+ * files of our pattern, cs_sim_<pid>_XXXXXX.xml, whose process is gone. */
+static void reap_dead(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        long pid = 0;
+        int n = 0;
+        size_t len = strlen(e->d_name);
+        if (sscanf(e->d_name, "cs_sim_%ld_%n", &pid, &n) != 1 || n == 0 || pid <= 0 ||
+            len != (size_t)n + 6 + 4 || strcmp(e->d_name + len - 4, ".xml") != 0)
+            continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue; /* alive, or not ours to know */
+        char path[4096];
+        if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) < (int)sizeof(path) &&
+            unlink(path) == 0)
+            CS_INFO("sim", "removed %s, left by process %ld, which was killed", path, pid);
+    }
+    closedir(d);
+}
 
 struct cs_platform_sg_text {
     char path[4096]; /* the temporary file ("" once removed) */
@@ -46,7 +76,8 @@ int cs_platform_sg_prepare(const cs_platform_t *plat, int ideal, cs_platform_sg_
     const char *dir = cs_env_get("TMPDIR");
     if (!dir || !*dir)
         dir = "/tmp";
-    snprintf(t->path, sizeof(t->path), "%s/cs_sim_XXXXXX.xml", dir);
+    reap_dead(dir);
+    snprintf(t->path, sizeof(t->path), "%s/cs_sim_%ld_XXXXXX.xml", dir, (long)getpid());
     int fd = mkstemps(t->path, 4);
     if (fd < 0) {
         t->path[0] = '\0';

@@ -230,7 +230,9 @@ int cs_platform_print(const cs_platform_t *p, FILE *f, cs_err_t *err);
  * that a refusal SimGrid makes by aborting becomes one error line (the
  * file's own lines when its text was laid out again), never a backtrace.
  * Call before simgrid_init.  *out is freed by cs_platform_sg_load or
- * cs_platform_sg_text_free (which removes the file; NULL is fine). */
+ * cs_platform_sg_text_free (which removes the file; NULL is fine).  The
+ * file is $TMPDIR/cs_sim_<pid>_XXXXXX.xml; those of processes that are
+ * gone (killed before they removed theirs) are removed here. */
 typedef struct cs_platform_sg_text cs_platform_sg_text_t;
 int cs_platform_sg_prepare(const cs_platform_t *p, int ideal, cs_platform_sg_text_t **out,
                            cs_err_t *err);

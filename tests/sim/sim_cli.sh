@@ -62,6 +62,19 @@ check "5 generator threads: same csv" cmp -s "$tmp/csv" "$tmp/csv_g5"
 CS_GEN_THREADS=x "$collstep" sim --platform "$P" --algo ring --size 1M \
   --format csv >/dev/null 2>"$tmp/err"
 check "CS_GEN_THREADS=x: warned" grep -q 'CS_GEN_THREADS=x ignored: expected a number from 1 to 8' "$tmp/err"
+# a simulation killed before it removed its platform text leaves
+# TMPDIR/cs_sim_<pid>_XXXXXX.xml: the next one removes those of processes
+# that are gone, and nothing else
+mkdir -p "$tmp/td"
+dead=$(sh -c 'echo $$')
+: >"$tmp/td/cs_sim_${dead}_AbC123.xml"
+: >"$tmp/td/cs_sim_$$_AbC123.xml"
+: >"$tmp/td/cs_sim_notes.xml"
+TMPDIR="$tmp/td" "$collstep" sim --platform "$P" --algo ring --size 1M >/dev/null 2>"$tmp/err"
+check "a gone process's platform text removed" [ ! -e "$tmp/td/cs_sim_${dead}_AbC123.xml" ]
+check "a live process's kept" [ -e "$tmp/td/cs_sim_$$_AbC123.xml" ]
+check "another file kept" [ -e "$tmp/td/cs_sim_notes.xml" ]
+check "nothing of its own left" [ "$(ls "$tmp/td" | wc -l)" -eq 2 ]
 "$collstep" sim --help >"$tmp/help"
 check "help" grep -q -- "--platform" "$tmp/help"
 
