@@ -200,6 +200,12 @@ int cs_out_xml_marked(const char *head, size_t n);
  * could not be removed or restored. */
 int cs_out_cleanup_pid(const char *path, pid_t pid, int is_dir);
 
+/* 1 when process `pid` no longer runs: no such process, or a zombie (it
+ * died and waits for its parent, or for init, to collect it).  The rule by
+ * which a leftover of a killed collstep process is known (here, and the
+ * simulator's temporary platform texts, platforms/cs_plat_simload.c). */
+int cs_out_pid_gone(pid_t pid);
+
 #ifdef __cplusplus
 }
 #endif

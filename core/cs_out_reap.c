@@ -128,9 +128,7 @@ int cs_out_cleanup_pid(const char *path, pid_t pid, int is_dir)
     return cleanup(path, pid, is_dir, 0);
 }
 
-/* 1 when process `pid` no longer runs: no such process, or a zombie (it
- * died and waits for its parent, or for init, to collect it). */
-static int pid_gone(pid_t pid)
+int cs_out_pid_gone(pid_t pid)
 {
     if (kill(pid, 0) != 0)
         return errno == ESRCH;
@@ -182,7 +180,7 @@ int cs__out_reap(const char *path, int is_dir)
         int seen = pid == 0 || pid == me; /* ours: begin's clear_leftover */
         for (int i = 0; i < n && !seen; i++)
             seen = pids[i] == pid;
-        if (seen || !pid_gone(pid))
+        if (seen || !cs_out_pid_gone(pid))
             continue;
         if (cs_grow(&pids, &cap, (size_t)n + 1, sizeof(*pids), 8))
             break;

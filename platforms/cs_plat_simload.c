@@ -7,8 +7,6 @@
  */
 #ifndef CS_PLAT_NO_SIMGRID
 #include <dirent.h>
-#include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +14,7 @@
 
 #include "cs_env.h"
 #include "cs_log.h"
+#include "cs_out.h"
 #include "cs_plat_file.h"
 
 /* The temporary texts of simulations killed before they removed them
@@ -34,8 +33,8 @@ static void reap_dead(const char *dir)
         if (sscanf(e->d_name, "cs_sim_%ld_%n", &pid, &n) != 1 || n == 0 || pid <= 0 ||
             len != (size_t)n + 6 + 4 || strcmp(e->d_name + len - 4, ".xml") != 0)
             continue;
-        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-            continue; /* alive, or not ours to know */
+        if (!cs_out_pid_gone((pid_t)pid))
+            continue;
         char path[4096];
         if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) < (int)sizeof(path) &&
             unlink(path) == 0)
