@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "calib_int.h"
+#include "cs_fit.h"
 #include "cs_intr.h"
 #include "cs_time.h"
 
@@ -173,20 +174,6 @@ static int post(cs__calib_kern_t *c, int send, int peer, size_t bytes, uint64_t 
     }
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double calib_median(double *v, int n)
-{
-    if (n <= 0)
-        return 0;
-    qsort(v, (size_t)n, sizeof(double), cmp_d);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 static uint64_t next_tag(cs__calib_kern_t *c)
 {
     return ++c->epoch & ((1ull << CS_TP_TAG_BITS) - 1);
@@ -292,7 +279,7 @@ int cs__calib_flows(cs__calib_kern_t *c, const int *src, const int *dst, int nfl
         int k = iters < 64 ? iters : 64;
         for (int i = 0; i < k; i++)
             tmp[i] = v[2 * (warm + i) + 1];
-        rank_t[r] = calib_median(tmp, k);
+        rank_t[r] = cs_fit_median(tmp, k);
     }
     for (int i = warm; i < n && st == CS_OK; i++) {
         double mx = 0;
