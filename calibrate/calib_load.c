@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "calib_int.h"
+#include "cs_file.h"
 #include "cs_grow.h"
 
 #define LOAD_MAX_RANKS (1 << 20) /* far above what a platform of ranks^2 routes holds */
@@ -305,24 +306,14 @@ int cs_calibrate_record_parse(const char *text, size_t len, const char *name,
 
 int cs_calibrate_record_load(const char *path, cs_calibrate_record_t **out, cs_err_t *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return cs_err_set(err, CS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    char *buf = NULL;
-    size_t cap = 0, n = 0, got;
-    int st = CS_OK;
-    do {
-        if (cs_grow(&buf, &cap, n + 65536, 1, 65536)) {
-            st = cs_err_set(err, CS_ERR_NOMEM, "out of memory");
-            break;
-        }
-        n += got = fread(buf + n, 1, cap - n, f);
-    } while (got > 0);
-    if (st == CS_OK && ferror(f))
-        st = cs_err_set(err, CS_ERR_IO, "%s: cannot read", path);
-    fclose(f);
-    if (st == CS_OK)
-        st = cs_calibrate_record_parse(buf, n, path, out, err);
+    char *buf;
+    size_t n;
+    if (cs_file_read(path, 0, &buf, &n) != 0)
+        return errno == ENOMEM ? cs_err_set(err, CS_ERR_NOMEM, "out of memory")
+               : errno == EIO  ? cs_err_set(err, CS_ERR_IO, "%s: cannot read", path)
+                               : cs_err_set(err, CS_ERR_IO, "%s: cannot open: %s", path,
+                                            strerror(errno));
+    int st = cs_calibrate_record_parse(buf, n, path, out, err);
     free(buf);
     return st;
 }

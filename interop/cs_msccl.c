@@ -12,43 +12,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_file.h"
 #include "cs_grow.h"
 #include "cs_text.h"
 
 static char *slurp(const char *path, size_t *len, cs_err_t *err)
 {
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    if (f == NULL) {
-        cs_err_set(err, CS_ERR_IO, "%s: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 1 << 16, n = 0;
-    char *b = malloc(cap);
-    while (b) {
-        size_t r = fread(b + n, 1, cap - n, f);
-        n += r;
-        if (n < cap)
-            break;
-        char *nb = cap > (size_t)INT_MAX ? NULL : realloc(b, cap * 2);
-        if (nb == NULL) {
-            free(b);
-            b = NULL;
-            break;
-        }
-        b = nb;
-        cap *= 2;
-    }
-    int bad = b == NULL || ferror(f);
-    if (f != stdin)
-        fclose(f);
-    if (bad) {
-        free(b);
-        cs_err_set(err, b ? CS_ERR_IO : CS_ERR_NOMEM, "%s: %s", path,
-                   b ? "read error" : "out of memory (or larger than 2 GiB)");
-        return NULL;
-    }
-    *len = n;
-    return b;
+    char *b;
+    /* 2 GiB: the XML reader takes an int length */
+    if (cs_file_read(path, (size_t)INT_MAX, &b, len) == 0)
+        return b;
+    if (errno == ENOMEM || errno == EFBIG)
+        cs_err_set(err, CS_ERR_NOMEM, "%s: out of memory (or larger than 2 GiB)", path);
+    else
+        cs_err_set(err, CS_ERR_IO, "%s: %s", path, errno == EIO ? "read error" : strerror(errno));
+    return NULL;
 }
 
 int cs_msccl_load(const char *path, const cs_msccl_opts_t *opts, cs_msccl_t **out, cs_err_t *err)

@@ -16,6 +16,7 @@
 
 #include <libxml/parser.h>
 
+#include "cs_file.h"
 #include "cs_grow.h"
 #include "cs_out.h"
 #include "cs_params.h"
@@ -41,48 +42,25 @@ static int cs__is_file_spec(const char *spec)
 
 static int cs__read_file(const char *path, char **out, cs_err_t *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
+    char *buf;
+    size_t len;
+    if (cs_file_read(path, CS__MAX_XML_BYTES, &buf, &len) != 0) {
+        if (errno == EFBIG)
+            return cs_err_set(err, CS_ERR_RANGE, "%s: file larger than %llu bytes", path,
+                              CS__MAX_XML_BYTES);
+        if (errno == ENOMEM)
+            return cs_err_set(err, CS_ERR_NOMEM, "%s: out of memory", path);
+        if (errno == EIO)
+            return cs_err_set(err, CS_ERR_IO, "%s: read error", path);
         return cs_err_set(err, errno == ENOENT ? CS_ERR_NOTFOUND : CS_ERR_IO, "%s: %s", path,
                           strerror(errno));
-    int st = CS_OK;
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (cap - len < 65536) {
-            cap = cap ? cap * 2 : 1 << 20;
-            if (cap > CS__MAX_XML_BYTES) {
-                st = cs_err_set(err, CS_ERR_RANGE, "%s: file larger than %llu bytes", path,
-                                CS__MAX_XML_BYTES);
-                goto out;
-            }
-            char *nb = realloc(buf, cap);
-            if (nb == NULL) {
-                st = cs_err_set(err, CS_ERR_NOMEM, "%s: out of memory", path);
-                goto out;
-            }
-            buf = nb;
-        }
-        size_t r = fread(buf + len, 1, cap - len - 1, f);
-        len += r;
-        if (r == 0)
-            break;
     }
-    if (ferror(f)) {
-        st = cs_err_set(err, CS_ERR_IO, "%s: read error", path);
-        goto out;
-    }
-    buf[len] = '\0';
     if (strlen(buf) != len) {
-        st = cs_err_set(err, CS_ERR_PARSE, "%s:1:1: expected XML text, found a NUL byte", path);
-        goto out;
+        free(buf);
+        return cs_err_set(err, CS_ERR_PARSE, "%s:1:1: expected XML text, found a NUL byte", path);
     }
     *out = buf;
-    buf = NULL;
-out:
-    free(buf);
-    fclose(f);
-    return st;
+    return CS_OK;
 }
 
 static void cs__preset_list(char *buf, size_t len)

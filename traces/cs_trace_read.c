@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_file.h"
 #include "cs_grow.h"
 #include "cs_trace_int.h"
 
@@ -53,27 +54,9 @@ typedef struct rd {
 
 static char *slurp(const char *path)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return NULL;
-    size_t cap = 0, n = 0;
-    char *buf = NULL;
-    for (;;) {
-        /* room for one more byte and the terminating NUL */
-        if (cs_grow(&buf, &cap, n + 2, 1, 4096)) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        size_t r = fread(buf + n, 1, cap - n - 1, f);
-        n += r;
-        if (r == 0)
-            break;
-    }
-    fclose(f);
-    if (buf)
-        buf[n] = 0;
-    return buf;
+    char *buf;
+    size_t n;
+    return cs_file_read(path, 0, &buf, &n) == 0 ? buf : NULL;
 }
 
 /* Value of "key": in text: a string copied to s (n bytes) or a number. */
