@@ -238,6 +238,50 @@ int cs_cli_tuning_pick(const char *cmd, const char *path, const char *platform, 
                        cs_cli_pick_t *picks);
 void cs_cli_tuning_free(struct cs_tuning *t);
 
+/* ---- --model nccl (cli_nccl.c) -------------------------------------------- */
+#ifdef CS_HAVE_MODEL
+#include "cs_nccl.h"
+enum { CS_CLI_NCCL_VERSION = 1, CS_CLI_NCCL_ALGO, CS_CLI_NCCL_PROTO };
+typedef struct cs_cli_nccl {
+    const char *version;         /* --nccl-version, NULL: the newest */
+    int algo, proto;             /* --nccl-algo / --nccl-proto, -1: NCCL's choice */
+    const cs_nccl_consts_t *k;
+    cs_nccl_sys_t sys;
+    double scale[CS_PLAT_MAX_TIERS];
+    cs_sim_nccl_t *cost;         /* per instance (cs_cli_nccl_costs) */
+    int *inst_algo;              /* per instance: algorithm, protocol */
+    int npicks;                  /* --algo nccl: per size NCCL's choice */
+    int pick_algo[CS_CLI_MAX_SIZES], pick_proto[CS_CLI_MAX_SIZES];
+    double pick_us[CS_CLI_MAX_SIZES];
+    char pick_name[CS_CLI_MAX_SIZES][32], pick_params[CS_CLI_MAX_SIZES][96];
+} cs_cli_nccl_t;
+void cs_cli_nccl_init(cs_cli_nccl_t *c);
+void cs_cli_nccl_fini(cs_cli_nccl_t *c);
+/* One of the options (which: CS_CLI_NCCL_*); usage errors printed. */
+int cs_cli_nccl_opt(const char *cmd, cs_cli_nccl_t *c, int which, const char *arg);
+/* The constants and the system for `nranks` ranks on hosts[]; says which
+ * on stderr. */
+int cs_cli_nccl_setup(const char *cmd, cs_cli_nccl_t *c, const cs_platform_t *plat,
+                      char *const *hosts, int nranks);
+/* Per size NCCL's choice (the tuner's, or restricted by --nccl-algo /
+ * --nccl-proto) as collstep generators: picks[k] for cs_cli_scheds_build_picks. */
+int cs_cli_nccl_picks(const char *cmd, cs_cli_nccl_t *c, cs_coll_t coll, const uint64_t *sizes,
+                      int n, cs_cli_pick_t *picks);
+/* What each instance pays (inst[i].nccl set, owned by c): under NCCL's
+ * choice of size size_of[i] when picks were made, else under the
+ * algorithm the schedule stands for and NCCL's protocol for it at that
+ * size (or the forced ones). */
+int cs_cli_nccl_costs(const char *cmd, cs_cli_nccl_t *c, cs_sim_instance_t *inst, int n,
+                      const int *size_of);
+#define CS_CLI_NCCL_HELP                                                                    \
+    "  --nccl-version V     --model nccl: NCCL's constants of version V (default: the\n"     \
+    "                       newest in the table; the nearest one serves others)\n"           \
+    "  --nccl-algo A        --model nccl: as with NCCL_ALGO=A (Ring, Tree, NVLS, ...)\n"    \
+    "  --nccl-proto P       --model nccl: as with NCCL_PROTO=P (LL, LL128, Simple)\n"
+#else
+#define CS_CLI_NCCL_HELP ""
+#endif
+
 /* ---- the schedules a command runs (sim, run, validate) ------------------- */
 
 #define CS_CLI_MAX_SCHEDS                                                                   \
@@ -281,6 +325,13 @@ typedef struct cs_cli_want {
     const int *dims;          /* the platform's tier sizes: hier's default dims */
     int ndims;
 } cs_cli_want_t;
+
+/* Per size k the schedule of picks[k] (algorithm and params; min_bytes
+ * names the entry: sizes whose picks share min_bytes, algorithm and params
+ * share one schedule); `tuning` names where the picks come from in the
+ * announcements. */
+int cs_cli_scheds_build_picks(const cs_cli_want_t *w, const cs_cli_pick_t *picks,
+                              const char *tuning, const cs_coll_desc_t *d, cs_cli_scheds_t *b);
 
 /* Refuse schedules with switch steps (in-network reduction), which `cmd`
  * cannot execute: CS_EXIT_OK when no schedule of b has one, else

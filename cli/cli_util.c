@@ -791,11 +791,20 @@ static int scheds_build_auto(const cs_cli_want_t *w, const char *tuning, const c
     cs_cli_pick_t picks[CS_CLI_MAX_SIZES];
     int rc = cs_cli_tuning_pick(w->cmd, tuning, w->platform, d->nranks, d->coll, w->sizes,
                                 w->nsizes, &b->tuning, picks);
+    return rc == CS_EXIT_OK ? cs_cli_scheds_build_picks(w, picks, tuning, d, b) : rc;
+}
+
+int cs_cli_scheds_build_picks(const cs_cli_want_t *w, const cs_cli_pick_t *picks,
+                              const char *tuning, const cs_coll_desc_t *d, cs_cli_scheds_t *b)
+{
+    int rc = CS_EXIT_OK;
     b->per_size = 1;
     for (int k = 0; k < w->nsizes && rc == CS_EXIT_OK; k++) {
         const cs_cli_pick_t *pk = &picks[k];
         int j = 0;
-        while (j < k && picks[j].min_bytes != pk->min_bytes)
+        while (j < k && (picks[j].min_bytes != pk->min_bytes ||
+                         strcmp(picks[j].algo, pk->algo) != 0 ||
+                         strcmp(picks[j].params, pk->params) != 0))
             j++;
         if (j < k) { /* the entry of an earlier size (ranges do not overlap) */
             b->of_size[k] = b->of_size[j];

@@ -48,6 +48,8 @@ static void help(FILE *f)
             "  --coll COLL          allreduce (default), reduce-scatter, allgather, broadcast,\n"
             "                       reduce, alltoall\n"
             "  --algo A[,B...]      algorithms of the registry (see 'collstep algos')\n"
+            "  --algo nccl          --model nccl: per size the algorithm, protocol and channels\n"
+            "                       NCCL's tuner picks, as a collstep schedule\n"
             "  --algo auto          per size the algorithm, parameters and rank map of the\n"
             "  --tuning FILE        tuning table FILE (written by 'collstep plan -o FILE' for\n"
             "                       this platform and rank count); rows name the algorithm\n"
@@ -62,8 +64,11 @@ static void help(FILE *f)
             "  --param ALGO:KEY=VAL for ALGO only; repeatable, comma separated; hier without\n"
             "                       dims gets the platform's tiers\n"
             "%s"
-            "  --model M            ideal (exact alpha-beta on split-duplex links, default) or\n"
-            "                       calibrated (per-tier latency/bandwidth factors)\n"
+            "  --model M            ideal (exact alpha-beta on split-duplex links, default),\n"
+            "                       calibrated (per-tier latency/bandwidth factors) or nccl\n"
+            "                       (the links plus what NCCL pays per step: its latencies,\n"
+            "                       protocols and channel caps; docs/nccl-model.md)\n"
+            CS_CLI_NCCL_HELP
             "  --ports N            sends in flight per rank (default 0 = unlimited; 1 = the\n"
             "                       single-port model of textbook formulas)\n"
             "  --map FILE           host of each rank, one name per line (default: devices in\n"
@@ -123,6 +128,9 @@ typedef struct args {
     cs_sim_model_t model;
     cs_cli_report_t rep;
     cs_cli_params_t params;
+#ifdef CS_HAVE_MODEL
+    cs_cli_nccl_t nccl;
+#endif
 } args_t;
 
 /* What the command built from it. */
@@ -150,8 +158,8 @@ static int parse_opt(void *ctx, int c, const char *arg)
     case 'm':
         a->model_name = arg;
         if ((a->model = cs_sim_model_parse(arg)) == CS_SIM_MODEL_COUNT)
-            return cs_cli_usage_error("sim", "--model: expected ideal or calibrated, found '%s'",
-                                      arg);
+            return cs_cli_usage_error("sim", "--model: expected ideal, calibrated or nccl, "
+                                             "found '%s'", arg);
         return CS_EXIT_OK;
     case 'M': a->map = arg; return CS_EXIT_OK;
     case 'f': return cs_cli_parse_format("sim", arg, &a->rep.fmt);
@@ -169,6 +177,11 @@ static int parse_opt(void *ctx, int c, const char *arg)
     case 'r': return cs_cli_parse_long("sim", "--root", arg, 0, 1L << 24, &a->root);
     case 'x': return cs_cli_parse_long("sim", "--ports", arg, 0, 1L << 24, &a->ports);
     case 'p': return cs_cli_params_add(&a->params, "sim", arg);
+#ifdef CS_HAVE_MODEL
+    case 1001: return cs_cli_nccl_opt("sim", &a->nccl, CS_CLI_NCCL_VERSION, arg);
+    case 1002: return cs_cli_nccl_opt("sim", &a->nccl, CS_CLI_NCCL_ALGO, arg);
+    case 1003: return cs_cli_nccl_opt("sim", &a->nccl, CS_CLI_NCCL_PROTO, arg);
+#endif
     default: return CS_EXIT_USAGE;
     }
 }
@@ -192,8 +205,15 @@ static int parse(int argc, char **argv, sim_t *s)
         {"trace-ranks", required_argument, 0, 'R'}, {"trace-buckets", required_argument, 0, 'B'},
         {"trace-no-plot", no_argument, 0, 'N'},
 #endif
+#ifdef CS_HAVE_MODEL
+        {"nccl-version", required_argument, 0, 1001}, {"nccl-algo", required_argument, 0, 1002},
+        {"nccl-proto", required_argument, 0, 1003},
+#endif
         {0, 0, 0, 0}};
     args_t *a = &s->a;
+#ifdef CS_HAVE_MODEL
+    cs_cli_nccl_init(&a->nccl);
+#endif
     a->coll = CS_COLL_ALLREDUCE, a->dt = CS_DT_F32, a->op = CS_OP_SUM;
     a->model = CS_SIM_IDEAL, a->model_name = "ideal", a->rep.fmt = CS_FMT_TABLE;
     a->trace_ranks = 64, a->trace_buckets = 1024;
@@ -209,6 +229,16 @@ static int parse(int argc, char **argv, sim_t *s)
         return rc;
     if (!a->size)
         return cs_cli_usage_error("sim", "--size is required (e.g. --size 1M or --size 1K:1G)");
+#ifdef CS_HAVE_MODEL
+    if (a->model != CS_SIM_NCCL &&
+        (a->nccl.version || a->nccl.algo >= 0 || a->nccl.proto >= 0 ||
+         (a->algos && strcmp(a->algos, "nccl") == 0)))
+        return cs_cli_usage_error("sim", "--algo nccl, --nccl-version, --nccl-algo and "
+                                         "--nccl-proto need --model nccl");
+#else
+    if (a->model == CS_SIM_NCCL)
+        return cs_cli_usage_error("sim", "--model nccl: not built (no model/ library)");
+#endif
     return cs_cli_sizes("sim", a->size, cs_dtype_size(a->dt), s->sizes, &s->nsizes);
 }
 
@@ -299,6 +329,26 @@ static int build(sim_t *s)
                                 s->sizes, &s->nsizes, s->b.per_size ? s->b.of_size : NULL);
     w.nsizes = s->nsizes;
     cs_coll_desc_t d = {a->coll, s->ranks, (int32_t)a->root, 0};
+#ifdef CS_HAVE_MODEL
+    if (rc == CS_EXIT_OK && a->model == CS_SIM_NCCL) {
+        cs_sim_opts_t ho;
+        char **hosts = NULL;
+        cs_sim_opts_init(&ho);
+        ho.map = (const char *const *)s->map, ho.nmap = s->nmap;
+        if (cs_sim_hosts(s->plat, &ho, s->ranks, &hosts, &err) != CS_OK)
+            rc = cs_cli_usage_error("sim", "%s", err.msg);
+        else
+            rc = cs_cli_nccl_setup("sim", &s->a.nccl, s->plat, hosts, s->ranks);
+        cs_sim_hosts_free(hosts, s->ranks);
+    }
+    if (rc == CS_EXIT_OK && !a->schedule && a->algos && strcmp(a->algos, "nccl") == 0) {
+        cs_cli_pick_t picks[CS_CLI_MAX_SIZES];
+        rc = cs_cli_nccl_picks("sim", &s->a.nccl, a->coll, s->sizes, s->nsizes, picks);
+        if (rc == CS_EXIT_OK)
+            rc = cs_cli_scheds_build_picks(&w, picks, "NCCL's tuner", &d, &s->b);
+        return rc == CS_EXIT_OK ? check_maps(s) : rc;
+    }
+#endif
     if (rc == CS_EXIT_OK && !a->schedule)
         rc = cs_cli_scheds_build(&w, a->algos, a->tuning, &a->params, &d, &s->b);
     return rc == CS_EXIT_OK ? check_maps(s) : rc;
@@ -368,7 +418,7 @@ static int simulate(void *ctx)
     int n = 0, rc = CS_EXIT_OK, cap = s->b.n * s->nsizes;
     cs_sim_instance_t *inst = calloc((size_t)cap, sizeof(*inst));
     cs_result_t *rows = calloc((size_t)cap, sizeof(*rows));
-    int *of = calloc((size_t)cap, sizeof(*of));
+    int *of = calloc((size_t)cap, sizeof(*of)), *kof = calloc((size_t)cap + 1, sizeof(*kof));
     const char *platform = s->plat->spec[0] ? s->plat->spec : s->plat->name;
     cs_err_t err;
     cs_err_clear(&err);
@@ -376,7 +426,7 @@ static int simulate(void *ctx)
     cs_trace_session_t *tsess = NULL;
     cs_trace_sim_t tsim;
 #endif
-    if (!inst || !rows || !of) {
+    if (!inst || !rows || !of || !kof) {
         fprintf(stderr, "collstep sim: out of memory\n");
         rc = CS_EXIT_RUNTIME;
         goto done;
@@ -386,7 +436,8 @@ static int simulate(void *ctx)
     for (int i = 0; i < (s->b.per_size ? 1 : s->b.n); i++)
         for (int k = 0; k < s->nsizes; k++, n++) {
             of[n] = s->b.per_size ? s->b.of_size[k] : i;
-            inst[n] = (cs_sim_instance_t){s->b.sched[of[n]], s->sizes[k], a->dt, 0, a->op};
+            inst[n] = (cs_sim_instance_t){s->b.sched[of[n]], s->sizes[k], a->dt, 0, a->op, NULL};
+            kof[n] = k;
         }
     progress_t prog;
     prog.t0 = cs_now_s();
@@ -397,6 +448,13 @@ static int simulate(void *ctx)
     cs_sim_opts_init(&so);
     so.model = a->model;
     so.ports = (int)a->ports;
+#ifdef CS_HAVE_MODEL
+    if (a->model == CS_SIM_NCCL) {
+        if ((rc = cs_cli_nccl_costs("sim", &s->a.nccl, inst, n, kof)) != CS_EXIT_OK)
+            goto done;
+        so.tier_bw_scale = s->a.nccl.scale;
+    }
+#endif
     so.obs = isatty(2) ? &obs : NULL;
 #ifdef CS_HAVE_TRACES
     if (a->trace) {
@@ -435,7 +493,17 @@ static int simulate(void *ctx)
         const cs_sched_t *sc = inst[i].sched;
         cs_result_fill(&rows[i], cs_cli_scheds_name(&s->b, of[i], a->schedule), sc->desc.coll,
                        sc->desc.nranks, inst[i].bytes, a->dt, a->op, inst[i].time * 1e6, platform);
-        cs_result_set_provenance(&rows[i], s->b.params[of[i]], a->model_name, NULL);
+        const char *model = a->model_name;
+#ifdef CS_HAVE_MODEL
+        char mbuf[64];
+        if (a->model == CS_SIM_NCCL) {
+            snprintf(mbuf, sizeof(mbuf), "nccl-%s:%s/%s", s->a.nccl.k->version,
+                     cs_nccl_algo_name(s->a.nccl.inst_algo[2 * i]),
+                     cs_nccl_proto_name(s->a.nccl.inst_algo[2 * i + 1]));
+            model = mbuf;
+        }
+#endif
+        cs_result_set_provenance(&rows[i], s->b.params[of[i]], model, NULL);
     }
     rc = cs_cli_report("sim", &a->rep, rows, n);
 done:
@@ -445,6 +513,7 @@ done:
     free(inst);
     free(rows);
     free(of);
+    free(kof);
     return rc;
 }
 
@@ -471,6 +540,10 @@ int cs_cli_sim(int argc, char **argv)
     cs_cli_scheds_free(&s->b);
     cs_platform_map_free(s->map, s->nmap);
     cs_platform_close(s->plat);
+#ifdef CS_HAVE_MODEL
+    cs_cli_nccl_fini(&s->a.nccl);
+    free(s->a.nccl.inst_algo);
+#endif
     free(s);
     return rc == CS_CLI_DONE ? CS_EXIT_OK : rc;
 }

@@ -98,7 +98,7 @@ endfunction()
 # The pkg-config file's libraries in link order: users before what they
 # use (cs_planner calls cs_sim, cs_exec_gpu calls cs_exec's bootstrap, cs_exec
 # none of cs_exec_gpu).
-set(_cs_pc_order cs_planner cs_validate cs_calibrate cs_sim cs_exec_gpu cs_gpu_kernels cs_exec cs_traces cs_platforms
+set(_cs_pc_order cs_planner cs_validate cs_calibrate cs_model cs_sim cs_exec_gpu cs_gpu_kernels cs_exec cs_traces cs_platforms
                  cs_interop cs_algos cs_core)
 
 function(cs_install_finish)

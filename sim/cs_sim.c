@@ -46,7 +46,7 @@ void **cs__work_pay;
 static int sim_used;    /* SimGrid was initialised in this process */
 static int sim_loaded;  /* a platform is loaded: routes can be asked */
 
-static const char *const model_names[] = {"ideal", "calibrated"};
+static const char *const model_names[] = {"ideal", "calibrated", "nccl"};
 
 const char *cs_sim_model_name(cs_sim_model_t m)
 {
@@ -130,6 +130,25 @@ int cs_sim_hosts(const cs_platform_t *plat, const cs_sim_opts_t *opts, int nrank
     return CS_OK;
 }
 
+int cs_sim_hw_class(const char *tier)
+{
+    static const char *const nvl[] = {"nvlink", "nvlink-host", "nvswitch", "xgmi"};
+    static const char *const pci[] = {"pcie", "xbus", "pci", "host"};
+    if (!tier)
+        return CS_SIM_HW_NET;
+    for (size_t i = 0; i < sizeof(nvl) / sizeof(nvl[0]); i++)
+        if (strcmp(tier, nvl[i]) == 0)
+            return CS_SIM_HW_NVLINK;
+    for (size_t i = 0; i < sizeof(pci) / sizeof(pci[0]); i++)
+        if (strcmp(tier, pci[i]) == 0)
+            return CS_SIM_HW_PCI;
+    return CS_SIM_HW_NET;
+}
+
+/* The running instance's NCCL parameters, read by the network model's
+ * factor callbacks (cs__sg_nccl_factors) when a comm starts. */
+static const cs_sim_nccl_t *nccl_cur;
+
 /* ---- the driver actor ---------------------------------------------------- */
 
 typedef struct driver {
@@ -143,6 +162,23 @@ typedef struct driver {
     double *finish;       /* max ranks */
     int completed;        /* instances that finished */
 } driver_t;
+
+/* Model nccl: each tier's links at the rate NCCL counts on them. */
+static void apply_tier_scale(const cs_platform_t *plat, const double *scale)
+{
+    size_t n = sg_link_count();
+    sg_link_t *links = sg_link_list();
+    for (size_t i = 0; i < n; i++) {
+        const char *tier = cs__sg_link_prop(links[i], "tier");
+        for (int t = 0; tier && t < plat->ntiers; t++)
+            if (strcmp(plat->tiers[t].name, tier) == 0) {
+                if (scale[t] > 0 && scale[t] != 1.0)
+                    sg_link_set_bandwidth(links[i], sg_link_get_bandwidth(links[i]) * scale[t]);
+                break;
+            }
+    }
+    free(links);
+}
 
 static void apply_calibration(const cs_platform_t *plat)
 {
@@ -173,6 +209,8 @@ static void driver_main(int argc, char **argv)
     driver_t *d = sg_actor_self_get_data();
     if (d->run.opts->model == CS_SIM_CALIBRATED)
         apply_calibration(d->run.plat);
+    if (d->run.opts->model == CS_SIM_NCCL && d->run.opts->tier_bw_scale)
+        apply_tier_scale(d->run.plat, d->run.opts->tier_bw_scale);
     for (int j = 0; j < d->nprogs; j++)
         if (d->progs[j].nswops)
             cs__sw_rates(&d->run, &d->progs[j]);
@@ -193,6 +231,11 @@ static void driver_main(int argc, char **argv)
         I.primed = cs__prog_take_prime(I.prog, I.count, I.esize);
         I.finish = d->finish;
         I.t0 = simgrid_get_clock();
+        if (d->run.opts->model == CS_SIM_NCCL) {
+            nccl_cur = in->nccl;
+            if (in->nccl && in->nccl->base_lat > 0)
+                sg_actor_sleep_for(in->nccl->base_lat);
+        }
         cs__sw_reset(I.prog);
         d->run.cur = &I;
         CS_DEBUG("sim", "instance %d: %s %s P=%d bytes=%llu", i, cs_coll_name(s->desc.coll),
@@ -218,6 +261,7 @@ static void driver_main(int argc, char **argv)
                 end = I.finish[r];
         in->time = end - I.t0;
         d->run.cur = NULL;
+        nccl_cur = NULL;
         if (d->run.failed)
             break;
         d->completed++;
@@ -233,8 +277,8 @@ static double sim_clock(void)
     return simgrid_get_clock();
 }
 
-static int check_args(const cs_platform_t *plat, cs_sim_instance_t *inst, int n, int *maxp,
-                      cs_err_t *err)
+static int check_args(const cs_platform_t *plat, cs_sim_model_t model, cs_sim_instance_t *inst,
+                      int n, int *maxp, cs_err_t *err)
 {
     if (!plat || !plat->xml || (n > 0 && !inst) || n < 0)
         return cs_err_set(err, CS_ERR_INVAL, "sim: no platform or no instances");
@@ -244,6 +288,9 @@ static int check_args(const cs_platform_t *plat, cs_sim_instance_t *inst, int n,
             return cs_err_set(err, CS_ERR_INVAL, "sim: instance %d has no schedule", i);
         if (inst[i].dtype < 0 || inst[i].dtype >= CS_DT_COUNT)
             return cs_err_set(err, CS_ERR_INVAL, "sim: instance %d has an unknown type", i);
+        if (model == CS_SIM_NCCL && !inst[i].nccl)
+            return cs_err_set(err, CS_ERR_INVAL,
+                              "sim: instance %d has no NCCL parameters (model nccl)", i);
         if (inst[i].sched->desc.nranks > *maxp)
             *maxp = inst[i].sched->desc.nranks;
     }
@@ -266,7 +313,7 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
         return cs_err_set(err, CS_ERR_UNSUPPORTED,
                           "sim: SimGrid runs one simulation per process; pass every instance "
                           "to one cs_sim_run call");
-    st = check_args(plat, inst, n, &maxp, err);
+    st = check_args(plat, opts_in->model, inst, n, &maxp, err);
     if (st != CS_OK)
         return st;
     d.run.plat = plat;
@@ -338,7 +385,7 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
             nprogs, (unsigned long long)maxsteps, nthreads, cs_now_s() - w0);
 
     /* the platform's text, checked in a child unless known to load */
-    st = cs_platform_sg_prepare(plat, opts_in->model == CS_SIM_IDEAL, &text, err);
+    st = cs_platform_sg_prepare(plat, opts_in->model != CS_SIM_CALIBRATED, &text, err);
     if (st != CS_OK)
         goto out;
     /* SimGrid: once per process from here on */
@@ -379,7 +426,9 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
     for (int j = 0; j < nprogs && st == CS_OK; j++)
         if (d.progs[j].nswops)
             st = cs__sw_check(plat, d.run.host_names, &d.progs[j], inst, d.prog_of, j, n, err);
-    for (int j = 0; j < nprogs && st == CS_OK; j++)
+    if (st == CS_OK && opts_in->model == CS_SIM_NCCL)
+        st = cs__sw_nccl_setup(&d.run, &nccl_cur, err);
+    for (int j = 0; j < nprogs && st == CS_OK && opts_in->model != CS_SIM_NCCL; j++)
         if (d.progs[j].nswops) {
             st = cs__sw_latency_setup(&d.run, err);
             break;

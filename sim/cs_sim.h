@@ -108,11 +108,50 @@
 extern "C" {
 #endif
 
-typedef enum { CS_SIM_IDEAL = 0, CS_SIM_CALIBRATED, CS_SIM_MODEL_COUNT } cs_sim_model_t;
+typedef enum { CS_SIM_IDEAL = 0, CS_SIM_CALIBRATED, CS_SIM_NCCL, CS_SIM_MODEL_COUNT } cs_sim_model_t;
 
-/* "ideal", "calibrated"; parse returns CS_SIM_MODEL_COUNT when unknown. */
+/* "ideal", "calibrated", "nccl"; parse returns CS_SIM_MODEL_COUNT when
+ * unknown.  CS_SIM_NCCL runs on the ideal model's text; what NCCL adds is
+ * given per instance (cs_sim_nccl_t, built by model/cs_nccl.h) and per tier
+ * (cs_sim_opts_t.tier_bw_scale). */
 const char *cs_sim_model_name(cs_sim_model_t m);
 cs_sim_model_t cs_sim_model_parse(const char *s);
+
+/* Route classes of the NCCL model: what NCCL calls the hardware a step
+ * crosses.  A route's class is the highest of its links' (a link's from its
+ * tier: nvlink, nvlink-host, nvswitch, xgmi -> NVLINK; pcie, xbus, pci,
+ * host -> PCI; any other tier, or none -> NET). */
+enum { CS_SIM_HW_NVLINK = 0, CS_SIM_HW_PCI, CS_SIM_HW_NET, CS_SIM_HW_COUNT };
+
+/* What NCCL charges one instance, on top of the links (model CS_SIM_NCCL).
+ * A message (send/recv, rrecv) over a route of class c:
+ *   latency   lat[c] in place of the sum of the route's link latencies
+ *             (NCCL's per-step latency of the instance's algorithm and
+ *             protocol);
+ *   rate      min(eff[c] * B, cap[c]) where B is the route's slowest link
+ *             (protocol efficiency; per-message cap: the channels NCCL
+ *             would give it times the protocol's per-channel ceiling),
+ *             cap[c] == 0: no cap.  A capped message still occupies its
+ *             links as if at the full rate B * eff (SimGrid's rate factor):
+ *             close when a link carries one message at a time, as in
+ *             NCCL's own algorithms.
+ * Transfers to and from a reducing switch: sw_eff / sw_cap in place of
+ * eff / cap, no latency; each switch operation waits sw_lat in place of the
+ * switch's reduce_lat.  base_lat: simulated seconds the instance spends
+ * before its ranks start (NCCL's per-collective base latency), counted in
+ * its time. */
+typedef struct cs_sim_nccl {
+    double base_lat;
+    double lat[CS_SIM_HW_COUNT];
+    double eff[CS_SIM_HW_COUNT];
+    double cap[CS_SIM_HW_COUNT];
+    double sw_eff, sw_cap, sw_lat;
+    double sw_rate; /* > 0: a switch reduces an operation's contributions at
+                       sw_rate bytes/s per member (NVLS's rate), in place of its reduce_bw */
+} cs_sim_nccl_t;
+
+/* The class of a tier name (CS_SIM_HW_*). */
+int cs_sim_hw_class(const char *tier);
 
 /* One (schedule, size) pair to simulate. */
 typedef struct cs_sim_instance {
@@ -122,6 +161,8 @@ typedef struct cs_sim_instance {
     double time;             /* out: simulated seconds, set by cs_sim_run */
     int op;                  /* cs_op_t of the reduction (switch operations are refused on a
                                 switch that does not reduce it); 0: sum */
+    const cs_sim_nccl_t *nccl; /* model CS_SIM_NCCL: what NCCL charges this instance
+                                  (required there, ignored by the other models) */
 } cs_sim_instance_t;
 
 /* A step as it ran: issued at `start`, done at `end`. */
@@ -182,6 +223,10 @@ typedef struct cs_sim_opts {
     int copy_cost;          /* 0: copies are free; 1: 2 * bytes / host speed */
     int ports;              /* sends in flight per rank: 0 = unlimited, 1 = single port */
     const cs_sim_observer_t *obs; /* NULL: no records */
+    /* model CS_SIM_NCCL: per tier of the platform (plat->tiers order), the
+     * factor that turns its links' line rate into the rate NCCL counts on
+     * them (NCCL's per-link figure over the hardware's); NULL or 0: 1 */
+    const double *tier_bw_scale;
 } cs_sim_opts_t;
 
 /* Defaults: ideal model, devices in order, free copies, unlimited ports,

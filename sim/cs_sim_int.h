@@ -58,6 +58,15 @@ void cs__sg_seal(void);
  * from maestro, before the simulation starts.  0, or -1 when SimGrid
  * refuses the latency callback. */
 int cs__sg_no_latency_to(const sg_host_t *hosts, int n);
+/* Model CS_SIM_NCCL, in place of cs__sg_no_latency_to: latency and
+ * bandwidth factors from *cur (the running instance's parameters, read at
+ * each comm's start; NULL: none) as cs_sim.h describes; comms to (and,
+ * with parameters, from) nolat[] pay no latency; comms to or from sw[]
+ * (every reducing switch's host) are switch transfers.  Once, from
+ * maestro.  0, or -1 when SimGrid refuses the callbacks. */
+struct cs_sim_nccl;
+int cs__sg_nccl_factors(const sg_host_t *nolat, int nnolat, const sg_host_t *sw, int nsw,
+                        const struct cs_sim_nccl *const *cur);
 
 #ifdef __cplusplus
 }
@@ -245,6 +254,10 @@ void cs__sw_rates(cs__run_t *run, cs__prog_t *p);
  * platform's switches that host no rank pay their route's latency in the
  * switch's actor instead of in SimGrid (cs__sg_no_latency_to). */
 int cs__sw_latency_setup(const cs__run_t *run, cs_err_t *err);
+/* Model nccl: the network's factor callbacks (cs__sg_nccl_factors) with
+ * the platform's switches, reading the running instance's parameters from
+ * *cur. */
+int cs__sw_nccl_setup(const cs__run_t *run, const cs_sim_nccl_t *const *cur, cs_err_t *err);
 /* Resolve the operations' mailboxes (from an actor). */
 void cs__sw_mailboxes(cs__prog_t *p);
 /* Reset the per-instance state of p's operations. */

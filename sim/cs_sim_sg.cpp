@@ -20,12 +20,14 @@
  */
 #include <memory>
 #include <new>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
 #include <simgrid/kernel/resource/NetworkModelIntf.hpp>
 #include <simgrid/s4u.hpp>
 
+#include "cs_sim.h"
 #include "cs_sim_int.h"
 
 namespace sg4 = simgrid::s4u;
@@ -145,6 +147,83 @@ int cs__sg_no_latency_to(const sg_host_t *hosts, int n)
                         return 0.0;
                 return 1.0;
             });
+        return 0;
+    } catch (...) {
+        return -1;
+    }
+}
+
+int cs__sg_nccl_factors(const sg_host_t *nolat, int nnolat, const sg_host_t *sw, int nsw,
+                        const cs_sim_nccl_t *const *cur)
+{
+    try {
+        auto *e = sg4::Engine::get_instance();
+        /* each link's route class, from its tier; a link without latency
+         * gets a femtosecond so that a latency factor can replace its
+         * route's latency with NCCL's */
+        auto cls = std::make_shared<std::unordered_map<const sg4::Link *, int>>();
+        for (sg4::Link *l : e->get_all_links()) {
+            const char *tier = cs__sg_link_prop(reinterpret_cast<sg_link_t>(l), "tier");
+            (*cls)[l] = cs_sim_hw_class(tier);
+            if (l->get_latency() <= 0)
+                l->set_latency(1e-15);
+        }
+        auto to = std::make_shared<std::vector<const sg4::Host *>>(nolat, nolat + nnolat);
+        auto sws = std::make_shared<std::vector<const sg4::Host *>>(sw, sw + nsw);
+        auto route_class = [cls](const std::vector<sg4::Link *> &links) {
+            int c = CS_SIM_HW_NVLINK;
+            for (const sg4::Link *l : links) {
+                auto it = cls->find(l);
+                int k = it == cls->end() ? CS_SIM_HW_NET : it->second;
+                if (k > c)
+                    c = k;
+            }
+            return c;
+        };
+        auto *model = e->get_netzone_root()->get_network_model();
+        model->set_lat_factor_cb([to, cur, route_class](double, const sg4::Host *src,
+                                                        const sg4::Host *dst,
+                                                        const std::vector<sg4::Link *> &links,
+                                                        const std::unordered_set<sg4::NetZone *> &)
+                                     -> double {
+            for (const sg4::Host *h : *to)
+                if (h == dst || (*cur && h == src))
+                    return 0.0;
+            const cs_sim_nccl_t *m = *cur;
+            if (!m || links.empty())
+                return 1.0;
+            double lat = 0;
+            for (const sg4::Link *l : links)
+                lat += l->get_latency();
+            return lat > 0 ? m->lat[route_class(links)] / lat : 1.0;
+        });
+        model->set_bw_factor_cb([sws, cur, route_class](double, const sg4::Host *src,
+                                                        const sg4::Host *dst,
+                                                        const std::vector<sg4::Link *> &links,
+                                                        const std::unordered_set<sg4::NetZone *> &)
+                                    -> double {
+            const cs_sim_nccl_t *m = *cur;
+            if (!m || links.empty())
+                return 1.0;
+            double eff, cap, bw = -1;
+            int to_sw = 0;
+            for (const sg4::Host *h : *sws)
+                if (h == src || h == dst)
+                    to_sw = 1;
+            if (to_sw) {
+                eff = m->sw_eff, cap = m->sw_cap;
+            } else {
+                int c = route_class(links);
+                eff = m->eff[c], cap = m->cap[c];
+            }
+            for (const sg4::Link *l : links)
+                if (bw < 0 || l->get_bandwidth() < bw)
+                    bw = l->get_bandwidth();
+            double f = eff > 0 ? eff : 1.0;
+            if (cap > 0 && bw > 0 && cap < f * bw)
+                f = cap / bw;
+            return f > 0 ? f : 1.0;
+        });
         return 0;
     } catch (...) {
         return -1;

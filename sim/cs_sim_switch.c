@@ -277,6 +277,33 @@ int cs__sw_latency_setup(const cs__run_t *run, cs_err_t *err)
     return CS_OK;
 }
 
+int cs__sw_nccl_setup(const cs__run_t *run, const cs_sim_nccl_t *const *cur, cs_err_t *err)
+{
+    const cs_platform_t *plat = run->plat;
+    size_t cap = (size_t)plat->nswitches + 1;
+    sg_host_t *h = malloc(sizeof(*h) * cap), *all = malloc(sizeof(*all) * cap);
+    int n = 0, na = 0;
+    if (!h || !all) {
+        free(h);
+        free(all);
+        return cs_err_set(err, CS_ERR_NOMEM, "sim: out of memory");
+    }
+    for (int k = 0; k < plat->nswitches; k++) {
+        sg_host_t x = sg_host_by_name(plat->switches[k].host);
+        if (!x)
+            continue;
+        all[na++] = x;
+        if (sw_apart(run, k))
+            h[n++] = x;
+    }
+    int st = cs__sg_nccl_factors(h, n, all, na, cur);
+    free(h);
+    free(all);
+    if (st != 0)
+        return cs_err_set(err, CS_ERR_INTERNAL, "sim: SimGrid refused the NCCL model's factors");
+    return CS_OK;
+}
+
 /* The sum of the latencies of the route from host a to host b. */
 static double route_latency(const char *a, const char *b)
 {
@@ -311,7 +338,8 @@ void cs__sw_rates(cs__run_t *run, cs__prog_t *p)
         sg->rate = sw->reduce_bw;
         free(sg->uplat);
         sg->uplat = sw_apart(run, sg->sw) ? calloc(gr->n, sizeof(double)) : NULL;
-        for (uint32_t m = 0; sg->uplat && m < gr->n; m++)
+        /* model nccl: NVLS's latency is the instance's, not its transfers' */
+        for (uint32_t m = 0; sg->uplat && m < gr->n && run->opts->model != CS_SIM_NCCL; m++)
             sg->uplat[m] = route_latency(run->host_names[gr->members[m]], sw->host);
         if (sg->rate > 0)
             continue;
@@ -454,9 +482,11 @@ static void sw_main(int argc, char **argv)
     /* the engine takes the contributions as they arrive (cut-through): its
      * work starts with the up transfers, on the switch's FIFO */
     double work = 0, ready = u.t0;
-    if (o->op != CS_SW_MULTICAST && g->rate > 0 && isfinite(g->rate)) {
+    const cs_sim_nccl_t *nc = I->run->opts->model == CS_SIM_NCCL ? I->in->nccl : NULL;
+    double rate = nc && nc->sw_rate > 0 ? nc->sw_rate * o->nup : g->rate;
+    if (o->op != CS_SW_MULTICAST && rate > 0 && isfinite(rate)) {
         double *free_at = &I->run->sw_free[g->sw];
-        work = o->nup * u.bytes / g->rate;
+        work = o->nup * u.bytes / rate;
         *free_at = (*free_at > u.t0 ? *free_at : u.t0) + work;
         ready = *free_at;
     }
@@ -477,7 +507,8 @@ static void sw_main(int argc, char **argv)
     free(slots);
     if (u.arrive > ready)
         ready = u.arrive;
-    double now = simgrid_get_clock(), wait = g->lat + (ready > now ? ready - now : 0);
+    double now = simgrid_get_clock(), lat = nc ? nc->sw_lat : g->lat;
+    double wait = lat + (ready > now ? ready - now : 0);
     if (wait > 0)
         sg_actor_sleep_for(wait);
     p->swdown[k] = simgrid_get_clock();

@@ -47,7 +47,7 @@ int main(void)
     fflush(stderr);
     int saved = dup(2);
     dup2(fd, 2);
-    cs_sim_instance_t in = {ring, 1024, CS_DT_F32, 0, 0};
+    cs_sim_instance_t in = {ring, 1024, CS_DT_F32, 0, 0, NULL};
     cs_err_t err = {0, {0}};
     int st = cs_sim_run(&plat, NULL, &in, 1, &err);
     fflush(stderr);

@@ -59,13 +59,13 @@ int main(int argc, char **argv)
     int n = 0;
     cs_sched_t *ring = build("ring", P, NULL), *hier = NULL;
     CS_TEST_REQUIRE(ring != NULL, "ring");
-    in[n++] = (cs_sim_instance_t){ring, summit ? 100u << 20 : 256u << 20, CS_DT_F32, 0, 0};
+    in[n++] = (cs_sim_instance_t){ring, summit ? 100u << 20 : 256u << 20, CS_DT_F32, 0, 0, NULL};
     if (summit) {
         char dims[64];
         snprintf(dims, sizeof(dims), "dims=%dx%d", plat->dims[0], plat->dims[1]);
         hier = build("hier", P, dims);
         CS_TEST_REQUIRE(hier != NULL, "hier");
-        in[n++] = (cs_sim_instance_t){hier, 100u << 20, CS_DT_F32, 0, 0};
+        in[n++] = (cs_sim_instance_t){hier, 100u << 20, CS_DT_F32, 0, 0, NULL};
     }
     int st = cs_sim_run(plat, NULL, in, n, &err);
     CS_TEST_REQUIRE(st == CS_OK, "cs_sim_run: %s", err.msg);

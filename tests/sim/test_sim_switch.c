@@ -55,7 +55,7 @@ static void run(cs_platform_t *plat, const char *big, const char *small)
     cs_err_t err = {0, {0}};
     int st = s[0] && s[1] ? CS_OK : CS_ERR_INVAL;
     for (int k = 0; k < 2 * NS; k++)
-        in[k] = (cs_sim_instance_t){s[k / NS], sizes[k % NS], CS_DT_F32, 0, CS_OP_SUM};
+        in[k] = (cs_sim_instance_t){s[k / NS], sizes[k % NS], CS_DT_F32, 0, CS_OP_SUM, NULL};
     if (st == CS_OK) {
         st = cs_sim_run(plat, NULL, in, 2 * NS, &err);
         CS_TEST_CHECK(st == CS_OK, "simulating: %s", err.msg);

@@ -1,0 +1,183 @@
+/*
+ * cli_nccl.c - `--model nccl` for sim, plan and validate: the options
+ * (--nccl-version, --nccl-algo, --nccl-proto), the system NCCL's tuner
+ * sees on the platform, what each instance pays (model/cs_nccl.h), and
+ * NCCL's own choice as collstep schedules (`--algo nccl`).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#ifdef CS_HAVE_MODEL
+
+void cs_cli_nccl_init(cs_cli_nccl_t *c)
+{
+    memset(c, 0, sizeof(*c));
+    c->algo = c->proto = -1;
+}
+
+void cs_cli_nccl_fini(cs_cli_nccl_t *c)
+{
+    free(c->cost);
+    c->cost = NULL;
+}
+
+int cs_cli_nccl_opt(const char *cmd, cs_cli_nccl_t *c, int which, const char *arg)
+{
+    switch (which) {
+    case CS_CLI_NCCL_VERSION: {
+        int exact = 0;
+        if (!cs_nccl_consts_for(arg, 0, &exact))
+            return cs_cli_usage_error(cmd, "--nccl-version: expected a version like 2.26.2, "
+                                           "found '%s'", arg);
+        c->version = arg;
+        return CS_EXIT_OK;
+    }
+    case CS_CLI_NCCL_ALGO:
+        if ((c->algo = cs_nccl_algo_parse(arg)) < 0)
+            return cs_cli_usage_error(cmd, "--nccl-algo: expected Tree, Ring, CollNetDirect, "
+                                           "CollNetChain, NVLS, NVLSTree or PAT, found '%s'", arg);
+        return CS_EXIT_OK;
+    case CS_CLI_NCCL_PROTO:
+        if ((c->proto = cs_nccl_proto_parse(arg)) < 0)
+            return cs_cli_usage_error(cmd, "--nccl-proto: expected LL, LL128 or Simple, found "
+                                           "'%s'", arg);
+        return CS_EXIT_OK;
+    default:
+        return CS_EXIT_USAGE;
+    }
+}
+
+int cs_cli_nccl_setup(const char *cmd, cs_cli_nccl_t *c, const cs_platform_t *plat,
+                      char *const *hosts, int nranks)
+{
+    int exact = 0;
+    cs_err_t err;
+    cs_err_clear(&err);
+    c->k = cs_nccl_consts_for(c->version, 0, &exact);
+    if (c->version && !exact)
+        fprintf(stderr, "collstep %s: note: NCCL %s is not in the model's table; using %s %s "
+                        "(the nearest it has)\n", cmd, c->version, c->k->lib, c->k->version);
+    if (cs_nccl_sys_from(plat, hosts, nranks, c->k, &c->sys, &err) != CS_OK)
+        return cs_cli_usage_error(cmd, "--model nccl: %s", err.msg);
+    if (c->sys.rccl)
+        c->k = cs_nccl_consts_for(c->version, 1, &exact);
+    for (int t = 0; t < CS_PLAT_MAX_TIERS; t++)
+        c->scale[t] = c->sys.tier_scale[t];
+    fprintf(stderr, "collstep %s: --model nccl: %s\n", cmd, c->sys.note);
+    return CS_EXIT_OK;
+}
+
+/* NCCL's algorithm as a collstep generator and its parameters. */
+static void as_schedule(const cs_cli_nccl_t *c, cs_coll_t coll, int algo, char *name, size_t nlen,
+                        char *params, size_t plen)
+{
+    const cs_nccl_sys_t *sys = &c->sys;
+    int local = sys->nranks / (sys->nnodes > 0 ? sys->nnodes : 1);
+    int ppn = sys->nranks / (sys->nhosts > 0 ? sys->nhosts : 1);
+    int ch = sys->graph[CS_NCCL_RING].nch;
+    *params = '\0';
+    switch (algo) {
+    case CS_NCCL_TREE:
+        snprintf(name, nlen, "%s", coll == CS_COLL_ALLREDUCE ? "dbtree" : "ring");
+        break;
+    case CS_NCCL_NVLS:
+        snprintf(name, nlen, "nvls");
+        break;
+    case CS_NCCL_NVLS_TREE:
+        snprintf(name, nlen, "nvls_tree");
+        snprintf(params, plen, "local=%d", local);
+        break;
+    case CS_NCCL_COLLNET_DIRECT:
+    case CS_NCCL_COLLNET_CHAIN:
+        snprintf(name, nlen, "sharp");
+        snprintf(params, plen, "local=%d", ppn);
+        break;
+    case CS_NCCL_PAT:
+        snprintf(name, nlen, "%s", coll == CS_COLL_REDUCE_SCATTER ? "rhalving" : "bruck");
+        break;
+    default:
+        if (coll == CS_COLL_BROADCAST) {
+            snprintf(name, nlen, "chain");
+        } else if (coll == CS_COLL_ALLTOALL) {
+            snprintf(name, nlen, "pairwise");
+        } else {
+            snprintf(name, nlen, "ring");
+            /* across nodes, NCCL's rings leave through different NICs */
+            if (coll != CS_COLL_REDUCE && sys->nnodes > 1 && ch > 1)
+                snprintf(params, plen, "channels=%d,local=%d", ch < local ? ch : local, local);
+        }
+    }
+}
+
+int cs_cli_nccl_picks(const char *cmd, cs_cli_nccl_t *c, cs_coll_t coll, const uint64_t *sizes,
+                      int n, cs_cli_pick_t *picks)
+{
+    for (int k = 0; k < n; k++) {
+        int a, p;
+        double us;
+        if (coll == CS_COLL_ALLTOALL) {
+            /* NCCL runs all-to-all as point-to-point sends, outside its tuner */
+            a = CS_NCCL_RING, p = CS_NCCL_SIMPLE, us = -1;
+        } else if (cs_nccl_choose(c->k, &c->sys, coll, sizes[k], c->algo, c->proto, &a, &p, &us) !=
+                   CS_OK) {
+            return cs_cli_usage_error(cmd, "--algo nccl: NCCL has no algorithm for %s on %d "
+                                           "ranks%s%s%s%s",
+                                      cs_coll_name(coll), c->sys.nranks,
+                                      c->algo >= 0 ? " with --nccl-algo " : "",
+                                      c->algo >= 0 ? cs_nccl_algo_name(c->algo) : "",
+                                      c->proto >= 0 ? " and --nccl-proto " : "",
+                                      c->proto >= 0 ? cs_nccl_proto_name(c->proto) : "");
+        }
+        c->pick_algo[k] = a;
+        c->pick_proto[k] = p;
+        c->pick_us[k] = us;
+        as_schedule(c, coll, a, c->pick_name[k], sizeof(c->pick_name[k]), c->pick_params[k],
+                    sizeof(c->pick_params[k]));
+        memset(&picks[k], 0, sizeof(picks[k]));
+        picks[k].algo = c->pick_name[k];
+        picks[k].params = c->pick_params[k];
+        picks[k].min_bytes = (uint64_t)a * CS_NCCL_NPROTOS + (uint64_t)p;
+        picks[k].max_bytes = picks[k].min_bytes;
+        picks[k].predicted_us = us;
+    }
+    c->npicks = n;
+    return CS_EXIT_OK;
+}
+
+int cs_cli_nccl_costs(const char *cmd, cs_cli_nccl_t *c, cs_sim_instance_t *inst, int n,
+                      const int *size_of)
+{
+    free(c->cost);
+    c->cost = calloc((size_t)n + 1, sizeof(*c->cost));
+    c->inst_algo = realloc(c->inst_algo, sizeof(int) * 2 * ((size_t)n + 1));
+    if (!c->cost || !c->inst_algo) {
+        fprintf(stderr, "collstep %s: out of memory\n", cmd);
+        return CS_EXIT_RUNTIME;
+    }
+    for (int i = 0; i < n; i++) {
+        const cs_sched_t *s = inst[i].sched;
+        int a, p;
+        if (size_of && c->npicks > 0) {
+            a = c->pick_algo[size_of[i]];
+            p = c->pick_proto[size_of[i]];
+        } else {
+            a = c->algo >= 0 ? c->algo : cs_nccl_algo_of(s, &c->sys);
+            /* the protocol NCCL would use for this algorithm at this size */
+            if (cs_nccl_choose(c->k, &c->sys, s->desc.coll, inst[i].bytes, a, c->proto, &a, &p,
+                               NULL) != CS_OK) {
+                a = c->algo >= 0 ? c->algo : cs_nccl_algo_of(s, &c->sys);
+                p = c->proto >= 0 ? c->proto : CS_NCCL_SIMPLE;
+            }
+        }
+        cs_nccl_step_costs(c->k, &c->sys, s, a, p, &c->cost[i]);
+        c->inst_algo[2 * i] = a;
+        c->inst_algo[2 * i + 1] = p;
+        inst[i].nccl = &c->cost[i];
+    }
+    return CS_EXIT_OK;
+}
+
+#endif /* CS_HAVE_MODEL */

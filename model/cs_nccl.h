@@ -1,0 +1,160 @@
+/*
+ * cs_nccl.h - how NCCL runs on a platform: its cost model's constants by
+ * NCCL version, the system its tuner sees on a collstep platform, its
+ * choice of algorithm, protocol and channels per collective and size, and
+ * what each step of a simulated schedule pays under `--model nccl`.
+ *
+ * Sources: NCCL's src/graph/tuning.cc, topo.h, search.cc and enqueue.cc at
+ * the tags the table names (docs/nccl-model.md says which figure comes from
+ * where); RCCL's for AMD GPUs.  No constant here is fitted to measurements.
+ *
+ * Units follow NCCL's: latencies in microseconds, bandwidths in GB/s
+ * (1e9 bytes/s), time = latency + bytes / (1000 * bandwidth) us.
+ */
+#ifndef CS_NCCL_H
+#define CS_NCCL_H
+
+#include <stdint.h>
+
+#include "cs_platform.h"
+#include "cs_sched.h"
+#include "cs_sim.h"
+#include "cs_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* NCCL's algorithms and protocols, in NCCL's order. */
+typedef enum {
+    CS_NCCL_TREE = 0,
+    CS_NCCL_RING,
+    CS_NCCL_COLLNET_DIRECT,
+    CS_NCCL_COLLNET_CHAIN,
+    CS_NCCL_NVLS,
+    CS_NCCL_NVLS_TREE,
+    CS_NCCL_PAT,
+    CS_NCCL_NALGOS
+} cs_nccl_algo_t;
+typedef enum { CS_NCCL_LL = 0, CS_NCCL_LL128, CS_NCCL_SIMPLE, CS_NCCL_NPROTOS } cs_nccl_proto_t;
+
+/* GPU generations of NCCL's per-architecture tables. */
+enum { CS_NCCL_VOLTA = 0, CS_NCCL_AMPERE, CS_NCCL_HOPPER, CS_NCCL_BLACKWELL, CS_NCCL_NARCH };
+
+/* "Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree",
+ * "PAT" / "LL", "LL128", "Simple" (NCCL's names); parse is case-blind and
+ * returns -1 when unknown. */
+const char *cs_nccl_algo_name(int a);
+const char *cs_nccl_proto_name(int p);
+int cs_nccl_algo_parse(const char *s);
+int cs_nccl_proto_parse(const char *s);
+
+/* One NCCL version's constants (tuning.cc).  Rows of the [arch][3] tables:
+ * columns 1 node, 2 nodes, more (NCCL's index2). */
+typedef struct cs_nccl_consts {
+    const char *version;   /* "2.20.5" */
+    const char *lib;       /* "NCCL" or "RCCL" */
+    int major, minor, patch;
+    float base_lat[CS_NCCL_NALGOS][CS_NCCL_NPROTOS];
+    float hw_lat[CS_SIM_HW_COUNT][CS_NCCL_NALGOS][CS_NCCL_NPROTOS];
+    double ll_max_bw[CS_NCCL_NARCH][3];
+    double ring_ll128_bw[CS_NCCL_NARCH][3];  /* per channel */
+    double tree_ll128_bw[CS_NCCL_NARCH][3];  /* per channel */
+    double tree_bw[CS_NCCL_NARCH][3];        /* per channel */
+    double nvls_tree_bw[CS_NCCL_NARCH][3];   /* per channel, 0: none */
+    float nvls_eff[CS_NCCL_NARCH];           /* 0: NVLS bandwidth not scaled */
+    float ring_ll_factor;   /* Ring LL bandwidth factor (allreduce, reduce, multi-node) */
+    float ring_ll_factor_1; /* ... other collectives on one node */
+    float ll128_ppn1;       /* Ring LL128 factor with one rank per node (0.92 otherwise) */
+    int nvls_model;         /* 0: NVLS bw = min(intra, inter), alg = bus * 5/6;
+                               1: intra * nvls_eff * (nch-1)/nch (x2 for allreduce), ring ratio */
+    int inter_steps_v2;     /* ring network steps: 0: 2 nNodes (allreduce); 1: 2 (nNodes - 1),
+                               and ppn 1 takes Tree's network latency */
+    double nvlink_bw[CS_NCCL_NARCH]; /* GB/s NCCL counts per NVLink link (topo.h) */
+    double pci_bw;          /* GB/s of a PCIe Gen3 x16 link in topo.h (scaled by width/gen) */
+    const char *source;     /* where the numbers are: tag and files */
+} cs_nccl_consts_t;
+
+/* Versions in the table, oldest first. */
+int cs_nccl_nversions(void);
+const cs_nccl_consts_t *cs_nccl_version_at(int i);
+/* The table's entry for `version` ("2.26.2", "2.26", "2.26.2-1"; NULL or
+ * "" or "default": the newest NCCL), or the nearest one it has (the
+ * closest earlier version, else the oldest); `rccl`: RCCL's table instead.
+ * *exact = 1 when it matched.  NULL when `version` does not parse. */
+const cs_nccl_consts_t *cs_nccl_consts_for(const char *version, int rccl, int *exact);
+
+/* The system as NCCL's tuner sees it on a platform (cs_nccl_sys_from). */
+typedef struct cs_nccl_graph {
+    int nch;           /* channels */
+    double bw_intra;   /* GB/s per channel inside a node */
+    double bw_inter;   /* GB/s per channel across nodes */
+    int type_intra;    /* CS_SIM_HW_NVLINK or CS_SIM_HW_PCI */
+} cs_nccl_graph_t;
+
+typedef struct cs_nccl_sys {
+    int nranks;
+    int nnodes;        /* NVLink domains the ranks span (a multi-node NVLink domain counts
+                          once, as NCCL's MNNVL does) */
+    int nhosts;        /* hosts the ranks span */
+    int arch;          /* CS_NCCL_VOLTA.. */
+    int cc;            /* compute capability x 10 (70, 80, 90, 100); 94: AMD gfx942 */
+    int rccl;          /* AMD GPUs: RCCL */
+    char gpu[32];      /* "h100", "v100", ... */
+    int cpu_amd;       /* the hosts' CPUs are AMD (NCCL's llMaxBw row across nodes) */
+    int nvls;          /* NVLS available (a reducing NVLink switch serves every node) */
+    int collnet;       /* CollNet available (a reducing network switch serves the nodes) */
+    double gpu_nvlink; /* GB/s per GPU over NVLink/xGMI as NCCL counts it (0: none) */
+    double gpu_pci;    /* GB/s of a GPU's PCIe link as NCCL counts it */
+    double gpu_net;    /* GB/s of network per GPU (its NICs' rate / GPUs sharing them) */
+    double tier_scale[CS_PLAT_MAX_TIERS]; /* NCCL's rate / the line rate, per platform tier */
+    cs_nccl_graph_t graph[CS_NCCL_NALGOS];
+    char note[256];    /* how the figures were derived (one line) */
+} cs_nccl_sys_t;
+
+/* Derive the system for `nranks` ranks on hosts[] (the simulation's rank
+ * hosts).  The GPU comes from the platform (a preset's GPU, or a `gpu`
+ * property on the XML's hosts: h100, h200, b200, gb200, a100, v100, p100,
+ * mi300x); unknown GPUs are refused with CS_ERR_INVAL and a message naming
+ * the property. */
+int cs_nccl_sys_from(const cs_platform_t *plat, char *const *hosts, int nranks,
+                     const cs_nccl_consts_t *k, cs_nccl_sys_t *sys, cs_err_t *err);
+
+/* The tuner's latency (us) and bus bandwidth (GB/s, already converted to
+ * algorithm bandwidth as NCCL does) of every algorithm and protocol for a
+ * collective; bw 0: not available. */
+void cs_nccl_tune(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, cs_coll_t coll,
+                  float lat[CS_NCCL_NALGOS][CS_NCCL_NPROTOS],
+                  float bw[CS_NCCL_NALGOS][CS_NCCL_NPROTOS]);
+
+/* NCCL's predicted time (us) of one collective of `bytes`, -1 when the
+ * pair is not available. */
+double cs_nccl_time(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, cs_coll_t coll,
+                    int algo, int proto, uint64_t bytes);
+
+/* NCCL's choice for a collective of `bytes`: the fastest available pair,
+ * restricted to `algo` / `proto` when >= 0 (NCCL_ALGO / NCCL_PROTO).
+ * CS_ERR_NOTFOUND when nothing is available. */
+int cs_nccl_choose(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, cs_coll_t coll,
+                   uint64_t bytes, int algo, int proto, int *algo_out, int *proto_out,
+                   double *time_us);
+
+/* NCCL's algorithm that a collstep schedule stands for when it pays NCCL's
+ * costs: NVLS for schedules with NVLink switch steps (NVLSTree when they
+ * also cross nodes), CollNet for network switch steps, Tree for tree
+ * schedules, Ring for the others. */
+int cs_nccl_algo_of(const cs_sched_t *s, const cs_nccl_sys_t *sys);
+
+/* What each step of schedule `s` pays for a collective of `bytes` under
+ * NCCL's algorithm `algo` and protocol `proto` (cs_sim.h's cs_sim_nccl_t):
+ * per-step latencies by route class, protocol efficiency, channel caps
+ * (NCCL's bus bandwidth for the pair, shared by the schedule's parallel
+ * channels), the base latency once per collective. */
+void cs_nccl_step_costs(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, const cs_sched_t *s,
+                        int algo, int proto, cs_sim_nccl_t *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CS_NCCL_H */

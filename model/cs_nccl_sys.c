@@ -1,0 +1,277 @@
+/*
+ * cs_nccl_sys.c - the system NCCL's tuner sees on a collstep platform:
+ * the GPU (from the preset or a `gpu` property), the NVLink domains and
+ * hosts the ranks span, each tier's rate as NCCL counts it, and the graphs
+ * (channels and per-channel bandwidth) NCCL's topology search finds there.
+ *
+ * The search is NCCL's procedure (search.cc: speeds tried from the highest
+ * one a GPU's links can carry, channels consuming that speed on every
+ * link, the best nChannels x speed kept, channels doubled at high speeds)
+ * applied to the per-GPU totals, which is exact for switched fabrics
+ * (NVSwitch, NVL72, one NIC per GPU) and an approximation for GPU meshes.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_nccl.h"
+
+typedef struct gpu_info {
+    const char *name;
+    int cc, arch, rccl;
+    int links;           /* NVLink (xGMI) links per GPU */
+    double link_line;    /* GB/s per link per direction, the hardware's */
+} gpu_info_t;
+
+/* Links and line rates: NVIDIA's and AMD's datasheets (docs/hardware.md). */
+static const gpu_info_t gpus[] = {
+    {"p100", 60, CS_NCCL_VOLTA, 0, 4, 20.0},
+    {"v100", 70, CS_NCCL_VOLTA, 0, 6, 25.0},
+    {"a100", 80, CS_NCCL_AMPERE, 0, 12, 25.0},
+    {"h100", 90, CS_NCCL_HOPPER, 0, 18, 25.0},
+    {"h200", 90, CS_NCCL_HOPPER, 0, 18, 25.0},
+    {"b200", 100, CS_NCCL_BLACKWELL, 0, 18, 50.0},
+    {"gb200", 100, CS_NCCL_BLACKWELL, 0, 18, 50.0},
+    {"mi300x", 94, CS_NCCL_HOPPER, 1, 7, 64.0},
+};
+#define NGPUS ((int)(sizeof(gpus) / sizeof(gpus[0])))
+
+/* Which GPU a preset has. */
+static const char *preset_gpu(const char *spec, char *buf, size_t len)
+{
+    static const struct {
+        const char *preset, *gpu;
+    } map[] = {{"summit", "v100"},       {"ac922-v100-ib100", "v100"},
+               {"minsky-p100-ib100", "p100"}, {"hgx-h100", "h100"},
+               {"hgx-h200", "h200"},     {"gb200-nvl72", "gb200"},
+               {"mi300x", "mi300x"},     {"dgx1", "v100"}};
+    const char *g = strstr(spec, "gpu=");
+    if (g) {
+        size_t n = strcspn(g + 4, ",");
+        snprintf(buf, len, "%.*s", (int)n, g + 4);
+        return buf;
+    }
+    size_t nl = strcspn(spec, ":");
+    for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+        if (strlen(map[i].preset) == nl && strncmp(spec, map[i].preset, nl) == 0)
+            return map[i].gpu;
+    return NULL;
+}
+
+/* A file's `gpu` property (the first one). */
+static const char *file_gpu(const char *xml, char *buf, size_t len)
+{
+    const char *p = xml;
+    while (p && (p = strstr(p, "id=\"gpu\"")) != NULL) {
+        const char *v = strstr(p, "value=\"");
+        const char *close = strchr(p, '>');
+        if (v && (!close || v < close)) {
+            v += 7;
+            size_t n = strcspn(v, "\"");
+            snprintf(buf, len, "%.*s", (int)n, v);
+            return buf;
+        }
+        p += 8;
+    }
+    return NULL;
+}
+
+static const gpu_info_t *gpu_find(const char *name)
+{
+    for (int i = 0; name && i < NGPUS; i++)
+        if (strcmp(gpus[i].name, name) == 0)
+            return &gpus[i];
+    return NULL;
+}
+
+/* search.cc's speed arrays (GB/s per channel) */
+static const double sp_intra_old[] = {40, 30, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3, 0};
+static const double sp_intra_90[] = {60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3, 0};
+static const double sp_intra_100[] = {90, 80, 70, 60, 50, 40, 30, 24, 20, 19, 0};
+static const double sp_inter_old[] = {48, 30, 28, 24, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3, 2.4, 1.2, 0};
+static const double sp_inter_90[] = {48, 45, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0};
+
+/* The best nChannels x speed with speed <= maxbw and nch * speed <= total
+ * (`extra` channels' worth more for patterns that cross a GPU twice),
+ * channels up to maxch (or exactly forced when > 0). */
+static void search(const double *sp, double maxbw, double total, int maxch, int forced, int extra,
+                   int *nch, double *bw)
+{
+    int bn = 0;
+    double bs = 0;
+    for (int i = 0; sp[i] > 0; i++) {
+        double s = sp[i];
+        if (s > maxbw + 1e-9)
+            continue;
+        int n = forced > 0 ? forced : (int)floor(total / s + 1e-9) - extra;
+        if (forced > 0 && (n + extra) * s > total + 1e-9)
+            continue;
+        if (n > maxch)
+            n = maxch;
+        if (n < 1)
+            continue;
+        if (n * s > bn * bs + 1e-9) {
+            bn = n;
+            bs = s;
+        }
+        if (n * s >= total - 1e-9 || n == maxch || forced > 0)
+            break;
+    }
+    *nch = bn;
+    *bw = bs;
+}
+
+/* ncclTopoDupChannels: doubled, at half the speed, unless the speed is
+ * low. */
+static void dup_channels(int cc, int *nch, double *bw, int maxch)
+{
+    if (*bw < 25 || (cc > 80 && *bw < 50 && *nch > 4) || *nch * 2 > maxch * 2)
+        return;
+    *nch *= 2;
+    *bw /= 2;
+}
+
+static int count_distinct(char *const *v, int n, int *first_of)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        int j = 0;
+        while (j < i && strcmp(v[j], v[i]) != 0)
+            j++;
+        first_of[i] = j < i ? first_of[j] : k++;
+    }
+    return k;
+}
+
+int cs_nccl_sys_from(const cs_platform_t *plat, char *const *hosts, int nranks,
+                     const cs_nccl_consts_t *k, cs_nccl_sys_t *sys, cs_err_t *err)
+{
+    char buf[32];
+    memset(sys, 0, sizeof(*sys));
+    const char *gname = plat->is_file ? file_gpu(plat->xml, buf, sizeof(buf))
+                                      : preset_gpu(plat->spec[0] ? plat->spec : plat->name, buf,
+                                                   sizeof(buf));
+    const gpu_info_t *g = gpu_find(gname);
+    if (!g)
+        return cs_err_set(err, CS_ERR_INVAL,
+                          "%s: --model nccl needs the GPU: %s%s%s; give the hosts a property "
+                          "<prop id=\"gpu\" value=\"h100\"/> (known: p100 v100 a100 h100 h200 "
+                          "b200 gb200 mi300x)",
+                          plat->spec[0] ? plat->spec : plat->name,
+                          gname ? "unknown GPU '" : "the platform names none",
+                          gname ? gname : "", gname ? "'" : "");
+    snprintf(sys->gpu, sizeof(sys->gpu), "%s", g->name);
+    sys->nranks = nranks;
+    sys->cc = g->cc;
+    sys->arch = g->arch;
+    sys->rccl = g->rccl;
+    /* hosts and NVLink domains: ranks in the same block of the innermost
+     * dimension share a domain when that tier is NVLink */
+    int *hid = malloc(sizeof(int) * (size_t)(nranks > 0 ? nranks : 1));
+    if (!hid)
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    sys->nhosts = count_distinct(hosts, nranks, hid);
+    free(hid);
+    int nvl_tier = -1, nic_tier = -1, pci_tier = -1;
+    for (int t = 0; t < plat->ntiers; t++) {
+        int c = cs_sim_hw_class(plat->tiers[t].name);
+        double scale = 1.0;
+        if (c == CS_SIM_HW_NVLINK) {
+            double per = g->cc == 60 ? 18.0 : k->nvlink_bw[g->arch];
+            if (g->rccl)
+                per = 48.0; /* RCCL: xGMI on gfx94x */
+            scale = per / g->link_line;
+            if (nvl_tier < 0 || strcmp(plat->tiers[t].name, "nvlink") == 0 ||
+                strcmp(plat->tiers[t].name, "xgmi") == 0)
+                nvl_tier = t;
+        } else if (strcmp(plat->tiers[t].name, "pcie") == 0) {
+            scale = 12.0 / 15.754; /* NCCL: width x per-lane / 80 against PCIe's line rate */
+            pci_tier = t;
+        } else if (strcmp(plat->tiers[t].name, "nic") == 0) {
+            nic_tier = t;
+        }
+        sys->tier_scale[t] = scale;
+    }
+    int domain = nranks;
+    if (plat->ndims > 0 && nvl_tier >= 0)
+        domain = plat->dims[0];
+    if (!plat->is_file && strncmp(plat->spec, "gb200-nvl72", 11) == 0)
+        domain = 72;
+    if (domain < 1)
+        domain = 1;
+    sys->nnodes = (nranks + domain - 1) / domain;
+    if (sys->nnodes < 1)
+        sys->nnodes = 1;
+    int local = nranks < domain ? nranks : domain;
+    /* per GPU, as NCCL counts it */
+    if (nvl_tier >= 0)
+        sys->gpu_nvlink = g->links * g->link_line * sys->tier_scale[nvl_tier];
+    sys->gpu_pci = pci_tier >= 0 ? plat->tiers[pci_tier].bandwidth * 1e-9 * sys->tier_scale[pci_tier]
+                                 : 12.0;
+    if (nic_tier >= 0)
+        sys->gpu_net = plat->tiers[nic_tier].bandwidth * 1e-9;
+    for (int s = 0; s < plat->nswitches; s++) {
+        if (plat->switches[s].kind == CS_REDUCE_NVLS)
+            sys->nvls = g->cc >= 90 && !g->rccl;
+        else
+            sys->collnet = 1;
+    }
+    /* graphs */
+    int maxch = k->minor >= 25 ? 32 : 16, nvls_arity = k->minor >= 25 ? 32 : 8;
+    int type_intra = nvl_tier >= 0 ? CS_SIM_HW_NVLINK : CS_SIM_HW_PCI;
+    double total = type_intra == CS_SIM_HW_NVLINK ? sys->gpu_nvlink : sys->gpu_pci;
+    const double *spi = g->cc >= 100 ? sp_intra_100 : g->cc >= 90 ? sp_intra_90 : sp_intra_old;
+    const double *spn = g->cc >= 90 ? sp_inter_90 : sp_inter_old;
+    cs_nccl_graph_t ring = {0, 0, 0, type_intra};
+    if (g->rccl) {
+        /* RCCL's hand-written model of an 8-GPU xGMI mesh: 28 rings sharing
+         * the 7 links, total / 28 each */
+        ring.nch = 28;
+        ring.bw_intra = total / 28;
+    } else if (sys->nnodes == 1) {
+        search(spi, total, total, maxch, 0, 0, &ring.nch, &ring.bw_intra);
+        dup_channels(g->cc, &ring.nch, &ring.bw_intra, maxch);
+    } else {
+        /* one ring per NIC of a node, at the NIC's (or its PCIe path's) speed */
+        double nicbw = sys->gpu_net > 0 ? fmin(sys->gpu_net, sys->gpu_pci > 0 ? sys->gpu_pci : 1e9)
+                                        : 12.0;
+        int nics = nic_tier >= 0 ? (int)(plat->tiers[nic_tier].nlinks /
+                                         (uint64_t)(plat->ndims > 1 ? plat->dims[plat->ndims - 1] : 1))
+                                 : 1;
+        if (nics < 1)
+            nics = 1;
+        if (nics > local)
+            nics = local;
+        search(spn, nicbw, total, nics, 0, 0, &ring.nch, &ring.bw_intra);
+        dup_channels(g->cc, &ring.nch, &ring.bw_intra, maxch);
+    }
+    ring.bw_inter = ring.bw_intra;
+    sys->graph[CS_NCCL_RING] = ring;
+    sys->graph[CS_NCCL_TREE] = ring;
+    sys->graph[CS_NCCL_COLLNET_CHAIN] = ring;
+    cs_nccl_graph_t cnd = ring;
+    if (cnd.nch > 8)
+        cnd.nch = 8;
+    sys->graph[CS_NCCL_COLLNET_DIRECT] = cnd;
+    sys->graph[CS_NCCL_PAT] = ring;
+    if (sys->nvls && type_intra == CS_SIM_HW_NVLINK) {
+        cs_nccl_graph_t nv = {0, 0, 0, CS_SIM_HW_NVLINK};
+        int forced = local < nvls_arity ? local : nvls_arity;
+        if (local > nvls_arity && k->minor < 25)
+            sys->nvls = 0;
+        search(spi, total, total, forced, forced, 1, &nv.nch, &nv.bw_intra);
+        nv.bw_inter = sys->nnodes > 1 ? ring.bw_intra : spi[0];
+        sys->graph[CS_NCCL_NVLS] = nv;
+        sys->graph[CS_NCCL_NVLS_TREE] = nv;
+    }
+    snprintf(sys->note, sizeof(sys->note),
+             "%s %s: %s, %d rank(s) on %d host(s), %d NVLink domain(s); ring %d x %.1f GB/s%s",
+             k->lib, k->version, g->name, nranks, sys->nhosts, sys->nnodes,
+             sys->graph[CS_NCCL_RING].nch, sys->graph[CS_NCCL_RING].bw_intra,
+             sys->nvls ? ", NVLS" : "");
+    if (sys->nvls)
+        snprintf(sys->note + strlen(sys->note), sizeof(sys->note) - strlen(sys->note),
+                 " %d x %.1f", sys->graph[CS_NCCL_NVLS].nch, sys->graph[CS_NCCL_NVLS].bw_intra);
+    return CS_OK;
+}

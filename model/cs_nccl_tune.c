@@ -1,0 +1,370 @@
+/*
+ * cs_nccl_tune.c - NCCL's tuner on a derived system: the latency and
+ * bandwidth of every algorithm and protocol per collective (tuning.cc's
+ * ncclTopoTuneModel), the time of one collective (enqueue.cc's
+ * ncclTopoGetAlgoTime) and the choice of the fastest pair; and what each
+ * step of a collstep schedule pays when it runs under those costs.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_algo.h"
+#include "cs_nccl.h"
+
+static int log2i(int n)
+{
+    int l = 0;
+    while (n >>= 1)
+        l++;
+    return l;
+}
+
+static int nsteps_of(cs_coll_t coll, int n)
+{
+    if (coll == CS_COLL_ALLREDUCE)
+        return 2 * (n - 1);
+    if (coll == CS_COLL_REDUCE_SCATTER || coll == CS_COLL_ALLGATHER)
+        return n - 1;
+    return n;
+}
+
+/* Which algorithms NCCL considers for a collective. */
+static int algo_for_coll(cs_coll_t coll, int a)
+{
+    switch (coll) {
+    case CS_COLL_ALLREDUCE:
+        return a != CS_NCCL_PAT;
+    case CS_COLL_REDUCE_SCATTER:
+    case CS_COLL_ALLGATHER:
+        return a == CS_NCCL_RING || a == CS_NCCL_NVLS || a == CS_NCCL_COLLNET_DIRECT ||
+               a == CS_NCCL_PAT;
+    case CS_COLL_BROADCAST:
+    case CS_COLL_REDUCE:
+        return a == CS_NCCL_RING;
+    default:
+        return 0;
+    }
+}
+
+/* The protocol-and-algorithm enable rules of tuning.cc (defaults, no
+ * NCCL_ALGO / NCCL_PROTO). */
+static int enabled(const cs_nccl_sys_t *sys, int a, int p)
+{
+    if ((a == CS_NCCL_NVLS || a == CS_NCCL_NVLS_TREE || a == CS_NCCL_COLLNET_DIRECT ||
+         a == CS_NCCL_COLLNET_CHAIN || a == CS_NCCL_PAT) &&
+        p != CS_NCCL_SIMPLE)
+        return 0;
+    if (p == CS_NCCL_LL128) {
+        /* on by default only on NVLink nodes of Volta, Ampere and Hopper
+         * (and Blackwell in versions that know it), one GPU model */
+        if (sys->graph[a].type_intra != CS_SIM_HW_NVLINK || sys->rccl)
+            return 0;
+    }
+    if (a == CS_NCCL_NVLS_TREE && sys->nnodes == 1)
+        return 0;
+    if (a == CS_NCCL_NVLS && (!sys->nvls || (sys->nnodes > 1 && !sys->collnet)))
+        return 0;
+    if (a == CS_NCCL_NVLS_TREE && !sys->nvls)
+        return 0;
+    if ((a == CS_NCCL_COLLNET_DIRECT || a == CS_NCCL_COLLNET_CHAIN) && !sys->collnet)
+        return 0;
+    if (a == CS_NCCL_PAT && sys->nnodes != sys->nranks)
+        return 0;
+    if (sys->graph[a].nch <= 0)
+        return 0;
+    return 1;
+}
+
+/* Bus bandwidth (GB/s, before the conversion to algorithm bandwidth) of
+ * (a, p), with `bw` per channel. */
+static double bus_bw(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, cs_coll_t coll, int a,
+                     int p, double bw)
+{
+    const cs_nccl_graph_t *g = &sys->graph[a];
+    int nn = sys->nnodes, idx2 = nn <= 2 ? nn - 1 : 2;
+    int arch = sys->arch;
+    int idx1 = nn == 1 ? arch : (sys->cpu_amd ? 1 : 0);
+    double ppn = (double)sys->nranks / nn;
+    double ll_max = k->ll_max_bw[idx1][idx2];
+    double bus = g->nch * bw;
+    if (a == CS_NCCL_RING && p == CS_NCCL_LL) {
+        double f = (nn > 1 || coll == CS_COLL_ALLREDUCE || coll == CS_COLL_REDUCE)
+                       ? k->ring_ll_factor
+                       : k->ring_ll_factor_1;
+        bus = fmin(ll_max, bus * f);
+    }
+    if (a == CS_NCCL_RING && p == CS_NCCL_LL128)
+        bus = fmin(bus * (ppn < 2 ? k->ll128_ppn1 : 0.92), g->nch * k->ring_ll128_bw[arch][idx2]);
+    if (a == CS_NCCL_TREE && (coll == CS_COLL_ALLREDUCE))
+        bus = fmin(bus * .92, g->nch * k->tree_bw[arch][idx2]);
+    if (a == CS_NCCL_TREE && p == CS_NCCL_LL)
+        bus = fmin(bus / 3.8, ll_max);
+    if (a == CS_NCCL_TREE && p == CS_NCCL_LL128)
+        bus = fmin(bus * (nn == 1 ? 7.0 / 9.0 : 120.0 / 128.0), g->nch * k->tree_ll128_bw[arch][idx2]);
+    if (a == CS_NCCL_PAT)
+        bus *= .75;
+    if (a == CS_NCCL_COLLNET_DIRECT) {
+        double factor = ppn / g->nch;
+        factor -= (factor - 1) / 2;
+        bus /= factor;
+        if (sys->cc >= 90)
+            bus *= .85;
+    }
+    return bus;
+}
+
+/* Per-channel bandwidth NCCL uses for (a, p). */
+static double chan_bw(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, cs_coll_t coll, int a)
+{
+    const cs_nccl_graph_t *g = &sys->graph[a];
+    int nn = sys->nnodes, idx2 = nn <= 2 ? nn - 1 : 2;
+    double ppn = (double)sys->nranks / nn;
+    int collnet = a == CS_NCCL_COLLNET_DIRECT || a == CS_NCCL_COLLNET_CHAIN;
+    double bw = nn <= 2 || collnet ? g->bw_intra : g->bw_inter;
+    if (a == CS_NCCL_NVLS || a == CS_NCCL_NVLS_TREE) {
+        if (k->nvls_model == 0) {
+            bw = a == CS_NCCL_NVLS ? fmin(g->bw_intra, g->bw_inter)
+                                   : fmin(g->bw_intra, nn <= 2 ? g->bw_inter : g->bw_inter / 2);
+        } else {
+            if (g->nch < 2)
+                return 0;
+            double intra = g->bw_intra * k->nvls_eff[sys->arch] * (g->nch - 1) / g->nch;
+            intra *= coll == CS_COLL_ALLREDUCE ? 2.0 : (ppn - 1) / ppn;
+            double inter = g->bw_inter * ((nn <= 2 && a == CS_NCCL_NVLS_TREE) ? 2 : 1);
+            bw = fmin(intra, inter);
+            if (a == CS_NCCL_NVLS_TREE && k->nvls_tree_bw[sys->arch][idx2] > 0)
+                bw = fmin(bw, k->nvls_tree_bw[sys->arch][idx2]);
+        }
+    }
+    return bw;
+}
+
+static double alg_ratio(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, cs_coll_t coll, int a)
+{
+    int nsteps = nsteps_of(coll, sys->nranks);
+    if (a != CS_NCCL_RING && (coll == CS_COLL_ALLGATHER || coll == CS_COLL_REDUCE_SCATTER))
+        return 1.0;
+    if (a == CS_NCCL_RING)
+        return (double)sys->nranks / nsteps;
+    if (a == CS_NCCL_NVLS || a == CS_NCCL_NVLS_TREE)
+        return k->nvls_model == 0 ? 5.0 / 6.0 : (double)sys->nranks / nsteps;
+    return 0.5;
+}
+
+/* NCCL's per-step latencies (us) of (a, p): intra-node and network. */
+static void step_lats(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, int a, int p,
+                      double *intra, double *inter)
+{
+    int hw_intra = sys->graph[a].type_intra;
+    double ppn = (double)sys->nranks / sys->nnodes;
+    *intra = k->hw_lat[hw_intra][a][p];
+    *inter = (k->inter_steps_v2 && ppn == 1) ? k->hw_lat[CS_SIM_HW_NET][CS_NCCL_TREE][p]
+                                              : k->hw_lat[CS_SIM_HW_NET][a][p];
+}
+
+/* Network post overhead (us): 1 us per step (2 on AMD CPUs), 3x for Simple */
+static double net_overhead(const cs_nccl_sys_t *sys, int p)
+{
+    double o = sys->cpu_amd ? 2.0 : 1.0;
+    return p == CS_NCCL_SIMPLE ? 3 * o : o;
+}
+
+void cs_nccl_tune(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, cs_coll_t coll,
+                  float lat[CS_NCCL_NALGOS][CS_NCCL_NPROTOS],
+                  float bw[CS_NCCL_NALGOS][CS_NCCL_NPROTOS])
+{
+    int n = sys->nranks, nn = sys->nnodes, nsteps = nsteps_of(coll, n);
+    for (int a = 0; a < CS_NCCL_NALGOS; a++)
+        for (int p = 0; p < CS_NCCL_NPROTOS; p++) {
+            lat[a][p] = 0;
+            bw[a][p] = 0;
+            if (n <= 1 || !algo_for_coll(coll, a) || !enabled(sys, a, p))
+                continue;
+            double b = bus_bw(k, sys, coll, a, p, chan_bw(k, sys, coll, a));
+            bw[a][p] = (float)(b * alg_ratio(k, sys, coll, a));
+            double intra, inter, l = k->base_lat[a][p];
+            step_lats(k, sys, a, p, &intra, &inter);
+            int lr = n / nn;
+            switch (a) {
+            case CS_NCCL_RING:
+                if (coll == CS_COLL_REDUCE || coll == CS_COLL_BROADCAST) {
+                    double s = nn == 1 ? intra : k->hw_lat[CS_SIM_HW_NET][a][p];
+                    if (p == CS_NCCL_SIMPLE)
+                        s = k->hw_lat[nn == 1 ? sys->graph[a].type_intra : CS_SIM_HW_NET]
+                                     [CS_NCCL_TREE][p];
+                    l += nsteps * s;
+                } else {
+                    int ninter;
+                    if (nn > 1)
+                        intra = fmax(intra, net_overhead(sys, p));
+                    if (k->inter_steps_v2)
+                        ninter = nn == 1 ? 0 : coll == CS_COLL_ALLREDUCE ? 2 * (nn - 1) : nn - 1;
+                    else
+                        ninter = coll == CS_COLL_ALLREDUCE ? (nn > 1 ? 2 * nn : 0)
+                                 : (coll == CS_COLL_REDUCE_SCATTER || coll == CS_COLL_ALLGATHER)
+                                     ? nn - 1
+                                     : nn;
+                    if (nn == 1)
+                        ninter = 0;
+                    l += (nsteps - ninter) * intra + ninter * inter;
+                }
+                break;
+            case CS_NCCL_TREE:
+                l += 2 * ((lr - 1) * intra + log2i(nn) * inter);
+                break;
+            case CS_NCCL_COLLNET_DIRECT:
+                l += 2 * ((lr - 1 < 1 ? lr - 1 : 1) * intra + (lr - 1) * 0.4) + inter;
+                break;
+            case CS_NCCL_COLLNET_CHAIN:
+                l += 2 * (lr - 1) * intra + inter;
+                break;
+            case CS_NCCL_NVLS:
+                l = intra + (nn > 1 ? inter : 0);
+                break;
+            case CS_NCCL_NVLS_TREE:
+                l += intra + 2 * log2i(nn) * inter;
+                break;
+            case CS_NCCL_PAT:
+                l += log2i(nn) * (inter / 3.5) + n * 2.8;
+                break;
+            }
+            lat[a][p] = (float)l;
+        }
+}
+
+/* enqueue.cc: Tree's correction factor for allreduce, by log2(bytes / 64) */
+static const float tree_correction[CS_NCCL_NPROTOS][23] = {
+    {1.0f, 1.0f, 1.0f, 1.0f, .9f, .8f, .7f, .7f, .7f, .7f, .6f, .5f, .4f, .4f, .5f, .6f, .7f,
+     .8f, .9f, 1.0f, 1.0f, 1.0f, 1.0f},
+    {1.0f, 1.0f, 1.0f, 1.0f, 1.0f, .9f, .8f, .8f, .8f, .7f, .6f, .6f, .6f, .6f, .6f, .6f, .8f,
+     .9f, .9f, .9f, .9f, 1.0f, 1.0f},
+    {.9f, .9f, .9f, .9f, .9f, .9f, .9f, .8f, .7f, .6f, .6f, .5f, .5f, .5f, .5f, .6f, .7f, .8f,
+     .7f, .7f, .8f, .9f, .9f}};
+
+double cs_nccl_time(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, cs_coll_t coll,
+                    int algo, int proto, uint64_t bytes)
+{
+    float lat[CS_NCCL_NALGOS][CS_NCCL_NPROTOS], bw[CS_NCCL_NALGOS][CS_NCCL_NPROTOS];
+    if (algo < 0 || algo >= CS_NCCL_NALGOS || proto < 0 || proto >= CS_NCCL_NPROTOS)
+        return -1;
+    cs_nccl_tune(k, sys, coll, lat, bw);
+    double b = bw[algo][proto], l = lat[algo][proto];
+    if (b <= 0)
+        return -1;
+    int logsize = -1;
+    for (uint64_t x = bytes >> 6; x; x >>= 1)
+        logsize++;
+    if (algo == CS_NCCL_TREE && coll == CS_COLL_ALLREDUCE && logsize >= 0 && logsize < 23)
+        b *= tree_correction[proto][logsize];
+    /* the ring's plateau across nodes (Simple, allreduce) */
+    if (algo == CS_NCCL_RING && proto == CS_NCCL_SIMPLE && sys->nnodes > 1 &&
+        coll == CS_COLL_ALLREDUCE && sys->graph[algo].nch > 0 &&
+        bytes / ((uint64_t)sys->graph[algo].nch * (uint64_t)sys->nranks) >= 64)
+        l *= sys->cc < 80 ? 1.9 : 1.4;
+    return l + (double)bytes / (1000.0 * b);
+}
+
+int cs_nccl_choose(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, cs_coll_t coll,
+                   uint64_t bytes, int algo, int proto, int *algo_out, int *proto_out,
+                   double *time_us)
+{
+    double best = -1;
+    int ba = -1, bp = -1;
+    for (int a = 0; a < CS_NCCL_NALGOS; a++) {
+        if (algo >= 0 && a != algo)
+            continue;
+        for (int p = 0; p < CS_NCCL_NPROTOS; p++) {
+            if (proto >= 0 && p != proto)
+                continue;
+            double t = cs_nccl_time(k, sys, coll, a, p, bytes);
+            if (t >= 0 && (best < 0 || t < best))
+                best = t, ba = a, bp = p;
+        }
+    }
+    if (ba < 0)
+        return CS_ERR_NOTFOUND;
+    *algo_out = ba;
+    *proto_out = bp;
+    if (time_us)
+        *time_us = best;
+    return CS_OK;
+}
+
+int cs_nccl_algo_of(const cs_sched_t *s, const cs_nccl_sys_t *sys)
+{
+    int nvls = 0, sharp = 0;
+    if (s->ngroups > 0) {
+        /* the generators name the switch they use */
+        sharp = strstr(s->algo, "sharp") != NULL || strstr(s->params, "sharp") != NULL;
+        nvls = strstr(s->algo, "nvls") != NULL || strstr(s->params, "nvls") != NULL || !sharp;
+    }
+    if (nvls)
+        return sys->nnodes > 1 ? CS_NCCL_NVLS_TREE : CS_NCCL_NVLS;
+    if (sharp)
+        return CS_NCCL_COLLNET_DIRECT;
+    if (strstr(s->algo, "tree") || strcmp(s->algo, "binomial") == 0)
+        return CS_NCCL_TREE;
+    return CS_NCCL_RING;
+}
+
+void cs_nccl_step_costs(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, const cs_sched_t *s,
+                        int algo, int proto, cs_sim_nccl_t *out)
+{
+    cs_coll_t coll = s->desc.coll;
+    memset(out, 0, sizeof(*out));
+    /* point-to-point steps pay a ring's or a tree's step; those of switch
+     * schedules (their inter-node parts) the ring's */
+    int pa = algo == CS_NCCL_TREE ? CS_NCCL_TREE : CS_NCCL_RING;
+    int pp = proto;
+    if (pa != algo && k->hw_lat[0][pa][pp] <= 0)
+        pp = CS_NCCL_SIMPLE;
+    double intra, inter;
+    step_lats(k, sys, pa, pp, &intra, &inter);
+    if (sys->nnodes > 1 && pa == CS_NCCL_RING &&
+        !(coll == CS_COLL_REDUCE || coll == CS_COLL_BROADCAST))
+        intra = fmax(intra, net_overhead(sys, pp));
+    out->lat[CS_SIM_HW_NVLINK] = k->hw_lat[CS_SIM_HW_NVLINK][pa][pp] > 0 && sys->graph[pa].type_intra == CS_SIM_HW_NVLINK ? intra : k->hw_lat[CS_SIM_HW_NVLINK][pa][pp];
+    out->lat[CS_SIM_HW_PCI] = sys->graph[pa].type_intra == CS_SIM_HW_PCI ? intra : k->hw_lat[CS_SIM_HW_PCI][pa][pp];
+    out->lat[CS_SIM_HW_NET] = inter;
+    for (int c = 0; c < CS_SIM_HW_COUNT; c++)
+        out->lat[c] *= 1e-6;
+    out->base_lat = k->base_lat[algo][proto] * 1e-6;
+    /* protocols' wire efficiency: LL carries 4 bytes of data in 8, LL128
+     * 120 in 128 */
+    double eff = pp == CS_NCCL_LL ? 0.5 : pp == CS_NCCL_LL128 ? 120.0 / 128.0 : 1.0;
+    /* caps: the pair's bus bandwidth, inside a node from bwIntra, across
+     * from bwInter, spread over the schedule's parallel channels */
+    const cs_nccl_graph_t *g = &sys->graph[pa];
+    const char *cp = strstr(s->params, "channels=");
+    int ch = cp ? atoi(cp + 9) : 1;
+    if (ch < 1)
+        ch = 1;
+    double share = ch > g->nch && g->nch > 0 ? g->nch : ch;
+    cs_nccl_sys_t one = *sys;
+    double bi = bus_bw(k, &one, coll, pa, pp, g->bw_intra);
+    double bn = bus_bw(k, &one, coll, pa, pp, g->bw_inter > 0 ? g->bw_inter : g->bw_intra);
+    for (int c = 0; c < CS_SIM_HW_COUNT; c++) {
+        out->eff[c] = eff;
+        out->cap[c] = (c == CS_SIM_HW_NET ? bn : bi) * 1e9 / share;
+    }
+    if (algo == CS_NCCL_NVLS || algo == CS_NCCL_NVLS_TREE) {
+        /* NVLS: its latency once, its bandwidth the switch's reduction rate
+         * per member (NCCL's algorithm bandwidth of the pair) */
+        double li, ln;
+        step_lats(k, sys, algo, CS_NCCL_SIMPLE, &li, &ln);
+        out->base_lat += li * 1e-6;
+        if (sys->nnodes > 1 && algo == CS_NCCL_NVLS)
+            out->base_lat += ln * 1e-6;
+        double b = bus_bw(k, sys, coll, algo, CS_NCCL_SIMPLE, chan_bw(k, sys, coll, algo));
+        out->sw_rate = b * alg_ratio(k, sys, coll, algo) * 1e9;
+    }
+    out->sw_eff = 1.0;
+    out->sw_cap = 0;
+    out->sw_lat = 0;
+    if (algo == CS_NCCL_COLLNET_DIRECT || algo == CS_NCCL_COLLNET_CHAIN) {
+        double li, ln;
+        step_lats(k, sys, algo, CS_NCCL_SIMPLE, &li, &ln);
+        out->sw_lat = ln * 1e-6;
+    }
+}
