@@ -238,7 +238,7 @@ int cs_cli_tuning_pick(const char *cmd, const char *path, const char *platform, 
                        cs_cli_pick_t *picks);
 void cs_cli_tuning_free(struct cs_tuning *t);
 
-/* ---- --model nccl (cli_nccl.c) -------------------------------------------- */
+/* ---- --model nccl (cli_model.c) -------------------------------------------- */
 #ifdef CS_HAVE_MODEL
 #include "cs_nccl.h"
 enum { CS_CLI_NCCL_VERSION = 1, CS_CLI_NCCL_ALGO, CS_CLI_NCCL_PROTO };

@@ -1,5 +1,5 @@
 /*
- * cli_nccl.c - `--model nccl` for sim, plan and validate: the options
+ * cli_model.c - `--model nccl` for sim, plan and validate: the options
  * (--nccl-version, --nccl-algo, --nccl-proto), the system NCCL's tuner
  * sees on the platform, what each instance pays (model/cs_nccl.h), and
  * NCCL's own choice as collstep schedules (`--algo nccl`).

@@ -1,0 +1,130 @@
+/*
+ * test_nccl.c - NCCL's cost model (model/cs_nccl.h) against hand-computed
+ * values.  The system is written out as NCCL's search finds it on one node
+ * of 8 x H100 SXM on NVSwitch (18 NVLink4 links of 20.6 GB/s as NCCL counts
+ * them: 370.8 GB/s per GPU): Ring and Tree 12 channels x 30 GB/s, NVLS 8
+ * channels x 40 GB/s (60 across), so that every expected figure below is
+ * arithmetic on NCCL's constants:
+ *   Ring/LL latency  6.6 + 14 x 0.6 = 15.0 us
+ *   Ring/LL bw       min(llMaxBw, 12 x 30 x f) x 8/14
+ *                    2.25.1: min(141, 180) x 8/14 = 80.571 GB/s
+ *                    2.20.5: min(87.7, 90) x 8/14 = 50.114 GB/s
+ *   NVLS             8 x min(40, 60) x 5/6 = 266.67 GB/s; 25 us (23 in 2.20.5)
+ *   2.29.7 NVLS      8 x min(40 x .85 x 7/8 x 2, 60) x 8/14 = 272.0 GB/s
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cs_nccl.h"
+#include "cs_test.h"
+
+
+static void h100_node(cs_nccl_sys_t *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->nranks = 8, s->nnodes = 1, s->nhosts = 1;
+    s->arch = CS_NCCL_HOPPER, s->cc = 90, s->nvls = 1;
+    for (int a = 0; a < CS_NCCL_NALGOS; a++)
+        s->graph[a] = (cs_nccl_graph_t){12, 30, 30, CS_SIM_HW_NVLINK};
+    s->graph[CS_NCCL_COLLNET_DIRECT].nch = 8;
+    s->graph[CS_NCCL_NVLS] = (cs_nccl_graph_t){8, 40, 60, CS_SIM_HW_NVLINK};
+    s->graph[CS_NCCL_NVLS_TREE] = s->graph[CS_NCCL_NVLS];
+}
+
+#define NEAR(x, y, tol) (fabs((x) - (y)) <= (tol))
+
+int main(void)
+{
+    int exact = 0;
+    const cs_nccl_consts_t *k = cs_nccl_consts_for("v2.25.1-1", 0, &exact);
+    CS_TEST_REQUIRE(k && exact && strcmp(k->version, "2.25.1") == 0, "2.25.1 found exactly");
+    const cs_nccl_consts_t *k20 = cs_nccl_consts_for("2.21", 0, &exact);
+    CS_TEST_CHECK(k20 && !exact && strcmp(k20->version, "2.20.5") == 0,
+                  "2.21 served by 2.20.5 (nearest earlier), got %s", k20 ? k20->version : "-");
+    const cs_nccl_consts_t *k29 = cs_nccl_consts_for(NULL, 0, &exact);
+    CS_TEST_CHECK(k29 && strcmp(k29->version, "2.29.7") == 0, "default is the newest");
+    CS_TEST_CHECK(cs_nccl_consts_for("2.x", 0, &exact) == NULL, "a bad version is refused");
+    const cs_nccl_consts_t *k1 = cs_nccl_consts_for("1.0", 0, &exact);
+    CS_TEST_CHECK(k1 && strcmp(k1->version, "2.20.5") == 0, "older than the table: the oldest");
+
+    cs_nccl_sys_t s;
+    h100_node(&s);
+    float lat[CS_NCCL_NALGOS][CS_NCCL_NPROTOS], bw[CS_NCCL_NALGOS][CS_NCCL_NPROTOS];
+    cs_nccl_tune(k, &s, CS_COLL_ALLREDUCE, lat, bw);
+    CS_TEST_CHECK(NEAR(lat[CS_NCCL_RING][CS_NCCL_LL], 15.0, 1e-4), "ring LL lat %g",
+                  lat[CS_NCCL_RING][CS_NCCL_LL]);
+    CS_TEST_CHECK(NEAR(bw[CS_NCCL_RING][CS_NCCL_LL], 141.0 * 8 / 14, 1e-3), "ring LL bw %g",
+                  bw[CS_NCCL_RING][CS_NCCL_LL]);
+    /* Ring/LL128: 14 + 14 x 1.9 = 40.6 us; min(360 x .92, 12 x 36.7) x 8/14 */
+    CS_TEST_CHECK(NEAR(lat[CS_NCCL_RING][CS_NCCL_LL128], 40.6, 1e-3), "ring LL128 lat %g",
+                  lat[CS_NCCL_RING][CS_NCCL_LL128]);
+    CS_TEST_CHECK(NEAR(bw[CS_NCCL_RING][CS_NCCL_LL128], 331.2 * 8 / 14, 1e-2), "ring LL128 bw %g",
+                  bw[CS_NCCL_RING][CS_NCCL_LL128]);
+    /* Ring/Simple: 8.4 + 14 x 3.4 = 56 us; 360 x 8/14 = 205.71 */
+    CS_TEST_CHECK(NEAR(lat[CS_NCCL_RING][CS_NCCL_SIMPLE], 56.0, 1e-3), "ring Simple lat");
+    CS_TEST_CHECK(NEAR(bw[CS_NCCL_RING][CS_NCCL_SIMPLE], 360.0 * 8 / 14, 1e-2), "ring Simple bw");
+    CS_TEST_CHECK(NEAR(lat[CS_NCCL_NVLS][CS_NCCL_SIMPLE], 25.0, 1e-4), "NVLS lat %g",
+                  lat[CS_NCCL_NVLS][CS_NCCL_SIMPLE]);
+    CS_TEST_CHECK(NEAR(bw[CS_NCCL_NVLS][CS_NCCL_SIMPLE], 320.0 * 5 / 6, 1e-2), "NVLS bw %g",
+                  bw[CS_NCCL_NVLS][CS_NCCL_SIMPLE]);
+    CS_TEST_CHECK(bw[CS_NCCL_NVLS][CS_NCCL_LL] == 0 && bw[CS_NCCL_NVLS_TREE][CS_NCCL_SIMPLE] == 0,
+                  "NVLS has Simple only, NVLSTree needs several nodes");
+    /* Tree/Simple on one node: 8.4 + 2 x 7 x 4.0 = 64.4 us; min(360 x .92, 12 x 38.7) x .5 */
+    CS_TEST_CHECK(NEAR(lat[CS_NCCL_TREE][CS_NCCL_SIMPLE], 64.4, 1e-3), "tree Simple lat %g",
+                  lat[CS_NCCL_TREE][CS_NCCL_SIMPLE]);
+    CS_TEST_CHECK(NEAR(bw[CS_NCCL_TREE][CS_NCCL_SIMPLE], 165.6, 1e-2), "tree Simple bw %g",
+                  bw[CS_NCCL_TREE][CS_NCCL_SIMPLE]);
+
+    /* the choice: 1 MiB Ring/LL (15 + 1048576 / 80571 = 28.01 us against
+     * NVLS's 25 + 3.93 = 28.93), 2 MiB NVLS (32.86 against 41.03) */
+    int a, p;
+    double us;
+    CS_TEST_REQUIRE(cs_nccl_choose(k, &s, CS_COLL_ALLREDUCE, 1 << 20, -1, -1, &a, &p, &us) == CS_OK,
+                    "choose 1 MiB");
+    CS_TEST_CHECK(a == CS_NCCL_RING && p == CS_NCCL_LL && NEAR(us, 15.0 + 1048576 / 80571.43, 1e-2),
+                  "1 MiB: Ring/LL %g us, got %s/%s", us, cs_nccl_algo_name(a), cs_nccl_proto_name(p));
+    cs_nccl_choose(k, &s, CS_COLL_ALLREDUCE, 2 << 20, -1, -1, &a, &p, &us);
+    CS_TEST_CHECK(a == CS_NCCL_NVLS && p == CS_NCCL_SIMPLE && NEAR(us, 25.0 + 2097152 / 266666.7, 1e-2),
+                  "2 MiB: NVLS %g us, got %s/%s", us, cs_nccl_algo_name(a), cs_nccl_proto_name(p));
+    /* NCCL_ALGO=Ring NCCL_PROTO=Simple */
+    cs_nccl_choose(k, &s, CS_COLL_ALLREDUCE, 1 << 20, CS_NCCL_RING, CS_NCCL_SIMPLE, &a, &p, &us);
+    CS_TEST_CHECK(a == CS_NCCL_RING && p == CS_NCCL_SIMPLE && NEAR(us, 56.0 + 1048576 / 205714.3, 1e-2),
+                  "forced Ring/Simple %g", us);
+    /* 2.20.5: 512 KiB goes to NVLS (23 + 1.97 = 24.97 against Ring/LL's 15 + 10.46) */
+    cs_nccl_choose(k20, &s, CS_COLL_ALLREDUCE, 512 << 10, -1, -1, &a, &p, &us);
+    CS_TEST_CHECK(a == CS_NCCL_NVLS && NEAR(us, 23.0 + 524288 / 266666.7, 1e-2),
+                  "2.20.5 512 KiB: NVLS %g, got %s", us, cs_nccl_algo_name(a));
+    cs_nccl_tune(k20, &s, CS_COLL_ALLREDUCE, lat, bw);
+    CS_TEST_CHECK(NEAR(bw[CS_NCCL_RING][CS_NCCL_LL], 87.7 * 8 / 14, 1e-3), "2.20.5 ring LL bw %g",
+                  bw[CS_NCCL_RING][CS_NCCL_LL]);
+    /* 2.29.7's NVLS formula */
+    cs_nccl_tune(k29, &s, CS_COLL_ALLREDUCE, lat, bw);
+    CS_TEST_CHECK(NEAR(bw[CS_NCCL_NVLS][CS_NCCL_SIMPLE], 8 * 59.5 * 8 / 14, 1e-2), "2.29.7 NVLS %g",
+                  bw[CS_NCCL_NVLS][CS_NCCL_SIMPLE]);
+
+    /* per-step costs of Ring/LL (2.25.1): 0.6 us per NVLink step, 6.6 once,
+     * half the wire, the pair's bus bandwidth min(141, 180) as the cap */
+    cs_sched_t sched;
+    memset(&sched, 0, sizeof(sched));
+    sched.desc.coll = CS_COLL_ALLREDUCE;
+    sched.desc.nranks = 8;
+    snprintf(sched.algo, sizeof(sched.algo), "ring");
+    cs_sim_nccl_t c;
+    cs_nccl_step_costs(k, &s, &sched, CS_NCCL_RING, CS_NCCL_LL, &c);
+    CS_TEST_CHECK(NEAR(c.lat[CS_SIM_HW_NVLINK], 0.6e-6, 1e-12) && NEAR(c.base_lat, 6.6e-6, 1e-12),
+                  "ring LL step latency %g base %g", c.lat[CS_SIM_HW_NVLINK], c.base_lat);
+    CS_TEST_CHECK(NEAR(c.eff[CS_SIM_HW_NVLINK], 0.5, 1e-9) && NEAR(c.cap[CS_SIM_HW_NVLINK], 141e9, 1e3),
+                  "ring LL eff %g cap %g", c.eff[CS_SIM_HW_NVLINK], c.cap[CS_SIM_HW_NVLINK]);
+    /* a schedule of 3 channels shares the cap */
+    snprintf(sched.params, sizeof(sched.params), "nchunks=1 channels=3");
+    cs_nccl_step_costs(k, &s, &sched, CS_NCCL_RING, CS_NCCL_SIMPLE, &c);
+    CS_TEST_CHECK(NEAR(c.cap[CS_SIM_HW_NVLINK], 360e9 / 3, 1e3) && NEAR(c.lat[CS_SIM_HW_NVLINK], 3.4e-6, 1e-12),
+                  "ring Simple 3 channels cap %g lat %g", c.cap[CS_SIM_HW_NVLINK], c.lat[CS_SIM_HW_NVLINK]);
+    /* NVLS: its 25 us once, the switch at NCCL's algorithm bandwidth per member */
+    snprintf(sched.algo, sizeof(sched.algo), "nvls");
+    cs_nccl_step_costs(k, &s, &sched, CS_NCCL_NVLS, CS_NCCL_SIMPLE, &c);
+    CS_TEST_CHECK(NEAR(c.base_lat, 25e-6, 1e-12) && NEAR(c.sw_rate, 266.667e9, 1e6),
+                  "NVLS base %g rate %g", c.base_lat, c.sw_rate);
+    return cs_test_finish();
+}
