@@ -31,7 +31,7 @@ int cs_nccl_sweep(const uint64_t *sizes, int n, uint64_t *min, uint64_t *max, ui
     int geo = sizes[1] % sizes[0] == 0 && sizes[1] / sizes[0] >= 2, ari = sizes[1] > sizes[0];
     uint64_t f = sizes[1] / sizes[0], d = sizes[1] - sizes[0];
     for (int i = 1; i < n; i++) {
-        geo &= sizes[i] / f == sizes[i - 1] && sizes[i] % f == 0;
+        geo = geo && sizes[i] / f == sizes[i - 1] && sizes[i] % f == 0; /* f >= 2 when geo */
         ari &= sizes[i] > sizes[i - 1] && sizes[i] - sizes[i - 1] == d;
     }
     if (!geo && !ari)
