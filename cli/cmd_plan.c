@@ -59,7 +59,7 @@ static void help(FILE *f)
             "  --model M            ideal (default) or calibrated (see 'collstep sim --help')\n"
             "  --show N             rows of the ranking per size (default 8, 0 = all)\n"
             "  --format F           table (default), csv, json or nccl-tests (the choice per\n"
-            "                       size as nccl-tests %s prints a run: docs/planner.md)\n"
+            "                       size as nccl-tests %s prints a run: docs/nccl-tests.md)\n"
             "  -o, --output FILE    write the tuning table to FILE (whole or not at all; an\n"
             "                       existing file is replaced only when collstep wrote it)\n"
             "  --force              replace an existing -o FILE that collstep did not write\n"

@@ -72,7 +72,7 @@ static void help(FILE *f)
             "  --no-verify          skip verifying the schedules before simulating (schedules\n"
             "                       that verified once are remembered: CS_VERIFY_CACHE=0)\n"
             "  --format F           table (default), csv, json or nccl-tests (the output of\n"
-            "                       nccl-tests %s per algorithm: docs/simulator-performance.md)\n"
+            "                       nccl-tests %s per algorithm: docs/nccl-tests.md)\n"
             "  --compare[=REF]      per size, the algorithms ranked by time with their speed-up\n"
             "                       over REF (default: the first algorithm given)\n"
             "  -o, --output FILE    write results to FILE (whole or not at all; an existing\n"
