@@ -110,7 +110,8 @@ int cs_results_print(FILE *f, cs_results_fmt_t fmt, unsigned flags, const cs_res
                      int n);
 /* Write the rows to `path` whole or not at all (core/cs_out.h): an existing
  * file is replaced only when it holds results collstep wrote (in any of the
- * three formats), or with CS_RESULTS_FORCE; a directory never.  CS_OK,
+ * formats, nccl-tests tables included: their first title line is a
+ * table block header), or with CS_RESULTS_FORCE; a directory never.  CS_OK,
  * CS_ERR_EXISTS (refused) or CS_ERR_IO with err. */
 int cs_results_save(const char *path, cs_results_fmt_t fmt, unsigned flags,
                     const cs_result_t *rows, int n, cs_err_t *err);
