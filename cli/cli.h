@@ -95,6 +95,8 @@ int cs_cli_parse_dtype(const char *cmd, const char *s, cs_dtype_t *out);  /* --d
 int cs_cli_parse_op(const char *cmd, const char *s, cs_op_t *out);        /* --op */
 int cs_cli_parse_coll(const char *cmd, const char *s, cs_coll_t *out);    /* --coll */
 int cs_cli_parse_format(const char *cmd, const char *s, cs_results_fmt_t *out); /* table|csv|json */
+/* table|csv|json|nccl-tests (sim and plan: cli_nccl.h) */
+int cs_cli_parse_format_nccl(const char *cmd, const char *s, cs_results_fmt_t *out);
 
 /* ---- sizes ---------------------------------------------------------------- */
 

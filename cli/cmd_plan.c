@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_nccl.h"
 #include "cs_algo.h"
 #include "cs_dtype.h"
 #include "cs_out.h"
@@ -57,7 +58,8 @@ static void help(FILE *f)
             "                       candidates that do not fit are ranked by the model\n"
             "  --model M            ideal (default) or calibrated (see 'collstep sim --help')\n"
             "  --show N             rows of the ranking per size (default 8, 0 = all)\n"
-            "  --format F           table (default), csv or json\n"
+            "  --format F           table (default), csv, json or nccl-tests (the choice per\n"
+            "                       size as nccl-tests %s prints a run: docs/nccl-tests.md)\n"
             "  -o, --output FILE    write the tuning table to FILE (whole or not at all; an\n"
             "                       existing file is replaced only when collstep wrote it)\n"
             "  --force              replace an existing -o FILE that collstep did not write\n"
@@ -68,7 +70,7 @@ static void help(FILE *f)
             "\n%s\n%s"
             "\n"
             "example: collstep plan --platform summit:nodes=16 --size 1M:1G -o summit16.tuning\n",
-            cs_cli_size_help, cs_cli_exit_help);
+            CS_NCCL_TESTS_VERSION, cs_cli_size_help, cs_cli_exit_help);
 }
 
 typedef struct args {
@@ -78,7 +80,7 @@ typedef struct args {
     cs_sim_model_t model;
     long ranks, top, jobs, show;
     double budget;
-    int force, all;
+    int force, all, show_given;
 } args_t;
 
 /* One option's value (cs_cli_options calls it for each). */
@@ -92,7 +94,7 @@ static int parse_opt(void *ctx, int c, const char *arg)
     case 'F': a->force = 1; return CS_EXIT_OK;
     case 'A': a->all = 1; return CS_EXIT_OK;
     case 'c': return cs_cli_parse_coll("plan", arg, &a->coll);
-    case 'f': return cs_cli_parse_format("plan", arg, &a->fmt);
+    case 'f': return cs_cli_parse_format_nccl("plan", arg, &a->fmt);
     case 'm':
         if ((a->model = cs_sim_model_parse(arg)) == CS_SIM_MODEL_COUNT)
             return cs_cli_usage_error("plan", "--model: expected ideal or calibrated, found '%s'",
@@ -108,7 +110,9 @@ static int parse_opt(void *ctx, int c, const char *arg)
     case 'n': return cs_cli_parse_long("plan", "--ranks", arg, 1, 1L << 24, &a->ranks);
     case 't': return cs_cli_parse_long("plan", "--top", arg, 1, 100000, &a->top);
     case 'j': return cs_cli_parse_long("plan", "--jobs", arg, 1, 256, &a->jobs);
-    case 'S': return cs_cli_parse_long("plan", "--show", arg, 0, 100000, &a->show);
+    case 'S':
+        a->show_given = 1;
+        return cs_cli_parse_long("plan", "--show", arg, 0, 100000, &a->show);
     default: return CS_EXIT_USAGE;
     }
 }
@@ -131,6 +135,9 @@ static int parse(int argc, char **argv, args_t *a)
         return cs_cli_usage_error("plan", "--platform is required (see --help)");
     if (!a->size)
         return cs_cli_usage_error("plan", "--size is required (e.g. --size 1M:1G)");
+    if (a->fmt == CS_FMT_NCCL_TESTS && a->show_given)
+        return cs_cli_usage_error("plan", "--show: the nccl-tests layout prints the choice per "
+                                          "size only; give --format table or json");
     return CS_EXIT_OK;
 }
 
@@ -332,6 +339,77 @@ static void print_json(FILE *f, const args_t *a, const cs_planner_t *p)
     free(order);
 }
 
+/* --format nccl-tests: the choice per size as one nccl-tests run per rank
+ * order (the devices block names the hosts of one order), its title
+ * naming the choice of each size. */
+static int print_nccl(const args_t *a, const cs_planner_t *p, const uint64_t *asked, int nasked)
+{
+    cs_platform_t *plat = NULL;
+    cs_err_t err;
+    cs_err_clear(&err);
+    if (cs_platform_open(a->platform, &plat, &err) != CS_OK) {
+        fprintf(stderr, "collstep plan: %s\n", err.msg);
+        return cs_cli_exit_code(err.code);
+    }
+    cs_nccl_table_t t[CS_PLANNER_MAX_MAPS];
+    cs_result_t rows[CS_PLANNER_MAX_SIZES];
+    char title[CS_PLANNER_MAX_MAPS][8192], **devs[CS_PLANNER_MAX_MAPS] = {0};
+    const char **hv[CS_PLANNER_MAX_MAPS] = {0};
+    int nt = 0, nrows = 0, rc = CS_EXIT_OK;
+    memset(t, 0, sizeof(t));
+    for (int m = 0; m < p->nmaps && rc == CS_EXIT_OK; m++) {
+        int first = nrows;
+        size_t len = (size_t)snprintf(title[nt], sizeof(title[nt]),
+                                      "%s, %d ranks, platform %s, model %s: the plan's choice per "
+                                      "size in rank order %s\nplanned by collstep plan, in the "
+                                      "layout of nccl-tests %s",
+                                      cs_coll_name(p->coll), p->ranks, a->platform,
+                                      cs_sim_model_name(a->model), p->map_name[m],
+                                      CS_NCCL_TESTS_VERSION);
+        for (int k = 0; k < p->nsizes; k++) {
+            int ch = cs_planner_choice(p, k);
+            if (ch < 0 || p->cands[ch].map != m)
+                continue;
+            const cs_planner_cand_t *x = &p->cands[ch];
+            uint64_t moved = cs_cli_size_moved(p->coll, p->ranks, p->sizes[k], 4);
+            cs_result_fill(&rows[nrows], x->algo, p->coll, p->ranks, moved, CS_DT_F32, CS_OP_SUM,
+                           cs_planner_time(p, ch, k) * 1e6, a->platform);
+            cs_result_set_provenance(&rows[nrows++], x->params, cs_sim_model_name(a->model),
+                                     NULL);
+            if (len < sizeof(title[nt]))
+                len += (size_t)snprintf(title[nt] + len, sizeof(title[nt]) - len,
+                                        "\n  %" PRIu64 " B: %s %s (%s)", moved, x->algo,
+                                        x->params[0] ? x->params : "(defaults)",
+                                        x->sim_s[k] >= 0 ? "simulated" : "cost model");
+        }
+        if (nrows == first)
+            continue;
+        hv[nt] = malloc(sizeof(char *) * (size_t)p->ranks);
+        if (!hv[nt]) {
+            fprintf(stderr, "collstep plan: out of memory\n");
+            rc = CS_EXIT_RUNTIME;
+            break;
+        }
+        for (int r = 0; r < p->ranks; r++)
+            hv[nt][r] = cs_planner_host(p, m, r);
+        t[nt].title = title[nt];
+        t[nt].rows = &rows[first];
+        t[nt].n = nrows - first;
+        rc = cs_cli_nccl_table("plan", plat, hv[nt], p->ranks, asked, nasked, &t[nt], &devs[nt]);
+        nt++;
+    }
+    cs_cli_report_t r = {CS_FMT_NCCL_TESTS, NULL, 0, 0, NULL};
+    if (rc == CS_EXIT_OK)
+        rc = cs_cli_nccl_report("plan", &r, t, nt);
+    for (int i = 0; i < nt; i++) {
+        if (devs[i])
+            cs_platform_names_free(devs[i], p->ranks);
+        free(hv[i]);
+    }
+    cs_platform_close(plat);
+    return rc;
+}
+
 /* ---- tuning table -------------------------------------------------------- */
 
 static int write_table(const args_t *a, const cs_planner_t *p)
@@ -364,6 +442,8 @@ static int write_table(const args_t *a, const cs_planner_t *p)
 typedef struct plan_job {
     const args_t *a;
     const cs_planner_opts_t *o;
+    const uint64_t *asked; /* the sizes as asked (nccl-tests' sweep line) */
+    int nasked;
 } plan_job_t;
 
 static int plan_work(void *ctx)
@@ -378,15 +458,17 @@ static int plan_work(void *ctx)
         fprintf(stderr, "collstep plan: %s\n", err.msg);
         return cs_cli_exit_code(st);
     }
-    if (a->fmt == CS_FMT_CSV)
+    int rc = CS_EXIT_OK;
+    if (a->fmt == CS_FMT_NCCL_TESTS)
+        rc = print_nccl(a, p, j->asked, j->nasked);
+    else if (a->fmt == CS_FMT_CSV)
         print_csv(stdout, p);
     else if (a->fmt == CS_FMT_JSON)
         print_json(stdout, a, p);
     else
         print_table(stdout, a, p);
     fflush(stdout);
-    int rc = CS_EXIT_OK;
-    if (a->output)
+    if (rc == CS_EXIT_OK && a->output)
         rc = write_table(a, p);
     cs_planner_free(p);
     return rc;
@@ -410,6 +492,9 @@ int cs_cli_plan(int argc, char **argv)
     int ns = 0;
     if ((rc = cs_cli_sizes("plan", a.size, cs_dtype_size(CS_DT_F32), sizes, &ns)) != CS_EXIT_OK)
         return rc;
+    if (a.fmt == CS_FMT_NCCL_TESTS &&
+        (rc = cs_cli_nccl_check_sizes("plan", a.size, sizes, ns)) != CS_EXIT_OK)
+        return rc;
     if (a.output) {
         cs_err_t err;
         cs_err_clear(&err);
@@ -432,6 +517,6 @@ int cs_cli_plan(int argc, char **argv)
     o.model = model;
     o.progress = isatty(2) ? 1 : 2;
     o.exhaustive = a.all;
-    plan_job_t j = {&a, &o};
+    plan_job_t j = {&a, &o, sizes, ns};
     return cs_cli_guard("plan", a.output, NULL, plan_work, &j);
 }

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_nccl.h"
 #include "cs_algo.h"
 #include "cs_child.h"
 #include "cs_log.h"
@@ -75,7 +76,8 @@ static void help(FILE *f)
             "                       platform order); fewer hosts than devices needs --ranks\n"
             "  --no-verify          skip verifying the schedules before simulating (schedules\n"
             "                       that verified once are remembered: CS_VERIFY_CACHE=0)\n"
-            "  --format F           table (default), csv or json\n"
+            "  --format F           table (default), csv, json or nccl-tests (the output of\n"
+            "                       nccl-tests %s per algorithm: docs/nccl-tests.md)\n"
             "  --compare[=REF]      per size, the algorithms ranked by time with their speed-up\n"
             "                       over REF (default: the first algorithm given)\n"
             "  -o, --output FILE    write results to FILE (whole or not at all; an existing\n"
@@ -98,7 +100,7 @@ static void help(FILE *f)
             "%s"
             "\n"
             "example: collstep sim --platform summit --algo ring,hier --size 1M:1G --compare\n",
-            cs_cli_dtype_help, cs_cli_size_help, cs_cli_exit_help);
+            cs_cli_dtype_help, CS_NCCL_TESTS_VERSION, cs_cli_size_help, cs_cli_exit_help);
 }
 
 typedef struct progress {
@@ -137,7 +139,8 @@ typedef struct args {
 typedef struct sim {
     args_t a;
     uint64_t sizes[CS_CLI_MAX_SIZES];
-    int nsizes, ranks, nmap;
+    uint64_t asked[CS_CLI_MAX_SIZES]; /* the sizes before rounding (nccl-tests' sweep line) */
+    int nsizes, nasked, ranks, nmap;
     char **map; /* --map */
     cs_platform_t *plat;
     cs_cli_scheds_t b;
@@ -162,7 +165,7 @@ static int parse_opt(void *ctx, int c, const char *arg)
                                              "found '%s'", arg);
         return CS_EXIT_OK;
     case 'M': a->map = arg; return CS_EXIT_OK;
-    case 'f': return cs_cli_parse_format("sim", arg, &a->rep.fmt);
+    case 'f': return cs_cli_parse_format_nccl("sim", arg, &a->rep.fmt);
     case 'o': a->rep.output = arg; return CS_EXIT_OK;
     case 'F': a->rep.force = 1; return CS_EXIT_OK;
     case 'C': a->rep.compare_on = 1, a->rep.compare = arg; return CS_EXIT_OK;
@@ -239,7 +242,16 @@ static int parse(int argc, char **argv, sim_t *s)
     if (a->model == CS_SIM_NCCL)
         return cs_cli_usage_error("sim", "--model nccl: not built (no model/ library)");
 #endif
-    return cs_cli_sizes("sim", a->size, cs_dtype_size(a->dt), s->sizes, &s->nsizes);
+    if ((rc = cs_cli_sizes("sim", a->size, cs_dtype_size(a->dt), s->sizes, &s->nsizes)))
+        return rc;
+    memcpy(s->asked, s->sizes, sizeof(s->sizes));
+    s->nasked = s->nsizes;
+    if (a->rep.fmt != CS_FMT_NCCL_TESTS)
+        return CS_EXIT_OK;
+    if (a->rep.compare_on)
+        return cs_cli_usage_error("sim", "--compare: the nccl-tests layout has no comparison "
+                                         "view; give --format table, csv or json");
+    return cs_cli_nccl_check_sizes("sim", a->size, s->asked, s->nasked);
 }
 
 /* Ranks from the schedule file, --ranks, the map or the platform's
@@ -409,6 +421,58 @@ static int sim_all(const sim_t *s, cs_sim_opts_t *so, cs_sim_instance_t *inst, c
     return st;
 }
 
+/* --format nccl-tests: one table per schedule source (algorithm and
+ * parameters, or file) and rank map, its rows in the order of the sizes. */
+static int report_nccl(const sim_t *s, const cs_result_t *rows, const int *of, int n)
+{
+    const args_t *a = &s->a;
+    cs_nccl_table_t *t = calloc((size_t)n, sizeof(*t));
+    cs_result_t *sorted = calloc((size_t)n, sizeof(*sorted));
+    char(*title)[512] = calloc((size_t)n, sizeof(*title));
+    char ***devs = calloc((size_t)n, sizeof(char **));
+    int *grp = calloc((size_t)n, sizeof(int)), nt = 0, rc = CS_EXIT_OK, nm;
+    if (!t || !sorted || !title || !devs || !grp) {
+        fprintf(stderr, "collstep sim: out of memory\n");
+        rc = CS_EXIT_RUNTIME;
+    }
+    for (int i = 0; i < n && rc == CS_EXIT_OK; i++) { /* group of each row: its first row's */
+        int j = 0;
+        while (strcmp(rows[j].algo, rows[i].algo) || strcmp(rows[j].params, rows[i].params) ||
+               map_of(s, of[j], &nm) != map_of(s, of[i], &nm))
+            j++;
+        grp[i] = j == i ? nt++ : grp[j];
+    }
+    for (int g = 0; g < nt && rc == CS_EXIT_OK; g++) {
+        int first = 0;
+        while (grp[first] != g)
+            first++;
+        const cs_result_t *r = &rows[first];
+        const char *const *map = map_of(s, of[first], &nm);
+        snprintf(title[g], sizeof(title[g]), "%s %s%s%s%s, %d ranks, platform %s, model %s\n"
+                 "simulated by collstep sim, in the layout of nccl-tests %s",
+                 cs_coll_name(r->coll), r->algo, r->params[0] ? " (" : "", r->params,
+                 r->params[0] ? ")" : "", r->ranks, r->platform, r->model, CS_NCCL_TESTS_VERSION);
+        t[g].title = title[g];
+        t[g].validation = !a->no_verify;
+        t[g].root = (int)a->root;
+        rc = cs_cli_nccl_table("sim", s->plat, map ? map : (const char *const *)s->plat->hosts,
+                               r->ranks, s->asked, s->nasked, &t[g], &devs[g]);
+    }
+    for (int g = 0, k = 0; g < nt && rc == CS_EXIT_OK; g++) { /* each group's rows */
+        t[g].rows = &sorted[k];
+        for (int i = 0; i < n; i++)
+            if (grp[i] == g)
+                sorted[k++] = rows[i], t[g].n++;
+    }
+    if (rc == CS_EXIT_OK)
+        rc = cs_cli_nccl_report("sim", &a->rep, t, nt);
+    for (int g = 0; g < nt && devs; g++)
+        if (devs[g])
+            cs_platform_names_free(devs[g], t[g].ranks);
+    free(t), free(sorted), free(title), free(devs), free(grp);
+    return rc;
+}
+
 /* act and report (the child of cs_cli_guard): simulate, write traces and
  * results. */
 static int simulate(void *ctx)
@@ -505,7 +569,8 @@ static int simulate(void *ctx)
 #endif
         cs_result_set_provenance(&rows[i], s->b.params[of[i]], model, NULL);
     }
-    rc = cs_cli_report("sim", &a->rep, rows, n);
+    rc = a->rep.fmt == CS_FMT_NCCL_TESTS ? report_nccl(s, rows, of, n)
+                                         : cs_cli_report("sim", &a->rep, rows, n);
 done:
 #ifdef CS_HAVE_TRACES
     cs_trace_session_close(tsess);

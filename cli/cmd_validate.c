@@ -183,7 +183,11 @@ static int parse(int argc, char **argv, val_opts_t *o)
         return CS_EXIT_USAGE;
     if (!o->size[0])
         return cs_live_uerr("validate", "%s", "--size is required");
-    if (cs_results_fmt_parse(o->format) == CS_FMT_COUNT)
+    cs_results_fmt_t fmt = cs_results_fmt_parse(o->format);
+    if (fmt == CS_FMT_NCCL_TESTS)
+        return cs_live_uerr("validate", "--format: expected table, csv or json, found '%s' (the "
+                                        "nccl-tests layout is for sim and plan)", o->format);
+    if (fmt == CS_FMT_COUNT)
         return cs_live_uerr("validate", "--format: expected table, csv or json, found '%s'",
                             o->format);
     return CS_EXIT_OK;

@@ -11,6 +11,7 @@
 
 #include "cs_out.h"
 #include "cs_results.h"
+#include "cs_results_int.h"
 
 void cs_result_fill(cs_result_t *r, const char *algo, cs_coll_t coll, int ranks,
                     uint64_t size_bytes, cs_dtype_t dt, cs_op_t op, double time_us,
@@ -77,7 +78,7 @@ int cs_results_compare(cs_result_t *rows, int n, const char *ref, cs_err_t *err)
 
 cs_results_fmt_t cs_results_fmt_parse(const char *s)
 {
-    static const char *const names[] = {"table", "csv", "json"};
+    static const char *const names[] = {"table", "csv", "json", "nccl-tests"};
     for (int i = 0; i < CS_FMT_COUNT; i++)
         if (s && strcmp(s, names[i]) == 0)
             return (cs_results_fmt_t)i;
@@ -355,19 +356,39 @@ int cs_results_recognize(const char *head, size_t n)
 
 const cs_out_kind_t cs_results_out_kind = {"results file", cs_results_recognize, NULL, NULL};
 
-int cs_results_save(const char *path, cs_results_fmt_t fmt, unsigned flags,
-                    const cs_result_t *rows, int n, cs_err_t *err)
+int cs__results_save_with(const char *path, unsigned flags,
+                          int (*print)(FILE *f, const void *ctx), const void *ctx, cs_err_t *err)
 {
     cs_out_t *o = NULL;
     int st = cs_out_begin_file(path, (flags & CS_RESULTS_FORCE) ? CS_OUT_FORCE : 0, &cs_results_out_kind,
                                &o, err);
     if (st != CS_OK)
         return st;
-    st = cs_results_print(cs_out_stream(o), fmt, flags, rows, n);
+    st = print(cs_out_stream(o), ctx);
     if (st != CS_OK) {
         cs_out_abort(o);
         return cs_err_set(err, st, "cannot write %s: %s", path,
                           errno ? strerror(errno) : "write error");
     }
     return cs_out_commit(o, err);
+}
+
+typedef struct rows_job {
+    cs_results_fmt_t fmt;
+    unsigned flags;
+    const cs_result_t *rows;
+    int n;
+} rows_job_t;
+
+static int print_rows(FILE *f, const void *ctx)
+{
+    const rows_job_t *j = ctx;
+    return cs_results_print(f, j->fmt, j->flags, j->rows, j->n);
+}
+
+int cs_results_save(const char *path, cs_results_fmt_t fmt, unsigned flags,
+                    const cs_result_t *rows, int n, cs_err_t *err)
+{
+    rows_job_t j = {fmt, flags, rows, n};
+    return cs__results_save_with(path, flags, print_rows, &j, err);
 }

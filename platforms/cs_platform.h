@@ -261,6 +261,15 @@ int cs_platform_host_line(const cs_platform_t *p, const char *host);
  * text can hold without SimGrid's generators).  *out: malloc'ed names. */
 int cs_platform_xml_rank_hosts(const char *xml, char ***out, uint64_t *n, cs_err_t *err);
 
+/* The device name of each of the n hosts (ranks' hosts), as the
+ * nccl-tests layout prints it: a file's `device_name` property on the
+ * host's <host> element, "" for a file's host without one; a preset's
+ * name (p->name) for a preset.  *out: n malloc'ed names (free with
+ * cs_platform_names_free); CS_ERR_NOMEM with err. */
+int cs_platform_device_names(const cs_platform_t *p, const char *const *hosts, int n,
+                             char ***out, cs_err_t *err);
+void cs_platform_names_free(char **v, int n);
+
 /* A rank map file: one host name per line, rank 0 first (blank lines,
  * blanks around a name and '#' comments skipped).  *out: *n malloc'ed
  * names (free with cs_platform_map_free); CS_ERR_IO ("cannot open PATH:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # plan_cli.sh COLLSTEP - `collstep plan` from the command line: bad input
 # exits 2 with a message naming the problem; a plan prints its ranking in
-# the three formats and writes a tuning table that `collstep sim --algo
+# the three formats, its choice per size in the nccl-tests layout, and writes a tuning table that `collstep sim --algo
 # auto` reads (and refuses for another platform); -o never replaces a file
 # collstep did not write.
 . "$(dirname "$0")/../cli/usage_checks.sh"
@@ -56,6 +56,34 @@ check "csv one chosen row per size" test "$(grep -c ',1$' "$tmp/csv")" -eq 2
 "$collstep" plan --platform "$P" --size 64K --top 2 --format json >"$tmp/json" 2>/dev/null
 if command -v python3 >/dev/null; then
   check "json parses" python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['ranks']==8 and d['sizes'][0]['ranking']" "$tmp/json"
+fi
+
+# --format nccl-tests: the choice per size as nccl-tests prints a run
+bad "--show" --platform "$P" --size 1M --format nccl-tests --show 3
+bad "not a sweep nccl-tests runs" --platform "$P" --size 16M,64K --format nccl-tests
+"$collstep" plan --platform "$P" --size 64K:16M:16 --top 2 --format nccl-tests >"$tmp/nccl" \
+  2>"$tmp/err"
+check "nccl-tests plan exits 0 ($(tail -3 "$tmp/err"))" test $? -eq 0
+check "nccl-tests: the sweep as nccl-tests -b 64K -e 16M -f 16, not validated" grep -q \
+  '^# nThread 1 nGpus 1 minBytes 65536 maxBytes 16777216 step: 16(factor) warmup iters: 0 iters: 1 agg iters: 1 validation: 0 graph: 0 unalign: 0$' \
+  "$tmp/nccl"
+check "nccl-tests: a row per size" \
+  test "$(grep -cE '^ +(65536|1048576|16777216) +[0-9]+ +float +sum +-1 ' "$tmp/nccl")" -eq 3
+check "nccl-tests: the choice of each size named" \
+  test "$(grep -cE '^#   (65536|1048576|16777216) B: ' "$tmp/nccl")" -eq 3
+check "nccl-tests: 8 devices" test "$(grep -c '^#  Rank ' "$tmp/nccl")" -ge 8
+check "nccl-tests: footer" grep -q '^# Avg bus bandwidth    : [0-9.e+]* $' "$tmp/nccl"
+# the rows' times are the chosen candidates' (csv: chosen = 1)
+"$collstep" plan --platform "$P" --size 64K:16M:16 --top 2 --format csv >"$tmp/nccl_csv" 2>/dev/null
+if command -v python3 >/dev/null; then
+  check "nccl-tests times are the choices'" python3 - "$tmp/nccl" "$tmp/nccl_csv" <<'PY'
+import csv, sys
+rows = {int(l.split()[0]): float(l.split()[5]) for l in open(sys.argv[1]) if l[:1] == " "}
+chosen = {int(r["size"]): float(r["time_us"]) for r in csv.DictReader(open(sys.argv[2]))
+          if r["chosen"] == "1"}
+assert rows.keys() == chosen.keys(), (rows, chosen)
+assert all(abs(rows[k] - chosen[k]) <= 0.01 + 1e-4 * chosen[k] for k in rows), (rows, chosen)
+PY
 fi
 
 # --algo auto --tuning (collstep sim), where the sim command has it

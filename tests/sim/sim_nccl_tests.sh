@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# sim_nccl_tests.sh COLLSTEP - `collstep sim --format nccl-tests` against
+# tables written by hand in the layout of nccl-tests 2.19.6, compared byte
+# for byte (column widths, blanks at line ends, the closing empty line).
+#
+# pair_1gbps.xml: two devices, one wire of B = 1 GB/s per direction, no
+# latency, reductions at G = 1 GB/s, so for S bytes on 2 ranks:
+#   allreduce ring  S/2/B (reduce-scatter) + S/2/G (its reduction) + S/2/B
+#                   (allgather) = 1.5 S/1e9 s: 1572.864 us at 1 MiB, algbw
+#                   0.67, busbw x 2(2-1)/2 = 0.67
+#   allreduce rd    S/B + S/G = 2 S/1e9 s: 2097.152 us at 1 MiB, 0.50, 0.50
+#   broadcast chain 8 chunks one after the other on the wire: S/B: 1048.576
+#                   us at 1 MiB, algbw = busbw = 1.00
+# 16 MiB times (25165.824, 33554.432 us) do not fit "%7.2f": nccl-tests
+# prints them "%7.1f".  Sizes 1M:16M:4 are nccl-tests' -b 1M -e 16M -f 4;
+# 1M,2M,3M its -b 1M -e 3M -i 1M.  The schedules are verified (validation 1,
+# #wrong 0) except under --no-verify (validation 0, #wrong N/A).
+. "$(dirname "$0")/../cli/usage_checks.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+bad() { expect_usage sim "$@"; } # EXPECTED-TEXT ARGS...
+
+cp "$here/pair_1gbps.xml" "$tmp/pair.xml"
+cd "$tmp" || exit 1
+"$collstep" sim --platform pair.xml --algo ring,rd --size 1M:16M:4 --format nccl-tests \
+  >allreduce.out 2>err
+check "allreduce exits 0 ($(head -c 300 err))" test $? -eq 0
+check "allreduce ring and rd: the tables written by hand" \
+  diff "$here/nccl_tests_allreduce.txt" allreduce.out
+"$collstep" sim --platform pair.xml --coll broadcast --algo chain --root 1 --no-verify \
+  --size 1M,2M,3M --format nccl-tests -o broadcast.out 2>err
+check "broadcast -o exits 0 ($(head -c 300 err))" test $? -eq 0
+check "broadcast root 1, not validated, step in bytes: the table written by hand" \
+  diff "$here/nccl_tests_broadcast.txt" broadcast.out
+# a table collstep wrote is results: -o replaces it
+"$collstep" sim --platform pair.xml --coll broadcast --algo chain --root 1 --no-verify \
+  --size 1M,2M,3M --format nccl-tests -o broadcast.out 2>err
+check "-o replaces its own nccl-tests table ($(head -c 300 err))" test $? -eq 0
+
+# two ranks on each host (--map): devices numbered within their host
+printf 'alpha\nalpha\nbeta\nbeta\n' >map
+"$collstep" sim --platform pair.xml --algo ring --ranks 4 --map map --size 1M \
+  --format nccl-tests >map.out 2>err
+check "mapped run exits 0 ($(head -c 300 err))" test $? -eq 0
+cat >map.want <<'TXT'
+#  Rank  0 Group  0 Pid      0 on      alpha device  0 [0000:00:00] Test GPU 1GBps
+#  Rank  1 Group  0 Pid      0 on      alpha device  1 [0000:00:00] Test GPU 1GBps
+#  Rank  2 Group  0 Pid      0 on       beta device  0 [0000:00:00] simulated device
+#  Rank  3 Group  0 Pid      0 on       beta device  1 [0000:00:00] simulated device
+TXT
+grep '^#  Rank' map.out >map.got
+check "devices of a map" diff map.want map.got
+check "one size: nccl-tests' default step" \
+  grep -q '^# nThread 1 nGpus 1 minBytes 1048576 maxBytes 1048576 step: 1048576(bytes) ' map.out
+# a preset: its name is the device name
+"$collstep" sim --platform x86-p100-pcie-10gbe:nodes=2 --algo ring --size 1M \
+  --format nccl-tests >preset.out 2>err
+check "preset: 8 devices named by the preset" \
+  test "$(grep -c '^#  Rank .* \[0000:00:00\] x86-p100-pcie-10gbe$' preset.out)" -eq 8
+
+# what the layout cannot say
+bad "not a sweep nccl-tests runs" --platform pair.xml --algo ring --size 1M,4M,2M \
+  --format nccl-tests
+bad "not a sweep nccl-tests runs" --platform pair.xml --algo ring --size 1M,2M,8M \
+  --format nccl-tests
+bad "no comparison view" --platform pair.xml --algo ring,rd --size 1M --format nccl-tests \
+  --compare
+bad "table, csv, json or nccl-tests" --platform pair.xml --algo ring --size 1M --format nccl
+expect_usage run "for sim and plan" --algo ring --size 1M --format nccl-tests
+"$collstep" sim --help >help
+check "help names the layout" grep -q "nccl-tests 2.19.6" help
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
