@@ -71,8 +71,8 @@ int cs_cli_nccl_setup(const char *cmd, cs_cli_nccl_t *c, const cs_platform_t *pl
 }
 
 /* NCCL's algorithm as a collstep generator and its parameters. */
-static void as_schedule(const cs_cli_nccl_t *c, cs_coll_t coll, int algo, char *name, size_t nlen,
-                        char *params, size_t plen)
+static void as_schedule(const cs_cli_nccl_t *c, cs_coll_t coll, int algo, uint64_t bytes,
+                        char *name, size_t nlen, char *params, size_t plen)
 {
     const cs_nccl_sys_t *sys = &c->sys;
     int local = sys->nranks / (sys->nnodes > 0 ? sys->nnodes : 1);
@@ -83,9 +83,18 @@ static void as_schedule(const cs_cli_nccl_t *c, cs_coll_t coll, int algo, char *
     case CS_NCCL_TREE:
         snprintf(name, nlen, "%s", coll == CS_COLL_ALLREDUCE ? "dbtree" : "ring");
         break;
-    case CS_NCCL_NVLS:
+    case CS_NCCL_NVLS: {
+        /* pieces of NCCL's NVLS chunk (128 KiB), 4 to 256 per slice */
+        uint64_t pieces = bytes / ((uint64_t)(sys->nranks > 0 ? sys->nranks : 1) * (128u << 10));
+        if (pieces < 4)
+            pieces = 4;
+        if (pieces > 256)
+            pieces = 256;
         snprintf(name, nlen, "nvls");
+        if (coll == CS_COLL_ALLREDUCE)
+            snprintf(params, plen, "nchunks=%llu,depth=3", (unsigned long long)pieces);
         break;
+    }
     case CS_NCCL_NVLS_TREE:
         snprintf(name, nlen, "nvls_tree");
         snprintf(params, plen, "local=%d", local);
@@ -134,14 +143,20 @@ int cs_cli_nccl_picks(const char *cmd, cs_cli_nccl_t *c, cs_coll_t coll, const u
         c->pick_algo[k] = a;
         c->pick_proto[k] = p;
         c->pick_us[k] = us;
-        as_schedule(c, coll, a, c->pick_name[k], sizeof(c->pick_name[k]), c->pick_params[k],
-                    sizeof(c->pick_params[k]));
+        as_schedule(c, coll, a, sizes[k], c->pick_name[k], sizeof(c->pick_name[k]),
+                    c->pick_params[k], sizeof(c->pick_params[k]));
         memset(&picks[k], 0, sizeof(picks[k]));
         picks[k].algo = c->pick_name[k];
         picks[k].params = c->pick_params[k];
         picks[k].min_bytes = (uint64_t)a * CS_NCCL_NPROTOS + (uint64_t)p;
         picks[k].max_bytes = picks[k].min_bytes;
         picks[k].predicted_us = us;
+        if (us >= 0)
+            fprintf(stderr, "collstep %s: %llu B: %s %s picks %s/%s (its tuner: %.2f us), simulated "
+                            "as %s%s%s\n",
+                    cmd, (unsigned long long)sizes[k], c->k->lib, c->k->version,
+                    cs_nccl_algo_name(a), cs_nccl_proto_name(p), us, c->pick_name[k],
+                    *c->pick_params[k] ? " " : "", c->pick_params[k]);
     }
     c->npicks = n;
     return CS_EXIT_OK;

@@ -356,6 +356,7 @@ static int build(sim_t *s)
     if (rc == CS_EXIT_OK && !a->schedule && a->algos && strcmp(a->algos, "nccl") == 0) {
         cs_cli_pick_t picks[CS_CLI_MAX_SIZES];
         rc = cs_cli_nccl_picks("sim", &s->a.nccl, a->coll, s->sizes, s->nsizes, picks);
+        w.announce = 0; /* cs_cli_nccl_picks said what NCCL picks */
         if (rc == CS_EXIT_OK)
             rc = cs_cli_scheds_build_picks(&w, picks, "NCCL's tuner", &d, &s->b);
         return rc == CS_EXIT_OK ? check_maps(s) : rc;

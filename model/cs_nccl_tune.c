@@ -360,6 +360,8 @@ void cs_nccl_step_costs(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, con
         out->sw_rate = b * alg_ratio(k, sys, coll, algo) * 1e9;
     }
     out->sw_eff = 1.0;
+    /* NVLS's rate is the switch's (sw_rate, shared by every operation in
+     * flight), not a cap per transfer */
     out->sw_cap = 0;
     out->sw_lat = 0;
     if (algo == CS_NCCL_COLLNET_DIRECT || algo == CS_NCCL_COLLNET_CHAIN) {

@@ -159,14 +159,14 @@ int cs__sg_nccl_factors(const sg_host_t *nolat, int nnolat, const sg_host_t *sw,
     try {
         auto *e = sg4::Engine::get_instance();
         /* each link's route class, from its tier; a link without latency
-         * gets a femtosecond so that a latency factor can replace its
+         * gets a nanosecond so that a latency factor can replace its
          * route's latency with NCCL's */
         auto cls = std::make_shared<std::unordered_map<const sg4::Link *, int>>();
         for (sg4::Link *l : e->get_all_links()) {
             const char *tier = cs__sg_link_prop(reinterpret_cast<sg_link_t>(l), "tier");
             (*cls)[l] = cs_sim_hw_class(tier);
             if (l->get_latency() <= 0)
-                l->set_latency(1e-15);
+                l->set_latency(1e-9);
         }
         auto to = std::make_shared<std::vector<const sg4::Host *>>(nolat, nolat + nnolat);
         auto sws = std::make_shared<std::vector<const sg4::Host *>>(sw, sw + nsw);
