@@ -71,8 +71,25 @@ int cs_cli_nccl_setup(const char *cmd, cs_cli_nccl_t *c, const cs_platform_t *pl
 }
 
 /* NCCL's algorithm as a collstep generator and its parameters. */
-static void as_schedule(const cs_cli_nccl_t *c, cs_coll_t coll, int algo, uint64_t bytes,
-                        char *name, size_t nlen, char *params, size_t plen)
+/* Messages per ring step: NCCL moves a chunk per channel at a time (Simple
+ * 4 steps of 512 KiB, LL128 one step of 562.5 KiB of data, LL one of 32
+ * KiB), so a block moves in block / (channels x chunk) pieces that follow
+ * each other: as many of the ring's chunks, up to what a simulation takes
+ * in seconds (200,000 steps in all). */
+static uint64_t ring_chunks(const cs_nccl_sys_t *sys, int proto, uint64_t bytes, int nsteps)
+{
+    static const double chunk[CS_NCCL_NPROTOS] = {32768.0, 576000.0, 2097152.0};
+    int n = sys->nranks > 0 ? sys->nranks : 1, nch = sys->graph[CS_NCCL_RING].nch;
+    double per = (double)bytes / n / ((nch > 0 ? nch : 1) * chunk[proto]);
+    uint64_t k = per > 1 ? (uint64_t)(per + 0.999999) : 1;
+    uint64_t most = 200000u / ((uint64_t)n * (uint64_t)(nsteps > 0 ? nsteps : 1));
+    if (k > most)
+        k = most;
+    return k < 1 ? 1 : k;
+}
+
+static void as_schedule(const cs_cli_nccl_t *c, cs_coll_t coll, int algo, int proto,
+                        uint64_t bytes, char *name, size_t nlen, char *params, size_t plen)
 {
     const cs_nccl_sys_t *sys = &c->sys;
     int local = sys->nranks / (sys->nnodes > 0 ? sys->nnodes : 1);
@@ -84,12 +101,14 @@ static void as_schedule(const cs_cli_nccl_t *c, cs_coll_t coll, int algo, uint64
         snprintf(name, nlen, "%s", coll == CS_COLL_ALLREDUCE ? "dbtree" : "ring");
         break;
     case CS_NCCL_NVLS: {
-        /* pieces of NCCL's NVLS chunk (128 KiB), 4 to 256 per slice */
-        uint64_t pieces = bytes / ((uint64_t)(sys->nranks > 0 ? sys->nranks : 1) * (128u << 10));
+        /* pieces of NCCL's NVLS chunk (128 KiB), from 4 per slice up to
+         * 2048 switch operations in all (what a simulation takes in seconds) */
+        uint64_t n = (uint64_t)(sys->nranks > 0 ? sys->nranks : 1);
+        uint64_t pieces = bytes / (n * (128u << 10)), most = 2048 / n;
+        if (pieces > most)
+            pieces = most;
         if (pieces < 4)
             pieces = 4;
-        if (pieces > 256)
-            pieces = 256;
         snprintf(name, nlen, "nvls");
         if (coll == CS_COLL_ALLREDUCE)
             snprintf(params, plen, "nchunks=%llu,depth=3", (unsigned long long)pieces);
@@ -113,10 +132,15 @@ static void as_schedule(const cs_cli_nccl_t *c, cs_coll_t coll, int algo, uint64
         } else if (coll == CS_COLL_ALLTOALL) {
             snprintf(name, nlen, "pairwise");
         } else {
+            int steps = coll == CS_COLL_ALLREDUCE ? 2 * (sys->nranks - 1) : sys->nranks - 1;
+            unsigned long long nk = ring_chunks(sys, proto, bytes, steps);
             snprintf(name, nlen, "ring");
             /* across nodes, NCCL's rings leave through different NICs */
             if (coll != CS_COLL_REDUCE && sys->nnodes > 1 && ch > 1)
-                snprintf(params, plen, "channels=%d,local=%d", ch < local ? ch : local, local);
+                snprintf(params, plen, "nchunks=%llu,channels=%d,local=%d", nk,
+                         ch < local ? ch : local, local);
+            else
+                snprintf(params, plen, "nchunks=%llu", nk);
         }
     }
 }
@@ -143,7 +167,7 @@ int cs_cli_nccl_picks(const char *cmd, cs_cli_nccl_t *c, cs_coll_t coll, const u
         c->pick_algo[k] = a;
         c->pick_proto[k] = p;
         c->pick_us[k] = us;
-        as_schedule(c, coll, a, sizes[k], c->pick_name[k], sizeof(c->pick_name[k]),
+        as_schedule(c, coll, a, p, sizes[k], c->pick_name[k], sizeof(c->pick_name[k]),
                     c->pick_params[k], sizeof(c->pick_params[k]));
         memset(&picks[k], 0, sizeof(picks[k]));
         picks[k].algo = c->pick_name[k];

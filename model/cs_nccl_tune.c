@@ -327,8 +327,13 @@ void cs_nccl_step_costs(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, con
     out->lat[CS_SIM_HW_NVLINK] = k->hw_lat[CS_SIM_HW_NVLINK][pa][pp] > 0 && sys->graph[pa].type_intra == CS_SIM_HW_NVLINK ? intra : k->hw_lat[CS_SIM_HW_NVLINK][pa][pp];
     out->lat[CS_SIM_HW_PCI] = sys->graph[pa].type_intra == CS_SIM_HW_PCI ? intra : k->hw_lat[CS_SIM_HW_PCI][pa][pp];
     out->lat[CS_SIM_HW_NET] = inter;
+    /* NCCL charges its latency per step of the algorithm (a block moving
+     * one hop); a schedule that moves a block in C pieces pays it once per
+     * block, a C-th on each piece */
+    const char *np = strstr(s->params, "nchunks=");
+    double pieces = np && atoi(np + 8) > 1 ? (double)atoi(np + 8) : 1.0;
     for (int c = 0; c < CS_SIM_HW_COUNT; c++)
-        out->lat[c] *= 1e-6;
+        out->lat[c] *= 1e-6 / pieces;
     out->base_lat = k->base_lat[algo][proto] * 1e-6;
     /* protocols' wire efficiency: LL carries 4 bytes of data in 8, LL128
      * 120 in 128 */
