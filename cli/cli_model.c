@@ -211,7 +211,7 @@ int cs_cli_nccl_costs(const char *cmd, cs_cli_nccl_t *c, cs_sim_instance_t *inst
                 p = c->proto >= 0 ? c->proto : CS_NCCL_SIMPLE;
             }
         }
-        cs_nccl_step_costs(c->k, &c->sys, s, a, p, &c->cost[i]);
+        cs_nccl_step_costs(c->k, &c->sys, s, a, p, inst[i].bytes, &c->cost[i]);
         c->inst_algo[2 * i] = a;
         c->inst_algo[2 * i + 1] = p;
         inst[i].nccl = &c->cost[i];

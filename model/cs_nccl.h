@@ -147,11 +147,14 @@ int cs_nccl_algo_of(const cs_sched_t *s, const cs_nccl_sys_t *sys);
 
 /* What each step of schedule `s` pays for a collective of `bytes` under
  * NCCL's algorithm `algo` and protocol `proto` (cs_sim.h's cs_sim_nccl_t):
- * per-step latencies by route class, protocol efficiency, channel caps
- * (NCCL's bus bandwidth for the pair, shared by the schedule's parallel
- * channels), the base latency once per collective. */
+ * per-step latencies by route class (once per block step: a schedule
+ * moving a block in C pieces pays a C-th per piece), protocol efficiency,
+ * channel caps (NCCL's bus bandwidth for the pair, times the share of the
+ * communicator's channels NCCL runs a collective of that size on, shared
+ * by the schedule's parallel channels), the base latency once per
+ * collective; NVLS: its latency once, the switch at NCCL's NVLS rate. */
 void cs_nccl_step_costs(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, const cs_sched_t *s,
-                        int algo, int proto, cs_sim_nccl_t *out);
+                        int algo, int proto, uint64_t bytes, cs_sim_nccl_t *out);
 
 #ifdef __cplusplus
 }

@@ -308,8 +308,41 @@ int cs_nccl_algo_of(const cs_sched_t *s, const cs_nccl_sys_t *sys)
     return CS_NCCL_RING;
 }
 
+/* The channels NCCL runs a collective of `bytes` on, out of the
+ * communicator's (the graph's, doubled): enqueue.cc drops channels while
+ * each thread would get less than its threshold of bytes (LL 8 x nRanks
+ * for Ring, LL128 8, Simple 64; 512 threads, 640 for LL128), and from 2.25
+ * gives each channel at least 16 KiB of traffic (32 KiB from 2.29). */
+static double chan_fraction(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, cs_coll_t coll,
+                            int algo, int proto, uint64_t bytes)
+{
+    const cs_nccl_graph_t *g = &sys->graph[algo == CS_NCCL_TREE ? CS_NCCL_TREE : CS_NCCL_RING];
+    int maxch = k->minor >= 25 ? 64 : 32;
+    int ncomm = 2 * g->nch > maxch ? maxch : 2 * g->nch;
+    if (ncomm < 1 || bytes == 0)
+        return 1.0;
+    double nt = proto == CS_NCCL_LL128 ? 640 : 512;
+    double thr = proto == CS_NCCL_LL ? 8.0 * (algo == CS_NCCL_RING ? sys->nranks : 1)
+                 : proto == CS_NCCL_LL128 ? 8.0 : 64.0;
+    int nc = ncomm;
+    while ((double)bytes < nc * nt * thr && nc >= 2)
+        nc--;
+    if (k->minor >= 25) {
+        double traffic = (double)bytes * (coll == CS_COLL_ALLREDUCE ? 2
+                                          : (coll == CS_COLL_ALLGATHER ||
+                                             coll == CS_COLL_REDUCE_SCATTER) ? sys->nranks : 1);
+        if (proto == CS_NCCL_LL && (k->minor > 26 || (k->minor == 26 && k->patch >= 2)))
+            traffic *= 4;
+        double min_traffic = k->minor >= 29 ? 32768.0 : 16384.0;
+        int by_traffic = (int)ceil(traffic / min_traffic);
+        if (by_traffic < nc)
+            nc = by_traffic < 1 ? 1 : by_traffic;
+    }
+    return (double)nc / ncomm;
+}
+
 void cs_nccl_step_costs(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, const cs_sched_t *s,
-                        int algo, int proto, cs_sim_nccl_t *out)
+                        int algo, int proto, uint64_t bytes, cs_sim_nccl_t *out)
 {
     cs_coll_t coll = s->desc.coll;
     memset(out, 0, sizeof(*out));
@@ -349,9 +382,13 @@ void cs_nccl_step_costs(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, con
     cs_nccl_sys_t one = *sys;
     double bi = bus_bw(k, &one, coll, pa, pp, g->bw_intra);
     double bn = bus_bw(k, &one, coll, pa, pp, g->bw_inter > 0 ? g->bw_inter : g->bw_intra);
+    /* a small collective runs on fewer of the channels */
+    double frac = algo == CS_NCCL_RING || algo == CS_NCCL_TREE
+                      ? chan_fraction(k, sys, coll, pa, pp, bytes)
+                      : 1.0;
     for (int c = 0; c < CS_SIM_HW_COUNT; c++) {
         out->eff[c] = eff;
-        out->cap[c] = (c == CS_SIM_HW_NET ? bn : bi) * 1e9 / share;
+        out->cap[c] = (c == CS_SIM_HW_NET ? bn : bi) * 1e9 * frac / share;
     }
     if (algo == CS_NCCL_NVLS || algo == CS_NCCL_NVLS_TREE) {
         /* NVLS: its latency once, its bandwidth the switch's reduction rate

@@ -111,19 +111,31 @@ int main(void)
     sched.desc.nranks = 8;
     snprintf(sched.algo, sizeof(sched.algo), "ring");
     cs_sim_nccl_t c;
-    cs_nccl_step_costs(k, &s, &sched, CS_NCCL_RING, CS_NCCL_LL, &c);
+    cs_nccl_step_costs(k, &s, &sched, CS_NCCL_RING, CS_NCCL_LL, 64 << 20, &c);
     CS_TEST_CHECK(NEAR(c.lat[CS_SIM_HW_NVLINK], 0.6e-6, 1e-12) && NEAR(c.base_lat, 6.6e-6, 1e-12),
                   "ring LL step latency %g base %g", c.lat[CS_SIM_HW_NVLINK], c.base_lat);
     CS_TEST_CHECK(NEAR(c.eff[CS_SIM_HW_NVLINK], 0.5, 1e-9) && NEAR(c.cap[CS_SIM_HW_NVLINK], 141e9, 1e3),
                   "ring LL eff %g cap %g", c.eff[CS_SIM_HW_NVLINK], c.cap[CS_SIM_HW_NVLINK]);
+    /* 64 KiB of Ring/LL on 8 ranks: NCCL drops channels while 512 threads x
+     * 64 B (8 x nRanks) each exceed the bytes: 2 of the 24; traffic 128 KiB
+     * / 16 KiB = 8 does not cut further: the cap is 2/24 of 141 GB/s */
+    snprintf(sched.params, sizeof(sched.params), "nchunks=1");
+    cs_nccl_step_costs(k, &s, &sched, CS_NCCL_RING, CS_NCCL_LL, 64 << 10, &c);
+    CS_TEST_CHECK(NEAR(c.cap[CS_SIM_HW_NVLINK], 141e9 * 2 / 24, 1e3), "64 KiB LL cap %g",
+                  c.cap[CS_SIM_HW_NVLINK]);
+    /* a pipelined schedule pays the step latency once per block step */
+    snprintf(sched.params, sizeof(sched.params), "nchunks=4");
+    cs_nccl_step_costs(k, &s, &sched, CS_NCCL_RING, CS_NCCL_LL, 64 << 20, &c);
+    CS_TEST_CHECK(NEAR(c.lat[CS_SIM_HW_NVLINK], 0.15e-6, 1e-12), "piece latency %g",
+                  c.lat[CS_SIM_HW_NVLINK]);
     /* a schedule of 3 channels shares the cap */
     snprintf(sched.params, sizeof(sched.params), "nchunks=1 channels=3");
-    cs_nccl_step_costs(k, &s, &sched, CS_NCCL_RING, CS_NCCL_SIMPLE, &c);
+    cs_nccl_step_costs(k, &s, &sched, CS_NCCL_RING, CS_NCCL_SIMPLE, 64 << 20, &c);
     CS_TEST_CHECK(NEAR(c.cap[CS_SIM_HW_NVLINK], 360e9 / 3, 1e3) && NEAR(c.lat[CS_SIM_HW_NVLINK], 3.4e-6, 1e-12),
                   "ring Simple 3 channels cap %g lat %g", c.cap[CS_SIM_HW_NVLINK], c.lat[CS_SIM_HW_NVLINK]);
     /* NVLS: its 25 us once, the switch at NCCL's algorithm bandwidth per member */
     snprintf(sched.algo, sizeof(sched.algo), "nvls");
-    cs_nccl_step_costs(k, &s, &sched, CS_NCCL_NVLS, CS_NCCL_SIMPLE, &c);
+    cs_nccl_step_costs(k, &s, &sched, CS_NCCL_NVLS, CS_NCCL_SIMPLE, 64 << 20, &c);
     CS_TEST_CHECK(NEAR(c.base_lat, 25e-6, 1e-12) && NEAR(c.sw_rate, 266.667e9, 1e6),
                   "NVLS base %g rate %g", c.base_lat, c.sw_rate);
     return cs_test_finish();
