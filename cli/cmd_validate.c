@@ -64,6 +64,9 @@ typedef struct val {
     unsigned char serves[CS_CLI_MAX_SCHEDS * CS_CLI_MAX_SIZES];
     char transport[96];
     cs_validate_t v;   /* what the library runs, predicts and reports */
+#ifdef CS_HAVE_MODEL
+    cs_cli_nccl_t nccl[CS_VALIDATE_MAX_PLATS]; /* platforms @nccl */
+#endif
     cs_out_t *trace_out; /* rank 0, --trace: DIR being written */
 } val_t;
 
@@ -79,7 +82,9 @@ static const char usage_text[] =
     "and worst |error|.\n"
     "\n"
     "  --platform SPEC[@MODEL]  platform to predict with (XML file or preset) and\n"
-    "                       its model (ideal, default, or calibrated); repeat for more\n"
+    "                       its model (ideal, default, calibrated or nccl: NCCL's\n"
+    "                       per-step costs, for GPU runs; see collstep sim --help);\n"
+    "                       repeat for more\n"
     "                       predictions side by side (at most %d), the first is the\n"
     "                       main one\n"
     "  --coll COLL          allreduce (default), reduce-scatter, allgather, ...\n"
@@ -123,8 +128,12 @@ static int parse_platform(val_opts_t *o, const char *arg)
         *at = 0;
         p->model = cs_sim_model_parse(at + 1);
         if (p->model == CS_SIM_MODEL_COUNT)
-            return cs_live_uerr("validate", "--platform: unknown model '%s' (ideal, calibrated)",
-                                at + 1);
+            return cs_live_uerr("validate", "--platform: unknown model '%s' (ideal, calibrated, "
+                                            "nccl)", at + 1);
+#ifndef CS_HAVE_MODEL
+        if (p->model == CS_SIM_NCCL)
+            return cs_live_uerr("validate", "--platform %s: the nccl model is not built", at + 1);
+#endif
     }
     return CS_EXIT_OK;
 }
@@ -230,7 +239,7 @@ static int build(val_t *w)
                          .transport = w->transport, .iters = o->iters, .warmup = o->warmup,
                          .timeout_s = o->live.timeout, .trace = o->trace != NULL};
     for (int i = 0; i < o->nplats; i++)
-        v->plats[i] = (cs_validate_plat_t){o->plats[i].spec, o->plats[i].model, NULL};
+        v->plats[i] = (cs_validate_plat_t){o->plats[i].spec, o->plats[i].model, NULL, NULL, NULL};
     if (rc == CS_EXIT_OK) { /* the largest rank's buffers, on every rank of this machine */
         uint64_t hi = 0;
         for (int k = 0; k < w->nsizes; k++)
@@ -240,6 +249,38 @@ static int build(val_t *w)
     }
     return rc;
 }
+
+#ifdef CS_HAVE_MODEL
+/* Platform i @nccl: what NCCL charges each (algorithm, size) there. */
+static int nccl_costs(val_t *w, int i)
+{
+    cs_validate_t *v = &w->v;
+    cs_validate_plat_t *p = &v->plats[i];
+    cs_cli_nccl_t *c = &w->nccl[i];
+    char **hosts = NULL;
+    cs_err_t err;
+    cs_err_clear(&err);
+    cs_cli_nccl_init(c);
+    if (cs_sim_hosts(p->plat, NULL, v->nranks, &hosts, &err) != CS_OK) {
+        fprintf(stderr, "collstep validate: --platform %s: %s\n", p->spec, err.msg);
+        return CS_EXIT_USAGE;
+    }
+    int rc = cs_cli_nccl_setup("validate", c, p->plat, hosts, v->nranks);
+    cs_sim_hosts_free(hosts, v->nranks);
+    int n = v->nalgo * v->nsizes;
+    cs_sim_instance_t *in = rc == CS_EXIT_OK ? calloc((size_t)n + 1, sizeof(*in)) : NULL;
+    if (rc == CS_EXIT_OK && !in)
+        rc = CS_EXIT_RUNTIME;
+    for (int j = 0; j < n && in; j++)
+        in[j].sched = v->sched[j / v->nsizes], in[j].bytes = v->sizes[j % v->nsizes];
+    if (rc == CS_EXIT_OK)
+        rc = cs_cli_nccl_costs("validate", c, in, n, NULL);
+    free(in);
+    p->nccl = c->cost;
+    p->tier_bw_scale = c->scale;
+    return rc;
+}
+#endif
 
 /* verify: rank 0 opens and checks the platforms, the outputs, --trace DIR */
 static int verify(val_t *w)
@@ -256,6 +297,13 @@ static int verify(val_t *w)
             fprintf(stderr, "collstep validate: --platform %s\n", err->msg);
             return CS_EXIT_USAGE;
         }
+#ifdef CS_HAVE_MODEL
+        if (p->model == CS_SIM_NCCL) {
+            int rc = nccl_costs(w, i);
+            if (rc != CS_EXIT_OK)
+                return rc;
+        }
+#endif
     }
     const char *out = o->live.output;
     if (out && cs_out_check(out, CS_OUT_STDOUT | (o->live.force ? CS_OUT_FORCE : 0),
@@ -412,8 +460,15 @@ int cs_cli_validate(int argc, char **argv)
     cs_out_abort(w->trace_out);
     cs_job_close(&w->l);
     cs_cli_scheds_free(&w->b);
-    for (int i = 0; i < o.nplats; i++)
+    for (int i = 0; i < o.nplats; i++) {
         cs_platform_close(w->v.plats[i].plat);
+#ifdef CS_HAVE_MODEL
+        if (w->v.plats[i].nccl) {
+            free(w->nccl[i].inst_algo);
+            cs_cli_nccl_fini(&w->nccl[i]);
+        }
+#endif
+    }
     cs_validate_free(&w->v);
     free(w);
     return rc;

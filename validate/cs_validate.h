@@ -60,6 +60,12 @@ typedef struct cs_validate_plat {
     const char *spec;      /* its name in reports (a file or a preset, as given) */
     cs_sim_model_t model;
     cs_platform_t *plat;   /* the caller's (cs_platform_open); NULL when not predicting */
+    /* model CS_SIM_NCCL (required there): what NCCL charges each instance,
+     * nalgo x nsizes of them, algorithm-major (model/cs_nccl.h
+     * cs_nccl_step_costs), and the tiers' rates as NCCL counts them
+     * (cs_sim_opts_t.tier_bw_scale); the caller's */
+    const cs_sim_nccl_t *nccl;
+    const double *tier_bw_scale;
 } cs_validate_plat_t;
 
 /* One (algorithm, size) measured live. */

@@ -56,6 +56,8 @@ static int child(void *ctx, void *res, cs_err_t *err)
         in[j].sched = v->sched[j / v->nsizes];
         in[j].bytes = v->sizes[j % v->nsizes];
         in[j].dtype = CS_DT_F32;
+        if (p->model == CS_SIM_NCCL)
+            in[j].nccl = p->nccl ? &p->nccl[j] : NULL;
     }
     counter_t cnt = {v->node_of, out};
     cs_sim_observer_t obs = {&cnt, NULL, NULL, count_xfer, NULL, NULL};
@@ -63,6 +65,7 @@ static int child(void *ctx, void *res, cs_err_t *err)
     cs_sim_opts_init(&so);
     so.model = p->model;
     so.copy_cost = 1;
+    so.tier_bw_scale = p->tier_bw_scale;
 #ifdef CS_EXEC_HAVE_TRACES
     cs_trace_session_t *sess = NULL;
     cs_trace_sim_t ts;

@@ -58,7 +58,7 @@ static int rank_main(const char *platform)
                         .node_of = job.node_of, .nalgo = 1, .nsizes = 1, .sched = sched,
                         .algo = names, .params = prm, .sizes = sizes, .nplats = 1,
                         .transport = "tcp", .iters = 3, .warmup = 1, .timeout_s = 30};
-    v.plats[0] = (cs_validate_plat_t){platform, CS_SIM_IDEAL, NULL};
+    v.plats[0] = (cs_validate_plat_t){.spec = platform, .model = CS_SIM_IDEAL};
     if (cs_validate_alloc(&v, &job.err) != CS_OK || cs_validate_live(&v, &job, &job.err) != CS_OK) {
         fail("live", &job.err);
         goto out;

@@ -148,8 +148,8 @@ static void test_report(const char *table, const char *csv, const char *json)
     cs_validate_t v = {.coll = CS_COLL_ALLREDUCE, .nranks = 4, .nnodes = 2, .node_of = node_of,
                        .nalgo = 2, .nsizes = 3, .algo = algo, .params = params, .sizes = sizes,
                        .serves = serves, .nplats = 2, .transport = "tcp", .iters = 5};
-    v.plats[0] = (cs_validate_plat_t){"calibrated.xml", CS_SIM_IDEAL, NULL};
-    v.plats[1] = (cs_validate_plat_t){"x86-p100-pcie-10gbe", CS_SIM_CALIBRATED, NULL};
+    v.plats[0] = (cs_validate_plat_t){.spec = "calibrated.xml", .model = CS_SIM_IDEAL};
+    v.plats[1] = (cs_validate_plat_t){.spec = "x86-p100-pcie-10gbe", .model = CS_SIM_CALIBRATED};
     cs_err_t err = {0};
     if (cs_validate_alloc(&v, &err) != CS_OK) {
         CS_TEST_CHECK(0, "alloc: %s", err.msg);
