@@ -62,8 +62,14 @@ int cs_cli_nccl_setup(const char *cmd, cs_cli_nccl_t *c, const cs_platform_t *pl
                         "(the nearest it has)\n", cmd, c->version, c->k->lib, c->k->version);
     if (cs_nccl_sys_from(plat, hosts, nranks, c->k, &c->sys, &err) != CS_OK)
         return cs_cli_usage_error(cmd, "--model nccl: %s", err.msg);
-    if (c->sys.rccl)
+    if (c->sys.rccl) { /* AMD GPUs: RCCL's constants */
         c->k = cs_nccl_consts_for(c->version, 1, &exact);
+        if (c->version && !exact)
+            fprintf(stderr, "collstep %s: note: the model has RCCL %s only; using it\n", cmd,
+                    c->k->version);
+        if (cs_nccl_sys_from(plat, hosts, nranks, c->k, &c->sys, &err) != CS_OK)
+            return cs_cli_usage_error(cmd, "--model nccl: %s", err.msg);
+    }
     for (int t = 0; t < CS_PLAT_MAX_TIERS; t++)
         c->scale[t] = c->sys.tier_scale[t];
     fprintf(stderr, "collstep %s: --model nccl: %s\n", cmd, c->sys.note);

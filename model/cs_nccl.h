@@ -70,6 +70,8 @@ typedef struct cs_nccl_consts {
                                1: intra * nvls_eff * (nch-1)/nch (x2 for allreduce), ring ratio */
     int inter_steps_v2;     /* ring network steps: 0: 2 nNodes (allreduce); 1: 2 (nNodes - 1),
                                and ppn 1 takes Tree's network latency */
+    int rccl;               /* RCCL: ratio[] in place of NCCL's bandwidth refinements */
+    float ratio[2][2][CS_NCCL_NPROTOS]; /* [more than 2 nodes][Tree, Ring][protocol] */
     double nvlink_bw[CS_NCCL_NARCH]; /* GB/s NCCL counts per NVLink link (topo.h) */
     double pci_bw;          /* GB/s of a PCIe Gen3 x16 link in topo.h (scaled by width/gen) */
     const char *source;     /* where the numbers are: tag and files */

@@ -128,6 +128,29 @@ static const cs_nccl_consts_t table[] = {
 };
 #define NTABLE ((int)(sizeof(table) / sizeof(table[0])))
 
+/* RCCL's table for MI300X (gfx942, its `tuning=5` model of 8 GPUs per node),
+ * RCCL 2.21.5 of ROCm 6.3.0 (src/graph/tuning.cc, topo.h, rome_models.cc):
+ * one base latency for every algorithm, xGMI in NVLink's row, a ratio per
+ * algorithm and protocol in place of NCCL's bandwidth refinements, LL128
+ * off. */
+static const cs_nccl_consts_t rccl_table[] = {
+    {
+        .version = "2.21.5", .lib = "RCCL", .major = 2, .minor = 21, .patch = 5,
+        .base_lat = {{12, 12, 17}, {12, 12, 17}, {12, 12, 17}, {12, 12, 17}, {12, 12, 17},
+                     {12, 12, 17}, {12, 12, 17}},
+        .hw_lat = {{{0.9f, 0, 2.3f}, {0.8f, 0, 2.1f}},
+                   {{2.2f, 2.2f, 5.7f}, {2.2f, 2.2f, 5.7f}},
+                   {{10.5f, 0, 25}, {9.5f, 0, 320}}},
+        .ll_max_bw = {{1e9, 1e9, 1e9}, {1e9, 1e9, 1e9}, {1e9, 1e9, 1e9}, {1e9, 1e9, 1e9}},
+        .rccl = 1,
+        .ratio = {{{0.06f, 0, 0.11f}, {0.08f, 0, 1.0f}}, {{0.06f, 0, 0.59f}, {0.08f, 0, 1.0f}}},
+        .ring_ll_factor = 1, .ring_ll_factor_1 = 1, .ll128_ppn1 = 1,
+        .nvlink_bw = {48, 48, 48, 48},
+        .pci_bw = 12.0,
+        .source = "RCCL 2.21.5 (ROCm 6.3.0): src/graph/tuning.cc, topo.h, rome_models.cc",
+    },
+};
+
 int cs_nccl_nversions(void)
 {
     return NTABLE;
@@ -161,11 +184,21 @@ static long version_key(const char *s, int *parts)
 
 const cs_nccl_consts_t *cs_nccl_consts_for(const char *version, int rccl, int *exact)
 {
-    (void)rccl;
     int dummy, parts = 3;
     if (!exact)
         exact = &dummy;
     *exact = 0;
+    if (rccl) {
+        /* one RCCL table so far: it serves every version */
+        if (version && *version && strcmp(version, "default") != 0) {
+            if (version_key(version, &parts) < 0)
+                return NULL;
+            *exact = strncmp(version, rccl_table[0].version, strlen(version)) == 0;
+        } else {
+            *exact = 1;
+        }
+        return &rccl_table[0];
+    }
     if (!version || !*version || strcmp(version, "default") == 0) {
         *exact = 1;
         return &table[NTABLE - 1];

@@ -63,6 +63,8 @@ static int enabled(const cs_nccl_sys_t *sys, int a, int p)
     }
     if (a == CS_NCCL_NVLS_TREE && sys->nnodes == 1)
         return 0;
+    if (sys->rccl && a == CS_NCCL_TREE && p == CS_NCCL_SIMPLE && sys->nnodes == 1)
+        return 0; /* RCCL skips Tree/Simple on one gfx94 node */
     if (a == CS_NCCL_NVLS && (!sys->nvls || (sys->nnodes > 1 && !sys->collnet)))
         return 0;
     if (a == CS_NCCL_NVLS_TREE && !sys->nvls)
@@ -88,6 +90,12 @@ static double bus_bw(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, cs_col
     double ppn = (double)sys->nranks / nn;
     double ll_max = k->ll_max_bw[idx1][idx2];
     double bus = g->nch * bw;
+    if (k->rccl) {
+        /* RCCL: one ratio per algorithm and protocol (on one node too) */
+        if (a == CS_NCCL_TREE || a == CS_NCCL_RING)
+            return bus * k->ratio[nn > 2][a == CS_NCCL_RING][p];
+        return bus;
+    }
     if (a == CS_NCCL_RING && p == CS_NCCL_LL) {
         double f = (nn > 1 || coll == CS_COLL_ALLREDUCE || coll == CS_COLL_REDUCE)
                        ? k->ring_ll_factor

@@ -138,5 +138,26 @@ int main(void)
     cs_nccl_step_costs(k, &s, &sched, CS_NCCL_NVLS, CS_NCCL_SIMPLE, 64 << 20, &c);
     CS_TEST_CHECK(NEAR(c.base_lat, 25e-6, 1e-12) && NEAR(c.sw_rate, 266.667e9, 1e6),
                   "NVLS base %g rate %g", c.base_lat, c.sw_rate);
+    /* RCCL on 8 x MI300X (28 rings of 12 GB/s over 7 xGMI links of 48):
+     * Ring/LL 12 + 14 x 0.8 = 23.2 us at 336 x 0.08 x 8/14 = 15.36 GB/s,
+     * Ring/Simple 17 + 14 x 2.1 = 46.4 us at 336 x 8/14 = 192 GB/s; no
+     * LL128, no Tree/Simple on one node */
+    const cs_nccl_consts_t *kr = cs_nccl_consts_for(NULL, 1, &exact);
+    CS_TEST_REQUIRE(kr && strcmp(kr->lib, "RCCL") == 0, "RCCL table");
+    memset(&s, 0, sizeof(s));
+    s.nranks = 8, s.nnodes = 1, s.nhosts = 1, s.arch = CS_NCCL_HOPPER, s.cc = 94, s.rccl = 1;
+    for (int a = 0; a < CS_NCCL_NALGOS; a++)
+        s.graph[a] = (cs_nccl_graph_t){28, 12, 12, CS_SIM_HW_NVLINK};
+    cs_nccl_tune(kr, &s, CS_COLL_ALLREDUCE, lat, bw);
+    CS_TEST_CHECK(NEAR(lat[CS_NCCL_RING][CS_NCCL_LL], 23.2, 1e-3) &&
+                      NEAR(bw[CS_NCCL_RING][CS_NCCL_LL], 336 * 0.08 * 8 / 14, 1e-2),
+                  "RCCL ring LL %g us %g GB/s", lat[CS_NCCL_RING][CS_NCCL_LL],
+                  bw[CS_NCCL_RING][CS_NCCL_LL]);
+    CS_TEST_CHECK(NEAR(lat[CS_NCCL_RING][CS_NCCL_SIMPLE], 46.4, 1e-3) &&
+                      NEAR(bw[CS_NCCL_RING][CS_NCCL_SIMPLE], 192, 1e-2),
+                  "RCCL ring Simple %g us %g GB/s", lat[CS_NCCL_RING][CS_NCCL_SIMPLE],
+                  bw[CS_NCCL_RING][CS_NCCL_SIMPLE]);
+    CS_TEST_CHECK(bw[CS_NCCL_RING][CS_NCCL_LL128] == 0 && bw[CS_NCCL_TREE][CS_NCCL_SIMPLE] == 0,
+                  "RCCL: no LL128, no Tree/Simple on one node");
     return cs_test_finish();
 }
