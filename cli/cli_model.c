@@ -107,17 +107,30 @@ static void as_schedule(const cs_cli_nccl_t *c, cs_coll_t coll, int algo, int pr
         snprintf(name, nlen, "%s", coll == CS_COLL_ALLREDUCE ? "dbtree" : "ring");
         break;
     case CS_NCCL_NVLS: {
-        /* pieces of NCCL's NVLS chunk (128 KiB), from 4 per slice up to
-         * 2048 switch operations in all (what a simulation takes in seconds) */
+        /* NCCL's NVLS kernel: nvls_channels channels, each moving its share
+         * of every rank's slice in chunks of 128 KiB, shrunk to 64, 32 and
+         * 16 KiB for smaller collectives (enqueue.cc); pieces of that chunk
+         * per channel, up to 4096 switch operations in all (what a
+         * simulation takes in seconds) */
         uint64_t n = (uint64_t)(sys->nranks > 0 ? sys->nranks : 1);
-        uint64_t pieces = bytes / (n * (128u << 10)), most = 2048 / n;
+        uint64_t nch = (uint64_t)(sys->nvls_channels > 0 ? sys->nvls_channels : 16);
+        uint64_t ops = nch * (uint64_t)(sys->nvls_heads > 0 ? sys->nvls_heads : 1);
+        uint64_t chunk = 128u << 10;
+        if (bytes < 64 * ops * chunk && chunk > 65536)
+            chunk = 65536;
+        if (bytes < 8 * ops * chunk && chunk > 32768)
+            chunk = 32768;
+        if (bytes < 2 * ops * chunk && chunk > 16384)
+            chunk = 16384;
+        uint64_t pieces = bytes / (n * nch * chunk), most = 4096 / (n * nch);
         if (pieces > most)
             pieces = most;
-        if (pieces < 4)
-            pieces = 4;
+        if (pieces < 1)
+            pieces = 1;
         snprintf(name, nlen, "nvls");
         if (coll == CS_COLL_ALLREDUCE)
-            snprintf(params, plen, "nchunks=%llu,depth=3", (unsigned long long)pieces);
+            snprintf(params, plen, "channels=%llu,nchunks=%llu,depth=3", (unsigned long long)nch,
+                     (unsigned long long)pieces);
         break;
     }
     case CS_NCCL_NVLS_TREE:

@@ -264,6 +264,12 @@ int cs_nccl_sys_from(const cs_platform_t *plat, char *const *hosts, int nranks,
         nv.bw_inter = sys->nnodes > 1 ? ring.bw_intra : spi[0];
         sys->graph[CS_NCCL_NVLS] = nv;
         sys->graph[CS_NCCL_NVLS_TREE] = nv;
+        /* nvls.cc: 16 channels (SM90; and every GPU in 2.20), 32 on SM100
+         * from 2.25, 24 on one SM100 node or NVLink domain from 2.29 */
+        sys->nvls_channels = g->cc >= 100 && k->minor >= 25
+                                 ? (k->minor >= 29 && sys->nnodes == 1 ? 24 : 32)
+                                 : 16;
+        sys->nvls_heads = local;
     }
     snprintf(sys->note, sizeof(sys->note),
              "%s %s: %s, %d rank(s) on %d host(s), %d NVLink domain(s); ring %d x %.1f GB/s%s",

@@ -413,7 +413,12 @@ void cs_nccl_step_costs(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, con
     /* NVLS's rate is the switch's (sw_rate, shared by every operation in
      * flight), not a cap per transfer */
     out->sw_cap = 0;
-    out->sw_lat = 0;
+    /* each switch operation (a chunk's load-reduce and multicast) is a step
+     * of a Simple kernel over NVLink: NCCL's per-step latency of Simple on
+     * NVLink */
+    out->sw_lat = (algo == CS_NCCL_NVLS || algo == CS_NCCL_NVLS_TREE)
+                      ? k->hw_lat[CS_SIM_HW_NVLINK][CS_NCCL_RING][CS_NCCL_SIMPLE] * 1e-6
+                      : 0;
     if (algo == CS_NCCL_COLLNET_DIRECT || algo == CS_NCCL_COLLNET_CHAIN) {
         double li, ln;
         step_lats(k, sys, algo, CS_NCCL_SIMPLE, &li, &ln);
