@@ -123,6 +123,22 @@ int main(void)
     cs_nccl_step_costs(k, &s, &sched, CS_NCCL_RING, CS_NCCL_LL, 64 << 10, &c);
     CS_TEST_CHECK(NEAR(c.cap[CS_SIM_HW_NVLINK], 141e9 * 2 / 24, 1e3), "64 KiB LL cap %g",
                   c.cap[CS_SIM_HW_NVLINK]);
+    CS_TEST_CHECK(cs_nccl_channels(k, &s, CS_COLL_ALLREDUCE, CS_NCCL_RING, CS_NCCL_LL, 64 << 10) == 2,
+                  "64 KiB Ring/LL on 2 channels, got %d",
+                  cs_nccl_channels(k, &s, CS_COLL_ALLREDUCE, CS_NCCL_RING, CS_NCCL_LL, 64 << 10));
+    CS_TEST_CHECK(cs_nccl_channels(k, &s, CS_COLL_ALLREDUCE, CS_NCCL_RING, CS_NCCL_SIMPLE, 1u << 30) == 24 &&
+                  cs_nccl_channels(k, &s, CS_COLL_ALLREDUCE, CS_NCCL_NVLS, CS_NCCL_SIMPLE, 1u << 30) == 8,
+                  "1 GiB: Ring on all 24 channels, NVLS on its graph's 8");
+    /* NCCL's choice as a schedule: a ring in pieces of 12 channels x 2 MiB
+     * (1 GiB / 8 / 24 MiB = 5.33 -> 6), NVLS in 128 KiB pieces (at most 256) */
+    char nm[32], prm[96];
+    cs_nccl_as_sched(&s, CS_COLL_ALLREDUCE, CS_NCCL_RING, CS_NCCL_SIMPLE, 1u << 30, nm, sizeof(nm),
+                     prm, sizeof(prm));
+    CS_TEST_CHECK(strcmp(nm, "ring") == 0 && strcmp(prm, "nchunks=6") == 0, "ring as %s %s", nm, prm);
+    cs_nccl_as_sched(&s, CS_COLL_ALLREDUCE, CS_NCCL_NVLS, CS_NCCL_SIMPLE, 1u << 30, nm, sizeof(nm),
+                     prm, sizeof(prm));
+    CS_TEST_CHECK(strcmp(nm, "nvls") == 0 && strcmp(prm, "nchunks=256,depth=3") == 0, "nvls as %s %s",
+                  nm, prm);
     /* a pipelined schedule pays the step latency once per block step */
     snprintf(sched.params, sizeof(sched.params), "nchunks=4");
     cs_nccl_step_costs(k, &s, &sched, CS_NCCL_RING, CS_NCCL_LL, 64 << 20, &c);
