@@ -90,5 +90,9 @@ void cs__planner_terms(const struct cs_platform *plat, const cs_planner_t *p, in
  * in a process): p->nccl_pick[k].sim_s and terms, or its err. */
 int cs__planner_nccl_simulate(const struct cs_platform *plat, const cs__planner_model_t *m,
                               cs_planner_t *p);
+/* cs__planner_nccl_simulate in a child stopped after `seconds`; CS_OK
+ * (each size's err says why it was not simulated) or CS_ERR_INTERRUPTED. */
+int cs__planner_nccl_run(const struct cs_platform *plat, const cs__planner_model_t *m,
+                         cs_planner_t *p, double seconds, cs_err_t *err);
 
 #endif /* CS_PLANNER_INT_H */

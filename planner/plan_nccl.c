@@ -6,11 +6,13 @@
  * over the cost model's rounds and routes (plan_cost.c).
  */
 #define _GNU_SOURCE
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cs_algo.h"
+#include "cs_child.h"
 #include "cs_planner_int.h"
 #include "cs_platform.h"
 #include "cs_sim.h"
@@ -375,4 +377,31 @@ int cs__planner_nccl_simulate(const cs_platform_t *plat, const cs__planner_model
     for (int i = 0; i < ns; i++)
         cs_sched_destroy(sch[i]);
     return st == CS_OK ? 0 : 1;
+}
+
+static int nccl_body(void *ctx, int fd, cs_err_t *err)
+{
+    (void)fd, (void)err;
+    void *const *a = ctx;
+    return cs__planner_nccl_simulate(a[0], a[1], a[2]);
+}
+
+int cs__planner_nccl_run(const cs_platform_t *plat, const cs__planner_model_t *m, cs_planner_t *p,
+                         double seconds, cs_err_t *err)
+{
+    void *a[3] = {(void *)(uintptr_t)plat, (void *)(uintptr_t)m, p};
+    cs_child_t c;
+    cs_err_t ce;
+    cs_err_clear(&ce);
+    int st = cs_child_run(&c, "plan: the simulation of NCCL's choice",
+                          seconds > 1e-3 ? seconds : 1e-3, nccl_body, a, &ce);
+    int timed_out = c.timed_out;
+    cs_child_free(&c);
+    if (st == CS_ERR_INTERRUPTED)
+        return cs_err_set(err, st, "%s", ce.msg);
+    /* 1: the child said why in each size's err; otherwise how it ended */
+    for (int k = 0; k < p->nsizes && st != CS_OK && st != 1; k++)
+        snprintf(p->nccl_pick[k].err, sizeof(p->nccl_pick[k].err), "%.150s",
+                 timed_out ? "not simulated: stopped at the end of the budget" : ce.msg);
+    return CS_OK;
 }

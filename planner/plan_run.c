@@ -197,20 +197,6 @@ static int analysis_body(void *ctx, int fd, cs_err_t *err)
     return analyse(a->plat, a->o, a->h, a->deadline);
 }
 
-/* The child simulating NCCL's choice of every size (plan_nccl.c). */
-typedef struct nccl_run {
-    const cs_platform_t *plat;
-    const cs__planner_model_t *nm;
-    cs_planner_t *p;
-} nccl_run_t;
-
-static int nccl_body(void *ctx, int fd, cs_err_t *err)
-{
-    (void)fd, (void)err;
-    const nccl_run_t *r = ctx;
-    return cs__planner_nccl_simulate(r->plat, r->nm, r->p);
-}
-
 /* ---- a simulation worker -------------------------------------------------- */
 
 static int simulate(const cs_platform_t *plat, const cs_planner_opts_t *o,
@@ -546,23 +532,13 @@ int cs_planner_run(const cs_planner_opts_t *o, cs_planner_t **out, cs_err_t *err
         goto fail;
     }
 
-    /* NCCL's choice of every size, simulated first */
+    /* NCCL's choice of every size, simulated first, in at most half of
+     * the budget left (the candidates get the rest) */
     if (nm) {
         status_line(o, "simulating %s %s's choice", p->nccl_lib, p->nccl_version);
-        nccl_run_t nr = {plat, nm, p};
-        cs_child_t nc;
-        cs_err_clear(&ce);
-        st = cs_child_run(&nc, "plan: the simulation of NCCL's choice",
-                          fmax(deadline - cs_now_s(), 1e-3), nccl_body, &nr, &ce);
-        int timed_out = nc.timed_out;
-        cs_child_free(&nc);
-        if (st == CS_ERR_INTERRUPTED) {
-            cs_err_set(err, st, "%s", ce.msg);
+        if ((st = cs__planner_nccl_run(plat, nm, p, 0.5 * (deadline - cs_now_s()), err)) !=
+            CS_OK)
             goto fail;
-        }
-        for (int k = 0; k < p->nsizes && st != CS_OK && st != 1; k++)
-            snprintf(p->nccl_pick[k].err, sizeof(p->nccl_pick[k].err), "%.150s",
-                     timed_out ? "not simulated: stopped at the end of the budget" : ce.msg);
         if (o->progress == 2)
             status_line(o, "%s %s's choice: %s", p->nccl_lib, p->nccl_version,
                         p->nccl_pick[0].sim_s >= 0 ? "simulated" : p->nccl_pick[0].err);
