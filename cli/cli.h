@@ -284,6 +284,23 @@ int cs_cli_nccl_costs(const char *cmd, cs_cli_nccl_t *c, cs_sim_instance_t *inst
 #define CS_CLI_NCCL_HELP ""
 #endif
 
+/* ---- plan --model nccl (cmd_plan_nccl.c) ----------------------------------- */
+#ifdef CS_HAVE_PLAN
+struct cs_planner;
+/* The system NCCL's tuner sees (header lines of the table). */
+void cs_cli_plan_nccl_header(FILE *f, const struct cs_planner *p);
+/* Size k: NCCL's choice beside collstep's best, the speed-up, and why the
+ * slower one is slow (two lines). */
+void cs_cli_plan_nccl_table(FILE *f, const struct cs_planner *p, int k);
+/* JSON: candidate c's "choice" and "terms" at size k (inside its row);
+ * NCCL's row of size k (",\n      {...}"); the size's "versus_nccl". */
+void cs_cli_plan_json_terms(FILE *f, const struct cs_planner *p, int c, int k);
+void cs_cli_plan_nccl_json(FILE *f, const struct cs_planner *p, int k);
+void cs_cli_plan_nccl_compare_json(FILE *f, const struct cs_planner *p, int k);
+/* CSV: NCCL's row of size k (its "choice" column nccl). */
+void cs_cli_plan_nccl_csv(FILE *f, const struct cs_planner *p, int k);
+#endif
+
 /* ---- the schedules a command runs (sim, run, validate) ------------------- */
 
 #define CS_CLI_MAX_SCHEDS                                                                   \

@@ -76,94 +76,6 @@ int cs_cli_nccl_setup(const char *cmd, cs_cli_nccl_t *c, const cs_platform_t *pl
     return CS_EXIT_OK;
 }
 
-/* NCCL's algorithm as a collstep generator and its parameters. */
-/* Messages per ring step: NCCL moves a chunk per channel at a time (Simple
- * 4 steps of 512 KiB, LL128 one step of 562.5 KiB of data, LL one of 32
- * KiB), so a block moves in block / (channels x chunk) pieces that follow
- * each other: as many of the ring's chunks, up to what a simulation takes
- * in seconds (200,000 steps in all). */
-static uint64_t ring_chunks(const cs_nccl_sys_t *sys, int proto, uint64_t bytes, int nsteps)
-{
-    static const double chunk[CS_NCCL_NPROTOS] = {32768.0, 576000.0, 2097152.0};
-    int n = sys->nranks > 0 ? sys->nranks : 1, nch = sys->graph[CS_NCCL_RING].nch;
-    double per = (double)bytes / n / ((nch > 0 ? nch : 1) * chunk[proto]);
-    uint64_t k = per > 1 ? (uint64_t)(per + 0.999999) : 1;
-    uint64_t most = 200000u / ((uint64_t)n * (uint64_t)(nsteps > 0 ? nsteps : 1));
-    if (k > most)
-        k = most;
-    return k < 1 ? 1 : k;
-}
-
-static void as_schedule(const cs_cli_nccl_t *c, cs_coll_t coll, int algo, int proto,
-                        uint64_t bytes, char *name, size_t nlen, char *params, size_t plen)
-{
-    const cs_nccl_sys_t *sys = &c->sys;
-    int local = sys->nranks / (sys->nnodes > 0 ? sys->nnodes : 1);
-    int ppn = sys->nranks / (sys->nhosts > 0 ? sys->nhosts : 1);
-    int ch = sys->graph[CS_NCCL_RING].nch;
-    *params = '\0';
-    switch (algo) {
-    case CS_NCCL_TREE:
-        snprintf(name, nlen, "%s", coll == CS_COLL_ALLREDUCE ? "dbtree" : "ring");
-        break;
-    case CS_NCCL_NVLS: {
-        /* NCCL's NVLS kernel: nvls_channels channels, each moving its share
-         * of every rank's slice in chunks of 128 KiB, shrunk to 64, 32 and
-         * 16 KiB for smaller collectives (enqueue.cc); pieces of that chunk
-         * per channel, up to 4096 switch operations in all (what a
-         * simulation takes in seconds) */
-        uint64_t n = (uint64_t)(sys->nranks > 0 ? sys->nranks : 1);
-        uint64_t nch = (uint64_t)(sys->nvls_channels > 0 ? sys->nvls_channels : 16);
-        uint64_t ops = nch * (uint64_t)(sys->nvls_heads > 0 ? sys->nvls_heads : 1);
-        uint64_t chunk = 128u << 10;
-        if (bytes < 64 * ops * chunk && chunk > 65536)
-            chunk = 65536;
-        if (bytes < 8 * ops * chunk && chunk > 32768)
-            chunk = 32768;
-        if (bytes < 2 * ops * chunk && chunk > 16384)
-            chunk = 16384;
-        uint64_t pieces = bytes / (n * nch * chunk), most = 4096 / (n * nch);
-        if (pieces > most)
-            pieces = most;
-        if (pieces < 1)
-            pieces = 1;
-        snprintf(name, nlen, "nvls");
-        if (coll == CS_COLL_ALLREDUCE)
-            snprintf(params, plen, "channels=%llu,nchunks=%llu,depth=3", (unsigned long long)nch,
-                     (unsigned long long)pieces);
-        break;
-    }
-    case CS_NCCL_NVLS_TREE:
-        snprintf(name, nlen, "nvls_tree");
-        snprintf(params, plen, "local=%d", local);
-        break;
-    case CS_NCCL_COLLNET_DIRECT:
-    case CS_NCCL_COLLNET_CHAIN:
-        snprintf(name, nlen, "sharp");
-        snprintf(params, plen, "local=%d", ppn);
-        break;
-    case CS_NCCL_PAT:
-        snprintf(name, nlen, "%s", coll == CS_COLL_REDUCE_SCATTER ? "rhalving" : "bruck");
-        break;
-    default:
-        if (coll == CS_COLL_BROADCAST) {
-            snprintf(name, nlen, "chain");
-        } else if (coll == CS_COLL_ALLTOALL) {
-            snprintf(name, nlen, "pairwise");
-        } else {
-            int steps = coll == CS_COLL_ALLREDUCE ? 2 * (sys->nranks - 1) : sys->nranks - 1;
-            unsigned long long nk = ring_chunks(sys, proto, bytes, steps);
-            snprintf(name, nlen, "ring");
-            /* across nodes, NCCL's rings leave through different NICs */
-            if (coll != CS_COLL_REDUCE && sys->nnodes > 1 && ch > 1)
-                snprintf(params, plen, "nchunks=%llu,channels=%d,local=%d", nk,
-                         ch < local ? ch : local, local);
-            else
-                snprintf(params, plen, "nchunks=%llu", nk);
-        }
-    }
-}
-
 int cs_cli_nccl_picks(const char *cmd, cs_cli_nccl_t *c, cs_coll_t coll, const uint64_t *sizes,
                       int n, cs_cli_pick_t *picks)
 {
@@ -186,8 +98,8 @@ int cs_cli_nccl_picks(const char *cmd, cs_cli_nccl_t *c, cs_coll_t coll, const u
         c->pick_algo[k] = a;
         c->pick_proto[k] = p;
         c->pick_us[k] = us;
-        as_schedule(c, coll, a, p, sizes[k], c->pick_name[k], sizeof(c->pick_name[k]),
-                    c->pick_params[k], sizeof(c->pick_params[k]));
+        cs_nccl_as_sched(&c->sys, coll, a, p, sizes[k], c->pick_name[k], sizeof(c->pick_name[k]),
+                         c->pick_params[k], sizeof(c->pick_params[k]));
         memset(&picks[k], 0, sizeof(picks[k]));
         picks[k].algo = c->pick_name[k];
         picks[k].params = c->pick_params[k];

@@ -56,7 +56,11 @@ static void help(FILE *f)
             "  --jobs N             simulations at a time (default: the number of cores)\n"
             "  --budget SECONDS     wall time for the whole plan (default 60 per size);\n"
             "                       candidates that do not fit are ranked by the model\n"
-            "  --model M            ideal (default) or calibrated (see 'collstep sim --help')\n"
+            "  --model M            ideal (default), calibrated or nccl (see 'collstep sim\n"
+            "                       --help'); nccl: every simulation pays NCCL's per-step\n"
+            "                       costs, and per size NCCL's own choice is simulated beside\n"
+            "                       collstep's best, with what makes the slower one slow\n"
+            "%s"
             "  --show N             rows of the ranking per size (default 8, 0 = all)\n"
             "  --format F           table (default), csv, json or nccl-tests (the choice per\n"
             "                       size as nccl-tests %s prints a run: docs/nccl-tests.md)\n"
@@ -70,7 +74,7 @@ static void help(FILE *f)
             "\n%s\n%s"
             "\n"
             "example: collstep plan --platform summit:nodes=16 --size 1M:1G -o summit16.tuning\n",
-            CS_NCCL_TESTS_VERSION, cs_cli_size_help, cs_cli_exit_help);
+            CS_CLI_NCCL_HELP, CS_NCCL_TESTS_VERSION, cs_cli_size_help, cs_cli_exit_help);
 }
 
 typedef struct args {
@@ -81,6 +85,8 @@ typedef struct args {
     long ranks, top, jobs, show;
     double budget;
     int force, all, show_given;
+    const char *nccl_version, *nccl_algo, *nccl_proto; /* --nccl-*, as given */
+    cs_cli_nccl_t nccl; /* their checks */
 } args_t;
 
 /* One option's value (cs_cli_options calls it for each). */
@@ -97,9 +103,12 @@ static int parse_opt(void *ctx, int c, const char *arg)
     case 'f': return cs_cli_parse_format_nccl("plan", arg, &a->fmt);
     case 'm':
         if ((a->model = cs_sim_model_parse(arg)) == CS_SIM_MODEL_COUNT)
-            return cs_cli_usage_error("plan", "--model: expected ideal or calibrated, found '%s'",
-                                      arg);
+            return cs_cli_usage_error("plan", "--model: expected ideal, calibrated or nccl, "
+                                              "found '%s'", arg);
         return CS_EXIT_OK;
+    case 1001: a->nccl_version = arg; return cs_cli_nccl_opt("plan", &a->nccl, CS_CLI_NCCL_VERSION, arg);
+    case 1002: a->nccl_algo = arg; return cs_cli_nccl_opt("plan", &a->nccl, CS_CLI_NCCL_ALGO, arg);
+    case 1003: a->nccl_proto = arg; return cs_cli_nccl_opt("plan", &a->nccl, CS_CLI_NCCL_PROTO, arg);
     case 'b': {
         int rc = cs_cli_parse_seconds("plan", "--budget", arg, &a->budget);
         if (rc == CS_EXIT_OK && a->budget > 1e7) /* about four months: a typo, not a plan */
@@ -125,7 +134,9 @@ static int parse(int argc, char **argv, args_t *a)
         {"top", required_argument, 0, 't'},      {"jobs", required_argument, 0, 'j'},
         {"budget", required_argument, 0, 'b'},   {"model", required_argument, 0, 'm'},
         {"show", required_argument, 0, 'S'},     {"format", required_argument, 0, 'f'},
-        {"all", no_argument, 0, 'A'},            CS_CLI_OPTS_OUTPUT};
+        {"all", no_argument, 0, 'A'},            {"nccl-version", required_argument, 0, 1001},
+        {"nccl-algo", required_argument, 0, 1002}, {"nccl-proto", required_argument, 0, 1003},
+        CS_CLI_OPTS_OUTPUT};
     int rc = cs_cli_options("plan", argc, argv, ":ho:", opts, help, parse_opt, a);
     if (rc != CS_EXIT_OK)
         return rc;
@@ -135,6 +146,9 @@ static int parse(int argc, char **argv, args_t *a)
         return cs_cli_usage_error("plan", "--platform is required (see --help)");
     if (!a->size)
         return cs_cli_usage_error("plan", "--size is required (e.g. --size 1M:1G)");
+    if (a->model != CS_SIM_NCCL && (a->nccl_version || a->nccl_algo || a->nccl_proto))
+        return cs_cli_usage_error("plan", "--nccl-version, --nccl-algo and --nccl-proto need "
+                                          "--model nccl");
     if (a->fmt == CS_FMT_NCCL_TESTS && a->show_given)
         return cs_cli_usage_error("plan", "--show: the nccl-tests layout prints the choice per "
                                           "size only; give --format table or json");
@@ -200,6 +214,8 @@ static void print_header(FILE *f, const args_t *a, const cs_planner_t *p)
                 p->map_note[m], p->map_ring_bw[m] / 1e9);
     if (p->bound_note[0])
         fprintf(f, "# bound: %s\n", p->bound_note);
+    if (p->nccl)
+        cs_cli_plan_nccl_header(f, p);
     int nsim = 0;
     for (int c = 0; c < p->ncands; c++)
         nsim += p->cands[c].model_s[0] >= 0;
@@ -246,6 +262,8 @@ static void print_table(FILE *f, const args_t *a, const cs_planner_t *p)
                     busbw(p, k, t), rt > 0 ? rt / t : 0.0, x->bottleneck,
                     x->is_default ? " (registry default)" : "");
         }
+        if (p->nccl)
+            cs_cli_plan_nccl_table(f, p, k);
     }
     fprintf(f, "\ntime: simulated (sim) or the cost model's (model, not simulated: budget or "
                "--top); vs_ring: the flat ring's time over the row's\n");
@@ -259,19 +277,23 @@ static void print_csv(FILE *f, const cs_planner_t *p)
         return;
     int ring = cs_planner_ring(p);
     fprintf(f, "size,place,algo,params,order,time_us,source,model_us,sim_us,busbw_GBps,"
-               "speedup_vs_ring,bottleneck,registry_default,chosen\n");
+               "speedup_vs_ring,bottleneck,registry_default,chosen%s\n",
+            p->nccl ? ",choice" : "");
     for (int k = 0; k < p->nsizes; k++) {
         int n = ranking(p, k, order), ch = cs_planner_choice(p, k);
         for (int i = 0; i < n; i++) {
             int c = order[i];
             const cs_planner_cand_t *x = &p->cands[c];
             double t = cs_planner_time(p, c, k), rt = ring >= 0 ? cs_planner_time(p, ring, k) : -1;
-            fprintf(f, "%" PRIu64 ",%d,%s,\"%s\",%s,%.3f,%s,%.3f,%.3f,%.3f,%.3f,%s,%d,%d\n",
+            fprintf(f, "%" PRIu64 ",%d,%s,\"%s\",%s,%.3f,%s,%.3f,%.3f,%.3f,%.3f,%s,%d,%d%s\n",
                     p->sizes[k], i + 1, x->algo, x->params, p->map_name[x->map], t * 1e6,
                     x->sim_s[k] >= 0 ? "sim" : "model", x->model_s[k] * 1e6,
                     x->sim_s[k] >= 0 ? x->sim_s[k] * 1e6 : -1.0, busbw(p, k, t),
-                    rt > 0 ? rt / t : 0.0, x->bottleneck, x->is_default, c == ch);
+                    rt > 0 ? rt / t : 0.0, x->bottleneck, x->is_default, c == ch,
+                    p->nccl ? ",collstep" : "");
         }
+        if (p->nccl)
+            cs_cli_plan_nccl_csv(f, p, k);
     }
     free(order);
 }
@@ -287,6 +309,12 @@ static void print_json(FILE *f, const args_t *a, const cs_planner_t *p)
     fprintf(f, ",\n  \"collective\": \"%s\",\n  \"ranks\": %d,\n  \"model\": ",
             cs_coll_name(p->coll), p->ranks);
     cs_json_write_str(f, cs_sim_model_name(a->model));
+    if (p->nccl) {
+        fprintf(f, ",\n  \"nccl\": {\"library\": \"%s\", \"version\": \"%s\", \"system\": ",
+                p->nccl_lib, p->nccl_version);
+        cs_json_write_str(f, p->nccl_note);
+        fprintf(f, "}");
+    }
     fprintf(f, ",\n  \"tiers\": [");
     for (int t = 0; t < p->ntiers; t++) {
         const cs_planner_tier_t *x = &p->tiers[t];
@@ -328,12 +356,20 @@ static void print_json(FILE *f, const args_t *a, const cs_planner_t *p)
             cs_json_write_str(f, x->params);
             fprintf(f, ", \"order\": \"%s\", \"time_us\": %.3f, \"source\": \"%s\", "
                        "\"busbw_GBps\": %.3f, \"speedup_vs_ring\": %.3f, \"bottleneck\": \"%s\", "
-                       "\"registry_default\": %s, \"chosen\": %s}",
+                       "\"registry_default\": %s, \"chosen\": %s",
                     p->map_name[x->map], t * 1e6, x->sim_s[k] >= 0 ? "sim" : "model",
                     busbw(p, k, t), rt > 0 ? rt / t : 0.0, x->bottleneck,
                     x->is_default ? "true" : "false", c == ch ? "true" : "false");
+            if (p->nccl)
+                cs_cli_plan_json_terms(f, p, c, k);
+            fprintf(f, "}");
         }
-        fprintf(f, "\n    ]}");
+        if (p->nccl)
+            cs_cli_plan_nccl_json(f, p, k);
+        fprintf(f, "\n    ]");
+        if (p->nccl)
+            cs_cli_plan_nccl_compare_json(f, p, k);
+        fprintf(f, "}");
     }
     fprintf(f, "\n  ]\n}\n");
     free(order);
@@ -483,6 +519,7 @@ int cs_cli_plan(int argc, char **argv)
     a.model = CS_SIM_IDEAL;
     a.top = 4;
     a.show = 8;
+    cs_cli_nccl_init(&a.nccl);
     int rc = parse(argc, argv, &a);
     if (rc != CS_EXIT_OK)
         return rc == CS_CLI_DONE ? CS_EXIT_OK : rc;
@@ -517,6 +554,16 @@ int cs_cli_plan(int argc, char **argv)
     o.model = model;
     o.progress = isatty(2) ? 1 : 2;
     o.exhaustive = a.all;
+    o.nccl_version = a.nccl_version;
+    o.nccl_algo = a.nccl_algo;
+    o.nccl_proto = a.nccl_proto;
+    if (model == CS_SIM_NCCL && a.nccl_version) {
+        int exact = 0;
+        const cs_nccl_consts_t *k = cs_nccl_consts_for(a.nccl_version, 0, &exact);
+        if (k && !exact)
+            fprintf(stderr, "collstep plan: note: NCCL %s is not in the model's table; using "
+                            "%s %s (the nearest it has)\n", a.nccl_version, k->lib, k->version);
+    }
     plan_job_t j = {&a, &o, sizes, ns};
     return cs_cli_guard("plan", a.output, NULL, plan_work, &j);
 }

@@ -160,6 +160,26 @@ int cs_nccl_algo_of(const cs_sched_t *s, const cs_nccl_sys_t *sys);
 void cs_nccl_step_costs(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, const cs_sched_t *s,
                         int algo, int proto, uint64_t bytes, cs_sim_nccl_t *out);
 
+/* The channels NCCL runs a collective of `bytes` on with `algo` and
+ * `proto`: for Ring and Tree the share of the communicator's channels its
+ * size gets (enqueue.cc's thread thresholds and, from 2.25, 16/32 KiB of
+ * traffic per channel); for the others the algorithm's graph's channels. */
+int cs_nccl_channels(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, cs_coll_t coll,
+                     int algo, int proto, uint64_t bytes);
+
+/* NCCL's algorithm `algo` with protocol `proto` for a collective of
+ * `bytes` as a collstep schedule: the registry generator (name) and its
+ * parameters ("k=v,k=v", "" for its defaults) that stand for it.  Ring: a
+ * ring moving each block in pieces of NCCL's chunk per channel (Simple 2
+ * MiB, LL128 562.5 KiB, LL 32 KiB; at most 200,000 steps in all), across
+ * nodes on as many channels as NCCL's rings leave by; Tree: dbtree
+ * (allreduce); NVLS: nvls on NCCL's NVLS channels (at most 256 / ranks of
+ * them) in pieces of NCCL's NVLS chunk (128 KiB, shrunk for smaller
+ * collectives), depth 3; NVLSTree: nvls_tree; CollNet: sharp; PAT: bruck or
+ * rhalving; broadcast's ring: chain; all-to-all: pairwise. */
+void cs_nccl_as_sched(const cs_nccl_sys_t *sys, cs_coll_t coll, int algo, int proto,
+                      uint64_t bytes, char *name, size_t nlen, char *params, size_t plen);
+
 #ifdef __cplusplus
 }
 #endif

@@ -349,6 +349,18 @@ static double chan_fraction(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys,
     return (double)nc / ncomm;
 }
 
+int cs_nccl_channels(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, cs_coll_t coll,
+                     int algo, int proto, uint64_t bytes)
+{
+    if (algo < 0 || algo >= CS_NCCL_NALGOS)
+        return 0;
+    if (algo != CS_NCCL_RING && algo != CS_NCCL_TREE)
+        return sys->graph[algo].nch;
+    int maxch = k->minor >= 25 ? 64 : 32, nch = sys->graph[algo].nch;
+    int ncomm = 2 * nch > maxch ? maxch : 2 * nch;
+    return (int)(chan_fraction(k, sys, coll, algo, proto, bytes) * ncomm + 0.5);
+}
+
 void cs_nccl_step_costs(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, const cs_sched_t *s,
                         int algo, int proto, uint64_t bytes, cs_sim_nccl_t *out)
 {

@@ -24,6 +24,15 @@
  *      the time budget; the choice per size is the fastest simulated
  *      candidate.
  *
+ * Model CS_SIM_NCCL (model/cs_nccl.h): every simulation pays what NCCL
+ * pays per step (the algorithm the schedule stands for, NCCL's protocol
+ * for it at the size, links at NCCL's rates); the cost model of step 3
+ * still ranks by the links alone.  Per size, NCCL's own choice (its
+ * tuner's algorithm, protocol and channels) is simulated too, as the
+ * schedule cs_nccl_as_sched names (nccl_pick), and the simulated times of
+ * NCCL's choice and of the candidates come with their terms (latency
+ * steps, the busiest link tier, the reducing switch).
+ *
  * cs_planner_run blocks for up to `budget` seconds of wall time.  It forks
  * an analysis process and the workers, and waits only for those (a
  * program's own children are left to it); progress lines (opts.progress)
@@ -62,7 +71,35 @@ typedef struct cs_planner_opts {
     cs_sim_model_t model;
     int progress;          /* 0: quiet; 1: a status line on a terminal; 2: a line per candidate */
     int exhaustive;        /* 1: simulate every candidate (small platforms, tests) */
+    /* model CS_SIM_NCCL: NCCL's constants of this version (NULL: the
+     * newest); its choice restricted as NCCL_ALGO / NCCL_PROTO would
+     * ("Ring", "LL128"; NULL: the tuner's) */
+    const char *nccl_version, *nccl_algo, *nccl_proto;
 } cs_planner_opts_t;
+
+/* Model CS_SIM_NCCL: what a simulated time is made of, by the model's own
+ * numbers.  The schedule's messages in the cost model's rounds (step 3):
+ * per round the longest of its messages' NCCL step latencies, and the
+ * longest of its messages' times (bytes over min(protocol efficiency x the
+ * route's slowest link, NCCL's channel cap)) and of its links' loads
+ * (bytes over protocol efficiency x bandwidth, flows sharing a link
+ * adding up); switch steps: the bytes each member hands the switch over
+ * its reduction rate per member. */
+typedef struct cs_planner_terms {
+    int ok;              /* 0: not computed (not simulated, or too many messages) */
+    int algo, proto;     /* NCCL's algorithm and protocol the steps paid (cs_nccl.h) */
+    double base_s;       /* NCCL's base latency, once per collective (NVLS's included) */
+    double steps;        /* rounds of messages one after another */
+    double step_s;       /* NCCL's per-step latency, on average over those rounds */
+    double lat_s;        /* base_s + steps x step_s (+ switch operations' latency) */
+    double bw_s;         /* the rounds' bandwidth time */
+    char tier[16];       /* the tier of the link that bounds the rounds longest */
+    double tier_rate;    /* bytes/s of one message there */
+    int capped;          /* 1: NCCL's channel cap sets tier_rate; 0: the link x efficiency */
+    double sw_s;         /* the reducing switch's time */
+    double sw_rate;      /* bytes/s it reduces per member (NVLS: NCCL's; SHARP: the platform's) */
+    char sw_kind[8];     /* "NVLS", "SHARP", "" when the schedule has no switch steps */
+} cs_planner_terms_t;
 
 /* One level of the hierarchy: ranks whose routes stay within it. */
 typedef struct cs_planner_tier {
@@ -86,7 +123,20 @@ typedef struct cs_planner_cand {
     double sim_s[CS_PLANNER_MAX_SIZES];   /* simulated; < 0: not simulated */
     char bottleneck[16]; /* the tier of the link the model finds most loaded */
     char err[160];     /* why it was not built or simulated ("" when it was) */
+    cs_planner_terms_t terms[CS_PLANNER_MAX_SIZES]; /* model CS_SIM_NCCL, simulated sizes */
 } cs_planner_cand_t;
+
+/* Model CS_SIM_NCCL: NCCL's own choice at a size, simulated. */
+typedef struct cs_planner_nccl {
+    int algo, proto;     /* cs_nccl_algo_t, cs_nccl_proto_t */
+    int channels;        /* the channels NCCL runs it on (cs_nccl_channels) */
+    double tuner_s;      /* its tuner's closed-form time; < 0: outside the tuner (alltoall) */
+    double sim_s;        /* simulated; < 0: not simulated (err says why) */
+    char sched[32];      /* the collstep schedule it was simulated as (cs_nccl_as_sched) */
+    char params[160];
+    cs_planner_terms_t terms;
+    char err[160];
+} cs_planner_nccl_t;
 
 typedef struct cs_planner {
     int ranks;
@@ -111,6 +161,11 @@ typedef struct cs_planner {
     char bound_note[200];
     int simulated, timed_out; /* simulations run; killed at the budget's end */
     double seconds;           /* wall time of the plan */
+    /* model CS_SIM_NCCL */
+    int nccl;                 /* 1: simulated under NCCL's model */
+    char nccl_lib[8], nccl_version[16]; /* "NCCL", "2.29.7": the constants used */
+    char nccl_note[256];      /* the system NCCL's tuner sees (cs_nccl_sys_t.note) */
+    cs_planner_nccl_t nccl_pick[CS_PLANNER_MAX_SIZES];
 } cs_planner_t;
 
 /* Run the plan.  CS_OK and *out (free with cs_planner_free); CS_ERR_INVAL /

@@ -9,14 +9,19 @@
  *   plan_cost.c   step 3: the cost model over the loaded platform's routes
  *   plan_run.c    step 4 and cs_planner_run: the child that loads the
  *                 platform, the worker processes, the budget
+ *   plan_nccl.c   model nccl: the system NCCL's tuner sees, what each
+ *                 simulated step pays, NCCL's own choice simulated, the
+ *                 terms a simulated time is made of
  *
- * Calls go one way: plan_run.c calls the three others, plan_cost.c builds
- * candidates through plan_cand.c's cs__planner_build, plan_topo.c and
+ * Calls go one way: plan_run.c calls the others, plan_nccl.c calls
+ * plan_cost.c's rounds and routes and plan_cand.c's cs__planner_build,
+ * plan_cost.c builds candidates through cs__planner_build, plan_topo.c and
  * plan_cand.c call none of the others.
  */
 #ifndef CS_PLANNER_INT_H
 #define CS_PLANNER_INT_H
 
+#include "cs_nccl.h"
 #include "cs_planner.h"
 
 /* Topology analysis; called with the platform loaded in SimGrid (so that
@@ -38,5 +43,56 @@ void cs__planner_cost_reset(void);
 /* Predicted seconds to simulate one size of a schedule of `messages` with
  * `concurrent` messages per round on P ranks (an idle core). */
 double cs__planner_sim_cost(int P, double messages, double concurrent);
+
+/* The cost model's messages in rounds: a send's round is the latest round
+ * its dependencies finished in, its message arrives one round later. */
+typedef struct cs__planner_msg {
+    uint32_t round;
+    int32_t src, dst; /* ranks */
+    uint32_t chunks;
+} cs__planner_msg_t;
+int cs__planner_rounds(const cs_sched_t *s, cs__planner_msg_t **out, size_t *nout,
+                       uint32_t *nrounds, cs_err_t *err);
+/* The route between hosts a and b (names), from the cost model's cache
+ * (queried with cs_sim_route once): its links' ids (at most
+ * CS__PLANNER_MAX_ROUTE) and latency.  A link's bandwidth is the one
+ * SimGrid had when the cache first saw it; its tier "link" when none. */
+#define CS__PLANNER_MAX_ROUTE 64
+int cs__planner_route(const char *a, const char *b, int *links, int *n, double *lat,
+                      cs_err_t *err);
+double cs__planner_link(int id, const char **tier);
+int cs__planner_nlinks(void);
+
+/* ---- model nccl (plan_nccl.c) ---- */
+typedef struct cs__planner_model {
+    const cs_nccl_consts_t *k;
+    cs_nccl_sys_t sys;
+    double scale[CS_PLAT_MAX_TIERS]; /* cs_sim_opts_t.tier_bw_scale */
+    int algo, proto;                 /* NCCL_ALGO / NCCL_PROTO; -1: the tuner's */
+} cs__planner_model_t;
+/* The system NCCL's tuner sees on the ranks' hosts in the platform's
+ * order, and per size NCCL's choice (p->nccl_pick[k], not simulated yet).
+ * CS_ERR_INVAL for a platform whose GPU NCCL's model does not know,
+ * CS_ERR_NOTFOUND when NCCL has no algorithm for the collective. */
+int cs__planner_nccl_setup(const struct cs_platform *plat, const cs_planner_opts_t *o,
+                           cs_planner_t *p, cs__planner_model_t *m, cs_err_t *err);
+/* What schedule s pays at `bytes` as a candidate: NCCL's algorithm it
+ * stands for (or the one forced), NCCL's protocol for it at that size. */
+void cs__planner_nccl_costs(const cs__planner_model_t *m, const cs_sched_t *s, uint64_t bytes,
+                            cs_sim_nccl_t *out, int *algo, int *proto);
+/* What a simulated time is made of, by the model's numbers; called after
+ * cs_sim_run (routes answer, links at NCCL's rates), ranks on the hosts
+ * of rank order `map`. */
+void cs__planner_terms(const struct cs_platform *plat, const cs_planner_t *p, int map,
+                       const cs_sched_t *s, uint64_t bytes, const cs_sim_nccl_t *c,
+                       cs_planner_terms_t *t);
+/* Simulate NCCL's choice of every size (a child process: SimGrid runs once
+ * in a process): p->nccl_pick[k].sim_s and terms, or its err. */
+int cs__planner_nccl_simulate(const struct cs_platform *plat, const cs__planner_model_t *m,
+                              cs_planner_t *p);
+/* cs__planner_nccl_simulate in a child stopped after `seconds`; CS_OK
+ * (each size's err says why it was not simulated) or CS_ERR_INTERRUPTED. */
+int cs__planner_nccl_run(const struct cs_platform *plat, const cs__planner_model_t *m,
+                         cs_planner_t *p, double seconds, cs_err_t *err);
 
 #endif /* CS_PLANNER_INT_H */

@@ -25,7 +25,7 @@
 #include "cs_planner_int.h"
 #include "cs_sim.h"
 
-#define MAX_ROUTE 64
+#define MAX_ROUTE CS__PLANNER_MAX_ROUTE
 /* a schedule needing more new routes than this is costed by its formula */
 #define NEW_ROUTES_MAX 60000
 
@@ -179,13 +179,34 @@ static int route(int a, int b, cs_err_t *err)
     return C.nroutes++;
 }
 
+int cs__planner_route(const char *a, const char *b, int *links, int *n, double *lat,
+                      cs_err_t *err)
+{
+    int ha = host_id(a), hb = ha < 0 ? -1 : host_id(b);
+    if (ha < 0 || hb < 0)
+        return cs_err_set(err, CS_ERR_NOMEM, "plan: out of memory");
+    int ri = route(ha, hb, err);
+    if (ri < 0)
+        return err && err->code ? err->code : CS_ERR_INTERNAL;
+    const route_rec_t *r = &C.routes[ri];
+    for (int i = 0; i < r->n; i++)
+        links[i] = C.pool[r->off + i];
+    *n = r->n;
+    *lat = r->lat;
+    return CS_OK;
+}
+
+double cs__planner_link(int id, const char **tier)
+{
+    *tier = C.links[id].tier;
+    return C.links[id].bw;
+}
+
+int cs__planner_nlinks(void) { return C.nlinks; }
+
 /* ---- rounds -------------------------------------------------------------- */
 
-typedef struct msg {
-    uint32_t round;
-    int32_t src, dst; /* ranks */
-    uint32_t chunks;
-} msg_t;
+typedef cs__planner_msg_t msg_t;
 
 /* FIFO of the rounds of sends not yet received, per (src, dst, chan). */
 typedef struct chanq {
@@ -251,8 +272,7 @@ static void qtab_free(qtab_t *t)
     free(t->h);
 }
 
-/* Messages of `s` with their rounds; *nrounds the number of rounds. */
-static int rounds_of(const cs_sched_t *s, msg_t **out, size_t *nout, uint32_t *nrounds,
+int cs__planner_rounds(const cs_sched_t *s, msg_t **out, size_t *nout, uint32_t *nrounds,
                      cs_err_t *err)
 {
     int P = s->desc.nranks, st = CS_OK;
@@ -478,7 +498,7 @@ int cs__planner_cost(cs_planner_t *p, int ci, double max_sim, cs_err_t *err)
             goto done;
         }
     }
-    if ((st = rounds_of(s, &m, &nm, &nr, err)) != CS_OK)
+    if ((st = cs__planner_rounds(s, &m, &nm, &nr, err)) != CS_OK)
         goto done;
     c->messages = nm;
     /* simulation cost: SimGrid's time grows with messages times the flows

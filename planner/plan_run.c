@@ -199,8 +199,8 @@ static int analysis_body(void *ctx, int fd, cs_err_t *err)
 
 /* ---- a simulation worker -------------------------------------------------- */
 
-static int simulate(const cs_platform_t *plat, const cs_planner_opts_t *o, cs_planner_t *p, int c,
-                    const int *ks, int nk)
+static int simulate(const cs_platform_t *plat, const cs_planner_opts_t *o,
+                    const cs__planner_model_t *nm, cs_planner_t *p, int c, const int *ks, int nk)
 {
     cs_planner_cand_t *x = &p->cands[c];
     cs_sched_t *s = NULL;
@@ -211,18 +211,24 @@ static int simulate(const cs_platform_t *plat, const cs_planner_opts_t *o, cs_pl
         return 1;
     }
     cs_sim_instance_t in[CS_PLANNER_MAX_SIZES];
+    cs_sim_nccl_t cost[CS_PLANNER_MAX_SIZES];
+    int npair[CS_PLANNER_MAX_SIZES][2];
     for (int i = 0; i < nk; i++) {
+        memset(&in[i], 0, sizeof(in[i]));
         in[i].sched = s;
         in[i].bytes = p->sizes[ks[i]];
         in[i].dtype = CS_DT_F32;
-        in[i].time = 0;
+        if (nm) { /* what NCCL pays for the algorithm the schedule stands for */
+            cs__planner_nccl_costs(nm, s, in[i].bytes, &cost[i], &npair[i][0], &npair[i][1]);
+            in[i].nccl = &cost[i];
+        }
     }
-    const char *map[1];
-    (void)map;
     char **hm = NULL;
     cs_sim_opts_t so;
     cs_sim_opts_init(&so);
     so.model = o->model;
+    if (nm)
+        so.tier_bw_scale = nm->scale;
     if (x->map > 0) {
         hm = malloc(sizeof(char *) * (size_t)p->ranks);
         if (!hm)
@@ -234,19 +240,27 @@ static int simulate(const cs_platform_t *plat, const cs_planner_opts_t *o, cs_pl
     }
     int st = cs_sim_run(plat, &so, in, nk, &err);
     free(hm);
-    cs_sched_destroy(s);
     if (st != CS_OK) {
+        cs_sched_destroy(s);
         snprintf(x->err, sizeof(x->err), "%.150s", err.msg);
         return 1;
     }
-    for (int i = 0; i < nk; i++)
+    for (int i = 0; i < nk; i++) {
         x->sim_s[ks[i]] = in[i].time;
+        if (nm) { /* what the time is made of (routes answer after the run) */
+            cs__planner_terms(plat, p, x->map, s, in[i].bytes, &cost[i], &x->terms[ks[i]]);
+            x->terms[ks[i]].algo = npair[i][0];
+            x->terms[ks[i]].proto = npair[i][1];
+        }
+    }
+    cs_sched_destroy(s);
     return 0;
 }
 
 typedef struct worker {
     const cs_platform_t *plat;
     const cs_planner_opts_t *o;
+    const cs__planner_model_t *nm;
     cs_planner_t *p;
     const struct job *j;
 } worker_t;
@@ -283,7 +297,7 @@ static int worker_body(void *ctx, int fd, cs_err_t *err)
 {
     (void)fd, (void)err;
     const worker_t *w = ctx;
-    return simulate(w->plat, w->o, w->p, w->j->cand, w->j->ks, w->j->nk);
+    return simulate(w->plat, w->o, w->nm, w->p, w->j->cand, w->j->ks, w->j->nk);
 }
 
 /* Jobs in priority order: per size the model's best, then the registry's
@@ -482,6 +496,13 @@ int cs_planner_run(const cs_planner_opts_t *o, cs_planner_t **out, cs_err_t *err
     memcpy(p->sizes, o->sizes, sizeof(uint64_t) * (size_t)o->nsizes);
     p->cands = (cs_planner_cand_t *)(h + 1);
     p->hosts = (char *)(p->cands + CS_PLANNER_MAX_CANDS);
+    /* model nccl: the system NCCL's tuner sees, its choice per size */
+    cs__planner_model_t nmodel, *nm = NULL;
+    if (o->model == CS_SIM_NCCL) {
+        if ((st = cs__planner_nccl_setup(plat, o, p, &nmodel, err)) != CS_OK)
+            goto fail;
+        nm = &nmodel;
+    }
     h->status = CS_ERR_INTERNAL;
     snprintf(h->msg, sizeof(h->msg), "plan: the analysis process ended without its results");
 
@@ -509,6 +530,18 @@ int cs_planner_run(const cs_planner_opts_t *o, cs_planner_t **out, cs_err_t *err
         st = cs_err_set(err, CS_ERR_NOTFOUND, "no candidate for %s on %d ranks could be built "
                         "(%s)", cs_coll_name(o->coll), P, p->ncands ? p->cands[0].err : "none");
         goto fail;
+    }
+
+    /* NCCL's choice of every size, simulated first, in at most half of
+     * the budget left (the candidates get the rest) */
+    if (nm) {
+        status_line(o, "simulating %s %s's choice", p->nccl_lib, p->nccl_version);
+        if ((st = cs__planner_nccl_run(plat, nm, p, 0.5 * (deadline - cs_now_s()), err)) !=
+            CS_OK)
+            goto fail;
+        if (o->progress == 2)
+            status_line(o, "%s %s's choice: %s", p->nccl_lib, p->nccl_version,
+                        p->nccl_pick[0].sim_s >= 0 ? "simulated" : p->nccl_pick[0].err);
     }
 
     /* 4: simulations */
@@ -553,7 +586,7 @@ int cs_planner_run(const cs_planner_opts_t *o, cs_planner_t **out, cs_err_t *err
                 next++;
                 continue;
             }
-            worker_t wk = {plat, o, p, j};
+            worker_t wk = {plat, o, nm, p, j};
             if (cs_child_start(&j->child, "the simulation process",
                                fmax(deadline - cs_now_s(), 1e-3), worker_body, &wk,
                                NULL) != CS_OK)

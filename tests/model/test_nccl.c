@@ -30,6 +30,7 @@ static void h100_node(cs_nccl_sys_t *s)
     s->graph[CS_NCCL_COLLNET_DIRECT].nch = 8;
     s->graph[CS_NCCL_NVLS] = (cs_nccl_graph_t){8, 40, 60, CS_SIM_HW_NVLINK};
     s->graph[CS_NCCL_NVLS_TREE] = s->graph[CS_NCCL_NVLS];
+    s->nvls_channels = 16, s->nvls_heads = 8;
 }
 
 #define NEAR(x, y, tol) (fabs((x) - (y)) <= (tol))
@@ -123,6 +124,31 @@ int main(void)
     cs_nccl_step_costs(k, &s, &sched, CS_NCCL_RING, CS_NCCL_LL, 64 << 10, &c);
     CS_TEST_CHECK(NEAR(c.cap[CS_SIM_HW_NVLINK], 141e9 * 2 / 24, 1e3), "64 KiB LL cap %g",
                   c.cap[CS_SIM_HW_NVLINK]);
+    CS_TEST_CHECK(cs_nccl_channels(k, &s, CS_COLL_ALLREDUCE, CS_NCCL_RING, CS_NCCL_LL, 64 << 10) == 2,
+                  "64 KiB Ring/LL on 2 channels, got %d",
+                  cs_nccl_channels(k, &s, CS_COLL_ALLREDUCE, CS_NCCL_RING, CS_NCCL_LL, 64 << 10));
+    CS_TEST_CHECK(cs_nccl_channels(k, &s, CS_COLL_ALLREDUCE, CS_NCCL_RING, CS_NCCL_SIMPLE, 1u << 30) == 24 &&
+                  cs_nccl_channels(k, &s, CS_COLL_ALLREDUCE, CS_NCCL_NVLS, CS_NCCL_SIMPLE, 1u << 30) == 8,
+                  "1 GiB: Ring on all 24 channels, NVLS on its graph's 8");
+    /* NCCL's choice as a schedule: a ring in pieces of 12 channels x 2 MiB
+     * (1 GiB / 8 / 24 MiB = 5.33 -> 6), NVLS in 128 KiB pieces (at most 256) */
+    char nm[32], prm[96];
+    cs_nccl_as_sched(&s, CS_COLL_ALLREDUCE, CS_NCCL_RING, CS_NCCL_SIMPLE, 1u << 30, nm, sizeof(nm),
+                     prm, sizeof(prm));
+    CS_TEST_CHECK(strcmp(nm, "ring") == 0 && strcmp(prm, "nchunks=6") == 0, "ring as %s %s", nm, prm);
+    cs_nccl_as_sched(&s, CS_COLL_ALLREDUCE, CS_NCCL_NVLS, CS_NCCL_SIMPLE, 1u << 30, nm, sizeof(nm),
+                     prm, sizeof(prm));
+    /* NVLS at 1 GiB: 16 channels x 8 heads = 128 operations at once, 1 GiB
+     * is not below 64 x 128 x 128 KiB: chunks stay 128 KiB; 1 GiB / 8 ranks
+     * / 16 channels / 128 KiB = 64 pieces, at most 4096 / (8 x 16) = 32 */
+    CS_TEST_CHECK(strcmp(nm, "nvls") == 0 && strcmp(prm, "channels=16,nchunks=32,depth=3") == 0,
+                  "nvls as %s %s", nm, prm);
+    /* at 16 MiB: below 64 x 128 x 128 KiB (64 KiB), below 8 x 128 x 64 KiB
+     * (32 KiB), not below 2 x 128 x 32 KiB: 32 KiB chunks, 16 MiB / 8 / 16
+     * / 32 KiB = 4 pieces per channel */
+    cs_nccl_as_sched(&s, CS_COLL_ALLREDUCE, CS_NCCL_NVLS, CS_NCCL_SIMPLE, 16u << 20, nm, sizeof(nm),
+                     prm, sizeof(prm));
+    CS_TEST_CHECK(strcmp(prm, "channels=16,nchunks=4,depth=3") == 0, "nvls 16 MiB as %s", prm);
     /* a pipelined schedule pays the step latency once per block step */
     snprintf(sched.params, sizeof(sched.params), "nchunks=4");
     cs_nccl_step_costs(k, &s, &sched, CS_NCCL_RING, CS_NCCL_LL, 64 << 20, &c);

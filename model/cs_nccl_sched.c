@@ -1,0 +1,101 @@
+/*
+ * cs_nccl_sched.c - NCCL's algorithm as a collstep schedule (cs_nccl.h's
+ * cs_nccl_as_sched): which registry generator and parameters stand for
+ * NCCL's algorithm and protocol at a size, as `collstep sim --algo nccl`
+ * and `collstep plan --model nccl` simulate NCCL's choice.
+ */
+#include <stdio.h>
+
+#include "cs_nccl.h"
+
+/* Messages per ring step: NCCL moves a chunk per channel at a time (Simple
+ * 4 steps of 512 KiB, LL128 one step of 562.5 KiB of data, LL one of 32
+ * KiB), so a block moves in block / (channels x chunk) pieces that follow
+ * each other: as many of the ring's chunks, up to what a simulation takes
+ * in seconds (200,000 steps in all). */
+static uint64_t ring_chunks(const cs_nccl_sys_t *sys, int proto, uint64_t bytes, int nsteps)
+{
+    static const double chunk[CS_NCCL_NPROTOS] = {32768.0, 576000.0, 2097152.0};
+    int n = sys->nranks > 0 ? sys->nranks : 1, nch = sys->graph[CS_NCCL_RING].nch;
+    double per = (double)bytes / n / ((nch > 0 ? nch : 1) * chunk[proto]);
+    uint64_t k = per > 1 ? (uint64_t)(per + 0.999999) : 1;
+    uint64_t most = 200000u / ((uint64_t)n * (uint64_t)(nsteps > 0 ? nsteps : 1));
+    if (k > most)
+        k = most;
+    return k < 1 ? 1 : k;
+}
+
+void cs_nccl_as_sched(const cs_nccl_sys_t *sys, cs_coll_t coll, int algo, int proto,
+                      uint64_t bytes, char *name, size_t nlen, char *params, size_t plen)
+{
+    int local = sys->nranks / (sys->nnodes > 0 ? sys->nnodes : 1);
+    int ppn = sys->nranks / (sys->nhosts > 0 ? sys->nhosts : 1);
+    int ch = sys->graph[CS_NCCL_RING].nch;
+    if (proto < 0 || proto >= CS_NCCL_NPROTOS)
+        proto = CS_NCCL_SIMPLE;
+    *params = '\0';
+    switch (algo) {
+    case CS_NCCL_TREE:
+        snprintf(name, nlen, "%s", coll == CS_COLL_ALLREDUCE ? "dbtree" : "ring");
+        break;
+    case CS_NCCL_NVLS: {
+        /* NCCL's NVLS kernel: nvls_channels channels, each moving its share
+         * of every rank's slice in chunks of 128 KiB, shrunk to 64, 32 and
+         * 16 KiB for smaller collectives (enqueue.cc): pieces of that chunk
+         * per channel.  What a simulation takes in seconds bounds it: at
+         * most 256 / ranks channels (each then stands for several of
+         * NCCL's, moving their pieces) and 4096 switch operations. */
+        uint64_t n = (uint64_t)(sys->nranks > 0 ? sys->nranks : 1);
+        uint64_t nch = (uint64_t)(sys->nvls_channels > 0 ? sys->nvls_channels : 16);
+        uint64_t ops = nch * (uint64_t)(sys->nvls_heads > 0 ? sys->nvls_heads : 1);
+        uint64_t chunk = 128u << 10;
+        if (bytes < 64 * ops * chunk && chunk > 65536)
+            chunk = 65536;
+        if (bytes < 8 * ops * chunk && chunk > 32768)
+            chunk = 32768;
+        if (bytes < 2 * ops * chunk && chunk > 16384)
+            chunk = 16384;
+        uint64_t sim_ch = 256 / n < nch ? 256 / n : nch;
+        if (sim_ch < 1)
+            sim_ch = 1;
+        uint64_t pieces = bytes / (n * sim_ch * chunk), most = 4096 / (n * sim_ch);
+        if (pieces > most)
+            pieces = most;
+        if (pieces < 1)
+            pieces = 1;
+        snprintf(name, nlen, "nvls");
+        if (coll == CS_COLL_ALLREDUCE)
+            snprintf(params, plen, "channels=%llu,nchunks=%llu,depth=3",
+                     (unsigned long long)sim_ch, (unsigned long long)pieces);
+        break;
+    }
+    case CS_NCCL_NVLS_TREE:
+        snprintf(name, nlen, "nvls_tree");
+        snprintf(params, plen, "local=%d", local);
+        break;
+    case CS_NCCL_COLLNET_DIRECT:
+    case CS_NCCL_COLLNET_CHAIN:
+        snprintf(name, nlen, "sharp");
+        snprintf(params, plen, "local=%d", ppn);
+        break;
+    case CS_NCCL_PAT:
+        snprintf(name, nlen, "%s", coll == CS_COLL_REDUCE_SCATTER ? "rhalving" : "bruck");
+        break;
+    default:
+        if (coll == CS_COLL_BROADCAST) {
+            snprintf(name, nlen, "chain");
+        } else if (coll == CS_COLL_ALLTOALL) {
+            snprintf(name, nlen, "pairwise");
+        } else {
+            int steps = coll == CS_COLL_ALLREDUCE ? 2 * (sys->nranks - 1) : sys->nranks - 1;
+            unsigned long long nk = ring_chunks(sys, proto, bytes, steps);
+            snprintf(name, nlen, "ring");
+            /* across nodes, NCCL's rings leave through different NICs */
+            if (coll != CS_COLL_REDUCE && sys->nnodes > 1 && ch > 1)
+                snprintf(params, plen, "nchunks=%llu,channels=%d,local=%d", nk,
+                         ch < local ? ch : local, local);
+            else
+                snprintf(params, plen, "nchunks=%llu", nk);
+        }
+    }
+}

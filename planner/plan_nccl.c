@@ -1,0 +1,407 @@
+/*
+ * plan_nccl.c - the planner under model nccl (cs_planner.h): the system
+ * NCCL's tuner sees, what a candidate's steps pay, NCCL's own choice per
+ * size simulated as the schedule cs_nccl_as_sched names, and the terms a
+ * simulated time is made of (cs_planner_terms_t), by the model's numbers
+ * over the cost model's rounds and routes (plan_cost.c).
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_algo.h"
+#include "cs_child.h"
+#include "cs_planner_int.h"
+#include "cs_platform.h"
+#include "cs_sim.h"
+
+int cs__planner_nccl_setup(const cs_platform_t *plat, const cs_planner_opts_t *o, cs_planner_t *p,
+                           cs__planner_model_t *m, cs_err_t *err)
+{
+    memset(m, 0, sizeof(*m));
+    m->algo = m->proto = -1;
+    if (o->nccl_algo && (m->algo = cs_nccl_algo_parse(o->nccl_algo)) < 0)
+        return cs_err_set(err, CS_ERR_INVAL, "--nccl-algo: expected Tree, Ring, CollNetDirect, "
+                          "CollNetChain, NVLS, NVLSTree or PAT, found '%s'", o->nccl_algo);
+    if (o->nccl_proto && (m->proto = cs_nccl_proto_parse(o->nccl_proto)) < 0)
+        return cs_err_set(err, CS_ERR_INVAL, "--nccl-proto: expected LL, LL128 or Simple, found "
+                          "'%s'", o->nccl_proto);
+    int exact = 0;
+    if (!(m->k = cs_nccl_consts_for(o->nccl_version, 0, &exact)))
+        return cs_err_set(err, CS_ERR_INVAL, "--nccl-version: expected a version like 2.26.2, "
+                          "found '%s'", o->nccl_version);
+    cs_sim_opts_t so;
+    cs_sim_opts_init(&so);
+    char **hosts = NULL;
+    int st = cs_sim_hosts(plat, &so, p->ranks, &hosts, err);
+    if (st != CS_OK)
+        return st;
+    cs_err_t e;
+    cs_err_clear(&e);
+    st = cs_nccl_sys_from(plat, hosts, p->ranks, m->k, &m->sys, &e);
+    cs_sim_hosts_free(hosts, p->ranks);
+    if (st != CS_OK) /* the message names --model nccl and what the platform lacks */
+        return cs_err_set(err, st, "%s", e.msg);
+    if (m->sys.rccl)
+        m->k = cs_nccl_consts_for(o->nccl_version, 1, &exact);
+    for (int t = 0; t < CS_PLAT_MAX_TIERS; t++)
+        m->scale[t] = m->sys.tier_scale[t];
+    p->nccl = 1;
+    snprintf(p->nccl_lib, sizeof(p->nccl_lib), "%s", m->k->lib);
+    snprintf(p->nccl_version, sizeof(p->nccl_version), "%s", m->k->version);
+    snprintf(p->nccl_note, sizeof(p->nccl_note), "%s", m->sys.note);
+    for (int k = 0; k < p->nsizes; k++) {
+        cs_planner_nccl_t *n = &p->nccl_pick[k];
+        memset(n, 0, sizeof(*n));
+        int a, pr;
+        double us = -1;
+        if (p->coll == CS_COLL_ALLTOALL) {
+            /* NCCL runs all-to-all as point-to-point sends, outside its tuner */
+            a = CS_NCCL_RING, pr = CS_NCCL_SIMPLE;
+        } else if (cs_nccl_choose(m->k, &m->sys, p->coll, p->sizes[k], m->algo, m->proto, &a, &pr,
+                                  &us) != CS_OK) {
+            return cs_err_set(err, CS_ERR_NOTFOUND, "--model nccl: NCCL has no algorithm for %s "
+                              "on %d ranks%s%s%s%s", cs_coll_name(p->coll), p->ranks,
+                              m->algo >= 0 ? " with --nccl-algo " : "",
+                              m->algo >= 0 ? cs_nccl_algo_name(m->algo) : "",
+                              m->proto >= 0 ? " and --nccl-proto " : "",
+                              m->proto >= 0 ? cs_nccl_proto_name(m->proto) : "");
+        }
+        n->algo = a, n->proto = pr;
+        n->channels = cs_nccl_channels(m->k, &m->sys, p->coll, a, pr, p->sizes[k]);
+        n->tuner_s = us >= 0 ? us * 1e-6 : -1;
+        n->sim_s = -1;
+        cs_nccl_as_sched(&m->sys, p->coll, a, pr, p->sizes[k], n->sched, sizeof(n->sched),
+                         n->params, sizeof(n->params));
+        snprintf(n->err, sizeof(n->err), "not simulated");
+    }
+    return CS_OK;
+}
+
+void cs__planner_nccl_costs(const cs__planner_model_t *m, const cs_sched_t *s, uint64_t bytes,
+                            cs_sim_nccl_t *out, int *algo, int *proto)
+{
+    int a = m->algo >= 0 ? m->algo : cs_nccl_algo_of(s, &m->sys), p;
+    /* the protocol NCCL would use for this algorithm at this size */
+    if (cs_nccl_choose(m->k, &m->sys, s->desc.coll, bytes, a, m->proto, &a, &p, NULL) != CS_OK) {
+        a = m->algo >= 0 ? m->algo : cs_nccl_algo_of(s, &m->sys);
+        p = m->proto >= 0 ? m->proto : CS_NCCL_SIMPLE;
+    }
+    cs_nccl_step_costs(m->k, &m->sys, s, a, p, bytes, out);
+    *algo = a, *proto = p;
+}
+
+/* ---- terms ----------------------------------------------------------------- */
+
+static int cmp_round(const void *a, const void *b)
+{
+    const cs__planner_msg_t *x = a, *y = b;
+    return x->round < y->round ? -1 : x->round > y->round;
+}
+
+typedef struct tier_acc {
+    char name[16];
+    double s, rate;
+    int capped;
+} tier_acc_t;
+
+static void tier_add(tier_acc_t *acc, int *n, const char *name, double s, double rate, int capped)
+{
+    int i = 0;
+    while (i < *n && strcmp(acc[i].name, name) != 0)
+        i++;
+    if (i == *n) {
+        if (*n == 16)
+            return;
+        memset(&acc[i], 0, sizeof(acc[i]));
+        snprintf(acc[i].name, sizeof(acc[i].name), "%s", name);
+        (*n)++;
+    }
+    acc[i].s += s;
+    acc[i].rate = rate;
+    acc[i].capped = capped;
+}
+
+/* The switch's reduction rate per member for group g of s (0: unknown). */
+static double switch_rate(const cs_platform_t *plat, const cs_planner_t *p, int map,
+                          const cs_sched_t *s, int g, const cs_sim_nccl_t *c, char *kind,
+                          size_t klen)
+{
+    const cs_group_t *gr = &s->groups[g];
+    uint32_t n = gr->n;
+    const char **hv = malloc(sizeof(char *) * (n ? n : 1));
+    if (!hv)
+        return 0;
+    for (uint32_t i = 0; i < n; i++)
+        hv[i] = cs_planner_host(p, map, gr->members[i]);
+    int sw = cs_platform_switch_for(plat, hv, n);
+    const char *h0 = n ? hv[0] : NULL;
+    free(hv);
+    if (sw >= 0)
+        snprintf(kind, klen, "%s", plat->switches[sw].kind == CS_REDUCE_NVLS ? "NVLS" : "SHARP");
+    if (c->sw_rate > 0)
+        return c->sw_rate;
+    if (sw < 0 || n == 0)
+        return 0;
+    const cs_plat_switch_t *x = &plat->switches[sw];
+    if (x->reduce_bw > 0)
+        return x->reduce_bw / gr->n;
+    /* the sum of the members' last links: each member's share is its own
+     * route's slowest link */
+    int ids[CS__PLANNER_MAX_ROUTE], nl = 0;
+    double lat, bw = 0;
+    cs_err_t e;
+    cs_err_clear(&e);
+    if (cs__planner_route(h0, x->host, ids, &nl, &lat, &e) != CS_OK)
+        return 0;
+    for (int i = 0; i < nl; i++) {
+        const char *tier;
+        double b = cs__planner_link(ids[i], &tier);
+        if (i == 0 || b < bw)
+            bw = b;
+    }
+    return bw * (c->sw_eff > 0 ? c->sw_eff : 1.0);
+}
+
+void cs__planner_terms(const cs_platform_t *plat, const cs_planner_t *p, int map,
+                       const cs_sched_t *s, uint64_t bytes, const cs_sim_nccl_t *c,
+                       cs_planner_terms_t *t)
+{
+    memset(t, 0, sizeof(*t));
+    int P = s->desc.nranks;
+    double per_chunk = (double)bytes / (double)(s->nchunks ? s->nchunks : 1);
+    /* the switch: the member handing it the most bytes */
+    double ops = 0, *grate = s->ngroups ? malloc(sizeof(double) * s->ngroups) : NULL;
+    for (uint32_t g = 0; g < s->ngroups && grate; g++)
+        grate[g] = -1;
+    for (int r = 0; r < P && (grate || !s->ngroups); r++) {
+        double sw = 0, nops = 0;
+        for (uint32_t i = 0; i < s->ranks[r].nsteps; i++) {
+            const cs_step_t *st = &s->ranks[r].steps[i];
+            if (st->kind != CS_STEP_SWITCH)
+                continue;
+            nops++;
+            /* the switch reduces the contributions; a multicast only copies */
+            uint32_t ch = st->op == CS_SW_MULTICAST ? 0 : st->src.n;
+            if (ch == 0 || st->peer < 0 || (uint32_t)st->peer >= s->ngroups)
+                continue;
+            if (grate[st->peer] < 0)
+                grate[st->peer] = switch_rate(plat, p, map, s, st->peer, c, t->sw_kind,
+                                              sizeof(t->sw_kind));
+            double rate = grate[st->peer];
+            if (rate > 0) {
+                sw += ch * per_chunk / rate;
+                t->sw_rate = rate;
+            }
+        }
+        if (sw > t->sw_s)
+            t->sw_s = sw;
+        if (nops > ops)
+            ops = nops;
+    }
+    free(grate);
+    if (s->nswitch > 0 && !t->sw_kind[0])
+        snprintf(t->sw_kind, sizeof(t->sw_kind), "switch");
+    cs__planner_msg_t *m = NULL;
+    size_t nm = 0;
+    uint32_t nr = 0;
+    size_t sends = 0;
+    for (int r = 0; r < P; r++)
+        for (uint32_t i = 0; i < s->ranks[r].nsteps; i++)
+            sends += s->ranks[r].steps[i].kind == CS_STEP_SEND;
+    cs_err_t err;
+    cs_err_clear(&err);
+    if ((double)sends > CS__PLANNER_MAX_MESSAGES ||
+        cs__planner_rounds(s, &m, &nm, &nr, &err) != CS_OK)
+        return;
+    qsort(m, nm, sizeof(*m), cmp_round);
+    double *load = NULL, lat_sum = 0;
+    int nload = 0, *touched = NULL, ok = 1, nacc = 0;
+    tier_acc_t acc[16];
+    for (size_t i = 0; i < nm && ok;) {
+        size_t j = i;
+        while (j < nm && m[j].round == m[i].round)
+            j++;
+        double lat_r = 0, wmsg = 0, rmsg = 0;
+        int cmsg = 0, ntouch = 0;
+        const char *tmsg = "link";
+        for (size_t x = i; x < j && ok; x++) {
+            int ids[CS__PLANNER_MAX_ROUTE], nl = 0, hw = 0, slow = -1;
+            double rl, B = 0;
+            if (cs__planner_route(cs_planner_host(p, map, m[x].src),
+                                  cs_planner_host(p, map, m[x].dst), ids, &nl, &rl,
+                                  &err) != CS_OK) {
+                ok = 0;
+                break;
+            }
+            if (cs__planner_nlinks() > nload) {
+                int nn = cs__planner_nlinks();
+                double *l2 = realloc(load, sizeof(double) * (size_t)nn);
+                if (l2)
+                    load = l2;
+                int *t2 = realloc(touched, sizeof(int) * (size_t)nn);
+                if (t2)
+                    touched = t2;
+                if (!l2 || !t2) {
+                    ok = 0;
+                    break;
+                }
+                memset(load + nload, 0, sizeof(double) * (size_t)(nn - nload));
+                nload = nn;
+            }
+            for (int y = 0; y < nl; y++) {
+                const char *tier;
+                double b = cs__planner_link(ids[y], &tier);
+                int cl = cs_sim_hw_class(tier);
+                hw = cl > hw ? cl : hw;
+                if (slow < 0 || b < B)
+                    B = b, slow = ids[y];
+            }
+            if (c->lat[hw] > lat_r)
+                lat_r = c->lat[hw];
+            double mb = m[x].chunks * per_chunk, eff = c->eff[hw] > 0 ? c->eff[hw] : 1.0;
+            double rate = eff * B;
+            int capped = c->cap[hw] > 0 && c->cap[hw] < rate;
+            if (capped)
+                rate = c->cap[hw];
+            if (rate > 0 && mb / rate > wmsg) {
+                wmsg = mb / rate, rmsg = rate, cmsg = capped;
+                cs__planner_link(slow, &tmsg);
+            }
+            for (int y = 0; y < nl; y++) {
+                const char *tier;
+                double b = cs__planner_link(ids[y], &tier);
+                if (load[ids[y]] == 0)
+                    touched[ntouch++] = ids[y];
+                load[ids[y]] += mb / (eff * b);
+            }
+        }
+        double wl = 0;
+        int busiest = -1;
+        for (int y = 0; y < ntouch; y++) {
+            if (load[touched[y]] > wl)
+                wl = load[touched[y]], busiest = touched[y];
+            load[touched[y]] = 0;
+        }
+        if (!ok)
+            break;
+        if (wl > wmsg && busiest >= 0) {
+            const char *tier;
+            double b = cs__planner_link(busiest, &tier);
+            double eff = c->eff[cs_sim_hw_class(tier)];
+            tier_add(acc, &nacc, tier, wl, (eff > 0 ? eff : 1.0) * b, 0);
+            t->bw_s += wl;
+        } else if (wmsg > 0) {
+            tier_add(acc, &nacc, tmsg, wmsg, rmsg, cmsg);
+            t->bw_s += wmsg;
+        }
+        lat_sum += lat_r;
+        t->steps += 1;
+        i = j;
+    }
+    free(load);
+    free(touched);
+    free(m);
+    if (!ok)
+        return;
+    int best = -1;
+    for (int i = 0; i < nacc; i++)
+        if (best < 0 || acc[i].s > acc[best].s)
+            best = i;
+    if (best >= 0) {
+        snprintf(t->tier, sizeof(t->tier), "%s", acc[best].name);
+        t->tier_rate = acc[best].rate;
+        t->capped = acc[best].capped;
+    }
+    t->step_s = t->steps > 0 ? lat_sum / t->steps : 0;
+    t->base_s = c->base_lat;
+    t->lat_s = c->base_lat + lat_sum + ops * c->sw_lat;
+    t->ok = 1;
+}
+
+/* ---- NCCL's choice, simulated ---------------------------------------------- */
+
+int cs__planner_nccl_simulate(const cs_platform_t *plat, const cs__planner_model_t *m,
+                              cs_planner_t *p)
+{
+    int n = p->nsizes, ns = 0, of[CS_PLANNER_MAX_SIZES];
+    cs_sched_t *sch[CS_PLANNER_MAX_SIZES];
+    cs_sim_instance_t in[CS_PLANNER_MAX_SIZES];
+    cs_sim_nccl_t cost[CS_PLANNER_MAX_SIZES];
+    cs_err_t err;
+    cs_err_clear(&err);
+    int st = CS_OK;
+    /* one schedule per distinct generator and parameters */
+    for (int k = 0; k < n && st == CS_OK; k++) {
+        cs_planner_nccl_t *x = &p->nccl_pick[k];
+        of[k] = -1;
+        for (int j = 0; j < k && of[k] < 0; j++)
+            if (strcmp(p->nccl_pick[j].sched, x->sched) == 0 &&
+                strcmp(p->nccl_pick[j].params, x->params) == 0)
+                of[k] = of[j];
+        if (of[k] >= 0)
+            continue;
+        cs_planner_cand_t c;
+        memset(&c, 0, sizeof(c));
+        snprintf(c.algo, sizeof(c.algo), "%s", x->sched);
+        snprintf(c.params, sizeof(c.params), "%s", x->params);
+        if ((st = cs__planner_build(p, &c, &sch[ns], &err)) != CS_OK)
+            break;
+        of[k] = ns++;
+    }
+    for (int k = 0; k < n && st == CS_OK; k++) {
+        cs_planner_nccl_t *x = &p->nccl_pick[k];
+        cs_nccl_step_costs(m->k, &m->sys, sch[of[k]], x->algo, x->proto, p->sizes[k], &cost[k]);
+        in[k] = (cs_sim_instance_t){sch[of[k]], p->sizes[k], CS_DT_F32, 0, 0, &cost[k]};
+    }
+    if (st == CS_OK) {
+        cs_sim_opts_t so;
+        cs_sim_opts_init(&so);
+        so.model = CS_SIM_NCCL;
+        so.tier_bw_scale = m->scale;
+        st = cs_sim_run(plat, &so, in, n, &err);
+    }
+    for (int k = 0; k < n; k++) {
+        cs_planner_nccl_t *x = &p->nccl_pick[k];
+        if (st != CS_OK) {
+            snprintf(x->err, sizeof(x->err), "%.150s", err.msg);
+            continue;
+        }
+        x->sim_s = in[k].time;
+        x->err[0] = '\0';
+        cs__planner_terms(plat, p, 0, sch[of[k]], p->sizes[k], &cost[k], &x->terms);
+        x->terms.algo = x->algo, x->terms.proto = x->proto;
+    }
+    for (int i = 0; i < ns; i++)
+        cs_sched_destroy(sch[i]);
+    return st == CS_OK ? 0 : 1;
+}
+
+static int nccl_body(void *ctx, int fd, cs_err_t *err)
+{
+    (void)fd, (void)err;
+    void *const *a = ctx;
+    return cs__planner_nccl_simulate(a[0], a[1], a[2]);
+}
+
+int cs__planner_nccl_run(const cs_platform_t *plat, const cs__planner_model_t *m, cs_planner_t *p,
+                         double seconds, cs_err_t *err)
+{
+    void *a[3] = {(void *)(uintptr_t)plat, (void *)(uintptr_t)m, p};
+    cs_child_t c;
+    cs_err_t ce;
+    cs_err_clear(&ce);
+    int st = cs_child_run(&c, "plan: the simulation of NCCL's choice",
+                          seconds > 1e-3 ? seconds : 1e-3, nccl_body, a, &ce);
+    int timed_out = c.timed_out;
+    cs_child_free(&c);
+    if (st == CS_ERR_INTERRUPTED)
+        return cs_err_set(err, st, "%s", ce.msg);
+    /* 1: the child said why in each size's err; otherwise how it ended */
+    for (int k = 0; k < p->nsizes && st != CS_OK && st != 1; k++)
+        snprintf(p->nccl_pick[k].err, sizeof(p->nccl_pick[k].err), "%.150s",
+                 timed_out ? "not simulated: stopped at the end of the budget" : ce.msg);
+    return CS_OK;
+}
