@@ -1,5 +1,7 @@
 /*
- * cs_plat_presets.c - the seed-fabric presets as fabric models.
+ * cs_plat_presets.c - the seed-fabric presets as fabric models, and the
+ * registry of every preset (the rail-optimized presets of today's GPU
+ * systems are built in cs_plat_gpus.c).
  *
  * Each preset is a node template (cs_plat_model.h) plus fabric parameters.
  * Numbers come from docs/hardware.md; [V] = read in a primary

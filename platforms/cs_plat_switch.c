@@ -6,8 +6,11 @@
  * reduces for every host of the zone (its subtree), and for the hosts of
  * the zones named by reduce_zones ("*": every host of the platform), for
  * layouts whose switch zone does not hold its hosts (the presets' rail
- * zones).  The switch is the element named by reduce_switch (a <router> or
- * a <host> of the zone), else the zone's only <router> child.  A router
+ * zones), and the hosts named by reduce_hosts.  The switch is the element
+ * named by reduce_switch (a <router> or a <host> of the zone, or of the
+ * platform for a zone that only declares a switch: the rail-optimized
+ * presets, whose hosts are all in one flat zone), else the zone's only
+ * <router> child.  A router
  * becomes a host of the same name in the simulation's text (`convert`),
  * so that operations move bytes over the members' routes to it.
  *

@@ -303,6 +303,68 @@ static void test_figures(void)
     }
 }
 
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+/* A zone that only declares a switch: reduce_switch names a host outside
+ * it, reduce_hosts the hosts it serves; unknown names are errors at the
+ * property's line. */
+static void test_switch_file(void)
+{
+    static const char *head =
+        "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+        "<platform version=\"4.1\">\n<zone id=\"top\" routing=\"Floyd\">\n"
+        "  <zone id=\"f\" routing=\"Full\">\n"
+        "    <link id=\"l0\" bandwidth=\"450GBps\" latency=\"0.3us\" sharing_policy=\"SPLITDUPLEX\"/>\n"
+        "    <link id=\"l1\" bandwidth=\"450GBps\" latency=\"0.3us\" sharing_policy=\"SPLITDUPLEX\"/>\n"
+        "    <host id=\"g0\" speed=\"1Tf\"><prop id=\"device\" value=\"gpu\"/></host>\n"
+        "    <host id=\"g1\" speed=\"1Tf\"><prop id=\"device\" value=\"gpu\"/></host>\n"
+        "    <host id=\"sw\" speed=\"1f\"/>\n"
+        "    <route src=\"g0\" dst=\"sw\"><link_ctn id=\"l0\" direction=\"UP\"/></route>\n"
+        "    <route src=\"g1\" dst=\"sw\"><link_ctn id=\"l1\" direction=\"UP\"/></route>\n"
+        "    <route src=\"g0\" dst=\"g1\"><link_ctn id=\"l0\" direction=\"UP\"/>"
+        "<link_ctn id=\"l1\" direction=\"DOWN\"/></route>\n"
+        "  </zone>\n"
+        "  <zone id=\"decl\" routing=\"None\">\n"
+        "    <prop id=\"reduce\" value=\"nvls\"/>\n";
+    static const struct {
+        const char *props, *needle;
+    } cases[] = {
+        {"    <prop id=\"reduce_switch\" value=\"sw\"/><prop id=\"reduce_hosts\" value=\"g0,g1\"/>\n",
+         NULL},
+        {"    <prop id=\"reduce_switch\" value=\"nosuch\"/>\n",
+         ":17: zone decl: reduce_switch names 'nosuch', which is no router or host of the platform"},
+        {"    <prop id=\"reduce_switch\" value=\"sw\"/><prop id=\"reduce_hosts\" value=\"g0,gx\"/>\n",
+         ":17: zone decl: reduce_hosts names 'gx', which is no host of the platform"},
+        {"    <prop id=\"reduce_switch\" value=\"sw\"/><prop id=\"reduce_hosts\" value=\" , \"/>\n",
+         ":17: zone decl: expected reduce_hosts as host names separated by commas"},
+    };
+    char path[600], text[4096];
+    snprintf(path, sizeof(path), "%s/decl.xml", g_dir);
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        snprintf(text, sizeof(text), "%s%s  </zone>\n</zone>\n</platform>\n", head, cases[c].props);
+        write_file(path, text);
+        cs_platform_t *p = NULL;
+        cs_err_t err = {0};
+        int st = cs_platform_open(path, &p, &err);
+        if (cases[c].needle == NULL)
+            CS_TEST_CHECK(st == CS_OK && p->nswitches == 1 && strcmp(p->switches[0].host, "sw") == 0 &&
+                              p->switches[0].nhosts == 2 &&
+                              cs_platform_switch_serves(&p->switches[0], "g1"),
+                          "a declaring zone: switch sw serves g0 and g1: %s", err.msg);
+        else
+            CS_TEST_CHECK(st == CS_ERR_PARSE && strstr(err.msg, cases[c].needle),
+                          "case %zu: expected '%s', found %s", c, cases[c].needle, err.msg);
+        cs_platform_close(st == CS_OK ? p : NULL);
+    }
+}
+
 int main(void)
 {
     if (mkdtemp(cs_test_tmp(g_dir, sizeof(g_dir), "cs_plat_gpusXXXXXX")) == NULL)
@@ -311,6 +373,7 @@ int main(void)
     test_fabric();
     test_params();
     test_figures();
+    test_switch_file();
     test_roundtrip("hgx-h100:nodes=3,su=2,sharp=1");
     test_roundtrip("hgx-h100:nodes=3,su=2,oversub=2");
     test_roundtrip("gb200-nvl72:racks=2,su=1");
