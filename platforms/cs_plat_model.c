@@ -209,6 +209,10 @@ static void cs__mode_add(cs__mode_t *md, double bw, double lat, uint64_t w)
 
 void cs__model_summary(const cs__model_t *m, cs_platform_t *p)
 {
+    if (m->is_rail) {
+        cs__rail_summary(m, p);
+        return;
+    }
     cs__mode_t md[CS_PLAT_MAX_TIERS];
     memset(md, 0, sizeof(md));
     uint64_t nodes = (uint64_t)m->nodes;
@@ -282,14 +286,7 @@ void cs__model_summary(const cs__model_t *m, cs_platform_t *p)
 
 /* ---- XML writer -------------------------------------------------------- */
 
-typedef struct {
-    char *s;
-    size_t len, cap;
-    int failed;
-} cs__sb_t;
-
-static void cs__sb_printf(cs__sb_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void cs__sb_printf(cs__sb_t *b, const char *fmt, ...)
+void cs__sb_printf(cs__sb_t *b, const char *fmt, ...)
 {
     if (b->failed)
         return;
@@ -314,8 +311,8 @@ static void cs__sb_printf(cs__sb_t *b, const char *fmt, ...)
     }
 }
 
-static void cs__xml_link(cs__sb_t *b, const char *indent, const char *id, const char *tier,
-                         double bw, double lat)
+void cs__xml_link(cs__sb_t *b, const char *indent, const char *id, const char *tier, double bw,
+                  double lat)
 {
     cs__sb_printf(b,
                   "%s<link id=\"%s\" bandwidth=\"%.0fBps\" latency=\"%.3fns\" "
@@ -513,27 +510,35 @@ static void cs__xml_rail_zones(cs__sb_t *b, const cs__model_t *m, const int *gro
     }
 }
 
+void cs__xml_head(cs__sb_t *b, const cs__model_t *m, const char *zone_id, const char *routing,
+                  const char *spec, const char *comment, const cs_platform_t *p)
+{
+    cs__sb_printf(b, "<?xml version='1.0'?>\n"
+                     "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+                     "<platform version=\"4.1\">\n");
+    if (comment && *comment)
+        cs__sb_printf(b, "<!--\n%s-->\n", comment);
+    cs__sb_printf(b, "<zone id=\"%s\" routing=\"%s\">\n", zone_id, routing);
+    cs__sb_printf(b, "  <prop id=\"collstep_spec\" value=\"%s\"/>\n", spec);
+    cs__sb_printf(b, "  <prop id=\"collstep_dims\" value=\"%dx%d\"/>\n", p->dims[0], p->dims[1]);
+    cs__sb_printf(b, "  <prop id=\"collstep_factors\" value=\"");
+    for (int t = 0; t < m->ntiers; t++)
+        cs__sb_printf(b, "%s%s:%.6g:%.6g", t ? "," : "", m->tier[t].name, m->tier[t].lat_factor,
+                      m->tier[t].bw_factor);
+    cs__sb_printf(b, "\"/>\n");
+}
+
 int cs__model_xml(const cs__model_t *m, const char *zone_id, const char *spec,
                   const char *comment, const cs_platform_t *p, char **xml, cs_err_t *err)
 {
+    if (m->is_rail)
+        return cs__rail_xml(m, zone_id, spec, comment, p, xml, err);
     cs__sb_t b = {0};
     int racks = cs__model_racks(m);
     /* lanes only where there is more than one rack to reach */
     int lanes = cs__model_lanes(m) && racks > 1, shared = !cs__model_lanes(m);
     int group[CS__NODE_MAX_ELEM], rz = cs__model_rail_zones(m, group);
-    cs__sb_printf(&b, "<?xml version='1.0'?>\n"
-                      "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
-                      "<platform version=\"4.1\">\n");
-    if (comment && *comment)
-        cs__sb_printf(&b, "<!--\n%s-->\n", comment);
-    cs__sb_printf(&b, "<zone id=\"%s\" routing=\"%s\">\n", zone_id, rz ? "DijkstraCache" : "Floyd");
-    cs__sb_printf(&b, "  <prop id=\"collstep_spec\" value=\"%s\"/>\n", spec);
-    cs__sb_printf(&b, "  <prop id=\"collstep_dims\" value=\"%dx%d\"/>\n", p->dims[0], p->dims[1]);
-    cs__sb_printf(&b, "  <prop id=\"collstep_factors\" value=\"");
-    for (int t = 0; t < m->ntiers; t++)
-        cs__sb_printf(&b, "%s%s:%.6g:%.6g", t ? "," : "", m->tier[t].name, m->tier[t].lat_factor,
-                      m->tier[t].bw_factor);
-    cs__sb_printf(&b, "\"/>\n");
+    cs__xml_head(&b, m, zone_id, rz ? "DijkstraCache" : "Floyd", spec, comment, p);
     cs__sb_printf(&b, "  <zone id=\"links\" routing=\"None\">\n");
     for (int n = 0; n < m->nodes; n++)
         cs__xml_node_links(&b, m, n, lanes, rz);

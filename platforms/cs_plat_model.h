@@ -37,8 +37,10 @@
 #ifndef CS_PLAT_MODEL_H
 #define CS_PLAT_MODEL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
+#include "cs_params.h"
 #include "cs_platform.h"
 
 #define CS__NODE_MAX_ELEM 24
@@ -64,7 +66,24 @@ typedef struct cs__tier_def {
     double lat_factor, bw_factor;
 } cs__tier_def_t;
 
+/* Rail-optimized GPU fabric (cs_plat_rail.c): `domains` NVLink / xGMI
+ * domains (nodes, or NVL72 racks) of `hpd` hosts (compute trays) of `gph`
+ * GPUs; GPU k of a host has its own NIC (rail k) on leaf k of its scalable
+ * unit (SU, `su` domains), spines above.  Intra-domain: each GPU's link
+ * bundle to the domain's switch (mesh 0) or one link per GPU pair (mesh 1). */
+typedef struct cs__rail {
+    int domains, hpd, gph, su;
+    int mesh;
+    int nvls;            /* the domain's switch reduces (NVLS) */
+    char host_fmt;       /* 'n': hosts nN (hpd 1); 'r': hosts rR-tT (rack R, tray T) */
+    int tier_intra, tier_pcie;
+    double intra_bw, intra_lat, pcie_bw, pcie_lat, reduce_bw;
+} cs__rail_t;
+
 typedef struct cs__model {
+    /* rail-optimized GPU fabric instead of the node template (cs_plat_rail.c) */
+    int is_rail;
+    cs__rail_t rail;
     /* node template */
     int nelem, ngpus;
     int rails, rail_el[CS__MAX_RAILS]; /* rail s starts at element rail_el[s] */
@@ -129,6 +148,52 @@ void cs__model_summary(const cs__model_t *m, cs_platform_t *p);
  * XML comment (must not contain "--"), `spec` into the collstep_spec prop. */
 int cs__model_xml(const cs__model_t *m, const char *zone_id, const char *spec,
                   const char *comment, const cs_platform_t *p, char **xml, cs_err_t *err);
+
+/* Rail-optimized fabrics (cs_plat_rail.c, cs_plat_rtopo.c): the same three
+ * views of a cs__rail_t model. */
+void cs__rail_summary(const cs__model_t *m, cs_platform_t *p);
+int cs__rail_xml(const cs__model_t *m, const char *zone_id, const char *spec, const char *comment,
+                 const cs_platform_t *p, char **xml, cs_err_t *err);
+int cs__rail_topo(const cs__model_t *m, cs_topo_figures_t *fig, cs_err_t *err);
+/* Host h of domain d ("n3", "r1-t17"); the rank hosts of the model (node by
+ * node, g0 first). */
+void cs__rail_host(const cs__model_t *m, int d, int h, char *buf, size_t len);
+int cs__rail_rank_hosts(const cs__model_t *m, cs_platform_t *p, cs_err_t *err);
+
+/* XML text builder shared by the writers: grows, or sets failed. */
+typedef struct cs__sb {
+    char *s;
+    size_t len, cap;
+    int failed;
+} cs__sb_t;
+void cs__sb_printf(cs__sb_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* <link> with its tier property, SPLITDUPLEX. */
+void cs__xml_link(cs__sb_t *b, const char *indent, const char *id, const char *tier, double bw,
+                  double lat);
+/* The XML declaration, the comment and the opening of the top zone with
+ * collstep's properties (spec, dims, factors). */
+void cs__xml_head(cs__sb_t *b, const cs__model_t *m, const char *zone_id, const char *routing,
+                  const char *spec, const char *comment, const cs_platform_t *p);
+
+/* A preset's parameters while it is built (cs_plat_presets.c), and the
+ * readers of one parameter: an integer in [lo, hi], a bandwidth (is_bw;
+ * "50GBps", "400Gbps", a bare number is GB/s) or a latency ("300ns", a bare
+ * number is us), a number in [lo, hi]; def when absent.  Errors name the
+ * preset, the parameter and what was found. */
+typedef struct cs__pctx {
+    cs_params_t pp;
+    const char *preset;
+    cs_err_t *err;
+} cs__pctx_t;
+int cs__get_int(cs__pctx_t *c, const char *key, long def, long lo, long hi, long *out);
+int cs__get_unit(cs__pctx_t *c, const char *key, double def, int is_bw, double *out);
+int cs__get_double(cs__pctx_t *c, const char *key, double def, double lo, double hi, double *out);
+
+/* The rail-optimized presets (cs_plat_gpus.c). */
+int cs__build_hgx_h100(cs__pctx_t *c, cs__model_t *m);
+int cs__build_hgx_h200(cs__pctx_t *c, cs__model_t *m);
+int cs__build_nvl72(cs__pctx_t *c, cs__model_t *m);
+int cs__build_mi300x(cs__pctx_t *c, cs__model_t *m);
 
 /* Presets (cs_plat_presets.c): build the model of "name" with params text
  * ("k=v,..." or ""); also returns the description (malloc'ed). */

@@ -1,5 +1,7 @@
 /*
- * cs_plat_presets.c - the seed-fabric presets as fabric models.
+ * cs_plat_presets.c - the seed-fabric presets as fabric models, and the
+ * registry of every preset (the rail-optimized presets of today's GPU
+ * systems are built in cs_plat_gpus.c).
  *
  * Each preset is a node template (cs_plat_model.h) plus fabric parameters.
  * Numbers come from docs/hardware.md; [V] = read in a primary
@@ -34,20 +36,15 @@
 
 /* Descriptions (cs_plat_desc.c). */
 extern const char *const cs__desc_x86, *const cs__desc_minsky, *const cs__desc_ac922,
-    *const cs__desc_summit, *const cs__desc_dgx1;
+    *const cs__desc_summit, *const cs__desc_dgx1, *const cs__desc_hgx, *const cs__desc_nvl72,
+    *const cs__desc_mi300x;
 
-typedef struct cs__pctx {
-    cs_params_t pp;
-    const char *preset;
-    cs_err_t *err;
-} cs__pctx_t;
-
-static int cs__get_int(cs__pctx_t *c, const char *key, long def, long lo, long hi, long *out)
+int cs__get_int(cs__pctx_t *c, const char *key, long def, long lo, long hi, long *out)
 {
     return cs_params_get_int(&c->pp, key, def, lo, hi, out, c->err);
 }
 
-static int cs__get_unit(cs__pctx_t *c, const char *key, double def, int is_bw, double *out)
+int cs__get_unit(cs__pctx_t *c, const char *key, double def, int is_bw, double *out)
 {
     const char *v = cs_params_get(&c->pp, key);
     if (v == NULL) {
@@ -70,7 +67,7 @@ static int cs__get_unit(cs__pctx_t *c, const char *key, double def, int is_bw, d
     return CS_OK;
 }
 
-static int cs__get_double(cs__pctx_t *c, const char *key, double def, double lo, double hi,
+int cs__get_double(cs__pctx_t *c, const char *key, double def, double lo, double hi,
                           double *out)
 {
     const char *v = cs_params_get(&c->pp, key);
@@ -403,6 +400,24 @@ static const cs__preset_t cs__presets[] = {
      "leaf_lat=0.1us nvlink_bw=25GBps(per brick) pcie_bw=15.75GBps qpi_bw=38.4GBps "
      "reduce_bw=266.7GBps",
      cs__build_dgx1, &cs__desc_dgx1},
+    {"hgx-h100", "8 x H100 SXM on NVSwitch (NVLS), 8 x 400 Gb/s rails, rail-optimized fat tree",
+     "nodes=1 (max 2048) su=32 oversub=1 nic=400G gpu=h100 nvls=1 sharp=0 nvlink_bw=450GBps "
+     "pcie_bw=63GBps nic_lat=1us leaf_lat=0.1us reduce_bw=1116.7GBps (h200: 1600GBps)",
+     cs__build_hgx_h100, &cs__desc_hgx},
+    {"hgx-h200", "hgx-h100 with gpu=h200: H200 SXM (HBM3e 4.8 TB/s), the same fabric",
+     "nodes=1 (max 2048) su=32 oversub=1 nic=400G gpu=h200 nvls=1 sharp=0 nvlink_bw=450GBps "
+     "pcie_bw=63GBps nic_lat=1us leaf_lat=0.1us reduce_bw=1600GBps",
+     cs__build_hgx_h200, &cs__desc_hgx},
+    {"gb200-nvl72", "GB200 NVL72: 72 Blackwell GPUs per rack in one NVLink domain (NVLS), "
+                    "18 trays x 4 x 400 Gb/s rails",
+     "racks=1 (max 64) su=8 oversub=1 nic=400G nvls=1 sharp=0 nvlink_bw=900GBps pcie_bw=63GBps "
+     "nic_lat=1us leaf_lat=0.1us reduce_bw=2666.7GBps",
+     cs__build_nvl72, &cs__desc_nvl72},
+    {"mi300x", "8 x AMD MI300X fully connected by xGMI, 8 x 400 Gb/s rails, rail-optimized fat "
+               "tree",
+     "nodes=1 (max 2048) su=32 oversub=1 nic=400G xgmi_bw=64GBps pcie_bw=63GBps nic_lat=1us "
+     "leaf_lat=0.1us reduce_bw=1766.7GBps",
+     cs__build_mi300x, &cs__desc_mi300x},
 };
 #define CS__NPRESETS ((int)(sizeof(cs__presets) / sizeof(cs__presets[0])))
 

@@ -6,8 +6,11 @@
  * reduces for every host of the zone (its subtree), and for the hosts of
  * the zones named by reduce_zones ("*": every host of the platform), for
  * layouts whose switch zone does not hold its hosts (the presets' rail
- * zones).  The switch is the element named by reduce_switch (a <router> or
- * a <host> of the zone), else the zone's only <router> child.  A router
+ * zones), and the hosts named by reduce_hosts.  The switch is the element
+ * named by reduce_switch (a <router> or a <host> of the zone, or of the
+ * platform for a zone that only declares a switch: the rail-optimized
+ * presets, whose hosts are all in one flat zone), else the zone's only
+ * <router> child.  A router
  * becomes a host of the same name in the simulation's text (`convert`),
  * so that operations move bytes over the members' routes to it.
  *
@@ -191,8 +194,8 @@ static const xmlNode *find_zone(const xmlNode *n, const char *id)
     return NULL;
 }
 
-/* The switch element of zone z: the router or host named `name`, else its
- * only router child. */
+/* The switch element of zone z: its router or host named `name`, else its
+ * only router child; NULL when the zone has none (*nrouters: its routers). */
 static xmlNode *switch_elem(xmlNode *z, const char *name, int *nrouters)
 {
     xmlNode *only = NULL;
@@ -247,7 +250,17 @@ static void defaults(cs_plat_switch_t *sw)
     sw->reduce_bw = 0;
 }
 
+/* A <host> or <router> of the document, by name. */
+typedef struct elem_ref {
+    char *name;
+    xmlNode *node;
+} elem_ref_t;
+
 typedef struct ctx {
+    elem_ref_t *idx; /* every <host> and <router> of the document, sorted by name: read
+                        once, when a zone names one outside itself */
+    size_t nidx, cap_idx;
+    int have_idx;
     xmlDocPtr doc;
     const char *fname;
     int convert;
@@ -256,6 +269,93 @@ typedef struct ctx {
     size_t cap;
     cs_err_t *err;
 } ctx_t;
+
+/* The value of <prop id="key"> of zone z, whole (xmlFree it), and its
+ * line; NULL when absent. */
+static xmlChar *zprop_dup(const xmlNode *z, const char *key, int *line)
+{
+    for (const xmlNode *c = z->children; c; c = c->next) {
+        char id[64];
+        if (!is_elem(c, "prop"))
+            continue;
+        attr(c, "id", id, sizeof(id));
+        if (strcmp(id, key) == 0) {
+            *line = (int)xmlGetLineNo(c);
+            return xmlGetProp(c, (const xmlChar *)"value");
+        }
+    }
+    return NULL;
+}
+
+static int index_walk(ctx_t *c, xmlNode *n)
+{
+    for (xmlNode *e = n->children; e; e = e->next) {
+        if (e->type != XML_ELEMENT_NODE)
+            continue;
+        if (is_elem(e, "host") || is_elem(e, "router")) {
+            xmlChar *id = xmlGetProp(e, (const xmlChar *)"id");
+            if (id == NULL)
+                continue;
+            char *name = strdup((const char *)id);
+            xmlFree(id);
+            if (name == NULL || cs_grow(&c->idx, &c->cap_idx, c->nidx + 1, sizeof(*c->idx), 256)) {
+                free(name);
+                return -1;
+            }
+            c->idx[c->nidx++] = (elem_ref_t){name, e};
+        } else if (index_walk(c, e)) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int cmp_ref(const void *a, const void *b)
+{
+    return strcmp(((const elem_ref_t *)a)->name, ((const elem_ref_t *)b)->name);
+}
+
+/* The <host> or <router> named `name` anywhere in the document (NULL:
+ * none; *oom set when the index could not be built). */
+static xmlNode *find_elem(ctx_t *c, const char *name, int *oom)
+{
+    if (!c->have_idx) {
+        if (index_walk(c, xmlDocGetRootElement(c->doc))) {
+            *oom = 1;
+            return NULL;
+        }
+        qsort(c->idx, c->nidx, sizeof(*c->idx), cmp_ref);
+        c->have_idx = 1;
+    }
+    elem_ref_t key = {(char *)name, NULL};
+    const elem_ref_t *r = c->nidx ? bsearch(&key, c->idx, c->nidx, sizeof(*c->idx), cmp_ref) : NULL;
+    return r ? r->node : NULL;
+}
+
+/* reduce_hosts: each name, a <host> of the document, into nm. */
+static int add_hosts(ctx_t *c, names_t *nm, char *list, const char *zid, int line)
+{
+    int n = 0;
+    for (char *save = NULL, *t = strtok_r(list, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+        int oom = 0;
+        xmlNode *e = find_elem(c, t, &oom);
+        if (oom)
+            return CS_ERR_NOMEM;
+        if (e == NULL || !is_elem(e, "host"))
+            return cs_err_set(c->err, CS_ERR_PARSE,
+                              "%s:%d: zone %s: reduce_hosts names '%s', which is no host of the "
+                              "platform",
+                              c->fname, line, zid, t);
+        if (add_name(nm, t))
+            return CS_ERR_NOMEM;
+        n++;
+    }
+    return n ? CS_OK
+             : cs_err_set(c->err, CS_ERR_PARSE,
+                          "%s:%d: zone %s: expected reduce_hosts as host names separated by commas, "
+                          "found none",
+                          c->fname, line, zid);
+}
 
 static int zone_switch(ctx_t *c, xmlNode *z, const char *kind, int kline)
 {
@@ -308,10 +408,15 @@ static int zone_switch(ctx_t *c, xmlNode *z, const char *kind, int kline)
     line = zprop(z, "reduce_switch", name, sizeof(name));
     int nrouters = 0;
     xmlNode *e = switch_elem(z, name, &nrouters);
+    int oom = 0;
+    if (e == NULL && name[0]) /* a zone that only declares its switch */
+        e = find_elem(c, name, &oom);
+    if (oom)
+        return cs_err_set(c->err, CS_ERR_NOMEM, "out of memory");
     if (e == NULL)
         return line ? cs_err_set(c->err, CS_ERR_PARSE,
-                                 "%s:%d: zone %s: reduce_switch names '%s', which is neither a "
-                                 "router nor a host of the zone",
+                                 "%s:%d: zone %s: reduce_switch names '%s', which is no "
+                                 "router or host of the platform",
                                  c->fname, line, zid, name)
                     : cs_err_set(c->err, CS_ERR_PARSE,
                                  "%s:%d: zone %s reduces (reduce=%s) but has %d routers: its "
@@ -340,6 +445,10 @@ static int zone_switch(ctx_t *c, xmlNode *z, const char *kind, int kline)
         else if (subtree_hosts(oz, sw->host, &nm))
             st = CS_ERR_NOMEM;
     }
+    xmlChar *hl = st == CS_OK ? zprop_dup(z, "reduce_hosts", &line) : NULL;
+    if (hl)
+        st = add_hosts(c, &nm, (char *)hl, zid, line);
+    xmlFree(hl);
     if (st == CS_OK && nm.n > 1) { /* sorted, unique */
         qsort(nm.v, (size_t)nm.n, sizeof(char *), cmp_str);
         uint64_t k = 1;
@@ -356,6 +465,13 @@ static int zone_switch(ctx_t *c, xmlNode *z, const char *kind, int kline)
     if (st == CS_ERR_NOMEM)
         return cs_err_set(c->err, st, "out of memory");
     return st;
+}
+
+static void index_free(ctx_t *c)
+{
+    for (size_t i = 0; i < c->nidx; i++)
+        free(c->idx[i].name);
+    free(c->idx);
 }
 
 static int walk(ctx_t *c, xmlNode *n)
@@ -385,6 +501,7 @@ int cs__plat_switches(void *doc, const char *fname, int convert, cs_plat_switch_
     ctx_t c = {.doc = doc, .fname = fname, .convert = convert, .err = err};
     xmlNode *root = xmlDocGetRootElement(c.doc);
     int st = root ? walk(&c, root) : CS_OK;
+    index_free(&c);
     if (st != CS_OK) {
         cs__plat_switches_free(c.v, c.n);
         return st;

@@ -219,7 +219,7 @@ int cs_platform_topology(const cs_platform_t *p, cs_topo_figures_t *fig, cs_err_
         igraph_error_handler_t *old = igraph_set_error_handler(igraph_error_handler_ignore);
         cs_topo_figures_t f;
         memset(&f, 0, sizeof(f));
-        st = cs__topo(m, &f, err);
+        st = m->is_rail ? cs__rail_topo(m, &f, err) : cs__topo(m, &f, err);
         igraph_set_error_handler(old);
         if (st == CS_OK)
             *fig = f;

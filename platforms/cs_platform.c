@@ -151,8 +151,8 @@ static int cs__open_preset(const char *spec, cs_platform_t *p, cs_err_t *err)
         st = cs__model_xml(m, p->name, spec, p->description, p, &p->xml, err);
     }
     if (st == CS_OK)
-        st = cs__preset_hosts(m, p, err);
-    if (st == CS_OK && m->sharp)
+        st = m->is_rail ? cs__rail_rank_hosts(m, p, err) : cs__preset_hosts(m, p, err);
+    if (st == CS_OK && (m->sharp || (m->is_rail && m->rail.nvls && !m->rail.mesh)))
         st = cs__preset_switches(p, err);
     free(m);
     return st;

@@ -241,7 +241,7 @@ int main(int argc, char **argv)
                   ours);
 
     if (g_nroutes > 0) {
-        sg_actor_create("checker", sg_host_by_name("n0-g0"), checker, 0, NULL);
+        sg_actor_create("checker", sg_host_by_name(p->hosts[0]), checker, 0, NULL);
         double t2 = now();
         simgrid_run();
         printf("routes: %.2f s\n", now() - t2);

@@ -62,11 +62,12 @@ static void test_presets(void)
         {"dgx1-v100-ib100", 256, 8, 32, "nvlink pcie qpi nic leaf spine"},
         {"x86-p100-pcie-10gbe:gpus=3,nodes=5", 15, 3, 5, "pcie qpi nic leaf spine"},
     };
-    CS_TEST_CHECK(cs_platform_preset_count() == 5, "5 presets, found %d",
+    CS_TEST_CHECK(cs_platform_preset_count() == 9, "9 presets, found %d",
                   cs_platform_preset_count());
     for (int i = 0; i < cs_platform_preset_count(); i++)
         CS_TEST_CHECK(cs_platform_preset_summary(i) && cs_platform_preset_params(i) &&
-                          strstr(cs_platform_preset_params(i), "nodes="),
+                          (strstr(cs_platform_preset_params(i), "nodes=") ||
+                           strstr(cs_platform_preset_params(i), "racks=")),
                       "preset %d has a summary and parameters", i);
     for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
         cs_platform_t *p = NULL;
