@@ -29,7 +29,6 @@ void cs_nccl_as_sched(const cs_nccl_sys_t *sys, cs_coll_t coll, int algo, int pr
                       uint64_t bytes, char *name, size_t nlen, char *params, size_t plen)
 {
     int local = sys->nranks / (sys->nnodes > 0 ? sys->nnodes : 1);
-    int ppn = sys->nranks / (sys->nhosts > 0 ? sys->nhosts : 1);
     int ch = sys->graph[CS_NCCL_RING].nch;
     if (proto < 0 || proto >= CS_NCCL_NPROTOS)
         proto = CS_NCCL_SIMPLE;
@@ -44,7 +43,8 @@ void cs_nccl_as_sched(const cs_nccl_sys_t *sys, cs_coll_t coll, int algo, int pr
          * 16 KiB for smaller collectives (enqueue.cc): pieces of that chunk
          * per channel.  What a simulation takes in seconds bounds it: at
          * most 256 / ranks channels (each then stands for several of
-         * NCCL's, moving their pieces) and 4096 switch operations. */
+         * NCCL's, moving their pieces) and 100,000 transfers to and from the
+         * switch (operations x members). */
         uint64_t n = (uint64_t)(sys->nranks > 0 ? sys->nranks : 1);
         uint64_t nch = (uint64_t)(sys->nvls_channels > 0 ? sys->nvls_channels : 16);
         uint64_t ops = nch * (uint64_t)(sys->nvls_heads > 0 ? sys->nvls_heads : 1);
@@ -58,7 +58,7 @@ void cs_nccl_as_sched(const cs_nccl_sys_t *sys, cs_coll_t coll, int algo, int pr
         uint64_t sim_ch = 256 / n < nch ? 256 / n : nch;
         if (sim_ch < 1)
             sim_ch = 1;
-        uint64_t pieces = bytes / (n * sim_ch * chunk), most = 4096 / (n * sim_ch);
+        uint64_t pieces = bytes / (n * sim_ch * chunk), most = 100000 / (n * n * sim_ch);
         if (pieces > most)
             pieces = most;
         if (pieces < 1)
@@ -76,7 +76,8 @@ void cs_nccl_as_sched(const cs_nccl_sys_t *sys, cs_coll_t coll, int algo, int pr
     case CS_NCCL_COLLNET_DIRECT:
     case CS_NCCL_COLLNET_CHAIN:
         snprintf(name, nlen, "sharp");
-        snprintf(params, plen, "local=%d", ppn);
+        /* a node's ranks reach the network switch through their leader */
+        snprintf(params, plen, "local=%d", local);
         break;
     case CS_NCCL_PAT:
         snprintf(name, nlen, "%s", coll == CS_COLL_REDUCE_SCATTER ? "rhalving" : "bruck");

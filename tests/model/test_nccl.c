@@ -140,8 +140,8 @@ int main(void)
                      prm, sizeof(prm));
     /* NVLS at 1 GiB: 16 channels x 8 heads = 128 operations at once, 1 GiB
      * is not below 64 x 128 x 128 KiB: chunks stay 128 KiB; 1 GiB / 8 ranks
-     * / 16 channels / 128 KiB = 64 pieces, at most 4096 / (8 x 16) = 32 */
-    CS_TEST_CHECK(strcmp(nm, "nvls") == 0 && strcmp(prm, "channels=16,nchunks=32,depth=3") == 0,
+     * / 16 channels / 128 KiB = 64 pieces (at most 100000 / (8 x 8 x 16) = 97) */
+    CS_TEST_CHECK(strcmp(nm, "nvls") == 0 && strcmp(prm, "channels=16,nchunks=64,depth=3") == 0,
                   "nvls as %s %s", nm, prm);
     /* at 16 MiB: below 64 x 128 x 128 KiB (64 KiB), below 8 x 128 x 64 KiB
      * (32 KiB), not below 2 x 128 x 32 KiB: 32 KiB chunks, 16 MiB / 8 / 16
