@@ -69,10 +69,22 @@ void cs_nccl_as_sched(const cs_nccl_sys_t *sys, cs_coll_t coll, int algo, int pr
                      (unsigned long long)sim_ch, (unsigned long long)pieces);
         break;
     }
-    case CS_NCCL_NVLS_TREE:
+    case CS_NCCL_NVLS_TREE: {
+        /* each GPU's slice through the trees across domains in NCCL's
+         * NVLSTree chunks (256 KiB, 64 KiB from 4 nodes), as many as a
+         * simulation takes in seconds (about 400,000 steps in all) */
+        uint64_t n = (uint64_t)(sys->nranks > 0 ? sys->nranks : 1);
+        uint64_t chunk = sys->nnodes >= 4 ? 65536 : 262144;
+        uint64_t pieces = bytes / ((uint64_t)(local > 0 ? local : 1) * chunk);
+        uint64_t most = 400000 / (8 * n);
+        if (pieces > most)
+            pieces = most;
+        if (pieces < 4)
+            pieces = 4;
         snprintf(name, nlen, "nvls_tree");
-        snprintf(params, plen, "local=%d", local);
+        snprintf(params, plen, "local=%d,nchunks=%llu", local, (unsigned long long)pieces);
         break;
+    }
     case CS_NCCL_COLLNET_DIRECT:
     case CS_NCCL_COLLNET_CHAIN:
         snprintf(name, nlen, "sharp");
