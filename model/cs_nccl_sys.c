@@ -42,10 +42,11 @@ static const char *preset_gpu(const char *spec, char *buf, size_t len)
 {
     static const struct {
         const char *preset, *gpu;
-    } map[] = {{"summit", "v100"},       {"ac922-v100-ib100", "v100"},
-               {"minsky-p100-ib100", "p100"}, {"hgx-h100", "h100"},
-               {"hgx-h200", "h200"},     {"gb200-nvl72", "gb200"},
-               {"mi300x", "mi300x"},     {"dgx1", "v100"}};
+    } map[] = {{"summit", "v100"},           {"ac922-v100-ib100", "v100"},
+               {"minsky-p100-ib100", "p100"}, {"x86-p100-pcie-10gbe", "p100"},
+               {"dgx1-v100-ib100", "v100"},   {"hgx-h100", "h100"},
+               {"hgx-h200", "h200"},          {"gb200-nvl72", "gb200"},
+               {"mi300x", "mi300x"}};
     const char *g = strstr(spec, "gpu=");
     if (g) {
         size_t n = strcspn(g + 4, ",");
