@@ -72,11 +72,12 @@ void cs_nccl_as_sched(const cs_nccl_sys_t *sys, cs_coll_t coll, int algo, int pr
     case CS_NCCL_NVLS_TREE: {
         /* each GPU's slice through the trees across domains in NCCL's
          * NVLSTree chunks (256 KiB, 64 KiB from 4 nodes), as many as a
-         * simulation takes in seconds (about 400,000 steps in all) */
+         * simulation takes in seconds (about 400,000 steps or switch
+         * transfers in all) */
         uint64_t n = (uint64_t)(sys->nranks > 0 ? sys->nranks : 1);
         uint64_t chunk = sys->nnodes >= 4 ? 65536 : 262144;
         uint64_t pieces = bytes / ((uint64_t)(local > 0 ? local : 1) * chunk);
-        uint64_t most = 400000 / (8 * n);
+        uint64_t most = 400000 / (n * (uint64_t)(local > 8 ? local : 8));
         if (pieces > most)
             pieces = most;
         if (pieces < 4)
