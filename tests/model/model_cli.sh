@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# model_cli.sh COLLSTEP - `collstep sim --model nccl` from the command line:
+# NCCL's choice per size on an HGX H200 node (the tuner's picks worked out
+# by hand from NCCL's constants in tests/model/test_nccl.c), the simulated
+# time against the tuner's closed form where the schedule is NCCL's own,
+# the version table, and the refusals (exit 2, a message naming the cause).
+. "$(dirname "$0")/../cli/usage_checks.sh"
+bad() { expect_usage sim "$@"; } # EXPECTED-TEXT ARGS...
+
+H=hgx-h200
+bad "need --model nccl" --platform "$H" --algo ring --size 1M --nccl-version 2.20.5
+bad "need --model nccl" --platform "$H" --algo nccl --size 1M
+bad "nccl-proto" --platform "$H" --model nccl --algo nccl --size 1M --nccl-proto LL256
+bad "nccl-algo" --platform "$H" --model nccl --algo nccl --size 1M --nccl-algo Butterfly
+bad "nccl-version" --platform "$H" --model nccl --algo nccl --size 1M --nccl-version two
+# a file that does not name its GPU
+bad "needs the GPU" --platform "$(dirname "$0")/../sim/hgx8_nvls.xml" --model nccl --algo ring \
+  --size 1M
+
+"$collstep" sim --platform "$H" --model nccl --algo nccl --size 64K,2M,1G --format csv \
+  >"$tmp/csv" 2>"$tmp/err"
+check "nccl run exits 0" [ $? -eq 0 ]
+check "64 KiB: Ring/LL" grep -q '^"ring",allreduce,65536,.*,"nccl-2.29.7:Ring/LL",' "$tmp/csv"
+check "2 MiB: NVLS" grep -q '^"nvls",allreduce,2097152,.*,"nccl-2.29.7:NVLS/Simple",' "$tmp/csv"
+check "1 GiB: NVLS" grep -q '^"nvls",allreduce,1073741824,.*,"nccl-2.29.7:NVLS/Simple",' "$tmp/csv"
+check "stderr names the system" grep -q 'NCCL 2.29.7: h200, 8 rank(s).*ring 12 x 30.0 GB/s, NVLS 8 x 40.0' "$tmp/err"
+check "stderr says the picks" grep -q '1073741824 B: NCCL 2.29.7 picks NVLS/Simple (its tuner: 3972.58 us)' "$tmp/err"
+# at 1 GiB NVLS is bandwidth-bound: the simulation within 2 % of the tuner's
+# 25 + 1073741824 / 272000 us = 3972.58 us
+check "1 GiB within 2 % of the tuner" python3 - "$tmp/csv" <<'PY'
+import csv, sys
+r = [x for x in csv.DictReader(open(sys.argv[1])) if x["size_bytes"] == "1073741824"][0]
+t = float(r["time_us"])
+sys.exit(0 if abs(t - 3972.58) / 3972.58 < 0.02 else 1)
+PY
+# the model makes small sizes slower than the ideal model's links alone
+"$collstep" sim --platform "$H" --algo ring --size 64K --format csv >"$tmp/ideal" 2>/dev/null
+"$collstep" sim --platform "$H" --model nccl --algo ring --size 64K --format csv >"$tmp/nccl" \
+  2>/dev/null
+check "64 KiB ring slower under nccl" python3 - "$tmp/ideal" "$tmp/nccl" <<'PY'
+import csv, sys
+a = float(list(csv.DictReader(open(sys.argv[1])))[0]["time_us"])
+b = float(list(csv.DictReader(open(sys.argv[2])))[0]["time_us"])
+sys.exit(0 if b > 2 * a else 1)
+PY
+# 2.20.5 moves to NVLS at 512 KiB already; a version between two of the
+# table's is served by the earlier one, with a note
+"$collstep" sim --platform "$H" --model nccl --algo nccl --nccl-version 2.21 --size 512K \
+  --format csv >"$tmp/v" 2>"$tmp/verr"
+check "2.21 served by 2.20.5" grep -q '"nccl-2.20.5:NVLS/Simple"' "$tmp/v"
+check "2.21 note" grep -q 'NCCL 2.21 is not in the model' "$tmp/verr"
+# NCCL_ALGO=Ring NCCL_PROTO=Simple
+"$collstep" sim --platform "$H" --model nccl --algo nccl --nccl-algo Ring --nccl-proto Simple \
+  --size 1M --format csv >"$tmp/f" 2>/dev/null
+check "forced Ring/Simple" grep -q '"nccl-2.29.7:Ring/Simple"' "$tmp/f"
+# AMD: RCCL's table
+"$collstep" sim --platform mi300x --model nccl --algo nccl --size 1M --format csv >"$tmp/r" \
+  2>"$tmp/rerr"
+check "mi300x under RCCL" grep -q '"nccl-2.21.5:Ring/Simple"' "$tmp/r"
+check "RCCL named" grep -q 'RCCL 2.21.5: mi300x' "$tmp/rerr"
+# the nccl-tests layout under the model
+"$collstep" sim --platform "$H" --model nccl --algo nccl --size 1M --format nccl-tests \
+  >"$tmp/nt" 2>/dev/null
+check "nccl-tests layout" grep -q '^# Avg bus bandwidth' "$tmp/nt"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
