@@ -226,6 +226,8 @@ static void driver_main(int argc, char **argv)
         I.in = in;
         I.prog = &d->progs[d->prog_of[i]];
         cs__prog_mailboxes(I.prog);
+        if (d->run.opts->model == CS_SIM_NCCL)
+            cs__prog_classes(I.prog, d->run.host_names);
         I.esize = cs_dtype_size(in->dtype);
         I.count = cs_coll_block_count(s->desc.coll, P, in->bytes, I.esize);
         I.primed = cs__prog_take_prime(I.prog, I.count, I.esize);
@@ -400,10 +402,15 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
      * nodes instead of 0.7 GB.  Blocks under the threshold are unaffected. */
     mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 #endif
+    /* no TCP window bound: gamma 0 (CM02 then leaves flows unbounded), or,
+     * with the NCCL model's per-message rate limits, a gamma so large that
+     * its bound never binds: CM02 takes min(rate limit, gamma / 2 latency),
+     * and a 0 there would drop the limit */
     char *args[] = {"collstep",
                     "--cfg=network/model:CM02",
                     "--cfg=network/crosstraffic:0",
-                    "--cfg=network/TCP-gamma:0",
+                    opts_in->model == CS_SIM_NCCL ? "--cfg=network/TCP-gamma:1e30"
+                                                  : "--cfg=network/TCP-gamma:0",
                     "--cfg=contexts/stack-size:256",
                     "--log=root.thres:warning",
                     NULL};

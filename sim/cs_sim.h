@@ -128,13 +128,12 @@ enum { CS_SIM_HW_NVLINK = 0, CS_SIM_HW_PCI, CS_SIM_HW_NET, CS_SIM_HW_COUNT };
  *   latency   lat[c] in place of the sum of the route's link latencies
  *             (NCCL's per-step latency of the instance's algorithm and
  *             protocol);
- *   rate      min(eff[c] * B, cap[c]) where B is the route's slowest link
- *             (protocol efficiency; per-message cap: the channels NCCL
- *             would give it times the protocol's per-channel ceiling),
- *             cap[c] == 0: no cap.  A capped message still occupies its
- *             links as if at the full rate B * eff (SimGrid's rate factor):
- *             close when a link carries one message at a time, as in
- *             NCCL's own algorithms.
+ *   rate      min(eff[c] * B, cap[c]) where B is the route's share of its
+ *             links (protocol efficiency as SimGrid's rate factor: the
+ *             message occupies its links at 1 / eff of its rate; per-message
+ *             cap: the channels NCCL would give it times the protocol's
+ *             per-channel ceiling, as the comm's rate limit), cap[c] == 0:
+ *             no cap.
  * Transfers to and from a reducing switch: sw_eff / sw_cap in place of
  * eff / cap, no latency; each switch operation waits sw_lat in place of the
  * switch's reduce_lat.  base_lat: simulated seconds the instance spends

@@ -38,8 +38,10 @@ void cs__sg_set_init(cs__sg_set_t *s);
 void cs__sg_set_fini(cs__sg_set_t *s);
 /* Start a put / get and add it: 0.  1 when it was waited for instead (it
  * has finished and is not in the set): with `block`, or when the set could
- * not grow (out of memory; the caller's times are then wrong). */
-int cs__sg_set_put(cs__sg_set_t *s, sg_mailbox_t mb, void *payload, double bytes, int block);
+ * not grow (out of memory; the caller's times are then wrong).  rate > 0:
+ * the put moves at most `rate` bytes/s (SimGrid's Comm::set_rate). */
+int cs__sg_set_put(cs__sg_set_t *s, sg_mailbox_t mb, void *payload, double bytes, double rate,
+                   int block);
 int cs__sg_set_get(cs__sg_set_t *s, sg_mailbox_t mb, void **data, int block);
 /* Wait until one activity finishes and return its index, leaving it in the
  * set; -1 when `timeout` seconds passed first (timeout < 0: no limit; an
@@ -134,6 +136,8 @@ typedef struct cs__prog {
     size_t ops_len;
     uint32_t *succ;
     sg_mailbox_t *mbox;  /* set by cs__prog_mailboxes */
+    unsigned char *mclass; /* model nccl: per mailbox, its route's class (CS_SIM_HW_*;
+                              cs__prog_classes), NULL otherwise */
     uint32_t *mfirst;    /* per mailbox: local index of its channel's first step */
     uint32_t *nready;    /* primed: per rank, steps issuable at once */
     uint64_t prime_count; /* primed for this block count ... */
@@ -166,6 +170,10 @@ int cs__prog_build(cs__prog_t *p, const cs_sched_t *s, const cs__prime_t *prime,
 void cs__prog_fini(cs__prog_t *p);
 /* Resolve every channel's mailbox (from an actor, once per program). */
 void cs__prog_mailboxes(cs__prog_t *p);
+/* Model nccl: the route class of every channel (from its sender's host to
+ * its receiver's, ranks on host_names[]), once per program from an actor;
+ * left NULL when out of memory (messages then go uncapped). */
+void cs__prog_classes(cs__prog_t *p, char *const *host_names);
 /* Set rank r's steps up for an instance of `count` elements per block of
  * `esize` bytes: bytes and counts of awaited events; writes the steps
  * issuable at once to ready[] (in index order) and returns their number. */

@@ -338,6 +338,35 @@ void cs__prog_mailboxes(cs__prog_t *p)
     p->mb_ready = 1;
 }
 
+void cs__prog_classes(cs__prog_t *p, char *const *host_names)
+{
+    if (p->mclass)
+        return;
+    p->mclass = calloc(p->mbox_base[p->nranks] + 1, 1);
+    for (int r = 0; p->mclass && r < p->nranks; r++) {
+        const cs_rank_sched_t *rk = &p->s->ranks[r];
+        for (uint64_t m = p->mbox_base[r]; m < p->mbox_base[r + 1]; m++) {
+            const cs_step_t *sp = &rk->steps[p->mfirst[m]];
+            if (sp->kind == CS_STEP_SWITCH || sp->peer < 0)
+                continue;
+            int src = sp->kind == CS_STEP_SEND ? r : sp->peer;
+            int dst = sp->kind == CS_STEP_SEND ? sp->peer : r;
+            cs_sim_link_t route[64];
+            int cnt = 0, c = CS_SIM_HW_NVLINK;
+            if (cs_sim_route(host_names[src], host_names[dst], route, 64, &cnt, NULL) != CS_OK)
+                cnt = 0;
+            for (int l = 0; l < cnt && l < 64; l++) {
+                int k = cs_sim_hw_class(*route[l].tier ? route[l].tier : NULL);
+                if (k > c)
+                    c = k;
+            }
+            if (cnt > 64)
+                c = CS_SIM_HW_NET;
+            p->mclass[m] = (unsigned char)c;
+        }
+    }
+}
+
 void cs__prog_fini(cs__prog_t *p)
 {
     free(p->base);
@@ -348,6 +377,7 @@ void cs__prog_fini(cs__prog_t *p)
     free(p->mbox_base);
     free(p->mbox);
     free(p->mfirst);
+    free(p->mclass);
     free(p->nready);
     cs__sw_fini(p);
     memset(p, 0, sizeof(*p));

@@ -112,6 +112,8 @@ typedef struct rank_ctx {
     int r;
     uint64_t b;           /* global id of step 0 */
     void **pay;           /* run-wide, NULL without observer */
+    const unsigned char *mcls; /* model nccl: the rank's mailboxes' route classes */
+    const cs_sim_nccl_t *nccl; /* model nccl: the instance's costs */
 } rank_ctx_t;
 
 /* lines of the hot part and the inline arrays, prefetched on waking up */
@@ -162,7 +164,7 @@ static int grow(void **buf, uint32_t *cap, size_t esize, void *inl)
 /* Start the comm of step i (a put of `payload`, or a get into *slot) on
  * mailbox mb and track it. */
 static void start_comm_on(rank_ctx_t *c, uint32_t i, int put, void **slot, sg_mailbox_t mb,
-                          void *payload)
+                          void *payload, double rate)
 {
     int block = 0;
     if (c->nact == c->acap) {
@@ -176,7 +178,7 @@ static void start_comm_on(rank_ctx_t *c, uint32_t i, int put, void **slot, sg_ma
         }
     }
     const cs__op_t *o = &c->op[i];
-    int done = put ? cs__sg_set_put(&c->set, mb, payload, o->bytes, block)
+    int done = put ? cs__sg_set_put(&c->set, mb, payload, o->bytes, rate, block)
                    : cs__sg_set_get(&c->set, mb, slot, block);
     if (done) {
         if (!block)
@@ -193,7 +195,11 @@ static void start_comm_on(rank_ctx_t *c, uint32_t i, int put, void **slot, sg_ma
  * NULL). */
 static void start_comm(rank_ctx_t *c, uint32_t i, int put, void **slot)
 {
-    start_comm_on(c, i, put, slot, c->mbt[c->op[i].mbx], (void *)(uintptr_t)(i + 1));
+    /* model nccl: a message moves at most at its route class's cap */
+    double rate = -1;
+    if (put && c->mcls && c->nccl)
+        rate = c->nccl->cap[c->mcls[c->op[i].mbx]];
+    start_comm_on(c, i, put, slot, c->mbt[c->op[i].mbx], (void *)(uintptr_t)(i + 1), rate);
 }
 
 /* Issue switch step i (cs_sim_switch.c): count it in its operation, then
@@ -210,9 +216,9 @@ static void issue_switch(rank_ctx_t *c, uint32_t i)
     sg_mailbox_t *mb = c->p->swmb + 2 * (size_t)k;
     if (st->src.n) {
         o->npend = st->dst.n > 0;
-        start_comm_on(c, i, 1, NULL, mb[0], (void *)(uintptr_t)(gid + 1));
+        start_comm_on(c, i, 1, NULL, mb[0], (void *)(uintptr_t)(gid + 1), -1);
     } else {
-        start_comm_on(c, i, 0, c->pay ? &c->pay[gid] : &sink, mb[1], NULL);
+        start_comm_on(c, i, 0, c->pay ? &c->pay[gid] : &sink, mb[1], NULL, -1);
     }
     if (o->chan_next != CS__NONE32)
         release(c, o->chan_next);
@@ -228,7 +234,8 @@ static void finished_switch(rank_ctx_t *c, uint32_t i)
     uint32_t k = p->swop_of[gid];
     if (o->npend == 1) {
         o->npend = 0;
-        start_comm_on(c, i, 0, c->pay ? &c->pay[gid] : &sink, p->swmb[2 * (size_t)k + 1], NULL);
+        start_comm_on(c, i, 0, c->pay ? &c->pay[gid] : &sink, p->swmb[2 * (size_t)k + 1], NULL,
+                      -1);
         return;
     }
     if (c->obs && c->obs->xfer && c->rk->steps[i].dst.n) {
@@ -502,6 +509,8 @@ void cs__rank_main(int argc, char **argv)
     c.op = c.p->ops + c.b;
     c.succ = c.p->succ + c.p->succ_base[c.r];
     c.mbt = c.p->mbox + c.p->mbox_base[c.r];
+    c.nccl = I->run->opts->model == CS_SIM_NCCL ? I->in->nccl : NULL;
+    c.mcls = c.nccl && c.p->mclass ? c.p->mclass + c.p->mbox_base[c.r] : NULL;
     cs__sg_set_init(&c.set);
     c.tk = c.tk_inl;
     c.acap = ACT_INL;

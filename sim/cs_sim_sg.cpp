@@ -69,8 +69,15 @@ void cs__sg_set_fini(cs__sg_set_t *s)
     vec(s).~act_vec();
 }
 
-int cs__sg_set_put(cs__sg_set_t *s, sg_mailbox_t mb, void *payload, double bytes, int block)
+int cs__sg_set_put(cs__sg_set_t *s, sg_mailbox_t mb, void *payload, double bytes, double rate,
+                   int block)
 {
+    if (rate > 0) {
+        sg4::CommPtr c = mb->put_init(payload, (uint64_t)bytes);
+        c->set_rate(rate);
+        c->start();
+        return add(s, std::move(c), block);
+    }
     return add(s, mb->put_async(payload, (uint64_t)bytes), block);
 }
 
@@ -205,17 +212,15 @@ int cs__sg_nccl_factors(const sg_host_t *nolat, int nnolat, const sg_host_t *sw,
             const cs_sim_nccl_t *m = *cur;
             if (!m || links.empty())
                 return 1.0;
-            double eff, cap, bw = -1;
+            double eff, cap = 0, bw = -1;
             int to_sw = 0;
             for (const sg4::Host *h : *sws)
                 if (h == src || h == dst)
                     to_sw = 1;
-            if (to_sw) {
+            if (to_sw)
                 eff = m->sw_eff, cap = m->sw_cap;
-            } else {
-                int c = route_class(links);
-                eff = m->eff[c], cap = m->cap[c];
-            }
+            else /* a message's cap is its rate (cs__sg_set_put) */
+                eff = m->eff[route_class(links)];
             for (const sg4::Link *l : links)
                 if (bw < 0 || l->get_bandwidth() < bw)
                     bw = l->get_bandwidth();

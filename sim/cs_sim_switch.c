@@ -515,7 +515,7 @@ static void sw_main(int argc, char **argv)
     posted = 0;
     for (uint32_t m = 0; m < o->ndown; m++)
         posted += cs__sg_set_put(&set, p->swmb[2 * k + 1], (void *)(uintptr_t)(k + 1), u.bytes,
-                                 0) == 0;
+                                 -1, 0) == 0;
     wait_all(&set, posted, NULL, NULL, NULL);
     cs__sg_set_fini(&set);
     if (obs && obs->switch_op) {
