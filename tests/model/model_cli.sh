@@ -62,6 +62,14 @@ check "RCCL named" grep -q 'RCCL 2.21.5: mi300x' "$tmp/rerr"
 "$collstep" sim --platform "$H" --model nccl --algo nccl --size 1M --format nccl-tests \
   >"$tmp/nt" 2>/dev/null
 check "nccl-tests layout" grep -q '^# Avg bus bandwidth' "$tmp/nt"
+# NVLS traced under the model: the switch actors still report to the trace
+# after their multicast, when the ranks that received it finish (they used
+# to read the finished instance's state and die of SIGSEGV)
+"$collstep" sim --platform "$H" --model nccl --algo nvls --size 64K,1M --trace "$tmp/tr" \
+  --trace-no-plot >/dev/null 2>"$tmp/terr"
+check "nvls traced under nccl exits 0" [ $? -eq 0 ]
+check "every switch operation traced" grep -q '"switch":"n0-nvs","ops":64,' \
+  "$tmp/tr/nvls-65536/summary.json"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
