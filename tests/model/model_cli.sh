@@ -13,6 +13,7 @@ bad "need --model nccl" --platform "$H" --algo nccl --size 1M
 bad "nccl-proto" --platform "$H" --model nccl --algo nccl --size 1M --nccl-proto LL256
 bad "nccl-algo" --platform "$H" --model nccl --algo nccl --size 1M --nccl-algo Butterfly
 bad "nccl-version" --platform "$H" --model nccl --algo nccl --size 1M --nccl-version two
+bad "stands alone" --platform "$H" --model nccl --algo ring,nccl --size 1M
 # a file that does not name its GPU
 bad "needs the GPU" --platform "$(dirname "$0")/../sim/hgx8_nvls.xml" --model nccl --algo ring \
   --size 1M
