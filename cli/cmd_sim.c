@@ -190,6 +190,16 @@ static int parse_opt(void *ctx, int c, const char *arg)
 }
 
 /* parse: options, their values, the sizes. */
+/* Whether the comma-separated list names `algo`. */
+static int algo_listed(const char *list, const char *algo)
+{
+    size_t n = strlen(algo);
+    for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+        if (strncmp(p, algo, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+
 static int parse(int argc, char **argv, sim_t *s)
 {
     static const struct option opts[] = {
@@ -233,6 +243,10 @@ static int parse(int argc, char **argv, sim_t *s)
     if (!a->size)
         return cs_cli_usage_error("sim", "--size is required (e.g. --size 1M or --size 1K:1G)");
 #ifdef CS_HAVE_MODEL
+    if (a->algos && strcmp(a->algos, "nccl") != 0 && algo_listed(a->algos, "nccl"))
+        return cs_cli_usage_error("sim", "--algo nccl stands alone (per size, NCCL's choice): "
+                                         "simulate the other algorithms in a run of their own, "
+                                         "or compare them with 'collstep plan --model nccl'");
     if (a->model != CS_SIM_NCCL &&
         (a->nccl.version || a->nccl.algo >= 0 || a->nccl.proto >= 0 ||
          (a->algos && strcmp(a->algos, "nccl") == 0)))

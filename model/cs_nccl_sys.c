@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cs_nccl.h"
 
@@ -60,28 +61,58 @@ static const char *preset_gpu(const char *spec, char *buf, size_t len)
     return NULL;
 }
 
-/* A file's `gpu` property (the first one). */
-static const char *file_gpu(const char *xml, char *buf, size_t len)
+/* The value of attribute `name` of the element starting at el (up to its
+ * '>'), either quote, into buf; NULL when it has none. */
+static const char *xml_attr(const char *el, const char *name, char *buf, size_t len)
 {
-    const char *p = xml;
-    while (p && (p = strstr(p, "id=\"gpu\"")) != NULL) {
-        const char *v = strstr(p, "value=\"");
-        const char *close = strchr(p, '>');
-        if (v && (!close || v < close)) {
-            v += 7;
-            size_t n = strcspn(v, "\"");
-            snprintf(buf, len, "%.*s", (int)n, v);
-            return buf;
-        }
-        p += 8;
+    size_t nl = strlen(name), end = strcspn(el, ">");
+    for (size_t i = 1; i + nl + 2 < end; i++) {
+        if (strncmp(el + i, name, nl) != 0 || !strchr(" \t\r\n", el[i - 1]))
+            continue;
+        size_t j = i + nl;
+        j += strspn(el + j, " \t\r\n");
+        if (el[j] != '=')
+            continue;
+        j++;
+        j += strspn(el + j, " \t\r\n");
+        if (el[j] != '"' && el[j] != '\'')
+            continue;
+        const char *v = el + j + 1, *q = strchr(v, el[j]);
+        if (!q || q > el + end)
+            return NULL;
+        snprintf(buf, len, "%.*s", (int)(q - v), v);
+        return buf;
     }
     return NULL;
+}
+
+/* A file's `gpu` property (the first one outside comments), else the GPU
+ * of the preset a file exported by `collstep platform export` came from
+ * (its `collstep_spec` property). */
+static const char *file_gpu(const char *xml, char *buf, size_t len)
+{
+    char id[32], spec[256];
+    const char *from = NULL;
+    for (const char *p = xml; p && (p = strchr(p, '<')) != NULL; p++) {
+        if (strncmp(p, "<!--", 4) == 0) {
+            p = strstr(p, "-->");
+            continue;
+        }
+        if (strncmp(p, "<prop", 5) != 0 || !strchr(" \t\r\n", p[5]) ||
+            !xml_attr(p, "id", id, sizeof(id)))
+            continue;
+        if (strcmp(id, "gpu") == 0)
+            return xml_attr(p, "value", buf, len);
+        if (!from && strcmp(id, "collstep_spec") == 0 && xml_attr(p, "value", spec, sizeof(spec)))
+            from = preset_gpu(spec, buf, len);
+    }
+    return from;
 }
 
 static const gpu_info_t *gpu_find(const char *name)
 {
     for (int i = 0; name && i < NGPUS; i++)
-        if (strcmp(gpus[i].name, name) == 0)
+        if (strcasecmp(gpus[i].name, name) == 0)
             return &gpus[i];
     return NULL;
 }
@@ -103,7 +134,9 @@ static void search(const double *sp, double maxbw, double total, int maxch, int 
     double bs = 0;
     for (int i = 0; sp[i] > 0; i++) {
         double s = sp[i];
-        if (s > maxbw + 1e-9)
+        /* a link's rate scaled to NCCL's figure may miss it by rounding
+         * (PCIe Gen3 x16: 15.75 GB/s x 12 / 15.754 is NCCL's 12 GB/s) */
+        if (s > maxbw * (1 + 1e-3))
             continue;
         int n = forced > 0 ? forced : (int)floor(total / s + 1e-9) - extra;
         if (forced > 0 && (n + extra) * s > total + 1e-9)
@@ -194,8 +227,10 @@ int cs_nccl_sys_from(const cs_platform_t *plat, char *const *hosts, int nranks,
         }
         sys->tier_scale[t] = scale;
     }
+    /* the innermost dimension is the node (an NVLink domain where that
+     * tier is NVLink; a PCIe node otherwise): NCCL's nNodes */
     int domain = nranks;
-    if (plat->ndims > 0 && nvl_tier >= 0)
+    if (plat->ndims > 0)
         domain = plat->dims[0];
     if (!plat->is_file && strncmp(plat->spec, "gb200-nvl72", 11) == 0)
         domain = 72;
@@ -273,12 +308,13 @@ int cs_nccl_sys_from(const cs_platform_t *plat, char *const *hosts, int nranks,
         sys->nvls_heads = local;
     }
     snprintf(sys->note, sizeof(sys->note),
-             "%s %s: %s, %d rank(s) on %d host(s), %d NVLink domain(s); ring %d x %.1f GB/s%s",
-             k->lib, k->version, g->name, nranks, sys->nhosts, sys->nnodes,
+             "%s %s: %s, %d rank(s) in %d %s(s); ring %d x %.1f GB/s%s", k->lib,
+             k->version, g->name, nranks, sys->nnodes,
+             nvl_tier < 0 ? "node" : g->rccl ? "xGMI node" : "NVLink domain",
              sys->graph[CS_NCCL_RING].nch, sys->graph[CS_NCCL_RING].bw_intra,
              sys->nvls ? ", NVLS" : "");
     if (sys->nvls)
         snprintf(sys->note + strlen(sys->note), sizeof(sys->note) - strlen(sys->note),
-                 " %d x %.1f", sys->graph[CS_NCCL_NVLS].nch, sys->graph[CS_NCCL_NVLS].bw_intra);
+                 " %d x %.1f GB/s", sys->graph[CS_NCCL_NVLS].nch, sys->graph[CS_NCCL_NVLS].bw_intra);
     return CS_OK;
 }

@@ -31,6 +31,7 @@
 #include <simgrid/engine.h>
 #include <simgrid/host.h>
 #include <simgrid/link.h>
+#include <simgrid/semaphore.h>
 #include <xbt/dynar.h>
 
 #include "cs_env.h"
@@ -257,6 +258,15 @@ static void driver_main(int argc, char **argv)
         }
         sg_barrier_wait(bar);
         sg_barrier_destroy(bar);
+        /* a switch actor wakes from its multicast when its last receivers
+         * do and then reports to the observer through I (on this stack):
+         * let it return, at this same simulated time, before I is reused */
+        if (d->run.sw_live > 0 && !d->run.failed) {
+            d->run.sw_idle = sg_sem_init(0);
+            sg_sem_acquire(d->run.sw_idle);
+            sg_sem_destroy(d->run.sw_idle);
+            d->run.sw_idle = NULL;
+        }
         double end = I.t0;
         for (int r = 0; r < P; r++)
             if (I.finish[r] > end)

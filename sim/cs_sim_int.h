@@ -212,6 +212,10 @@ struct cs__run {
     cs__inst_t *cur;  /* instance running now */
     double *sw_free;  /* per platform switch: when its reduction engine is idle */
     int failed;       /* a rank met an internal error */
+    int sw_live;      /* switch actors not yet returned: the last ones still report
+                       * to the observer after their multicast, at the time the
+                       * ranks that received it finish */
+    sg_sem_t sw_idle; /* released by the last of them while the driver waits */
 };
 
 typedef struct cs__rank_arg {

@@ -38,6 +38,7 @@
 #include <simgrid/engine.h>
 #include <simgrid/host.h>
 #include <simgrid/mailbox.h>
+#include <simgrid/semaphore.h>
 
 #include "cs_plan.h"
 #include "cs_platform.h"
@@ -532,6 +533,8 @@ static void sw_main(int argc, char **argv)
                                    simgrid_get_clock()};
         obs->switch_op(obs->ctx, I->index, &rec);
     }
+    if (--I->run->sw_live == 0 && I->run->sw_idle)
+        sg_sem_release(I->run->sw_idle);
 }
 
 uint32_t cs__sw_arrive(cs__inst_t *I, uint64_t gid)
@@ -551,6 +554,7 @@ uint32_t cs__sw_arrive(cs__inst_t *I, uint64_t gid)
     snprintf(name, sizeof(name), "switch-op%u", k);
     sg_actor_t act = sg_actor_init(name, p->swg[p->swops[k].group].host);
     sg_actor_set_data(act, a);
+    I->run->sw_live++;
     sg_actor_start(act, sw_main, 0, NULL);
     return k;
 }

@@ -13,6 +13,7 @@ bad "need --model nccl" --platform "$H" --algo nccl --size 1M
 bad "nccl-proto" --platform "$H" --model nccl --algo nccl --size 1M --nccl-proto LL256
 bad "nccl-algo" --platform "$H" --model nccl --algo nccl --size 1M --nccl-algo Butterfly
 bad "nccl-version" --platform "$H" --model nccl --algo nccl --size 1M --nccl-version two
+bad "stands alone" --platform "$H" --model nccl --algo ring,nccl --size 1M
 # a file that does not name its GPU
 bad "needs the GPU" --platform "$(dirname "$0")/../sim/hgx8_nvls.xml" --model nccl --algo ring \
   --size 1M
@@ -62,6 +63,34 @@ check "RCCL named" grep -q 'RCCL 2.21.5: mi300x' "$tmp/rerr"
 "$collstep" sim --platform "$H" --model nccl --algo nccl --size 1M --format nccl-tests \
   >"$tmp/nt" 2>/dev/null
 check "nccl-tests layout" grep -q '^# Avg bus bandwidth' "$tmp/nt"
+# a preset exported to a file keeps its GPU (the file's collstep_spec); a
+# hand-written gpu property may use either quote and any case
+"$collstep" platform export "$H" -o "$tmp/h.xml" >/dev/null 2>&1
+"$collstep" sim --platform "$tmp/h.xml" --model nccl --algo nccl --size 1G --format csv \
+  >"$tmp/x" 2>/dev/null
+check "exported preset under nccl" grep -q '"nccl-2.29.7:NVLS/Simple"' "$tmp/x"
+sed -e "s|<prop id=\"collstep_spec\"[^>]*>||" \
+  -e "s|<prop id=\"device\" value=\"gpu\"/>|<prop id='device' value='gpu'/><prop id = 'gpu' value='H200'/>|" \
+  "$tmp/h.xml" >"$tmp/q.xml"
+"$collstep" sim --platform "$tmp/q.xml" --model nccl --algo nccl --size 1G --format csv \
+  >"$tmp/q" 2>"$tmp/qerr"
+check "gpu property in single quotes, upper case" grep -q 'NCCL 2.29.7: h200, 8 rank' "$tmp/qerr"
+# nodes without NVLink are NCCL's nodes too; PCIe Gen3 x16 is NCCL's 12 GB/s
+"$collstep" sim --platform x86-p100-pcie-10gbe:nodes=2 --model nccl --algo nccl --size 1M \
+  >/dev/null 2>"$tmp/p"
+check "PCIe nodes counted" grep -q 'p100, 8 rank(s) in 2 node(s); ring 1 x 1.2 GB/s' "$tmp/p"
+"$collstep" sim --platform summit:nodes=2 --model nccl --algo nccl --size 1M >/dev/null 2>"$tmp/s"
+check "Summit rings at 12 GB/s" grep -q 'v100, 12 rank(s) in 2 NVLink domain(s); ring 2 x 12.0 GB/s' \
+  "$tmp/s"
+
+# NVLS traced under the model: the switch actors still report to the trace
+# after their multicast, when the ranks that received it finish (they used
+# to read the finished instance's state and die of SIGSEGV)
+"$collstep" sim --platform "$H" --model nccl --algo nvls --size 64K,1M --trace "$tmp/tr" \
+  --trace-no-plot >/dev/null 2>"$tmp/terr"
+check "nvls traced under nccl exits 0" [ $? -eq 0 ]
+check "every switch operation traced" grep -q '"switch":"n0-nvs","ops":64,' \
+  "$tmp/tr/nvls-65536/summary.json"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
