@@ -247,6 +247,7 @@ enum { CS_CLI_NCCL_VERSION = 1, CS_CLI_NCCL_ALGO, CS_CLI_NCCL_PROTO };
 typedef struct cs_cli_nccl {
     const char *version;         /* --nccl-version, NULL: the newest */
     int algo, proto;             /* --nccl-algo / --nccl-proto, -1: NCCL's choice */
+    int dtype, op;               /* the collective's type and operator (before setup) */
     const cs_nccl_consts_t *k;
     cs_nccl_sys_t sys;
     double scale[CS_PLAT_MAX_TIERS];

@@ -70,6 +70,7 @@ int cs_cli_nccl_setup(const char *cmd, cs_cli_nccl_t *c, const cs_platform_t *pl
         if (cs_nccl_sys_from(plat, hosts, nranks, c->k, &c->sys, &err) != CS_OK)
             return cs_cli_usage_error(cmd, "--model nccl: %s", err.msg);
     }
+    c->sys.dtype = c->dtype, c->sys.op = c->op;
     for (int t = 0; t < CS_PLAT_MAX_TIERS; t++)
         c->scale[t] = c->sys.tier_scale[t];
     fprintf(stderr, "collstep %s: --model nccl: %s\n", cmd, c->sys.note);

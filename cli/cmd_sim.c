@@ -361,6 +361,8 @@ static int build(sim_t *s)
         char **hosts = NULL;
         cs_sim_opts_init(&ho);
         ho.map = (const char *const *)s->map, ho.nmap = s->nmap;
+        s->a.nccl.dtype = a->dt;
+        s->a.nccl.op = a->op;
         if (cs_sim_hosts(s->plat, &ho, s->ranks, &hosts, &err) != CS_OK)
             rc = cs_cli_usage_error("sim", "%s", err.msg);
         else
@@ -575,6 +577,14 @@ static int simulate(void *ctx)
         const char *model = a->model_name;
 #ifdef CS_HAVE_MODEL
         char mbuf[64];
+        const cs_cli_nccl_t *nc = &s->a.nccl;
+        if (a->model == CS_SIM_NCCL && nc->npicks > 0 && nc->pick_us[kof[i]] > 0 &&
+            inst[i].time * 1e6 > 2 * nc->pick_us[kof[i]])
+            fprintf(stderr, "collstep sim: note: %llu B: the simulation of NCCL's choice takes "
+                            "%.2f us, more than twice its tuner's %.2f us: the schedule standing "
+                            "for it does not follow NCCL's paths here (docs/nccl-model.md, "
+                            "\"What it does not model\")\n",
+                    (unsigned long long)inst[i].bytes, inst[i].time * 1e6, nc->pick_us[kof[i]]);
         if (a->model == CS_SIM_NCCL) {
             snprintf(mbuf, sizeof(mbuf), "nccl-%s:%s/%s", s->a.nccl.k->version,
                      cs_nccl_algo_name(s->a.nccl.inst_algo[2 * i]),

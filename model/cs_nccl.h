@@ -111,6 +111,8 @@ typedef struct cs_nccl_sys {
     double gpu_net;    /* GB/s of network per GPU (its NICs' rate / GPUs sharing them) */
     double tier_scale[CS_PLAT_MAX_TIERS]; /* NCCL's rate / the line rate, per platform tier */
     cs_nccl_graph_t graph[CS_NCCL_NALGOS];
+    int dtype, op;     /* the collective's cs_dtype_t and cs_op_t (default float, sum): NVLS
+                          serves only what NCCL's ncclNvlsSupported allows */
     int nvls_channels; /* channels (CTAs) NCCL's NVLS kernels run on (nvls.cc) */
     int nvls_heads;    /* NVLS heads: the ranks of a node NVLS reduces for */
     char note[256];    /* how the figures were derived (one line) */

@@ -47,10 +47,31 @@ static int algo_for_coll(cs_coll_t coll, int a)
     }
 }
 
-/* The protocol-and-algorithm enable rules of tuning.cc (defaults, no
- * NCCL_ALGO / NCCL_PROTO). */
-static int enabled(const cs_nccl_sys_t *sys, int a, int p)
+/* device.h's ncclNvlsSupported: sum on every type NVLS has, min and max on
+ * 16-bit floats and integers; floats and doubles sum only. */
+static int nvls_reduces(int dtype, int op)
 {
+    switch (dtype) {
+    case CS_DT_I32:
+    case CS_DT_I64:
+    case CS_DT_F16:
+    case CS_DT_BF16:
+        return op == CS_OP_SUM || op == CS_OP_MIN || op == CS_OP_MAX;
+    case CS_DT_F32:
+    case CS_DT_F64:
+        return op == CS_OP_SUM;
+    default:
+        return 0;
+    }
+}
+
+/* The protocol-and-algorithm enable rules of tuning.cc (defaults, no
+ * NCCL_ALGO / NCCL_PROTO), and enqueue.cc's NVLS check of the operation. */
+static int enabled(const cs_nccl_sys_t *sys, cs_coll_t coll, int a, int p)
+{
+    if ((a == CS_NCCL_NVLS || a == CS_NCCL_NVLS_TREE) && coll != CS_COLL_ALLGATHER &&
+        !nvls_reduces(sys->dtype, sys->op))
+        return 0;
     if ((a == CS_NCCL_NVLS || a == CS_NCCL_NVLS_TREE || a == CS_NCCL_COLLNET_DIRECT ||
          a == CS_NCCL_COLLNET_CHAIN || a == CS_NCCL_PAT) &&
         p != CS_NCCL_SIMPLE)
@@ -187,7 +208,7 @@ void cs_nccl_tune(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, cs_coll_t
         for (int p = 0; p < CS_NCCL_NPROTOS; p++) {
             lat[a][p] = 0;
             bw[a][p] = 0;
-            if (n <= 1 || !algo_for_coll(coll, a) || !enabled(sys, a, p))
+            if (n <= 1 || !algo_for_coll(coll, a) || !enabled(sys, coll, a, p))
                 continue;
             double b = bus_bw(k, sys, coll, a, p, chan_bw(k, sys, coll, a));
             bw[a][p] = (float)(b * alg_ratio(k, sys, coll, a));

@@ -92,5 +92,13 @@ check "nvls traced under nccl exits 0" [ $? -eq 0 ]
 check "every switch operation traced" grep -q '"switch":"n0-nvs","ops":64,' \
   "$tmp/tr/nvls-65536/summary.json"
 
+# NVLS reduces only what NCCL's ncclNvlsSupported allows: a product falls back to Ring
+"$collstep" sim --platform "$H" --model nccl --algo nccl --size 1G --op prod --format csv \
+  >"$tmp/prod" 2>/dev/null
+check "prod: Ring, not NVLS" grep -q '"nccl-2.29.7:Ring/Simple"' "$tmp/prod"
+# a simulation far from NCCL's tuner says so (MI300X: rings in rank order)
+"$collstep" sim --platform mi300x --model nccl --algo nccl --size 1G >/dev/null 2>"$tmp/merr"
+check "note when far from the tuner" grep -q 'more than twice its tuner' "$tmp/merr"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
