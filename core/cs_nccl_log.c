@@ -558,7 +558,9 @@ static int hash_line(nl_parser_t *P, const char *s)
         return device_line(P, s + 4);
     if (nl_starts(s, e, "size", 0) || nl_starts(s, e, "bytes", 0))
         return nl_columns(P, s);
-    if (nl_starts(s, e, "(B)", 0))
+    if (nl_starts(s, e, "NCCL version", 0))
+        other_line(P); /* "# NCCL version 2.18.5+cuda12.2" */
+    else if (nl_starts(s, e, "(B)", 0))
         nl_units(P, s);
     else if (nl_starts(s, e, "Out of bounds values", 0))
         return nl_closing(P, s + 20, 1);

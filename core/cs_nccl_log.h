@@ -30,7 +30,7 @@
  * rows, starts the next table.  Lines that are none of these are skipped,
  * except that they give a table:
  *   - the NCCL version, from "NCCL version 2.18.5+cuda12.2" (NCCL's own
- *     line, bare or as NCCL INFO), when nccl-tests did not print
+ *     line, bare, as NCCL INFO or after '#'), when nccl-tests did not print
  *     nccl-library (or printed 0); "# NCCL Tests compiled with NCCL 2.4"
  *     of old builds gives major.minor;
  *   - NCCL_ALGO / NCCL_PROTO, from "NCCL_ALGO set by environment to Ring"

@@ -278,7 +278,7 @@ static int variants(void)
         "43.1  24.3  12.2  1.0  N/A\n"
         "[1,0]<stdout>:# Avg bus bandwidth    : 12.11 \n"
         "0: + srun all_gather_perf -b 8 -e 8\n"
-        "0: 10-0-0-1:1:1 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n"
+        "0: # NCCL version 2.21.5+cuda12.4\n"
         "0: NCCL_PROTO=Simple\n"
         "0: #       size   count  type  redop  root  time  algbw  busbw  #wrong  time  algbw  "
         "busbw  #wrong  i_min  i_max  i_p99  i_cv%  timestamp\n"
@@ -313,6 +313,18 @@ static int variants(void)
                       t->rows[0].root == 1 && near(t->rows[0].oop.time_us, 10) &&
                       !t->rows[0].ip.present,
                   "old broadcast: %s", cs_nccl_coll_name(t->coll));
+    cs_nccl_log_destroy(log);
+    /* NCCL's version line as NCCL INFO, and bare inside a table */
+    log = parse("h:1:1 [0] NCCL INFO NCCL version 2.18.5+cuda12.2\n"
+                "# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor)\n"
+                "# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor)\n"
+                "NCCL version 2.27.3+cuda12.9\n",
+                &err);
+    CS_TEST_REQUIRE(log && log->ntables == 2, "two tables: %s", err.msg);
+    CS_TEST_CHECK(!strcmp(log->tables[0].nccl_version, "2.18.5") &&
+                      !strcmp(log->tables[1].nccl_version, "2.27.3") &&
+                      !strcmp(log->tables[1].nccl_version_from, "NCCL version line"),
+                  "NCCL versions %s %s", log->tables[0].nccl_version, log->tables[1].nccl_version);
     cs_nccl_log_destroy(log);
     return 0;
 }
