@@ -69,6 +69,17 @@ int nl_word(nl_parser_t *P, const char *ts, const char *te, char *out, size_t ca
 /* Finish the open table and open the next one (cs_nccl_log.c). */
 int nl_open(nl_parser_t *P);
 
+/* Header-part lines, in the order nccl-tests prints them: a line whose
+ * order is not above every one the open table has starts the next table. */
+enum { NL_F_VERSION = 1, NL_F_PROGRAM = 2, NL_F_PARAMS = 4, NL_F_COMPILED = 8, NL_F_USING = 16 };
+
+/* cs_nccl_log_head.c: each takes the line after its keyword */
+int nl_head_line(nl_parser_t *P, unsigned field); /* the open table's, or open one */
+int nl_version_line(nl_parser_t *P, const char *s); /* "nccl-tests version ..." */
+int nl_program_line(nl_parser_t *P, const char *s); /* "Collective test starting:" */
+int nl_params_line(nl_parser_t *P, const char *s);  /* "nThread 1 nGpus 1 ..." */
+int nl_device_line(nl_parser_t *P, const char *s);  /* "Rank 0 Group 0 Pid ..." */
+
 /* cs_nccl_log_rows.c */
 int nl_columns(nl_parser_t *P, const char *body);     /* "# size count type ..." */
 void nl_units(nl_parser_t *P, const char *body);      /* "# (B) (elements) (us) ..." */

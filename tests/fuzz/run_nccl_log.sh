@@ -18,7 +18,7 @@ fuzz_init "$@"
 
 # shellcheck disable=SC2046
 "$cc" $(fuzz_cflags) -I"$root/core" \
-    "$here/fuzz_nccl_log.c" "$root/core/cs_nccl_log.c" "$root/core/cs_nccl_log_rows.c" \
+    "$here/fuzz_nccl_log.c" "$root"/core/cs_nccl_log*.c \
     "$root/core/cs_status.c" "$root/core/cs_grow.c" "$root/core/cs_file.c" -lm \
     -o "$out/fuzz_nccl_log"
 
