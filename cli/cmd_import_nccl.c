@@ -93,7 +93,7 @@ static void print_table(int i, const cs_nccl_run_t *t)
 static void json_num(const char *key, double v, int comma)
 {
     if (isfinite(v))
-        printf("\"%s\": %.17g%s", key, v, comma ? ", " : "");
+        printf("\"%s\": %.10g%s", key, v, comma ? ", " : "");
     else
         printf("\"%s\": null%s", key, comma ? ", " : "");
 }
