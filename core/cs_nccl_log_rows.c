@@ -108,8 +108,20 @@ int nl_row(nl_parser_t *P, const char *s)
     int st = CS_OK;
     double ignored;
     r.oop.present = 1;
+    /* alltoall of 2020-2022 printed an empty operation under "redop": a row
+     * one word short, in a table with an op column, has none */
+    int words = 0, want = P->ncols, skip_op = 0;
+    for (const char *q = s; nl_token(q, P->end, &ts, &te); q = te)
+        words++;
+    for (int c = 0; c < P->ncols; c++)
+        want += P->col[c] == NL_C_STAMP; /* a date and a time */
+    skip_op = t->has_op_col && words == want - 1;
     for (int c = 0; c < P->ncols && st == CS_OK; c++, s = te) {
         int k = P->col[c];
+        if (k == NL_C_OP && skip_op) {
+            te = s;
+            continue;
+        }
         cs_nccl_meas_t *m = P->place[c] ? &r.ip : &r.oop;
         if (!nl_token(s, P->end, &ts, &te))
             return nl_expected(P, te, col_what[k]);
@@ -186,35 +198,45 @@ static unsigned type_bytes(const char *t)
     return 0;
 }
 
-/* From the columns: the operation, the root, and the bytes a row moves per
- * element counted (1 for allreduce, broadcast, reduce and sendrecv; the rank
- * count where count is per rank), else busbw / algbw (2(n-1)/n for
- * allreduce, (n-1)/n for reduce-scatter). */
+/* From the columns: the operation (none, a reduction, or nothing: alltoall
+ * of 2020-2022), the root, the bytes a row moves per element counted (1 for
+ * allreduce, broadcast, reduce and sendrecv; the rank count where count is
+ * per rank), and busbw / algbw (2(n-1)/n for allreduce, (n-1)/n for
+ * reduce-scatter and allgather, 1 for sendrecv and hypercube), read on the
+ * largest row (the least rounded).  Gather against scatter, and allgather
+ * against alltoall in the layout of 2022 on, cannot be told apart. */
 void nl_infer_coll(cs_nccl_run_t *t)
 {
     if (t->nrows == 0)
         return;
-    const cs_nccl_row_t *r = &t->rows[t->nrows - 1]; /* the largest: least rounding */
+    const cs_nccl_row_t *r = &t->rows[t->nrows - 1];
     int n = t->ndevs, reduces = r->redop[0] && strcmp(r->redop, "none") != 0;
     int rooted = t->has_root_col && r->root >= 0;
     unsigned b = type_bytes(r->type);
     uint64_t per = b && r->count ? r->size / ((uint64_t)b * r->count) : 0;
-    double ratio = r->oop.algbw_GBps > 0 ? r->oop.busbw_GBps / r->oop.algbw_GBps : 0;
+    double ratio = r->oop.algbw_GBps > 0 ? r->oop.busbw_GBps / r->oop.algbw_GBps : -1;
+    int blocks = n > 1 && per == (uint64_t)n, one = fabs(ratio - 1) < 0.02;
+    int part = n > 1 && fabs(ratio - (double)(n - 1) / n) < 0.02;
     cs_nccl_coll_t c = CS_NCCL_UNKNOWN;
-    if (reduces && rooted)
+    if (t->has_op_col && !r->redop[0])
+        c = CS_NCCL_ALLTOALL;
+    else if (reduces && rooted)
         c = CS_NCCL_REDUCE;
-    else if (reduces && per == 1)
-        c = CS_NCCL_ALL_REDUCE;
-    else if (reduces && n > 1 && per == (uint64_t)n)
-        c = CS_NCCL_REDUCE_SCATTER;
-    else if (reduces && n > 1 && ratio > 0)
-        c = fabs(ratio - 2.0 * (n - 1) / n) < 0.02   ? CS_NCCL_ALL_REDUCE
-            : fabs(ratio - (double)(n - 1) / n) < 0.02 ? CS_NCCL_REDUCE_SCATTER
-                                                      : CS_NCCL_UNKNOWN;
-    else if (!reduces && rooted && per == 1)
-        c = CS_NCCL_BROADCAST;
-    else if (!reduces && !rooted && t->has_root_col == 0 && !t->has_op_col && t->time_ms)
+    else if (reduces)
+        c = per == 1 ? CS_NCCL_ALL_REDUCE
+            : blocks || part ? CS_NCCL_REDUCE_SCATTER
+            : n > 1 && fabs(ratio - 2.0 * (n - 1) / n) < 0.02 ? CS_NCCL_ALL_REDUCE
+                                                              : CS_NCCL_UNKNOWN;
+    else if (rooted)
+        c = per == 1 ? CS_NCCL_BROADCAST : CS_NCCL_UNKNOWN;
+    else if (t->time_ms && !t->has_op_col && !t->has_root_col)
         c = CS_NCCL_ALL_GATHER; /* before 2019 the only collective without op and root */
+    else if (per == 1 && one)
+        c = CS_NCCL_SENDRECV;
+    else if (blocks && one)
+        c = CS_NCCL_HYPERCUBE;
+    else if (blocks && part && !t->has_op_col)
+        c = CS_NCCL_ALL_GATHER; /* 2019-2022: alltoall had an op column, allgather none */
     t->coll = c;
     t->coll_from = c == CS_NCCL_UNKNOWN ? "unknown" : "columns";
 }

@@ -184,6 +184,38 @@ static int superbench(void)
     return 0;
 }
 
+/* SuperBench's alltoall and allgather of the same layout: alltoall printed
+ * no operation under "redop" (a row one word short), allgather has no op
+ * column and counts per rank; both told by their columns. */
+static int superbench_more(void)
+{
+    cs_nccl_log_t *log = load("superbench-a100-alltoall.log");
+    CS_TEST_REQUIRE(log && log->ntables == 1, "one alltoall table");
+    const cs_nccl_run_t *t = &log->tables[0];
+    CS_TEST_CHECK(t->coll == CS_NCCL_ALLTOALL && !strcmp(t->coll_from, "columns") &&
+                      t->ndevs == 8 && t->devs[0].pid == 167261 && t->nrows == 34,
+                  "alltoall: %s, %d rows", cs_nccl_coll_name(t->coll), t->nrows);
+    const cs_nccl_row_t *r = row_of(t, 16777216);
+    CS_TEST_CHECK(r && r->count == 524288 && !r->redop[0] && near(r->oop.time_us, 160.4) &&
+                      near(r->oop.busbw_GBps, 91.55) && near(r->ip.time_us, 158.8) &&
+                      near(r->ip.busbw_GBps, 92.43) && r->ip.wrong == -1,
+                  "alltoall 16 MiB row");
+    cs_nccl_log_destroy(log);
+    log = load("superbench-a100-allgather.log");
+    CS_TEST_REQUIRE(log && log->ntables == 1, "one allgather table");
+    t = &log->tables[0];
+    CS_TEST_CHECK(t->coll == CS_NCCL_ALL_GATHER && !t->has_op_col && t->nrows == 34,
+                  "allgather: %s", cs_nccl_coll_name(t->coll));
+    r = row_of(t, 8589934592ull);
+    CS_TEST_CHECK(r && r->count == 268435456 && near(r->oop.time_us, 33646) &&
+                      near(r->oop.busbw_GBps, 223.39) && near(r->ip.time_us, 32669) &&
+                      near(r->ip.busbw_GBps, 230.07),
+                  "allgather 8 GiB row");
+    CS_TEST_CHECK(near(t->avg_busbw, 58.2651), "avg %g", t->avg_busbw);
+    cs_nccl_log_destroy(log);
+    return 0;
+}
+
 /* collstep's own tables (what sim and plan --format nccl-tests print) read
  * back: each collective, the rank map with hosts shared, the numbers as
  * narrowed, the closing lines; several tables in one text. */
@@ -398,6 +430,7 @@ int main(int argc, char **argv)
     dcslin();
     perfkit();
     superbench();
+    superbench_more();
     round_trip();
     variants();
     malformed();
