@@ -1,19 +1,28 @@
 /* cmd_import.c - `collstep import msccl FILE.xml`: an MSCCL algorithm as a
- * collstep schedule (interop/cs_msccl.h, docs/msccl.md). */
+ * collstep schedule (interop/cs_msccl.h, docs/msccl.md), built with libxml2;
+ * `collstep import nccl-tests LOG`: cmd_import_nccl.c, always built. */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#ifdef CS_HAVE_INTEROP
 #include "cs_msccl.h"
 #include "cs_out.h"
 #include "cs_text.h"
+#endif
+
+int cs_cli_import_nccl(int argc, char **argv); /* cmd_import_nccl.c */
+
+#ifdef CS_HAVE_INTEROP
 
 static void help(FILE *f)
 {
     fprintf(f,
             "usage: collstep import msccl FILE.xml [--inplace | --outofplace] [--origins]\n"
             "                             [-o FILE.sched [--force]]\n"
+            "       collstep import nccl-tests LOG... [--format table|json]\n"
+            "                             (collstep import nccl-tests --help)\n"
             "\n"
             "Read an MSCCL algorithm (the XML of msccl-tools / MSCCLang, TACCL, TE-CCL)\n"
             "and write it as a collstep schedule (docs/msccl.md says how every step type\n"
@@ -65,7 +74,8 @@ static int parse(int argc, char **argv, import_args_t *a)
         }
     }
     if (argc - optind >= 1 && strcmp(argv[optind], "msccl") != 0)
-        return cs_cli_usage_error("import", "unknown format '%s' (known: msccl)", argv[optind]);
+        return cs_cli_usage_error("import", "unknown format '%s' (known: msccl, nccl-tests)",
+                                  argv[optind]);
     if (argc - optind != 2) {
         help(stderr);
         return CS_EXIT_USAGE;
@@ -107,7 +117,7 @@ static int write_sched(const import_args_t *a, const cs_msccl_t *m)
     return CS_EXIT_OK;
 }
 
-int cs_cli_import(int argc, char **argv)
+static int import_msccl(int argc, char **argv)
 {
     import_args_t a = {.mo = {.inplace = -1}, .output = "-"};
     int rc = parse(argc, argv, &a);
@@ -126,4 +136,25 @@ int cs_cli_import(int argc, char **argv)
         rc = write_sched(&a, m);
     cs_msccl_destroy(m);
     return rc;
+}
+#endif /* CS_HAVE_INTEROP */
+
+int cs_cli_import(int argc, char **argv)
+{
+    if (argc >= 2 && strcmp(argv[1], "nccl-tests") == 0)
+        return cs_cli_import_nccl(argc - 1, argv + 1);
+#ifdef CS_HAVE_INTEROP
+    return import_msccl(argc, argv);
+#else
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        printf("usage: collstep import nccl-tests LOG... [--format table|json]\n"
+               "       collstep import msccl FILE.xml   (not built: needs libxml2)\n\n%s",
+               cs_cli_exit_help);
+        return CS_EXIT_OK;
+    }
+    if (argc >= 2 && strcmp(argv[1], "msccl") == 0)
+        return cs_cli_usage_error("import", "msccl is not built in this configuration (needs "
+                                            "libxml2, libxml2-dev)");
+    return cs_cli_usage_error("import", "expected a format: nccl-tests (msccl needs libxml2)");
+#endif
 }

@@ -34,13 +34,11 @@ typedef struct cli_cmd {
 #else
 #define CS_TRACE_FN NULL
 #endif
+int cs_cli_import(int argc, char **argv); /* nccl-tests logs; MSCCL XML with interop/ */
 #ifdef CS_HAVE_INTEROP
-int cs_cli_import(int argc, char **argv); /* interop/ */
 int cs_cli_export(int argc, char **argv);
-#define CS_IMPORT_FN cs_cli_import
 #define CS_EXPORT_FN cs_cli_export
 #else
-#define CS_IMPORT_FN NULL
 #define CS_EXPORT_FN NULL
 #endif
 #ifdef CS_HAVE_EXEC
@@ -76,7 +74,7 @@ static const cli_cmd_t commands[] = {
     {"platform", CS_PLATFORM_FN, "list, show and export platform presets", "SimGrid and igraph"},
     {"sim", CS_SIM_FN, "simulate schedules on a platform with SimGrid", "SimGrid (-DCS_WITH_SIMGRID=ON)"},
     {"run", CS_RUN_FN, "run schedules live over libfabric (or NCCL)", "libfabric and PMIx (-DCS_WITH_EXEC=ON)"},
-    {"import", CS_IMPORT_FN, "read an MSCCL algorithm XML as a schedule", "libxml2 (libxml2-dev)"},
+    {"import", cs_cli_import, "read an MSCCL algorithm XML as a schedule, or nccl-tests logs", NULL},
     {"export", CS_EXPORT_FN, "write a schedule as an MSCCL algorithm XML", "libxml2 (libxml2-dev)"},
     {"calibrate", CS_CALIBRATE_FN, "measure the cluster the ranks run on, write a platform", "libfabric, PMIx and SimGrid"},
     {"validate", CS_VALIDATE_FN, "run and simulate the same schedules: measured vs predicted", "libfabric, PMIx and SimGrid"},

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# test_nccl_log.sh COLLSTEP LOGDIR - `collstep import nccl-tests` (issue 33):
+# the tables `collstep sim --format nccl-tests` writes read back with the
+# sim's own numbers (its CSV of the same run), several files and tables at
+# once, the public logs of LOGDIR, and malformed input refused with exit 2 at
+# its line and column.
+. "$(dirname "$0")/common.sh"
+logs=$2
+cd "$tmp" || exit 1
+
+# --- sim's tables read back ----------------------------------------------------------
+if "$cs" sim --help >/dev/null 2>&1; then
+    for ca in allreduce:ring allgather:ring reduce-scatter:ring broadcast:chain alltoall:pairwise; do
+        coll=${ca%%:*}
+        args=(--platform summit:nodes=2 --coll "$coll" --algo "${ca#*:}" --size 1M:64M:4)
+        "$cs" sim "${args[@]}" --format nccl-tests -o "$coll.log" 2>/dev/null &&
+            "$cs" sim "${args[@]}" --format csv -o "$coll.csv" 2>/dev/null || { bad "sim $coll"; continue; }
+        "$cs" import nccl-tests "$coll.log" --format json >"$coll.json" || { bad "import $coll"; continue; }
+        python3 - "$coll" "$coll.json" "$coll.csv" <<'PY' && ok || bad "$coll: read back differs"
+import csv, json, sys
+coll, got, want = sys.argv[1], json.load(open(sys.argv[2])), list(csv.DictReader(open(sys.argv[3])))
+names = {"allreduce": "all_reduce", "allgather": "all_gather", "reduce-scatter": "reduce_scatter",
+         "broadcast": "broadcast", "alltoall": "alltoall"}
+assert len(got) == 1, len(got)
+t = got[0]
+assert t["coll"] == names[coll] and t["coll_from"] == "program", t["coll"]
+assert t["ranks"] == 12 and t["nodes"] == 12 and t["time_ms"] == 0, (t["ranks"], t["nodes"])
+assert len(t["rows"]) == len(want) == 4, len(t["rows"])
+for r, w in zip(t["rows"], want):
+    assert r["size"] == int(w["size_bytes"]) and r["count"] == int(w["count"]), (r["size"], w)
+    # nccl-tests narrows times to 7 characters, bandwidths to 6
+    us, bw = float(w["time_us"]), float(w["busbw_GBps"])
+    assert abs(r["out_of_place"]["time_us"] - us) <= max(0.006, us * 5e-6), (r, us)
+    assert abs(r["out_of_place"]["busbw_GBps"] - bw) <= 0.0051, (r, bw)
+    assert r["in_place"]["time_us"] == r["out_of_place"]["time_us"]
+PY
+    done
+    # two algorithms: two tables in one file, and two files at once
+    "$cs" sim --platform summit:nodes=1 --algo ring,rd --size 1M --format nccl-tests -o two.log 2>/dev/null
+    n=$("$cs" import nccl-tests two.log allreduce.log --format json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+    [ "$n" = 3 ] && ok || bad "two files: $n tables, want 3"
+    "$cs" import nccl-tests two.log >two.out && grep -q "^two.log: 2 tables" two.out &&
+        grep -q "^table 2 (lines .*): all_reduce (from the program), program all_reduce_perf" two.out &&
+        grep -q "ranks 6 on 6 nodes" two.out && ok || bad "table view: $(head -5 two.out)"
+fi
+
+# --- public logs ---------------------------------------------------------------------
+"$cs" import nccl-tests "$logs/a3mega-h100-2nodes.md" >a3.out &&
+    grep -q "ranks 16 on 2 nodes: ztan-mig-235z (8), ztan-mig-gq73 (8)" a3.out &&
+    grep -q "  8589934592      47535.00    338.82      47743.00    337.35" a3.out && ok ||
+    bad "a3mega: $(cat a3.out | head -8)"
+"$cs" import nccl-tests "$logs/dcslin-rtx2080ti-ms.log" >ms.out &&
+    grep -q "time printed in ms" ms.out && grep -q "NCCL 2.4 (compiled with)" ms.out &&
+    grep -q "     1048576        293.00      3.58        294.00      3.57" ms.out && ok ||
+    bad "ms log: $(head -8 ms.out)"
+
+# --- refusals ------------------------------------------------------------------------
+printf '# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor)\n#  size count type time algbw busbw\n  8  2  float  1.0  x  0\n' >bad.log
+"$cs" import nccl-tests bad.log >/dev/null 2>err; rc=$?
+[ $rc = 2 ] && grep -q "^collstep import: bad.log:3:21: expected an algorithm bandwidth, found 'x'" err &&
+    ok || bad "malformed: rc $rc, $(cat err)"
+"$cs" import nccl-tests missing.log >/dev/null 2>err; rc=$?
+[ $rc = 3 ] && grep -q "missing.log" err && ok || bad "missing file: rc $rc"
+"$cs" import nccl-tests --format csv bad.log >/dev/null 2>err; rc=$?
+[ $rc = 2 ] && grep -q "expected table or json" err && ok || bad "--format csv: rc $rc"
+"$cs" import nccl-tests >/dev/null 2>&1; [ $? = 2 ] && ok || bad "no log: not exit 2"
+"$cs" import nccl-tests --help | grep -q "^usage: collstep import nccl-tests LOG" && ok || bad "--help"
+finish
