@@ -285,6 +285,11 @@ int cs_cli_nccl_costs(const char *cmd, cs_cli_nccl_t *c, cs_sim_instance_t *inst
 #define CS_CLI_NCCL_HELP ""
 #endif
 
+/* ---- validate --nccl-tests (cmd_validate_nccl.c) --------------------------- */
+/* `collstep validate` with --nccl-tests among its arguments: nccl-tests logs
+ * predicted on a platform, no live run.  An exit code. */
+int cs_cli_validate_nccl(int argc, char **argv);
+
 /* ---- plan --model nccl (cmd_plan_nccl.c) ----------------------------------- */
 #ifdef CS_HAVE_PLAN
 struct cs_planner;

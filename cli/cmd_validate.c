@@ -106,6 +106,9 @@ static const char usage_text[] =
     "%s"
     "  --help               this text\n"
     "\n"
+    "       collstep validate --nccl-tests LOG [LOG...] --platform SPEC: predict\n"
+    "       nccl-tests logs instead of running (collstep validate --help --nccl-tests)\n"
+    "\n"
     "measured: every timed run starts after a barrier; its time is the last rank's\n"
     "end minus the first rank's start (clocks aligned to rank 0's); the column is\n"
     "the median over --iters runs, spread = (90th - 10th percentile) / median;\n"
@@ -447,6 +450,9 @@ static int run(val_t *w)
 
 int cs_cli_validate(int argc, char **argv)
 {
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) /* logs: no live run */
+        if (strcmp(argv[i], "--nccl-tests") == 0 || strncmp(argv[i], "--nccl-tests=", 13) == 0)
+            return cs_cli_validate_nccl(argc, argv);
     val_opts_t o;
     int rc = parse(argc, argv, &o);
     if (rc)

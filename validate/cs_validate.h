@@ -24,6 +24,12 @@
  *   report    cs_validate_write: the table (nccl-tests columns plus
  *             measured, spread, predicted, error, then the |error|
  *             statistics per algorithm and overall), csv or json
+ *   measured elsewhere  the caller fills v->meas (the median at least)
+ *             and v->pred itself, e.g. from the tables of nccl-tests logs
+ *             and simulations of its own; `cases` then gives every
+ *             algorithm (a table) its own collective, ranks, type and
+ *             operator, and `group` gathers them (a log) for statistics of
+ *             their own
  *   traces    with trace set, the last timed run of every size is traced
  *             live and simulated into one directory, and
  *             cs_validate_trace_compare sets them side by side per tier
@@ -83,6 +89,17 @@ typedef struct cs_validate_bytes {
     double host, network;
 } cs_validate_bytes_t;
 
+/* An algorithm's own case, when the algorithms of one report differ
+ * (tables of nccl-tests logs, measured elsewhere). */
+typedef struct cs_validate_case {
+    cs_coll_t coll;
+    int nranks, nnodes;
+    cs_dtype_t dtype;
+    cs_op_t op;
+    int group;          /* index in v->group: statistics per group too; -1 none */
+    const char *note;   /* the table layout: a comment line before its rows ("" none) */
+} cs_validate_case_t;
+
 /* Progress of the live runs: algorithm a, size k measured (every rank). */
 typedef void (*cs_validate_progress_fn)(void *ctx, int a, int k, const cs_validate_meas_t *m);
 
@@ -98,9 +115,16 @@ typedef struct cs_validate {
     const uint64_t *sizes;           /* [nsizes] bytes that move */
     const unsigned char *serves;     /* [nalgo * nsizes] 1 where schedule a runs size k
                                         (tuning tables, schedule sets); NULL: every one */
+    const cs_validate_case_t *cases; /* [nalgo], or NULL: every one runs coll on nranks
+                                        ranks and nnodes nodes, float sum */
+    int ngroups;
+    const char *const *group;        /* [ngroups] names of the groups of cases */
+    const char *const *how;          /* [nalgo * nsizes] what was simulated per row, said
+                                        beside it ("Ring/LL"); NULL: nothing */
     int nplats;
     cs_validate_plat_t plats[CS_VALIDATE_MAX_PLATS];
-    const char *transport;           /* reports: "tcp", "ofi/tcp;ofi_rxm" */
+    const char *transport;           /* reports: "tcp", "ofi/tcp;ofi_rxm"; with cases, what
+                                        measured ("nccl-tests") */
     long iters, warmup;              /* timed (>= 1) and untimed runs per size */
     double timeout_s;                /* no-progress limit of the live runs */
     int trace;                       /* trace the last timed run of every size */
@@ -175,7 +199,10 @@ int cs_validate_rows(const cs_validate_t *v, int p, cs_validate_row_t *rows);
 /* ---- reports ----------------------------------------------------------------- */
 
 /* v's report to f: CS_FMT_TABLE, CS_FMT_CSV or CS_FMT_JSON (every platform
- * in order).  Nothing is written when a row cannot be compared
+ * in order).  With cases, each row has its case's collective, ranks, nodes,
+ * type and operator, the table its note before its rows, and the
+ * statistics come per algorithm, per group and overall (json: summary
+ * entries with "group" in place of "algo").  Nothing is written when a row cannot be compared
  * (cs_validate_error_stats's refusal). */
 int cs_validate_write(const cs_validate_t *v, cs_results_fmt_t fmt, FILE *f, cs_err_t *err);
 

@@ -5,7 +5,10 @@
  * algorithm and overall the median, geometric mean and worst |error|.
  * csv / json: one row per (platform, algorithm, size) with the CPU time a
  * rank spent per run (cpu_us) and the time its engine waited for a core
- * while runnable (runq_wait_us), and the summaries (json).
+ * while runnable (runq_wait_us), and the summaries (json).  Cases measured
+ * elsewhere (v->cases) bring their own collective, ranks, type and
+ * operator per algorithm, a note line before their rows, and statistics
+ * per group; csv gets the columns group, redop, predicted_as.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -36,9 +39,44 @@ static cs_validate_stats_t stats(const cs_validate_t *v, cs_validate_row_t *rows
     return s;
 }
 
-static uint64_t count_of(const cs_validate_t *v, uint64_t b)
+/* The case of algorithm a: its own, or the report's (float sum). */
+static cs_validate_case_t case_of(const cs_validate_t *v, int a)
 {
-    return cs_coll_block_count(v->coll, v->nranks, b, 4);
+    if (v->cases)
+        return v->cases[a];
+    return (cs_validate_case_t){v->coll, v->nranks, v->nnodes, CS_DT_F32, CS_OP_SUM, -1, ""};
+}
+
+static uint64_t count_of(const cs_validate_t *v, int a, uint64_t b)
+{
+    cs_validate_case_t c = case_of(v, a);
+    return cs_coll_block_count(c.coll, c.nranks, b, cs_dtype_size(c.dtype));
+}
+
+static double busbw_factor(const cs_validate_t *v, int a)
+{
+    cs_validate_case_t c = case_of(v, a);
+    return cs_coll_busbw_factor(c.coll, c.nranks);
+}
+
+/* The |error| statistics of platform p, group g's algorithms. */
+static cs_validate_stats_t group_stats(const cs_validate_t *v, cs_validate_row_t *rows, int p,
+                                       int g)
+{
+    cs_validate_stats_t s;
+    cs_err_t err;
+    int n = cs_validate_rows(v, p, rows), m = 0;
+    for (int j = 0; j < n; j++)
+        if (v->cases[rows[j].algo].group == g)
+            rows[m++] = rows[j];
+    if (cs_validate_error_stats(rows, m, -1, 0, UINT64_MAX, &s, &err) != CS_OK)
+        memset(&s, 0, sizeof(s));
+    return s;
+}
+
+static const char *how_of(const cs_validate_t *v, int j)
+{
+    return v->how && v->how[j] ? v->how[j] : "";
 }
 
 static void print_table(const cs_validate_t *v, cs_validate_row_t *rows, FILE *f)
@@ -46,29 +84,43 @@ static void print_table(const cs_validate_t *v, cs_validate_row_t *rows, FILE *f
     int n = v->nalgo * v->nsizes;
     for (int p = 0; p < v->nplats; p++) {
         const cs_validate_plat_t *ps = &v->plats[p];
-        fprintf(f, "# collstep validate %s, %d ranks on %d nodes, transport %s; predicted on %s "
-                   "(%s model)\n", cs_coll_name(v->coll), v->nranks, v->nnodes, v->transport,
-                ps->spec, cs_sim_model_name(ps->model));
+        if (v->cases)
+            fprintf(f, "# collstep validate, measured by %s; predicted on %s (%s model)\n",
+                    v->transport, ps->spec, cs_sim_model_name(ps->model));
+        else
+            fprintf(f, "# collstep validate %s, %d ranks on %d nodes, transport %s; predicted on "
+                       "%s (%s model)\n", cs_coll_name(v->coll), v->nranks, v->nnodes,
+                    v->transport, ps->spec, cs_sim_model_name(ps->model));
         fprintf(f, "# %-8s %10s %11s %6s %5s %8s %8s %12s %7s %12s %8s\n", "algo", "size", "count",
                 "type", "redop", "algbw", "busbw", "measured", "spread", "predicted", "error");
         fprintf(f, "# %-8s %10s %11s %6s %5s %8s %8s %12s %7s %12s %8s\n", "", "(B)", "(elements)",
                 "", "", "(GB/s)", "(GB/s)", "(us)", "(%)", "(us)", "(%)");
-        for (int j = 0; j < n; j++) {
-            if (!cs_validate_serves(v, j / v->nsizes, j % v->nsizes))
+        for (int j = 0, noted = -1; j < n; j++) {
+            int a = j / v->nsizes;
+            if (!cs_validate_serves(v, a, j % v->nsizes))
                 continue;
+            cs_validate_case_t c = case_of(v, a);
+            if (a != noted && c.note && c.note[0])
+                fprintf(f, "# %s\n", c.note);
+            noted = a;
             uint64_t b = v->sizes[j % v->nsizes];
             double m = v->meas[j].med, q = v->pred[(size_t)p * n + j];
             double algbw = m > 0 ? (double)b / m / 1e9 : 0;
-            fprintf(f, "  %-8s %10llu %11llu %6s %5s %8.4f %8.4f %12.1f %7.1f %12.1f %+8.1f\n",
-                    v->algo[j / v->nsizes], (unsigned long long)b,
-                    (unsigned long long)count_of(v, b), "float", "sum", algbw,
-                    algbw * cs_coll_busbw_factor(v->coll, v->nranks), m * 1e6,
-                    m > 0 ? (v->meas[j].p90 - v->meas[j].p10) / m * 100 : 0, q * 1e6,
-                    m > 0 ? (q - m) / m * 100 : 0);
+            const char *how = how_of(v, j);
+            fprintf(f, "  %-8s %10llu %11llu %6s %5s %8.4f %8.4f %12.1f %7.1f %12.1f %+8.1f%s%s\n",
+                    v->algo[a], (unsigned long long)b, (unsigned long long)count_of(v, a, b),
+                    cs_dtype_name(c.dtype), cs_op_name(c.op), algbw, algbw * busbw_factor(v, a),
+                    m * 1e6, m > 0 ? (v->meas[j].p90 - v->meas[j].p10) / m * 100 : 0, q * 1e6,
+                    m > 0 ? (q - m) / m * 100 : 0, how[0] ? "  " : "", how);
         }
         fprintf(f, "# |error|    %8s %8s %8s  (%%)\n", "median", "geomean", "worst");
         for (int a = 0; a <= v->nalgo; a++) {
             cs_validate_stats_t s = stats(v, rows, p, a < v->nalgo ? a : -1);
+            for (int g = 0; a == v->nalgo && v->cases && g < v->ngroups; g++) {
+                cs_validate_stats_t gs = group_stats(v, rows, p, g);
+                fprintf(f, "#  %-9s %8.1f %8.1f %8.1f\n", v->group[g], gs.median, gs.geomean,
+                        gs.worst);
+            }
             fprintf(f, "#  %-9s %8.1f %8.1f %8.1f\n", a < v->nalgo ? v->algo[a] : "overall",
                     s.median, s.geomean, s.worst);
         }
@@ -100,20 +152,27 @@ static void csv_row(const cs_validate_t *v, FILE *f, int p, int j, int first)
     const cs_validate_meas_t *x = &v->meas[j];
     double m = x->med, q = v->pred[(size_t)p * n + j];
     double algbw = m > 0 ? (double)b / m / 1e9 : 0;
-    fprintf(f, "%s,\"%s\",%s,%llu,%llu,float,%d,%d,\"%s\",\"%s\",%s,%.3f,%.2f,%.3f,%.3f,%.3f,%.3f,"
-               "%.3f,%.3f,%.6f,%.6f\n", v->algo[a], v->params[a], cs_coll_name(v->coll),
-            (unsigned long long)b, (unsigned long long)count_of(v, b), v->nranks, v->nnodes,
-            v->transport, v->plats[p].spec, cs_sim_model_name(v->plats[p].model), m * 1e6,
+    cs_validate_case_t c = case_of(v, a);
+    fprintf(f, "%s,\"%s\",%s,%llu,%llu,%s,%d,%d,\"%s\",\"%s\",%s,%.3f,%.2f,%.3f,%.3f,%.3f,%.3f,"
+               "%.3f,%.3f,%.6f,%.6f", v->algo[a], v->params[a], cs_coll_name(c.coll),
+            (unsigned long long)b, (unsigned long long)count_of(v, a, b), cs_dtype_name(c.dtype),
+            c.nranks, c.nnodes, v->transport, v->plats[p].spec,
+            cs_sim_model_name(v->plats[p].model), m * 1e6,
             m > 0 ? (x->p90 - x->p10) / m * 100 : 0, x->lo * 1e6, x->hi * 1e6, x->cpu * 1e6,
             x->runq * 1e6, q * 1e6, m > 0 ? (q - m) / m * 100 : 0, algbw,
-            algbw * cs_coll_busbw_factor(v->coll, v->nranks));
+            algbw * busbw_factor(v, a));
+    if (v->cases) /* the group, the operator and what was simulated */
+        fprintf(f, ",\"%s\",%s,\"%s\"", c.group >= 0 ? v->group[c.group] : "", cs_op_name(c.op),
+                how_of(v, j));
+    fprintf(f, "\n");
 }
 
 static void print_csv(const cs_validate_t *v, FILE *f)
 {
     fprintf(f, "algo,params,coll,size_bytes,count,dtype,ranks,nodes,transport,platform,model,"
                "measured_us,spread_pct,measured_min_us,measured_max_us,cpu_us,runq_wait_us,"
-               "predicted_us,error_pct,algbw_GBps,busbw_GBps\n");
+               "predicted_us,error_pct,algbw_GBps,busbw_GBps%s\n",
+            v->cases ? ",group,redop,predicted_as" : "");
     each_row(v, f, csv_row);
 }
 
@@ -127,9 +186,17 @@ static void json_row(const cs_validate_t *v, FILE *f, int p, int j, int first)
     cs_json_write_str(f, v->algo[a]);
     fprintf(f, ",\"params\":");
     cs_json_write_str(f, v->params[a]);
-    fprintf(f, ",\"coll\":\"%s\",\"size_bytes\":%llu,\"count\":%llu,\"dtype\":\"float\","
-               "\"ranks\":%d,\"nodes\":%d,\"transport\":", cs_coll_name(v->coll),
-            (unsigned long long)b, (unsigned long long)count_of(v, b), v->nranks, v->nnodes);
+    cs_validate_case_t c = case_of(v, a);
+    if (v->cases) {
+        fprintf(f, ",\"group\":");
+        cs_json_write_str(f, c.group >= 0 ? v->group[c.group] : "");
+        fprintf(f, ",\"redop\":\"%s\",\"predicted_as\":", cs_op_name(c.op));
+        cs_json_write_str(f, how_of(v, j));
+    }
+    fprintf(f, ",\"coll\":\"%s\",\"size_bytes\":%llu,\"count\":%llu,\"dtype\":\"%s\","
+               "\"ranks\":%d,\"nodes\":%d,\"transport\":", cs_coll_name(c.coll),
+            (unsigned long long)b, (unsigned long long)count_of(v, a, b), cs_dtype_name(c.dtype),
+            c.nranks, c.nnodes);
     cs_json_write_str(f, v->transport);
     fprintf(f, ",\"platform\":");
     cs_json_write_str(f, v->plats[p].spec);
@@ -147,7 +214,17 @@ static void print_json(const cs_validate_t *v, cs_validate_row_t *rows, FILE *f)
     fprintf(f, "{\"collstep_validate\":1,\"rows\":[");
     each_row(v, f, json_row);
     fprintf(f, "],\n\"summary\":[");
-    for (int p = 0, first = 1; p < v->nplats; p++)
+    for (int p = 0, first = 1; p < v->nplats; p++) {
+        for (int g = 0; v->cases && g < v->ngroups; g++, first = 0) {
+            cs_validate_stats_t s = group_stats(v, rows, p, g);
+            fprintf(f, "%s\n{\"group\":", first ? "" : ",");
+            cs_json_write_str(f, v->group[g]);
+            fprintf(f, ",\"platform\":");
+            cs_json_write_str(f, v->plats[p].spec);
+            fprintf(f, ",\"model\":\"%s\",\"rows\":%d,\"median_abs_error_pct\":%.3f,"
+                       "\"geomean_abs_error_pct\":%.3f,\"worst_abs_error_pct\":%.3f}",
+                    cs_sim_model_name(v->plats[p].model), s.n, s.median, s.geomean, s.worst);
+        }
         for (int a = 0; a <= v->nalgo; a++, first = 0) {
             cs_validate_stats_t s = stats(v, rows, p, a < v->nalgo ? a : -1);
             fprintf(f, "%s\n{\"algo\":", first ? "" : ",");
@@ -158,6 +235,7 @@ static void print_json(const cs_validate_t *v, cs_validate_row_t *rows, FILE *f)
                        "\"geomean_abs_error_pct\":%.3f,\"worst_abs_error_pct\":%.3f}",
                     cs_sim_model_name(v->plats[p].model), s.n, s.median, s.geomean, s.worst);
         }
+    }
     fprintf(f, "]}\n");
 }
 
