@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# test_validate_nccl.sh COLLSTEP LOGDIR - `collstep validate --nccl-tests`
+# (issue 33, part 3): a log that `collstep sim --model nccl --algo nccl`
+# wrote is predicted by the same model within 0.5 %; a public 2-node log is
+# predicted row by row with statistics; tables collstep lacks are skipped
+# with a line; a platform with too few devices, an unreadable log and a log
+# without a table exit 2, naming the file (and line).
+. "$(dirname "$0")/common.sh"
+logs=$2
+cd "$tmp" || exit 1
+"$cs" sim --help 2>/dev/null | grep -q -- "--algo nccl" || { echo "no --model nccl: skipped"; exit 0; }
+
+# --- the model's own log reproduced ------------------------------------------------
+"$cs" sim --platform hgx-h200 --model nccl --algo nccl --size 1K:256M:16 --format nccl-tests \
+    -o h200.log 2>/dev/null || bad "sim h200.log"
+"$cs" validate --nccl-tests h200.log --platform hgx-h200 --format json -o h200.json 2>h200.err &&
+    python3 - h200.json <<'PY' && ok || bad "h200 reproduced: $(tail -3 h200.err)"
+import json, sys
+r = json.load(open(sys.argv[1]))
+rows = r["rows"]
+assert [x["size_bytes"] for x in rows] == [1024 * 16**k for k in range(5)], rows
+for x in rows:
+    assert abs(x["error_pct"]) <= 0.5, x
+    assert x["coll"] == "allreduce" and x["ranks"] == 8 and x["group"] == "h200.log", x
+    assert x["predicted_as"].split("/")[1] in ("LL", "LL128", "Simple"), x
+over = [s for s in r["summary"] if s.get("algo") == "overall"]
+log = [s for s in r["summary"] if s.get("group") == "h200.log"]
+assert len(over) == 1 and over[0]["rows"] == 5 and over[0]["worst_abs_error_pct"] <= 0.5, over
+assert len(log) == 1 and log[0]["rows"] == 5, log
+PY
+
+# --- a public log: 2 nodes of 8 H100 (a3mega-h100-2nodes.md) ------------------------
+"$cs" validate --nccl-tests "$logs/a3mega-h100-2nodes.md" --platform hgx-h100:nodes=2 \
+    --format csv -o a3.csv 2>a3.err; rc=$?
+[ $rc = 0 ] && python3 - a3.csv <<'PY' && ok || bad "a3mega csv (rc $rc): $(tail -3 a3.err)"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 31, len(rows)  # 8 B .. 8 GiB
+assert rows[0]["size_bytes"] == "8" and rows[-1]["size_bytes"] == "8589934592", rows[-1]
+assert float(rows[-1]["measured_us"]) == 47743.0, rows[-1]  # the in-place column
+for r in rows:
+    assert r["ranks"] == "16" and r["nodes"] == "2" and r["redop"] == "sum", r
+    assert float(r["predicted_us"]) > 0 and r["error_pct"] != "", r
+PY
+
+# --- skipped tables --------------------------------------------------------------------
+sed 's/all_reduce_perf/sendrecv_perf/' h200.log >sendrecv.log
+"$cs" validate --nccl-tests sendrecv.log h200.log --platform hgx-h200 --nccl-version 2.21.5 \
+    >two.txt 2>two.err && grep -q "^collstep validate: sendrecv.log:[0-9]*: sendrecv table skipped: collstep has no such collective" two.err &&
+    [ "$(grep -c '^  allreduce' two.txt)" = 5 ] && grep -q "NCCL 2.21.5 (from --nccl-version)" two.txt &&
+    grep -q "^#  h200.log  *[0-9.]*  *[0-9.]*  *[0-9.]*$" two.txt &&
+    grep -q "^#  overall  *[0-9.]*  *[0-9.]*  *[0-9.]*$" two.txt && ok ||
+    bad "skipped sendrecv: $(head -3 two.err) $(tail -3 two.txt)"
+"$cs" validate --nccl-tests sendrecv.log --platform hgx-h200 2>only.err; rc=$?
+[ $rc = 2 ] && grep -q "no table to compare" only.err && ok || bad "only sendrecv: rc $rc"
+
+# --- refusals ----------------------------------------------------------------------------
+"$cs" validate --nccl-tests "$logs/a3mega-h100-2nodes.md" --platform hgx-h100 >/dev/null 2>few.err; rc=$?
+[ $rc = 2 ] && grep -q "a3mega-h100-2nodes.md:9: the table has 16 ranks but hgx-h100 has 8 " few.err &&
+    ok || bad "too few devices: rc $rc $(cat few.err)"
+"$cs" validate --nccl-tests missing.log --platform hgx-h100 >/dev/null 2>miss.err; rc=$?
+[ $rc = 2 ] && grep -q "missing.log" miss.err && ok || bad "unreadable: rc $rc $(cat miss.err)"
+printf 'srun: job 12 queued\nhello\n' >none.log
+"$cs" validate --nccl-tests none.log --platform hgx-h100 >/dev/null 2>none.err; rc=$?
+[ $rc = 2 ] && grep -q "none.log:[0-9]*: no nccl-tests table" none.err && ok ||
+    bad "no table: rc $rc $(cat none.err)"
+"$cs" validate --nccl-tests h200.log >/dev/null 2>np.err; rc=$?
+[ $rc = 2 ] && grep -q -- "--platform" np.err && ok || bad "no platform: rc $rc"
+finish
