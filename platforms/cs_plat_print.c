@@ -176,7 +176,9 @@ int cs_platform_print(const cs_platform_t *p, FILE *f, cs_err_t *err)
 {
     if (p == NULL || f == NULL)
         return cs_err_set(err, CS_ERR_INVAL, "platform print: no platform");
-    fprintf(f, "platform %s (%s): %llu %s", p->name, p->spec, (unsigned long long)p->ndevices,
+    /* a file's name is its path, which name[] may cut short */
+    fprintf(f, "platform %s (%s): %llu %s", p->is_file ? p->spec : p->name, p->spec,
+            (unsigned long long)p->ndevices,
             p->rank_noun[0] ? p->rank_noun : "devices");
     if (p->ndims > 0) {
         fprintf(f, ", dims ");

@@ -104,7 +104,7 @@ typedef struct cs_plat_switch {
 } cs_plat_switch_t;
 
 typedef struct cs_platform {
-    char name[64];        /* preset name, or the XML file's path */
+    char name[64];        /* preset name, or the XML file's path (cut at 63 bytes: spec has it whole) */
     char spec[256];       /* the full spec it was opened with */
     char *xml;            /* SimGrid XML text (owned) */
     uint64_t ndevices;    /* ranks available: devices, or every host when none is marked */
