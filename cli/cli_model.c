@@ -21,7 +21,9 @@ void cs_cli_nccl_init(cs_cli_nccl_t *c)
 void cs_cli_nccl_fini(cs_cli_nccl_t *c)
 {
     free(c->cost);
+    free(c->inst_algo);
     c->cost = NULL;
+    c->inst_algo = NULL;
 }
 
 int cs_cli_nccl_opt(const char *cmd, cs_cli_nccl_t *c, int which, const char *arg)
@@ -93,7 +95,9 @@ int cs_cli_nccl_picks(const char *cmd, cs_cli_nccl_t *c, cs_coll_t coll, const u
                                       cs_coll_name(coll), c->sys.nranks,
                                       c->algo >= 0 ? " with --nccl-algo " : "",
                                       c->algo >= 0 ? cs_nccl_algo_name(c->algo) : "",
-                                      c->proto >= 0 ? " and --nccl-proto " : "",
+                                      c->proto >= 0 ? (c->algo >= 0 ? " and --nccl-proto "
+                                                                     : " with --nccl-proto ")
+                                                    : "",
                                       c->proto >= 0 ? cs_nccl_proto_name(c->proto) : "");
         }
         c->pick_algo[k] = a;
@@ -139,8 +143,20 @@ int cs_cli_nccl_costs(const char *cmd, cs_cli_nccl_t *c, cs_sim_instance_t *inst
             /* the protocol NCCL would use for this algorithm at this size */
             if (cs_nccl_choose(c->k, &c->sys, s->desc.coll, inst[i].bytes, a, c->proto, &a, &p,
                                NULL) != CS_OK) {
-                a = c->algo >= 0 ? c->algo : cs_nccl_algo_of(s, &c->sys);
-                p = c->proto >= 0 ? c->proto : CS_NCCL_SIMPLE;
+                if (c->algo >= 0 || c->proto >= 0) {
+                    fprintf(stderr, "collstep %s: --model nccl: NCCL cannot run %s %s%s%s on "
+                                    "%s (%d ranks): not available there\n",
+                            cmd, cs_coll_name(s->desc.coll), c->algo >= 0 ? cs_nccl_algo_name(a) : "",
+                            c->algo >= 0 && c->proto >= 0 ? "/" : "",
+                            c->proto >= 0 ? cs_nccl_proto_name(c->proto) : "", c->sys.gpu,
+                            c->sys.nranks);
+                    return CS_EXIT_USAGE;
+                }
+                /* the algorithm this schedule stands for is not NCCL's here
+                 * (NVLS where NCCL cannot use it): Ring's costs */
+                if (cs_nccl_choose(c->k, &c->sys, s->desc.coll, inst[i].bytes, CS_NCCL_RING, -1,
+                                   &a, &p, NULL) != CS_OK)
+                    a = CS_NCCL_RING, p = CS_NCCL_SIMPLE;
             }
         }
         cs_nccl_step_costs(c->k, &c->sys, s, a, p, inst[i].bytes, &c->cost[i]);

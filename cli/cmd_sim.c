@@ -632,7 +632,6 @@ int cs_cli_sim(int argc, char **argv)
     cs_platform_close(s->plat);
 #ifdef CS_HAVE_MODEL
     cs_cli_nccl_fini(&s->a.nccl);
-    free(s->a.nccl.inst_algo);
 #endif
     free(s);
     return rc == CS_CLI_DONE ? CS_EXIT_OK : rc;

@@ -470,7 +470,6 @@ int cs_cli_validate(int argc, char **argv)
         cs_platform_close(w->v.plats[i].plat);
 #ifdef CS_HAVE_MODEL
         if (w->v.plats[i].nccl) {
-            free(w->nccl[i].inst_algo);
             cs_cli_nccl_fini(&w->nccl[i]);
         }
 #endif

@@ -546,7 +546,6 @@ int cs_cli_validate_nccl(int argc, char **argv)
     for (int i = 0; i < r->ntab; i++) {
         cs_cli_scheds_free(&r->tab[i]->b);
         cs_cli_nccl_fini(&r->tab[i]->nc);
-        free(r->tab[i]->nc.inst_algo);
         free(r->tab[i]);
     }
     free(r->tab);

@@ -95,7 +95,8 @@ static const char *file_gpu(const char *xml, char *buf, size_t len)
     const char *from = NULL;
     for (const char *p = xml; p && (p = strchr(p, '<')) != NULL; p++) {
         if (strncmp(p, "<!--", 4) == 0) {
-            p = strstr(p, "-->");
+            if ((p = strstr(p, "-->")) == NULL)
+                break; /* an unterminated comment: nothing after it counts */
             continue;
         }
         if (strncmp(p, "<prop", 5) != 0 || !strchr(" \t\r\n", p[5]) ||
@@ -160,9 +161,9 @@ static void search(const double *sp, double maxbw, double total, int maxch, int 
  * low. */
 static void dup_channels(int cc, int *nch, double *bw, int maxch)
 {
-    if (*bw < 25 || (cc > 80 && *bw < 50 && *nch > 4) || *nch * 2 > maxch * 2)
+    if (*bw < 25 || (cc > 80 && *bw < 50 && *nch > 4))
         return;
-    *nch *= 2;
+    *nch = 2 * *nch < maxch ? 2 * *nch : maxch;
     *bw /= 2;
 }
 
@@ -236,10 +237,37 @@ int cs_nccl_sys_from(const cs_platform_t *plat, char *const *hosts, int nranks,
         domain = 72;
     if (domain < 1)
         domain = 1;
-    sys->nnodes = (nranks + domain - 1) / domain;
+    /* the domains the ranks' hosts are in (a map may put ranks anywhere):
+     * the platform's device index of each host, over the domain size */
+    uint64_t ndom = plat->ndevices / (uint64_t)domain + 2;
+    int *per = calloc(ndom, sizeof(int));
+    if (!per)
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    int local = 0;
+    sys->nnodes = 0;
+    for (int r = 0; r < nranks; r++) {
+        uint64_t idx = (uint64_t)r;
+        if (plat->hosts && (idx >= plat->ndevices || strcmp(plat->hosts[idx], hosts[r]) != 0)) {
+            idx = plat->ndevices; /* not a device host: a domain of its own (the last) */
+            for (uint64_t j = 0; j < plat->ndevices; j++)
+                if (strcmp(plat->hosts[j], hosts[r]) == 0) {
+                    idx = j;
+                    break;
+                }
+        }
+        uint64_t dm = idx / (uint64_t)domain;
+        if (dm >= ndom)
+            dm = ndom - 1;
+        if (per[dm]++ == 0)
+            sys->nnodes++;
+        if (per[dm] > local)
+            local = per[dm];
+    }
+    free(per);
     if (sys->nnodes < 1)
         sys->nnodes = 1;
-    int local = nranks < domain ? nranks : domain;
+    if (local < 1)
+        local = 1;
     /* per GPU, as NCCL counts it */
     if (nvl_tier >= 0)
         sys->gpu_nvlink = g->links * g->link_line * sys->tier_scale[nvl_tier];
@@ -253,6 +281,12 @@ int cs_nccl_sys_from(const cs_platform_t *plat, char *const *hosts, int nranks,
         else
             sys->collnet = 1;
     }
+    /* NVLS needs more than 2 GPUs of a node (2 from 2.29); before 2.25 one
+     * node only, and no multi-node NVLink domain */
+    if (k->minor >= 29 ? local < 2 : local <= 2)
+        sys->nvls = 0;
+    if (k->minor < 25 && (sys->nnodes > 1 || domain > 8))
+        sys->nvls = 0;
     /* graphs */
     int maxch = k->minor >= 25 ? 32 : 16, nvls_arity = k->minor >= 25 ? 32 : 8;
     int type_intra = nvl_tier >= 0 ? CS_SIM_HW_NVLINK : CS_SIM_HW_PCI;

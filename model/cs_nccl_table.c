@@ -83,7 +83,7 @@ static const cs_nccl_consts_t table[] = {
     },
     {
         .version = "2.25.1", .lib = "NCCL", .major = 2, .minor = 25, .patch = 1,
-        .base_lat = {{6.8f, 14.0f, 8.4f}, {6.6f, 14.0f, 8.4f}},
+        .base_lat = {{6.8f, 14.0f, 8.4f}, {6.6f, 14.0f, 8.4f}, {0}, {0}, {0}, {0}, {8, 8, 8}},
         .hw_lat = HW_LAT_2_25(14, 0, 0),
         .ll_max_bw = {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}},
         .ring_ll128_bw = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {73.4, 73.4, 73.4}},
@@ -97,7 +97,7 @@ static const cs_nccl_consts_t table[] = {
     },
     {
         .version = "2.26.2", .lib = "NCCL", .major = 2, .minor = 26, .patch = 2,
-        .base_lat = {{6.8f, 14.0f, 8.4f}, {6.6f, 14.0f, 8.4f}},
+        .base_lat = {{6.8f, 14.0f, 8.4f}, {6.6f, 14.0f, 8.4f}, {0}, {0}, {0}, {0}, {8, 8, 8}},
         .hw_lat = HW_LAT_2_25(14, 0, 0),
         .ll_max_bw = {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}},
         .ring_ll128_bw = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {73.4, 73.4, 73.4}},
@@ -191,9 +191,13 @@ const cs_nccl_consts_t *cs_nccl_consts_for(const char *version, int rccl, int *e
     if (rccl) {
         /* one RCCL table so far: it serves every version */
         if (version && *version && strcmp(version, "default") != 0) {
-            if (version_key(version, &parts) < 0)
+            long want = version_key(version, &parts);
+            if (want < 0)
                 return NULL;
-            *exact = strncmp(version, rccl_table[0].version, strlen(version)) == 0;
+            long have = rccl_table[0].major * 1000000L + rccl_table[0].minor * 1000L +
+                        rccl_table[0].patch;
+            *exact = (parts == 1 ? have / 1000000 * 1000000
+                      : parts == 2 ? have / 1000 * 1000 : have) == want;
         } else {
             *exact = 1;
         }

@@ -67,8 +67,17 @@ static int nvls_reduces(int dtype, int op)
 
 /* The protocol-and-algorithm enable rules of tuning.cc (defaults, no
  * NCCL_ALGO / NCCL_PROTO), and enqueue.cc's NVLS check of the operation. */
-static int enabled(const cs_nccl_sys_t *sys, cs_coll_t coll, int a, int p)
+static int enabled(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, cs_coll_t coll, int a,
+                   int p)
 {
+    /* NVLS all-gather and reduce-scatter: one node of at most NCCL's NVLS
+     * arity (8 ranks in 2.20, 32 from 2.25) */
+    if (a == CS_NCCL_NVLS && (coll == CS_COLL_ALLGATHER || coll == CS_COLL_REDUCE_SCATTER) &&
+        (sys->nnodes > 1 || sys->nranks > (k->minor >= 25 ? 32 : 8)))
+        return 0;
+    /* PAT: from 2.23 (the table's 2.25), SM60 and up */
+    if (a == CS_NCCL_PAT && (k->minor < 23 || sys->cc < 60))
+        return 0;
     if ((a == CS_NCCL_NVLS || a == CS_NCCL_NVLS_TREE) && coll != CS_COLL_ALLGATHER &&
         !nvls_reduces(sys->dtype, sys->op))
         return 0;
@@ -172,7 +181,10 @@ static double chan_bw(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, cs_co
 static double alg_ratio(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, cs_coll_t coll, int a)
 {
     int nsteps = nsteps_of(coll, sys->nranks);
-    if (a != CS_NCCL_RING && (coll == CS_COLL_ALLGATHER || coll == CS_COLL_REDUCE_SCATTER))
+    /* all-gather and reduce-scatter keep their bus bandwidth: every
+     * algorithm but Ring from 2.25, CollNetDirect only before */
+    if ((coll == CS_COLL_ALLGATHER || coll == CS_COLL_REDUCE_SCATTER) &&
+        (k->minor >= 25 ? a != CS_NCCL_RING : a == CS_NCCL_COLLNET_DIRECT))
         return 1.0;
     if (a == CS_NCCL_RING)
         return (double)sys->nranks / nsteps;
@@ -208,7 +220,7 @@ void cs_nccl_tune(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, cs_coll_t
         for (int p = 0; p < CS_NCCL_NPROTOS; p++) {
             lat[a][p] = 0;
             bw[a][p] = 0;
-            if (n <= 1 || !algo_for_coll(coll, a) || !enabled(sys, coll, a, p))
+            if (n <= 1 || !algo_for_coll(coll, a) || !enabled(k, sys, coll, a, p))
                 continue;
             double b = bus_bw(k, sys, coll, a, p, chan_bw(k, sys, coll, a));
             bw[a][p] = (float)(b * alg_ratio(k, sys, coll, a));
@@ -287,9 +299,12 @@ double cs_nccl_time(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, cs_coll
     if (algo == CS_NCCL_TREE && coll == CS_COLL_ALLREDUCE && logsize >= 0 && logsize < 23)
         b *= tree_correction[proto][logsize];
     /* the ring's plateau across nodes (Simple, allreduce) */
+    int ncomm = 2 * sys->graph[algo].nch, maxch = k->minor >= 25 ? 64 : 32;
+    if (ncomm > maxch)
+        ncomm = maxch;
     if (algo == CS_NCCL_RING && proto == CS_NCCL_SIMPLE && sys->nnodes > 1 &&
-        coll == CS_COLL_ALLREDUCE && sys->graph[algo].nch > 0 &&
-        bytes / ((uint64_t)sys->graph[algo].nch * (uint64_t)sys->nranks) >= 64)
+        coll == CS_COLL_ALLREDUCE && ncomm > 0 &&
+        bytes / ((uint64_t)ncomm * (uint64_t)sys->nranks) >= 64)
         l *= sys->cc < 80 ? 1.9 : 1.4;
     return l + (double)bytes / (1000.0 * b);
 }
@@ -363,9 +378,9 @@ static double chan_fraction(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys,
         if (proto == CS_NCCL_LL && (k->minor > 26 || (k->minor == 26 && k->patch >= 2)))
             traffic *= 4;
         double min_traffic = k->minor >= 29 ? 32768.0 : 16384.0;
-        int by_traffic = (int)ceil(traffic / min_traffic);
+        double by_traffic = ceil(traffic / min_traffic);
         if (by_traffic < nc)
-            nc = by_traffic < 1 ? 1 : by_traffic;
+            nc = by_traffic < 1 ? 1 : (int)by_traffic;
     }
     return (double)nc / ncomm;
 }
@@ -409,7 +424,7 @@ void cs_nccl_step_costs(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, con
     for (int c = 0; c < CS_SIM_HW_COUNT; c++)
         out->lat[c] *= 1e-6 / pieces;
     out->base_lat = k->base_lat[algo][proto] * 1e-6;
-    /* protocols' wire efficiency: LL carries 4 bytes of data in 8, LL128
+    /* protocols' wire efficiency: LL carries 8 bytes of data in 16, LL128
      * 120 in 128 */
     double eff = pp == CS_NCCL_LL ? 0.5 : pp == CS_NCCL_LL128 ? 120.0 / 128.0 : 1.0;
     /* caps: the pair's bus bandwidth, inside a node from bwIntra, across
@@ -453,8 +468,9 @@ void cs_nccl_step_costs(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, con
                       ? k->hw_lat[CS_SIM_HW_NVLINK][CS_NCCL_RING][CS_NCCL_SIMPLE] * 1e-6
                       : 0;
     if (algo == CS_NCCL_COLLNET_DIRECT || algo == CS_NCCL_COLLNET_CHAIN) {
+        /* CollNet's network latency once per collective: a C-th per piece */
         double li, ln;
         step_lats(k, sys, algo, CS_NCCL_SIMPLE, &li, &ln);
-        out->sw_lat = ln * 1e-6;
+        out->sw_lat = ln * 1e-6 / pieces;
     }
 }

@@ -44,8 +44,16 @@ int cs__planner_nccl_setup(const cs_platform_t *plat, const cs_planner_opts_t *o
     cs_sim_hosts_free(hosts, p->ranks);
     if (st != CS_OK) /* the message names --model nccl and what the platform lacks */
         return cs_err_set(err, st, "%s", e.msg);
-    if (m->sys.rccl)
+    if (m->sys.rccl) { /* AMD GPUs: RCCL's constants, and its view of the system */
         m->k = cs_nccl_consts_for(o->nccl_version, 1, &exact);
+        st = cs_sim_hosts(plat, &so, p->ranks, &hosts, err);
+        if (st != CS_OK)
+            return st;
+        st = cs_nccl_sys_from(plat, hosts, p->ranks, m->k, &m->sys, &e);
+        cs_sim_hosts_free(hosts, p->ranks);
+        if (st != CS_OK)
+            return cs_err_set(err, st, "%s", e.msg);
+    }
     for (int t = 0; t < CS_PLAT_MAX_TIERS; t++)
         m->scale[t] = m->sys.tier_scale[t];
     p->nccl = 1;
@@ -85,9 +93,13 @@ void cs__planner_nccl_costs(const cs__planner_model_t *m, const cs_sched_t *s, u
 {
     int a = m->algo >= 0 ? m->algo : cs_nccl_algo_of(s, &m->sys), p;
     /* the protocol NCCL would use for this algorithm at this size */
-    if (cs_nccl_choose(m->k, &m->sys, s->desc.coll, bytes, a, m->proto, &a, &p, NULL) != CS_OK) {
-        a = m->algo >= 0 ? m->algo : cs_nccl_algo_of(s, &m->sys);
-        p = m->proto >= 0 ? m->proto : CS_NCCL_SIMPLE;
+    if (cs_nccl_choose(m->k, &m->sys, s->desc.coll, bytes, a, m->proto, &a, &p, NULL) != CS_OK &&
+        cs_nccl_choose(m->k, &m->sys, s->desc.coll, bytes, CS_NCCL_RING, m->proto, &a, &p, NULL) !=
+            CS_OK) {
+        /* nothing NCCL runs fits (a forced protocol the platform lacks):
+         * Ring's costs with Simple */
+        a = CS_NCCL_RING;
+        p = CS_NCCL_SIMPLE;
     }
     cs_nccl_step_costs(m->k, &m->sys, s, a, p, bytes, out);
     *algo = a, *proto = p;

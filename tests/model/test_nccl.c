@@ -164,6 +164,30 @@ int main(void)
     cs_nccl_step_costs(k, &s, &sched, CS_NCCL_NVLS, CS_NCCL_SIMPLE, 64 << 20, &c);
     CS_TEST_CHECK(NEAR(c.base_lat, 25e-6, 1e-12) && NEAR(c.sw_rate, 266.667e9, 1e6),
                   "NVLS base %g rate %g", c.base_lat, c.sw_rate);
+    /* all-gather's NVLS: 2.20.5 converts to algorithm bandwidth (x 5/6:
+     * 8 x 40 x 5/6 = 266.67), 2.25+ keeps the bus bandwidth (320); not
+     * across nodes */
+    h100_node(&s);
+    cs_nccl_tune(k20, &s, CS_COLL_ALLGATHER, lat, bw);
+    CS_TEST_CHECK(NEAR(bw[CS_NCCL_NVLS][CS_NCCL_SIMPLE], 320.0 * 5 / 6, 1e-2),
+                  "2.20.5 AG NVLS %g", bw[CS_NCCL_NVLS][CS_NCCL_SIMPLE]);
+    cs_nccl_tune(k, &s, CS_COLL_ALLGATHER, lat, bw);
+    CS_TEST_CHECK(NEAR(bw[CS_NCCL_NVLS][CS_NCCL_SIMPLE], 320.0, 1e-2), "2.25.1 AG NVLS %g",
+                  bw[CS_NCCL_NVLS][CS_NCCL_SIMPLE]);
+    s.nranks = 16, s.nnodes = 2, s.collnet = 1;
+    cs_nccl_tune(k, &s, CS_COLL_ALLGATHER, lat, bw);
+    CS_TEST_CHECK(bw[CS_NCCL_NVLS][CS_NCCL_SIMPLE] == 0, "no NVLS all-gather across nodes");
+    /* PAT (one GPU per node, 4 nodes): none in 2.20.5; in 2.25.1 all-gather
+     * 8 + log2(4) x 14 / 3.5 + 4 x 2.8 = 27.2 us (Tree's network latency
+     * with one rank per node) */
+    h100_node(&s);
+    s.nranks = 4, s.nnodes = 4, s.nvls = 0;
+    cs_nccl_tune(k20, &s, CS_COLL_ALLGATHER, lat, bw);
+    CS_TEST_CHECK(bw[CS_NCCL_PAT][CS_NCCL_SIMPLE] == 0, "no PAT in 2.20.5");
+    cs_nccl_tune(k, &s, CS_COLL_ALLGATHER, lat, bw);
+    CS_TEST_CHECK(bw[CS_NCCL_PAT][CS_NCCL_SIMPLE] > 0 && NEAR(lat[CS_NCCL_PAT][CS_NCCL_SIMPLE], 27.2, 1e-3),
+                  "2.25.1 PAT lat %g", lat[CS_NCCL_PAT][CS_NCCL_SIMPLE]);
+
     /* RCCL on 8 x MI300X (28 rings of 12 GB/s over 7 xGMI links of 48):
      * Ring/LL 12 + 14 x 0.8 = 23.2 us at 336 x 0.08 x 8/14 = 15.36 GB/s,
      * Ring/Simple 17 + 14 x 2.1 = 46.4 us at 336 x 8/14 = 192 GB/s; no
