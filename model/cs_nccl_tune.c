@@ -397,6 +397,17 @@ int cs_nccl_channels(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, cs_col
     return (int)(chan_fraction(k, sys, coll, algo, proto, bytes) * ncomm + 0.5);
 }
 
+/* The integer value of `key` in a schedule's "k=v k=v" params, def when
+ * absent (a key counts at the start or after a space or comma only). */
+static int param_int(const char *params, const char *key, int def)
+{
+    size_t kl = strlen(key);
+    for (const char *p = params; p && (p = strstr(p, key)) != NULL; p += kl)
+        if ((p == params || p[-1] == ' ' || p[-1] == ',') && p[kl] == '=')
+            return atoi(p + kl + 1);
+    return def;
+}
+
 void cs_nccl_step_costs(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, const cs_sched_t *s,
                         int algo, int proto, uint64_t bytes, cs_sim_nccl_t *out)
 {
@@ -419,8 +430,8 @@ void cs_nccl_step_costs(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, con
     /* NCCL charges its latency per step of the algorithm (a block moving
      * one hop); a schedule that moves a block in C pieces pays it once per
      * block, a C-th on each piece */
-    const char *np = strstr(s->params, "nchunks=");
-    double pieces = np && atoi(np + 8) > 1 ? (double)atoi(np + 8) : 1.0;
+    int npieces = param_int(s->params, "nchunks", 1);
+    double pieces = npieces > 1 ? (double)npieces : 1.0;
     for (int c = 0; c < CS_SIM_HW_COUNT; c++)
         out->lat[c] *= 1e-6 / pieces;
     out->base_lat = k->base_lat[algo][proto] * 1e-6;
@@ -430,8 +441,7 @@ void cs_nccl_step_costs(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, con
     /* caps: the pair's bus bandwidth, inside a node from bwIntra, across
      * from bwInter, spread over the schedule's parallel channels */
     const cs_nccl_graph_t *g = &sys->graph[pa];
-    const char *cp = strstr(s->params, "channels=");
-    int ch = cp ? atoi(cp + 9) : 1;
+    int ch = param_int(s->params, "channels", 1);
     if (ch < 1)
         ch = 1;
     double share = ch > g->nch && g->nch > 0 ? g->nch : ch;
