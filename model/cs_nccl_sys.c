@@ -313,7 +313,10 @@ int cs_nccl_sys_from(const cs_platform_t *plat, char *const *hosts, int nranks,
             nics = 1;
         if (nics > local)
             nics = local;
-        search(spn, nicbw, total, nics, 0, 0, &ring.nch, &ring.bw_intra);
+        /* each ring leaves by a NIC of its own: the NICs' capacity bounds
+         * them, not the GPU's NVLink total (search.cc stops once
+         * nChannels x speed reaches it: 8 x 48 GB/s on an HGX node) */
+        search(spn, nicbw, nics * nicbw * (1 + 1e-3), nics, 0, 0, &ring.nch, &ring.bw_intra);
         dup_channels(g->cc, &ring.nch, &ring.bw_intra, maxch);
     }
     ring.bw_inter = ring.bw_intra;
