@@ -127,8 +127,10 @@ int cs_cli_nccl_costs(const char *cmd, cs_cli_nccl_t *c, cs_sim_instance_t *inst
 {
     free(c->cost);
     c->cost = calloc((size_t)n + 1, sizeof(*c->cost));
-    c->inst_algo = realloc(c->inst_algo, sizeof(int) * 2 * ((size_t)n + 1));
-    if (!c->cost || !c->inst_algo) {
+    int *ia = realloc(c->inst_algo, sizeof(int) * 2 * ((size_t)n + 1));
+    if (ia)
+        c->inst_algo = ia;
+    if (!c->cost || !ia) {
         fprintf(stderr, "collstep %s: out of memory\n", cmd);
         return CS_EXIT_RUNTIME;
     }
@@ -146,7 +148,8 @@ int cs_cli_nccl_costs(const char *cmd, cs_cli_nccl_t *c, cs_sim_instance_t *inst
                 if (c->algo >= 0 || c->proto >= 0) {
                     fprintf(stderr, "collstep %s: --model nccl: NCCL cannot run %s %s%s%s on "
                                     "%s (%d ranks): not available there\n",
-                            cmd, cs_coll_name(s->desc.coll), c->algo >= 0 ? cs_nccl_algo_name(a) : "",
+                            cmd, cs_coll_name(s->desc.coll),
+                            c->algo >= 0 ? cs_nccl_algo_name(a) : "",
                             c->algo >= 0 && c->proto >= 0 ? "/" : "",
                             c->proto >= 0 ? cs_nccl_proto_name(c->proto) : "", c->sys.gpu,
                             c->sys.nranks);
