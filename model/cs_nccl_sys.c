@@ -221,7 +221,9 @@ int cs_nccl_sys_from(const cs_platform_t *plat, char *const *hosts, int nranks,
                 strcmp(plat->tiers[t].name, "xgmi") == 0)
                 nvl_tier = t;
         } else if (strcmp(plat->tiers[t].name, "pcie") == 0) {
-            scale = 12.0 / 15.754; /* NCCL: width x per-lane / 80 against PCIe's line rate */
+            /* NCCL: width x per-lane / 80 (pci_bw for Gen3 x16) against PCIe's
+             * line rate (15.754 GB/s for Gen3 x16) */
+            scale = k->pci_bw / 15.754;
             pci_tier = t;
         } else if (strcmp(plat->tiers[t].name, "nic") == 0) {
             nic_tier = t;
@@ -272,7 +274,7 @@ int cs_nccl_sys_from(const cs_platform_t *plat, char *const *hosts, int nranks,
     if (nvl_tier >= 0)
         sys->gpu_nvlink = g->links * g->link_line * sys->tier_scale[nvl_tier];
     sys->gpu_pci = pci_tier >= 0 ? plat->tiers[pci_tier].bandwidth * 1e-9 * sys->tier_scale[pci_tier]
-                                 : 12.0;
+                                 : k->pci_bw;
     if (nic_tier >= 0)
         sys->gpu_net = plat->tiers[nic_tier].bandwidth * 1e-9;
     for (int s = 0; s < plat->nswitches; s++) {
@@ -305,7 +307,7 @@ int cs_nccl_sys_from(const cs_platform_t *plat, char *const *hosts, int nranks,
     } else {
         /* one ring per NIC of a node, at the NIC's (or its PCIe path's) speed */
         double nicbw = sys->gpu_net > 0 ? fmin(sys->gpu_net, sys->gpu_pci > 0 ? sys->gpu_pci : 1e9)
-                                        : 12.0;
+                                        : 12.0; /* topo.h's NET_BW, 100 Gb/s */
         int nics = nic_tier >= 0 ? (int)(plat->tiers[nic_tier].nlinks /
                                          (uint64_t)(plat->ndims > 1 ? plat->dims[plat->ndims - 1] : 1))
                                  : 1;

@@ -66,6 +66,19 @@ int cs_nccl_proto_parse(const char *s)
      {{5.0f, 8.5f, 14}, {2.7f, 4.0f, 14.0f}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18},                 \
       {0, 0, nvlstree_net}, {0, 0, pat_net}}}
 
+/* 2.25.1 and 2.26.2 have the same constants (2.26.2 differs in enqueue.cc's
+ * channel split only: cs_nccl_tune.c tests the version there). */
+#define NCCL_2_25_2_26                                                                           \
+    .base_lat = {{6.8f, 14.0f, 8.4f}, {6.6f, 14.0f, 8.4f}, {0}, {0}, {0}, {0}, {8, 8, 8}},          \
+    .hw_lat = HW_LAT_2_25(14, 0, 0),                                                             \
+    .ll_max_bw = {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0},                   \
+                  {282.0, 90.0, 70.0}},                                                          \
+    .ring_ll128_bw = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {73.4, 73.4, 73.4}},       \
+    .tree_ll128_bw = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {73.4, 73.4, 58.0}},       \
+    .tree_bw = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {77.4, 82.8, 72.0}}, \
+    .ring_ll_factor = 0.5f, .ring_ll_factor_1 = 0.5f, .ll128_ppn1 = 0.92f, .nvls_model = 0,      \
+    .inter_steps_v2 = 1, .nvlink_bw = {20.0, 20.0, 20.6, 40.0}, .pci_bw = 12.0
+
 static const cs_nccl_consts_t table[] = {
     {
         .version = "2.20.5", .lib = "NCCL", .major = 2, .minor = 20, .patch = 5,
@@ -83,30 +96,12 @@ static const cs_nccl_consts_t table[] = {
     },
     {
         .version = "2.25.1", .lib = "NCCL", .major = 2, .minor = 25, .patch = 1,
-        .base_lat = {{6.8f, 14.0f, 8.4f}, {6.6f, 14.0f, 8.4f}, {0}, {0}, {0}, {0}, {8, 8, 8}},
-        .hw_lat = HW_LAT_2_25(14, 0, 0),
-        .ll_max_bw = {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}},
-        .ring_ll128_bw = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {73.4, 73.4, 73.4}},
-        .tree_ll128_bw = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {73.4, 73.4, 58.0}},
-        .tree_bw = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {77.4, 82.8, 72.0}},
-        .ring_ll_factor = 0.5f, .ring_ll_factor_1 = 0.5f,
-        .ll128_ppn1 = 0.92f, .nvls_model = 0, .inter_steps_v2 = 1,
-        .nvlink_bw = {20.0, 20.0, 20.6, 40.0},
-        .pci_bw = 12.0,
+        NCCL_2_25_2_26,
         .source = "NCCL v2.25.1-1: src/graph/tuning.cc, src/graph/topo.h",
     },
     {
         .version = "2.26.2", .lib = "NCCL", .major = 2, .minor = 26, .patch = 2,
-        .base_lat = {{6.8f, 14.0f, 8.4f}, {6.6f, 14.0f, 8.4f}, {0}, {0}, {0}, {0}, {8, 8, 8}},
-        .hw_lat = HW_LAT_2_25(14, 0, 0),
-        .ll_max_bw = {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}},
-        .ring_ll128_bw = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {73.4, 73.4, 73.4}},
-        .tree_ll128_bw = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {73.4, 73.4, 58.0}},
-        .tree_bw = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {77.4, 82.8, 72.0}},
-        .ring_ll_factor = 0.5f, .ring_ll_factor_1 = 0.5f,
-        .ll128_ppn1 = 0.92f, .nvls_model = 0, .inter_steps_v2 = 1,
-        .nvlink_bw = {20.0, 20.0, 20.6, 40.0},
-        .pci_bw = 12.0,
+        NCCL_2_25_2_26,
         .source = "NCCL v2.26.2-1: src/graph/tuning.cc, src/graph/topo.h",
     },
     {
