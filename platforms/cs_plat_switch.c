@@ -124,22 +124,30 @@ static void attr(const xmlNode *n, const char *name, char *out, size_t len)
     xmlFree(v);
 }
 
-/* Value of <prop id="key"> among zone z's children ("" when absent); its
- * line in *line. */
-static int zprop(const xmlNode *z, const char *key, char *out, size_t len)
+/* The <prop id="key"> among zone z's children, NULL when absent. */
+static const xmlNode *zprop_node(const xmlNode *z, const char *key)
 {
-    out[0] = '\0';
     for (const xmlNode *c = z->children; c; c = c->next) {
         char id[64];
         if (!is_elem(c, "prop"))
             continue;
         attr(c, "id", id, sizeof(id));
-        if (strcmp(id, key) == 0) {
-            attr(c, "value", out, len);
-            return (int)xmlGetLineNo(c);
-        }
+        if (strcmp(id, key) == 0)
+            return c;
     }
-    return 0;
+    return NULL;
+}
+
+/* Value of <prop id="key"> among zone z's children ("" when absent); its
+ * line in *line. */
+static int zprop(const xmlNode *z, const char *key, char *out, size_t len)
+{
+    const xmlNode *c = zprop_node(z, key);
+    out[0] = '\0';
+    if (!c)
+        return 0;
+    attr(c, "value", out, len);
+    return (int)xmlGetLineNo(c);
 }
 
 typedef struct names {
@@ -274,17 +282,11 @@ typedef struct ctx {
  * line; NULL when absent. */
 static xmlChar *zprop_dup(const xmlNode *z, const char *key, int *line)
 {
-    for (const xmlNode *c = z->children; c; c = c->next) {
-        char id[64];
-        if (!is_elem(c, "prop"))
-            continue;
-        attr(c, "id", id, sizeof(id));
-        if (strcmp(id, key) == 0) {
-            *line = (int)xmlGetLineNo(c);
-            return xmlGetProp(c, (const xmlChar *)"value");
-        }
-    }
-    return NULL;
+    const xmlNode *c = zprop_node(z, key);
+    if (!c)
+        return NULL;
+    *line = (int)xmlGetLineNo(c);
+    return xmlGetProp(c, (const xmlChar *)"value");
 }
 
 static int index_walk(ctx_t *c, xmlNode *n)
