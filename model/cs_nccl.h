@@ -86,6 +86,46 @@ const cs_nccl_consts_t *cs_nccl_version_at(int i);
  * *exact = 1 when it matched.  NULL when `version` does not parse. */
 const cs_nccl_consts_t *cs_nccl_consts_for(const char *version, int rccl, int *exact);
 
+/* Terms fitted to measurements (`collstep calibrate --from-nccl-tests`),
+ * carried by a platform file as its top zone's property collstep_nccl_fit:
+ * factors on what NCCL's model charges, per route class (nvlink, pci, net:
+ * CS_SIM_HW_*), class-wide and refined for one algorithm and protocol.
+ *   bw    the rate of the class's messages (links and channel caps; for
+ *         nvlink also an NVLS switch's rate, for net a CollNet switch's)
+ *   lat   the per-step latency of the class (for the class inside a node
+ *         also the per-collective base latency; for nvlink NVLS's per
+ *         operation latency)
+ * Text: terms separated by blanks, CLASS.bw=F, CLASS.lat=F (class-wide) and
+ * CLASS.bw.ALGO/PROTO=F, CLASS.lat.ALGO/PROTO=F (that pair only, in place
+ * of the class-wide factor), F in [1e-3, 1e3]; NCCL's names for algorithms
+ * and protocols.  A factor not given is 1: NCCL's figure. */
+#define CS_NCCL_FIT_MAX 64
+typedef struct cs_nccl_fit_ref {
+    int cls, algo, proto;
+    double bw, lat; /* 0: the class-wide factor */
+} cs_nccl_fit_ref_t;
+typedef struct cs_nccl_fit {
+    double bw[CS_SIM_HW_COUNT], lat[CS_SIM_HW_COUNT]; /* class-wide */
+    int n;
+    cs_nccl_fit_ref_t ref[CS_NCCL_FIT_MAX];
+} cs_nccl_fit_t;
+
+void cs_nccl_fit_init(cs_nccl_fit_t *f); /* every factor 1 */
+int cs_nccl_fit_is_identity(const cs_nccl_fit_t *f);
+/* The factor (lat != 0: latency, else bandwidth) for class cls and the
+ * pair (algo, proto): the pair's, else the class-wide one. */
+double cs_nccl_fit_get(const cs_nccl_fit_t *f, int cls, int algo, int proto, int lat);
+/* Set it (algo < 0: class-wide).  CS_ERR_INVAL when the table is full. */
+int cs_nccl_fit_set(cs_nccl_fit_t *f, int cls, int algo, int proto, int lat, double v);
+/* "nvlink", "pci", "net" and back (-1 when unknown). */
+const char *cs_nccl_fit_class_name(int cls);
+int cs_nccl_fit_class_parse(const char *s, size_t len);
+/* Parse the text into *f (initialised first); `where` ("FILE:LINE") starts
+ * the messages: CS_ERR_PARSE naming the term and what was expected. */
+int cs_nccl_fit_parse(const char *text, const char *where, cs_nccl_fit_t *f, cs_err_t *err);
+/* The text of *f (terms that are not 1, class-wide first), "" for none. */
+void cs_nccl_fit_format(const cs_nccl_fit_t *f, char *buf, size_t len);
+
 /* The system as NCCL's tuner sees it on a platform (cs_nccl_sys_from). */
 typedef struct cs_nccl_graph {
     int nch;           /* channels */
@@ -116,13 +156,17 @@ typedef struct cs_nccl_sys {
     int nvls_channels; /* channels (CTAs) NCCL's NVLS kernels run on (nvls.cc) */
     int nvls_heads;    /* NVLS heads: the ranks of a node NVLS reduces for */
     char note[256];    /* how the figures were derived (one line) */
+    cs_nccl_fit_t fit; /* the platform's fitted terms (every factor 1 when it has none);
+                          cs_nccl_step_costs applies them, the tuner does not (NCCL's
+                          choice is NCCL's) */
 } cs_nccl_sys_t;
 
 /* Derive the system for `nranks` ranks on hosts[] (the simulation's rank
  * hosts).  The GPU comes from the platform (a preset's GPU, or a `gpu`
  * property on the XML's hosts: h100, h200, b200, gb200, a100, v100, p100,
  * mi300x); unknown GPUs are refused with CS_ERR_INVAL and a message naming
- * the property. */
+ * the property.  A file's fitted terms (collstep_nccl_fit) go to sys->fit;
+ * CS_ERR_PARSE with FILE:LINE when they do not parse. */
 int cs_nccl_sys_from(const cs_platform_t *plat, char *const *hosts, int nranks,
                      const cs_nccl_consts_t *k, cs_nccl_sys_t *sys, cs_err_t *err);
 
@@ -161,6 +205,11 @@ int cs_nccl_algo_of(const cs_sched_t *s, const cs_nccl_sys_t *sys);
  * collective; NVLS: its latency once, the switch at NCCL's NVLS rate. */
 void cs_nccl_step_costs(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, const cs_sched_t *s,
                         int algo, int proto, uint64_t bytes, cs_sim_nccl_t *out);
+
+/* Apply fitted terms to what an instance of NCCL's pair (algo, proto)
+ * pays (cs_nccl_step_costs does it with sys->fit). */
+void cs_nccl_fit_apply(const cs_nccl_fit_t *f, const cs_nccl_sys_t *sys, int algo, int proto,
+                       cs_sim_nccl_t *c);
 
 /* The channels NCCL runs a collective of `bytes` on with `algo` and
  * `proto`: for Ring and Tree the share of the communicator's channels its

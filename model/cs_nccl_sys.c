@@ -184,6 +184,14 @@ int cs_nccl_sys_from(const cs_platform_t *plat, char *const *hosts, int nranks,
 {
     char buf[32];
     memset(sys, 0, sizeof(*sys));
+    cs_nccl_fit_init(&sys->fit);
+    if (plat->nccl_fit[0]) {
+        char where[300];
+        snprintf(where, sizeof(where), "%s:%d", plat->spec, plat->nccl_fit_line);
+        int st = cs_nccl_fit_parse(plat->nccl_fit, where, &sys->fit, err);
+        if (st != CS_OK)
+            return st;
+    }
     const char *gname = plat->is_file ? file_gpu(plat->xml, buf, sizeof(buf))
                                       : preset_gpu(plat->spec[0] ? plat->spec : plat->name, buf,
                                                    sizeof(buf));

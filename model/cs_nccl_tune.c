@@ -483,4 +483,5 @@ void cs_nccl_step_costs(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, con
         step_lats(k, sys, algo, CS_NCCL_SIMPLE, &li, &ln);
         out->sw_lat = ln * 1e-6 / pieces;
     }
+    cs_nccl_fit_apply(&sys->fit, sys, algo, proto, out);
 }

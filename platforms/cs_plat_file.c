@@ -129,6 +129,12 @@ static int cs__prop(cs__walk_t *w, const xmlNode *parent, const xmlNode *n)
             snprintf(w->f->factors, sizeof(w->f->factors), "%.*s", (int)sizeof(w->f->factors) - 1, val);
         } else if (strcmp(id, "collstep_spec") == 0) {
             snprintf(w->f->spec, sizeof(w->f->spec), "%.*s", (int)sizeof(w->f->spec) - 1, val);
+        } else if (strcmp(id, "collstep_nccl_fit") == 0) {
+            if (strlen(val) >= sizeof(w->f->nccl_fit))
+                return cs__fail(w, n, "collstep_nccl_fit: expected at most %zu characters",
+                                sizeof(w->f->nccl_fit) - 1);
+            snprintf(w->f->nccl_fit, sizeof(w->f->nccl_fit), "%s", val);
+            w->f->nccl_fit_line = cs__line(n);
         }
     }
     return CS_OK;

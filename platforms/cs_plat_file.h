@@ -45,6 +45,8 @@ typedef struct cs__pfile {
     /* top zone's collstep props */
     char dims[64], factors[1024], spec[256];
     int dims_line;
+    char nccl_fit[1024];   /* collstep_nccl_fit: terms of the nccl model fitted to measurements */
+    int nccl_fit_line;
 } cs__pfile_t;
 
 /* Parse `text` (the file's contents; `fname` names it in errors).

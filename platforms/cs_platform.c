@@ -258,6 +258,8 @@ static int cs__open_file(const char *path, unsigned flags, cs_platform_t *p, cs_
     st = cs__file_dims(f, p, err);
     if (st != CS_OK)
         return st;
+    snprintf(p->nccl_fit, sizeof(p->nccl_fit), "%s", f->nccl_fit);
+    p->nccl_fit_line = f->nccl_fit_line;
     /* switches that reduce: their routers become hosts in the simulation's
      * text, which is then checked in a child before SimGrid loads it */
     st = cs__plat_switches(f->doc, path, 1, &p->switches, &p->nswitches, err);
@@ -327,13 +329,20 @@ int cs_platform_export(const cs_platform_t *p, const char *path, int flags, cs_e
 {
     if (p == NULL || p->xml == NULL || path == NULL)
         return cs_err_set(err, CS_ERR_INVAL, "platform export: nothing to export");
+    return cs_platform_write_text(p->xml, "collstep platform export", path, flags, err);
+}
+
+int cs_platform_write_text(const char *x, const char *what, const char *path, int flags,
+                           cs_err_t *err)
+{
+    if (x == NULL || path == NULL)
+        return cs_err_set(err, CS_ERR_INVAL, "platform export: nothing to export");
     cs_out_t *o = NULL;
     int st = cs_out_begin_file(path, flags, &cs_platform_out_kind, &o, err);
     if (st != CS_OK)
         return st;
     /* the marker after the XML declaration, unless the text has one (a file
      * collstep wrote, exported again) */
-    const char *x = p->xml;
     size_t len = strlen(x), head = 0;
     if (!cs_platform_recognize(x, len < CS_OUT_HEAD ? len : CS_OUT_HEAD)) {
         if (strncmp(x, "<?xml", 5) == 0 && strstr(x, "?>"))
@@ -343,7 +352,7 @@ int cs_platform_export(const cs_platform_t *p, const char *path, int flags, cs_e
         fwrite(x, 1, head, f);
         if (head > 0 && x[head - 1] != '\n')
             fputc('\n', f);
-        fprintf(f, "%s %s (collstep platform export) -->\n", CS_OUT_XML_MARK, CS_VERSION);
+        fprintf(f, "%s %s (%s) -->\n", CS_OUT_XML_MARK, CS_VERSION, what);
     }
     if (fwrite(x + head, 1, len - head, cs_out_stream(o)) != len - head) {
         cs_out_abort(o);

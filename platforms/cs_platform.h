@@ -145,6 +145,11 @@ typedef struct cs_platform {
                           ideal model's) */
     int nswitches;     /* switches that reduce (owned) */
     cs_plat_switch_t *switches;
+    /* A file's top-zone property collstep_nccl_fit: terms of the nccl model
+     * fitted to measurements (`collstep calibrate --from-nccl-tests`; the
+     * model reads them, model/cs_nccl.h), and its line; "" and 0 when none */
+    char nccl_fit[1024];
+    int nccl_fit_line;
 } cs_platform_t;
 
 /* Flags of cs_platform_open_ex. */
@@ -173,6 +178,10 @@ const char *cs_platform_preset_params(int i);  /* "nodes=256 racks=... " with de
  * existing file is replaced only when it is a platform collstep wrote
  * (cs_platform_recognize), or forced; CS_ERR_EXISTS otherwise. */
 int cs_platform_export(const cs_platform_t *p, const char *path, int flags, cs_err_t *err);
+/* The same for a platform's XML text: `what` names the writer in the
+ * marker ("collstep platform export"). */
+int cs_platform_write_text(const char *xml, const char *what, const char *path, int flags,
+                           cs_err_t *err);
 /* 1 when `head`, the first bytes of a file, is a platform collstep wrote:
  * `platform export` (the XML marker) or `calibrate` (its own comment). */
 int cs_platform_recognize(const char *head, size_t n);

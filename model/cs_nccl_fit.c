@@ -1,0 +1,223 @@
+/*
+ * cs_nccl_fit.c - terms of the nccl model fitted to measurements: the
+ * factors a platform file carries in its collstep_nccl_fit property
+ * (cs_nccl.h says what each multiplies), their text, and how they change
+ * what an instance pays.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_nccl.h"
+
+#define FIT_MIN 1e-3
+#define FIT_MAX 1e3
+
+static const char *const class_names[CS_SIM_HW_COUNT] = {"nvlink", "pci", "net"};
+
+const char *cs_nccl_fit_class_name(int cls)
+{
+    return cls >= 0 && cls < CS_SIM_HW_COUNT ? class_names[cls] : "?";
+}
+
+int cs_nccl_fit_class_parse(const char *s, size_t len)
+{
+    for (int c = 0; c < CS_SIM_HW_COUNT; c++)
+        if (strlen(class_names[c]) == len && strncmp(s, class_names[c], len) == 0)
+            return c;
+    return -1;
+}
+
+void cs_nccl_fit_init(cs_nccl_fit_t *f)
+{
+    memset(f, 0, sizeof(*f));
+    for (int c = 0; c < CS_SIM_HW_COUNT; c++)
+        f->bw[c] = f->lat[c] = 1.0;
+}
+
+int cs_nccl_fit_is_identity(const cs_nccl_fit_t *f)
+{
+    for (int c = 0; c < CS_SIM_HW_COUNT; c++)
+        if ((f->bw[c] > 0 && f->bw[c] != 1.0) || (f->lat[c] > 0 && f->lat[c] != 1.0))
+            return 0;
+    for (int i = 0; i < f->n; i++)
+        if ((f->ref[i].bw > 0 && f->ref[i].bw != 1.0) ||
+            (f->ref[i].lat > 0 && f->ref[i].lat != 1.0))
+            return 0;
+    return 1;
+}
+
+static cs_nccl_fit_ref_t *find(const cs_nccl_fit_t *f, int cls, int algo, int proto)
+{
+    for (int i = 0; i < f->n; i++)
+        if (f->ref[i].cls == cls && f->ref[i].algo == algo && f->ref[i].proto == proto)
+            return (cs_nccl_fit_ref_t *)&f->ref[i];
+    return NULL;
+}
+
+double cs_nccl_fit_get(const cs_nccl_fit_t *f, int cls, int algo, int proto, int lat)
+{
+    if (cls < 0 || cls >= CS_SIM_HW_COUNT)
+        return 1.0;
+    const cs_nccl_fit_ref_t *r = find(f, cls, algo, proto);
+    double v = r ? (lat ? r->lat : r->bw) : 0;
+    if (v <= 0)
+        v = lat ? f->lat[cls] : f->bw[cls];
+    return v > 0 ? v : 1.0; /* a zeroed fit is no fit */
+}
+
+int cs_nccl_fit_set(cs_nccl_fit_t *f, int cls, int algo, int proto, int lat, double v)
+{
+    if (cls < 0 || cls >= CS_SIM_HW_COUNT)
+        return CS_ERR_INVAL;
+    if (algo < 0) {
+        (lat ? f->lat : f->bw)[cls] = v;
+        return CS_OK;
+    }
+    cs_nccl_fit_ref_t *r = find(f, cls, algo, proto);
+    if (!r) {
+        if (f->n == CS_NCCL_FIT_MAX)
+            return CS_ERR_INVAL;
+        r = &f->ref[f->n++];
+        *r = (cs_nccl_fit_ref_t){cls, algo, proto, 0, 0};
+    }
+    if (lat)
+        r->lat = v;
+    else
+        r->bw = v;
+    return CS_OK;
+}
+
+static int term_error(cs_err_t *err, const char *where, int n, const char *t, size_t len,
+                      const char *what)
+{
+    return cs_err_set(err, CS_ERR_PARSE,
+                      "%s: collstep_nccl_fit term %d '%.*s': %s (terms: CLASS.bw=F, CLASS.lat=F, "
+                      "CLASS.bw.ALGO/PROTO=F, CLASS.lat.ALGO/PROTO=F; CLASS nvlink, pci or net; "
+                      "F from %g to %g)",
+                      where, n, (int)(len > 80 ? 80 : len), t, what, FIT_MIN, FIT_MAX);
+}
+
+/* One term t[0..len). */
+static int parse_term(const char *t, size_t len, const char *where, int n, cs_nccl_fit_t *f,
+                      cs_err_t *err)
+{
+    char buf[128];
+    if (len >= sizeof(buf))
+        return term_error(err, where, n, t, len, "too long");
+    memcpy(buf, t, len);
+    buf[len] = '\0';
+    char *eq = strchr(buf, '=');
+    if (!eq)
+        return term_error(err, where, n, t, len, "expected NAME=F");
+    *eq = '\0';
+    char *dot = strchr(buf, '.');
+    if (!dot)
+        return term_error(err, where, n, t, len, "expected CLASS.bw or CLASS.lat before '='");
+    int cls = cs_nccl_fit_class_parse(buf, (size_t)(dot - buf));
+    if (cls < 0)
+        return term_error(err, where, n, t, len, "unknown class (nvlink, pci, net)");
+    char *what = dot + 1, *pair = strchr(what, '.');
+    if (pair)
+        *pair++ = '\0';
+    int lat = strcmp(what, "lat") == 0;
+    if (!lat && strcmp(what, "bw") != 0)
+        return term_error(err, where, n, t, len, "expected bw or lat after the class");
+    int algo = -1, proto = -1;
+    if (pair) {
+        char *sl = strchr(pair, '/');
+        if (!sl)
+            return term_error(err, where, n, t, len, "expected ALGO/PROTO after bw. or lat.");
+        *sl = '\0';
+        algo = cs_nccl_algo_parse(pair);
+        proto = cs_nccl_proto_parse(sl + 1);
+        if (algo < 0 || proto < 0)
+            return term_error(err, where, n, t, len,
+                              algo < 0 ? "unknown algorithm (Tree, Ring, CollNetDirect, "
+                                         "CollNetChain, NVLS, NVLSTree, PAT)"
+                                       : "unknown protocol (LL, LL128, Simple)");
+    }
+    char *end;
+    const char *num = eq + 1;
+    double v = strtod(num, &end);
+    if (end == num || *end || !isfinite(v) || v < FIT_MIN || v > FIT_MAX)
+        return term_error(err, where, n, t, len, "expected a factor F after '='");
+    if ((pair && find(f, cls, algo, proto) &&
+         (lat ? find(f, cls, algo, proto)->lat : find(f, cls, algo, proto)->bw) > 0))
+        return term_error(err, where, n, t, len, "given twice");
+    if (cs_nccl_fit_set(f, cls, algo, proto, lat, v) != CS_OK)
+        return term_error(err, where, n, t, len, "too many pairs");
+    return CS_OK;
+}
+
+int cs_nccl_fit_parse(const char *text, const char *where, cs_nccl_fit_t *f, cs_err_t *err)
+{
+    cs_nccl_fit_init(f);
+    int n = 0;
+    for (const char *p = text; p && *p;) {
+        p += strspn(p, " \t\r\n,");
+        if (!*p)
+            break;
+        size_t len = strcspn(p, " \t\r\n,");
+        int st = parse_term(p, len, where, ++n, f, err);
+        if (st != CS_OK)
+            return st;
+        p += len;
+    }
+    return CS_OK;
+}
+
+void cs_nccl_fit_format(const cs_nccl_fit_t *f, char *buf, size_t len)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+#define PUT(...)                                                                                  \
+    do {                                                                                          \
+        int w_ = snprintf(buf + o, o < len ? len - o : 0, __VA_ARGS__);                           \
+        if (w_ > 0)                                                                               \
+            o += (size_t)w_;                                                                      \
+    } while (0)
+    for (int c = 0; c < CS_SIM_HW_COUNT; c++) {
+        if (f->bw[c] != 1.0)
+            PUT("%s%s.bw=%.4g", o ? " " : "", class_names[c], f->bw[c]);
+        if (f->lat[c] != 1.0)
+            PUT("%s%s.lat=%.4g", o ? " " : "", class_names[c], f->lat[c]);
+    }
+    for (int i = 0; i < f->n; i++) {
+        const cs_nccl_fit_ref_t *r = &f->ref[i];
+        const char *cn = class_names[r->cls], *an = cs_nccl_algo_name(r->algo),
+                   *pn = cs_nccl_proto_name(r->proto);
+        if (r->bw > 0 && r->bw != f->bw[r->cls])
+            PUT("%s%s.bw.%s/%s=%.4g", o ? " " : "", cn, an, pn, r->bw);
+        if (r->lat > 0 && r->lat != f->lat[r->cls])
+            PUT("%s%s.lat.%s/%s=%.4g", o ? " " : "", cn, an, pn, r->lat);
+    }
+#undef PUT
+    if (o >= len && len > 0)
+        buf[len - 1] = '\0';
+}
+
+void cs_nccl_fit_apply(const cs_nccl_fit_t *f, const cs_nccl_sys_t *sys, int algo, int proto,
+                       cs_sim_nccl_t *c)
+{
+    for (int k = 0; k < CS_SIM_HW_COUNT; k++) {
+        double b = cs_nccl_fit_get(f, k, algo, proto, 0);
+        c->lat[k] *= cs_nccl_fit_get(f, k, algo, proto, 1);
+        c->eff[k] *= b;
+        c->cap[k] *= b;
+    }
+    /* the base latency is paid inside a node: the class of NCCL's graph
+     * there */
+    int g = algo >= 0 && algo < CS_NCCL_NALGOS && sys->graph[algo].nch > 0 ? algo : CS_NCCL_RING;
+    c->base_lat *= cs_nccl_fit_get(f, sys->graph[g].type_intra, algo, proto, 1);
+    /* switches: NVLS on NVLink, CollNet on the network */
+    int sc = algo == CS_NCCL_COLLNET_DIRECT || algo == CS_NCCL_COLLNET_CHAIN ? CS_SIM_HW_NET
+                                                                             : CS_SIM_HW_NVLINK;
+    double sb = cs_nccl_fit_get(f, sc, algo, proto, 0);
+    c->sw_eff *= sb;
+    c->sw_cap *= sb;
+    c->sw_rate *= sb;
+    c->sw_lat *= cs_nccl_fit_get(f, sc, algo, proto, 1);
+}
