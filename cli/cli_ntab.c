@@ -1,0 +1,676 @@
+/*
+ * cli_ntab.c - nccl-tests logs as simulations (cli_ntab.h): read, place,
+ * build, simulate, report.
+ *
+ *   read     each log (core/cs_nccl_log.h); tables of collectives collstep
+ *            lacks (sendrecv, gather, scatter, hypercube), of an unknown
+ *            collective, without a device block (and no --groups) or with
+ *            several types or operators are skipped, each with a line
+ *            saying so (strict: the last two of one rank are errors)
+ *   place    the table's nodes on the platform's nodes in order
+ *   build    NCCL's version (the log's, else --nccl-version, else the
+ *            model's newest), NCCL_ALGO / NCCL_PROTO from the log, the
+ *            system NCCL's tuner sees, its choice per size as collstep
+ *            schedules, what each instance pays
+ *   act      one simulation per rank count, placement and tier rates, every
+ *            table of it and every variant at once, in a watched child
+ *            (SimGrid runs once per process)
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#ifdef CS_HAVE_MODEL
+
+#include "cli_ntab.h"
+#include "cs_child.h"
+#include "cs_validate.h"
+
+static void skip(const cs_nset_t *s, const char *log, const cs_nccl_run_t *t, const char *why)
+{
+    fprintf(stderr, "collstep %s: %s:%u: %s table skipped: %s\n", s->cmd, log, t->line,
+            cs_nccl_coll_name(t->coll), why);
+}
+
+/* ---- --groups ------------------------------------------------------------------ */
+
+/* The node name of each rank from a groups file: lines "NAME" (one rank),
+ * "NAME N", "NAME:N" or "NAME slots=N" (N ranks; an Open MPI hostfile),
+ * ranks in order; '#' comments and blank lines skipped.  *out: *n names. */
+static int groups_read(const char *cmd, const char *path, char ***out, int *n)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return cs_cli_usage_error(cmd, "--groups %s: cannot open: %s", path, strerror(errno));
+    char line[512];
+    char **v = NULL;
+    int nv = 0, cap = 0, ln = 0, rc = CS_EXIT_OK;
+    while (rc == CS_EXIT_OK && fgets(line, sizeof(line), f)) {
+        ln++;
+        char *h = strchr(line, '#');
+        if (h)
+            *h = '\0';
+        char *p = line + strspn(line, " \t\r\n");
+        if (!*p)
+            continue;
+        size_t nl = strcspn(p, " \t\r\n:");
+        char name[256];
+        snprintf(name, sizeof(name), "%.*s", (int)(nl < 255 ? nl : 255), p);
+        char *q = p + nl;
+        long cnt = 1;
+        q += strspn(q, " \t:");
+        if (strncmp(q, "slots=", 6) == 0)
+            q += 6;
+        if (*q && !strchr("\r\n", *q)) {
+            char *end;
+            cnt = strtol(q, &end, 10);
+            end += strspn(end, " \t\r\n");
+            if (end == q || *end || cnt < 1 || cnt > 1 << 20) {
+                rc = cs_cli_usage_error(cmd, "--groups %s:%d:%d: expected NAME, NAME N, NAME:N "
+                                             "or NAME slots=N (N ranks on node NAME), found "
+                                             "'%.*s'",
+                                        path, ln, (int)(q - line) + 1, (int)strcspn(q, "\r\n"),
+                                        q);
+                break;
+            }
+        }
+        for (long i = 0; i < cnt && rc == CS_EXIT_OK; i++) {
+            if (nv == cap) {
+                cap = cap ? 2 * cap : 64;
+                char **nvp = realloc(v, sizeof(*v) * (size_t)cap);
+                if (!nvp) {
+                    rc = cs_cli_usage_error(cmd, "%s", "out of memory");
+                    break;
+                }
+                v = nvp;
+            }
+            if (!(v[nv] = strdup(name)))
+                rc = cs_cli_usage_error(cmd, "%s", "out of memory");
+            else
+                nv++;
+        }
+    }
+    fclose(f);
+    if (rc == CS_EXIT_OK && nv == 0)
+        rc = cs_cli_usage_error(cmd, "--groups %s: no node in it (expected lines NAME or NAME "
+                                     "N)", path);
+    if (rc != CS_EXIT_OK) {
+        for (int i = 0; i < nv; i++)
+            free(v[i]);
+        free(v);
+        return rc;
+    }
+    *out = v;
+    *n = nv;
+    return CS_EXIT_OK;
+}
+
+/* ---- placement -------------------------------------------------------------------- */
+
+/* Devices per platform node for placing a log's nodes (0: none known). */
+static int node_size(const cs_platform_t *p)
+{
+    /* gb200-nvl72 (or a file exported from it): a tray, the host of 4 GPUs
+     * that an nccl-tests device block names */
+    const char *spec = p->is_file ? strstr(p->xml, "\"collstep_spec\" value=\"") : p->spec;
+    if (spec && p->is_file)
+        spec += strlen("\"collstep_spec\" value=\"");
+    if (spec && strncmp(spec, "gb200-nvl72", 11) == 0)
+        return 4;
+    return p->ndims > 0 ? p->dims[0] : 0;
+}
+
+/* A device block naming the platform's own device hosts (a log collstep
+ * wrote for that platform): idx[r], the device of each rank's host.  1
+ * when it does. */
+static int place_by_name(const cs_nset_t *s, const cs_ntab_t *v, uint64_t *idx)
+{
+    const cs_platform_t *p = s->plat;
+    const cs_nccl_run_t *t = v->t;
+    if (t->ndevs != v->nranks || !p->hosts)
+        return 0;
+    for (int r = 0; r < v->nranks; r++)
+        idx[r] = UINT64_MAX;
+    for (int i = 0; i < t->ndevs; i++) {
+        int r = t->devs[i].rank;
+        if (r < 0 || r >= v->nranks || !t->devs[i].host || idx[r] != UINT64_MAX)
+            return 0;
+        for (uint64_t j = 0; j < p->ndevices && idx[r] == UINT64_MAX; j++)
+            if (strcmp(p->hosts[j], t->devs[i].host) == 0)
+                idx[r] = j;
+        if (idx[r] == UINT64_MAX)
+            return 0;
+    }
+    return 1;
+}
+
+/* v->map: rank r on node node_of[r] of the log goes to that node of the
+ * platform, the node's ranks on its devices in order (or every rank on its
+ * host when the device block names the platform's hosts). */
+static int place(cs_nset_t *s, cs_ntab_t *v, const char *log, const int *node_of)
+{
+    const cs_platform_t *p = s->plat;
+    int D = node_size(p);
+    int nn = 0;
+    for (int r = 0; r < v->nranks; r++)
+        nn = node_of[r] + 1 > nn ? node_of[r] + 1 : nn;
+    v->nnodes = nn;
+    int *local = calloc((size_t)nn + 1, sizeof(int));
+    v->map = calloc(v->nranks > 0 ? (size_t)v->nranks : 1, sizeof(char *));
+    if (!local || !v->map) {
+        free(local);
+        return cs_cli_usage_error(s->cmd, "%s", "out of memory");
+    }
+    int rc = CS_EXIT_OK;
+    uint64_t *byname = calloc((size_t)v->nranks, sizeof(uint64_t));
+    if (byname && place_by_name(s, v, byname)) {
+        for (int r = 0; r < v->nranks && rc == CS_EXIT_OK; r++)
+            if (!(v->map[r] = strdup(p->hosts[byname[r]])))
+                rc = cs_cli_usage_error(s->cmd, "%s", "out of memory");
+        free(byname), free(local);
+        return rc;
+    }
+    free(byname);
+    if (D <= 0 && nn > 1)
+        fprintf(stderr, "collstep %s: %s:%u: %s has no nodes (no dims): the table's ranks are on "
+                        "its devices in order\n", s->cmd, log, v->t->line, s->platform);
+    for (int r = 0; r < v->nranks && rc == CS_EXIT_OK; r++) {
+        int j = node_of[r], i = local[j]++;
+        uint64_t idx = (uint64_t)r;
+        if (D > 0) {
+            if (i >= D) {
+                rc = cs_cli_usage_error(s->cmd, "%s:%u: node %d of the log has more than %d "
+                                                "ranks, the devices of a node of %s",
+                                        log, v->t->line, j, D, s->platform);
+                break;
+            }
+            idx = (uint64_t)j * (uint64_t)D + (uint64_t)i;
+        }
+        if (idx >= p->ndevices) {
+            rc = cs_cli_usage_error(s->cmd, "%s:%u: the table's %d ranks on %d node%s need %s "
+                                            "%s; %s has %llu %s: give a platform with at least "
+                                            "as many (e.g. more nodes)",
+                                    log, v->t->line, v->nranks, nn, nn == 1 ? "" : "s",
+                                    D > 0 ? "that many nodes of" : "as many devices on",
+                                    s->platform, s->platform, (unsigned long long)p->ndevices,
+                                    p->rank_noun[0] ? p->rank_noun : "devices");
+            break;
+        }
+        if (!(v->map[r] = strdup(p->hosts[idx])))
+            rc = cs_cli_usage_error(s->cmd, "%s", "out of memory");
+    }
+    free(local);
+    return rc;
+}
+
+/* The log's node of every rank: from the device block, or --groups. */
+static int nodes_of(cs_nset_t *s, const cs_ntab_t *v, char **gnames, int *node_of)
+{
+    const cs_nccl_run_t *t = v->t;
+    if (t->ndevs > 0) {
+        for (int i = 0; i < t->ndevs; i++)
+            if (t->devs[i].rank >= 0 && t->devs[i].rank < v->nranks)
+                node_of[t->devs[i].rank] = t->devs[i].node;
+        return CS_EXIT_OK;
+    }
+    int k = 0;
+    for (int r = 0; r < v->nranks; r++) {
+        int j = 0;
+        while (j < r && strcmp(gnames[j], gnames[r]) != 0)
+            j++;
+        node_of[r] = j < r ? node_of[j] : k++;
+    }
+    (void)s;
+    return CS_EXIT_OK;
+}
+
+/* ---- building a table ------------------------------------------------------------ */
+
+/* The rows of table t: the type and operator of them all, the sizes and
+ * the in-place times.  0: compare it; 1: skipped (said). */
+static int take_rows(cs_nset_t *s, cs_ntab_t *v, const char *log)
+{
+    const cs_nccl_run_t *t = v->t;
+    char why[256];
+    v->dt = cs_dtype_parse(t->rows[0].type);
+    const char *opn = t->rows[0].redop;
+    v->op = !opn[0] || strcmp(opn, "none") == 0 ? CS_OP_SUM : cs_op_parse(opn);
+    if (v->dt == CS_DT_COUNT || v->op == CS_OP_COUNT) {
+        snprintf(why, sizeof(why), "collstep has no %s '%s'",
+                 v->dt == CS_DT_COUNT ? "type" : "operator",
+                 v->dt == CS_DT_COUNT ? t->rows[0].type : opn);
+        skip(s, log, t, why);
+        return 1;
+    }
+    for (int i = 0; i < t->nrows; i++) {
+        const cs_nccl_row_t *w = &t->rows[i];
+        if (strcmp(w->type, t->rows[0].type) || strcmp(w->redop, opn)) {
+            skip(s, log, t, "its rows have several types or operators (-d all, -o all): give "
+                            "one table per type and operator");
+            return 1;
+        }
+        const cs_nccl_meas_t *m = w->ip.present ? &w->ip : &w->oop;
+        if (!m->present || !isfinite(m->time_us) || m->time_us <= 0) {
+            fprintf(stderr, "collstep %s: %s:%u: %llu B: no time to compare with; row left "
+                            "out\n", s->cmd, log, w->line, (unsigned long long)w->size);
+            continue;
+        }
+        uint64_t b = cs_cli_size_moved(v->coll, v->nranks, w->size, cs_dtype_size(v->dt));
+        int dup = 0;
+        for (int k = 0; k < v->n; k++)
+            dup |= v->sizes[k] == b;
+        if (dup || b == 0)
+            continue;
+        if (v->n == CS_CLI_MAX_SIZES) {
+            snprintf(why, sizeof(why), "more than %d sizes", CS_CLI_MAX_SIZES);
+            skip(s, log, t, why);
+            return 1;
+        }
+        v->row_line[v->n] = w->line;
+        v->sizes[v->n] = b;
+        v->meas[v->n++] = m->time_us * 1e-6;
+    }
+    if (!v->n) {
+        skip(s, log, t, "no row with a time");
+        return 1;
+    }
+    return 0;
+}
+
+/* NCCL's version, algorithm and protocol for table t, said in its note. */
+static void nccl_choice(cs_nset_t *s, cs_ntab_t *v, const char *log, char *said, size_t len)
+{
+    const cs_nccl_run_t *t = v->t;
+    const char *from;
+    if (t->nccl_version[0])
+        v->nc.version = t->nccl_version, from = "from the log";
+    else if (s->version)
+        v->nc.version = s->version, from = "from --nccl-version";
+    else
+        v->nc.version = NULL, from = "the model's default";
+    int n = snprintf(said, len, "NCCL %s (%s)", v->nc.version ? v->nc.version : "", from);
+    const char *what[2] = {t->algo, t->proto};
+    int *to[2] = {&v->nc.algo, &v->nc.proto};
+    for (int i = 0; i < 2; i++) {
+        if (!what[i][0])
+            continue;
+        *to[i] = i ? cs_nccl_proto_parse(what[i]) : cs_nccl_algo_parse(what[i]);
+        if (*to[i] < 0)
+            fprintf(stderr, "collstep %s: %s:%u: NCCL_%s=%s is not one the model takes; "
+                            "NCCL's own choice is simulated\n", s->cmd, log, t->line,
+                    i ? "PROTO" : "ALGO", what[i]);
+        else if (n > 0 && (size_t)n < len)
+            n += snprintf(said + n, len - (size_t)n, ", NCCL_%s=%s", i ? "PROTO" : "ALGO",
+                          what[i]);
+    }
+}
+
+/* Table v: NCCL's system and choice per size, the schedules, the costs. */
+static int build_table(cs_nset_t *s, cs_ntab_t *v, const char *log)
+{
+    const cs_nccl_run_t *t = v->t;
+    char said[160];
+    cs_cli_nccl_init(&v->nc);
+    cs_cli_scheds_init(&v->b);
+    nccl_choice(s, v, log, said, sizeof(said));
+    v->nc.dtype = v->dt, v->nc.op = v->op;
+    int rc = cs_cli_nccl_setup(s->cmd, &v->nc, s->plat, v->map, v->nranks);
+    if (rc != CS_EXIT_OK)
+        return rc;
+    if (s->raw)
+        cs_nccl_fit_init(&v->nc.sys.fit);
+    if (!v->nc.version) /* the default: say which it is */
+        snprintf(said, sizeof(said), "NCCL %s (the model's default)%s", v->nc.k->version,
+                 strchr(said, ',') ? strchr(said, ',') : "");
+    snprintf(v->note, sizeof(v->note), "%s: %s:%u, %s, %d ranks on %d node%s in the log, %s "
+             "%s, %s", v->label, log, t->line, cs_nccl_coll_name(t->coll), v->nranks, v->nnodes,
+             v->nnodes == 1 ? "" : "s", cs_dtype_name(v->dt), cs_op_name(v->op), said);
+    cs_cli_pick_t picks[CS_CLI_MAX_SIZES];
+    rc = cs_cli_nccl_picks(s->cmd, &v->nc, v->coll, v->sizes, v->n, picks);
+    int root = t->rows[0].root > 0 && t->rows[0].root < v->nranks ? t->rows[0].root : 0;
+    cs_cli_want_t w = {s->cmd, 0, v->sizes, v->n, cs_dtype_size(v->dt), s->platform,
+                       s->plat->dims, s->plat->ndims};
+    cs_coll_desc_t d = {v->coll, v->nranks, root, 0};
+    if (rc == CS_EXIT_OK)
+        rc = cs_cli_scheds_build_picks(&w, picks, "NCCL's tuner", &d, &v->b);
+    if (rc == CS_EXIT_OK)
+        rc = cs_cli_scheds_verify(s->cmd, &v->b, NULL, CS_CLI_VERIFY_CACHED);
+    if (rc != CS_EXIT_OK)
+        return rc;
+    int kof[CS_CLI_MAX_SIZES];
+    for (int k = 0; k < v->n; k++) {
+        v->inst[k] = (cs_sim_instance_t){v->b.sched[v->b.of_size[k]], v->sizes[k], v->dt, 0,
+                                         v->op, NULL};
+        kof[k] = k;
+    }
+    rc = cs_cli_nccl_costs(s->cmd, &v->nc, v->inst, v->n, kof);
+    for (int k = 0; k < v->n && rc == CS_EXIT_OK; k++)
+        snprintf(v->how[k], sizeof(v->how[k]), "%s/%s", cs_nccl_algo_name(v->nc.inst_algo[2 * k]),
+                 cs_nccl_proto_name(v->nc.inst_algo[2 * k + 1]));
+    return rc;
+}
+
+/* One table of log l: 0 built, 1 skipped, else an exit code. */
+static int add_table(cs_nset_t *s, int l, const cs_nccl_run_t *t, char **gnames, int ng)
+{
+    const char *log = s->logs[l];
+    cs_coll_t coll;
+    if (cs_nccl_coll_to_cs(t->coll, &coll) != CS_OK) {
+        skip(s, log, t, t->coll == CS_NCCL_UNKNOWN
+                            ? "the log does not say which collective it measured"
+                            : "collstep has no such collective");
+        return 1;
+    }
+    if (!t->nrows) {
+        skip(s, log, t, "no rows");
+        return 1;
+    }
+    int nranks = t->ndevs > 0 ? t->ndevs : ng;
+    if (nranks < 1) {
+        if (s->strict)
+            return cs_cli_usage_error(s->cmd, "%s:%u: the %s table has no device block: its "
+                                              "ranks and nodes are unknown; give --groups FILE "
+                                              "(the node of each rank: lines NAME or NAME N)",
+                                      log, t->line, cs_nccl_coll_name(t->coll));
+        skip(s, log, t, "no device block: its rank count is unknown (--groups FILE gives it)");
+        return 1;
+    }
+    if (nranks < 2 && s->strict)
+        return cs_cli_usage_error(s->cmd, "%s:%u: the %s table has one rank: nothing crosses a "
+                                          "link, so it determines no term; give logs of 2 "
+                                          "ranks or more",
+                                  log, t->line, cs_nccl_coll_name(t->coll));
+    if ((uint64_t)nranks > s->plat->ndevices)
+        return cs_cli_usage_error(s->cmd, "%s:%u: the table has %d ranks but %s has %llu %s: "
+                                          "give a platform with at least as many (e.g. more "
+                                          "nodes)",
+                                  log, t->line, nranks, s->platform,
+                                  (unsigned long long)s->plat->ndevices,
+                                  s->plat->rank_noun[0] ? s->plat->rank_noun : "devices");
+    cs_ntab_t *v = calloc(1, sizeof(*v));
+    if (!v)
+        return cs_cli_usage_error(s->cmd, "%s", "out of memory");
+    s->tab[s->ntab++] = v;
+    v->t = t, v->log = l, v->coll = coll, v->nranks = nranks;
+    if (take_rows(s, v, log)) {
+        free(v);
+        s->tab[--s->ntab] = NULL;
+        return 1;
+    }
+    int same = 0; /* the label: the collective, -N after the first */
+    for (int j = 0; j < s->ntab - 1; j++)
+        same += s->tab[j]->coll == coll;
+    snprintf(v->label, sizeof(v->label), same ? "%s-%d" : "%s", cs_coll_name(coll), same + 1);
+    int *node_of = calloc((size_t)nranks, sizeof(int));
+    if (!node_of)
+        return cs_cli_usage_error(s->cmd, "%s", "out of memory");
+    int rc = nodes_of(s, v, gnames, node_of);
+    if (rc == CS_EXIT_OK)
+        rc = place(s, v, log, node_of);
+    free(node_of);
+    if (rc == CS_EXIT_OK)
+        rc = build_table(s, v, log);
+    s->total += v->n;
+    return rc;
+}
+
+int cs_nset_read(cs_nset_t *s)
+{
+    cs_err_t err;
+    cs_err_clear(&err);
+    if (cs_platform_open(s->platform, &s->plat, &err) != CS_OK)
+        return cs_cli_usage_error(s->cmd, "--platform %s: %s", s->platform, err.msg);
+    char **gnames = NULL;
+    int ng = 0, cap = 0, rc = CS_EXIT_OK;
+    if (s->groups && (rc = groups_read(s->cmd, s->groups, &gnames, &ng)) != CS_EXIT_OK)
+        return rc;
+    s->log = calloc((size_t)s->nlogs + 1, sizeof(*s->log));
+    if (!s->log)
+        rc = cs_cli_usage_error(s->cmd, "%s", "out of memory");
+    for (int l = 0; l < s->nlogs && rc == CS_EXIT_OK; l++) {
+        cs_err_clear(&err);
+        if (cs_nccl_log_load(s->logs[l], &s->log[l], &err) != CS_OK)
+            rc = cs_cli_usage_error(s->cmd, "%s: %s", "nccl-tests log", err.msg);
+        else
+            cap += s->log[l]->ntables;
+    }
+    if (rc == CS_EXIT_OK && !(s->tab = calloc((size_t)cap + 1, sizeof(*s->tab))))
+        rc = cs_cli_usage_error(s->cmd, "%s", "out of memory");
+    for (int l = 0; l < s->nlogs && rc == CS_EXIT_OK; l++)
+        for (int i = 0; i < s->log[l]->ntables && rc == CS_EXIT_OK; i++) {
+            rc = add_table(s, l, &s->log[l]->tables[i], gnames, ng);
+            if (rc == 1)
+                rc = CS_EXIT_OK;
+        }
+    for (int i = 0; i < ng; i++)
+        free(gnames[i]);
+    free(gnames);
+    if (rc == CS_EXIT_OK && !s->ntab)
+        rc = cs_cli_usage_error(s->cmd, "nccl-tests logs: no table to %s (every one was "
+                                        "skipped)", s->strict ? "fit" : "compare");
+    return rc;
+}
+
+/* ---- simulating ------------------------------------------------------------------- */
+
+typedef struct one_sim {
+    const cs_platform_t *plat;
+    const double *scale;
+    char *const *map;
+    int nmap;
+    cs_sim_instance_t *in;
+    int n;
+} one_sim_t;
+
+static int sim_child(void *ctx, void *out, cs_err_t *err)
+{
+    one_sim_t *s = ctx;
+    cs_sim_opts_t so;
+    cs_sim_opts_init(&so);
+    so.model = CS_SIM_NCCL;
+    so.tier_bw_scale = s->scale;
+    so.map = (const char *const *)s->map;
+    so.nmap = s->nmap;
+    int st = cs_sim_run(s->plat, &so, s->in, s->n, err);
+    for (int i = 0; i < s->n && st == CS_OK; i++)
+        ((double *)out)[i] = s->in[i].time;
+    return st;
+}
+
+static int same_run(const cs_ntab_t *a, const cs_ntab_t *b)
+{
+    if (a->nranks != b->nranks || memcmp(a->nc.scale, b->nc.scale, sizeof(a->nc.scale)))
+        return 0;
+    for (int r = 0; r < a->nranks; r++)
+        if (strcmp(a->map[r], b->map[r]) != 0)
+            return 0;
+    return 1;
+}
+
+int cs_nset_simulate(cs_nset_t *s, int nvar, const cs_nccl_fit_t *const *fits, double *pred)
+{
+    size_t cap = (size_t)s->total * (size_t)nvar + 1;
+    cs_sim_instance_t *in = calloc(cap, sizeof(*in));
+    cs_sim_nccl_t *cost = calloc(cap, sizeof(*cost));
+    double *times = calloc(cap, sizeof(*times));
+    int *off = calloc((size_t)s->ntab + 1, sizeof(int));
+    unsigned char *done = calloc((size_t)s->ntab + 1, 1);
+    int rc = in && cost && times && done && off ? CS_EXIT_OK : CS_EXIT_RUNTIME;
+    for (int i = 0, o = 0; rc == CS_EXIT_OK && i < s->ntab; o += s->tab[i++]->n)
+        off[i] = o;
+    for (int i = 0; i < s->ntab && rc == CS_EXIT_OK; i++) {
+        if (done[i])
+            continue;
+        const cs_ntab_t *lead = s->tab[i];
+        int m = 0;
+        for (int v = 0; v < nvar; v++)
+            for (int j = i; j < s->ntab; j++) {
+                const cs_ntab_t *t = s->tab[j];
+                if (done[j] || !same_run(t, lead))
+                    continue;
+                const cs_nccl_fit_t *f = fits ? fits[(size_t)v * (size_t)s->ntab + (size_t)j]
+                                               : NULL;
+                for (int k = 0; k < t->n; k++, m++) {
+                    in[m] = t->inst[k];
+                    if (f) {
+                        cost[m] = *t->inst[k].nccl;
+                        cs_nccl_fit_apply(f, &t->nc.sys, t->nc.inst_algo[2 * k],
+                                          t->nc.inst_algo[2 * k + 1], &cost[m]);
+                        in[m].nccl = &cost[m];
+                    }
+                }
+            }
+        char what[300];
+        snprintf(what, sizeof(what), "the simulation of %d ranks on %s", lead->nranks,
+                 s->platform);
+        one_sim_t os = {s->plat, lead->nc.scale, lead->map, lead->nranks, in, m};
+        cs_err_t err;
+        cs_err_clear(&err);
+        int st = cs_child_call(what, sim_child, &os, times, sizeof(double) * (size_t)m, &err);
+        if (st != CS_OK) {
+            fprintf(stderr, "collstep %s: %s\n", s->cmd, err.msg);
+            rc = cs_cli_exit_code(st) == CS_EXIT_USAGE ? CS_EXIT_RUNTIME : cs_cli_exit_code(st);
+            break;
+        }
+        m = 0;
+        for (int v = 0; v < nvar; v++)
+            for (int j = i; j < s->ntab; j++) {
+                cs_ntab_t *t = s->tab[j];
+                if (done[j] || !same_run(t, lead))
+                    continue;
+                for (int k = 0; k < t->n; k++, m++) {
+                    if (pred)
+                        pred[(size_t)v * (size_t)s->total + (size_t)off[j] + (size_t)k] =
+                            times[m];
+                    else if (v == 0)
+                        t->pred[k] = times[m];
+                }
+            }
+        for (int j = i; j < s->ntab; j++)
+            if (!done[j] && same_run(s->tab[j], lead))
+                done[j] = 1;
+    }
+    if (!in || !cost || !times || !done || !off)
+        fprintf(stderr, "collstep %s: out of memory\n", s->cmd);
+    free(in), free(cost), free(times), free(done), free(off);
+    return rc;
+}
+
+/* ---- the report ------------------------------------------------------------------- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Every table's sizes in one sorted list (each table serving its own). */
+int cs_nset_report(const cs_nset_t *s, const cs_cli_report_t *rep)
+{
+    int ns = 0, rc = CS_EXIT_OK;
+    uint64_t *sizes = calloc((size_t)s->total + 1, sizeof(*sizes));
+    cs_validate_case_t *cases = calloc((size_t)s->ntab + 1, sizeof(*cases));
+    const char **algo = calloc((size_t)s->ntab + 1, sizeof(char *));
+    const char **params = calloc((size_t)s->ntab + 1, sizeof(char *));
+    const char **how = NULL;
+    unsigned char *serves = NULL;
+    char(*loc)[300] = calloc((size_t)s->ntab + 1, sizeof(*loc));
+    cs_validate_t v = {0};
+    cs_out_t *out = NULL;
+    FILE *f = stdout;
+    cs_err_t err;
+    cs_err_clear(&err);
+    if (!sizes || !cases || !algo || !params || !loc)
+        goto oom;
+    for (int i = 0; i < s->ntab; i++)
+        for (int k = 0; k < s->tab[i]->n; k++)
+            sizes[ns++] = s->tab[i]->sizes[k];
+    qsort(sizes, (size_t)ns, sizeof(*sizes), cmp_u64);
+    int u = 0;
+    for (int k = 0; k < ns; k++)
+        if (!u || sizes[u - 1] != sizes[k])
+            sizes[u++] = sizes[k];
+    ns = u;
+    how = calloc((size_t)s->ntab * (size_t)ns + 1, sizeof(char *));
+    serves = calloc((size_t)s->ntab * (size_t)ns + 1, 1);
+    if (!how || !serves)
+        goto oom;
+    v = (cs_validate_t){.coll = s->tab[0]->coll, .nranks = s->tab[0]->nranks, .nnodes = 1,
+                        .nalgo = s->ntab, .nsizes = ns, .algo = algo, .params = params,
+                        .sizes = sizes, .serves = serves, .cases = cases,
+                        .ngroups = s->nlogs, .group = (const char **)s->logs, .how = how,
+                        .nplats = 1, .transport = "nccl-tests", .iters = 1};
+    v.plats[0] = (cs_validate_plat_t){s->platform, CS_SIM_NCCL, s->plat, NULL, NULL};
+    if (cs_validate_alloc(&v, &err) != CS_OK)
+        goto oom;
+    for (int a = 0; a < s->ntab; a++) {
+        const cs_ntab_t *t = s->tab[a];
+        cases[a] = (cs_validate_case_t){t->coll, t->nranks, t->nnodes, t->dt, t->op, t->log,
+                                        t->note};
+        algo[a] = t->label;
+        snprintf(loc[a], sizeof(loc[a]), "%s:%u", s->logs[t->log], t->t->line);
+        params[a] = loc[a];
+        for (int k = 0, j = 0; k < t->n; k++) {
+            while (sizes[j] != t->sizes[k])
+                j++;
+            size_t x = (size_t)a * (size_t)ns + (size_t)j;
+            serves[x] = 1;
+            how[x] = t->how[k];
+            v.meas[x] = (cs_validate_meas_t){.med = t->meas[k], .p10 = t->meas[k],
+                                             .p90 = t->meas[k], .lo = t->meas[k],
+                                             .hi = t->meas[k]};
+            v.pred[x] = t->pred[k];
+        }
+    }
+    if (rep->output) {
+        int fl = CS_OUT_STDOUT | (rep->force ? CS_OUT_FORCE : 0);
+        if (cs_out_begin_file(rep->output, fl, &cs_validate_out_kind, &out, &err) != CS_OK) {
+            rc = cs_cli_usage_error(s->cmd, "-o %s: %s", rep->output, err.msg);
+            goto done;
+        }
+        f = cs_out_stream(out);
+    }
+    if (cs_validate_write(&v, rep->fmt, f, &err) != CS_OK) {
+        cs_out_abort(out);
+        fprintf(stderr, "collstep %s: %s\n", s->cmd, err.msg);
+        rc = CS_EXIT_RUNTIME;
+    } else if (out && cs_out_commit(out, &err) != CS_OK) {
+        fprintf(stderr, "collstep %s: -o %s: %s\n", s->cmd, rep->output, err.msg);
+        rc = CS_EXIT_RUNTIME;
+    }
+    fflush(f);
+    goto done;
+oom:
+    fprintf(stderr, "collstep %s: out of memory\n", s->cmd);
+    rc = CS_EXIT_RUNTIME;
+done:
+    cs_validate_free(&v);
+    free(sizes), free(cases), free(algo), free(params), free(how), free(serves), free(loc);
+    return rc;
+}
+
+void cs_nset_free(cs_nset_t *s)
+{
+    for (int i = 0; i < s->ntab; i++) {
+        cs_ntab_t *v = s->tab[i];
+        cs_cli_scheds_free(&v->b);
+        cs_cli_nccl_fini(&v->nc);
+        for (int r = 0; v->map && r < v->nranks; r++)
+            free(v->map[r]);
+        free(v->map);
+        free(v);
+    }
+    free(s->tab);
+    for (int l = 0; s->log && l < s->nlogs; l++)
+        cs_nccl_log_destroy(s->log[l]);
+    free(s->log);
+    cs_platform_close(s->plat);
+    s->tab = NULL, s->log = NULL, s->plat = NULL, s->ntab = 0;
+}
+
+#endif /* CS_HAVE_MODEL */

@@ -1,0 +1,83 @@
+/*
+ * cli_ntab.h - nccl-tests logs as simulations (cli_ntab.c), shared by
+ * `collstep validate --nccl-tests` and `collstep calibrate
+ * --from-nccl-tests`: every table of the logs read, its ranks placed on the
+ * platform as the log placed them, NCCL's choice per size built as collstep
+ * schedules with what each instance pays under `--model nccl`, and the
+ * simulations that predict the tables (with fitted terms of the caller's,
+ * several variants in one simulation).
+ *
+ * Placement.  A table's nodes are its device block's hosts (ranks on one
+ * host share a node), or the nodes of a --groups file for a table without
+ * a device block; the log's nodes take the platform's nodes in order (node
+ * j of the log on node j of the platform), each node's ranks its devices in
+ * order.  A platform node is its innermost dimension (`platform show`
+ * prints the dims), a tray of 4 GPUs on gb200-nvl72; a platform without
+ * dims takes the ranks on its devices in order.
+ */
+#ifndef CS_CLI_NTAB_H
+#define CS_CLI_NTAB_H
+
+#ifdef CS_HAVE_MODEL
+
+#include "cli.h"
+#include "cs_nccl_log.h"
+
+/* One table of a log, compared or fitted. */
+typedef struct cs_ntab {
+    const cs_nccl_run_t *t;
+    int log;                       /* index in the set's logs: its group */
+    cs_coll_t coll;
+    cs_dtype_t dt;
+    cs_op_t op;
+    int nranks, nnodes, n;         /* ranks, the log's nodes, sizes */
+    uint64_t sizes[CS_CLI_MAX_SIZES];
+    double meas[CS_CLI_MAX_SIZES]; /* seconds, the log's in-place column */
+    double pred[CS_CLI_MAX_SIZES]; /* cs_nset_simulate with one variant */
+    unsigned row_line[CS_CLI_MAX_SIZES];
+    char how[CS_CLI_MAX_SIZES][48]; /* NCCL's algorithm/protocol per size */
+    cs_cli_nccl_t nc;
+    cs_cli_scheds_t b;
+    cs_sim_instance_t inst[CS_CLI_MAX_SIZES];
+    char **map;                    /* [nranks] the host of each rank */
+    char label[40], note[600];
+} cs_ntab_t;
+
+typedef struct cs_nset {
+    /* the caller's */
+    const char *cmd;        /* "validate", "calibrate" */
+    const char *platform;   /* --platform as given */
+    const char *version;    /* --nccl-version, or NULL */
+    const char *groups;     /* --groups FILE, or NULL */
+    const char *const *logs;
+    int nlogs;
+    int strict;             /* calibrate: a table without a device block (and no --groups)
+                               or of one rank is an error, not a skip */
+    int raw;                /* costs without the platform's fitted terms */
+    /* filled */
+    cs_platform_t *plat;
+    cs_nccl_log_t **log;    /* [nlogs] */
+    cs_ntab_t **tab;
+    int ntab, total;        /* tables, their sizes in all */
+} cs_nset_t;
+
+/* Open the platform, read the logs, build every table (usage errors
+ * printed, CS_EXIT_USAGE; skipped tables said on stderr). */
+int cs_nset_read(cs_nset_t *s);
+
+/* Simulate every table in nvar variants: variant v of table i pays what
+ * it pays with fits[v * ntab + i] applied (NULL: as built).  pred[v * total
+ * + off(i) + k], off(i) the sizes of the tables before i; pred NULL (one
+ * variant): into each table's pred[].  One simulation per rank count,
+ * placement and tier rates, in a watched child.  An exit code (said). */
+int cs_nset_simulate(cs_nset_t *s, int nvar, const cs_nccl_fit_t *const *fits, double *pred);
+
+/* The report of validate's layout (cs_validate.h), tables as cases and
+ * logs as groups, each table's pred[] as the prediction; to rep's output
+ * or stdout.  An exit code (said). */
+int cs_nset_report(const cs_nset_t *s, const cs_cli_report_t *rep);
+
+void cs_nset_free(cs_nset_t *s);
+
+#endif /* CS_HAVE_MODEL */
+#endif /* CS_CLI_NTAB_H */
