@@ -289,6 +289,8 @@ int cs_cli_nccl_costs(const char *cmd, cs_cli_nccl_t *c, cs_sim_instance_t *inst
 /* `collstep validate` with --nccl-tests among its arguments: nccl-tests logs
  * predicted on a platform, no live run.  An exit code. */
 int cs_cli_validate_nccl(int argc, char **argv);
+/* `collstep calibrate --from-nccl-tests` (cmd_calibrate_nccl.c). */
+int cs_cli_calibrate_nccl(int argc, char **argv);
 
 /* ---- plan --model nccl (cmd_plan_nccl.c) ----------------------------------- */
 #ifdef CS_HAVE_PLAN

@@ -277,6 +277,12 @@ static void destroy(cal_t *c)
 
 int cs_cli_calibrate(int argc, char **argv)
 {
+#ifdef CS_HAVE_VALIDATE
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) /* logs: no live run */
+        if (strcmp(argv[i], "--from-nccl-tests") == 0 ||
+            strncmp(argv[i], "--from-nccl-tests=", 18) == 0)
+            return cs_cli_calibrate_nccl(argc, argv);
+#endif
     cal_opts_t o;
     cal_t *c = NULL;
     int rc = parse(argc, argv, &o); /* -1: --help */

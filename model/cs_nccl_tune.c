@@ -483,5 +483,8 @@ void cs_nccl_step_costs(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, con
         step_lats(k, sys, algo, CS_NCCL_SIMPLE, &li, &ln);
         out->sw_lat = ln * 1e-6 / pieces;
     }
+    /* NCCL reduces in its copy kernels, and its rates are those of the
+     * kernels reducing */
+    out->fused = 1;
     cs_nccl_fit_apply(&sys->fit, sys, algo, proto, out);
 }

@@ -46,8 +46,9 @@
  *   switch  one member's part of a switch operation (below)
  * Reductions run on the rank's device stream: one after another, each
  * taking bytes / host speed (the platform's host speed is the device's
- * reduction bandwidth in bytes/s), overlapping the rank's communication.
- * Ranks mapped to the same host have one stream each (their reductions do
+ * reduction bandwidth in bytes/s), overlapping the rank's communication
+ * (under the nccl model with cs_sim_nccl_t.fused they take no time: NCCL's
+ * kernels reduce as they copy).  Ranks mapped to the same host have one stream each (their reductions do
  * not slow each other down).  A rank waits on its small set of outstanding
  * comms (never a global set), so the cost per completion does not grow
  * with the rank count.
@@ -147,6 +148,8 @@ typedef struct cs_sim_nccl {
     double sw_eff, sw_cap, sw_lat;
     double sw_rate; /* > 0: a switch reduces an operation's contributions at
                        sw_rate bytes/s per member (NVLS's rate), in place of its reduce_bw */
+    int fused;      /* 1: the ranks reduce as the data arrives (NCCL's kernels reduce in the
+                       copy, and its rates include it): reductions cost no time of their own */
 } cs_sim_nccl_t;
 
 /* The class of a tier name (CS_SIM_HW_*). */

@@ -1,0 +1,826 @@
+/*
+ * cmd_calibrate_nccl.c - `collstep calibrate --from-nccl-tests LOG...
+ * --platform BASE -o PLATFORM.xml`: no live run; the terms of the nccl
+ * model (model/cs_nccl.h, cs_nccl_fit_t) are fitted so that simulations of
+ * the logs' tables on BASE reproduce the logs' times, and BASE is written
+ * with them (its top zone's collstep_nccl_fit property).
+ *
+ *   read     the logs, every table placed and built as validate does
+ *            (cli_ntab.h), NCCL's figures alone (BASE's own fitted terms
+ *            set aside); refused (exit 2): a table without a device block
+ *            and no --groups, a table of one rank, a BASE with fewer
+ *            devices or nodes than a table needs
+ *   fit      level by level: tables on one node fix the class of the
+ *            links inside a node (nvlink or pci), then tables across nodes
+ *            the network (net).  Per level two stages: the class-wide
+ *            bandwidth and latency factors over every size of the level,
+ *            then per NCCL algorithm and protocol that the logs ran a
+ *            refinement of both over that pair's sizes.  Each stage is a
+ *            damped Gauss-Newton fit of log(predicted / measured) with the
+ *            simulator in the loop: its Jacobian from two variants of the
+ *            factors (x 1.25) simulated beside the current ones.  A factor
+ *            no size depends on (under a quarter of any size's time) is not
+ *            determined: it stays NCCL's, and the report says why.
+ *   report   the fit per size in validate's layout (measured, predicted
+ *            with the fitted terms, error), then the terms: each factor,
+ *            the sizes that determined it, those left as NCCL's and why,
+ *            and the sizes not fitted within 5 %
+ *   write    BASE's XML with the property and the report's summary as a
+ *            comment, whole or not at all
+ *
+ * Exit codes (cli.h): 0; 2 usage and bad input (the refusals above, an
+ * unreadable log, no table to fit, an output not collstep's without
+ * --force); 3 a simulation failed; 128+N a signal.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#ifdef CS_HAVE_MODEL
+
+#include "cli_ntab.h"
+#include "cs_out.h"
+
+#define MAX_LOGS 64
+#define STEP 0.22314355131420976 /* ln 1.25: the variants' change */
+#define MIN_SENS 0.25            /* a factor is determined by sizes it moves this much */
+#define FIT_TOL 0.05             /* sizes fitted within 5 % */
+
+static void help(FILE *f)
+{
+    fprintf(f,
+            "usage: collstep calibrate --from-nccl-tests LOG [LOG...] --platform BASE\n"
+            "                          -o PLATFORM.xml [options]\n"
+            "\n"
+            "Fit the nccl model's terms of BASE (a preset or a SimGrid XML file: the\n"
+            "topology you know) to nccl-tests logs, so that `--model nccl` reproduces them,\n"
+            "and write BASE with the fitted terms as PLATFORM.xml.  Each table of each LOG\n"
+            "is simulated as `collstep validate --nccl-tests` does: the same collective,\n"
+            "ranks, placement (the log's nodes on BASE's first nodes), type and sizes, with\n"
+            "NCCL's choice of algorithm and protocol.  Logs on one node fit the links\n"
+            "inside a node (nvlink, or pci without NVLink), logs across nodes the network\n"
+            "(net): per class a bandwidth and a latency factor on NCCL's figures, then per\n"
+            "NCCL algorithm and protocol the logs ran a refinement of both.  Give BASE the\n"
+            "whole machine to predict (its first nodes take the logs): PLATFORM.xml then\n"
+            "serves sim, plan and validate at every scale of it (--model nccl).\n"
+            "\n"
+            "  --from-nccl-tests LOG  a log (repeatable; further LOGs may follow as operands)\n"
+            "  --platform BASE      the platform to fit (XML file or preset) with at least\n"
+            "                       as many nodes and devices as the logs' tables\n"
+            "  -o, --output FILE    the fitted platform (SimGrid XML, whole or not at all)\n"
+            "  --force              replace an existing FILE that collstep did not write\n"
+            "  --groups FILE        the node of each rank for tables without a device block:\n"
+            "                       lines NAME (one rank), NAME N, NAME:N or NAME slots=N\n"
+            "  --nccl-version V     NCCL's constants for logs that do not print NCCL's\n"
+            "                       version (default: the model's newest)\n"
+            "  --format F           the report: table (default), csv, json\n"
+            "  --report FILE        write the report to FILE instead of stdout\n"
+            "  --help               this text\n"
+            "\n"
+            "Refused (exit 2): a table without a device block unless --groups gives its\n"
+            "nodes, a table of one rank, a BASE with fewer devices or nodes than a table.\n"
+            "\n%s"
+            "\nexample: collstep calibrate --from-nccl-tests node1.log nodes2.log \\\n"
+            "           --platform hgx-h100:nodes=64 -o cluster.xml\n"
+            "         collstep sim --platform cluster.xml --model nccl --algo nccl --size 1M:8G\n",
+            cs_cli_exit_help);
+}
+
+typedef struct opts {
+    const char *logs[MAX_LOGS];
+    int nlogs;
+    const char *platform, *version, *groups, *output;
+    int force;
+    cs_cli_report_t rep;
+} opts_t;
+
+static int parse_opt(void *ctx, int c, const char *arg)
+{
+    opts_t *o = ctx;
+    switch (c) {
+    case 'L':
+        if (o->nlogs == MAX_LOGS)
+            return cs_cli_usage_error("calibrate", "--from-nccl-tests: at most %d logs",
+                                      MAX_LOGS);
+        o->logs[o->nlogs++] = arg;
+        return CS_EXIT_OK;
+    case 'P': o->platform = arg; return CS_EXIT_OK;
+    case 'G': o->groups = arg; return CS_EXIT_OK;
+    case 'V': {
+        cs_cli_nccl_t probe;
+        cs_cli_nccl_init(&probe);
+        o->version = arg;
+        return cs_cli_nccl_opt("calibrate", &probe, CS_CLI_NCCL_VERSION, arg);
+    }
+    case 'f': return cs_cli_parse_format("calibrate", arg, &o->rep.fmt);
+    case 'o': o->output = arg; return CS_EXIT_OK;
+    case 'R': o->rep.output = arg; return CS_EXIT_OK;
+    case 'F': o->force = o->rep.force = 1; return CS_EXIT_OK;
+    default: return CS_EXIT_USAGE;
+    }
+}
+
+static int parse(int argc, char **argv, opts_t *o)
+{
+    static const struct option lo[] = {
+        {"from-nccl-tests", required_argument, 0, 'L'},
+        {"platform", required_argument, 0, 'P'},
+        {"groups", required_argument, 0, 'G'},
+        {"nccl-version", required_argument, 0, 'V'},
+        {"format", required_argument, 0, 'f'},
+        {"output", required_argument, 0, 'o'},
+        {"report", required_argument, 0, 'R'},
+        {"force", no_argument, 0, 'F'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    memset(o, 0, sizeof(*o));
+    o->rep.fmt = CS_FMT_TABLE;
+    int rc = cs_cli_options("calibrate", argc, argv, ":ho:", lo, help, parse_opt, o);
+    if (rc != CS_EXIT_OK)
+        return rc;
+    for (int i = optind; i < argc; i++) {
+        if (o->nlogs == MAX_LOGS)
+            return cs_cli_usage_error("calibrate", "--from-nccl-tests: at most %d logs",
+                                      MAX_LOGS);
+        o->logs[o->nlogs++] = argv[i];
+    }
+    if (!o->nlogs)
+        return cs_cli_usage_hint("calibrate", "--from-nccl-tests LOG: no log given");
+    if (!o->platform)
+        return cs_cli_usage_hint("calibrate", "--from-nccl-tests: --platform BASE is required "
+                                              "(the platform whose terms are fitted)");
+    if (!o->output)
+        return cs_cli_usage_hint("calibrate", "--from-nccl-tests: -o PLATFORM.xml is required "
+                                              "(the fitted platform)");
+    if (strchr(o->platform, '@'))
+        return cs_cli_usage_error("calibrate", "--platform %s: give the platform alone (the "
+                                               "nccl model is the one fitted)",
+                                  o->platform);
+    cs_err_t err;
+    cs_err_clear(&err);
+    if (cs_out_check(o->output, o->force ? CS_OUT_FORCE : 0, &cs_platform_out_kind, 0, &err) !=
+        CS_OK)
+        return cs_cli_usage_error("calibrate", "-o %s: %s", o->output, err.msg);
+    if (o->rep.output && strcmp(o->rep.output, o->output) == 0)
+        return cs_cli_usage_error("calibrate", "--report %s: the same file as -o", o->output);
+    return cs_cli_check_outputs("calibrate", o->rep.output, NULL, o->force);
+}
+
+/* "16 MiB", "1 KiB", "8 B" (whole units where the size is one). */
+static void fmt_size(uint64_t b, char *buf, size_t len)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    double v = (double)b;
+    while (u < 4 && v >= 1024)
+        v /= 1024, u++;
+    snprintf(buf, len, v == floor(v) ? "%.0f %s" : "%.3g %s", v, unit[u]);
+}
+
+/* ---- the fit ---------------------------------------------------------------------- */
+
+/* One parameter block: factors of one or two classes (param q: class
+ * cls[q / 2], bandwidth for even q, latency for odd), class-wide (algo < 0)
+ * or one algorithm and protocol's; its rows are the level's sizes it
+ * serves. */
+#define NQ 4
+typedef struct block {
+    int cls[2], ncls;
+    int algo, proto;
+    int nrows;
+    int det[NQ];     /* the parameter is determined */
+    double sens[NQ]; /* the largest |d log t / d log factor| over its rows */
+} block_t;
+
+typedef struct fitrun {
+    opts_t *o;
+    cs_nset_t s;
+    cs_nccl_fit_t fit;
+    unsigned char seen0[CS_NCCL_NALGOS][CS_NCCL_NPROTOS]; /* pairs fitted on one node */
+    char said[4096];       /* the summary: what determined each term, what did not */
+    size_t nsaid;
+    int sims;
+} fitrun_t;
+
+#define SAY(f, ...)                                                                              \
+    do {                                                                                          \
+        int w_ = snprintf((f)->said + (f)->nsaid,                                                 \
+                          (f)->nsaid < sizeof((f)->said) ? sizeof((f)->said) - (f)->nsaid : 0,    \
+                          __VA_ARGS__);                                                           \
+        if (w_ > 0)                                                                               \
+            (f)->nsaid += (size_t)w_;                                                             \
+    } while (0)
+
+/* The block of row k of table t in a stage (class-wide: block 0). */
+static int block_of(const cs_ntab_t *t, int k, const block_t *b, int nb, int perpair)
+{
+    if (!perpair)
+        return 0;
+    for (int i = 0; i < nb; i++)
+        if (b[i].algo == t->nc.inst_algo[2 * k] && b[i].proto == t->nc.inst_algo[2 * k + 1])
+            return i;
+    return -1;
+}
+
+static double fit_value(const cs_nccl_fit_t *f, const block_t *b, int q)
+{
+    return cs_nccl_fit_get(f, b->cls[q / 2], b->algo, b->algo < 0 ? 0 : b->proto, q % 2);
+}
+
+static void fit_put(cs_nccl_fit_t *f, const block_t *b, int q, double v)
+{
+    (void)cs_nccl_fit_set(f, b->cls[q / 2], b->algo, b->proto, q % 2, v);
+}
+
+/* Simulate the level's tables (sub) under nvar fits (fits[v] for all). */
+static int sim_level(fitrun_t *r, cs_nset_t *sub, int nvar, const cs_nccl_fit_t *fits,
+                     double *pred)
+{
+    const cs_nccl_fit_t **fp = calloc((size_t)nvar * (size_t)sub->ntab + 1, sizeof(*fp));
+    if (!fp)
+        return cs_cli_usage_error("calibrate", "%s", "out of memory");
+    for (int v = 0; v < nvar; v++)
+        for (int i = 0; i < sub->ntab; i++)
+            fp[v * sub->ntab + i] = &fits[v];
+    int rc = cs_nset_simulate(sub, nvar, fp, pred);
+    r->sims++;
+    free(fp);
+    return rc;
+}
+
+static double cost_of(const cs_nset_t *sub, const double *pred)
+{
+    double c = 0;
+    for (int i = 0, o = 0; i < sub->ntab; o += sub->tab[i++]->n)
+        for (int k = 0; k < sub->tab[i]->n; k++) {
+            double e = log(pred[o + k] / sub->tab[i]->meas[k]);
+            c += e * e;
+        }
+    return c;
+}
+
+static double median_abs_err(const cs_nset_t *sub, const double *pred)
+{
+    double *e = calloc((size_t)sub->total + 1, sizeof(double));
+    if (!e)
+        return NAN;
+    int n = 0;
+    for (int i = 0, o = 0; i < sub->ntab; o += sub->tab[i++]->n)
+        for (int k = 0; k < sub->tab[i]->n; k++)
+            e[n++] = fabs(pred[o + k] / sub->tab[i]->meas[k] - 1) * 100;
+    for (int i = 1; i < n; i++) /* insertion sort: a few dozen sizes */
+        for (int j = i; j > 0 && e[j] < e[j - 1]; j--) {
+            double x = e[j];
+            e[j] = e[j - 1], e[j - 1] = x;
+        }
+    double m = n ? (n % 2 ? e[n / 2] : (e[n / 2 - 1] + e[n / 2]) / 2) : NAN;
+    free(e);
+    return m;
+}
+
+/* The sensitivities of the blocks' factors and which are determined. */
+static void sensitivities(const cs_nset_t *sub, const double *jac, block_t *b, int nb, int perpair)
+{
+    size_t T = (size_t)sub->total;
+    for (int i = 0; i < nb; i++) {
+        b[i].nrows = 0;
+        for (int q = 0; q < NQ; q++)
+            b[i].sens[q] = 0;
+    }
+    for (int i = 0, o = 0; i < sub->ntab; o += sub->tab[i++]->n)
+        for (int k = 0; k < sub->tab[i]->n; k++) {
+            int bi = block_of(sub->tab[i], k, b, nb, perpair);
+            if (bi < 0)
+                continue;
+            b[bi].nrows++;
+            for (int q = 0; q < 2 * b[bi].ncls; q++)
+                b[bi].sens[q] = fmax(b[bi].sens[q], fabs(jac[q * T + (size_t)o + (size_t)k]));
+        }
+    for (int i = 0; i < nb; i++)
+        for (int q = 0; q < NQ; q++)
+            b[i].det[q] = q < 2 * b[i].ncls && b[i].sens[q] >= MIN_SENS;
+}
+
+/* Solve A x = g (n x n, A symmetric positive definite after damping) by
+ * Gaussian elimination with partial pivoting.  0 when singular. */
+static int solve(double A[NQ][NQ], double *g, int n, double *x)
+{
+    int piv[NQ];
+    for (int i = 0; i < n; i++)
+        piv[i] = i;
+    for (int c = 0; c < n; c++) {
+        int m = c;
+        for (int r = c + 1; r < n; r++)
+            if (fabs(A[r][c]) > fabs(A[m][c]))
+                m = r;
+        if (!(fabs(A[m][c]) > 1e-24))
+            return 0;
+        for (int k = 0; k < n; k++) {
+            double t = A[c][k];
+            A[c][k] = A[m][k], A[m][k] = t;
+        }
+        double t = g[c];
+        g[c] = g[m], g[m] = t;
+        for (int r = c + 1; r < n; r++) {
+            double f = A[r][c] / A[c][c];
+            for (int k = c; k < n; k++)
+                A[r][k] -= f * A[c][k];
+            g[r] -= f * g[c];
+        }
+    }
+    for (int c = n - 1; c >= 0; c--) {
+        double v = g[c];
+        for (int k = c + 1; k < n; k++)
+            v -= A[c][k] * x[k];
+        x[c] = v / A[c][c];
+    }
+    (void)piv;
+    return 1;
+}
+
+/* The damped Gauss-Newton step from `cur` (errors from pred, Jacobian
+ * jac), per block (the blocks' rows are disjoint): (J'J + mu D) d = -J'e
+ * over its determined factors, at most x 3 per factor.  The largest |d|. */
+static double gn_step(const cs_nset_t *sub, const double *pred, const double *jac,
+                      const block_t *b, int nb, int perpair, double mu,
+                      const cs_nccl_fit_t *cur, cs_nccl_fit_t *next)
+{
+    size_t T = (size_t)sub->total;
+    double maxd = 0;
+    *next = *cur;
+    for (int i = 0; i < nb; i++) {
+        int qi[NQ], n = 0;
+        for (int q = 0; q < NQ; q++)
+            if (b[i].det[q])
+                qi[n++] = q;
+        if (!n)
+            continue;
+        double A[NQ][NQ] = {{0}}, g[NQ] = {0}, d[NQ] = {0};
+        for (int t = 0, o = 0; t < sub->ntab; o += sub->tab[t++]->n)
+            for (int k = 0; k < sub->tab[t]->n; k++) {
+                if (block_of(sub->tab[t], k, b, nb, perpair) != i)
+                    continue;
+                size_t x = (size_t)o + (size_t)k;
+                double e = log(pred[x] / sub->tab[t]->meas[k]);
+                for (int u = 0; u < n; u++) {
+                    double ju = jac[(size_t)qi[u] * T + x];
+                    g[u] -= ju * e;
+                    for (int w = 0; w < n; w++)
+                        A[u][w] += ju * jac[(size_t)qi[w] * T + x];
+                }
+            }
+        for (int u = 0; u < n; u++)
+            A[u][u] = A[u][u] * (1 + mu) + 1e-12;
+        if (!solve(A, g, n, d))
+            continue;
+        for (int u = 0; u < n; u++) {
+            if (!isfinite(d[u]))
+                continue;
+            double dq = fmax(-1.1, fmin(1.1, d[u]));
+            double v = fit_value(cur, &b[i], qi[u]) * exp(dq);
+            fit_put(next, &b[i], qi[u], fmax(1e-3, fmin(1e3, v)));
+            maxd = fmax(maxd, fabs(dq));
+        }
+    }
+    return maxd;
+}
+
+/* One stage: the factors of blocks b[0..nb) of a level fitted, the
+ * simulator in the loop (at most 10 simulations). */
+static int stage(fitrun_t *r, cs_nset_t *sub, block_t *b, int nb, int perpair, const char *what)
+{
+    size_t T = (size_t)sub->total;
+    int nq = 0;
+    for (int i = 0; i < nb; i++)
+        nq = 2 * b[i].ncls > nq ? 2 * b[i].ncls : nq;
+    double *pred = calloc((size_t)(nq + 1) * T + 1, sizeof(double));
+    double *jac = calloc((size_t)nq * T + 1, sizeof(double));
+    double *trial = calloc(T + 1, sizeof(double));
+    if (!pred || !jac || !trial) {
+        free(pred), free(jac), free(trial);
+        return cs_cli_usage_error("calibrate", "%s", "out of memory");
+    }
+    cs_nccl_fit_t var[NQ + 1], next;
+    double mu = 1e-3, cost = INFINITY;
+    int rc = CS_EXIT_OK, need_jac = 1, accepted = 0;
+    for (int sims = 0; sims < 10 && rc == CS_EXIT_OK;) {
+        if (need_jac) {
+            for (int q = 0; q <= nq; q++)
+                var[q] = r->fit;
+            for (int q = 0; q < nq; q++)
+                for (int i = 0; i < nb; i++)
+                    if (q < 2 * b[i].ncls)
+                        fit_put(&var[q + 1], &b[i], q, fit_value(&r->fit, &b[i], q) * exp(STEP));
+            if ((rc = sim_level(r, sub, nq + 1, var, pred)) != CS_EXIT_OK)
+                break;
+            sims++;
+            for (int q = 0; q < nq; q++)
+                for (size_t x = 0; x < T; x++)
+                    jac[(size_t)q * T + x] = log(pred[(size_t)(q + 1) * T + x] / pred[x]) / STEP;
+            sensitivities(sub, jac, b, nb, perpair);
+            cost = cost_of(sub, pred);
+            need_jac = 0;
+            fprintf(stderr, "collstep calibrate: %s: median |error| %.1f %%\n", what,
+                    median_abs_err(sub, pred));
+        }
+        double maxd = gn_step(sub, pred, jac, b, nb, perpair, mu, &r->fit, &next);
+        if (maxd < 0.003)
+            break;
+        if ((rc = sim_level(r, sub, 1, &next, trial)) != CS_EXIT_OK)
+            break;
+        sims++;
+        double c = cost_of(sub, trial);
+        if (c < cost) {
+            r->fit = next;
+            cost = c;
+            memcpy(pred, trial, sizeof(double) * T);
+            mu = fmax(1e-4, mu / 3);
+            fprintf(stderr, "collstep calibrate: %s: median |error| %.1f %%\n", what,
+                    median_abs_err(sub, pred));
+            if (++accepted % 2 == 0) /* refresh the Jacobian now and then */
+                need_jac = 1;
+        } else {
+            mu *= 10;
+            if (mu > 1e4)
+                break;
+        }
+    }
+    free(pred), free(jac), free(trial);
+    return rc;
+}
+
+/* The tables of one level (0: one node, 1: across nodes) as a set. */
+static cs_nset_t level_set(const fitrun_t *r, int level, cs_ntab_t **tabs)
+{
+    cs_nset_t sub = r->s;
+    sub.tab = tabs;
+    sub.ntab = sub.total = 0;
+    for (int i = 0; i < r->s.ntab; i++)
+        if ((r->s.tab[i]->nnodes > 1) == level) {
+            tabs[sub.ntab++] = r->s.tab[i];
+            sub.total += r->s.tab[i]->n;
+        }
+    return sub;
+}
+
+static void say_undetermined(fitrun_t *r, const block_t *b, const cs_nset_t *sub)
+{
+    char pair[48] = "";
+    if (b->algo >= 0)
+        snprintf(pair, sizeof(pair), ".%s/%s", cs_nccl_algo_name(b->algo),
+                 cs_nccl_proto_name(b->proto));
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (int i = 0; i < sub->ntab; i++)
+        for (int k = 0; k < sub->tab[i]->n; k++)
+            if (block_of(sub->tab[i], k, b, 1, b->algo >= 0) == 0) {
+                lo = sub->tab[i]->sizes[k] < lo ? sub->tab[i]->sizes[k] : lo;
+                hi = sub->tab[i]->sizes[k] > hi ? sub->tab[i]->sizes[k] : hi;
+            }
+    char a[32], z[32];
+    fmt_size(lo, a, sizeof(a));
+    fmt_size(hi, z, sizeof(z));
+    for (int q = 0; q < 2 * b->ncls; q++) {
+        const char *cn = cs_nccl_fit_class_name(b->cls[q / 2]);
+        if (b->det[q])
+            SAY(r, "  %s.%s%s: fitted to %d size%s (%s to %s): %.4g\n", cn, q % 2 ? "lat" : "bw",
+                pair, b->nrows, b->nrows == 1 ? "" : "s", a, z, fit_value(&r->fit, b, q));
+        else
+            SAY(r, "  %s.%s%s: not determined, %s kept: no size of the logs (%s to %s) spends "
+                   "a quarter of its time on %s\n",
+                cn, q % 2 ? "lat" : "bw", pair, b->algo >= 0 ? "the class-wide factor" :
+                "NCCL's figure", a, z,
+                q % 2 ? "its per-step latency" : "moving data at its rate");
+    }
+}
+
+/* Fit one level: the class-wide factors, then per algorithm and protocol
+ * (across nodes, a pair not seen on one node also gets the factors of the
+ * links inside a node: NVLSTree's switch, CollNet's node part). */
+static int fit_level(fitrun_t *r, int level)
+{
+    cs_ntab_t **tabs = calloc((size_t)r->s.ntab + 1, sizeof(*tabs));
+    if (!tabs)
+        return cs_cli_usage_error("calibrate", "%s", "out of memory");
+    cs_nset_t sub = level_set(r, level, tabs);
+    int rc = CS_EXIT_OK;
+    if (!sub.ntab) {
+        SAY(r, "  %s: no table %s in the logs: NCCL's figures kept\n",
+            level ? "net" : "inside a node", level ? "across nodes" : "on one node");
+        free(tabs);
+        return rc;
+    }
+    int intra = sub.tab[0]->nc.sys.graph[CS_NCCL_RING].type_intra;
+    int cls = level ? CS_SIM_HW_NET : intra;
+    const char *cn = cs_nccl_fit_class_name(cls);
+    char what[160];
+    snprintf(what, sizeof(what), "%s (%d table%s, %d sizes), class-wide", cn, sub.ntab,
+             sub.ntab == 1 ? "" : "s", sub.total);
+    block_t one = {{cls, cls}, 1, -1, -1, 0, {0}, {0}};
+    rc = stage(r, &sub, &one, 1, 0, what);
+    if (rc == CS_EXIT_OK) {
+        say_undetermined(r, &one, &sub);
+        if (!one.det[0] && !one.det[1])
+            rc = cs_cli_usage_error("calibrate", "the logs' tables %s determine no term of %s "
+                                                 "(no size depends enough on its rate or its "
+                                                 "latency)",
+                                    level ? "across nodes" : "on one node", cn);
+    }
+    /* the pairs NCCL ran */
+    block_t pb[CS_NCCL_NALGOS * CS_NCCL_NPROTOS];
+    int np = 0;
+    for (int i = 0; i < sub.ntab && rc == CS_EXIT_OK; i++)
+        for (int k = 0; k < sub.tab[i]->n; k++) {
+            int a = sub.tab[i]->nc.inst_algo[2 * k], p = sub.tab[i]->nc.inst_algo[2 * k + 1], j = 0;
+            while (j < np && !(pb[j].algo == a && pb[j].proto == p))
+                j++;
+            if (j < np)
+                continue;
+            pb[np++] = (block_t){{cls, intra}, level && !r->seen0[a][p] ? 2 : 1, a, p, 0, {0},
+                                 {0}};
+            if (!level)
+                r->seen0[a][p] = 1;
+        }
+    if (rc == CS_EXIT_OK && np > 0) {
+        snprintf(what, sizeof(what), "%s, per algorithm and protocol (%d)", cn, np);
+        rc = stage(r, &sub, pb, np, 1, what);
+        for (int j = 0; j < np && rc == CS_EXIT_OK; j++)
+            say_undetermined(r, &pb[j], &sub);
+    }
+    free(tabs);
+    return rc;
+}
+
+/* Why size k of table t is not fitted within FIT_TOL. */
+static void why_unfit(const cs_ntab_t *t, int k, char *buf, size_t len)
+{
+    const char *p = t->how[k];
+    int lo = k, hi = k;
+    while (lo > 0 && strcmp(t->how[lo - 1], p) == 0)
+        lo--;
+    while (hi < t->n - 1 && strcmp(t->how[hi + 1], p) == 0)
+        hi++;
+    char a[32], z[32];
+    /* a change of NCCL's choice next to it that the log does not show */
+    int j = k == lo && k > 0 ? k - 1 : k == hi && k < t->n - 1 ? k + 1 : -1;
+    if (j >= 0) {
+        int u = j < k ? j : k, w = j < k ? k : j;
+        double m = t->meas[w] / t->meas[u], q = t->pred[w] / t->pred[u];
+        if (fabs(log(m / q)) > log(1.1)) {
+            fmt_size(t->sizes[u], a, sizeof(a));
+            fmt_size(t->sizes[w], z, sizeof(z));
+            snprintf(buf, len, "NCCL's tuner goes from %s (%s) to %s (%s) here; the log's time "
+                               "changes by %+.0f %% there, the model's by %+.0f %%: the run "
+                               "switched at another size, or to another algorithm or protocol",
+                     t->how[u], a, t->how[w], z, (m - 1) * 100, (q - 1) * 100);
+            return;
+        }
+    }
+    /* two regimes inside one choice: the largest jump of the error between
+     * consecutive sizes of the pair */
+    int at = -1;
+    double jump = 0;
+    for (int i = lo; i < hi; i++) {
+        double d = fabs(log((t->pred[i + 1] / t->meas[i + 1]) / (t->pred[i] / t->meas[i])));
+        if (d > jump)
+            jump = d, at = i;
+    }
+    if (at >= 0 && jump > log(1.2)) {
+        fmt_size(t->sizes[at], a, sizeof(a));
+        fmt_size(t->sizes[at + 1], z, sizeof(z));
+        snprintf(buf, len, "the log changes regime inside NCCL's %s range, between %s and %s "
+                           "(its time %+.0f %%, the model's %+.0f %%): the run likely used "
+                           "another algorithm or protocol for part of the range (NCCL_ALGO, "
+                           "NCCL_PROTO, a tuner plugin, or NCCL's choice on that machine)",
+                 p, a, z, (t->meas[at + 1] / t->meas[at] - 1) * 100,
+                 (t->pred[at + 1] / t->pred[at] - 1) * 100);
+        return;
+    }
+    fmt_size(t->sizes[lo], a, sizeof(a));
+    fmt_size(t->sizes[hi], z, sizeof(z));
+    snprintf(buf, len, "the log's %s sizes (%s to %s) do not follow one per-step latency and "
+                       "one rate: the fit leaves this one %s",
+             p, a, z, t->pred[k] > t->meas[k] ? "slow" : "fast");
+}
+
+/* The summary: the terms, what determined them, the sizes not fitted. */
+static void summary(fitrun_t *r, char **text)
+{
+    char terms[2048];
+    cs_nccl_fit_format(&r->fit, terms, sizeof(terms));
+    size_t cap = 16384 + strlen(r->said);
+    char *b = malloc(cap);
+    if (!b) {
+        *text = NULL;
+        return;
+    }
+    size_t o = 0;
+#define PUTB(...)                                                                                 \
+    do {                                                                                          \
+        int w_ = snprintf(b + o, o < cap ? cap - o : 0, __VA_ARGS__);                             \
+        if (w_ > 0)                                                                               \
+            o += (size_t)w_;                                                                      \
+    } while (0)
+    PUTB("fitted terms of the nccl model (factors on NCCL's figures): %s\n",
+         terms[0] ? terms : "none (NCCL's figures fit)");
+    PUTB("%s", r->said);
+    int nun = 0;
+    for (int i = 0; i < r->s.ntab; i++) {
+        const cs_ntab_t *t = r->s.tab[i];
+        for (int k = 0; k < t->n; k++) {
+            double e = t->pred[k] / t->meas[k] - 1;
+            if (fabs(e) <= FIT_TOL)
+                continue;
+            if (!nun++)
+                PUTB("sizes not fitted within %.0f %%:\n", FIT_TOL * 100);
+            if (nun > 40) {
+                continue;
+            }
+            char why[400], sz[32];
+            why_unfit(t, k, why, sizeof(why));
+            fmt_size(t->sizes[k], sz, sizeof(sz));
+            PUTB("  %s:%u %s %s: %+.1f %%: %s\n", r->s.logs[t->log], t->row_line[k], t->label,
+                 sz, e * 100, why);
+        }
+    }
+    if (nun > 40)
+        PUTB("  (%d more)\n", nun - 40);
+    if (!nun)
+        PUTB("every size fitted within %.0f %%\n", FIT_TOL * 100);
+#undef PUTB
+    *text = b;
+}
+
+/* ---- writing --------------------------------------------------------------------- */
+
+/* xml with every collstep_nccl_fit property removed, `prop` after the top
+ * zone's start tag and `comment` before it.  NULL when out of memory or
+ * when the text has no <zone>. */
+static char *xml_with_fit(const char *xml, const char *prop, const char *comment)
+{
+    size_t len = strlen(xml);
+    char *t = malloc(len + 1);
+    if (!t)
+        return NULL;
+    /* drop old properties (outside comments) */
+    size_t o = 0;
+    for (const char *p = xml; *p;) {
+        if (strncmp(p, "<!--", 4) == 0) {
+            const char *e = strstr(p, "-->");
+            size_t n = e ? (size_t)(e + 3 - p) : strlen(p);
+            memcpy(t + o, p, n), o += n, p += n;
+            continue;
+        }
+        if (strncmp(p, "<prop", 5) == 0) {
+            const char *e = strstr(p, "/>");
+            const char *id = strstr(p, "collstep_nccl_fit");
+            if (e && id && id < e) {
+                p = e + 2;
+                while (*p == ' ' || *p == '\t')
+                    p++;
+                if (*p == '\n')
+                    p++;
+                continue;
+            }
+        }
+        t[o++] = *p++;
+    }
+    t[o] = '\0';
+    /* the top zone's start tag */
+    const char *z = NULL;
+    for (const char *p = t; (p = strchr(p, '<')) != NULL; p++) {
+        if (strncmp(p, "<!--", 4) == 0) {
+            if (!(p = strstr(p, "-->")))
+                break;
+            continue;
+        }
+        if (strncmp(p, "<zone", 5) == 0 && strchr(" \t\r\n", p[5])) {
+            z = p;
+            break;
+        }
+    }
+    const char *gt = z ? strchr(z, '>') : NULL;
+    if (!gt || gt[-1] == '/') {
+        free(t);
+        return NULL;
+    }
+    size_t at = (size_t)(z - t), after = (size_t)(gt + 1 - t);
+    size_t cap = o + strlen(prop) + strlen(comment) + 256;
+    char *out = malloc(cap);
+    if (!out) {
+        free(t);
+        return NULL;
+    }
+    snprintf(out, cap, "%.*s<!--\n%s-->\n%.*s\n  <prop id=\"collstep_nccl_fit\" value=\"%s\"/>%s",
+             (int)at, t, comment, (int)(after - at), z, prop, t + after);
+    free(t);
+    return out;
+}
+
+/* The comment: no "--" inside (XML forbids it). */
+static void comment_safe(char *s)
+{
+    for (char *p = s; (p = strstr(p, "--")) != NULL;)
+        p[1] = '=';
+}
+
+static int write_platform(fitrun_t *r, const char *sum)
+{
+    char terms[2048];
+    cs_nccl_fit_format(&r->fit, terms, sizeof(terms));
+    size_t cap = strlen(sum) + 4096;
+    char *c = malloc(cap);
+    if (!c)
+        return cs_cli_usage_error("calibrate", "%s", "out of memory");
+    size_t o = (size_t)snprintf(c, cap, "collstep calibrate from nccl-tests logs: %s with the "
+                                        "terms of the nccl model fitted to\n",
+                                r->o->platform);
+    for (int l = 0; l < r->o->nlogs && o < cap; l++)
+        o += (size_t)snprintf(c + o, cap - o, "  %s\n", r->o->logs[l]);
+    if (o < cap)
+        snprintf(c + o, cap - o, "(collstep_nccl_fit below; `collstep platform show` explains "
+                                 "it, --model nccl applies it)\n%s", sum);
+    comment_safe(c);
+    char *x = xml_with_fit(r->s.plat->xml, terms, c);
+    free(c);
+    if (!x)
+        return cs_cli_usage_error("calibrate", "--platform %s: no <zone> to carry the fitted "
+                                               "terms (or out of memory)",
+                                  r->o->platform);
+    cs_err_t err;
+    cs_err_clear(&err);
+    int st = cs_platform_write_text(x, "collstep calibrate", r->o->output,
+                                    r->o->force ? CS_OUT_FORCE : 0, &err);
+    free(x);
+    if (st != CS_OK)
+        return cs_cli_usage_error("calibrate", "-o %s: %s", r->o->output, err.msg);
+    return CS_EXIT_OK;
+}
+
+int cs_cli_calibrate_nccl(int argc, char **argv)
+{
+    fitrun_t *r = calloc(1, sizeof(*r));
+    opts_t *o = calloc(1, sizeof(*o));
+    if (!r || !o) {
+        free(r), free(o);
+        fprintf(stderr, "collstep calibrate: out of memory\n");
+        return CS_EXIT_RUNTIME;
+    }
+    int rc = parse(argc, argv, o);
+    r->o = o;
+    r->s = (cs_nset_t){.cmd = "calibrate", .platform = o->platform, .version = o->version,
+                       .groups = o->groups, .logs = o->logs, .nlogs = o->nlogs, .strict = 1,
+                       .raw = 1};
+    cs_nccl_fit_init(&r->fit);
+    if (rc == CS_EXIT_OK)
+        rc = cs_nset_read(&r->s);
+    if (rc == CS_EXIT_OK && r->s.plat->nccl_fit[0])
+        fprintf(stderr, "collstep calibrate: %s carries fitted terms already: they are set "
+                        "aside and replaced\n", o->platform);
+    for (int level = 0; level < 2 && rc == CS_EXIT_OK; level++)
+        rc = fit_level(r, level);
+    if (rc == CS_EXIT_OK) {
+        const cs_nccl_fit_t **fp = calloc((size_t)r->s.ntab + 1, sizeof(*fp));
+        for (int i = 0; fp && i < r->s.ntab; i++)
+            fp[i] = &r->fit;
+        rc = fp ? cs_nset_simulate(&r->s, 1, fp, NULL)
+                : cs_cli_usage_error("calibrate", "%s", "out of memory");
+        free(fp);
+    }
+    char *sum = NULL;
+    if (rc == CS_EXIT_OK) {
+        summary(r, &sum);
+        if (!sum)
+            rc = cs_cli_usage_error("calibrate", "%s", "out of memory");
+    }
+    if (rc == CS_EXIT_OK)
+        rc = cs_nset_report(&r->s, &o->rep);
+    if (rc == CS_EXIT_OK) {
+        FILE *f = o->rep.fmt == CS_FMT_TABLE && !o->rep.output ? stdout : stderr;
+        for (const char *p = sum; *p;) {
+            size_t n = strcspn(p, "\n");
+            fprintf(f, "# %.*s\n", (int)n, p);
+            p += n + (p[n] == '\n');
+        }
+        rc = write_platform(r, sum);
+    }
+    if (rc == CS_EXIT_OK)
+        fprintf(stderr, "collstep calibrate: wrote %s (%d simulations)\n", o->output, r->sims);
+    free(sum);
+    cs_nset_free(&r->s);
+    free(r), free(o);
+    return rc == CS_CLI_DONE ? CS_EXIT_OK : rc;
+}
+
+#else /* !CS_HAVE_MODEL */
+
+int cs_cli_calibrate_nccl(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    return cs_cli_usage_error("calibrate", "%s", "--from-nccl-tests: the nccl model is not "
+                                                 "built (no model/ library)");
+}
+
+#endif
