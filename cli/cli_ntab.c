@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -467,7 +468,7 @@ typedef struct one_sim {
     int n;
 } one_sim_t;
 
-static int sim_child(void *ctx, void *out, cs_err_t *err)
+static int sim_child(void *ctx, int fd, cs_err_t *err)
 {
     one_sim_t *s = ctx;
     cs_sim_opts_t so;
@@ -478,8 +479,90 @@ static int sim_child(void *ctx, void *out, cs_err_t *err)
     so.nmap = s->nmap;
     int st = cs_sim_run(s->plat, &so, s->in, s->n, err);
     for (int i = 0; i < s->n && st == CS_OK; i++)
-        ((double *)out)[i] = s->in[i].time;
+        if (cs_child_put(fd, &s->in[i].time, sizeof(double)) != 0)
+            st = cs_err_set(err, CS_ERR_IO, "cannot send the result");
     return st;
+}
+
+/* The work of an instance: its schedule's steps. */
+static double work(const cs_sim_instance_t *in)
+{
+    double w = 0;
+    for (int r = 0; r < in->sched->desc.nranks; r++)
+        w += in->sched->ranks[r].nsteps;
+    return w;
+}
+
+/* Simulate in[0..m) in up to `par` children at once, each a contiguous
+ * slice of about the same work (the schedules' steps), times into
+ * times[].  Instances are independent (each starts on idle ranks), so
+ * slices give the times one simulation gives. */
+static int sim_parallel(const cs_nset_t *s, const one_sim_t *proto, cs_sim_instance_t *in, int m,
+                        double *times)
+{
+    enum { MAXPAR = 8 };
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int par = ncpu > 1 ? (int)(ncpu < MAXPAR ? ncpu : MAXPAR) : 1;
+    if (par > m)
+        par = m;
+    double total = 0;
+    for (int i = 0; i < m; i++)
+        total += work(&in[i]);
+    one_sim_t os[MAXPAR];
+    cs_child_t ch[MAXPAR], *chp[MAXPAR];
+    int first[MAXPAR + 1], started = 0, rc = CS_EXIT_OK;
+    cs_err_t err;
+    cs_err_clear(&err);
+    /* slices: cut where the running work passes k / par of the total */
+    int k = 1;
+    double acc = 0;
+    first[0] = 0;
+    for (int i = 0; i + 1 < m && k < par; i++) {
+        acc += work(&in[i]);
+        if (acc >= total * k / par)
+            first[k++] = i + 1;
+    }
+    par = k;
+    first[par] = m;
+    char what[MAXPAR][300];
+    for (int k = 0; k < par; k++) {
+        os[k] = *proto;
+        os[k].in = in + first[k];
+        os[k].n = first[k + 1] - first[k];
+        snprintf(what[k], sizeof(what[k]), "the simulation of %d ranks on %s", proto->nmap,
+                 s->platform);
+        if (cs_child_start(&ch[k], what[k], 0, sim_child, &os[k], &err) != CS_OK) {
+            fprintf(stderr, "collstep %s: %s\n", s->cmd, err.msg);
+            rc = CS_EXIT_RUNTIME;
+            break;
+        }
+        chp[k] = &ch[k];
+        started++;
+    }
+    for (int left = started; left > 0; left--) {
+        int k = cs_child_poll(chp, started, -1);
+        if (k < 0)
+            break;
+        cs_err_clear(&err);
+        int st = cs_child_end(&ch[k], &err);
+        size_t want = sizeof(double) * (size_t)os[k].n;
+        if (st == CS_OK && ch[k].len != want)
+            st = cs_err_set(&err, CS_ERR_INTERNAL, "%s: %zu bytes came back, not %zu", what[k],
+                            ch[k].len, want);
+        if (st == CS_OK)
+            memcpy(times + first[k], ch[k].data, want);
+        else if (rc == CS_EXIT_OK) {
+            fprintf(stderr, "collstep %s: %s\n", s->cmd, err.msg);
+            rc = cs_cli_exit_code(st) == CS_EXIT_USAGE ? CS_EXIT_RUNTIME : cs_cli_exit_code(st);
+            for (int j = 0; j < started; j++)
+                if (j != k)
+                    cs_child_stop(&ch[j]);
+        }
+        chp[k] = NULL;
+    }
+    for (int k = 0; k < started; k++)
+        cs_child_free(&ch[k]);
+    return rc;
 }
 
 static int same_run(const cs_ntab_t *a, const cs_ntab_t *b)
@@ -525,18 +608,9 @@ int cs_nset_simulate(cs_nset_t *s, int nvar, const cs_nccl_fit_t *const *fits, d
                     }
                 }
             }
-        char what[300];
-        snprintf(what, sizeof(what), "the simulation of %d ranks on %s", lead->nranks,
-                 s->platform);
-        one_sim_t os = {s->plat, lead->nc.scale, lead->map, lead->nranks, in, m};
-        cs_err_t err;
-        cs_err_clear(&err);
-        int st = cs_child_call(what, sim_child, &os, times, sizeof(double) * (size_t)m, &err);
-        if (st != CS_OK) {
-            fprintf(stderr, "collstep %s: %s\n", s->cmd, err.msg);
-            rc = cs_cli_exit_code(st) == CS_EXIT_USAGE ? CS_EXIT_RUNTIME : cs_cli_exit_code(st);
+        one_sim_t os = {s->plat, lead->nc.scale, lead->map, lead->nranks, NULL, 0};
+        if ((rc = sim_parallel(s, &os, in, m, times)) != CS_EXIT_OK)
             break;
-        }
         m = 0;
         for (int v = 0; v < nvar; v++)
             for (int j = i; j < s->ntab; j++) {

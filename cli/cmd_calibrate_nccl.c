@@ -427,7 +427,7 @@ static int stage(fitrun_t *r, cs_nset_t *sub, block_t *b, int nb, int perpair, c
                     median_abs_err(sub, pred));
         }
         double maxd = gn_step(sub, pred, jac, b, nb, perpair, mu, &r->fit, &next);
-        if (maxd < 0.003)
+        if (maxd < 0.01) /* under 1 %: done */
             break;
         if ((rc = sim_level(r, sub, 1, &next, trial)) != CS_EXIT_OK)
             break;
@@ -518,20 +518,10 @@ static int fit_level(fitrun_t *r, int level)
     char what[160];
     snprintf(what, sizeof(what), "%s (%d table%s, %d sizes), class-wide", cn, sub.ntab,
              sub.ntab == 1 ? "" : "s", sub.total);
-    block_t one = {{cls, cls}, 1, -1, -1, 0, {0}, {0}};
-    rc = stage(r, &sub, &one, 1, 0, what);
-    if (rc == CS_EXIT_OK) {
-        say_undetermined(r, &one, &sub);
-        if (!one.det[0] && !one.det[1])
-            rc = cs_cli_usage_error("calibrate", "the logs' tables %s determine no term of %s "
-                                                 "(no size depends enough on its rate or its "
-                                                 "latency)",
-                                    level ? "across nodes" : "on one node", cn);
-    }
     /* the pairs NCCL ran */
     block_t pb[CS_NCCL_NALGOS * CS_NCCL_NPROTOS];
     int np = 0;
-    for (int i = 0; i < sub.ntab && rc == CS_EXIT_OK; i++)
+    for (int i = 0; i < sub.ntab; i++)
         for (int k = 0; k < sub.tab[i]->n; k++) {
             int a = sub.tab[i]->nc.inst_algo[2 * k], p = sub.tab[i]->nc.inst_algo[2 * k + 1], j = 0;
             while (j < np && !(pb[j].algo == a && pb[j].proto == p))
@@ -543,12 +533,36 @@ static int fit_level(fitrun_t *r, int level)
             if (!level)
                 r->seen0[a][p] = 1;
         }
-    if (rc == CS_EXIT_OK && np > 0) {
-        snprintf(what, sizeof(what), "%s, per algorithm and protocol (%d)", cn, np);
-        rc = stage(r, &sub, pb, np, 1, what);
-        for (int j = 0; j < np && rc == CS_EXIT_OK; j++)
-            say_undetermined(r, &pb[j], &sub);
+    snprintf(what, sizeof(what), "%s (%d table%s, %d sizes, %d algorithm/protocol pair%s)", cn,
+             sub.ntab, sub.ntab == 1 ? "" : "s", sub.total, np, np == 1 ? "" : "s");
+    rc = stage(r, &sub, pb, np, 1, what);
+    /* the class-wide factors (for what the logs did not run): the pairs'
+     * determined factors, their geometric mean weighted by their sizes */
+    block_t one = {{cls, cls}, 1, -1, -1, 0, {0}, {0}};
+    for (int q = 0; q < 2 && rc == CS_EXIT_OK; q++) {
+        double sum = 0;
+        int n = 0;
+        for (int j = 0; j < np; j++)
+            if (pb[j].det[q]) {
+                sum += pb[j].nrows * log(fit_value(&r->fit, &pb[j], q));
+                n += pb[j].nrows;
+            }
+        one.det[q] = n > 0;
+        one.nrows = n > one.nrows ? n : one.nrows;
+        if (n > 0)
+            fit_put(&r->fit, &one, q, exp(sum / n));
     }
+    if (rc == CS_EXIT_OK && !one.det[0] && !one.det[1])
+        rc = cs_cli_usage_error("calibrate", "the logs' tables %s determine no term of %s (no "
+                                             "size depends enough on its rate or its latency)",
+                                level ? "across nodes" : "on one node", cn);
+    if (rc == CS_EXIT_OK) {
+        SAY(r, "  %s class-wide (for algorithms and protocols the logs did not run): the "
+               "geometric mean of the fitted pairs', weighted by their sizes\n", cn);
+        say_undetermined(r, &one, &sub);
+    }
+    for (int j = 0; j < np && rc == CS_EXIT_OK; j++)
+        say_undetermined(r, &pb[j], &sub);
     free(tabs);
     return rc;
 }

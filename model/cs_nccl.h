@@ -81,8 +81,9 @@ typedef struct cs_nccl_consts {
 int cs_nccl_nversions(void);
 const cs_nccl_consts_t *cs_nccl_version_at(int i);
 /* The table's entry for `version` ("2.26.2", "2.26", "2.26.2-1"; NULL or
- * "" or "default": the newest NCCL), or the nearest one it has (the
- * closest earlier version, else the oldest); `rccl`: RCCL's table instead.
+ * "" or "default": the newest NCCL), or the nearest one it has (one of
+ * the same major.minor, else the closest earlier version, else the
+ * oldest); `rccl`: RCCL's table instead.
  * *exact = 1 when it matched.  NULL when `version` does not parse. */
 const cs_nccl_consts_t *cs_nccl_consts_for(const char *version, int rccl, int *exact);
 

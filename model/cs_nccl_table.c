@@ -211,7 +211,10 @@ const cs_nccl_consts_t *cs_nccl_consts_for(const char *version, int rccl, int *e
         long cut = parts == 1 ? have / 1000000 * 1000000 : parts == 2 ? have / 1000 * 1000 : have;
         if (cut == want)
             *exact = 1;
-        if (have <= want || cut == want)
+        /* a release of the same major.minor serves every patch of it
+         * (patches do not change the tuner's constants) */
+        int same_minor = parts == 3 && have / 1000 == want / 1000;
+        if (have <= want || cut == want || same_minor)
             best = &table[i];
     }
     return best ? best : &table[0];

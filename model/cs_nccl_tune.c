@@ -5,6 +5,7 @@
  * ncclTopoGetAlgoTime) and the choice of the fastest pair; and what each
  * step of a collstep schedule pays when it runs under those costs.
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,8 +153,11 @@ static double bus_bw(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, cs_col
     return bus;
 }
 
-/* Per-channel bandwidth NCCL uses for (a, p). */
-static double chan_bw(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, cs_coll_t coll, int a)
+/* Per-channel bandwidth NCCL uses for (a, p); switch_only: NVLS's part in
+ * the switch alone, without the network's bound (a simulation moves the
+ * network's part over the platform's links). */
+static double chan_bw_of(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, cs_coll_t coll,
+                         int a, int switch_only)
 {
     const cs_nccl_graph_t *g = &sys->graph[a];
     int nn = sys->nnodes, idx2 = nn <= 2 ? nn - 1 : 2;
@@ -161,7 +165,9 @@ static double chan_bw(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, cs_co
     int collnet = a == CS_NCCL_COLLNET_DIRECT || a == CS_NCCL_COLLNET_CHAIN;
     double bw = nn <= 2 || collnet ? g->bw_intra : g->bw_inter;
     if (a == CS_NCCL_NVLS || a == CS_NCCL_NVLS_TREE) {
-        if (k->nvls_model == 0) {
+        if (switch_only && k->nvls_model == 0) {
+            bw = g->bw_intra;
+        } else if (k->nvls_model == 0) {
             bw = a == CS_NCCL_NVLS ? fmin(g->bw_intra, g->bw_inter)
                                    : fmin(g->bw_intra, nn <= 2 ? g->bw_inter : g->bw_inter / 2);
         } else {
@@ -170,12 +176,17 @@ static double chan_bw(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, cs_co
             double intra = g->bw_intra * k->nvls_eff[sys->arch] * (g->nch - 1) / g->nch;
             intra *= coll == CS_COLL_ALLREDUCE ? 2.0 : (ppn - 1) / ppn;
             double inter = g->bw_inter * ((nn <= 2 && a == CS_NCCL_NVLS_TREE) ? 2 : 1);
-            bw = fmin(intra, inter);
-            if (a == CS_NCCL_NVLS_TREE && k->nvls_tree_bw[sys->arch][idx2] > 0)
+            bw = switch_only ? intra : fmin(intra, inter);
+            if (!switch_only && a == CS_NCCL_NVLS_TREE && k->nvls_tree_bw[sys->arch][idx2] > 0)
                 bw = fmin(bw, k->nvls_tree_bw[sys->arch][idx2]);
         }
     }
     return bw;
+}
+
+static double chan_bw(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, cs_coll_t coll, int a)
+{
+    return chan_bw_of(k, sys, coll, a, 0);
 }
 
 static double alg_ratio(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, cs_coll_t coll, int a)
@@ -408,6 +419,20 @@ static int param_int(const char *params, const char *key, int def)
     return def;
 }
 
+/* A schedule's integer parameter: as given, else its generator's
+ * default (a schedule keeps only the parameters it was given). */
+static int sched_param(const cs_sched_t *s, const char *key, int def)
+{
+    int v = param_int(s->params, key, -1);
+    if (v >= 0)
+        return v;
+    const cs_algo_t *a = cs_algo_find(s->desc.coll, s->algo);
+    for (const cs_param_desc_t *d = a ? a->params : NULL; d && d->key; d++)
+        if (strcmp(d->key, key) == 0 && d->def && isdigit((unsigned char)d->def[0]))
+            return atoi(d->def);
+    return def;
+}
+
 void cs_nccl_step_costs(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, const cs_sched_t *s,
                         int algo, int proto, uint64_t bytes, cs_sim_nccl_t *out)
 {
@@ -430,7 +455,7 @@ void cs_nccl_step_costs(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, con
     /* NCCL charges its latency per step of the algorithm (a block moving
      * one hop); a schedule that moves a block in C pieces pays it once per
      * block, a C-th on each piece */
-    int npieces = param_int(s->params, "nchunks", 1);
+    int npieces = sched_param(s, "nchunks", 1);
     double pieces = npieces > 1 ? (double)npieces : 1.0;
     for (int c = 0; c < CS_SIM_HW_COUNT; c++)
         out->lat[c] *= 1e-6 / pieces;
@@ -441,7 +466,7 @@ void cs_nccl_step_costs(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, con
     /* caps: the pair's bus bandwidth, inside a node from bwIntra, across
      * from bwInter, spread over the schedule's parallel channels */
     const cs_nccl_graph_t *g = &sys->graph[pa];
-    int ch = param_int(s->params, "channels", 1);
+    int ch = sched_param(s, "channels", 1);
     if (ch < 1)
         ch = 1;
     double share = ch > g->nch && g->nch > 0 ? g->nch : ch;
@@ -464,7 +489,9 @@ void cs_nccl_step_costs(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, con
         out->base_lat += li * 1e-6;
         if (sys->nnodes > 1 && algo == CS_NCCL_NVLS)
             out->base_lat += ln * 1e-6;
-        double b = bus_bw(k, sys, coll, algo, CS_NCCL_SIMPLE, chan_bw(k, sys, coll, algo));
+        /* the switch's part: the network's is simulated on the links */
+        double b = bus_bw(k, sys, coll, algo, CS_NCCL_SIMPLE,
+                          chan_bw_of(k, sys, coll, algo, sys->nnodes > 1));
         out->sw_rate = b * alg_ratio(k, sys, coll, algo) * 1e9;
     }
     out->sw_eff = 1.0;
@@ -477,6 +504,11 @@ void cs_nccl_step_costs(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, con
     out->sw_lat = (algo == CS_NCCL_NVLS || algo == CS_NCCL_NVLS_TREE)
                       ? k->hw_lat[CS_SIM_HW_NVLINK][CS_NCCL_RING][CS_NCCL_SIMPLE] * 1e-6
                       : 0;
+    /* NCCL runs NVLSTree's chunks on its NVLS channels at once, where the
+     * schedule (nvls_tree) runs a slice's pieces one after another on one
+     * channel: each piece pays the channels' share of the step */
+    if (algo == CS_NCCL_NVLS_TREE && sys->nvls_channels > ch)
+        out->sw_lat *= (double)ch / sys->nvls_channels;
     if (algo == CS_NCCL_COLLNET_DIRECT || algo == CS_NCCL_COLLNET_CHAIN) {
         /* CollNet's network latency once per collective: a C-th per piece */
         double li, ln;
