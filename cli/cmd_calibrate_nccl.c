@@ -552,7 +552,11 @@ static int fit_level(fitrun_t *r, int level)
         if (n > 0)
             fit_put(&r->fit, &one, q, exp(sum / n));
     }
-    if (rc == CS_EXIT_OK && !one.det[0] && !one.det[1])
+    int any = 0;
+    for (int j = 0; j < np; j++)
+        for (int q = 0; q < NQ; q++)
+            any |= pb[j].det[q];
+    if (rc == CS_EXIT_OK && !any)
         rc = cs_cli_usage_error("calibrate", "the logs' tables %s determine no term of %s (no "
                                              "size depends enough on its rate or its latency)",
                                 level ? "across nodes" : "on one node", cn);

@@ -82,6 +82,11 @@ void cs_nccl_as_sched(const cs_nccl_sys_t *sys, cs_coll_t coll, int algo, int pr
             pieces = most;
         if (pieces < 4)
             pieces = 4;
+        /* on one channel: spread over NCCL's NVLS channels (channels=16),
+         * each channel's tree pipeline fills and drains on its own, which
+         * simulates 10 HGX nodes 25 % slower than one channel and than the
+         * measurements (a channel's steps pay the channels' share of the
+         * per-step latency instead, cs_nccl_step_costs) */
         snprintf(name, nlen, "nvls_tree");
         snprintf(params, plen, "local=%d,nchunks=%llu", local, (unsigned long long)pieces);
         break;

@@ -9,17 +9,19 @@
  * S = min(local, P) slices of nchunks chunks; in a domain of n members,
  * member j mod n owns slice j (every slice has an owner in every domain).
  *   1. in each domain, for every piece q (a chunk) and slice j: a switch
- *      reduce (channel 0) of which the owner receives the domain's sum of
+ *      reduce (channel 0; with channels C, channel 4c for the c-th share
+ *      of the pieces) of which the owner receives the domain's sum of
  *      the piece in out (load-reduce; a domain of one copies in -> out);
  *   2. across domains, the owners of slice j (one per domain) allreduce it:
  *      inter=tree: the double binary tree of allreduce dbtree over the
  *        domains (first half of the slice's pieces on tree 0, channel 2, the
- *        rest on tree 1, channel 3), each piece as soon as its reduce is
- *        done;
+ *        rest on tree 1, channel 3; with channels C, the halves of each
+ *        channel's share on channels 4c + 2 and 4c + 3), each piece as soon
+ *        as its reduce is done;
  *      inter=ring: a ring reduce-scatter and all-gather of the slice among
  *        its owners (channels 2 and 3), after the domain's reduces;
  *   3. in each domain, the owner multicasts each piece of its slice (channel
- *      1) as soon as step 2 has delivered it.
+ *      1, or 4c + 1) as soon as step 2 has delivered it.
  *
  *    local = 4, P = 8:   domain {0..3} load-reduce    domain {4..7} load-reduce
  *                        r0 <-tree/ring-> r4, r1 <-> r5, r2 <-> r6, r3 <-> r7
@@ -48,22 +50,27 @@ static const cs_param_desc_t params[] = {
                      "local does not divide P)"),
     CS_PARAM_LIST_ROW("inter", "tree", 1, 1,
                       "across domains: tree (double binary tree, pipelined) or ring"),
+    CS_PARAM_INT_ROW("channels", "1", 1, 64,
+                     "channels each slice's pieces are spread over (contiguous shares, each "
+                     "its own pipeline; NCCL runs NVLSTree on its NVLS channels)"),
     CS_PARAM_END,
 };
 
 typedef struct nt {
     int P, L, S, D, tree;
-    uint32_t nc;
+    uint32_t nc, C; /* pieces per slice, channels */
     int src;
     int64_t *rec, *wait; /* P x S x nc: reduce steps, multicast waits */
 } nt_t;
 
-static int parse(cs_params_t *p, long *nc, long *L, int *tree, cs_err_t *err)
+static int parse(cs_params_t *p, long *nc, long *L, long *C, int *tree, cs_err_t *err)
 {
     const char *inter = NULL;
     int st = cs_params_int(p, params, "nchunks", nc, err);
     if (st == CS_OK)
         st = cs_params_int(p, params, "local", L, err);
+    if (st == CS_OK)
+        st = cs_params_int(p, params, "channels", C, err);
     if (st == CS_OK)
         st = cs_params_list(p, params, "inter", &inter, err);
     if (st != CS_OK)
@@ -97,7 +104,7 @@ static int domains(cs__phase_t *ph, const nt_t *t, int what)
             len[j] = t->nc;
             owner[j] = j % n;
         }
-        cs__swgrp_t g = {mem, n, t->S, lo, len, owner, 0};
+        cs__swgrp_t g = {mem, n, t->S, lo, len, owner, 0, t->C, 4};
         st = what == CS__SW_RS
                  ? cs__sw_nvls(ph, &g, CS__SW_RS, t->src, CS_BUF_OUT, 0, t->nc, t->rec, NULL)
                  : cs__sw_nvls(ph, &g, CS__SW_AG, CS_BUF_OUT, CS_BUF_OUT, 1, t->nc, NULL, t->wait);
@@ -127,33 +134,41 @@ static int across(cs__phase_t *ph, const nt_t *t, int j, int *own, int64_t *afte
         int st = cs__phase_rs_ring(ph, &g, b, 2, 1);
         return st == CS_OK ? cs__phase_ag_ring(ph, &g, b, 3, 1) : st;
     }
-    uint32_t h = (t->nc + 1) / 2;
-    for (int which = 0; which < 2; which++) {
-        uint32_t a = which ? h : 0, e = which ? t->nc : h;
-        if (e <= a)
-            continue;
-        uint32_t ns = e - a;
-        for (int d = 0; d < t->D; d++)
-            for (uint32_t q = 0; q < ns; q++)
-                after[(size_t)d * ns + q] = t->rec[((size_t)own[d] * t->S + j) * t->nc + a + q];
-        cs__tree_t tr;
-        cs__tree_dbtree(&tr, t->D, which);
-        cs__tree_pipe_t p = {.chan = 2 + which, .first = base + a, .count = ns, .nseg = ns,
-                             .src = CS_BUF_OUT, .dst = CS_BUF_OUT, .ranks = own};
-        cs__tree_reduce(s, &tr, &p, after, done);
-        cs__tree_bcast(s, &tr, &p, done, after);
-        for (int d = 0; d < t->D; d++)
-            for (uint32_t q = 0; q < ns; q++)
-                t->wait[((size_t)own[d] * t->S + j) * t->nc + a + q] = after[(size_t)d * ns + q];
+    /* per channel c its share of the pieces (as the switch steps take
+     * them), the first half of it on tree 0, the rest on tree 1 */
+    uint32_t C = t->C < t->nc ? t->C : t->nc;
+    for (uint32_t c = 0; c < C; c++) {
+        uint32_t c0 = (uint32_t)((uint64_t)t->nc * c / C), c1 = (uint32_t)((uint64_t)t->nc * (c + 1) / C);
+        uint32_t h = c0 + (c1 - c0 + 1) / 2;
+        for (int which = 0; which < 2; which++) {
+            uint32_t a = which ? h : c0, e = which ? c1 : h;
+            if (e <= a)
+                continue;
+            uint32_t ns = e - a;
+            for (int d = 0; d < t->D; d++)
+                for (uint32_t q = 0; q < ns; q++)
+                    after[(size_t)d * ns + q] =
+                        t->rec[((size_t)own[d] * t->S + j) * t->nc + a + q];
+            cs__tree_t tr;
+            cs__tree_dbtree(&tr, t->D, which);
+            cs__tree_pipe_t p = {.chan = 4 * (int)c + 2 + which, .first = base + a, .count = ns,
+                                 .nseg = ns, .src = CS_BUF_OUT, .dst = CS_BUF_OUT, .ranks = own};
+            cs__tree_reduce(s, &tr, &p, after, done);
+            cs__tree_bcast(s, &tr, &p, done, after);
+            for (int d = 0; d < t->D; d++)
+                for (uint32_t q = 0; q < ns; q++)
+                    t->wait[((size_t)own[d] * t->S + j) * t->nc + a + q] =
+                        after[(size_t)d * ns + q];
+        }
     }
     return cs_sched_status(s);
 }
 
 static int build(const cs_coll_desc_t *desc, cs_params_t *p, cs_sched_t **out, cs_err_t *err)
 {
-    long nc = 4, L = 8;
+    long nc = 4, L = 8, C = 1;
     nt_t t = {0};
-    int st = parse(p, &nc, &L, &t.tree, err);
+    int st = parse(p, &nc, &L, &C, &t.tree, err);
     if (st != CS_OK)
         return st;
     t.P = desc->nranks;
@@ -161,6 +176,7 @@ static int build(const cs_coll_desc_t *desc, cs_params_t *p, cs_sched_t **out, c
     t.S = t.L;
     t.D = (t.P + t.L - 1) / t.L;
     t.nc = (uint32_t)nc;
+    t.C = (uint32_t)C;
     t.src = desc->inplace ? CS_BUF_OUT : CS_BUF_IN;
     if ((uint64_t)t.S * t.nc > UINT32_MAX / 2)
         return cs_err_set(err, CS_ERR_RANGE, "%d slices x %u chunks is too many chunks", t.S, t.nc);
@@ -200,11 +216,11 @@ static int build(const cs_coll_desc_t *desc, cs_params_t *p, cs_sched_t **out, c
 static double cost(const cs_coll_desc_t *desc, cs_params_t *p, double bytes,
                    const cs_ab_model_t *m)
 {
-    long nc = 4, L = 8;
+    long nc = 4, L = 8, C = 1;
     int tree = 1;
     cs_params_int(p, params, "nchunks", &nc, NULL); /* the defaults if invalid */
     cs_params_int(p, params, "local", &L, NULL);
-    if (parse(p, &nc, &L, &tree, NULL) != CS_OK)
+    if (parse(p, &nc, &L, &C, &tree, NULL) != CS_OK)
         tree = 1;
     int P = desc->nranks, n = L < P ? (int)L : P, D = (P + n - 1) / n;
     if (P < 2)

@@ -184,10 +184,14 @@ int cs__sw_nvls(cs__phase_t *ph, const cs__swgrp_t *g, int what, int src, int ds
     if (what == CS__SW_AR)
         return sw_nvls_ar(ph, g, gid, src, dst, chan, pieces);
     size_t per = (size_t)g->nseg * pieces;
-    int64_t *red = malloc(2 * per * sizeof(*red)); /* this member's reduces, last per segment */
+    uint32_t nch = g->nchan > 1 ? (g->nchan < pieces ? g->nchan : pieces) : 1;
+    /* this member's reduces, and the last step per segment and channel */
+    int64_t *red = malloc((per + (size_t)g->nseg * nch) * sizeof(*red));
     if (red == NULL)
         return cs_err_set(&s->err, CS_ERR_NOMEM, "out of memory (switch pieces)");
     int64_t *last = red + per;
+#define CH_OF(q) ((uint32_t)((uint64_t)(q) * nch / pieces))
+#define LAST(j, q) last[(size_t)(j) * nch + CH_OF(q)]
     for (int m = 0; m < g->n && cs_sched_status(s) == CS_OK; m++) {
         int r = g->ranks[m];
         if (!cs__phase_mine(ph, r))
@@ -198,44 +202,48 @@ int cs__sw_nvls(cs__phase_t *ph, const cs__swgrp_t *g, int what, int src, int ds
         for (size_t k = 0; k < per; k++)
             red[k] = -1;
         if (what & CS__SW_RS) {
-            for (int j = 0; j < g->nseg; j++)
+            for (size_t j = 0; j < (size_t)g->nseg * nch; j++)
                 last[j] = -1;
             for (uint32_t q = 0; q < pieces; q++)
                 for (int j = 0; j < g->nseg; j++) {
                     if (!piece(g, pieces, j, q, &a, &n))
                         continue;
-                    int64_t x = sw_step(ph, r, CS_SW_REDUCE, gid, chan, src,
+                    int64_t x = sw_step(ph, r, CS_SW_REDUCE, gid,
+                                        chan + (int)CH_OF(q) * g->cstride, src,
                                         g->owner[j] == m ? dst : -1, a, n,
-                                        cs__dl(fr, last[j], -1));
-                    red[(size_t)j * pieces + q] = last[j] = x;
+                                        cs__dl(fr, LAST(j, q), -1));
+                    red[(size_t)j * pieces + q] = LAST(j, q) = x;
                 }
             if (rec != NULL)
                 memcpy(rec + slot, red, per * sizeof(*red));
             if (what == CS__SW_RS)
-                for (int j = 0; j < g->nseg; j++)
+                for (size_t j = 0; j < (size_t)g->nseg * nch; j++)
                     cs_deps_push(&ph->term, last[j]);
         }
         if (what & CS__SW_AG) {
-            for (int j = 0; j < g->nseg; j++)
+            for (size_t j = 0; j < (size_t)g->nseg * nch; j++)
                 last[j] = -1;
             for (uint32_t q = 0; q < pieces; q++)
                 for (int j = 0; j < g->nseg; j++) {
                     if (!piece(g, pieces, j, q, &a, &n))
                         continue;
                     size_t k = (size_t)j * pieces + q;
-                    cs__dl_t d = dl_add(cs__dl(fr, last[j], red[k]),
+                    cs__dl_t d = dl_add(cs__dl(fr, LAST(j, q), red[k]),
                                         wait != NULL ? wait[slot + k] : -1);
                     int own = g->owner[j] == m;
-                    last[j] = sw_step(ph, r, CS_SW_MULTICAST, gid, chan, own ? src : -1,
-                                      own && src == dst ? -1 : dst, a, n, d);
+                    LAST(j, q) = sw_step(ph, r, CS_SW_MULTICAST, gid,
+                                         chan + (int)CH_OF(q) * g->cstride, own ? src : -1,
+                                         own && src == dst ? -1 : dst, a, n, d);
                 }
-            for (int j = 0; j < g->nseg; j++)
+            for (size_t j = 0; j < (size_t)g->nseg * nch; j++)
                 cs_deps_push(&ph->term, last[j]);
         }
         cs__phase_end(ph, r);
     }
     free(red);
     return cs_sched_status(s);
+#undef CH_OF
+#undef LAST
 }
 
 /* A phase group as a switch group: segment m owned by member m; depth
@@ -257,7 +265,7 @@ static int over_phase_group(cs__phase_t *ph, const cs__grp_t *g, int what, int s
         len[m] = g->cut[m + 1] - g->cut[m];
         owner[m] = m;
     }
-    cs__swgrp_t sg = {g->ranks, n, n, lo, len, owner, depth};
+    cs__swgrp_t sg = {g->ranks, n, n, lo, len, owner, depth, 1, 0};
     int st = cs__sw_nvls(ph, &sg, what, src, dst, chan, pieces, NULL, NULL);
     free(lo);
     free(owner);

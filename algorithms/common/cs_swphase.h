@@ -69,6 +69,11 @@ typedef struct cs__swgrp {
     const uint32_t *lo, *len; /* nseg segments, global chunk positions */
     const int *owner;         /* nseg member indices */
     uint32_t depth;           /* CS__SW_AR: pieces a reader runs ahead (0: no limit) */
+    /* CS__SW_RS, _AG: the pieces on nchan channels (0 or 1: all on chan),
+     * channel c taking the c-th contiguous share of each segment's pieces on
+     * chan + c * cstride, each channel's pieces a chain of their own */
+    uint32_t nchan;
+    int cstride;
 } cs__swgrp_t;
 
 /* The id of the group with exactly the members ranks[0..n) (any order),
