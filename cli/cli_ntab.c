@@ -170,6 +170,14 @@ static int place(cs_nset_t *s, cs_ntab_t *v, const char *log, const int *node_of
     int rc = CS_EXIT_OK;
     uint64_t *byname = calloc((size_t)v->nranks, sizeof(uint64_t));
     if (byname && place_by_name(s, v, byname)) {
+        /* its nodes: the platform's nodes its hosts are in */
+        v->nnodes = 0;
+        for (int r = 0; r < v->nranks; r++) {
+            int seen = 0;
+            for (int q = 0; q < r && !seen; q++)
+                seen = D > 0 ? byname[q] / (uint64_t)D == byname[r] / (uint64_t)D : 1;
+            v->nnodes += !seen;
+        }
         for (int r = 0; r < v->nranks && rc == CS_EXIT_OK; r++)
             if (!(v->map[r] = strdup(p->hosts[byname[r]])))
                 rc = cs_cli_usage_error(s->cmd, "%s", "out of memory");
@@ -331,6 +339,10 @@ static int build_table(cs_nset_t *s, cs_ntab_t *v, const char *log)
     snprintf(v->note, sizeof(v->note), "%s: %s:%u, %s, %d ranks on %d node%s in the log, %s "
              "%s, %s", v->label, log, t->line, cs_nccl_coll_name(t->coll), v->nranks, v->nnodes,
              v->nnodes == 1 ? "" : "s", cs_dtype_name(v->dt), cs_op_name(v->op), said);
+    if (!s->raw && !cs_nccl_fit_is_identity(&v->nc.sys.fit)) {
+        size_t o = strlen(v->note);
+        snprintf(v->note + o, sizeof(v->note) - o, ", with the platform's fitted terms");
+    }
     cs_cli_pick_t picks[CS_CLI_MAX_SIZES];
     rc = cs_cli_nccl_picks(s->cmd, &v->nc, v->coll, v->sizes, v->n, picks);
     int root = t->rows[0].root > 0 && t->rows[0].root < v->nranks ? t->rows[0].root : 0;
@@ -633,6 +645,95 @@ int cs_nset_simulate(cs_nset_t *s, int nvar, const cs_nccl_fit_t *const *fits, d
         fprintf(stderr, "collstep %s: out of memory\n", s->cmd);
     free(in), free(cost), free(times), free(done), free(off);
     return rc;
+}
+
+/* ---- sizes the model does not fit ---------------------------------------------- */
+
+/* "16 MiB", "1 KiB", "8 B" (whole units where the size is one). */
+void cs_ntab_size(uint64_t b, char *buf, size_t len)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    double v = (double)b;
+    while (u < 4 && v >= 1024)
+        v /= 1024, u++;
+    snprintf(buf, len, v == floor(v) ? "%.0f %s" : "%.3g %s", v, unit[u]);
+}
+
+void cs_ntab_why(const cs_ntab_t *t, int k, char *buf, size_t len)
+{
+    const char *p = t->how[k];
+    int lo = k, hi = k;
+    while (lo > 0 && strcmp(t->how[lo - 1], p) == 0)
+        lo--;
+    while (hi < t->n - 1 && strcmp(t->how[hi + 1], p) == 0)
+        hi++;
+    char a[32], z[32];
+    /* a change of NCCL's choice next to it that the log does not show */
+    int j = k == lo && k > 0 ? k - 1 : k == hi && k < t->n - 1 ? k + 1 : -1;
+    if (j >= 0) {
+        int u = j < k ? j : k, w = j < k ? k : j;
+        double m = t->meas[w] / t->meas[u], q = t->pred[w] / t->pred[u];
+        if (fabs(log(m / q)) > log(1.1)) {
+            cs_ntab_size(t->sizes[u], a, sizeof(a));
+            cs_ntab_size(t->sizes[w], z, sizeof(z));
+            snprintf(buf, len, "NCCL's tuner goes from %s (%s) to %s (%s) here; the log's time "
+                               "changes by %+.0f %% there, the model's by %+.0f %%: the run "
+                               "switched at another size, or to another algorithm or protocol",
+                     t->how[u], a, t->how[w], z, (m - 1) * 100, (q - 1) * 100);
+            return;
+        }
+    }
+    /* two regimes inside one choice: the largest jump of the error between
+     * consecutive sizes of the pair */
+    int at = -1;
+    double jump = 0;
+    for (int i = lo; i < hi; i++) {
+        double d = fabs(log((t->pred[i + 1] / t->meas[i + 1]) / (t->pred[i] / t->meas[i])));
+        if (d > jump)
+            jump = d, at = i;
+    }
+    if (at >= 0 && jump > log(1.2)) {
+        cs_ntab_size(t->sizes[at], a, sizeof(a));
+        cs_ntab_size(t->sizes[at + 1], z, sizeof(z));
+        snprintf(buf, len, "the log changes regime inside NCCL's %s range, between %s and %s "
+                           "(its time %+.0f %%, the model's %+.0f %%): the run likely used "
+                           "another algorithm or protocol for part of the range (NCCL_ALGO, "
+                           "NCCL_PROTO, a tuner plugin, or NCCL's choice on that machine)",
+                 p, a, z, (t->meas[at + 1] / t->meas[at] - 1) * 100,
+                 (t->pred[at + 1] / t->pred[at] - 1) * 100);
+        return;
+    }
+    cs_ntab_size(t->sizes[lo], a, sizeof(a));
+    cs_ntab_size(t->sizes[hi], z, sizeof(z));
+    snprintf(buf, len, "the log's %s sizes (%s to %s) do not follow one per-step latency and "
+                       "one rate: the fit leaves this one %s",
+             p, a, z, t->pred[k] > t->meas[k] ? "slow" : "fast");
+}
+
+int cs_nset_unfit(const cs_nset_t *s, double tol, const char *prefix, FILE *f)
+{
+    int nun = 0;
+    for (int i = 0; i < s->ntab; i++) {
+        const cs_ntab_t *t = s->tab[i];
+        for (int k = 0; k < t->n; k++) {
+            double e = t->pred[k] / t->meas[k] - 1;
+            if (!(fabs(e) > tol))
+                continue;
+            if (!nun++)
+                fprintf(f, "%ssizes off by more than %.0f %%:\n", prefix, tol * 100);
+            if (nun > 40)
+                continue;
+            char why[400], sz[32];
+            cs_ntab_why(t, k, why, sizeof(why));
+            cs_ntab_size(t->sizes[k], sz, sizeof(sz));
+            fprintf(f, "%s  %s:%u %s %s: %+.1f %%: %s\n", prefix, s->logs[t->log],
+                    t->row_line[k], t->label, sz, e * 100, why);
+        }
+    }
+    if (nun > 40)
+        fprintf(f, "%s  (%d more)\n", prefix, nun - 40);
+    return nun;
 }
 
 /* ---- the report ------------------------------------------------------------------- */

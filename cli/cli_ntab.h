@@ -79,5 +79,19 @@ int cs_nset_report(const cs_nset_t *s, const cs_cli_report_t *rep);
 
 void cs_nset_free(cs_nset_t *s);
 
+/* Why size k of table t (pred[] and meas[] filled) is off, in words:
+ * NCCL's choice changing next to it where the log's time does not, a
+ * change of regime inside one choice's sizes, or sizes of one choice that
+ * do not follow one latency and one rate. */
+void cs_ntab_why(const cs_ntab_t *t, int k, char *buf, size_t len);
+
+/* "16 MiB", "1 KiB", "8 B". */
+void cs_ntab_size(uint64_t b, char *buf, size_t len);
+
+/* The sizes of every table off by more than `tol` (0.05: 5 %), each with
+ * cs_ntab_why, as lines starting with `prefix` into f; at most 40 of
+ * them.  The number off. */
+int cs_nset_unfit(const cs_nset_t *s, double tol, const char *prefix, FILE *f);
+
 #endif /* CS_HAVE_MODEL */
 #endif /* CS_CLI_NTAB_H */

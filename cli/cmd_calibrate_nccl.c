@@ -169,17 +169,6 @@ static int parse(int argc, char **argv, opts_t *o)
     return cs_cli_check_outputs("calibrate", o->rep.output, NULL, o->force);
 }
 
-/* "16 MiB", "1 KiB", "8 B" (whole units where the size is one). */
-static void fmt_size(uint64_t b, char *buf, size_t len)
-{
-    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int u = 0;
-    double v = (double)b;
-    while (u < 4 && v >= 1024)
-        v /= 1024, u++;
-    snprintf(buf, len, v == floor(v) ? "%.0f %s" : "%.3g %s", v, unit[u]);
-}
-
 /* ---- the fit ---------------------------------------------------------------------- */
 
 /* One parameter block: factors of one or two classes (param q: class
@@ -480,8 +469,8 @@ static void say_undetermined(fitrun_t *r, const block_t *b, const cs_nset_t *sub
                 hi = sub->tab[i]->sizes[k] > hi ? sub->tab[i]->sizes[k] : hi;
             }
     char a[32], z[32];
-    fmt_size(lo, a, sizeof(a));
-    fmt_size(hi, z, sizeof(z));
+    cs_ntab_size(lo, a, sizeof(a));
+    cs_ntab_size(hi, z, sizeof(z));
     for (int q = 0; q < 2 * b->ncls; q++) {
         const char *cn = cs_nccl_fit_class_name(b->cls[q / 2]);
         if (b->det[q])
@@ -536,6 +525,12 @@ static int fit_level(fitrun_t *r, int level)
     snprintf(what, sizeof(what), "%s (%d table%s, %d sizes, %d algorithm/protocol pair%s)", cn,
              sub.ntab, sub.ntab == 1 ? "" : "s", sub.total, np, np == 1 ? "" : "s");
     rc = stage(r, &sub, pb, np, 1, what);
+    /* a factor that ended undetermined (its sizes stopped depending on it)
+     * keeps no value of its own */
+    for (int j = 0; j < np; j++)
+        for (int q = 0; q < 2 * pb[j].ncls; q++)
+            if (!pb[j].det[q])
+                fit_put(&r->fit, &pb[j], q, 0);
     /* the class-wide factors (for what the logs did not run): the pairs'
      * determined factors, their geometric mean weighted by their sizes */
     block_t one = {{cls, cls}, 1, -1, -1, 0, {0}, {0}};
@@ -571,64 +566,12 @@ static int fit_level(fitrun_t *r, int level)
     return rc;
 }
 
-/* Why size k of table t is not fitted within FIT_TOL. */
-static void why_unfit(const cs_ntab_t *t, int k, char *buf, size_t len)
-{
-    const char *p = t->how[k];
-    int lo = k, hi = k;
-    while (lo > 0 && strcmp(t->how[lo - 1], p) == 0)
-        lo--;
-    while (hi < t->n - 1 && strcmp(t->how[hi + 1], p) == 0)
-        hi++;
-    char a[32], z[32];
-    /* a change of NCCL's choice next to it that the log does not show */
-    int j = k == lo && k > 0 ? k - 1 : k == hi && k < t->n - 1 ? k + 1 : -1;
-    if (j >= 0) {
-        int u = j < k ? j : k, w = j < k ? k : j;
-        double m = t->meas[w] / t->meas[u], q = t->pred[w] / t->pred[u];
-        if (fabs(log(m / q)) > log(1.1)) {
-            fmt_size(t->sizes[u], a, sizeof(a));
-            fmt_size(t->sizes[w], z, sizeof(z));
-            snprintf(buf, len, "NCCL's tuner goes from %s (%s) to %s (%s) here; the log's time "
-                               "changes by %+.0f %% there, the model's by %+.0f %%: the run "
-                               "switched at another size, or to another algorithm or protocol",
-                     t->how[u], a, t->how[w], z, (m - 1) * 100, (q - 1) * 100);
-            return;
-        }
-    }
-    /* two regimes inside one choice: the largest jump of the error between
-     * consecutive sizes of the pair */
-    int at = -1;
-    double jump = 0;
-    for (int i = lo; i < hi; i++) {
-        double d = fabs(log((t->pred[i + 1] / t->meas[i + 1]) / (t->pred[i] / t->meas[i])));
-        if (d > jump)
-            jump = d, at = i;
-    }
-    if (at >= 0 && jump > log(1.2)) {
-        fmt_size(t->sizes[at], a, sizeof(a));
-        fmt_size(t->sizes[at + 1], z, sizeof(z));
-        snprintf(buf, len, "the log changes regime inside NCCL's %s range, between %s and %s "
-                           "(its time %+.0f %%, the model's %+.0f %%): the run likely used "
-                           "another algorithm or protocol for part of the range (NCCL_ALGO, "
-                           "NCCL_PROTO, a tuner plugin, or NCCL's choice on that machine)",
-                 p, a, z, (t->meas[at + 1] / t->meas[at] - 1) * 100,
-                 (t->pred[at + 1] / t->pred[at] - 1) * 100);
-        return;
-    }
-    fmt_size(t->sizes[lo], a, sizeof(a));
-    fmt_size(t->sizes[hi], z, sizeof(z));
-    snprintf(buf, len, "the log's %s sizes (%s to %s) do not follow one per-step latency and "
-                       "one rate: the fit leaves this one %s",
-             p, a, z, t->pred[k] > t->meas[k] ? "slow" : "fast");
-}
-
 /* The summary: the terms, what determined them, the sizes not fitted. */
 static void summary(fitrun_t *r, char **text)
 {
     char terms[2048];
     cs_nccl_fit_format(&r->fit, terms, sizeof(terms));
-    size_t cap = 16384 + strlen(r->said);
+    size_t cap = 32768 + strlen(r->said);
     char *b = malloc(cap);
     if (!b) {
         *text = NULL;
@@ -644,27 +587,15 @@ static void summary(fitrun_t *r, char **text)
     PUTB("fitted terms of the nccl model (factors on NCCL's figures): %s\n",
          terms[0] ? terms : "none (NCCL's figures fit)");
     PUTB("%s", r->said);
-    int nun = 0;
-    for (int i = 0; i < r->s.ntab; i++) {
-        const cs_ntab_t *t = r->s.tab[i];
-        for (int k = 0; k < t->n; k++) {
-            double e = t->pred[k] / t->meas[k] - 1;
-            if (fabs(e) <= FIT_TOL)
-                continue;
-            if (!nun++)
-                PUTB("sizes not fitted within %.0f %%:\n", FIT_TOL * 100);
-            if (nun > 40) {
-                continue;
-            }
-            char why[400], sz[32];
-            why_unfit(t, k, why, sizeof(why));
-            fmt_size(t->sizes[k], sz, sizeof(sz));
-            PUTB("  %s:%u %s %s: %+.1f %%: %s\n", r->s.logs[t->log], t->row_line[k], t->label,
-                 sz, e * 100, why);
-        }
-    }
-    if (nun > 40)
-        PUTB("  (%d more)\n", nun - 40);
+    char *un = NULL;
+    size_t unlen = 0;
+    FILE *mf = open_memstream(&un, &unlen);
+    int nun = mf ? cs_nset_unfit(&r->s, FIT_TOL, "", mf) : 0;
+    if (mf)
+        fclose(mf);
+    if (un)
+        PUTB("%s", un);
+    free(un);
     if (!nun)
         PUTB("every size fitted within %.0f %%\n", FIT_TOL * 100);
 #undef PUTB
@@ -758,8 +689,8 @@ static int write_platform(fitrun_t *r, const char *sum)
     for (int l = 0; l < r->o->nlogs && o < cap; l++)
         o += (size_t)snprintf(c + o, cap - o, "  %s\n", r->o->logs[l]);
     if (o < cap)
-        snprintf(c + o, cap - o, "(collstep_nccl_fit below; `collstep platform show` explains "
-                                 "it, --model nccl applies it)\n%s", sum);
+        snprintf(c + o, cap - o, "(the property collstep_nccl_fit below; the nccl model of sim, "
+                                 "plan and validate applies it)\n%s", sum);
     comment_safe(c);
     char *x = xml_with_fit(r->s.plat->xml, terms, c);
     free(c);

@@ -203,6 +203,14 @@ int cs_platform_print(const cs_platform_t *p, FILE *f, cs_err_t *err)
     }
     print_reductions(p, f);
     print_switches(p, f);
+    if (p->nccl_fit[0])
+        fprintf(f,
+                "NCCL model terms fitted to measurements (collstep_nccl_fit, line %d): %s\n"
+                "  factors on what NCCL's model charges per route class (nvlink, pci, net):\n"
+                "  bw its rate, lat its per-step latency; CLASS.bw.ALGO/PROTO for one NCCL\n"
+                "  algorithm and protocol.  `--model nccl` (sim, plan, validate) applies them;\n"
+                "  `collstep calibrate --from-nccl-tests` wrote them.\n",
+                p->nccl_fit_line, p->nccl_fit);
     if (p->ndims > 0 && strcmp(p->dims_from, "routes") == 0) {
         fprintf(f, "Hierarchy: dims ");
         for (int i = 0; i < p->ndims; i++)

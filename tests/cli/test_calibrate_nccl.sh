@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# test_calibrate_nccl.sh COLLSTEP LOGDIR - `collstep calibrate
+# --from-nccl-tests` (issue 33, part 2):
+#   - known terms recovered: logs that `collstep sim --model nccl` wrote on
+#     a platform carrying known fitted terms (nvlink x 0.8 rate, x 1.5
+#     latency; net x 0.7 rate) are fitted on the plain platform; the fitted
+#     factors come back within 6 %, the written platform predicts both logs
+#     within 2 % (validate), and `platform show` / sim read it;
+#   - --groups places a log without a device block;
+#   - refusals, exit 2: a table without a device block and no --groups, a
+#     log of one rank, a base with fewer devices than a table, an output
+#     that collstep did not write (without --force), no -o.
+. "$(dirname "$0")/common.sh"
+cd "$tmp" || exit 1
+"$cs" calibrate --help --from-nccl-tests 2>/dev/null | grep -q -- "--from-nccl-tests" ||
+    { echo "no calibrate --from-nccl-tests: skipped"; exit 0; }
+
+# --- a platform with known terms, and logs simulated on it -------------------------
+"$cs" platform export hgx-h100:nodes=2 -o base.xml 2>/dev/null || bad "export"
+sed 's|<prop id="collstep_spec"|<prop id="collstep_nccl_fit" value="nvlink.bw=0.8 nvlink.lat=1.5 net.bw=0.7"/>\n  &|' \
+    base.xml >known.xml
+grep -q collstep_nccl_fit known.xml || bad "known.xml has no fitted terms"
+"$cs" sim --platform known.xml --ranks 8 --model nccl --algo nccl --size 64K:1G:4 \
+    --format nccl-tests -o one.log 2>/dev/null || bad "sim one.log"
+"$cs" sim --platform known.xml --ranks 16 --model nccl --algo nccl --size 64K:1G:4 \
+    --format nccl-tests -o two.log 2>/dev/null || bad "sim two.log"
+
+"$cs" calibrate --from-nccl-tests one.log two.log --platform hgx-h100:nodes=2 -o fit.xml \
+    --format json --report fit.json 2>fit.err; rc=$?
+[ $rc = 0 ] && python3 - fit.xml fit.json <<'PY' && ok || bad "known terms (rc $rc): $(grep -v ' B: ' fit.err | tail -5)"
+import json, re, sys
+x = open(sys.argv[1]).read()
+m = re.search(r'<prop id="collstep_nccl_fit" value="([^"]*)"/>', x)
+assert m, "no collstep_nccl_fit in fit.xml"
+terms = dict(t.split("=") for t in m.group(1).split())
+want = {"nvlink.bw": 0.8, "nvlink.lat": 1.5, "net.bw": 0.7}
+for k, v in want.items():
+    got = float(terms.get(k, 1.0))
+    assert abs(got / v - 1) <= 0.06, (k, got, v, terms)
+# every pair's own factor, where fitted, near the same truth
+for k, v in terms.items():
+    base = ".".join(k.split(".")[:2])
+    if base in want and k != base:
+        assert abs(float(v) / want[base] - 1) <= 0.10, (k, v, terms)
+assert "collstep calibrate" in x.split("\n")[1], x.split("\n")[1]  # collstep's marker
+r = json.load(open(sys.argv[2]))
+for row in r["rows"]:
+    if row["size_bytes"] >= 1 << 20:
+        assert abs(row["error_pct"]) <= 3.0, row
+PY
+
+# the written platform predicts its logs, and is a normal platform
+"$cs" validate --nccl-tests one.log two.log --platform fit.xml --format csv -o v.csv 2>v.err; rc=$?
+[ $rc = 0 ] && python3 - v.csv <<'PY' && ok || bad "validate on fit.xml (rc $rc): $(tail -3 v.err)"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) >= 10, len(rows)
+for r in rows:
+    if int(r["size_bytes"]) >= 1 << 20:
+        assert abs(float(r["error_pct"])) <= 3.0, r
+PY
+"$cs" platform show fit.xml >show.txt 2>&1 && grep -q "nvlink.bw=" show.txt && ok ||
+    bad "platform show does not show the fitted terms: $(grep -i fit show.txt | head -3)"
+
+# --- --groups for a log without a device block --------------------------------------
+grep -v "^#  Rank" two.log >nodev.log
+"$cs" calibrate --from-nccl-tests nodev.log --platform hgx-h100:nodes=2 -o g.xml 2>nodev.err; rc=$?
+[ $rc = 2 ] && grep -q "no device block.*--groups" nodev.err && ok ||
+    bad "no device block: rc $rc $(tail -2 nodev.err)"
+printf '# two nodes of 8\nnodeA 8\nnodeB:8\n' >groups.txt
+"$cs" calibrate --from-nccl-tests nodev.log --groups groups.txt --platform hgx-h100:nodes=2 \
+    -o g.xml 2>g.err >g.txt; rc=$?
+[ $rc = 0 ] && grep -q "net.bw=" g.xml && grep -q "16 ranks on 2 nodes" g.txt && ok ||
+    bad "--groups (rc $rc): $(grep -v ' B: ' g.err | tail -3)"
+printf 'nodeA x\n' >badgroups.txt
+"$cs" calibrate --from-nccl-tests nodev.log --groups badgroups.txt --platform hgx-h100:nodes=2 \
+    -o g2.xml 2>bg.err; rc=$?
+[ $rc = 2 ] && grep -q "badgroups.txt:1:7: expected NAME" bg.err && ok || bad "bad groups: rc $rc $(cat bg.err)"
+
+# --- refusals ------------------------------------------------------------------------
+grep -v "^#  Rank  *[1-9]" one.log >one-rank.log # the device block of rank 0 alone
+"$cs" calibrate --from-nccl-tests one-rank.log --platform hgx-h100 -o r.xml 2>one.err; rc=$?
+[ $rc = 2 ] && grep -q "one rank" one.err && [ ! -e r.xml ] && ok || bad "one rank: rc $rc $(tail -2 one.err)"
+"$cs" calibrate --from-nccl-tests two.log --platform hgx-h100 -o r.xml 2>few.err; rc=$?
+[ $rc = 2 ] && grep -q "16 ranks but hgx-h100 has 8" few.err && [ ! -e r.xml ] && ok ||
+    bad "too few devices: rc $rc $(tail -2 few.err)"
+echo "user data" >mine.xml
+"$cs" calibrate --from-nccl-tests one.log --platform hgx-h100 -o mine.xml 2>own.err; rc=$?
+[ $rc = 2 ] && [ "$(cat mine.xml)" = "user data" ] && ok || bad "overwrote a user's file: rc $rc"
+"$cs" calibrate --from-nccl-tests one.log --platform hgx-h100 2>noo.err; rc=$?
+[ $rc = 2 ] && grep -q -- "-o PLATFORM.xml" noo.err && ok || bad "no -o: rc $rc"
+finish
