@@ -189,7 +189,7 @@ typedef struct fitrun {
     cs_nset_t s;
     cs_nccl_fit_t fit;
     unsigned char seen0[CS_NCCL_NALGOS][CS_NCCL_NPROTOS]; /* pairs fitted on one node */
-    char said[4096];       /* the summary: what determined each term, what did not */
+    char said[8192];       /* the summary: what determined each term, what did not */
     size_t nsaid;
     int sims;
 } fitrun_t;

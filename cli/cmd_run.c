@@ -42,12 +42,16 @@
 
 #include "cli.h"
 #include "cli_live.h"
+#ifdef CS_HAVE_SIM
+#include "cli_nccl.h"
+#endif
 #include "cs_algo.h"
 #include "cs_boot.h"
 #include "cs_dtype.h"
 #include "cs_engine.h"
 #include "cs_hash.h"
 #include "cs_intr.h"
+#include "cs_job.h"
 #include "cs_plan.h"
 #include "cs_results.h"
 #include "cs_text.h"
@@ -103,7 +107,10 @@ static const char usage_text[] =
     "  --no-verify          do not verify the schedules first (schedules that verified\n"
     "                       once are remembered: CS_VERIFY_CACHE=0 turns that off)\n"
     "  --timeout S          give up when nothing progresses for S seconds (60)\n"
-    "  --format F           table (default), csv, json\n"
+    "  --format F           table (default), csv, json, or nccl-tests: one table per\n"
+    "                       algorithm in nccl-tests' layout, its device block naming\n"
+    "                       each rank's node (collstep validate --nccl-tests and\n"
+    "                       calibrate --from-nccl-tests read it back)\n"
     "  --compare[=REF]      per size, the algorithms ranked by time with their speed-up\n"
     "                       over REF (default: the first algorithm given)\n"
     "  -o, --output FILE    rank 0 writes the results to FILE (whole or not at all; an\n"
@@ -191,7 +198,11 @@ static int parse_opt(void *ctx, int c, const char *arg)
     case 'I': o->iface = arg; return CS_EXIT_OK;
     case 'k': o->check = 1; return CS_EXIT_OK;
     case 'T': return cs_cli_parse_seconds("run", "--timeout", arg, &o->timeout);
+#ifdef CS_HAVE_SIM
+    case 'F': return cs_cli_parse_format_nccl("run", arg, &o->rep.fmt);
+#else
     case 'F': return cs_cli_parse_format("run", arg, &o->rep.fmt);
+#endif
     case 'B': o->boot = arg; return CS_EXIT_OK;
     case 'Y': return cs_live_parse_wait("run", arg, &o->wait);
     case 'b': o->baseline = arg; return CS_EXIT_OK;
@@ -287,6 +298,9 @@ typedef struct run_ctx {
     int here_ranks;       /* how many do */
     const char *row_algo; /* algorithm column of the next rows (NULL: the schedule's) */
     char transport[64];   /* the rows' transport column */
+    char (*host)[64];     /* --format nccl-tests: each rank's node (cs_job_find_nodes) */
+    uint64_t asked[SIZES_MAX]; /* the sizes before rounding (nccl-tests' sweep line) */
+    int nasked;
     cs_result_t rows[2 * CS_CLI_MAX_ALGOS * SIZES_MAX]; /* rank 0: what it prints at the end */
 #ifdef CS_EXEC_HAVE_TRACES
     cs_live_trace_t *lt;
@@ -644,6 +658,90 @@ static int check_outputs(run_ctx_t *c)
     return CS_EXIT_USAGE;
 }
 
+/* --format nccl-tests: where every rank is (every rank, in step), as
+ * nccl-tests' device block names it: its node's name. */
+static int find_hosts(run_ctx_t *c)
+{
+    if (c->o->rep.fmt != CS_FMT_NCCL_TESTS)
+        return CS_EXIT_OK;
+    cs_job_t j;
+    memset(&j, 0, sizeof(j));
+    j.cfg.name = "run";
+    j.cfg.wait = c->o->wait;
+    j.boot = c->boot;
+    j.rank = c->rank;
+    j.nranks = c->nranks;
+    int st = cs_job_find_nodes(&j, NULL);
+    if (st == CS_OK && !(c->host = calloc((size_t)c->nranks, sizeof(*c->host))))
+        st = cs_err_set(&j.err, CS_ERR_NOMEM, "out of memory");
+    for (int r = 0; r < c->nranks && st == CS_OK; r++)
+        snprintf(c->host[r], sizeof(c->host[r]), "%s", j.nodes[j.node_of[r]].name);
+    cs_err_t err = j.err;
+    free(j.node_of), free(j.first), free(j.count), free(j.nodes);
+    return st == CS_OK ? CS_EXIT_OK : fail(&err, c->rank);
+}
+
+/* One nccl-tests table per algorithm and parameters, rows in the order
+ * run (the sizes'). */
+static int report_nccl(run_ctx_t *c)
+{
+#ifdef CS_HAVE_SIM
+    int n = c->nrows, nt = 0, rc = CS_EXIT_OK;
+    cs_nccl_table_t *t = calloc((size_t)n, sizeof(*t));
+    cs_result_t *sorted = calloc((size_t)n, sizeof(*sorted));
+    char(*title)[512] = calloc((size_t)n, sizeof(*title));
+    const char **hosts = calloc((size_t)c->nranks, sizeof(char *));
+    const char **devs = calloc((size_t)c->nranks, sizeof(char *));
+    int *grp = calloc((size_t)n, sizeof(int));
+    char dev[96];
+    snprintf(dev, sizeof(dev), "collstep %s (%s memory)", c->transport,
+             strcmp(c->o->transport, "nccl") == 0 ? "GPU" : "host");
+    if (!t || !sorted || !title || !hosts || !devs || !grp || !c->host) {
+        fprintf(stderr, "collstep run: out of memory\n");
+        rc = CS_EXIT_RUNTIME;
+    }
+    for (int r = 0; r < c->nranks && rc == CS_EXIT_OK; r++)
+        hosts[r] = c->host[r], devs[r] = dev;
+    for (int i = 0; i < n && rc == CS_EXIT_OK; i++) { /* group of each row: its first row's */
+        const cs_result_t *a = &c->rows[i];
+        int j = 0;
+        while (strcmp(c->rows[j].algo, a->algo) || strcmp(c->rows[j].params, a->params))
+            j++;
+        grp[i] = j == i ? nt++ : grp[j];
+    }
+    cs_err_t err;
+    cs_err_clear(&err);
+    for (int g = 0, k = 0; g < nt && rc == CS_EXIT_OK; g++) {
+        int first = 0;
+        while (grp[first] != g)
+            first++;
+        const cs_result_t *r = &c->rows[first];
+        snprintf(title[g], sizeof(title[g]), "%s %s%s%s%s, %d ranks, transport %s\n"
+                 "measured by collstep run, in the layout of nccl-tests %s",
+                 cs_coll_name(r->coll), r->algo, r->params[0] ? " (" : "", r->params,
+                 r->params[0] ? ")" : "", r->ranks, c->transport, CS_NCCL_TESTS_VERSION);
+        t[g] = (cs_nccl_table_t){.title = title[g], .validation = c->o->check != 0,
+                                 .root = (int)c->o->root, .ranks = c->nranks, .hosts = hosts,
+                                 .devices = devs, .rows = &sorted[k]};
+        if (cs_nccl_sweep(c->asked, c->nasked, &t[g].min_bytes, &t[g].max_bytes, &t[g].step,
+                          &t[g].step_factor) != CS_OK) {
+            rc = cs_cli_usage_error("run", "--format nccl-tests: the sizes are not a sweep");
+            break;
+        }
+        for (int i = 0; i < n; i++)
+            if (grp[i] == g)
+                sorted[k++] = c->rows[i], t[g].n++;
+    }
+    if (rc == CS_EXIT_OK)
+        rc = cs_cli_nccl_report("run", &c->o->rep, t, nt);
+    free(t), free(sorted), free(title), free(hosts), free(devs), free(grp);
+    return rc;
+#else
+    (void)c;
+    return CS_EXIT_USAGE;
+#endif
+}
+
 /* act and report: the sweep on the transport, then rank 0 prints what was
  * measured, even when a later size failed. */
 static int act(run_ctx_t *c, const uint64_t *sizes, int nsizes)
@@ -667,8 +765,10 @@ static int act(run_ctx_t *c, const uint64_t *sizes, int nsizes)
     } else {
         st = run_all_host(c, sizes, nsizes, &wrong, &err);
     }
-    int prc = c->rank == 0 && c->nrows ? cs_cli_report("run", &o->rep, c->rows, c->nrows)
-                                       : CS_EXIT_OK;
+    int prc = CS_EXIT_OK;
+    if (c->rank == 0 && c->nrows)
+        prc = o->rep.fmt == CS_FMT_NCCL_TESTS ? report_nccl(c)
+                                              : cs_cli_report("run", &o->rep, c->rows, c->nrows);
     if (st != CS_OK)
         return fail(&err, c->rank);
     if (c->rank == 0 && o->check && wrong)
@@ -692,10 +792,22 @@ int cs_cli_run(int argc, char **argv)
     c->dt = o.dt, c->op = o.rop;
     if (rc == CS_EXIT_OK)
         rc = cs_cli_sizes("run", o.size, cs_dtype_size(c->dt), sizes, &nsizes);
+#ifdef CS_HAVE_SIM
+    if (rc == CS_EXIT_OK && o.rep.fmt == CS_FMT_NCCL_TESTS) {
+        memcpy(c->asked, sizes, sizeof(uint64_t) * (size_t)nsizes);
+        c->nasked = nsizes;
+        rc = cs_cli_nccl_check_sizes("run", o.size, c->asked, c->nasked);
+        if (rc == CS_EXIT_OK && o.rep.compare_on)
+            rc = cs_cli_usage_error("run", "--compare: the nccl-tests layout has no comparison "
+                                           "view");
+    }
+#endif
     if (rc == CS_EXIT_OK) {
         cs_intr_install();
         rc = boot(c);
     }
+    if (rc == CS_EXIT_OK)
+        rc = find_hosts(c);
     if (rc == CS_EXIT_OK)
         rc = build(c, sizes, &nsizes);
     /* no transport reduces in a switch: refused by every rank alike (they
@@ -730,6 +842,7 @@ int cs_cli_run(int argc, char **argv)
     cs_cli_scheds_free(&c->b);
     cs_boot_close(c->boot);
     free(c->here);
+    free(c->host);
     free(c);
     return rc == CS_CLI_DONE ? CS_EXIT_OK : rc;
 }

@@ -7,6 +7,7 @@
 #     factors come back within 6 %, the written platform predicts both logs
 #     within 2 % (validate), and `platform show` / sim read it;
 #   - --groups places a log without a device block;
+#   - `collstep run --format nccl-tests` writes tables that read back;
 #   - refusals, exit 2: a table without a device block and no --groups, a
 #     log of one rank, a base with fewer devices than a table, an output
 #     that collstep did not write (without --force), no -o.
@@ -76,6 +77,14 @@ printf 'nodeA x\n' >badgroups.txt
 "$cs" calibrate --from-nccl-tests nodev.log --groups badgroups.txt --platform hgx-h100:nodes=2 \
     -o g2.xml 2>bg.err; rc=$?
 [ $rc = 2 ] && grep -q "badgroups.txt:1:7: expected NAME" bg.err && ok || bad "bad groups: rc $rc $(cat bg.err)"
+
+# --- collstep run writes nccl-tests tables that read back ----------------------------
+. "$(dirname "$0")/../exec/exec_launch.sh"
+launch_env 2 "$cs" run --transport tcp --coll allreduce --algo ring,rhd --size 64K:1M:4 --check \
+    --iters 2 --warmup 1 --format nccl-tests -o live.log >/dev/null 2>live.err; rc=$?
+[ $rc = 0 ] && "$cs" import nccl-tests live.log >imp.txt 2>&1 && grep -q "^live.log: 2 tables" imp.txt &&
+    grep -q "ranks 2 on 1 node" imp.txt && [ "$(grep -c '^  *[0-9]' live.log)" = 6 ] && ok ||
+    bad "run --format nccl-tests (rc $rc): $(tail -3 live.err) $(head -5 imp.txt)"
 
 # --- refusals ------------------------------------------------------------------------
 grep -v "^#  Rank  *[1-9]" one.log >one-rank.log # the device block of rank 0 alone
