@@ -319,7 +319,7 @@ static void other_line(nl_parser_t *P)
 /* ---- lines ------------------------------------------------------------------ */
 
 /* Launcher prefixes: "[1,0]<stdout>:" (Open MPI --tag-output), "[0] "
- * (MPICH -l), "0: " (srun --label). */
+ * (MPICH -l), "0: " or " 0: " (srun --label, the rank padded). */
 static const char *strip_prefix(const char *p, const char *end)
 {
     const char *q = p;
@@ -336,9 +336,12 @@ static const char *strip_prefix(const char *p, const char *end)
         }
         return p;
     }
+    while (q < end && *q == ' ') /* srun pads the rank to the width of the largest */
+        q++;
+    const char *d = q;
     while (q < end && isdigit((unsigned char)*q))
         q++;
-    if (q > p && q + 1 < end && q[0] == ':' && q[1] == ' ')
+    if (q > d && q + 1 < end && q[0] == ':' && q[1] == ' ')
         return q + 2;
     return p;
 }

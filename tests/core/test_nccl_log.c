@@ -422,6 +422,29 @@ static void malformed(void)
                   "a missing file: %s", err.msg);
 }
 
+/* srun --label pads the rank: " 0: " before every line (issue290-h100-2nodes.log). */
+static int srun_label(void)
+{
+    cs_nccl_log_t *log = load("issue290-h100-2nodes.log");
+    CS_TEST_REQUIRE(log && log->ntables == 1, "one table behind srun's padded labels");
+    const cs_nccl_run_t *t = &log->tables[0];
+    CS_TEST_CHECK(t->ndevs == 16 && t->nnodes == 2 && !strcmp(t->devs[15].host, "node007") &&
+                      t->devs[15].pid == 541705 && !strcmp(t->devs[15].busid, "0xc1"),
+                  "16 ranks on node005 and node007; rank 15's line");
+    CS_TEST_CHECK(t->min_bytes == 8388608ull && t->max_bytes == 8589934592ull &&
+                      t->iters == 200 && t->validation == 0,
+                  "the sweep line");
+    CS_TEST_CHECK(t->nrows == 11, "11 rows: %d", t->nrows);
+    const cs_nccl_row_t *r = row_of(t, 8388608ull);
+    CS_TEST_REQUIRE(r != NULL, "the 8 MiB row");
+    CS_TEST_CHECK(near(r->oop.time_us, 215.3) && near(r->ip.time_us, 180.0) &&
+                      near(r->ip.busbw_GBps, 87.38) && r->ip.wrong == -1,
+                  "8 MiB: out of place 215.3 us, in place 180.0 us, busbw 87.38, #wrong N/A");
+    CS_TEST_CHECK(near(t->avg_busbw, 142.735), "Avg bus bandwidth %g", t->avg_busbw);
+    cs_nccl_log_destroy(log);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1)
@@ -429,6 +452,7 @@ int main(int argc, char **argv)
     a3mega();
     dcslin();
     perfkit();
+    srun_label();
     superbench();
     superbench_more();
     round_trip();
