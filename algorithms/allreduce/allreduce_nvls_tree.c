@@ -21,7 +21,10 @@
  *      inter=ring: a ring reduce-scatter and all-gather of the slice among
  *        its owners (channels 2 and 3), after the domain's reduces;
  *   3. in each domain, the owner multicasts each piece of its slice (channel
- *      1, or 4c + 1) as soon as step 2 has delivered it.
+ *      1, or 4c + 1) as soon as step 2 has delivered it (one domain: as
+ *      soon as its reduce is done), into every member whose own
+ *      contribution to the piece is done: the multicasts pipeline with the
+ *      reduces.
  *
  *    local = 4, P = 8:   domain {0..3} load-reduce    domain {4..7} load-reduce
  *                        r0 <-tree/ring-> r4, r1 <-> r5, r2 <-> r6, r3 <-> r7
@@ -201,6 +204,17 @@ static int build(const cs_coll_desc_t *desc, cs_params_t *p, cs_sched_t **out, c
     }
     for (int j = 0; j < t.S && t.D > 1 && st == CS_OK; j++)
         st = across(&ph, &t, j, own, after, done, cut);
+    /* the multicasts pipeline with the reduces and the trees: each waits
+     * for its piece only (the owner for the sum it multicasts, the tree's
+     * or its own reduce's; every other member for its own contribution to
+     * the piece, which in place shares the chunks the multicast writes),
+     * not for the end of the reduce phase (inter=ring: after its phases) */
+    for (int r = 0; r < t.P && st == CS_OK && (t.tree || t.D == 1); r++) {
+        ph.front[r] = -1;
+        for (size_t k = (size_t)r * t.S * t.nc; k < ((size_t)r + 1) * t.S * t.nc; k++)
+            if (t.wait[k] < 0)
+                t.wait[k] = t.rec[k];
+    }
     if (st == CS_OK)
         st = domains(&ph, &t, CS__SW_AG);
     cs__phase_fini(&ph);
