@@ -32,8 +32,11 @@
 # ranks on 2 cores), AUTO_PROGRESS (ofi: 1 sets
 # FI_OFI_RXM_DATA_AUTO_PROGRESS, libfabric's rxm moving data from a thread
 # of its own; default 0, it did not change the errors).
-# PRIO (control: what the cluster's shapers put ahead of the data queue,
-# netns-cluster.sh --prio control|acks|none; none is one FIFO, like tbf).
+# PRIO (none: what the cluster's shapers put ahead of the data queue,
+# netns-cluster.sh --prio none|acks|control; none, the default, is one FIFO
+# per shaped port, like tbf and like a switch port without priority
+# classes, whose queue and burst stay at the cluster script's defaults;
+# control sends acknowledgements and collstep's control messages first).
 # The load average is sampled every 10 s while it runs (min / median /
 # max printed at the end) and every row says how much CPU a rank used per
 # run (cpu = CPU time / measured time, mean over the ranks).
@@ -44,7 +47,7 @@ cs=${COLLSTEP:-$root/build/cli/collstep}
 transport=${TRANSPORT:-tcp} H=${HOSTS:-4} R=${RANKS:-2}
 rate=${RATE:-400mbit} slow=${SLOW_RATE:-200mbit}
 cal_sizes=${CAL_SIZES:-1:64M} sizes=${SIZES:-64K,256K,1M,4M,16M,64M} iters=${ITERS:-5}
-nice=${NICE:--10} wait=${WAIT:-auto} prio=${PRIO:-control}
+nice=${NICE:--10} wait=${WAIT:-auto} prio=${PRIO:-none}
 export FI_OFI_RXM_DATA_AUTO_PROGRESS=${AUTO_PROGRESS:-0}
 [ -x "$cs" ] || { echo "SKIP: collstep not built ('$cs')"; exit 77; }
 [ "$(id -u)" = 0 ] || { echo "SKIP: not root"; exit 77; }
