@@ -212,7 +212,8 @@ typedef struct cs_calibrate_derived {
 
 /* The fits and the platform of a record: per pair of nodes the large
  * piece of its fit; a node's latency by least squares over its pairs
- * (alpha_AB = lat(A) + lat(B)), its bandwidth its best pair's; the
+ * (alpha_AB = lat(A) + lat(B)), its bandwidth its best pair's (of the
+ * pairs within 5 % of the best, the best-fitting); the
  * intra-node link from the intra-node pairs; rank ports where every rank
  * busy moved clearly less than its links allow; duplex ratios per pair,
  * per node and per node exchanging; restarts per node (restart_bytes and
