@@ -3,11 +3,14 @@
  * (platforms/cs_plat_calib.h) from a record (cs_calibrate_derive): per
  * pair of nodes the large-message piece; alpha_AB = lat(A) + lat(B)
  * (least squares over the pairs; half each with two nodes), bw(A) = the
- * best pair of A (a pair runs at its slower node's rate); the intra-node
+ * best pair of A (a pair runs at its slower node's rate; of the pairs
+ * within 5 % of it, the best-fitting line); the intra-node
  * link from the intra-node pairs; rank ports where every rank busy moved
  * clearly less than its links allow; duplex ratios (per pair of ranks on
  * one connection, per node with different peers, per node exchanging with
- * its partner).  Nothing but the record goes in: no transport, no clock.
+ * its partner); restarts per node (its exchange after an idle spell
+ * against back to back).  Nothing but the record goes in: no transport, no
+ * clock.
  */
 #include <math.h>
 #include <stdio.h>
@@ -106,6 +109,86 @@ static int duplex_rhos(const cs_calibrate_record_t *rec, cs_calibrate_derived_t 
     return CS_OK;
 }
 
+/* A cold exchange (every rank idle for CALIB_IDLE_S first) costs a
+ * restart only where it took clearly longer than the exchange back to
+ * back: more than this factor (the ramp of a short round trip, a few
+ * milliseconds, is not one). */
+#define CALIB_COLD 1.05
+/* Linux's initial window (10 segments of 1448 payload bytes) and the floor
+ * of its retransmission timeout (seconds): an idle connection restarts
+ * after srtt + max(4 rttvar, 200 ms). */
+#define CALIB_IW 14480.0
+#define CALIB_RTO_MIN 0.2
+
+/* The round trip R whose slow start from the initial window, at b bytes/s,
+ * costs dt seconds more than full rate: R (log2(b R / IW) - 1), about one
+ * round trip per doubling less the last (bisection; increasing in R). */
+static double ramp_rtt(double dt, double b)
+{
+    double lo = 0, hi = 10;
+    for (int i = 0; i < 60; i++) {
+        double R = (lo + hi) / 2, l2 = log2(b * R / CALIB_IW) - 1;
+        if (R * (l2 > 0 ? l2 : 0) < dt)
+            lo = R;
+        else
+            hi = R;
+    }
+    return (lo + hi) / 2;
+}
+
+/* The idle spell after which a connection restarts: between the longest
+ * of the shorter spells after which the exchange (bytes in all, tw back to
+ * back) was not slower and the first after which it was (the first
+ * restarting: from the 200 ms floor; none restarting: from the last to
+ * CALIB_IDLE_S), the middle; not measured: `guess`. */
+static double restart_idle(const cs_calibrate_node_t *n, double bytes, double tw, double guess)
+{
+    static const double idles[3] = CS_CALIBRATE_IDLES;
+    double lo = CALIB_RTO_MIN;
+    for (int j = 0; j < 3; j++) {
+        if (!(n->cold_short[j] > 0))
+            return guess;
+        if (bytes / n->cold_short[j] > CALIB_COLD * tw)
+            return (lo + idles[j]) / 2;
+        lo = idles[j];
+    }
+    return (lo + CALIB_IDLE_S) / 2;
+}
+
+/* Restarts per node: its exchange with its partner after every rank
+ * idled against back to back.  k flows each way of M bytes share the
+ * pair's rate B (the slower node's), so the k restarts at once cost
+ * dt = t_cold - t_warm, which k messages of M + X bytes at B / k each
+ * also cost: X = dt B / k.  Charged to the node(s) that bound the pair,
+ * as the exchange's duplex ratio is; the idle spell that restarts a
+ * connection (TCP's retransmission timeout) from the shorter spells
+ * (restart_idle), in a record without them R + 200 ms, R the round trip
+ * whose slow start costs dt at B / k. */
+static void restarts(const cs_calibrate_record_t *rec, cs_plat_calib_node_t *nodes)
+{
+    const cs_calibrate_plan_t *pl = &rec->plan;
+    double M = (double)(pl->nic_bytes < pl->sizes[pl->nsizes - 1] ? pl->nic_bytes
+                                                                  : pl->sizes[pl->nsizes - 1]);
+    for (int h = 0; h < rec->nnodes; h++) {
+        const cs_calibrate_node_t *n = &rec->nodes[h];
+        int p = n->nic_peer, k = n->nic_senders;
+        double warm = fmin(n->xch_out, n->xch_in), cold = fmin(n->cold_out, n->cold_in);
+        if (p < 0 || k < 1 || !(warm > 0) || !(cold > 0))
+            continue;
+        double tw = k * M / warm, tc = k * M / cold;
+        if (!(tc > CALIB_COLD * tw) || !isfinite(tc))
+            continue;
+        double B = fmin(nodes[h].bw, nodes[p].bw), x = (tc - tw) * B / k;
+        double idle = restart_idle(n, k * M, tw, ramp_rtt(tc - tw, B / k) + CALIB_RTO_MIN);
+        int who[2] = {h, p};
+        for (int i = 0; i < 2; i++) {
+            cs_plat_calib_node_t *nd = &nodes[who[i]];
+            if (nd->bw <= CALIB_BOUND * B && x > nd->restart_bytes)
+                nd->restart_bytes = x, nd->restart_idle = idle;
+        }
+    }
+}
+
 /* The platform's figures from the fits (d's arrays allocated). */
 static int figures(const cs_calibrate_record_t *rec, cs_calibrate_derived_t *d)
 {
@@ -138,6 +221,20 @@ static int figures(const cs_calibrate_record_t *rec, cs_calibrate_derived_t *d)
         if (x->na < CALIB_CAP && x->nb < CALIB_CAP)
             S[x->na] += alpha, S[x->nb] += alpha;
         T += alpha;
+    }
+    /* of the pairs as fast as the best (within CALIB_BOUND: a pair runs at
+     * its slower node's rate), the one whose line fits best: a load spike
+     * during one pair's sweep bent its fit (rms 4 % where the others' are
+     * 0.2-0.4 %) and made its slope 3 % fast, and the best pair alone
+     * would have given the node that rate */
+    for (int h = 0; h < H; h++) {
+        double best = nodes[h].bw, rms = INFINITY;
+        for (int s = rec->nintra; s < rec->nseries; s++) {
+            const cs_calibrate_series_t *x = &rec->series[s];
+            const cs_fit_line_t *l = cs_fit_piece_for(&d->series_fit[s], top);
+            if ((x->na == h || x->nb == h) && CALIB_BOUND * l->beta >= best && l->rms_pct < rms)
+                nodes[h].bw = l->beta, rms = l->rms_pct;
+        }
     }
     for (int h = 0; h < H; h++) {
         double lat = H == 2 ? T / 2 : H > 2 && h < CALIB_CAP ? (S[h] - T / (H - 1)) / (H - 2) : 0;
@@ -192,6 +289,8 @@ static int figures(const cs_calibrate_record_t *rec, cs_calibrate_derived_t *d)
     p->port_lat = nx ? cs_fit_median(ex, nx) / 2 : 0;
     for (int h = 0; h < H; h++)
         p->switch_bw += nodes[h].bw;
+    if (H > 1)
+        restarts(rec, nodes);
     p->reduce_speed = rec->reduce[rec->plan.dtype];
     if (H > 1 && rec->duplex_one > 0)
         p->pair_duplex = cs_plat_calib_rho(rec->duplex_both / rec->duplex_one);
@@ -245,13 +344,15 @@ static int check(const cs_calibrate_record_t *rec, cs_err_t *err)
         cs__calib_nodes(rec->node_of, N, H, first, count);
     for (int h = 0; h < H && st == CS_OK; h++) {
         const cs_calibrate_node_t *n = &rec->nodes[h];
-        double v[4] = {n->nic_one, n->nic_all, n->xch_out, n->xch_in};
+        double v[9] = {n->nic_one,  n->nic_all,       n->xch_out,       n->xch_in,
+                       n->cold_out, n->cold_in,       n->cold_short[0], n->cold_short[1],
+                       n->cold_short[2]};
         if (count[h] == 0)
             st = cs_err_set(err, CS_ERR_INVAL, "calibration record: node %d has no rank", h);
         else if (n->nic_peer < -1 || n->nic_peer >= H || n->nic_peer == h || n->nic_senders < 0)
             st = cs_err_set(err, CS_ERR_INVAL, "calibration record: node %d: partner %d, %d "
                             "senders", h, n->nic_peer, n->nic_senders);
-        else if (!rates_ok(v, 4))
+        else if (!rates_ok(v, 9))
             st = cs_err_set(err, CS_ERR_INVAL, "calibration record: node %d: a NIC or exchange "
                             "rate that is not a finite number >= 0", h);
     }

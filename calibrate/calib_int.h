@@ -25,6 +25,12 @@
  * 0.95-1.0). */
 #define CALIB_DUPLEX CS_PLAT_CALIB_RHO_MAX
 #define CALIB_XCH_TRIALS 3 /* a node's exchange, tried again while it looks lossy */
+/* The idle spell before each cold exchange (seconds): longer than TCP's
+ * retransmission timeout, after which Linux restarts an idle connection
+ * from its initial window (tcp_slow_start_after_idle), even where the
+ * round trip under load is a few hundred milliseconds. */
+#define CALIB_IDLE_S 2.0
+#define CALIB_COLD_ITERS 3
 
 /* ---- kernels (calib_kernel.c) ------------------------------------------------ *
  *
@@ -46,8 +52,10 @@
  *              at most one flow and receives at most one): per iteration
  *              receives are posted, every rank meets at a barrier, the
  *              senders send; the iteration's time is the largest time from
- *              the barrier to a rank's last completion.  Full duplex
- *              (a->b and b->a at once) and the NIC a host's ranks share
+ *              the barrier to a rank's last completion.  With idle_s > 0
+ *              every rank first sleeps that long before each iteration
+ *              (connections idle as between a collective's uses of
+ *              them).  Full duplex (a->b and b->a at once) and the NIC a host's ranks share
  *              (every rank of a host sending off it at once) are flows.
  *   reduce     this rank alone: reduce `bytes` of src into dst with
  *              cs_reduce_fn (the engine's reduction), `iters` times.
@@ -72,7 +80,8 @@ int cs__calib_pingpong(cs__calib_kern_t *k, int a, int b, size_t bytes, int warm
  * a receiver whose send is slower still shows its flow); medians over the
  * first 64 iterations. */
 int cs__calib_flows(cs__calib_kern_t *k, const int *src, const int *dst, int nflows,
-                    size_t bytes, int warm, int iters, double *t, double *rank_t, cs_err_t *err);
+                    size_t bytes, int warm, int iters, double idle_s, double *t, double *rank_t,
+                    cs_err_t *err);
 
 /* t[0..iters): seconds per reduction of `bytes` (local; no communication). */
 int cs__calib_reduce(size_t bytes, cs_dtype_t dt, cs_op_t op, int iters, double *t,

@@ -231,8 +231,24 @@ int cs__calib_pingpong(cs__calib_kern_t *c, int a, int b, size_t bytes, int warm
     return st;
 }
 
+/* Every rank idle for idle_s seconds (sleeping 10 ms at a time; a signal
+ * ends it): the flows' connections then restart as after a pause of a
+ * collective. */
+static int idle(double idle_s, cs_err_t *err)
+{
+    uint64_t end = cs_now_ns() + (uint64_t)(idle_s * 1e9);
+    while (cs_now_ns() < end) {
+        struct timespec ts = {0, 10000000};
+        nanosleep(&ts, NULL);
+        if (cs_intr_pending())
+            return cs_err_set(err, CS_ERR_INTERRUPTED, "interrupted (%s)",
+                              cs_intr_signame(cs_intr_exit_code() - 128));
+    }
+    return CS_OK;
+}
+
 int cs__calib_flows(cs__calib_kern_t *c, const int *src, const int *dst, int nflows, size_t bytes,
-                   int warm, int iters, double *t, double *rank_t, cs_err_t *err)
+                   int warm, int iters, double idle_s, double *t, double *rank_t, cs_err_t *err)
 {
     uint64_t tag = next_tag(c);
     int me = c->tp->rank, to = -1, from = -1, n = warm + iters;
@@ -254,7 +270,9 @@ int cs__calib_flows(cs__calib_kern_t *c, const int *src, const int *dst, int nfl
     for (int i = 0; i < n && st == CS_OK; i++) {
         cs_tp_req_t r[2];
         int k = 0;
-        if (from >= 0)
+        if (idle_s > 0)
+            st = idle(idle_s, err);
+        if (from >= 0 && st == CS_OK)
             st = post(c, 0, from, bytes, tag, &r[k++], err);
         if (st == CS_OK)
             st = cs_boot_barrier(c->boot, err);

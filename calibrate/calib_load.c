@@ -54,6 +54,13 @@ static double num(ld_t *l, int o, const char *key, int shift, int *st)
     return i >= 0 ? num_at(l, i, shift, key, st) : 0;
 }
 
+/* An optional number (absent: 0). */
+static double opt_num(ld_t *l, int o, const char *key, int *st)
+{
+    int i = member(l, o, key, 'n', 1, st);
+    return i >= 0 ? num_at(l, i, 0, key, st) : 0;
+}
+
 static long long integer_at(ld_t *l, int i, const char *key, long long lo, long long hi, int *st)
 {
     double v = num_at(l, i, 0, key, st);
@@ -159,6 +166,14 @@ static void nodes(ld_t *l, int top, cs_calibrate_record_t *r, int *st)
         n->xch_out = num(l, k, "exchange_out_Bps", 0, st);
         n->xch_in = num(l, k, "exchange_in_Bps", 0, st);
         n->xch_trials = (int)integer(l, k, "exchange_trials", 0, 1000, st);
+        n->cold_out = opt_num(l, k, "cold_out_Bps", st); /* older files: not measured */
+        n->cold_in = opt_num(l, k, "cold_in_Bps", st);
+        int cs = member(l, k, "cold_short_Bps", 'a', 1, st), j = 0;
+        for (int e = cs >= 0 ? l->j.v[cs].kid : -1; e >= 0 && *st == CS_OK; e = l->j.v[e].next)
+            if (j == 3 || l->j.v[e].type != 'n')
+                *st = cs__cj_err(&l->j, e, l->err, "\"cold_short_Bps\": expected 3 numbers");
+            else
+                n->cold_short[j++] = num_at(l, e, 0, "cold_short_Bps", st);
         if (old) { /* an older file: nodes of consecutive ranks */
             int f = (int)integer(l, k, "first_rank", 0, r->nranks - 1, st);
             int c = (int)integer(l, k, "ranks", 1, r->nranks - f, st);

@@ -11,7 +11,8 @@
  *   4. the NIC a node's ranks share: every rank of node A sends to a rank
  *      of its fastest partner at once, against one rank alone;
  *   5. a node's exchange: the same ranks as in 4 sending both ways at
- *      once, each direction timed at its receivers;
+ *      once, each direction timed at its receivers; then the same after
+ *      every rank idled (cold connections);
  *   6. full duplex: the fastest pair both ways at once, against one way;
  *   7. reduction bandwidth per element type, every rank at once.
  * (The numbers of docs/validation.md.)  Every rank ends with the same
@@ -105,7 +106,7 @@ static double flows_bw(cs_calibrate_t *c, const int *src, const int *dst, int k,
 {
     double t[3];
     if (*st == CS_OK)
-        *st = cs__calib_flows(c->k, src, dst, k, bytes, 1, 3, t, NULL, c->err);
+        *st = cs__calib_flows(c->k, src, dst, k, bytes, 1, 3, 0, t, NULL, c->err);
     double m = *st == CS_OK ? cs_fit_median(t, 3) : 0;
     return m > 0 ? (double)k * (double)bytes / m : 0; /* 0: no figure (no time measured) */
 }
@@ -130,7 +131,7 @@ static int loaded(cs_calibrate_t *c)
     for (int k = 0; k < K && st == CS_OK; k++) {
         double want = est > 0 ? pl->budget_s / est : 50;
         int reps = want < pl->min_reps ? pl->min_reps : want > 50 ? 50 : (int)want;
-        st = cs__calib_flows(c->k, src, dst, N, pl->sizes[k], 1, reps, t, rt, c->err);
+        st = cs__calib_flows(c->k, src, dst, N, pl->sizes[k], 1, reps, 0, t, rt, c->err);
         rec->loaded_reps[k] = reps;
         double mx = 0;
         for (int r = 0; r < N && st == CS_OK; r++) {
@@ -269,6 +270,8 @@ static int exchange(cs_calibrate_t *c, size_t big)
         if (peer < h && p->nic_peer == h && p->nic_senders == k) {
             /* the same exchange, measured from the partner's side */
             n->xch_out = p->xch_in, n->xch_in = p->xch_out, n->xch_trials = p->xch_trials;
+            n->cold_out = p->cold_in, n->cold_in = p->cold_out;
+            memcpy(n->cold_short, p->cold_short, sizeof(n->cold_short));
             continue;
         }
         node_ranks(c, h, k, src), node_ranks(c, peer, k, dst); /* h -> peer */
@@ -281,7 +284,7 @@ static int exchange(cs_calibrate_t *c, size_t big)
         double keep = -1;
         for (int trial = 0; trial < CALIB_XCH_TRIALS && st == CS_OK; trial++) {
             double t[3];
-            st = cs__calib_flows(c->k, src, dst, 2 * k, big, 1, 3, t, rt, c->err);
+            st = cs__calib_flows(c->k, src, dst, 2 * k, big, 1, 3, 0, t, rt, c->err);
             double out = 0, in = 0;
             for (int i = 0; i < k && st == CS_OK; i++) {
                 out = rt[dst[i]] > out ? rt[dst[i]] : out;      /* h -> peer, at the peer */
@@ -295,6 +298,27 @@ static int exchange(cs_calibrate_t *c, size_t big)
                 keep = slow, n->xch_out = bo, n->xch_in = bi;
             if (!(goal > 0) || keep >= CALIB_DUPLEX * goal)
                 break;
+        }
+        /* the same exchange after every rank idled (cold connections):
+         * each direction's median over the iterations, at its receivers */
+        double t[CALIB_COLD_ITERS], out = 0, in = 0;
+        if (st == CS_OK)
+            st = cs__calib_flows(c->k, src, dst, 2 * k, big, 0, CALIB_COLD_ITERS, CALIB_IDLE_S, t,
+                                 rt, c->err);
+        for (int i = 0; i < k && st == CS_OK; i++) {
+            out = rt[dst[i]] > out ? rt[dst[i]] : out;
+            in = rt[dst[k + i]] > in ? rt[dst[k + i]] : in;
+        }
+        n->cold_out = out > 0 ? (double)k * (double)big / out : 0;
+        n->cold_in = in > 0 ? (double)k * (double)big / in : 0;
+        /* once after each shorter idle spell: where the restart begins */
+        static const double idles[3] = CS_CALIBRATE_IDLES;
+        for (int j = 0; j < 3 && st == CS_OK; j++) {
+            st = cs__calib_flows(c->k, src, dst, 2 * k, big, 0, 1, idles[j], t, rt, c->err);
+            double slow = 0;
+            for (int i = 0; i < 2 * k && st == CS_OK; i++)
+                slow = rt[dst[i]] > slow ? rt[dst[i]] : slow;
+            n->cold_short[j] = slow > 0 ? (double)k * (double)big / slow : 0;
         }
     }
     free(src);

@@ -80,6 +80,16 @@ void cs_calibrate_json(const cs_calibrate_record_t *rec, const cs_calibrate_deri
         json_num(f, "nic_all_Bps", n->nic_all, 0), fputc(',', f);
         json_num(f, "exchange_out_Bps", n->xch_out, 0), fputc(',', f);
         json_num(f, "exchange_in_Bps", n->xch_in, 0);
+        if (n->cold_out > 0 || n->cold_in > 0) { /* measured (a record of before: not written) */
+            fputc(',', f), json_num(f, "cold_out_Bps", n->cold_out, 0), fputc(',', f);
+            json_num(f, "cold_in_Bps", n->cold_in, 0);
+            fprintf(f, ",\"cold_short_Bps\":[");
+            for (int j = 0; j < 3; j++)
+                fprintf(f, "%s", j ? "," : ""), cs__calib_num(f, n->cold_short[j], 0);
+            fputc(']', f);
+            fprintf(f, ",\"restart_bytes\":%.0f,\"restart_idle_s\":%.4f",
+                    p->nodes[h].restart_bytes, p->nodes[h].restart_idle);
+        }
         double nr = p->node_duplex ? p->node_duplex[h] : 0, xr = p->xch_duplex ? p->xch_duplex[h] : 0;
         fprintf(f, ",\"exchange_trials\":%d,\"duplex_rho\":%.4f,\"exchange_rho\":%.4f}",
                 n->xch_trials, nr > 0 ? nr : 1, xr > 0 ? xr : 1);
@@ -200,6 +210,20 @@ void cs_calibrate_summary(const cs_calibrate_record_t *rec, const cs_calibrate_d
                     nr > 0 ? " (duplex link)" : "", nd[peer].name, nd[h].xch_out / 1e9,
                     nd[h].xch_in / 1e9, trials, xr > 0 ? xr : 1,
                     xr > 0 ? " (duplex links to nodes as fast or faster)" : "");
+            if (!(nd[h].cold_out > 0) && !(nd[h].cold_in > 0))
+                continue;
+            const cs_plat_calib_node_t *pn = &p->nodes[h];
+            static const double idles[3] = CS_CALIBRATE_IDLES;
+            fprintf(f, "  %-20.20s after idling", "");
+            for (int j = 0; j < 3; j++)
+                fprintf(f, " %.2f s: %.4f,", idles[j], nd[h].cold_short[j] / 1e9);
+            fprintf(f, " %.0f s: out %.4f in %.4f GB/s", CALIB_IDLE_S, nd[h].cold_out / 1e9,
+                    nd[h].cold_in / 1e9);
+            if (pn->restart_bytes > 0)
+                fprintf(f, "; restart: %.2f MB more per message after %.0f ms idle\n",
+                        pn->restart_bytes / 1e6, pn->restart_idle * 1e3);
+            else
+                fprintf(f, "; no restart cost\n");
         }
     }
     fprintf(f, "duplex: ranks %d->%d one way %.4f GB/s; %d<->%d both ways %.4f GB/s per direction%s",

@@ -63,6 +63,11 @@ extern "C" {
 /* Element types whose reduction is measured: float, double, half,
  * bfloat16, int32, int64 (the first six of cs_dtype_t). */
 #define CS_CALIBRATE_NDT 6
+/* The shorter idle spells (seconds) after which a node's exchange is
+ * measured once each (cs_calibrate_node_t cold_short): where TCP's
+ * retransmission timeout, after which it restarts an idle connection,
+ * lies. */
+#define CS_CALIBRATE_IDLES {0.25, 0.5, 1.0}
 
 /* ---- the plan ---------------------------------------------------------------- */
 
@@ -117,6 +122,11 @@ typedef struct cs_calibrate_node {
     double xch_out;      /* exchanging both ways with the partner: out, in */
     double xch_in;       /*   (bytes/s, the kept trial) */
     int xch_trials;      /* trials of the exchange (1..3: a lossy one is retried) */
+    double cold_out;     /* the same exchange, each iteration after every rank idled */
+    double cold_in;      /*   longer than TCP's timeout (bytes/s; 0: not measured) */
+    /* the same once after shorter idle spells (CS_CALIBRATE_IDLES, ascending),
+     * the slower direction (bytes/s; 0: not measured) */
+    double cold_short[3];
 } cs_calibrate_node_t;
 
 typedef struct cs_calibrate_record {
@@ -181,7 +191,8 @@ int cs_calibrate_open(cs_tp_t *tp, cs_boot_t *boot, const cs_calibrate_job_t *jo
                       const cs_calibrate_plan_t *plan, cs_calibrate_t **out, cs_err_t *err);
 
 /* Every rank, in step: the pair sweeps inside and across nodes, every rank
- * busy, each node's NIC and exchange, full duplex, the reductions
+ * busy, each node's NIC and exchange (back to back and after idling), full
+ * duplex, the reductions
  * (docs/validation.md).  *out: the record, the same on every rank.
  * Minutes on a large sweep: the plan's budget times sizes times rounds of
  * pairs. */
@@ -201,10 +212,13 @@ typedef struct cs_calibrate_derived {
 
 /* The fits and the platform of a record: per pair of nodes the large
  * piece of its fit; a node's latency by least squares over its pairs
- * (alpha_AB = lat(A) + lat(B)), its bandwidth its best pair's; the
+ * (alpha_AB = lat(A) + lat(B)), its bandwidth its best pair's (of the
+ * pairs within 5 % of the best, the best-fitting); the
  * intra-node link from the intra-node pairs; rank ports where every rank
  * busy moved clearly less than its links allow; duplex ratios per pair,
- * per node and per node exchanging.  CS_ERR_INVAL, saying which, for a
+ * per node and per node exchanging; restarts per node (restart_bytes and
+ * restart_idle of cs_plat_calib_node_t) where its exchange after idling
+ * took clearly longer than back to back.  CS_ERR_INVAL, saying which, for a
  * record that cannot give a platform: fewer than 2 sizes or sizes not
  * ascending, a time that is not finite and > 0 (no line fits it), a
  * bandwidth that is not finite and >= 0, ranks or nodes out of range. */

@@ -95,7 +95,8 @@ int cs_plat_calib_xml(cs_plat_calib_t *p, char **xml, cs_err_t *err)
                  isfinite(p->switch_bw) && p->switch_bw > 0 && isfinite(p->reduce_speed) &&
                  isfinite(p->port_lat);
     for (int h = 0; h < p->nnodes; h++)
-        finite &= isfinite(p->nodes[h].bw) && p->nodes[h].bw > 0 && isfinite(p->nodes[h].lat);
+        finite &= isfinite(p->nodes[h].bw) && p->nodes[h].bw > 0 && isfinite(p->nodes[h].lat) &&
+                  isfinite(p->nodes[h].restart_bytes) && isfinite(p->nodes[h].restart_idle);
     for (int r = 0; r < p->nranks && p->port_bw; r++)
         finite &= isfinite(p->port_bw[r]);
     if (!finite)
@@ -129,10 +130,16 @@ int cs_plat_calib_xml(cs_plat_calib_t *p, char **xml, cs_err_t *err)
     fprintf(f, "  <prop id=\"collstep_calib\" value=\"1\"/>\n");
     if (uniform && per > 0)
         fprintf(f, "  <prop id=\"collstep_dims\" value=\"%dx%d\"/>\n", per, p->nnodes);
-    for (int r = 0; r < p->nranks; r++)
+    for (int r = 0; r < p->nranks; r++) {
+        const cs_plat_calib_node_t *nd = &p->nodes[p->node_of[r]];
         fprintf(f, "  <host id=\"n%d-r%d\" speed=\"%.6ef\"><prop id=\"device\" value=\"cpu\"/>"
-                   "<prop id=\"node\" value=\"%s\"/></host>\n",
-                p->node_of[r], r, p->reduce_speed, p->nodes[p->node_of[r]].name);
+                   "<prop id=\"node\" value=\"%s\"/>", p->node_of[r], r, p->reduce_speed,
+                nd->name);
+        if (nd->restart_bytes > 0)
+            fprintf(f, "<prop id=\"restart_bytes\" value=\"%.0f\"/><prop id=\"restart_idle\" "
+                       "value=\"%.4f\"/>", nd->restart_bytes, nd->restart_idle);
+        fprintf(f, "</host>\n");
+    }
     char id[64];
     for (int r = 0; r < p->nranks; r++) {
         snprintf(id, sizeof(id), "lo-r%d", r);

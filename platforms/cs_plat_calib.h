@@ -46,6 +46,13 @@
  * measures it with every rank busy; where ranks outnumber cores (the
  * emulated cluster) it is the CPU share of a rank, on a real cluster it
  * is far above the NIC and never limits.
+ * Restarts: where a node's exchange after an idle spell was slower than
+ * back to back (TCP restarts an idle connection from its initial window,
+ * and the ramp is slow where the round trip is long), its hosts carry
+ * <prop id="restart_bytes" value="B"/> and <prop id="restart_idle"
+ * value="S"/>: the simulator sends a message between nodes on a
+ * connection idle for more than S seconds as if it were min(B, its size)
+ * bytes longer (sim/cs_sim_rank.c).
  * The top zone carries collstep_dims (ranks per node x nodes, when every
  * node has the same ranks, contiguous) for `hier`, and collstep_calib.
  *
@@ -69,6 +76,9 @@ typedef struct cs_plat_calib_node {
     char name[64];        /* node name (hostname or --groups name) */
     double bw, lat;       /* NIC: bytes/s per direction, seconds per crossing */
     char tier[16];        /* filled by cs_plat_calib_xml: nic, nic-slow, ... */
+    double restart_bytes; /* a connection idle for more than restart_idle seconds costs a
+                             message this many bytes more (0: no restart cost) */
+    double restart_idle;
 } cs_plat_calib_node_t;
 
 typedef struct cs_plat_calib {

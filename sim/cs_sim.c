@@ -440,6 +440,8 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
         }
     }
     st = cs__sim_check_routes(plat, d.run.host_names, inst, n, err);
+    if (st == CS_OK)
+        st = cs__sim_restart_setup(&d.run, err);
     for (int j = 0; j < nprogs && st == CS_OK; j++)
         if (d.progs[j].nswops)
             st = cs__sw_check(plat, d.run.host_names, &d.progs[j], inst, d.prog_of, j, n, err);
@@ -488,6 +490,9 @@ out:
     free(d.finish);
     free(d.run.hosts);
     free(d.run.sw_free);
+    free(d.run.rs_bytes);
+    free(d.run.rs_idle);
+    free(d.run.rs_node);
     cs_sim_hosts_free(d.run.host_names, d.run.nhosts);
     free(cs__work_q);
     free(cs__work_sq);

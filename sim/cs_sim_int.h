@@ -216,7 +216,17 @@ struct cs__run {
                        * to the observer after their multicast, at the time the
                        * ranks that received it finish */
     sg_sem_t sw_idle; /* released by the last of them while the driver waits */
+    /* restarts after idle (cs__sim_restart_setup; NULL: no host has them):
+     * per rank, the extra bytes of a message on a connection idle longer
+     * than rs_idle seconds, and its node (only messages between nodes) */
+    double *rs_bytes, *rs_idle;
+    int *rs_node;
 };
+
+/* Read the hosts' restart_bytes / restart_idle / node properties
+ * (platforms/cs_plat_calib.h) into run->rs_*; none of them: left NULL.
+ * CS_ERR_NOMEM or CS_OK. */
+int cs__sim_restart_setup(cs__run_t *run, cs_err_t *err);
 
 typedef struct cs__rank_arg {
     cs__inst_t *inst;

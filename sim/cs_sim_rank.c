@@ -47,6 +47,7 @@
  * times, payload slots) are allocated by the driver, indexed by global step
  * id.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,6 +115,8 @@ typedef struct rank_ctx {
     void **pay;           /* run-wide, NULL without observer */
     const unsigned char *mcls; /* model nccl: the rank's mailboxes' route classes */
     const cs_sim_nccl_t *nccl; /* model nccl: the instance's costs */
+    double *last;         /* restarts (run->rs_bytes): per peer, when the last message to it
+                             ended (the instance's start before the first) */
 } rank_ctx_t;
 
 /* lines of the hot part and the inline arrays, prefetched on waking up */
@@ -164,7 +167,7 @@ static int grow(void **buf, uint32_t *cap, size_t esize, void *inl)
 /* Start the comm of step i (a put of `payload`, or a get into *slot) on
  * mailbox mb and track it. */
 static void start_comm_on(rank_ctx_t *c, uint32_t i, int put, void **slot, sg_mailbox_t mb,
-                          void *payload, double rate)
+                          void *payload, double rate, double bytes)
 {
     int block = 0;
     if (c->nact == c->acap) {
@@ -178,7 +181,7 @@ static void start_comm_on(rank_ctx_t *c, uint32_t i, int put, void **slot, sg_ma
         }
     }
     const cs__op_t *o = &c->op[i];
-    int done = put ? cs__sg_set_put(&c->set, mb, payload, o->bytes, rate, block)
+    int done = put ? cs__sg_set_put(&c->set, mb, payload, bytes, rate, block)
                    : cs__sg_set_get(&c->set, mb, slot, block);
     if (done) {
         if (!block)
@@ -191,6 +194,26 @@ static void start_comm_on(rank_ctx_t *c, uint32_t i, int put, void **slot, sg_ma
     c->nact++;
 }
 
+/* The extra bytes of send i where its connection restarts (a calibrated
+ * platform's restart_bytes, docs/validation.md): TCP sends a message on a
+ * connection idle for longer than its retransmission timeout from its
+ * initial window, and where the round trip is long (acknowledgements
+ * queued behind the other direction's data) the ramp costs what
+ * restart_bytes more bytes would; a message smaller than that costs at
+ * most its own size again.  Only between nodes; 0 elsewhere. */
+static double restart_bytes(rank_ctx_t *c, uint32_t i)
+{
+    const cs__run_t *run = c->I->run;
+    int q = c->rk->steps[i].peer;
+    if (!c->last || q < 0 || q >= run->nhosts || run->rs_node[q] == run->rs_node[c->r])
+        return 0;
+    double x = fmax(run->rs_bytes[c->r], run->rs_bytes[q]);
+    double idle = fmax(run->rs_idle[c->r], run->rs_idle[q]);
+    if (!(x > 0) || simgrid_get_clock() - c->last[q] <= idle)
+        return 0;
+    return fmin(x, c->op[i].bytes);
+}
+
 /* ... on the step's channel, a put's payload its index + 1 (SimGrid refuses
  * NULL). */
 static void start_comm(rank_ctx_t *c, uint32_t i, int put, void **slot)
@@ -199,7 +222,8 @@ static void start_comm(rank_ctx_t *c, uint32_t i, int put, void **slot)
     double rate = -1;
     if (put && c->mcls && c->nccl)
         rate = c->nccl->cap[c->mcls[c->op[i].mbx]];
-    start_comm_on(c, i, put, slot, c->mbt[c->op[i].mbx], (void *)(uintptr_t)(i + 1), rate);
+    start_comm_on(c, i, put, slot, c->mbt[c->op[i].mbx], (void *)(uintptr_t)(i + 1), rate,
+                  put ? c->op[i].bytes + restart_bytes(c, i) : 0);
 }
 
 /* Issue switch step i (cs_sim_switch.c): count it in its operation, then
@@ -216,9 +240,9 @@ static void issue_switch(rank_ctx_t *c, uint32_t i)
     sg_mailbox_t *mb = c->p->swmb + 2 * (size_t)k;
     if (st->src.n) {
         o->npend = st->dst.n > 0;
-        start_comm_on(c, i, 1, NULL, mb[0], (void *)(uintptr_t)(gid + 1), -1);
+        start_comm_on(c, i, 1, NULL, mb[0], (void *)(uintptr_t)(gid + 1), -1, c->op[i].bytes);
     } else {
-        start_comm_on(c, i, 0, c->pay ? &c->pay[gid] : &sink, mb[1], NULL, -1);
+        start_comm_on(c, i, 0, c->pay ? &c->pay[gid] : &sink, mb[1], NULL, -1, 0);
     }
     if (o->chan_next != CS__NONE32)
         release(c, o->chan_next);
@@ -235,7 +259,7 @@ static void finished_switch(rank_ctx_t *c, uint32_t i)
     if (o->npend == 1) {
         o->npend = 0;
         start_comm_on(c, i, 0, c->pay ? &c->pay[gid] : &sink, p->swmb[2 * (size_t)k + 1], NULL,
-                      -1);
+                      -1, 0);
         return;
     }
     if (c->obs && c->obs->xfer && c->rk->steps[i].dst.n) {
@@ -395,6 +419,8 @@ static void finished(rank_ctx_t *c, uint32_t i)
     }
     if (o->kind == CS_STEP_SEND) {
         c->inflight--;
+        if (c->last && c->rk->steps[i].peer >= 0 && c->rk->steps[i].peer < c->I->run->nhosts)
+            c->last[c->rk->steps[i].peer] = simgrid_get_clock();
         if (o->chan_next != CS__NONE32)
             release(c, o->chan_next);
         if (c->sqh < c->sqt)
@@ -526,6 +552,9 @@ void cs__rank_main(int argc, char **argv)
     /* NCCL's kernels reduce in the copy: no time of their own */
     c.speed = c.nccl && c.nccl->fused ? 0.0 : sg_host_get_speed(sg_host_self());
     c.copy_cost = I->run->opts->copy_cost;
+    if (I->run->rs_bytes && (c.last = malloc(sizeof(double) * (size_t)I->run->nhosts)) != NULL)
+        for (int q = 0; q < I->run->nhosts; q++)
+            c.last[q] = simgrid_get_clock();
     start(&c);
     uint32_t n = c.n;
     while (c.done < n) {
@@ -566,6 +595,7 @@ void cs__rank_main(int argc, char **argv)
     else
         I->done_ranks++;
     cs__sg_set_fini(&c.set);
+    free(c.last);
     if (c.tk != c.tk_inl)
         free(c.tk);
     if (c.rq != c.rq_inl)

@@ -7,10 +7,14 @@
  * send without one is refused naming the schedule, the rank, the step and
  * both hosts with their lines; `collstep platform show` lists the pairs.
  * Presets generate every route.
+ * cs__sim_restart_setup: the hosts' restart properties of a calibrated
+ * platform (platforms/cs_plat_calib.h) for the ranks' sends.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <simgrid/host.h>
 
 #include "cs_grow.h"
 #include "cs_platform.h"
@@ -114,3 +118,41 @@ int cs__sim_check_routes(const cs_platform_t *plat, char *const *host_names,
     return st;
 }
 
+
+/* A host's property as a number >= 0 (absent or not one: 0). */
+static double host_num(sg_host_t h, const char *key)
+{
+    const char *v = sg_host_get_property_value(h, key);
+    char *end;
+    double x = v ? strtod(v, &end) : 0;
+    return v && end != v && *end == '\0' && x > 0 && x < 1e300 ? x : 0;
+}
+
+int cs__sim_restart_setup(cs__run_t *run, cs_err_t *err)
+{
+    int n = run->nhosts, any = 0;
+    for (int r = 0; r < n && !any; r++)
+        any = host_num(run->hosts[r], "restart_bytes") > 0;
+    if (!any)
+        return CS_OK;
+    run->rs_bytes = malloc(sizeof(double) * (size_t)n);
+    run->rs_idle = malloc(sizeof(double) * (size_t)n);
+    run->rs_node = malloc(sizeof(int) * (size_t)n);
+    if (!run->rs_bytes || !run->rs_idle || !run->rs_node)
+        return cs_err_set(err, CS_ERR_NOMEM, "sim: out of memory");
+    for (int r = 0; r < n; r++) {
+        run->rs_bytes[r] = host_num(run->hosts[r], "restart_bytes");
+        run->rs_idle[r] = host_num(run->hosts[r], "restart_idle");
+        /* the node: the first rank of the same node name (no name: its own) */
+        const char *name = sg_host_get_property_value(run->hosts[r], "node");
+        run->rs_node[r] = r;
+        for (int q = 0; q < r && name; q++) {
+            const char *o = sg_host_get_property_value(run->hosts[q], "node");
+            if (o && strcmp(o, name) == 0) {
+                run->rs_node[r] = run->rs_node[q];
+                break;
+            }
+        }
+    }
+    return CS_OK;
+}

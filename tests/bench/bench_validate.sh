@@ -15,8 +15,9 @@
 #      hold the measured figures), the nominal one with the literature
 #      factors, and the nominal one in the ideal model;
 #   4. prints per prediction the median, geometric-mean and worst |error|
-#      over the sizes from 1 MiB up (targets: median <= 5 %, worst <= 15 %
-#      on the calibrated platform) and, without target, the smaller sizes.
+#      over the sizes from 1 MiB up (targets: median <= 3 %, worst <= 8 %
+#      on the calibrated platform, with either PRIO) and, without target,
+#      the smaller sizes.
 # Not a test: it prints figures.  Needs root (namespaces); exits 77
 # otherwise.  The 2-core development machine shares its CPUs with whatever
 # else runs: the script prints the load average before and after.
@@ -32,8 +33,11 @@
 # ranks on 2 cores), AUTO_PROGRESS (ofi: 1 sets
 # FI_OFI_RXM_DATA_AUTO_PROGRESS, libfabric's rxm moving data from a thread
 # of its own; default 0, it did not change the errors).
-# PRIO (control: what the cluster's shapers put ahead of the data queue,
-# netns-cluster.sh --prio control|acks|none; none is one FIFO, like tbf).
+# PRIO (none: what the cluster's shapers put ahead of the data queue,
+# netns-cluster.sh --prio none|acks|control; none, the default, is one FIFO
+# per shaped port, like tbf and like a switch port without priority
+# classes, whose queue and burst stay at the cluster script's defaults;
+# control sends acknowledgements and collstep's control messages first).
 # The load average is sampled every 10 s while it runs (min / median /
 # max printed at the end) and every row says how much CPU a rank used per
 # run (cpu = CPU time / measured time, mean over the ranks).
@@ -44,7 +48,7 @@ cs=${COLLSTEP:-$root/build/cli/collstep}
 transport=${TRANSPORT:-tcp} H=${HOSTS:-4} R=${RANKS:-2}
 rate=${RATE:-400mbit} slow=${SLOW_RATE:-200mbit}
 cal_sizes=${CAL_SIZES:-1:64M} sizes=${SIZES:-64K,256K,1M,4M,16M,64M} iters=${ITERS:-5}
-nice=${NICE:--10} wait=${WAIT:-auto} prio=${PRIO:-control}
+nice=${NICE:--10} wait=${WAIT:-auto} prio=${PRIO:-none}
 export FI_OFI_RXM_DATA_AUTO_PROGRESS=${AUTO_PROGRESS:-0}
 [ -x "$cs" ] || { echo "SKIP: collstep not built ('$cs')"; exit 77; }
 [ "$(id -u)" = 0 ] || { echo "SKIP: not root"; exit 77; }
@@ -166,8 +170,8 @@ for p in plats:
 cal = [r for r in rows if label(r) == "calibrated.xml@ideal" and r["size_bytes"] >= 1 << 20]
 e = [abs(r["error_pct"]) for r in cal]
 if e:
-    ok = statistics.median(e) <= 5 and max(e) <= 15
-    print("\ntarget (calibrated platform, >= 1 MiB: median <= 5 %%, worst <= 15 %%): %s" %
+    ok = statistics.median(e) <= 3 and max(e) <= 8
+    print("\ntarget (calibrated platform, >= 1 MiB: median <= 3 %%, worst <= 8 %%): %s" %
           ("met" if ok else "MISSED"))
 EOF
 echo "== outputs in $out"

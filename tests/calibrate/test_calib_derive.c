@@ -10,7 +10,14 @@
  *   the links' rates: node 2's duplex ratio 0.8, no port, the ports'
  *   latency (10 us a crossing) within 10 %; node 1's exchange at 0.6 and
  *   the fastest pair both ways at 0.7 of one way; the hosts' speed the
- *   float reduction;
+ *   float reduction; the slow node's exchange after idling at 0.8 of back
+ *   to back: each of its 2 flows of 8 MiB costs 0.25 x 8 MiB more, after
+ *   the round trip whose slow start costs that plus 200 ms idle, charged
+ *   to it and not to its fast partner; node 0's at 0.97 (under 1.05 x the
+ *   time: noise) and node 1's not measured (an older record) cost none;
+ *   the idle spell of a restart between the shorter spells' last that did
+ *   not slow the exchange and first that did (0.75 s between 0.5 and 1;
+ *   0.225 between the 200 ms floor and 0.25; 1.5 between 1 and 2);
  *   two nodes where every rank busy moves 0.3 GB/s, far below its links (a
  *   rank's CPU share): a port of twice that per rank;
  *   a record written as JSON and read back is the same record, bit for
@@ -41,6 +48,7 @@ typedef struct truth {
     double load_rate[8];      /* every rank busy: rate of the flow into rank r */
     double port_lat;          /* every rank busy: extra latency per port crossing */
     double xch[4];            /* exchange: slower direction over one way */
+    double cold[4];           /* the exchange after idling, over one way (0: not measured) */
     double pair;              /* both ways over one way, the fastest pair */
     double noise;
 } truth_t;
@@ -106,6 +114,7 @@ static cs_calibrate_record_t *make(const truth_t *t)
         double one = fmin(t->bw[h], t->bw[peer]);
         n->nic_peer = peer, n->nic_senders = R, n->nic_one = one, n->nic_all = one;
         n->xch_out = one, n->xch_in = t->xch[h] * one, n->xch_trials = 1;
+        n->cold_out = t->cold[h] * one, n->cold_in = t->cold[h] * one;
     }
     rec->duplex_a = 0, rec->duplex_b = R;
     rec->duplex_one = fmin(t->bw[0], t->bw[1]);
@@ -128,7 +137,7 @@ static const truth_t three = {
     /* into rank r from r-1: 0 <- 5 (node 2 -> 0) and 4 <- 3 (node 1 -> 2) at
      * 0.8 of node 2's 25 MB/s, 2 <- 1 (node 0 -> 1) at 50 MB/s, intra at 2 GB/s */
     .load_rate = {20e6, 2e9, 50e6, 2e9, 20e6, 2e9}, .port_lat = 10e-6,
-    .xch = {1, 0.6, 1}, .pair = 0.7, .noise = 0.005};
+    .xch = {1, 0.6, 1}, .cold = {0.97, 0, 0.8}, .pair = 0.7, .noise = 0.005};
 
 static int test_three(void)
 {
@@ -166,11 +175,25 @@ static int test_three(void)
                   fabs(p->xch_duplex[1] - 0.6) < 1e-12, "exchange rho %g %g %g",
                   p->xch_duplex[0], p->xch_duplex[1], p->xch_duplex[2]);
     CS_TEST_CHECK(fabs(p->pair_duplex - 0.7) < 1e-12, "pair rho %g", p->pair_duplex);
+    double M = (double)rec->plan.nic_bytes, dt = 2 * M / (0.8 * 25e6) - 2 * M / 25e6;
+    CS_TEST_CHECK(p->nodes[0].restart_bytes == 0 && p->nodes[1].restart_bytes == 0 &&
+                  p->nodes[0].restart_idle == 0, "fast nodes' restarts %g %g",
+                  p->nodes[0].restart_bytes, p->nodes[1].restart_bytes);
+    CS_TEST_CHECK(rel(p->nodes[2].restart_bytes, 0.25 * M) < 0.02, "slow node's restart %g, "
+                  "want %g", p->nodes[2].restart_bytes, 0.25 * M);
+    double R = p->nodes[2].restart_idle - 0.2, b = fmin(p->nodes[2].bw, p->nodes[0].bw) / 2;
+    CS_TEST_CHECK(R > 0.01 && R < 0.1 && rel(R * (log2(b * R / 14480.0) - 1), dt) < 0.01,
+                  "slow node's idle %g s: its round trip's ramp costs %g s, want %g",
+                  p->nodes[2].restart_idle, R * (log2(b * R / 14480.0) - 1), dt);
     char *xml = NULL;
     CS_TEST_REQUIRE(cs_calibrate_xml(rec, d, &xml, &err) == CS_OK, "xml: %s", err.msg);
     CS_TEST_CHECK(strstr(xml, "<link id=\"duplex-n2\"") && strstr(xml, "<link id=\"duplex-r0-r2\"") &&
                   strstr(xml, "value=\"nic-slow\"") && strstr(xml, "collstep calibrate: 6 ranks"),
                   "the XML lacks the slow node's duplex link, the pair's, its tier or the summary");
+    const char *rs = strstr(xml, "restart_bytes");
+    CS_TEST_CHECK(rs && rs > strstr(xml, "<host id=\"n2-r4\"") && strstr(rs, "restart_idle") &&
+                  !strstr(rs + 1, "<host id=\"n2-r4\""),
+                  "the XML lacks the slow node's restart, or gives it to a fast node");
     CS_TEST_CHECK(!strstr(xml, "nan") && !strstr(xml, "inf"), "a number that is not finite");
 
     /* JSON: written, read back, the same record and the same XML */
@@ -226,6 +249,35 @@ static int test_ports(void)
     CS_TEST_CHECK(d->plat.pair_duplex == 0, "full duplex pair: rho %g", d->plat.pair_duplex);
     cs_calibrate_derived_free(d);
     cs_calibrate_record_free(rec);
+    return 0;
+}
+
+/* the idle spell of a restart from the shorter spells: the middle between
+ * the last that did not slow the exchange and the first that did */
+static int test_restart_idle(void)
+{
+    struct { double r[3], want; } c[] = {
+        {{25e6, 25e6, 0.8 * 25e6}, 0.75},     /* 0.5 s not, 1 s slower */
+        {{0.8 * 25e6, 0.8 * 25e6, 0.8 * 25e6}, 0.225}, /* from the 200 ms floor to 0.25 s */
+        {{25e6, 0.97 * 25e6, 25e6}, 1.5},     /* none (0.97: noise): from 1 s to 2 s */
+    };
+    for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+        cs_calibrate_record_t *rec = make(&three);
+        CS_TEST_REQUIRE(rec, "record");
+        for (int h = 0; h < 3; h++) /* node 2 and its partner, node 0, measured it */
+            memcpy(rec->nodes[h].cold_short, c[i].r, sizeof(c[i].r));
+        cs_calibrate_derived_t *d = NULL;
+        cs_err_t err;
+        cs_err_clear(&err);
+        CS_TEST_REQUIRE(cs_calibrate_derive(rec, &d, &err) == CS_OK, "derive: %s", err.msg);
+        CS_TEST_CHECK(fabs(d->plat.nodes[2].restart_idle - c[i].want) < 1e-12 &&
+                      d->plat.nodes[2].restart_bytes > 0 && d->plat.nodes[0].restart_bytes == 0,
+                      "case %zu: idle %g s, want %g; restart %g (fast node %g)", i,
+                      d->plat.nodes[2].restart_idle, c[i].want, d->plat.nodes[2].restart_bytes,
+                      d->plat.nodes[0].restart_bytes);
+        cs_calibrate_derived_free(d);
+        cs_calibrate_record_free(rec);
+    }
     return 0;
 }
 
@@ -372,6 +424,7 @@ int main(void)
 {
     test_three();
     test_ports();
+    test_restart_idle();
     test_degenerate();
     test_numbers();
     test_json_errors();

@@ -53,8 +53,8 @@ static int near(double a, double b)
 int main(void)
 {
     int node_of[6] = {0, 0, 1, 1, 2, 2};
-    cs_plat_calib_node_t nodes[3] = {{"alpha", 25e6, 5e-6, ""}, {"beta", 25e6, 6e-6, ""},
-                                     {"gamma", 12.5e6, 7e-6, ""}};
+    cs_plat_calib_node_t nodes[3] = {{"alpha", 25e6, 5e-6, "", 0, 0}, {"beta", 25e6, 6e-6, "", 0, 0},
+                                     {"gamma", 12.5e6, 7e-6, "", 0, 0}};
     double node_rho[3] = {0, 0, 0.8}, xch_rho[3] = {0.95, 0, 0.6};
     double port[6] = {0, 0, 0, 3e7, 0, 0};
     cs_plat_calib_t p = {.nranks = 6, .nnodes = 3, .node_of = node_of, .nodes = nodes,
