@@ -66,7 +66,7 @@ calibrate() {
     sed -n 's/.*<prop id="collstep_nccl_fit" value="\([^"]*\)".*/    \1/p' "$out/$name.xml"
 }
 
-# predict NAME PLATFORM LOG...: $out/NAME.json
+# predict NAME PLATFORM LOG...: $out/NAME.json (NAME: not a calibration's NAME-fit)
 predict() {
     local name=$1 plat=$2; shift 2
     "$cs" validate --nccl-tests "$@" --platform "$plat" --format json -o "$out/$name.json" \
@@ -75,25 +75,25 @@ predict() {
 
 echo "== scale: 1 and 2 nodes in, 4 nodes and more predicted (allreduce, from 1 MiB)"
 calibrate i309 hgx-h100:nodes=8 "$logs/issue309-h100-2nodes.log" &&
-    predict i309-fit "$out/i309.xml" "$logs/issue309-h100-4nodes.log" "$logs/issue309-h100-8nodes.log" &&
+    predict i309-pred "$out/i309.xml" "$logs/issue309-h100-4nodes.log" "$logs/issue309-h100-8nodes.log" &&
     predict i309-raw hgx-h100:nodes=8 "$logs/issue309-h100-4nodes.log" "$logs/issue309-h100-8nodes.log" &&
     { stats "$out/i309-raw.json" "issue309 4+8 nodes, NCCL's figures" 1048576 allreduce 1e9 1e9
-      stats "$out/i309-fit.json" "issue309 4+8 nodes, fitted to 2 nodes" 1048576 allreduce 10 25; }
+      stats "$out/i309-pred.json" "issue309 4+8 nodes, fitted to 2 nodes" 1048576 allreduce 10 25; }
 calibrate xx hgx-h100:nodes=10 "$logs/xxrjun-h100-1node-g8.log" "$logs/xxrjun-h100-2nodes-g1.log" &&
-    predict xx-fit "$out/xx.xml" "$logs/xxrjun-h100-10nodes-g8.log" &&
+    predict xx-pred "$out/xx.xml" "$logs/xxrjun-h100-10nodes-g8.log" &&
     predict xx-raw hgx-h100:nodes=10 "$logs/xxrjun-h100-10nodes-g8.log" &&
     { stats "$out/xx-raw.json" "xxrjun 10 nodes, NCCL's figures" 1048576 allreduce 1e9 1e9
-      stats "$out/xx-fit.json" "xxrjun 10 nodes, fitted to 1 node + 2 nodes" 1048576 allreduce 10 25
-      stats "$out/xx-fit.json" "xxrjun 10 nodes, every collective (no target)" 1048576 all 1e9 1e9; }
-[ -s "$out/i309-fit.json" ] && [ -s "$out/xx-fit.json" ] &&
-    stats "$out/i309-fit.json,$out/xx-fit.json" "both clusters" 1048576 allreduce 10 25
+      stats "$out/xx-pred.json" "xxrjun 10 nodes, fitted to 1 node + 2 nodes" 1048576 allreduce 10 25
+      stats "$out/xx-pred.json" "xxrjun 10 nodes, every collective (no target)" 1048576 all 1e9 1e9; }
+[ -s "$out/i309-pred.json" ] && [ -s "$out/xx-pred.json" ] &&
+    stats "$out/i309-pred.json,$out/xx-pred.json" "both clusters" 1048576 allreduce 10 25
 
 echo "== subset: 4 GPUs of a node in, its 8 GPUs predicted (every table, from 16 MiB)"
 calibrate sub hgx-h100 "$logs/xxrjun-h100-1node-g4.log" &&
-    predict sub-fit "$out/sub.xml" "$logs/xxrjun-h100-1node-g8.log" &&
+    predict sub-pred "$out/sub.xml" "$logs/xxrjun-h100-1node-g8.log" &&
     predict sub-raw hgx-h100 "$logs/xxrjun-h100-1node-g8.log" &&
     { stats "$out/sub-raw.json" "xxrjun 8 GPUs, NCCL's figures" 16777216 all 1e9 1e9
-      stats "$out/sub-fit.json" "xxrjun 8 GPUs, fitted to 4 GPUs" 16777216 all 15 15; }
+      stats "$out/sub-pred.json" "xxrjun 8 GPUs, fitted to 4 GPUs" 16777216 all 15 15; }
 
 echo "== honest: each calibration's logs on the platform fitted to them (from 1 MiB)"
 for n in i309 xx sub; do
