@@ -82,13 +82,19 @@ void cs_nccl_as_sched(const cs_nccl_sys_t *sys, cs_coll_t coll, int algo, int pr
             pieces = most;
         if (pieces < 4)
             pieces = 4;
-        /* on one channel: spread over NCCL's NVLS channels (channels=16),
-         * each channel's tree pipeline fills and drains on its own, which
-         * simulates 10 HGX nodes 25 % slower than one channel and than the
-         * measurements (a channel's steps pay the channels' share of the
-         * per-step latency instead, cs_nccl_step_costs) */
+        /* NCCL runs its two trees at once, each on half its channels.
+         * From 3 domains a node interior in one tree is a leaf in the
+         * other, and only the two at once balance its NIC: two channels,
+         * the second starting on the other tree (one channel runs tree 1
+         * after tree 0: 10 HGX nodes at 2 GiB 25 % slower).  Between 2
+         * domains each tree is one link, the other's mirror, and one
+         * channel already keeps both directions busy.  More channels add
+         * pipelines that fill and drain on their own (a channel's steps pay
+         * the channels' share of the per-step latency instead,
+         * cs_nccl_step_costs) */
         snprintf(name, nlen, "nvls_tree");
-        snprintf(params, plen, "local=%d,nchunks=%llu", local, (unsigned long long)pieces);
+        snprintf(params, plen, "local=%d,nchunks=%llu%s", local, (unsigned long long)pieces,
+                 sys->nnodes > 2 ? ",channels=2" : "");
         break;
     }
     case CS_NCCL_COLLNET_DIRECT:

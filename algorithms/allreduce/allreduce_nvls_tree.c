@@ -16,8 +16,8 @@
  *      inter=tree: the double binary tree of allreduce dbtree over the
  *        domains (first half of the slice's pieces on tree 0, channel 2, the
  *        rest on tree 1, channel 3; with channels C, the halves of each
- *        channel's share on channels 4c + 2 and 4c + 3), each piece as soon
- *        as its reduce is done;
+ *        channel's share on channels 4c + 2 and 4c + 3, odd channels'
+ *        first half on tree 1), each piece as soon as its reduce is done;
  *      inter=ring: a ring reduce-scatter and all-gather of the slice among
  *        its owners (channels 2 and 3), after the domain's reduces;
  *   3. in each domain, the owner multicasts each piece of its slice (channel
@@ -143,8 +143,11 @@ static int across(cs__phase_t *ph, const nt_t *t, int j, int *own, int64_t *afte
     for (uint32_t c = 0; c < C; c++) {
         uint32_t c0 = (uint32_t)((uint64_t)t->nc * c / C), c1 = (uint32_t)((uint64_t)t->nc * (c + 1) / C);
         uint32_t h = c0 + (c1 - c0 + 1) / 2;
-        for (int which = 0; which < 2; which++) {
-            uint32_t a = which ? h : c0, e = which ? c1 : h;
+        for (int half = 0; half < 2; half++) {
+            /* odd channels take tree 1 first, so that both trees carry
+             * pieces at once from the start */
+            int which = (int)(c % 2) ^ half;
+            uint32_t a = half ? h : c0, e = half ? c1 : h;
             if (e <= a)
                 continue;
             uint32_t ns = e - a;
