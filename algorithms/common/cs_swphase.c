@@ -190,7 +190,8 @@ int cs__sw_nvls(cs__phase_t *ph, const cs__swgrp_t *g, int what, int src, int ds
     if (red == NULL)
         return cs_err_set(&s->err, CS_ERR_NOMEM, "out of memory (switch pieces)");
     int64_t *last = red + per;
-#define CH_OF(q) ((uint32_t)((uint64_t)(q) * nch / pieces))
+/* channel c takes pieces [floor(c pieces / nch), floor((c + 1) pieces / nch)) */
+#define CH_OF(q) ((uint32_t)(((uint64_t)(q) + 1) * nch + pieces - 1) / pieces - 1)
 #define LAST(j, q) last[(size_t)(j) * nch + CH_OF(q)]
     for (int m = 0; m < g->n && cs_sched_status(s) == CS_OK; m++) {
         int r = g->ranks[m];

@@ -70,8 +70,9 @@ typedef struct cs__swgrp {
     const int *owner;         /* nseg member indices */
     uint32_t depth;           /* CS__SW_AR: pieces a reader runs ahead (0: no limit) */
     /* CS__SW_RS, _AG: the pieces on nchan channels (0 or 1: all on chan),
-     * channel c taking the c-th contiguous share of each segment's pieces on
-     * chan + c * cstride, each channel's pieces a chain of their own */
+     * channel c taking pieces [floor(c P / nchan), floor((c + 1) P / nchan))
+     * of each segment's P on chan + c * cstride, each channel's pieces a
+     * chain of their own */
     uint32_t nchan;
     int cstride;
 } cs__swgrp_t;
