@@ -252,7 +252,7 @@ int cs_cli_parse_format(const char *cmd, const char *s, cs_results_fmt_t *out)
 {
     if ((*out = cs_results_fmt_parse(s)) == CS_FMT_NCCL_TESTS)
         return cs_cli_usage_error(cmd, "--format: expected table, csv or json, found '%s' (the "
-                                       "nccl-tests layout is for sim and plan)", s);
+                                       "nccl-tests layout is for sim, plan and run)", s);
     if (*out == CS_FMT_COUNT)
         return cs_cli_usage_error(cmd, "--format: expected table, csv or json, found '%s'", s);
     return CS_EXIT_OK;

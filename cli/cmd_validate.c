@@ -198,7 +198,7 @@ static int parse(int argc, char **argv, val_opts_t *o)
     cs_results_fmt_t fmt = cs_results_fmt_parse(o->format);
     if (fmt == CS_FMT_NCCL_TESTS)
         return cs_live_uerr("validate", "--format: expected table, csv or json, found '%s' (the "
-                                        "nccl-tests layout is for sim and plan)", o->format);
+                                        "nccl-tests layout is for sim, plan and run)", o->format);
     if (fmt == CS_FMT_COUNT)
         return cs_live_uerr("validate", "--format: expected table, csv or json, found '%s'",
                             o->format);

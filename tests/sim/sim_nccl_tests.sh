@@ -65,7 +65,7 @@ bad "not a sweep nccl-tests runs" --platform pair.xml --algo ring --size 1M,2M,8
 bad "no comparison view" --platform pair.xml --algo ring,rd --size 1M --format nccl-tests \
   --compare
 bad "table, csv, json or nccl-tests" --platform pair.xml --algo ring --size 1M --format nccl
-expect_usage run "for sim and plan" --algo ring --size 1M --format nccl-tests
+expect_usage validate "for sim, plan and run" --platform pair.xml --coll allreduce --algo ring --size 1M --format nccl-tests
 "$collstep" sim --help >help
 check "help names the layout" grep -q "nccl-tests 2.19.6" help
 
