@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* strcasestr */
 /*
  * cli_ntab.c - nccl-tests logs as simulations (cli_ntab.h): read, place,
  * build, simulate, report.
@@ -333,6 +334,20 @@ static int build_table(cs_nset_t *s, cs_ntab_t *v, const char *log)
         return rc;
     if (s->raw)
         cs_nccl_fit_init(&v->nc.sys.fit);
+    /* a log of another GPU than the platform's: said (its figures are the
+     * platform GPU's) */
+    static const char *const gpus[] = {"GB300", "GB200", "B300", "B200", "H200", "H100",
+                                       "H800", "H20",  "A100", "A800", "L40",  "V100",
+                                       "P100", "MI355", "MI325", "MI300", "MI250"};
+    const char *dn = t->ndevs > 0 && t->devs[0].name ? t->devs[0].name : "", *g = NULL;
+    for (size_t i = 0; !g && i < sizeof(gpus) / sizeof(gpus[0]); i++)
+        if (strcasestr(dn, gpus[i]))
+            g = gpus[i];
+    if (g && strncasecmp(g, v->nc.sys.gpu, strlen(g)) != 0)
+        fprintf(stderr, "collstep %s: %s:%u: the log ran on '%s', but %s's GPU is %s: the "
+                        "prediction is %s's (give a platform of the log's GPU, e.g. a `gpu` "
+                        "property on its hosts)\n",
+                s->cmd, log, t->line, dn, s->platform, v->nc.sys.gpu, v->nc.sys.gpu);
     if (!v->nc.version) /* the default: say which it is */
         snprintf(said, sizeof(said), "NCCL %s (the model's default)%s", v->nc.k->version,
                  strchr(said, ',') ? strchr(said, ',') : "");

@@ -54,6 +54,11 @@ sed 's/all_reduce_perf/sendrecv_perf/' h200.log >sendrecv.log
 "$cs" validate --nccl-tests sendrecv.log --platform hgx-h200 2>only.err; rc=$?
 [ $rc = 2 ] && grep -q "no table to compare" only.err && ok || bad "only sendrecv: rc $rc"
 
+# --- a log of another GPU than the platform's is said -------------------------------------
+"$cs" validate --nccl-tests "$logs/superbench-a100-1proc.log" --platform hgx-h100 >/dev/null \
+    2>gpu.err && grep -q "ran on 'A100-SXM4-40GB', but hgx-h100's GPU is h100" gpu.err && ok ||
+    bad "another GPU: $(grep -v ' B: ' gpu.err | tail -2)"
+
 # --- refusals ----------------------------------------------------------------------------
 "$cs" validate --nccl-tests "$logs/a3mega-h100-2nodes.md" --platform hgx-h100 >/dev/null 2>few.err; rc=$?
 [ $rc = 2 ] && grep -q "a3mega-h100-2nodes.md:9: the table has 16 ranks but hgx-h100 has 8 " few.err &&
