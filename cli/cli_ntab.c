@@ -39,6 +39,25 @@ static void skip(const cs_nset_t *s, const char *log, const cs_nccl_run_t *t, co
             cs_nccl_coll_name(t->coll), why);
 }
 
+/* ---- options ------------------------------------------------------------------- */
+
+int cs_nset_add_log(const char *cmd, const char *flag, const char **logs, int *n, int max,
+                    const char *arg)
+{
+    if (*n == max)
+        return cs_cli_usage_error(cmd, "%s: at most %d logs", flag, max);
+    logs[(*n)++] = arg;
+    return CS_EXIT_OK;
+}
+
+int cs_nset_version_opt(const char *cmd, const char *arg, const char **version)
+{
+    cs_cli_nccl_t probe;
+    cs_cli_nccl_init(&probe);
+    *version = arg;
+    return cs_cli_nccl_opt(cmd, &probe, CS_CLI_NCCL_VERSION, arg);
+}
+
 /* ---- --groups ------------------------------------------------------------------ */
 
 /* The node name of each rank from a groups file: lines "NAME" (one rank),

@@ -61,6 +61,13 @@ typedef struct cs_nset {
     int ntab, total;        /* tables, their sizes in all */
 } cs_nset_t;
 
+/* Options both front ends take.  A log (FLAG's value or an operand) into
+ * logs[*n]: at most `max`, else a usage error naming FLAG.  --nccl-version
+ * V: checked (cs_cli_nccl_opt) and kept in *version.  Exit codes. */
+int cs_nset_add_log(const char *cmd, const char *flag, const char **logs, int *n, int max,
+                    const char *arg);
+int cs_nset_version_opt(const char *cmd, const char *arg, const char **version);
+
 /* Open the platform, read the logs, build every table (usage errors
  * printed, CS_EXIT_USAGE; skipped tables said on stderr). */
 int cs_nset_read(cs_nset_t *s);

@@ -107,19 +107,10 @@ static int parse_opt(void *ctx, int c, const char *arg)
     opts_t *o = ctx;
     switch (c) {
     case 'L':
-        if (o->nlogs == MAX_LOGS)
-            return cs_cli_usage_error("calibrate", "--from-nccl-tests: at most %d logs",
-                                      MAX_LOGS);
-        o->logs[o->nlogs++] = arg;
-        return CS_EXIT_OK;
+        return cs_nset_add_log("calibrate", "--from-nccl-tests", o->logs, &o->nlogs, MAX_LOGS, arg);
     case 'P': o->platform = arg; return CS_EXIT_OK;
     case 'G': o->groups = arg; return CS_EXIT_OK;
-    case 'V': {
-        cs_cli_nccl_t probe;
-        cs_cli_nccl_init(&probe);
-        o->version = arg;
-        return cs_cli_nccl_opt("calibrate", &probe, CS_CLI_NCCL_VERSION, arg);
-    }
+    case 'V': return cs_nset_version_opt("calibrate", arg, &o->version);
     case 'f': return cs_cli_parse_format("calibrate", arg, &o->rep.fmt);
     case 'o': o->output = arg; return CS_EXIT_OK;
     case 'R': o->rep.output = arg; return CS_EXIT_OK;
@@ -146,12 +137,11 @@ static int parse(int argc, char **argv, opts_t *o)
     int rc = cs_cli_options("calibrate", argc, argv, ":ho:", lo, help, parse_opt, o);
     if (rc != CS_EXIT_OK)
         return rc;
-    for (int i = optind; i < argc; i++) {
-        if (o->nlogs == MAX_LOGS)
-            return cs_cli_usage_error("calibrate", "--from-nccl-tests: at most %d logs",
-                                      MAX_LOGS);
-        o->logs[o->nlogs++] = argv[i];
-    }
+    for (int i = optind; i < argc && rc == CS_EXIT_OK; i++)
+        rc = cs_nset_add_log("calibrate", "--from-nccl-tests", o->logs, &o->nlogs, MAX_LOGS,
+                             argv[i]);
+    if (rc != CS_EXIT_OK)
+        return rc;
     if (!o->nlogs)
         return cs_cli_usage_hint("calibrate", "--from-nccl-tests LOG: no log given");
     if (!o->platform)
