@@ -72,6 +72,10 @@ static void help(FILE *f)
             CS_CLI_NCCL_HELP
             "  --ports N            sends in flight per rank (default 0 = unlimited; 1 = the\n"
             "                       single-port model of textbook formulas)\n"
+            "  --engine E           dag (no SimGrid actors: 2-3x faster where SimGrid has the\n"
+            "                       activity-set fix) or actors (one actor per rank); both give\n"
+            "                       the same times; default: %s in this build ('collstep\n"
+            "                       --version' says why; CS_SIM_ENGINE sets it too)\n"
             "  --map FILE           host of each rank, one name per line (default: devices in\n"
             "                       platform order); fewer hosts than devices needs --ranks\n"
             "  --no-verify          skip verifying the schedules before simulating (schedules\n"
@@ -100,7 +104,8 @@ static void help(FILE *f)
             "%s"
             "\n"
             "example: collstep sim --platform summit --algo ring,hier --size 1M:1G --compare\n",
-            cs_cli_dtype_help, CS_NCCL_TESTS_VERSION, cs_cli_size_help, cs_cli_exit_help);
+            cs_cli_dtype_help, cs_sim_engine_name(cs_sim_engine_default()),
+            CS_NCCL_TESTS_VERSION, cs_cli_size_help, cs_cli_exit_help);
 }
 
 typedef struct progress {
@@ -124,6 +129,7 @@ typedef struct args {
     const char *platform, *algos, *schedule, *tuning, *size, *model_name, *map, *trace;
     long ranks, root, ports, trace_links, trace_ranks, trace_buckets;
     int no_verify, trace_no_plot;
+    cs_sim_engine_t engine;
     cs_coll_t coll;
     cs_dtype_t dt;
     cs_op_t op;
@@ -179,6 +185,10 @@ static int parse_opt(void *ctx, int c, const char *arg)
     case 'n': return cs_cli_parse_long("sim", "--ranks", arg, 1, 1L << 24, &a->ranks);
     case 'r': return cs_cli_parse_long("sim", "--root", arg, 0, 1L << 24, &a->root);
     case 'x': return cs_cli_parse_long("sim", "--ports", arg, 0, 1L << 24, &a->ports);
+    case 'E':
+        if ((a->engine = cs_sim_engine_parse(arg)) == CS_SIM_ENGINE_COUNT)
+            return cs_cli_usage_error("sim", "--engine: expected dag or actors, found '%s'", arg);
+        return CS_EXIT_OK;
     case 'p': return cs_cli_params_add(&a->params, "sim", arg);
 #ifdef CS_HAVE_MODEL
     case 1001: return cs_cli_nccl_opt("sim", &a->nccl, CS_CLI_NCCL_VERSION, arg);
@@ -213,6 +223,7 @@ static int parse(int argc, char **argv, sim_t *s)
         {"no-verify", no_argument, 0, 'V'},      {"format", required_argument, 0, 'f'},
         {"output", required_argument, 0, 'o'},   {"force", no_argument, 0, 'F'},
         {"compare", optional_argument, 0, 'C'},  {"help", no_argument, 0, 'h'},
+        {"engine", required_argument, 0, 'E'},
 #ifdef CS_HAVE_TRACES
         {"trace", required_argument, 0, 'T'},    {"trace-links", required_argument, 0, 'L'},
         {"trace-ranks", required_argument, 0, 'R'}, {"trace-buckets", required_argument, 0, 'B'},
@@ -528,6 +539,7 @@ static int simulate(void *ctx)
     cs_sim_opts_t so;
     cs_sim_opts_init(&so);
     so.model = a->model;
+    so.engine = a->engine;
     so.ports = (int)a->ports;
 #ifdef CS_HAVE_MODEL
     if (a->model == CS_SIM_NCCL) {

@@ -49,6 +49,39 @@ static int sim_loaded;  /* a platform is loaded: routes can be asked */
 
 static const char *const model_names[] = {"ideal", "calibrated", "nccl"};
 
+static const char *const engine_names[] = {"default", "actors", "dag"};
+
+const char *cs_sim_engine_name(cs_sim_engine_t e)
+{
+    return (e >= 0 && e < CS_SIM_ENGINE_COUNT) ? engine_names[e] : "?";
+}
+
+cs_sim_engine_t cs_sim_engine_parse(const char *s)
+{
+    for (int i = 1; i < CS_SIM_ENGINE_COUNT; i++)
+        if (s && strcmp(s, engine_names[i]) == 0)
+            return (cs_sim_engine_t)i;
+    return CS_SIM_ENGINE_COUNT;
+}
+
+cs_sim_engine_t cs_sim_engine_default(void)
+{
+#if defined(CS_SG_ACTIVITY_SET) && CS_SG_ACTIVITY_SET
+    return CS_SIM_ENGINE_DAG;
+#else
+    return CS_SIM_ENGINE_ACTORS;
+#endif
+}
+
+int cs_sim_engine_fast(void)
+{
+#if defined(CS_SG_ACTIVITY_SET) && CS_SG_ACTIVITY_SET
+    return 1;
+#else
+    return 0;
+#endif
+}
+
 const char *cs_sim_model_name(cs_sim_model_t m)
 {
     return (m >= 0 && m < CS_SIM_MODEL_COUNT) ? model_names[m] : "?";
@@ -152,17 +185,7 @@ static const cs_sim_nccl_t *nccl_cur;
 
 /* ---- the driver actor ---------------------------------------------------- */
 
-typedef struct driver {
-    cs__run_t run;
-    cs_sim_instance_t *inst;
-    int n;
-    cs__prog_t *progs;
-    int *prog_of;        /* instance -> progs index */
-    int nprogs;
-    cs__rank_arg_t *args; /* max ranks */
-    double *finish;       /* max ranks */
-    int completed;        /* instances that finished */
-} driver_t;
+typedef cs__drv_t driver_t;
 
 /* Model nccl: each tier's links at the rate NCCL counts on them. */
 static void apply_tier_scale(const cs_platform_t *plat, const double *scale)
@@ -203,11 +226,10 @@ static void apply_calibration(const cs_platform_t *plat)
     free(links);
 }
 
-static void driver_main(int argc, char **argv)
+/* At time 0, before the first instance: calibrated factors, NCCL's tier
+ * rates, the switches' rates. */
+static void time0_setup(driver_t *d)
 {
-    (void)argc;
-    (void)argv;
-    driver_t *d = sg_actor_self_get_data();
     if (d->run.opts->model == CS_SIM_CALIBRATED)
         apply_calibration(d->run.plat);
     if (d->run.opts->model == CS_SIM_NCCL && d->run.opts->tier_bw_scale)
@@ -215,6 +237,14 @@ static void driver_main(int argc, char **argv)
     for (int j = 0; j < d->nprogs; j++)
         if (d->progs[j].nswops)
             cs__sw_rates(&d->run, &d->progs[j]);
+}
+
+static void driver_main(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    driver_t *d = sg_actor_self_get_data();
+    time0_setup(d);
     const cs_sim_observer_t *obs = d->run.opts->obs;
     for (int i = 0; i < d->n; i++) {
         cs_sim_instance_t *in = &d->inst[i];
@@ -236,8 +266,13 @@ static void driver_main(int argc, char **argv)
         I.t0 = simgrid_get_clock();
         if (d->run.opts->model == CS_SIM_NCCL) {
             nccl_cur = in->nccl;
-            if (in->nccl && in->nccl->base_lat > 0)
-                sg_actor_sleep_for(in->nccl->base_lat);
+            if (in->nccl && in->nccl->base_lat > 0) {
+                /* a timer (an empty set's timed wait), exact as the dag engine's */
+                cs__sg_set_t none;
+                cs__sg_set_init(&none);
+                cs__sg_set_wait(&none, in->nccl->base_lat);
+                cs__sg_set_fini(&none);
+            }
         }
         cs__sw_reset(I.prog);
         d->run.cur = &I;
@@ -328,8 +363,20 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
     st = check_args(plat, opts_in->model, inst, n, &maxp, err);
     if (st != CS_OK)
         return st;
+    cs_sim_engine_t engine = opts_in->engine;
+    if (engine == CS_SIM_ENGINE_DEFAULT) {
+        /* CS_SIM_ENGINE: for commands without --engine (plan, validate) */
+        const char *e = getenv("CS_SIM_ENGINE");
+        engine = e && *e ? cs_sim_engine_parse(e) : cs_sim_engine_default();
+        if (engine == CS_SIM_ENGINE_COUNT)
+            return cs_err_set(err, CS_ERR_INVAL,
+                              "sim: CS_SIM_ENGINE: expected dag or actors, found '%s'", e);
+    }
+    if (engine != CS_SIM_ENGINE_ACTORS && engine != CS_SIM_ENGINE_DAG)
+        return cs_err_set(err, CS_ERR_INVAL, "sim: unknown engine %d", (int)opts_in->engine);
     d.run.plat = plat;
     d.run.opts = opts_in;
+    d.run.nccl_cur = &nccl_cur;
     d.inst = inst;
     d.n = n;
     st = cs_sim_hosts(plat, opts_in, maxp > 0 ? maxp : 1, &d.run.host_names, err);
@@ -464,12 +511,21 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
             cs_now_s() - w0);
     w0 = cs_now_s();
     cs_log_set_clock(sim_clock, "sim");
-    sg_actor_t drv = sg_actor_init("driver", d.run.hosts[0]);
-    sg_actor_set_data(drv, &d);
-    sg_actor_start(drv, driver_main, 0, NULL);
-    simgrid_run();
+    if (engine == CS_SIM_ENGINE_DAG) {
+        cs__sg_seal();
+        time0_setup(&d);
+        st = cs__dag_run(&d, err);
+    } else {
+        sg_actor_t drv = sg_actor_init("driver", d.run.hosts[0]);
+        sg_actor_set_data(drv, &d);
+        sg_actor_start(drv, driver_main, 0, NULL);
+        simgrid_run();
+    }
     cs_log_set_clock(NULL, NULL);
-    CS_INFO("sim", "simulated %d of %d instance(s) in %.2f s", d.completed, n, cs_now_s() - w0);
+    CS_INFO("sim", "simulated %d of %d instance(s) in %.2f s (engine %s)", d.completed, n,
+            cs_now_s() - w0, cs_sim_engine_name(engine));
+    if (st != CS_OK) /* the dag engine could not start */
+        goto out;
     if (d.run.failed)
         st = cs_err_set(err, d.run.failed, "sim: internal failure while simulating instance %d",
                         d.completed);

@@ -218,8 +218,39 @@ typedef struct cs_sim_observer {
     void (*switch_op)(void *ctx, int inst, const cs_sim_switch_rec_t *rec);
 } cs_sim_observer_t;
 
+/* Engines (docs/simulation.md "Engines").  Both run the same step
+ * semantics and give the same simulated times (within rounding) and the
+ * same records:
+ *   actors  one SimGrid actor per rank interprets its steps (cs_sim_rank.c),
+ *           one per switch operation, a driver actor runs the instances;
+ *   dag     no actors: each matched message is one SimGrid comm from the
+ *           sender's host to the receiver's, started (from SimGrid's
+ *           completion callbacks) when both sides are posted; reductions
+ *           and waits are timers (cs_sim_dag.c).  2-3x faster on SimGrid
+ *           builds whose maestro tracks activities in a set (3.34 and
+ *           later, or 3.32 with collstep's patch: scripts/setup.sh); on a
+ *           stock 3.32 it is slower than actors.
+ * CS_SIM_ENGINE_DEFAULT picks dag where the SimGrid collstep was built
+ * against has that fix (cs_sim_engine_fast), actors otherwise. */
+typedef enum {
+    CS_SIM_ENGINE_DEFAULT = 0,
+    CS_SIM_ENGINE_ACTORS,
+    CS_SIM_ENGINE_DAG,
+    CS_SIM_ENGINE_COUNT
+} cs_sim_engine_t;
+/* "default", "actors", "dag"; parse takes "actors" and "dag" and returns
+ * CS_SIM_ENGINE_COUNT otherwise. */
+const char *cs_sim_engine_name(cs_sim_engine_t e);
+cs_sim_engine_t cs_sim_engine_parse(const char *s);
+/* The engine CS_SIM_ENGINE_DEFAULT stands for in this build. */
+cs_sim_engine_t cs_sim_engine_default(void);
+/* 1 when the SimGrid this build uses tracks maestro's activities in a set
+ * (the dag engine is fast there). */
+int cs_sim_engine_fast(void);
+
 typedef struct cs_sim_opts {
     cs_sim_model_t model;
+    cs_sim_engine_t engine; /* CS_SIM_ENGINE_DEFAULT: see cs_sim_engine_default */
     const char *const *map; /* host name per rank, or NULL: devices in order */
     int nmap;
     int copy_cost;          /* 0: copies are free; 1: 2 * bytes / host speed */

@@ -67,6 +67,21 @@ int cs__sg_no_latency_to(const sg_host_t *hosts, int n);
  * (every reducing switch's host) are switch transfers.  Once, from
  * maestro.  0, or -1 when SimGrid refuses the callbacks. */
 struct cs_sim_nccl;
+/* The dag engine (cs_sim_dag.c), from maestro.  cs__sg_dag_begin: every
+ * comm started by cs__sg_xfer calls done(ctx, data) once it has finished
+ * (its reference is dropped after the next completion or at
+ * cs__sg_dag_end); 0, or -1 when SimGrid refuses the callback.
+ * cs__sg_xfer: start a comm of `bytes` from host src to host dst (rate >
+ * 0: at most `rate` bytes/s) whose completion hands back `data`; 0, or -1
+ * (out of memory, SimGrid refused it).  cs__sg_timer: call fn(ctx, arg) at
+ * simulated time `date`; 0 or -1. */
+int cs__sg_dag_begin(void (*done)(void *ctx, void *data), void *ctx);
+void cs__sg_dag_end(void);
+int cs__sg_xfer(sg_host_t src, sg_host_t dst, double bytes, double rate, void *data);
+int cs__sg_timer(double date, void (*fn)(void *ctx, uint64_t arg), void *ctx, uint64_t arg);
+/* From an actor: run fn(ctx) in maestro (one simcall), so that the comms
+ * it starts belong to maestro and report to cs__sg_dag_begin's callback. */
+void cs__sg_maestro(void (*fn)(void *ctx), void *ctx);
 int cs__sg_nccl_factors(const sg_host_t *nolat, int nnolat, const sg_host_t *sw, int nsw,
                         const struct cs_sim_nccl *const *cur);
 
@@ -221,6 +236,9 @@ struct cs__run {
      * than rs_idle seconds, and its node (only messages between nodes) */
     double *rs_bytes, *rs_idle;
     int *rs_node;
+    /* model nccl: where the network's factor callbacks read the running
+     * instance's parameters */
+    const cs_sim_nccl_t **nccl_cur;
 };
 
 /* Read the hosts' restart_bytes / restart_idle / node properties
@@ -233,6 +251,26 @@ typedef struct cs__rank_arg {
     int rank;
     sg_bar_t bar;
 } cs__rank_arg_t;
+
+/* ---- cs_sim.c: one run, shared by both engines ------------------------- */
+typedef struct cs__drv {
+    cs__run_t run;
+    cs_sim_instance_t *inst;
+    int n;
+    cs__prog_t *progs;
+    int *prog_of;         /* instance -> progs index */
+    int nprogs;
+    cs__rank_arg_t *args; /* max ranks */
+    double *finish;       /* max ranks */
+    int completed;        /* instances that finished */
+    uint64_t maxflight;   /* dag: transfers in flight at once, at most */
+} cs__drv_t;
+
+/* ---- cs_sim_dag.c ----------------------------------------------------- */
+/* Run d's instances with the dag engine (the platform loaded and set up,
+ * calibrated factors applied): CS_OK, or an error before the run began.
+ * What it ran is in d->completed and d->run.failed, as with actors. */
+int cs__dag_run(cs__drv_t *d, cs_err_t *err);
 
 /* ---- cs_sim_rank.c ---------------------------------------------------- */
 void cs__rank_main(int argc, char **argv);

@@ -24,13 +24,27 @@
 #include <unordered_set>
 #include <vector>
 
+#include <simgrid/kernel/Timer.hpp>
 #include <simgrid/kernel/resource/NetworkModelIntf.hpp>
 #include <simgrid/s4u.hpp>
+#include <simgrid/simix.hpp>
 
 #include "cs_sim.h"
 #include "cs_sim_int.h"
 
 namespace sg4 = simgrid::s4u;
+
+/* A host-to-host comm (Comm::sendto_init) ignores s4u's set_rate (SimGrid
+ * 3.32 to 3.36 pass it only for mailbox comms), so the dag engine sets the
+ * rate on the kernel's comm, whose setter SimGrid exports but whose header
+ * it does not install.  CommImpl derives from ActivityImpl alone, so the
+ * s4u activity's implementation pointer is the CommImpl's. */
+namespace simgrid::kernel::activity {
+class CommImpl {
+public:
+    CommImpl &set_rate(double rate);
+};
+} // namespace simgrid::kernel::activity
 
 using act_vec = std::vector<sg4::ActivityPtr>;
 static_assert(sizeof(act_vec) <= sizeof(cs__sg_set_t), "cs__sg_set_t too small");
@@ -57,7 +71,85 @@ static int add(cs__sg_set_t *s, sg4::CommPtr c, int block)
     return 1;
 }
 
+/* The dag engine's completion callback (cs__sg_dag_begin).  A comm it
+ * started holds one reference taken at its start; the callback drops it
+ * one completion later, since SimGrid still uses the comm after its
+ * completion signal returns (release_dependencies, post). */
+static struct {
+    void (*done)(void *, void *);
+    void *ctx;
+    sg4::Activity *prev;
+    bool on;
+} dag_hook;
+
+static void dag_release_prev()
+{
+    if (dag_hook.prev) {
+        intrusive_ptr_release(dag_hook.prev);
+        dag_hook.prev = nullptr;
+    }
+}
+
 extern "C" {
+
+int cs__sg_dag_begin(void (*done)(void *ctx, void *data), void *ctx)
+{
+    try {
+        dag_hook.done = done;
+        dag_hook.ctx = ctx;
+        dag_hook.prev = nullptr;
+        if (!dag_hook.on)
+            sg4::Activity::on_completion_cb([](sg4::Activity const &a) {
+                if (!dag_hook.done)
+                    return;
+                dag_release_prev();
+                auto *act = const_cast<sg4::Activity *>(&a);
+                dag_hook.prev = act;
+                dag_hook.done(dag_hook.ctx, act->get_data<void>());
+            });
+        dag_hook.on = true;
+        return 0;
+    } catch (...) {
+        return -1;
+    }
+}
+
+void cs__sg_maestro(void (*fn)(void *ctx), void *ctx)
+{
+    simgrid::kernel::actor::simcall_answered([fn, ctx]() { fn(ctx); });
+}
+
+void cs__sg_dag_end(void)
+{
+    dag_release_prev();
+    dag_hook.done = nullptr;
+}
+
+int cs__sg_xfer(sg_host_t src, sg_host_t dst, double bytes, double rate, void *data)
+{
+    try {
+        sg4::CommPtr c = sg4::Comm::sendto_init(src, dst);
+        c->set_payload_size((uint64_t)bytes);
+        if (rate > 0)
+            reinterpret_cast<simgrid::kernel::activity::CommImpl *>(c->get_impl())->set_rate(rate);
+        c->set_data(data);
+        c->start();
+        intrusive_ptr_add_ref(c.get()); /* dropped by the completion callback */
+        return 0;
+    } catch (...) {
+        return -1;
+    }
+}
+
+int cs__sg_timer(double date, void (*fn)(void *ctx, uint64_t arg), void *ctx, uint64_t arg)
+{
+    try {
+        simgrid::kernel::timer::Timer::set(date, [fn, ctx, arg]() { fn(ctx, arg); });
+        return 0;
+    } catch (...) {
+        return -1;
+    }
+}
 
 void cs__sg_set_init(cs__sg_set_t *s)
 {

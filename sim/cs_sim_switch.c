@@ -392,21 +392,27 @@ typedef struct swarg {
     uint32_t k;
 } swarg_t;
 
-/* Wait until every activity of set has finished; slots (may be NULL)
- * mirror the set's order, and each finished one is handed to done(). */
-static void wait_all(cs__sg_set_t *set, uint32_t cnt, void **slots, void (*done)(void *, void *),
-                     void *ctx)
+/* Wait until every activity of set has finished; each finished get's
+ * payload is handed to done().  slots (may be NULL): where the gets
+ * deliver, slots[j] for the j-th posted; SimGrid writes there when a get
+ * completes, so the slots stay put and `at` (cnt entries, may be NULL
+ * with slots) follows the set's order: at[x] is the slot of the set's x-th
+ * activity (removing x moves the last one into its place). */
+static void wait_all(cs__sg_set_t *set, uint32_t cnt, void **slots, uint32_t *at,
+                     void (*done)(void *, void *), void *ctx)
 {
+    for (uint32_t j = 0; at && j < cnt; j++)
+        at[j] = j;
     while (cnt > 0) {
         long x = cs__sg_set_wait(set, -1.0);
         if (x < 0)
             return;
         cs__sg_set_remove(set, x);
         cnt--;
-        if (slots) {
+        if (slots && at) {
             if (done)
-                done(ctx, slots[x]);
-            slots[x] = slots[cnt];
+                done(ctx, slots[at[x]]);
+            at[x] = at[cnt];
         }
     }
 }
@@ -494,9 +500,12 @@ static void sw_main(int argc, char **argv)
     cs__sg_set_t set;
     cs__sg_set_init(&set);
     void *sink = NULL, **slots = calloc((size_t)o->nup + 1, sizeof(void *));
-    uint32_t posted = 0;
-    if (!slots) /* out of memory: each get waited for at once (times are then wrong) */
+    uint32_t posted = 0, *at = malloc(sizeof(uint32_t) * ((size_t)o->nup + 1));
+    if (!slots || !at) { /* out of memory: each get waited for at once (times are then wrong) */
         I->run->failed = CS_ERR_NOMEM;
+        free(slots);
+        slots = NULL;
+    }
     for (uint32_t m = 0; m < o->nup; m++) {
         void **slot = slots ? &slots[posted] : &sink;
         if (cs__sg_set_get(&set, p->swmb[2 * k], slot, slots == NULL) == 0)
@@ -504,20 +513,22 @@ static void sw_main(int argc, char **argv)
         else
             up_done(&u, *slot);
     }
-    wait_all(&set, posted, slots, up_done, &u);
+    wait_all(&set, posted, slots, at, up_done, &u);
     free(slots);
+    free(at);
     if (u.arrive > ready)
         ready = u.arrive;
     double now = simgrid_get_clock(), lat = nc ? nc->sw_lat : g->lat;
     double wait = lat + (ready > now ? ready - now : 0);
-    if (wait > 0)
-        sg_actor_sleep_for(wait);
+    if (wait > 0) /* an empty set's timed wait: a timer, exact (a sleep ends up to
+                   * SimGrid's precision early), as the dag engine's */
+        cs__sg_set_wait(&set, wait);
     p->swdown[k] = simgrid_get_clock();
     posted = 0;
     for (uint32_t m = 0; m < o->ndown; m++)
         posted += cs__sg_set_put(&set, p->swmb[2 * k + 1], (void *)(uintptr_t)(k + 1), u.bytes,
                                  -1, 0) == 0;
-    wait_all(&set, posted, NULL, NULL, NULL);
+    wait_all(&set, posted, NULL, NULL, NULL, NULL);
     cs__sg_set_fini(&set);
     if (obs && obs->switch_op) {
         cs_sim_switch_rec_t rec = {g->sw,

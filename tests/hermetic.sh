@@ -19,6 +19,9 @@
 #   no variable collstep reads from the user: every CS_*, RANK, WORLD_SIZE,
 #             MASTER_ADDR, MASTER_PORT (the env bootstrap), PMIX_* (a rank
 #             started by mpirun or srun), XDG_* are unset;
+#   CS_TEST_SIM_ENGINE=E (a developer's, not a user's): the simulator engine
+#             every test runs with (exported as CS_SIM_ENGINE; unset: the
+#             build's default), to run the suite on the other engine;
 #   VAR=VALUE the variables the test itself sets, last.
 #
 # Variables that describe the machine rather than the user's collstep (PATH,
@@ -69,6 +72,7 @@ mkdir -p -- "$state/home" "$state/cache" "$state/config" "$state/data" "$state/s
 tmp=$(mktemp -d /tmp/cs-t.XXXXXX) || exit 2
 echo "$tmp" >"$state/tmpdir"
 
+engine=${CS_TEST_SIM_ENGINE-}
 while read -r name; do
     case $name in
     CS_* | PMIX_* | XDG_* | RANK | WORLD_SIZE | MASTER_ADDR | MASTER_PORT) unset "$name" ;;
@@ -76,6 +80,7 @@ while read -r name; do
 done < <(compgen -e)
 export HOME=$state/home XDG_CACHE_HOME=$state/cache XDG_CONFIG_HOME=$state/config \
     XDG_DATA_HOME=$state/data XDG_STATE_HOME=$state/state TMPDIR=$tmp
+[ -n "$engine" ] && export CS_SIM_ENGINE=$engine
 for kv in "${sets[@]+"${sets[@]}"}"; do
     export "${kv?}"
 done
