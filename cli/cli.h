@@ -307,6 +307,22 @@ void cs_cli_plan_nccl_json(FILE *f, const struct cs_planner *p, int k);
 void cs_cli_plan_nccl_compare_json(FILE *f, const struct cs_planner *p, int k);
 /* CSV: NCCL's row of size k (its "choice" column nccl). */
 void cs_cli_plan_nccl_csv(FILE *f, const struct cs_planner *p, int k);
+
+/* ---- plan under a launcher (cmd_plan_dist.c) -------------------------------- */
+typedef struct cs_cli_plan_dist cs_cli_plan_dist_t;
+/* Under a launcher (PMIX_RANK and PMIX_NAMESPACE, or RANK and WORLD_SIZE;
+ * collstep built with exec/): the bootstrap of `collstep run`, its ranks
+ * checked to run the same arguments, *d, *rank and *size; *d NULL where
+ * there is none or one rank.  bound_s bounds every wait for the others.
+ * An exit code. */
+int cs_cli_plan_dist_open(double bound_s, int argc, char **argv, cs_cli_plan_dist_t **d,
+                          int *rank, int *size);
+/* Every rank's status st and part p (NULL where st failed): rank 0 gets
+ * the merged plan in *whole, the others NULL.  An exit code: a rank that
+ * failed or died is named on rank 0 (its own message on its own stderr). */
+int cs_cli_plan_dist_gather(cs_cli_plan_dist_t *d, int st, const struct cs_planner *p,
+                            struct cs_planner **whole);
+void cs_cli_plan_dist_close(cs_cli_plan_dist_t *d);
 #endif
 
 /* ---- the schedules a command runs (sim, run, validate) ------------------- */

@@ -3,9 +3,13 @@
  * and rank order that run a collective fastest on a platform (planner/
  * cs_planner.h: topology analysis, candidates, cost model, simulations), and
  * the tuning table that `--algo auto --tuning FILE` reads.
+ * Spread over processes: under a launcher (cmd_plan_dist.c), or --shard
+ * I/N writing a part and --merge joining the parts.
  * Exit codes: 0 planned, 2 usage errors and bad input (one rank, no
- * algorithm, a budget too small, refused -o path), 3 failures while running.
+ * algorithm, a budget too small, refused -o path, parts that do not
+ * belong together), 3 failures while running (a rank lost).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -17,6 +21,7 @@
 #include "cli_nccl.h"
 #include "cs_algo.h"
 #include "cs_dtype.h"
+#include "cs_env.h"
 #include "cs_out.h"
 #include "cs_planner.h"
 #include "cs_results.h"
@@ -26,6 +31,8 @@ static void help(FILE *f)
 {
     fprintf(f,
             "usage: collstep plan --platform NAME|FILE [--coll COLL] --size SIZES [options]\n"
+            "       collstep plan ... --shard I/N|slurm -o PART\n"
+            "       collstep plan --merge PART... [-o FILE] [--format F] [--show N]\n"
             "\n"
             "Choose, per message size, the algorithm, its parameters and the rank order that\n"
             "run a collective fastest on a modeled fabric:\n"
@@ -54,8 +61,13 @@ static void help(FILE *f)
             "  --top K              candidates simulated per size, by the model (default 4)\n"
             "  --all                simulate every candidate at every size (small platforms)\n"
             "  --jobs N             simulations at a time (default: the number of cores)\n"
-            "  --budget SECONDS     wall time for the whole plan (default 60 per size);\n"
-            "                       candidates that do not fit are ranked by the model\n"
+            "  --candidates N       simulate the first N simulations of the plan's fixed order\n"
+            "                       (default: every one that --top and --all pick); the same\n"
+            "                       inputs give the same plan whatever the machine's load\n"
+            "  --budget SECONDS     a guard on the plan's wall time (default 60 per size): a\n"
+            "                       simulation predicted to need more is ranked by the model;\n"
+            "                       what the guard stops is reported as cut, and the plan may\n"
+            "                       then differ from an uncut one\n"
             "  --model M            ideal (default), calibrated or nccl (see 'collstep sim\n"
             "                       --help'); nccl: every simulation pays NCCL's per-step\n"
             "                       costs, and per size NCCL's own choice is simulated beside\n"
@@ -67,6 +79,20 @@ static void help(FILE *f)
             "  -o, --output FILE    write the tuning table to FILE (whole or not at all; an\n"
             "                       existing file is replaced only when collstep wrote it)\n"
             "  --force              replace an existing -o FILE that collstep did not write\n"
+            "  --shard I/N          simulate shard I of N (simulations i with i mod N = I) and\n"
+            "                       write that part to -o PART; 'slurm': I is\n"
+            "                       SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN, N is\n"
+            "                       SLURM_ARRAY_TASK_COUNT (a job array of N tasks)\n"
+            "  --merge PART...      join one part of every shard into the plan: the report, and\n"
+            "                       the tuning table with -o, as one process plans them; parts\n"
+            "                       of other inputs (platform, collective, sizes, options), a\n"
+            "                       shard missing or given twice are refused\n"
+            "\n"
+            "Under a launcher (mpirun, srun --mpi=pmix, or RANK, WORLD_SIZE, MASTER_ADDR and\n"
+            "MASTER_PORT) every rank analyses the platform and simulates its share\n"
+            "(simulation i on rank i mod N); rank 0 gathers the results, prints the plan and\n"
+            "writes -o, byte for byte as one process would.  A rank that dies ends the plan\n"
+            "with an error naming it.\n"
             "\n"
             "Candidates are the registry's generators (verified for every P by collstep's\n"
             "tests); 'collstep sim --algo auto' verifies the schedule it runs.  Progress goes\n"
@@ -78,7 +104,11 @@ static void help(FILE *f)
 }
 
 typedef struct args {
-    const char *platform, *size, *output;
+    const char *platform, *size, *output, *shard;
+    long candidates;
+    int merge, nparts; /* --merge: the parts, nparts of them */
+    char **parts;
+    int top_given, model_given, coll_given;
     cs_coll_t coll;
     cs_results_fmt_t fmt;
     cs_sim_model_t model;
@@ -99,9 +129,13 @@ static int parse_opt(void *ctx, int c, const char *arg)
     case 'o': a->output = arg; return CS_EXIT_OK;
     case 'F': a->force = 1; return CS_EXIT_OK;
     case 'A': a->all = 1; return CS_EXIT_OK;
-    case 'c': return cs_cli_parse_coll("plan", arg, &a->coll);
+    case 1004: return cs_cli_parse_long("plan", "--candidates", arg, 1, 1000000, &a->candidates);
+    case 1005: a->shard = arg; return CS_EXIT_OK;
+    case 1006: a->merge = 1; return CS_EXIT_OK;
+    case 'c': a->coll_given = 1; return cs_cli_parse_coll("plan", arg, &a->coll);
     case 'f': return cs_cli_parse_format_nccl("plan", arg, &a->fmt);
     case 'm':
+        a->model_given = 1;
         if ((a->model = cs_sim_model_parse(arg)) == CS_SIM_MODEL_COUNT)
             return cs_cli_usage_error("plan", "--model: expected ideal, calibrated or nccl, "
                                               "found '%s'", arg);
@@ -117,7 +151,7 @@ static int parse_opt(void *ctx, int c, const char *arg)
         return rc;
     }
     case 'n': return cs_cli_parse_long("plan", "--ranks", arg, 1, 1L << 24, &a->ranks);
-    case 't': return cs_cli_parse_long("plan", "--top", arg, 1, 100000, &a->top);
+    case 't': a->top_given = 1; return cs_cli_parse_long("plan", "--top", arg, 1, 100000, &a->top);
     case 'j': return cs_cli_parse_long("plan", "--jobs", arg, 1, 256, &a->jobs);
     case 'S':
         a->show_given = 1;
@@ -136,12 +170,37 @@ static int parse(int argc, char **argv, args_t *a)
         {"show", required_argument, 0, 'S'},     {"format", required_argument, 0, 'f'},
         {"all", no_argument, 0, 'A'},            {"nccl-version", required_argument, 0, 1001},
         {"nccl-algo", required_argument, 0, 1002}, {"nccl-proto", required_argument, 0, 1003},
-        CS_CLI_OPTS_OUTPUT};
+        {"candidates", required_argument, 0, 1004}, {"shard", required_argument, 0, 1005},
+        {"merge", no_argument, 0, 1006}, CS_CLI_OPTS_OUTPUT};
     int rc = cs_cli_options("plan", argc, argv, ":ho:", opts, help, parse_opt, a);
     if (rc != CS_EXIT_OK)
         return rc;
+    /* the parts of --merge: the operands (getopt moved them after the options) */
+    if (a->merge) {
+        a->parts = argv + optind;
+        a->nparts = argc - optind;
+        optind = argc;
+    }
     if (optind != argc)
         return cs_cli_usage_error("plan", "unexpected argument '%s' (see --help)", argv[optind]);
+    if (a->merge) {
+        if (a->nparts == 0)
+            return cs_cli_usage_error("plan", "--merge: give the parts (files written by "
+                                              "--shard I/N -o PART)");
+        if (a->platform || a->size || a->ranks || a->shard || a->candidates || a->all ||
+            a->budget > 0 || a->jobs || a->top_given || a->model_given || a->coll_given ||
+            a->nccl_version || a->nccl_algo || a->nccl_proto)
+            return cs_cli_usage_error("plan", "--merge: the parts hold the platform, "
+                                              "collective, sizes and options; give only "
+                                              "-o, --force, --format and --show");
+        return a->fmt == CS_FMT_NCCL_TESTS && a->show_given
+                   ? cs_cli_usage_error("plan", "--show: the nccl-tests layout prints the "
+                                                "choice per size only")
+                   : CS_EXIT_OK;
+    }
+    if (a->shard && (!a->output || strcmp(a->output, "-") == 0))
+        return cs_cli_usage_error("plan", "--shard: give -o PART, the file its part goes to "
+                                          "(joined by --merge)");
     if (!a->platform)
         return cs_cli_usage_error("plan", "--platform is required (see --help)");
     if (!a->size)
@@ -187,10 +246,46 @@ static int ranking(const cs_planner_t *p, int k, int *order)
     return n;
 }
 
-static void print_header(FILE *f, const args_t *a, const cs_planner_t *p)
+/* The i-th of the things the budget cut: a candidate ("ring nchunks=4
+ * map=fast-ring"), or NCCL's choice; NULL after the last. */
+static const char *cut_at(const cs_planner_t *p, int i, char *buf, size_t len)
+{
+    for (int c = 0; c < p->ncands; c++) {
+        const cs_planner_cand_t *x = &p->cands[c];
+        if (x->cut && i-- == 0) {
+            snprintf(buf, len, "%s%s%s%s%s", x->algo, x->params[0] ? " " : "", x->params,
+                     x->map ? " map=" : "", x->map ? p->map_name[x->map] : "");
+            return buf;
+        }
+    }
+    if (p->nccl_cut && i == 0) {
+        snprintf(buf, len, "%s's choice", p->nccl_lib);
+        return buf;
+    }
+    return NULL;
+}
+
+/* "A, B, C and 4 more" of what the budget cut. */
+static void cut_list(const cs_planner_t *p, char *out, size_t len)
+{
+    char one[256];
+    size_t n = 0;
+    out[0] = '\0';
+    for (int i = 0; cut_at(p, i, one, sizeof(one)); i++) {
+        if (i == 6) {
+            snprintf(out + n, len - n, " and %d more", p->ncut - i);
+            return;
+        }
+        n += (size_t)snprintf(out + n, len - n, "%s%s", i ? ", " : "", one);
+        if (n >= len)
+            return;
+    }
+}
+
+static void print_header(FILE *f, const cs_planner_t *p)
 {
     fprintf(f, "# collstep plan: %s on %s, %d ranks, %s model\n", cs_coll_name(p->coll),
-            a->platform, p->ranks, cs_sim_model_name(a->model));
+            p->platform, p->ranks, cs_sim_model_name(p->model));
     fprintf(f, "# tiers (innermost first):\n");
     for (int t = 0; t < p->ntiers; t++) {
         const cs_planner_tier_t *x = &p->tiers[t];
@@ -219,14 +314,19 @@ static void print_header(FILE *f, const args_t *a, const cs_planner_t *p)
     int nsim = 0;
     for (int c = 0; c < p->ncands; c++)
         nsim += p->cands[c].model_s[0] >= 0;
-    fprintf(f, "# %d candidates, %d costed by the model, %d simulations in %.1f s%s\n",
-            p->ncands, nsim, p->simulated, p->seconds,
-            p->timed_out ? " (some stopped at the end of the budget)" : "");
+    fprintf(f, "# %d candidates, %d costed by the model, %d of %d simulations run\n", p->ncands,
+            nsim, p->simulated, p->njobs);
+    if (p->ncut) {
+        char list[1200];
+        cut_list(p, list, sizeof(list));
+        fprintf(f, "# cut by the budget: %d (%s); this plan may differ from an uncut one: give "
+                   "a larger --budget or fewer --candidates\n", p->ncut, list);
+    }
 }
 
 static void print_table(FILE *f, const args_t *a, const cs_planner_t *p)
 {
-    print_header(f, a, p);
+    print_header(f, p);
     int *order = malloc(sizeof(int) * (size_t)(p->ncands + 1));
     if (!order)
         return;
@@ -305,10 +405,10 @@ static void print_json(FILE *f, const args_t *a, const cs_planner_t *p)
         return;
     int ring = cs_planner_ring(p);
     fprintf(f, "{\n  \"platform\": ");
-    cs_json_write_str(f, a->platform);
+    cs_json_write_str(f, p->platform);
     fprintf(f, ",\n  \"collective\": \"%s\",\n  \"ranks\": %d,\n  \"model\": ",
             cs_coll_name(p->coll), p->ranks);
-    cs_json_write_str(f, cs_sim_model_name(a->model));
+    cs_json_write_str(f, cs_sim_model_name(p->model));
     if (p->nccl) {
         fprintf(f, ",\n  \"nccl\": {\"library\": \"%s\", \"version\": \"%s\", \"system\": ",
                 p->nccl_lib, p->nccl_version);
@@ -336,9 +436,15 @@ static void print_json(FILE *f, const args_t *a, const cs_planner_t *p)
     }
     fprintf(f, "\n  ],\n  \"bound\": ");
     cs_json_write_str(f, p->bound_note);
-    fprintf(f, ",\n  \"candidates\": %d,\n  \"simulations\": %d,\n  \"seconds\": %.2f,\n"
-               "  \"sizes\": [",
-            p->ncands, p->simulated, p->seconds);
+    fprintf(f, ",\n  \"candidates\": %d,\n  \"simulations\": %d,\n  \"planned\": %d,\n"
+               "  \"cut\": [",
+            p->ncands, p->simulated, p->njobs);
+    char one[256];
+    for (int i = 0; cut_at(p, i, one, sizeof(one)); i++) {
+        fputs(i ? ", " : "", f);
+        cs_json_write_str(f, one);
+    }
+    fprintf(f, "],\n  \"sizes\": [");
     for (int k = 0; k < p->nsizes; k++) {
         int n = ranking(p, k, order), ch = cs_planner_choice(p, k);
         fprintf(f, "%s\n    {\"bytes\": %" PRIu64 ", \"bound_us\": %.3f, \"choice\": %d, "
@@ -378,12 +484,12 @@ static void print_json(FILE *f, const args_t *a, const cs_planner_t *p)
 /* --format nccl-tests: the choice per size as one nccl-tests run per rank
  * order (the devices block names the hosts of one order), its title
  * naming the choice of each size. */
-static int print_nccl(const args_t *a, const cs_planner_t *p, const uint64_t *asked, int nasked)
+static int print_nccl(const cs_planner_t *p, const uint64_t *asked, int nasked)
 {
     cs_platform_t *plat = NULL;
     cs_err_t err;
     cs_err_clear(&err);
-    if (cs_platform_open(a->platform, &plat, &err) != CS_OK) {
+    if (cs_platform_open(p->platform, &plat, &err) != CS_OK) {
         fprintf(stderr, "collstep plan: %s\n", err.msg);
         return cs_cli_exit_code(err.code);
     }
@@ -399,8 +505,8 @@ static int print_nccl(const args_t *a, const cs_planner_t *p, const uint64_t *as
                                       "%s, %d ranks, platform %s, model %s: the plan's choice per "
                                       "size in rank order %s\nplanned by collstep plan, in the "
                                       "layout of nccl-tests %s",
-                                      cs_coll_name(p->coll), p->ranks, a->platform,
-                                      cs_sim_model_name(a->model), p->map_name[m],
+                                      cs_coll_name(p->coll), p->ranks, p->platform,
+                                      cs_sim_model_name(p->model), p->map_name[m],
                                       CS_NCCL_TESTS_VERSION);
         for (int k = 0; k < p->nsizes; k++) {
             int ch = cs_planner_choice(p, k);
@@ -409,8 +515,8 @@ static int print_nccl(const args_t *a, const cs_planner_t *p, const uint64_t *as
             const cs_planner_cand_t *x = &p->cands[ch];
             uint64_t moved = cs_cli_size_moved(p->coll, p->ranks, p->sizes[k], 4);
             cs_result_fill(&rows[nrows], x->algo, p->coll, p->ranks, moved, CS_DT_F32, CS_OP_SUM,
-                           cs_planner_time(p, ch, k) * 1e6, a->platform);
-            cs_result_set_provenance(&rows[nrows++], x->params, cs_sim_model_name(a->model),
+                           cs_planner_time(p, ch, k) * 1e6, p->platform);
+            cs_result_set_provenance(&rows[nrows++], x->params, cs_sim_model_name(p->model),
                                      NULL);
             if (len < sizeof(title[nt]))
                 len += (size_t)snprintf(title[nt] + len, sizeof(title[nt]) - len,
@@ -453,7 +559,7 @@ static int write_table(const args_t *a, const cs_planner_t *p)
     cs_err_t err;
     cs_err_clear(&err);
     cs_tuning_t *t = NULL;
-    int st = cs_planner_tuning(p, a->platform, &t, &err);
+    int st = cs_planner_tuning(p, p->platform, &t, &err);
     cs_out_t *o = NULL;
     if (st == CS_OK)
         st = cs_out_begin_file(a->output, CS_OUT_STDOUT | (a->force ? CS_OUT_FORCE : 0),
@@ -474,12 +580,101 @@ static int write_table(const args_t *a, const cs_planner_t *p)
     return cs_cli_exit_code(st);
 }
 
-/* Plan, print, write the table: the work of cs_cli_guard's child. */
+/* The report and -o of a whole plan (one process's, rank 0's, a merge's). */
+static int report(const args_t *a, const cs_planner_t *p, const uint64_t *asked, int nasked)
+{
+    int rc = CS_EXIT_OK;
+    if (a->fmt == CS_FMT_NCCL_TESTS)
+        rc = print_nccl(p, asked, nasked);
+    else if (a->fmt == CS_FMT_CSV)
+        print_csv(stdout, p);
+    else if (a->fmt == CS_FMT_JSON)
+        print_json(stdout, a, p);
+    else
+        print_table(stdout, a, p);
+    fflush(stdout);
+    if (p->ncut) {
+        char list[1200];
+        cut_list(p, list, sizeof(list));
+        fprintf(stderr, "collstep plan: warning: the budget cut %d (%s); this plan may differ "
+                        "from an uncut one\n", p->ncut, list);
+    }
+    if (rc == CS_EXIT_OK && a->output)
+        rc = write_table(a, p);
+    return rc;
+}
+
+static const cs_out_kind_t part_kind = {"part of a plan", cs_planner_part_recognize, NULL, NULL};
+
+/* --shard: the part to -o. */
+static int write_part(const args_t *a, const cs_planner_t *p)
+{
+    cs_err_t err;
+    cs_err_clear(&err);
+    cs_out_t *o = NULL;
+    int st = cs_out_begin_file(a->output, a->force ? CS_OUT_FORCE : 0, &part_kind, &o, &err);
+    if (st == CS_OK) {
+        st = cs_planner_part_write(p, 1, cs_out_stream(o), &err);
+        if (st == CS_OK)
+            st = cs_out_commit(o, &err);
+        else
+            cs_out_abort(o);
+    }
+    if (st != CS_OK) {
+        fprintf(stderr, "collstep plan: -o %s: %s\n", a->output, err.msg);
+        return cs_cli_exit_code(st);
+    }
+    fprintf(stderr, "collstep plan: shard %d/%d: %d of the %d simulations are its own; part "
+                    "written to %s\n", p->shard, p->nshards,
+            (p->njobs - p->shard + p->nshards - 1) / p->nshards, p->njobs, a->output);
+    return CS_EXIT_OK;
+}
+
+/* --merge: read the parts, join them, report. */
+static int merge(const args_t *a)
+{
+    cs_planner_t **parts = calloc((size_t)a->nparts, sizeof(*parts));
+    if (!parts) {
+        fprintf(stderr, "collstep plan: out of memory\n");
+        return CS_EXIT_RUNTIME;
+    }
+    cs_err_t err;
+    cs_err_clear(&err);
+    int st = CS_OK;
+    for (int i = 0; i < a->nparts && st == CS_OK; i++) {
+        FILE *f = fopen(a->parts[i], "rb");
+        if (!f) {
+            st = cs_err_set(&err, CS_ERR_INVAL, "%s: cannot open it: %s", a->parts[i],
+                            strerror(errno));
+            break;
+        }
+        st = cs_planner_part_read(f, a->parts[i], &parts[i], &err);
+        fclose(f);
+    }
+    cs_planner_t *p = NULL;
+    if (st == CS_OK)
+        st = cs_planner_merge(parts, (const char *const *)a->parts, a->nparts, &p, &err);
+    for (int i = 0; i < a->nparts; i++)
+        cs_planner_free(parts[i]);
+    free(parts);
+    if (st != CS_OK) {
+        fprintf(stderr, "collstep plan: --merge: %s\n", err.msg);
+        return st == CS_ERR_NOMEM || st == CS_ERR_IO ? CS_EXIT_RUNTIME : CS_EXIT_USAGE;
+    }
+    int rc = report(a, p, p->sizes, p->nsizes);
+    cs_planner_free(p);
+    return rc;
+}
+
+/* Plan, print, write the table: the work of cs_cli_guard's child, or of
+ * every rank under a launcher. */
 typedef struct plan_job {
     const args_t *a;
-    const cs_planner_opts_t *o;
+    cs_planner_opts_t *o;
     const uint64_t *asked; /* the sizes as asked (nccl-tests' sweep line) */
     int nasked;
+    int argc;
+    char **argv;
 } plan_job_t;
 
 static int plan_work(void *ctx)
@@ -494,20 +689,61 @@ static int plan_work(void *ctx)
         fprintf(stderr, "collstep plan: %s\n", err.msg);
         return cs_cli_exit_code(st);
     }
-    int rc = CS_EXIT_OK;
-    if (a->fmt == CS_FMT_NCCL_TESTS)
-        rc = print_nccl(a, p, j->asked, j->nasked);
-    else if (a->fmt == CS_FMT_CSV)
-        print_csv(stdout, p);
-    else if (a->fmt == CS_FMT_JSON)
-        print_json(stdout, a, p);
-    else
-        print_table(stdout, a, p);
-    fflush(stdout);
-    if (rc == CS_EXIT_OK && a->output)
-        rc = write_table(a, p);
+    fprintf(stderr, "collstep plan: planned in %.1f s\n", p->seconds);
+    int rc = a->shard ? write_part(a, p) : report(a, p, j->asked, j->nasked);
     cs_planner_free(p);
     return rc;
+}
+
+/* Under a launcher: every rank plans its share, rank 0 reports. */
+static int plan_ranks(const plan_job_t *j, cs_cli_plan_dist_t *d)
+{
+    cs_planner_t *p = NULL;
+    cs_err_t err;
+    cs_err_clear(&err);
+    int st = cs_planner_run(j->o, &p, &err);
+    if (st != CS_OK)
+        fprintf(stderr, "collstep plan: rank %d: %s\n", j->o->shard, err.msg);
+    cs_planner_t *whole = NULL;
+    int rc = cs_cli_plan_dist_gather(d, st, p, &whole);
+    cs_planner_free(p);
+    if (rc == CS_EXIT_OK && whole) {
+        fprintf(stderr, "collstep plan: planned on %d ranks in %.1f s\n", j->o->nshards,
+                whole->seconds);
+        rc = report(j->a, whole, j->asked, j->nasked);
+    }
+    cs_planner_free(whole);
+    return rc == CS_EXIT_OK || st == CS_OK ? rc : cs_cli_exit_code(st);
+}
+
+/* --shard I/N or slurm: *shard and *nshards. */
+static int parse_shard(const char *spec, int *shard, int *nshards)
+{
+    long i = -1, n = 0;
+    char *end = NULL;
+    if (strcmp(spec, "slurm") == 0) {
+        const char *id = cs_env_get("SLURM_ARRAY_TASK_ID");
+        const char *mn = cs_env_get("SLURM_ARRAY_TASK_MIN");
+        const char *cnt = cs_env_get("SLURM_ARRAY_TASK_COUNT");
+        if (!id || !cnt)
+            return cs_cli_usage_error("plan", "--shard slurm: SLURM_ARRAY_TASK_ID and "
+                                              "SLURM_ARRAY_TASK_COUNT are not set (run it as a "
+                                              "task of a job array: sbatch --array=0-N)");
+        i = strtol(id, &end, 10) - (mn ? strtol(mn, NULL, 10) : 0);
+        n = strtol(cnt, NULL, 10);
+        if (*end || n < 1 || i < 0 || i >= n)
+            return cs_cli_usage_error("plan", "--shard slurm: task %s of an array of %s "
+                                              "starting at %s: expected consecutive task ids",
+                                      id, cnt, mn ? mn : "0");
+    } else {
+        i = strtol(spec, &end, 10);
+        if (end == spec || *end != '/' || (n = strtol(end + 1, &end, 10)) < 1 || *end ||
+            i < 0 || i >= n || n > 1000000)
+            return cs_cli_usage_error("plan", "--shard: expected I/N with 0 <= I < N (3/8) or "
+                                              "'slurm', found '%s'", spec);
+    }
+    *shard = (int)i, *nshards = (int)n;
+    return CS_EXIT_OK;
 }
 
 int cs_cli_plan(int argc, char **argv)
@@ -523,6 +759,16 @@ int cs_cli_plan(int argc, char **argv)
     int rc = parse(argc, argv, &a);
     if (rc != CS_EXIT_OK)
         return rc == CS_CLI_DONE ? CS_EXIT_OK : rc;
+    if (a.output && !a.shard) {
+        cs_err_t err;
+        cs_err_clear(&err);
+        int st = cs_out_check(a.output, CS_OUT_STDOUT | (a.force ? CS_OUT_FORCE : 0),
+                              &tuning_kind, 0, &err);
+        if (st != CS_OK)
+            return cs_cli_usage_error("plan", "-o %s: %s", a.output, err.msg);
+    }
+    if (a.merge)
+        return merge(&a);
     cs_coll_t coll = a.coll;
     cs_sim_model_t model = a.model;
     uint64_t sizes[CS_CLI_MAX_SIZES];
@@ -532,14 +778,6 @@ int cs_cli_plan(int argc, char **argv)
     if (a.fmt == CS_FMT_NCCL_TESTS &&
         (rc = cs_cli_nccl_check_sizes("plan", a.size, sizes, ns)) != CS_EXIT_OK)
         return rc;
-    if (a.output) {
-        cs_err_t err;
-        cs_err_clear(&err);
-        int st = cs_out_check(a.output, CS_OUT_STDOUT | (a.force ? CS_OUT_FORCE : 0),
-                              &tuning_kind, 0, &err);
-        if (st != CS_OK)
-            return cs_cli_usage_error("plan", "-o %s: %s", a.output, err.msg);
-    }
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     cs_planner_opts_t o;
     memset(&o, 0, sizeof(o));
@@ -554,9 +792,19 @@ int cs_cli_plan(int argc, char **argv)
     o.model = model;
     o.progress = isatty(2) ? 1 : 2;
     o.exhaustive = a.all;
+    o.candidates = (int)a.candidates;
     o.nccl_version = a.nccl_version;
     o.nccl_algo = a.nccl_algo;
     o.nccl_proto = a.nccl_proto;
+    if (a.shard) {
+        if ((rc = parse_shard(a.shard, &o.shard, &o.nshards)) != CS_EXIT_OK)
+            return rc;
+        cs_err_t err;
+        cs_err_clear(&err);
+        int st = cs_out_check(a.output, a.force ? CS_OUT_FORCE : 0, &part_kind, 0, &err);
+        if (st != CS_OK)
+            return cs_cli_usage_error("plan", "-o %s: %s", a.output, err.msg);
+    }
     if (model == CS_SIM_NCCL && a.nccl_version) {
         int exact = 0;
         const cs_nccl_consts_t *k = cs_nccl_consts_for(a.nccl_version, 0, &exact);
@@ -564,6 +812,21 @@ int cs_cli_plan(int argc, char **argv)
             fprintf(stderr, "collstep plan: note: NCCL %s is not in the model's table; using "
                             "%s %s (the nearest it has)\n", a.nccl_version, k->lib, k->version);
     }
-    plan_job_t j = {&a, &o, sizes, ns};
+    plan_job_t j = {&a, &o, sizes, ns, argc, argv};
+    /* under a launcher: the ranks share the simulations */
+    cs_cli_plan_dist_t *d = NULL;
+    if ((rc = cs_cli_plan_dist_open(o.budget, argc, argv, &d, &o.shard, &o.nshards)) !=
+        CS_EXIT_OK)
+        return rc;
+    if (d && a.shard) {
+        cs_cli_plan_dist_close(d);
+        return cs_cli_usage_error("plan", "--shard: not under a launcher (its ranks share the "
+                                          "simulations already)");
+    }
+    if (d) {
+        rc = plan_ranks(&j, d);
+        cs_cli_plan_dist_close(d);
+        return rc;
+    }
     return cs_cli_guard("plan", a.output, NULL, plan_work, &j);
 }

@@ -158,6 +158,8 @@ typedef struct cs_planner_nccl {
 } cs_planner_nccl_t;
 
 typedef struct cs_planner {
+    char platform[256];    /* the spec as given (opts.platform, cut at 255 bytes) */
+    cs_sim_model_t model;
     int ranks;
     cs_coll_t coll;
     int nsizes;
@@ -213,6 +215,9 @@ int cs_planner_part_write(const cs_planner_t *p, int whole, FILE *f, cs_err_t *e
  * messages ("FILE: ..."): CS_ERR_PARSE for what is not a part of this
  * collstep build. */
 int cs_planner_part_read(FILE *f, const char *name, cs_planner_t **out, cs_err_t *err);
+/* 1 when the first n bytes of a file are a part's start (core/cs_out.h's
+ * recognizer: only such a file is replaced by a part). */
+int cs_planner_part_recognize(const char *head, size_t n);
 /* Join the parts of every shard (names[i] names parts[i] in messages)
  * into the plan one process makes, *out (free with cs_planner_free).
  * CS_ERR_MISMATCH for parts of other inputs (platform, collective, sizes,

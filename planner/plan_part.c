@@ -174,6 +174,12 @@ int cs_planner_part_write(const cs_planner_t *p, int whole, FILE *f, cs_err_t *e
     return CS_OK;
 }
 
+int cs_planner_part_recognize(const char *head, size_t n)
+{
+    size_t l = strlen(PART_MAGIC " ");
+    return n >= l && memcmp(head, PART_MAGIC " ", l) == 0;
+}
+
 /* The next header line: "KEY rest", rest into val (NUL-terminated). */
 static int header_line(FILE *f, const char *name, int line, const char *key, char *val,
                        size_t len, cs_err_t *err)
@@ -197,7 +203,9 @@ int cs_planner_part_read(FILE *f, const char *name, cs_planner_t **out, cs_err_t
     char v[256], want[256];
     int ver = 0, shard = -1, nshards = 0, whole = -1, nrec = -1, st;
     uint64_t input = 0;
-    if ((st = header_line(f, name, 1, PART_MAGIC, v, sizeof(v), err)) != CS_OK)
+    cs_err_t first;
+    cs_err_clear(&first);
+    if (header_line(f, name, 1, PART_MAGIC, v, sizeof(v), &first) != CS_OK)
         return cs_err_set(err, CS_ERR_PARSE, "%s: not a part of a plan (collstep plan --shard "
                           "writes them)", name);
     if (sscanf(v, "%d", &ver) != 1 || ver != PART_VERSION)
@@ -240,7 +248,7 @@ int cs_planner_part_read(FILE *f, const char *name, cs_planner_t **out, cs_err_t
         return st;
     cs_planner_t hp;
     if (fread(&hp, sizeof(hp), 1, f) != 1)
-        return cs_err_set(err, CS_ERR_PARSE, "%s: the data ends early", name);
+        return cs_err_set(err, CS_ERR_PARSE, "%s: the data is cut short or damaged", name);
     if (hp.ranks < 2 || hp.ranks > (1 << 24) || hp.ncands < 0 ||
         hp.ncands > CS_PLANNER_MAX_CANDS || hp.nmaps < 0 || hp.nmaps > CS_PLANNER_MAX_MAPS ||
         hp.nsizes < 1 || hp.nsizes > CS_PLANNER_MAX_SIZES || hp.input != input ||

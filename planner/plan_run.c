@@ -429,6 +429,8 @@ int cs_planner_run(const cs_planner_opts_t *o, cs_planner_t **out, cs_err_t *err
         goto out;
     }
     cs__planner_status_t *h = cs__planner_status(p);
+    snprintf(p->platform, sizeof(p->platform), "%s", o->platform);
+    p->model = o->model;
     p->coll = o->coll;
     p->nsizes = o->nsizes;
     memcpy(p->sizes, o->sizes, sizeof(uint64_t) * (size_t)o->nsizes);
