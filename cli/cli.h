@@ -213,7 +213,7 @@ int cs_cli_build(const char *cmd, const char *name, const cs_coll_desc_t *desc,
 
 /* ---- tuning tables: --algo auto --tuning FILE ---------------------------- */
 
-/* What a tuning table (`collstep plan -o FILE`, planner/cs_tuning.h) chose
+/* What a tuning table (`collstep plan -o FILE`, core/cs_tuning.h) chose
  * for one size: the registry algorithm, its parameters ("k=v,k=v" as --param
  * takes them, "" for none), the host of each rank (NULL: the platform's
  * order), the size range of the entry and the plan's prediction. */

@@ -2,7 +2,7 @@
  * cs_planner.h - `collstep plan`'s engine as a library: which algorithm,
  * hierarchy, channels and rank order run a collective fastest on a
  * platform, per message size.  Installed (collstep::planner, with the
- * tuning tables of cs_tuning.h).
+ * tuning tables of core's cs_tuning.h).
  *
  *   1. Topology: the platform is loaded in SimGrid (in a child process) to
  *      read its routes; the tiers of the hierarchy are the connected
