@@ -308,6 +308,19 @@ void cs_cli_plan_nccl_compare_json(FILE *f, const struct cs_planner *p, int k);
 /* CSV: NCCL's row of size k (its "choice" column nccl). */
 void cs_cli_plan_nccl_csv(FILE *f, const struct cs_planner *p, int k);
 
+/* ---- what plan prints (cmd_plan_report.c) ---------------------------------- */
+typedef struct cs_cli_plan_out {
+    cs_results_fmt_t fmt;  /* --format */
+    long show;             /* --show (0: all) */
+    const char *output;    /* -o: the tuning table (NULL: none) */
+    int force;             /* --force */
+    const uint64_t *asked; /* the sizes as asked (nccl-tests' sweep line) */
+    int nasked;
+} cs_cli_plan_out_t;
+/* The report of a whole plan on stdout (a warning on stderr when the
+ * budget cut it) and its tuning table to o->output.  An exit code. */
+int cs_cli_plan_report(const cs_cli_plan_out_t *o, const struct cs_planner *p);
+
 /* ---- plan under a launcher (cmd_plan_dist.c) -------------------------------- */
 typedef struct cs_cli_plan_dist cs_cli_plan_dist_t;
 /* Under a launcher (PMIX_RANK and PMIX_NAMESPACE, or RANK and WORLD_SIZE;

@@ -82,7 +82,8 @@ typedef struct cs_planner_opts {
     int nsizes;
     int top;               /* candidates simulated per size, by the model's ranking (>= 1) */
     int jobs;              /* worker processes (>= 1) */
-    double budget;         /* seconds of wall time for the whole plan (> 0) */
+    double budget;         /* seconds of wall time for the whole plan (> 0): a guard, what
+                              it stops is cut */
     cs_sim_model_t model;
     int progress;          /* 0: quiet; 1: a status line on a terminal; 2: a line per candidate */
     int exhaustive;        /* 1: simulate every candidate (small platforms, tests) */
