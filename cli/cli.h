@@ -213,7 +213,7 @@ int cs_cli_build(const char *cmd, const char *name, const cs_coll_desc_t *desc,
 
 /* ---- tuning tables: --algo auto --tuning FILE ---------------------------- */
 
-/* What a tuning table (`collstep plan -o FILE`, planner/cs_tuning.h) chose
+/* What a tuning table (`collstep plan -o FILE`, core/cs_tuning.h) chose
  * for one size: the registry algorithm, its parameters ("k=v,k=v" as --param
  * takes them, "" for none), the host of each rank (NULL: the platform's
  * order), the size range of the entry and the plan's prediction. */
@@ -307,6 +307,35 @@ void cs_cli_plan_nccl_json(FILE *f, const struct cs_planner *p, int k);
 void cs_cli_plan_nccl_compare_json(FILE *f, const struct cs_planner *p, int k);
 /* CSV: NCCL's row of size k (its "choice" column nccl). */
 void cs_cli_plan_nccl_csv(FILE *f, const struct cs_planner *p, int k);
+
+/* ---- what plan prints (cmd_plan_report.c) ---------------------------------- */
+typedef struct cs_cli_plan_out {
+    cs_results_fmt_t fmt;  /* --format */
+    long show;             /* --show (0: all) */
+    const char *output;    /* -o: the tuning table (NULL: none) */
+    int force;             /* --force */
+    const uint64_t *asked; /* the sizes as asked (nccl-tests' sweep line) */
+    int nasked;
+} cs_cli_plan_out_t;
+/* The report of a whole plan on stdout (a warning on stderr when the
+ * budget cut it) and its tuning table to o->output.  An exit code. */
+int cs_cli_plan_report(const cs_cli_plan_out_t *o, const struct cs_planner *p);
+
+/* ---- plan under a launcher (cmd_plan_dist.c) -------------------------------- */
+typedef struct cs_cli_plan_dist cs_cli_plan_dist_t;
+/* Under a launcher (PMIX_RANK and PMIX_NAMESPACE, or RANK and WORLD_SIZE;
+ * collstep built with exec/): the bootstrap of `collstep run`, its ranks
+ * checked to run the same arguments, *d, *rank and *size; *d NULL where
+ * there is none or one rank.  bound_s bounds every wait for the others.
+ * An exit code. */
+int cs_cli_plan_dist_open(double bound_s, int argc, char **argv, cs_cli_plan_dist_t **d,
+                          int *rank, int *size);
+/* Every rank's status st and part p (NULL where st failed): rank 0 gets
+ * the merged plan in *whole, the others NULL.  An exit code: a rank that
+ * failed or died is named on rank 0 (its own message on its own stderr). */
+int cs_cli_plan_dist_gather(cs_cli_plan_dist_t *d, int st, const struct cs_planner *p,
+                            struct cs_planner **whole);
+void cs_cli_plan_dist_close(cs_cli_plan_dist_t *d);
 #endif
 
 /* ---- the schedules a command runs (sim, run, validate) ------------------- */

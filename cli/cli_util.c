@@ -24,9 +24,7 @@
 #include "cs_msccl.h"
 #include "cs_schedset.h"
 #endif
-#ifdef CS_HAVE_PLAN
 #include "cs_tuning.h"
-#endif
 
 int cs_cli_parse_size(const char *s, uint64_t *out)
 {
@@ -649,7 +647,6 @@ int cs_cli_tuning_pick(const char *cmd, const char *path, const char *platform, 
                        cs_coll_t coll, const uint64_t *sizes, int nsizes, struct cs_tuning **t,
                        cs_cli_pick_t *picks)
 {
-#ifdef CS_HAVE_PLAN
     cs_err_t err;
     cs_err_clear(&err);
     if (cs_tuning_load(path, t, &err) != CS_OK)
@@ -666,21 +663,11 @@ int cs_cli_tuning_pick(const char *cmd, const char *path, const char *platform, 
                                    e->predicted_us};
     }
     return CS_EXIT_OK;
-#else
-    (void)platform, (void)ranks, (void)coll, (void)sizes, (void)nsizes, (void)picks;
-    *t = NULL;
-    return cs_cli_usage_error(cmd, "--tuning %s: collstep was built without the planner "
-                                   "(planner/, needs SimGrid and igraph)", path);
-#endif
 }
 
 void cs_cli_tuning_free(struct cs_tuning *t)
 {
-#ifdef CS_HAVE_PLAN
     cs_tuning_free(t);
-#else
-    (void)t;
-#endif
 }
 
 /* ---- the schedules a command runs ----------------------------------------- */

@@ -3,11 +3,14 @@
  * and rank order that run a collective fastest on a platform (planner/
  * cs_planner.h: topology analysis, candidates, cost model, simulations), and
  * the tuning table that `--algo auto --tuning FILE` reads.
+ * Spread over processes: under a launcher (cmd_plan_dist.c), or --shard
+ * I/N writing a part and --merge joining the parts.
  * Exit codes: 0 planned, 2 usage errors and bad input (one rank, no
- * algorithm, a budget too small, refused -o path), 3 failures while running.
+ * algorithm, a budget too small, refused -o path, parts that do not
+ * belong together), 3 failures while running (a rank lost).
  */
+#include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +18,8 @@
 
 #include "cli.h"
 #include "cli_nccl.h"
-#include "cs_algo.h"
 #include "cs_dtype.h"
+#include "cs_env.h"
 #include "cs_out.h"
 #include "cs_planner.h"
 #include "cs_results.h"
@@ -26,6 +29,8 @@ static void help(FILE *f)
 {
     fprintf(f,
             "usage: collstep plan --platform NAME|FILE [--coll COLL] --size SIZES [options]\n"
+            "       collstep plan ... --shard I/N|slurm -o PART\n"
+            "       collstep plan --merge PART... [-o FILE] [--format F] [--show N]\n"
             "\n"
             "Choose, per message size, the algorithm, its parameters and the rank order that\n"
             "run a collective fastest on a modeled fabric:\n"
@@ -54,8 +59,13 @@ static void help(FILE *f)
             "  --top K              candidates simulated per size, by the model (default 4)\n"
             "  --all                simulate every candidate at every size (small platforms)\n"
             "  --jobs N             simulations at a time (default: the number of cores)\n"
-            "  --budget SECONDS     wall time for the whole plan (default 60 per size);\n"
-            "                       candidates that do not fit are ranked by the model\n"
+            "  --candidates N       simulate the first N simulations of the plan's fixed order\n"
+            "                       (default: every one that --top and --all pick); the same\n"
+            "                       inputs give the same plan whatever the machine's load\n"
+            "  --budget SECONDS     a guard on the plan's wall time (default 60 per size): a\n"
+            "                       simulation predicted to need more is ranked by the model;\n"
+            "                       what the guard stops is reported as cut, and the plan may\n"
+            "                       then differ from an uncut one\n"
             "  --model M            ideal (default), calibrated or nccl (see 'collstep sim\n"
             "                       --help'); nccl: every simulation pays NCCL's per-step\n"
             "                       costs, and per size NCCL's own choice is simulated beside\n"
@@ -67,6 +77,20 @@ static void help(FILE *f)
             "  -o, --output FILE    write the tuning table to FILE (whole or not at all; an\n"
             "                       existing file is replaced only when collstep wrote it)\n"
             "  --force              replace an existing -o FILE that collstep did not write\n"
+            "  --shard I/N          simulate shard I of N (simulations i with i mod N = I) and\n"
+            "                       write that part to -o PART; 'slurm': I is\n"
+            "                       SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN, N is\n"
+            "                       SLURM_ARRAY_TASK_COUNT (a job array of N tasks)\n"
+            "  --merge PART...      join one part of every shard into the plan: the report, and\n"
+            "                       the tuning table with -o, as one process plans them; parts\n"
+            "                       of other inputs (platform, collective, sizes, options), a\n"
+            "                       shard missing or given twice are refused\n"
+            "\n"
+            "Under a launcher (mpirun, srun --mpi=pmix, or RANK, WORLD_SIZE, MASTER_ADDR and\n"
+            "MASTER_PORT) every rank analyses the platform and simulates its share\n"
+            "(simulation i on rank i mod N); rank 0 gathers the results, prints the plan and\n"
+            "writes -o, byte for byte as one process would.  A rank that dies ends the plan\n"
+            "with an error naming it.\n"
             "\n"
             "Candidates are the registry's generators (verified for every P by collstep's\n"
             "tests); 'collstep sim --algo auto' verifies the schedule it runs.  Progress goes\n"
@@ -78,7 +102,11 @@ static void help(FILE *f)
 }
 
 typedef struct args {
-    const char *platform, *size, *output;
+    const char *platform, *size, *output, *shard;
+    long candidates;
+    int merge, nparts; /* --merge: the parts, nparts of them */
+    char **parts;
+    int top_given, model_given, coll_given;
     cs_coll_t coll;
     cs_results_fmt_t fmt;
     cs_sim_model_t model;
@@ -99,9 +127,13 @@ static int parse_opt(void *ctx, int c, const char *arg)
     case 'o': a->output = arg; return CS_EXIT_OK;
     case 'F': a->force = 1; return CS_EXIT_OK;
     case 'A': a->all = 1; return CS_EXIT_OK;
-    case 'c': return cs_cli_parse_coll("plan", arg, &a->coll);
+    case 1004: return cs_cli_parse_long("plan", "--candidates", arg, 1, 1000000, &a->candidates);
+    case 1005: a->shard = arg; return CS_EXIT_OK;
+    case 1006: a->merge = 1; return CS_EXIT_OK;
+    case 'c': a->coll_given = 1; return cs_cli_parse_coll("plan", arg, &a->coll);
     case 'f': return cs_cli_parse_format_nccl("plan", arg, &a->fmt);
     case 'm':
+        a->model_given = 1;
         if ((a->model = cs_sim_model_parse(arg)) == CS_SIM_MODEL_COUNT)
             return cs_cli_usage_error("plan", "--model: expected ideal, calibrated or nccl, "
                                               "found '%s'", arg);
@@ -117,7 +149,7 @@ static int parse_opt(void *ctx, int c, const char *arg)
         return rc;
     }
     case 'n': return cs_cli_parse_long("plan", "--ranks", arg, 1, 1L << 24, &a->ranks);
-    case 't': return cs_cli_parse_long("plan", "--top", arg, 1, 100000, &a->top);
+    case 't': a->top_given = 1; return cs_cli_parse_long("plan", "--top", arg, 1, 100000, &a->top);
     case 'j': return cs_cli_parse_long("plan", "--jobs", arg, 1, 256, &a->jobs);
     case 'S':
         a->show_given = 1;
@@ -136,12 +168,37 @@ static int parse(int argc, char **argv, args_t *a)
         {"show", required_argument, 0, 'S'},     {"format", required_argument, 0, 'f'},
         {"all", no_argument, 0, 'A'},            {"nccl-version", required_argument, 0, 1001},
         {"nccl-algo", required_argument, 0, 1002}, {"nccl-proto", required_argument, 0, 1003},
-        CS_CLI_OPTS_OUTPUT};
+        {"candidates", required_argument, 0, 1004}, {"shard", required_argument, 0, 1005},
+        {"merge", no_argument, 0, 1006}, CS_CLI_OPTS_OUTPUT};
     int rc = cs_cli_options("plan", argc, argv, ":ho:", opts, help, parse_opt, a);
     if (rc != CS_EXIT_OK)
         return rc;
+    /* the parts of --merge: the operands (getopt moved them after the options) */
+    if (a->merge) {
+        a->parts = argv + optind;
+        a->nparts = argc - optind;
+        optind = argc;
+    }
     if (optind != argc)
         return cs_cli_usage_error("plan", "unexpected argument '%s' (see --help)", argv[optind]);
+    if (a->merge) {
+        if (a->nparts == 0)
+            return cs_cli_usage_error("plan", "--merge: give the parts (files written by "
+                                              "--shard I/N -o PART)");
+        if (a->platform || a->size || a->ranks || a->shard || a->candidates || a->all ||
+            a->budget > 0 || a->jobs || a->top_given || a->model_given || a->coll_given ||
+            a->nccl_version || a->nccl_algo || a->nccl_proto)
+            return cs_cli_usage_error("plan", "--merge: the parts hold the platform, "
+                                              "collective, sizes and options; give only "
+                                              "-o, --force, --format and --show");
+        return a->fmt == CS_FMT_NCCL_TESTS && a->show_given
+                   ? cs_cli_usage_error("plan", "--show: the nccl-tests layout prints the "
+                                                "choice per size only")
+                   : CS_EXIT_OK;
+    }
+    if (a->shard && (!a->output || strcmp(a->output, "-") == 0))
+        return cs_cli_usage_error("plan", "--shard: give -o PART, the file its part goes to "
+                                          "(joined by --merge)");
     if (!a->platform)
         return cs_cli_usage_error("plan", "--platform is required (see --help)");
     if (!a->size)
@@ -157,329 +214,78 @@ static int parse(int argc, char **argv, args_t *a)
 
 static const cs_out_kind_t tuning_kind = {"tuning table", cs_tuning_recognize, NULL, NULL};
 
-/* ---- report -------------------------------------------------------------- */
+static const cs_out_kind_t part_kind = {"part of a plan", cs_planner_part_recognize, NULL, NULL};
 
-static double busbw(const cs_planner_t *p, int k, double t)
-{
-    return t > 0 ? (double)p->sizes[k] / t * cs_coll_busbw_factor(p->coll, p->ranks) / 1e9 : 0;
-}
-
-static void params_text(const cs_planner_cand_t *x, char *buf, size_t len)
-{
-    snprintf(buf, len, "%s", x->params[0] ? x->params : "-");
-}
-
-/* Candidates of size k in ranking order: simulated first, then by the model. */
-static int ranking(const cs_planner_t *p, int k, int *order)
-{
-    int n = 0;
-    for (int c = 0; c < p->ncands; c++)
-        if (cs_planner_time(p, c, k) >= 0)
-            order[n++] = c;
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0; j--) {
-            int a = order[j - 1], b = order[j];
-            int sa = p->cands[a].sim_s[k] >= 0, sb = p->cands[b].sim_s[k] >= 0;
-            if (sa > sb || (sa == sb && cs_planner_time(p, a, k) <= cs_planner_time(p, b, k)))
-                break;
-            order[j - 1] = b, order[j] = a;
-        }
-    return n;
-}
-
-static void print_header(FILE *f, const args_t *a, const cs_planner_t *p)
-{
-    fprintf(f, "# collstep plan: %s on %s, %d ranks, %s model\n", cs_coll_name(p->coll),
-            a->platform, p->ranks, cs_sim_model_name(a->model));
-    fprintf(f, "# tiers (innermost first):\n");
-    for (int t = 0; t < p->ntiers; t++) {
-        const cs_planner_tier_t *x = &p->tiers[t];
-        char g[32];
-        if (x->group)
-            snprintf(g, sizeof(g), "%d x %d ranks", x->ngroups, x->group);
-        else
-            snprintf(g, sizeof(g), "groups of unequal size");
-        fprintf(f, "#   %-12s %-20s %8.1f GB/s per flow  %7.2f us", x->name, g, x->rank_bw / 1e9,
-                x->latency * 1e6);
-        if (x->group_bw > 0)
-            fprintf(f, "  %7.1f GB/s out of a group", x->group_bw / 1e9);
-        fputc('\n', f);
-    }
-    fprintf(f, "# factorizations:");
-    for (int i = 0; i < p->nfacts; i++)
-        fprintf(f, " %s", p->facts[i]);
-    fprintf(f, "%s\n", p->nfacts ? "" : " none (one tier)");
-    for (int m = 0; m < p->nmaps; m++)
-        fprintf(f, "# rank order %-10s %s; ring's slowest route %.1f GB/s\n", p->map_name[m],
-                p->map_note[m], p->map_ring_bw[m] / 1e9);
-    if (p->bound_note[0])
-        fprintf(f, "# bound: %s\n", p->bound_note);
-    if (p->nccl)
-        cs_cli_plan_nccl_header(f, p);
-    int nsim = 0;
-    for (int c = 0; c < p->ncands; c++)
-        nsim += p->cands[c].model_s[0] >= 0;
-    fprintf(f, "# %d candidates, %d costed by the model, %d simulations in %.1f s%s\n",
-            p->ncands, nsim, p->simulated, p->seconds,
-            p->timed_out ? " (some stopped at the end of the budget)" : "");
-}
-
-static void print_table(FILE *f, const args_t *a, const cs_planner_t *p)
-{
-    print_header(f, a, p);
-    int *order = malloc(sizeof(int) * (size_t)(p->ncands + 1));
-    if (!order)
-        return;
-    int ring = cs_planner_ring(p);
-    for (int k = 0; k < p->nsizes; k++) {
-        int n = ranking(p, k, order), ch = cs_planner_choice(p, k);
-        fprintf(f, "\nsize %" PRIu64 " B", p->sizes[k]);
-        if (ch >= 0)
-            fprintf(f, ": %s %s%s%s, %.2f us, busbw %.2f GB/s", p->cands[ch].algo,
-                    p->cands[ch].params[0] ? p->cands[ch].params : "(defaults)",
-                    p->cands[ch].map ? " map=" : "",
-                    p->cands[ch].map ? p->map_name[p->cands[ch].map] : "",
-                    cs_planner_time(p, ch, k) * 1e6, busbw(p, k, cs_planner_time(p, ch, k)));
-        if (p->bound_s[k] > 0)
-            fprintf(f, "; bound %.2f us (busbw %.2f GB/s)", p->bound_s[k] * 1e6,
-                    busbw(p, k, p->bound_s[k]));
-        fputc('\n', f);
-        fprintf(f, "%4s  %-10s %-36s %-9s %12s %5s %9s %8s  %-12s\n", "#", "algo", "params",
-                "order", "time", "from", "busbw", "vs_ring", "bottleneck");
-        fprintf(f, "%4s  %-10s %-36s %-9s %12s %5s %9s\n", "", "", "", "", "(us)", "", "(GB/s)");
-        int show = a->show ? (int)a->show : n;
-        for (int i = 0; i < n; i++) {
-            int c = order[i];
-            const cs_planner_cand_t *x = &p->cands[c];
-            if (i >= show && !(x->is_default && x->sim_s[k] >= 0) && c != ring)
-                continue;
-            double t = cs_planner_time(p, c, k);
-            double rt = ring >= 0 ? cs_planner_time(p, ring, k) : -1;
-            char prm[200];
-            params_text(x, prm, sizeof(prm));
-            fprintf(f, "%4d  %-10s %-36s %-9s %12.2f %5s %9.2f %8.2f  %-12s%s\n", i + 1, x->algo,
-                    prm, p->map_name[x->map], t * 1e6, x->sim_s[k] >= 0 ? "sim" : "model",
-                    busbw(p, k, t), rt > 0 ? rt / t : 0.0, x->bottleneck,
-                    x->is_default ? " (registry default)" : "");
-        }
-        if (p->nccl)
-            cs_cli_plan_nccl_table(f, p, k);
-    }
-    fprintf(f, "\ntime: simulated (sim) or the cost model's (model, not simulated: budget or "
-               "--top); vs_ring: the flat ring's time over the row's\n");
-    free(order);
-}
-
-static void print_csv(FILE *f, const cs_planner_t *p)
-{
-    int *order = malloc(sizeof(int) * (size_t)(p->ncands + 1));
-    if (!order)
-        return;
-    int ring = cs_planner_ring(p);
-    fprintf(f, "size,place,algo,params,order,time_us,source,model_us,sim_us,busbw_GBps,"
-               "speedup_vs_ring,bottleneck,registry_default,chosen%s\n",
-            p->nccl ? ",choice" : "");
-    for (int k = 0; k < p->nsizes; k++) {
-        int n = ranking(p, k, order), ch = cs_planner_choice(p, k);
-        for (int i = 0; i < n; i++) {
-            int c = order[i];
-            const cs_planner_cand_t *x = &p->cands[c];
-            double t = cs_planner_time(p, c, k), rt = ring >= 0 ? cs_planner_time(p, ring, k) : -1;
-            fprintf(f, "%" PRIu64 ",%d,%s,\"%s\",%s,%.3f,%s,%.3f,%.3f,%.3f,%.3f,%s,%d,%d%s\n",
-                    p->sizes[k], i + 1, x->algo, x->params, p->map_name[x->map], t * 1e6,
-                    x->sim_s[k] >= 0 ? "sim" : "model", x->model_s[k] * 1e6,
-                    x->sim_s[k] >= 0 ? x->sim_s[k] * 1e6 : -1.0, busbw(p, k, t),
-                    rt > 0 ? rt / t : 0.0, x->bottleneck, x->is_default, c == ch,
-                    p->nccl ? ",collstep" : "");
-        }
-        if (p->nccl)
-            cs_cli_plan_nccl_csv(f, p, k);
-    }
-    free(order);
-}
-
-static void print_json(FILE *f, const args_t *a, const cs_planner_t *p)
-{
-    int *order = malloc(sizeof(int) * (size_t)(p->ncands + 1));
-    if (!order)
-        return;
-    int ring = cs_planner_ring(p);
-    fprintf(f, "{\n  \"platform\": ");
-    cs_json_write_str(f, a->platform);
-    fprintf(f, ",\n  \"collective\": \"%s\",\n  \"ranks\": %d,\n  \"model\": ",
-            cs_coll_name(p->coll), p->ranks);
-    cs_json_write_str(f, cs_sim_model_name(a->model));
-    if (p->nccl) {
-        fprintf(f, ",\n  \"nccl\": {\"library\": \"%s\", \"version\": \"%s\", \"system\": ",
-                p->nccl_lib, p->nccl_version);
-        cs_json_write_str(f, p->nccl_note);
-        fprintf(f, "}");
-    }
-    fprintf(f, ",\n  \"tiers\": [");
-    for (int t = 0; t < p->ntiers; t++) {
-        const cs_planner_tier_t *x = &p->tiers[t];
-        fprintf(f, "%s\n    {\"name\": ", t ? "," : "");
-        cs_json_write_str(f, x->name);
-        fprintf(f, ", \"group\": %d, \"groups\": %d, \"flow_GBps\": %.3f, \"latency_us\": %.3f, "
-                   "\"group_egress_GBps\": %.3f}",
-                x->group, x->ngroups, x->rank_bw / 1e9, x->latency * 1e6, x->group_bw / 1e9);
-    }
-    fprintf(f, "\n  ],\n  \"factorizations\": [");
-    for (int i = 0; i < p->nfacts; i++)
-        fprintf(f, "%s\"%s\"", i ? ", " : "", p->facts[i]);
-    fprintf(f, "],\n  \"orders\": [");
-    for (int m = 0; m < p->nmaps; m++) {
-        fprintf(f, "%s\n    {\"name\": \"%s\", \"ring_slowest_GBps\": %.3f, \"note\": ",
-                m ? "," : "", p->map_name[m], p->map_ring_bw[m] / 1e9);
-        cs_json_write_str(f, p->map_note[m]);
-        fprintf(f, "}");
-    }
-    fprintf(f, "\n  ],\n  \"bound\": ");
-    cs_json_write_str(f, p->bound_note);
-    fprintf(f, ",\n  \"candidates\": %d,\n  \"simulations\": %d,\n  \"seconds\": %.2f,\n"
-               "  \"sizes\": [",
-            p->ncands, p->simulated, p->seconds);
-    for (int k = 0; k < p->nsizes; k++) {
-        int n = ranking(p, k, order), ch = cs_planner_choice(p, k);
-        fprintf(f, "%s\n    {\"bytes\": %" PRIu64 ", \"bound_us\": %.3f, \"choice\": %d, "
-                   "\"ranking\": [",
-                k ? "," : "", p->sizes[k], p->bound_s[k] * 1e6, ch >= 0 ? 0 : -1);
-        int show = a->show ? (int)a->show : n;
-        for (int i = 0, w = 0; i < n; i++) {
-            int c = order[i];
-            const cs_planner_cand_t *x = &p->cands[c];
-            if (i >= show && c != ch && !x->is_default && c != ring)
-                continue;
-            double t = cs_planner_time(p, c, k), rt = ring >= 0 ? cs_planner_time(p, ring, k) : -1;
-            fprintf(f, "%s\n      {\"place\": %d, \"algo\": \"%s\", \"params\": ", w++ ? "," : "",
-                    i + 1, x->algo);
-            cs_json_write_str(f, x->params);
-            fprintf(f, ", \"order\": \"%s\", \"time_us\": %.3f, \"source\": \"%s\", "
-                       "\"busbw_GBps\": %.3f, \"speedup_vs_ring\": %.3f, \"bottleneck\": \"%s\", "
-                       "\"registry_default\": %s, \"chosen\": %s",
-                    p->map_name[x->map], t * 1e6, x->sim_s[k] >= 0 ? "sim" : "model",
-                    busbw(p, k, t), rt > 0 ? rt / t : 0.0, x->bottleneck,
-                    x->is_default ? "true" : "false", c == ch ? "true" : "false");
-            if (p->nccl)
-                cs_cli_plan_json_terms(f, p, c, k);
-            fprintf(f, "}");
-        }
-        if (p->nccl)
-            cs_cli_plan_nccl_json(f, p, k);
-        fprintf(f, "\n    ]");
-        if (p->nccl)
-            cs_cli_plan_nccl_compare_json(f, p, k);
-        fprintf(f, "}");
-    }
-    fprintf(f, "\n  ]\n}\n");
-    free(order);
-}
-
-/* --format nccl-tests: the choice per size as one nccl-tests run per rank
- * order (the devices block names the hosts of one order), its title
- * naming the choice of each size. */
-static int print_nccl(const args_t *a, const cs_planner_t *p, const uint64_t *asked, int nasked)
-{
-    cs_platform_t *plat = NULL;
-    cs_err_t err;
-    cs_err_clear(&err);
-    if (cs_platform_open(a->platform, &plat, &err) != CS_OK) {
-        fprintf(stderr, "collstep plan: %s\n", err.msg);
-        return cs_cli_exit_code(err.code);
-    }
-    cs_nccl_table_t t[CS_PLANNER_MAX_MAPS];
-    cs_result_t rows[CS_PLANNER_MAX_SIZES];
-    char title[CS_PLANNER_MAX_MAPS][8192], **devs[CS_PLANNER_MAX_MAPS] = {0};
-    const char **hv[CS_PLANNER_MAX_MAPS] = {0};
-    int nt = 0, nrows = 0, rc = CS_EXIT_OK;
-    memset(t, 0, sizeof(t));
-    for (int m = 0; m < p->nmaps && rc == CS_EXIT_OK; m++) {
-        int first = nrows;
-        size_t len = (size_t)snprintf(title[nt], sizeof(title[nt]),
-                                      "%s, %d ranks, platform %s, model %s: the plan's choice per "
-                                      "size in rank order %s\nplanned by collstep plan, in the "
-                                      "layout of nccl-tests %s",
-                                      cs_coll_name(p->coll), p->ranks, a->platform,
-                                      cs_sim_model_name(a->model), p->map_name[m],
-                                      CS_NCCL_TESTS_VERSION);
-        for (int k = 0; k < p->nsizes; k++) {
-            int ch = cs_planner_choice(p, k);
-            if (ch < 0 || p->cands[ch].map != m)
-                continue;
-            const cs_planner_cand_t *x = &p->cands[ch];
-            uint64_t moved = cs_cli_size_moved(p->coll, p->ranks, p->sizes[k], 4);
-            cs_result_fill(&rows[nrows], x->algo, p->coll, p->ranks, moved, CS_DT_F32, CS_OP_SUM,
-                           cs_planner_time(p, ch, k) * 1e6, a->platform);
-            cs_result_set_provenance(&rows[nrows++], x->params, cs_sim_model_name(a->model),
-                                     NULL);
-            if (len < sizeof(title[nt]))
-                len += (size_t)snprintf(title[nt] + len, sizeof(title[nt]) - len,
-                                        "\n  %" PRIu64 " B: %s %s (%s)", moved, x->algo,
-                                        x->params[0] ? x->params : "(defaults)",
-                                        x->sim_s[k] >= 0 ? "simulated" : "cost model");
-        }
-        if (nrows == first)
-            continue;
-        hv[nt] = malloc(sizeof(char *) * (size_t)p->ranks);
-        if (!hv[nt]) {
-            fprintf(stderr, "collstep plan: out of memory\n");
-            rc = CS_EXIT_RUNTIME;
-            break;
-        }
-        for (int r = 0; r < p->ranks; r++)
-            hv[nt][r] = cs_planner_host(p, m, r);
-        t[nt].title = title[nt];
-        t[nt].rows = &rows[first];
-        t[nt].n = nrows - first;
-        rc = cs_cli_nccl_table("plan", plat, hv[nt], p->ranks, asked, nasked, &t[nt], &devs[nt]);
-        nt++;
-    }
-    cs_cli_report_t r = {CS_FMT_NCCL_TESTS, NULL, 0, 0, NULL};
-    if (rc == CS_EXIT_OK)
-        rc = cs_cli_nccl_report("plan", &r, t, nt);
-    for (int i = 0; i < nt; i++) {
-        if (devs[i])
-            cs_platform_names_free(devs[i], p->ranks);
-        free(hv[i]);
-    }
-    cs_platform_close(plat);
-    return rc;
-}
-
-/* ---- tuning table -------------------------------------------------------- */
-
-static int write_table(const args_t *a, const cs_planner_t *p)
+/* --shard: the part to -o. */
+static int write_part(const args_t *a, const cs_planner_t *p)
 {
     cs_err_t err;
     cs_err_clear(&err);
-    cs_tuning_t *t = NULL;
-    int st = cs_planner_tuning(p, a->platform, &t, &err);
     cs_out_t *o = NULL;
-    if (st == CS_OK)
-        st = cs_out_begin_file(a->output, CS_OUT_STDOUT | (a->force ? CS_OUT_FORCE : 0),
-                               &tuning_kind, &o, &err);
+    int st = cs_out_begin_file(a->output, a->force ? CS_OUT_FORCE : 0, &part_kind, &o, &err);
     if (st == CS_OK) {
-        st = cs_tuning_write(t, cs_out_stream(o), &err);
+        st = cs_planner_part_write(p, 1, cs_out_stream(o), &err);
         if (st == CS_OK)
             st = cs_out_commit(o, &err);
         else
             cs_out_abort(o);
     }
-    cs_tuning_free(t);
-    if (st == CS_OK)
-        return CS_EXIT_OK;
-    if (!err.msg[0])
-        snprintf(err.msg, sizeof(err.msg), "out of memory");
-    fprintf(stderr, "collstep plan: -o %s: %s\n", a->output, err.msg);
-    return cs_cli_exit_code(st);
+    if (st != CS_OK) {
+        fprintf(stderr, "collstep plan: -o %s: %s\n", a->output, err.msg);
+        return cs_cli_exit_code(st);
+    }
+    fprintf(stderr, "collstep plan: shard %d/%d: %d of the %d simulations are its own; part "
+                    "written to %s\n", p->shard, p->nshards,
+            (p->njobs - p->shard + p->nshards - 1) / p->nshards, p->njobs, a->output);
+    return CS_EXIT_OK;
 }
 
-/* Plan, print, write the table: the work of cs_cli_guard's child. */
+/* --merge: read the parts, join them, report. */
+static int merge(const args_t *a)
+{
+    cs_planner_t **parts = calloc((size_t)a->nparts, sizeof(*parts));
+    if (!parts) {
+        fprintf(stderr, "collstep plan: out of memory\n");
+        return CS_EXIT_RUNTIME;
+    }
+    cs_err_t err;
+    cs_err_clear(&err);
+    int st = CS_OK;
+    for (int i = 0; i < a->nparts && st == CS_OK; i++) {
+        FILE *f = fopen(a->parts[i], "rb");
+        if (!f) {
+            st = cs_err_set(&err, CS_ERR_INVAL, "%s: cannot open it: %s", a->parts[i],
+                            strerror(errno));
+            break;
+        }
+        st = cs_planner_part_read(f, a->parts[i], &parts[i], &err);
+        fclose(f);
+    }
+    cs_planner_t *p = NULL;
+    if (st == CS_OK)
+        st = cs_planner_merge(parts, (const char *const *)a->parts, a->nparts, &p, &err);
+    for (int i = 0; i < a->nparts; i++)
+        cs_planner_free(parts[i]);
+    free(parts);
+    if (st != CS_OK) {
+        fprintf(stderr, "collstep plan: --merge: %s\n", err.msg);
+        return st == CS_ERR_NOMEM || st == CS_ERR_IO ? CS_EXIT_RUNTIME : CS_EXIT_USAGE;
+    }
+    cs_cli_plan_out_t out = {a->fmt, a->show, a->output, a->force, p->sizes, p->nsizes};
+    int rc = cs_cli_plan_report(&out, p);
+    cs_planner_free(p);
+    return rc;
+}
+
+/* Plan, print, write the table: the work of cs_cli_guard's child, or of
+ * every rank under a launcher. */
 typedef struct plan_job {
     const args_t *a;
-    const cs_planner_opts_t *o;
+    cs_planner_opts_t *o;
     const uint64_t *asked; /* the sizes as asked (nccl-tests' sweep line) */
     int nasked;
+    int argc;
+    char **argv;
 } plan_job_t;
 
 static int plan_work(void *ctx)
@@ -494,20 +300,64 @@ static int plan_work(void *ctx)
         fprintf(stderr, "collstep plan: %s\n", err.msg);
         return cs_cli_exit_code(st);
     }
-    int rc = CS_EXIT_OK;
-    if (a->fmt == CS_FMT_NCCL_TESTS)
-        rc = print_nccl(a, p, j->asked, j->nasked);
-    else if (a->fmt == CS_FMT_CSV)
-        print_csv(stdout, p);
-    else if (a->fmt == CS_FMT_JSON)
-        print_json(stdout, a, p);
-    else
-        print_table(stdout, a, p);
-    fflush(stdout);
-    if (rc == CS_EXIT_OK && a->output)
-        rc = write_table(a, p);
+    fprintf(stderr, "collstep plan: planned in %.1f s\n", p->seconds);
+    cs_cli_plan_out_t out = {a->fmt, a->show, a->output, a->force, j->asked, j->nasked};
+    int rc = a->shard ? write_part(a, p) : cs_cli_plan_report(&out, p);
     cs_planner_free(p);
     return rc;
+}
+
+/* Under a launcher: every rank plans its share, rank 0 reports. */
+static int plan_ranks(const plan_job_t *j, cs_cli_plan_dist_t *d)
+{
+    cs_planner_t *p = NULL;
+    cs_err_t err;
+    cs_err_clear(&err);
+    int st = cs_planner_run(j->o, &p, &err);
+    if (st != CS_OK)
+        fprintf(stderr, "collstep plan: rank %d: %s\n", j->o->shard, err.msg);
+    cs_planner_t *whole = NULL;
+    int rc = cs_cli_plan_dist_gather(d, st, p, &whole);
+    cs_planner_free(p);
+    if (rc == CS_EXIT_OK && whole) {
+        fprintf(stderr, "collstep plan: planned on %d ranks in %.1f s\n", j->o->nshards,
+                whole->seconds);
+        const args_t *a = j->a;
+        cs_cli_plan_out_t out = {a->fmt, a->show, a->output, a->force, j->asked, j->nasked};
+        rc = cs_cli_plan_report(&out, whole);
+    }
+    cs_planner_free(whole);
+    return rc == CS_EXIT_OK || st == CS_OK ? rc : cs_cli_exit_code(st);
+}
+
+/* --shard I/N or slurm: *shard and *nshards. */
+static int parse_shard(const char *spec, int *shard, int *nshards)
+{
+    long i = -1, n = 0;
+    char *end = NULL;
+    if (strcmp(spec, "slurm") == 0) {
+        const char *id = cs_env_get("SLURM_ARRAY_TASK_ID");
+        const char *mn = cs_env_get("SLURM_ARRAY_TASK_MIN");
+        const char *cnt = cs_env_get("SLURM_ARRAY_TASK_COUNT");
+        if (!id || !cnt)
+            return cs_cli_usage_error("plan", "--shard slurm: SLURM_ARRAY_TASK_ID and "
+                                              "SLURM_ARRAY_TASK_COUNT are not set (run it as a "
+                                              "task of a job array: sbatch --array=0-N)");
+        i = strtol(id, &end, 10) - (mn ? strtol(mn, NULL, 10) : 0);
+        n = strtol(cnt, NULL, 10);
+        if (*end || n < 1 || i < 0 || i >= n)
+            return cs_cli_usage_error("plan", "--shard slurm: task %s of an array of %s "
+                                              "starting at %s: expected consecutive task ids",
+                                      id, cnt, mn ? mn : "0");
+    } else {
+        i = strtol(spec, &end, 10);
+        if (end == spec || *end != '/' || (n = strtol(end + 1, &end, 10)) < 1 || *end ||
+            i < 0 || i >= n || n > 1000000)
+            return cs_cli_usage_error("plan", "--shard: expected I/N with 0 <= I < N (3/8) or "
+                                              "'slurm', found '%s'", spec);
+    }
+    *shard = (int)i, *nshards = (int)n;
+    return CS_EXIT_OK;
 }
 
 int cs_cli_plan(int argc, char **argv)
@@ -523,6 +373,16 @@ int cs_cli_plan(int argc, char **argv)
     int rc = parse(argc, argv, &a);
     if (rc != CS_EXIT_OK)
         return rc == CS_CLI_DONE ? CS_EXIT_OK : rc;
+    if (a.output && !a.shard) {
+        cs_err_t err;
+        cs_err_clear(&err);
+        int st = cs_out_check(a.output, CS_OUT_STDOUT | (a.force ? CS_OUT_FORCE : 0),
+                              &tuning_kind, 0, &err);
+        if (st != CS_OK)
+            return cs_cli_usage_error("plan", "-o %s: %s", a.output, err.msg);
+    }
+    if (a.merge)
+        return merge(&a);
     cs_coll_t coll = a.coll;
     cs_sim_model_t model = a.model;
     uint64_t sizes[CS_CLI_MAX_SIZES];
@@ -532,14 +392,6 @@ int cs_cli_plan(int argc, char **argv)
     if (a.fmt == CS_FMT_NCCL_TESTS &&
         (rc = cs_cli_nccl_check_sizes("plan", a.size, sizes, ns)) != CS_EXIT_OK)
         return rc;
-    if (a.output) {
-        cs_err_t err;
-        cs_err_clear(&err);
-        int st = cs_out_check(a.output, CS_OUT_STDOUT | (a.force ? CS_OUT_FORCE : 0),
-                              &tuning_kind, 0, &err);
-        if (st != CS_OK)
-            return cs_cli_usage_error("plan", "-o %s: %s", a.output, err.msg);
-    }
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     cs_planner_opts_t o;
     memset(&o, 0, sizeof(o));
@@ -554,9 +406,19 @@ int cs_cli_plan(int argc, char **argv)
     o.model = model;
     o.progress = isatty(2) ? 1 : 2;
     o.exhaustive = a.all;
+    o.candidates = (int)a.candidates;
     o.nccl_version = a.nccl_version;
     o.nccl_algo = a.nccl_algo;
     o.nccl_proto = a.nccl_proto;
+    if (a.shard) {
+        if ((rc = parse_shard(a.shard, &o.shard, &o.nshards)) != CS_EXIT_OK)
+            return rc;
+        cs_err_t err;
+        cs_err_clear(&err);
+        int st = cs_out_check(a.output, a.force ? CS_OUT_FORCE : 0, &part_kind, 0, &err);
+        if (st != CS_OK)
+            return cs_cli_usage_error("plan", "-o %s: %s", a.output, err.msg);
+    }
     if (model == CS_SIM_NCCL && a.nccl_version) {
         int exact = 0;
         const cs_nccl_consts_t *k = cs_nccl_consts_for(a.nccl_version, 0, &exact);
@@ -564,6 +426,23 @@ int cs_cli_plan(int argc, char **argv)
             fprintf(stderr, "collstep plan: note: NCCL %s is not in the model's table; using "
                             "%s %s (the nearest it has)\n", a.nccl_version, k->lib, k->version);
     }
-    plan_job_t j = {&a, &o, sizes, ns};
+    plan_job_t j = {&a, &o, sizes, ns, argc, argv};
+    /* under a launcher: the ranks share the simulations */
+    cs_cli_plan_dist_t *d = NULL;
+    if ((rc = cs_cli_plan_dist_open(o.budget, argc, argv, &d, &o.shard, &o.nshards)) !=
+        CS_EXIT_OK)
+        return rc;
+    if (d && a.shard) {
+        cs_cli_plan_dist_close(d);
+        return cs_cli_usage_error("plan", "--shard: not under a launcher (its ranks share the "
+                                          "simulations already)");
+    }
+    if (d) {
+        if (o.shard != 0) /* rank 0 tells the progress */
+            o.progress = 0;
+        rc = plan_ranks(&j, d);
+        cs_cli_plan_dist_close(d);
+        return rc;
+    }
     return cs_cli_guard("plan", a.output, NULL, plan_work, &j);
 }

@@ -39,8 +39,11 @@ const cs_env_var_t cs_env_vars[] = {
     {"CS_LIBFABRIC", "libfabric.so.1", "run --transport ofi",
      "the libfabric library to load (a site's own build with verbs or efa providers)"},
     {"RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT", "unset: PMIx under mpirun / srun",
-     "run", "the launcher-less bootstrap: this rank, the number of ranks, rank 0's address\n"
+     "run, plan", "the launcher-less bootstrap: this rank, the number of ranks, rank 0's address\n"
      "and port"},
+    {"SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_MIN, SLURM_ARRAY_TASK_COUNT", "set by Slurm",
+     "plan --shard slurm", "the shard of a task of a job array: its id less the array's first,\n"
+     "of as many shards as the array has tasks"},
     {"TMPDIR", "/tmp", "sim", "where platforms that are not presets are checked first"},
     {"XDG_CACHE_HOME", "~/.cache", "sim, run, validate, gen --verify, export",
      "root of the verification cache"},

@@ -2,7 +2,7 @@
  * cs_planner.h - `collstep plan`'s engine as a library: which algorithm,
  * hierarchy, channels and rank order run a collective fastest on a
  * platform, per message size.  Installed (collstep::planner, with the
- * tuning tables of cs_tuning.h).
+ * tuning tables of core's cs_tuning.h).
  *
  *   1. Topology: the platform is loaded in SimGrid (in a child process) to
  *      read its routes; the tiers of the hierarchy are the connected
@@ -19,10 +19,24 @@
  *      over bandwidth, so that flows sharing a link count) and the longest
  *      route latency.
  *   4. Simulation: per size the best `top` by the model, plus the
- *      registry's defaults, simulated in SimGrid by `jobs` worker processes
- *      (forked: the calling program's memory is copied, not shared) within
- *      the time budget; the choice per size is the fastest simulated
- *      candidate.
+ *      registry's defaults, in a fixed order (the simulations: one per
+ *      candidate, with every size it was picked for), the first
+ *      `candidates` of them simulated in SimGrid by `jobs` worker
+ *      processes (forked: the calling program's memory is copied, not
+ *      shared); the choice per size is the fastest simulated candidate.
+ *
+ * Deterministic: the same platform, collective, sizes and options give
+ * the same plan whatever the machine's load or `jobs`, unless the budget
+ * (a guard: the wall time the plan may take) stops the cost model or a
+ * simulation first; then the candidates it cut are marked (cut) and
+ * counted (p->ncut), and the plan may differ from an uncut one.
+ *
+ * Spread over processes (cs_planner_opts_t.shard / nshards): each process
+ * runs steps 1-3 alike and simulates the simulations j of the order with
+ * j % nshards == shard (NCCL's choice: the last shard); such a part is
+ * written with cs_planner_part_write, and cs_planner_merge joins the
+ * parts of every shard into the plan one process would have made, equal
+ * to it field for field (wall times aside).
  *
  * Model CS_SIM_NCCL (model/cs_nccl.h): every simulation pays what NCCL
  * pays per step (the algorithm the schedule stands for, NCCL's protocol
@@ -42,6 +56,7 @@
 #define CS_PLANNER_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cs_sched.h"
 #include "cs_sim.h"
@@ -67,10 +82,13 @@ typedef struct cs_planner_opts {
     int nsizes;
     int top;               /* candidates simulated per size, by the model's ranking (>= 1) */
     int jobs;              /* worker processes (>= 1) */
-    double budget;         /* seconds of wall time for the whole plan (> 0) */
+    double budget;         /* seconds of wall time for the whole plan (> 0): a guard, what
+                              it stops is cut */
     cs_sim_model_t model;
     int progress;          /* 0: quiet; 1: a status line on a terminal; 2: a line per candidate */
     int exhaustive;        /* 1: simulate every candidate (small platforms, tests) */
+    int candidates;        /* simulations at most, the first of the fixed order (0: all) */
+    int shard, nshards;    /* this process's share of the simulations (nshards 0 or 1: all) */
     /* model CS_SIM_NCCL: NCCL's constants of this version (NULL: the
      * newest); its choice restricted as NCCL_ALGO / NCCL_PROTO would
      * ("Ring", "LL128"; NULL: the tuner's) */
@@ -123,6 +141,8 @@ typedef struct cs_planner_cand {
     double sim_s[CS_PLANNER_MAX_SIZES];   /* simulated; < 0: not simulated */
     char bottleneck[16]; /* the tier of the link the model finds most loaded */
     char err[160];     /* why it was not built or simulated ("" when it was) */
+    int job;           /* its place in the order of simulations; -1: not simulated */
+    int cut;           /* 1: the budget stopped its cost model or its simulation */
     cs_planner_terms_t terms[CS_PLANNER_MAX_SIZES]; /* model CS_SIM_NCCL, simulated sizes */
 } cs_planner_cand_t;
 
@@ -139,6 +159,8 @@ typedef struct cs_planner_nccl {
 } cs_planner_nccl_t;
 
 typedef struct cs_planner {
+    char platform[256];    /* the spec as given (opts.platform, cut at 255 bytes) */
+    cs_sim_model_t model;
     int ranks;
     cs_coll_t coll;
     int nsizes;
@@ -160,7 +182,13 @@ typedef struct cs_planner {
     double bound_s[CS_PLANNER_MAX_SIZES];
     char bound_note[200];
     int simulated, timed_out; /* simulations run; killed at the budget's end */
-    double seconds;           /* wall time of the plan */
+    int njobs;                /* simulations in the order (cand.job < njobs) */
+    int ncut;                 /* candidates the budget cut (cand.cut), NCCL's choice included */
+    int nccl_cut;             /* 1: the budget stopped the simulation of NCCL's choice */
+    int shard, nshards;       /* a part: its shard of nshards; a whole plan: 0 of 1 */
+    uint64_t input;           /* hash of the inputs: platform (its text), collective, ranks,
+                                 sizes and the options that change the plan */
+    double seconds;           /* wall time of the plan (not part of its results) */
     /* model CS_SIM_NCCL */
     int nccl;                 /* 1: simulated under NCCL's model */
     char nccl_lib[8], nccl_version[16]; /* "NCCL", "2.29.7": the constants used */
@@ -168,12 +196,36 @@ typedef struct cs_planner {
     cs_planner_nccl_t nccl_pick[CS_PLANNER_MAX_SIZES];
 } cs_planner_t;
 
-/* Run the plan.  CS_OK and *out (free with cs_planner_free); CS_ERR_INVAL /
+/* Run the plan (a part when opts->nshards > 1).  CS_OK and *out (free
+ * with cs_planner_free); CS_ERR_INVAL /
  * CS_ERR_NOTFOUND / CS_ERR_PARSE for input the user must change (one rank,
  * no algorithm, unknown platform), CS_ERR_RANGE for a budget too small to
  * simulate anything, others for failures while running. */
 int cs_planner_run(const cs_planner_opts_t *opts, cs_planner_t **out, cs_err_t *err);
 void cs_planner_free(cs_planner_t *p);
+
+/* ---- parts: one plan spread over processes -------------------------------- */
+
+/* Write part p (a plan of opts.nshards > 1) to f, in binary: what its
+ * shard simulated, and with `whole` the analysis too (every candidate,
+ * the rank orders), which cs_planner_merge needs from one part at least.
+ * Readable by the same collstep version on the same architecture.  CS_OK
+ * or CS_ERR_IO. */
+int cs_planner_part_write(const cs_planner_t *p, int whole, FILE *f, cs_err_t *err);
+/* Read a part written by cs_planner_part_write; `name` names it in
+ * messages ("FILE: ..."): CS_ERR_PARSE for what is not a part of this
+ * collstep build. */
+int cs_planner_part_read(FILE *f, const char *name, cs_planner_t **out, cs_err_t *err);
+/* 1 when the first n bytes of a file are a part's start (core/cs_out.h's
+ * recognizer: only such a file is replaced by a part). */
+int cs_planner_part_recognize(const char *head, size_t n);
+/* Join the parts of every shard (names[i] names parts[i] in messages)
+ * into the plan one process makes, *out (free with cs_planner_free).
+ * CS_ERR_MISMATCH for parts of other inputs (platform, collective, sizes,
+ * options: their input hashes differ) or of another analysis;
+ * CS_ERR_INVAL for a shard missing or given twice, or no whole part. */
+int cs_planner_merge(cs_planner_t *const *parts, const char *const *names, int n,
+                     cs_planner_t **out, cs_err_t *err);
 
 /* Host of rank r in rank order m. */
 static inline char *cs_planner_host(const cs_planner_t *p, int m, int r)

@@ -7,8 +7,11 @@
  *                 loaded in SimGrid
  *   plan_cand.c   step 2: candidates from the registry
  *   plan_cost.c   step 3: the cost model over the loaded platform's routes
+ *   plan_jobs.c   step 4's order: the simulations, one per candidate
  *   plan_run.c    step 4 and cs_planner_run: the child that loads the
- *                 platform, the worker processes, the budget
+ *                 platform, the worker processes, the budget's guard
+ *   plan_part.c   the plan's memory, its input hash, what follows the
+ *                 simulations; parts written, read and merged
  *   plan_nccl.c   model nccl: the system NCCL's tuner sees, what each
  *                 simulated step pays, NCCL's own choice simulated, the
  *                 terms a simulated time is made of
@@ -21,6 +24,7 @@
 #ifndef CS_PLANNER_INT_H
 #define CS_PLANNER_INT_H
 
+#include "cs_child.h"
 #include "cs_nccl.h"
 #include "cs_planner.h"
 
@@ -38,14 +42,18 @@ int cs__planner_build(const cs_planner_t *p, const cs_planner_cand_t *c, cs_sche
 /* The cost model for candidate c over the loaded platform's routes; a
  * schedule whose closed form predicts more than max_sim seconds of
  * simulation is costed by that closed form instead of being built. */
-int cs__planner_cost(cs_planner_t *p, int c, double max_sim, cs_err_t *err);
-void cs__planner_cost_reset(void);
+struct cs__planner_net;
+int cs__planner_cost(struct cs__planner_net *n, cs_planner_t *p, int c, double max_sim,
+                     cs_err_t *err);
 /* Predicted seconds to simulate one size of a schedule of `messages` with
  * `concurrent` messages per round on P ranks (an idle core). */
 double cs__planner_sim_cost(int P, double messages, double concurrent);
 
 /* The cost model's messages in rounds: a send's round is the latest round
- * its dependencies finished in, its message arrives one round later. */
+ * its dependencies finished in, its message arrives one round later.  The
+ * messages are the compiled plan's matched pairs (core/cs_plan.h); a
+ * schedule with steps that never run (unmatched, deadlock) is
+ * CS_ERR_VERIFY. */
 typedef struct cs__planner_msg {
     uint32_t round;
     int32_t src, dst; /* ranks */
@@ -53,15 +61,59 @@ typedef struct cs__planner_msg {
 } cs__planner_msg_t;
 int cs__planner_rounds(const cs_sched_t *s, cs__planner_msg_t **out, size_t *nout,
                        uint32_t *nrounds, cs_err_t *err);
-/* The route between hosts a and b (names), from the cost model's cache
- * (queried with cs_sim_route once): its links' ids (at most
+/* What the cost model learnt of the loaded platform: host names, links
+ * and routes, each queried from SimGrid once (cs_sim_route).  One per
+ * process that has the platform loaded; nothing is shared between two. */
+typedef struct cs__planner_net cs__planner_net_t;
+cs__planner_net_t *cs__planner_net_new(void); /* NULL: out of memory */
+void cs__planner_net_free(cs__planner_net_t *n); /* NULL is fine */
+/* The route between hosts a and b (names): its links' ids (at most
  * CS__PLANNER_MAX_ROUTE) and latency.  A link's bandwidth is the one
- * SimGrid had when the cache first saw it; its tier "link" when none. */
+ * SimGrid had when n first saw it; its tier "link" when none. */
 #define CS__PLANNER_MAX_ROUTE 64
-int cs__planner_route(const char *a, const char *b, int *links, int *n, double *lat,
-                      cs_err_t *err);
-double cs__planner_link(int id, const char **tier);
-int cs__planner_nlinks(void);
+int cs__planner_route(cs__planner_net_t *n, const char *a, const char *b, int *links, int *nl,
+                      double *lat, cs_err_t *err);
+double cs__planner_link(const cs__planner_net_t *n, int id, const char **tier);
+int cs__planner_nlinks(const cs__planner_net_t *n);
+
+/* ---- the simulations (plan_jobs.c) ---- */
+typedef struct cs__planner_job {
+    int cand;
+    int ks[CS_PLANNER_MAX_SIZES], nk; /* the sizes it simulates, in increasing order */
+    double cost;                      /* predicted seconds */
+    cs_child_t child;
+    int running;
+    double started;
+} cs__planner_job_t;
+/* The simulations in their fixed order into jobs (p->ncands entries):
+ * per size the model's best, the registry's defaults, per size the next
+ * best up to o->top; one per candidate, none for a schedule simulated
+ * before it (same digest and order, its sizes covered) or predicted to
+ * take longer than the whole budget, at most o->candidates.  Sets each
+ * candidate's job (-1: not simulated, err says why), p->njobs and
+ * *cheapest (the least predicted cost of a simulation, the budget aside;
+ * INFINITY when none); returns the count, or -1 when out of memory. */
+int cs__planner_jobs(cs_planner_t *p, const cs_planner_opts_t *o, cs__planner_job_t *jobs,
+                     double *cheapest);
+
+/* ---- the plan's memory, its input, its end (plan_part.c) ---- */
+/* A plan of P ranks in one shared mapping (the children write into it):
+ * room for CS_PLANNER_MAX_CANDS candidates and CS_PLANNER_MAX_MAPS rank
+ * orders; zeroed but for cands and hosts.  NULL when out of memory. */
+cs_planner_t *cs__planner_alloc(int P);
+/* The header children report through, beside the plan (in its mapping). */
+typedef struct cs__planner_status {
+    int status;
+    char msg[CS_ERR_MSG_MAX];
+    int ncosted;
+} cs__planner_status_t;
+cs__planner_status_t *cs__planner_status(cs_planner_t *p);
+/* The input hash of a plan of P ranks of plat (cs_planner_t.input). */
+uint64_t cs__planner_input(const cs_planner_opts_t *o, const struct cs_platform *plat, int P);
+/* After every simulation (a whole plan, or a merge): candidates that
+ * build the same schedule in the same order share the results of the one
+ * simulated; the counts (simulated, timed_out, ncut). */
+void cs__planner_finish(cs_planner_t *p);
 
 /* ---- model nccl (plan_nccl.c) ---- */
 typedef struct cs__planner_model {
@@ -81,10 +133,10 @@ int cs__planner_nccl_setup(const struct cs_platform *plat, const cs_planner_opts
 void cs__planner_nccl_costs(const cs__planner_model_t *m, const cs_sched_t *s, uint64_t bytes,
                             cs_sim_nccl_t *out, int *algo, int *proto);
 /* What a simulated time is made of, by the model's numbers; called after
- * cs_sim_run (routes answer, links at NCCL's rates), ranks on the hosts
- * of rank order `map`. */
-void cs__planner_terms(const struct cs_platform *plat, const cs_planner_t *p, int map,
-                       const cs_sched_t *s, uint64_t bytes, const cs_sim_nccl_t *c,
+ * cs_sim_run (routes answer, links at NCCL's rates; n of this process),
+ * ranks on the hosts of rank order `map`.  n NULL: t->ok stays 0. */
+void cs__planner_terms(cs__planner_net_t *n, const struct cs_platform *plat, const cs_planner_t *p,
+                       int map, const cs_sched_t *s, uint64_t bytes, const cs_sim_nccl_t *c,
                        cs_planner_terms_t *t);
 /* Simulate NCCL's choice of every size (a child process: SimGrid runs once
  * in a process): p->nccl_pick[k].sim_s and terms, or its err. */

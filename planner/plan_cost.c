@@ -11,7 +11,7 @@
  * W_r * S / C + L_r, so one pass serves every size.  Links shared by flows
  * of the same round count once per flow: the contention that a closed-form
  * alpha-beta formula misses.  Routes are cached per pair of hosts for the
- * life of the process.
+ * life of a cs__planner_net_t (one per process that asks SimGrid).
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -22,6 +22,7 @@
 #include "cs_algo.h"
 #include "cs_grow.h"
 #include "cs_hash.h"
+#include "cs_plan.h"
 #include "cs_planner_int.h"
 #include "cs_sim.h"
 
@@ -43,7 +44,7 @@ typedef struct route_rec {
     double lat;
 } route_rec_t;
 
-static struct {
+struct cs__planner_net {
     link_rec_t *links;
     int nlinks;
     size_t cap_links;
@@ -61,24 +62,32 @@ static struct {
     size_t cap_hosts;
     int *hhash;
     int hhcap;
-} C;
+};
 
-void cs__planner_cost_reset(void)
+cs__planner_net_t *cs__planner_net_new(void)
 {
-    free(C.links);
-    free(C.lhash);
-    free(C.routes);
-    free(C.rhash);
-    free(C.pool);
-    for (int i = 0; i < C.nhosts; i++)
-        free(C.hostnames[i]);
-    free(C.hostnames);
-    free(C.hhash);
-    memset(&C, 0, sizeof(C));
+    return calloc(1, sizeof(cs__planner_net_t));
+}
+
+void cs__planner_net_free(cs__planner_net_t *n)
+{
+    if (!n)
+        return;
+    free(n->links);
+    free(n->lhash);
+    free(n->routes);
+    free(n->rhash);
+    free(n->pool);
+    for (int i = 0; i < n->nhosts; i++)
+        free(n->hostnames[i]);
+    free(n->hostnames);
+    free(n->hhash);
+    free(n);
 }
 
 /* Grow an open-addressing table of indices (-1 empty) and re-insert. */
-static int rehash(int **tab, int *cap, int n, uint64_t (*key)(int))
+static int rehash(const cs__planner_net_t *net, int **tab, int *cap, int n,
+                  uint64_t (*key)(const cs__planner_net_t *, int))
 {
     int nc = *cap ? *cap * 2 : 1024;
     while (nc < 2 * n + 2)
@@ -89,7 +98,7 @@ static int rehash(int **tab, int *cap, int n, uint64_t (*key)(int))
     for (int i = 0; i < nc; i++)
         t[i] = -1;
     for (int i = 0; i < n; i++) {
-        uint64_t h = key(i) & (uint64_t)(nc - 1);
+        uint64_t h = key(net, i) & (uint64_t)(nc - 1);
         while (t[h] >= 0)
             h = (h + 1) & (uint64_t)(nc - 1);
         t[h] = i;
@@ -100,277 +109,203 @@ static int rehash(int **tab, int *cap, int n, uint64_t (*key)(int))
     return 0;
 }
 
-static uint64_t host_key(int i) { return cs_hash_str(C.hostnames[i]); }
-static uint64_t link_key(int i) { return cs_hash_mix64((uint64_t)(uintptr_t)C.links[i].name); }
-static uint64_t route_key(int i)
+static uint64_t host_key(const cs__planner_net_t *n, int i) { return cs_hash_str(n->hostnames[i]); }
+static uint64_t link_key(const cs__planner_net_t *n, int i)
 {
-    return cs_hash_mix64(((uint64_t)C.routes[i].a << 32) | (uint32_t)C.routes[i].b);
+    return cs_hash_mix64((uint64_t)(uintptr_t)n->links[i].name);
+}
+static uint64_t route_key(const cs__planner_net_t *n, int i)
+{
+    return cs_hash_mix64(((uint64_t)n->routes[i].a << 32) | (uint32_t)n->routes[i].b);
 }
 
-static int host_id(const char *name)
+static int host_id(cs__planner_net_t *n, const char *name)
 {
-    if (2 * (C.nhosts + 1) > C.hhcap && rehash(&C.hhash, &C.hhcap, C.nhosts, host_key))
+    if (2 * (n->nhosts + 1) > n->hhcap && rehash(n, &n->hhash, &n->hhcap, n->nhosts, host_key))
         return -1;
-    uint64_t h = cs_hash_str(name) & (uint64_t)(C.hhcap - 1);
-    while (C.hhash[h] >= 0) {
-        if (strcmp(C.hostnames[C.hhash[h]], name) == 0)
-            return C.hhash[h];
-        h = (h + 1) & (uint64_t)(C.hhcap - 1);
+    uint64_t h = cs_hash_str(name) & (uint64_t)(n->hhcap - 1);
+    while (n->hhash[h] >= 0) {
+        if (strcmp(n->hostnames[n->hhash[h]], name) == 0)
+            return n->hhash[h];
+        h = (h + 1) & (uint64_t)(n->hhcap - 1);
     }
-    if (cs_grow(&C.hostnames, &C.cap_hosts, (size_t)C.nhosts + 1, sizeof(char *), 256))
+    if (cs_grow(&n->hostnames, &n->cap_hosts, (size_t)n->nhosts + 1, sizeof(char *), 256))
         return -1;
-    if (!(C.hostnames[C.nhosts] = strdup(name)))
+    if (!(n->hostnames[n->nhosts] = strdup(name)))
         return -1;
-    C.hhash[h] = C.nhosts;
-    return C.nhosts++;
+    n->hhash[h] = n->nhosts;
+    return n->nhosts++;
 }
 
-static int link_id(const cs_sim_link_t *l)
+static int link_id(cs__planner_net_t *n, const cs_sim_link_t *l)
 {
-    if (2 * (C.nlinks + 1) > C.lhcap && rehash(&C.lhash, &C.lhcap, C.nlinks, link_key))
+    if (2 * (n->nlinks + 1) > n->lhcap && rehash(n, &n->lhash, &n->lhcap, n->nlinks, link_key))
         return -1;
-    uint64_t h = cs_hash_mix64((uint64_t)(uintptr_t)l->name) & (uint64_t)(C.lhcap - 1);
-    while (C.lhash[h] >= 0) {
-        if (C.links[C.lhash[h]].name == l->name)
-            return C.lhash[h];
-        h = (h + 1) & (uint64_t)(C.lhcap - 1);
+    uint64_t h = cs_hash_mix64((uint64_t)(uintptr_t)l->name) & (uint64_t)(n->lhcap - 1);
+    while (n->lhash[h] >= 0) {
+        if (n->links[n->lhash[h]].name == l->name)
+            return n->lhash[h];
+        h = (h + 1) & (uint64_t)(n->lhcap - 1);
     }
-    if (cs_grow(&C.links, &C.cap_links, (size_t)C.nlinks + 1, sizeof(*C.links), 1024))
+    if (cs_grow(&n->links, &n->cap_links, (size_t)n->nlinks + 1, sizeof(*n->links), 1024))
         return -1;
-    link_rec_t *r = &C.links[C.nlinks];
+    link_rec_t *r = &n->links[n->nlinks];
     r->name = l->name;
     r->bw = l->bandwidth;
     snprintf(r->tier, sizeof(r->tier), "%s", l->tier[0] ? l->tier : "link");
-    C.lhash[h] = C.nlinks;
-    return C.nlinks++;
+    n->lhash[h] = n->nlinks;
+    return n->nlinks++;
 }
 
 /* The route between hosts a and b (ids), queried once. */
-static int route(int a, int b, cs_err_t *err)
+static int route(cs__planner_net_t *n, int a, int b, cs_err_t *err)
 {
-    if (2 * (C.nroutes + 1) > C.rhcap && rehash(&C.rhash, &C.rhcap, C.nroutes, route_key))
+    if (2 * (n->nroutes + 1) > n->rhcap && rehash(n, &n->rhash, &n->rhcap, n->nroutes, route_key))
         return cs_err_set(err, CS_ERR_NOMEM, "plan: out of memory"), -1;
-    uint64_t h = cs_hash_mix64(((uint64_t)a << 32) | (uint32_t)b) & (uint64_t)(C.rhcap - 1);
-    while (C.rhash[h] >= 0) {
-        route_rec_t *r = &C.routes[C.rhash[h]];
+    uint64_t h = cs_hash_mix64(((uint64_t)a << 32) | (uint32_t)b) & (uint64_t)(n->rhcap - 1);
+    while (n->rhash[h] >= 0) {
+        route_rec_t *r = &n->routes[n->rhash[h]];
         if (r->a == a && r->b == b)
-            return C.rhash[h];
-        h = (h + 1) & (uint64_t)(C.rhcap - 1);
+            return n->rhash[h];
+        h = (h + 1) & (uint64_t)(n->rhcap - 1);
     }
     cs_sim_link_t l[MAX_ROUTE];
-    int n = 0;
-    if (cs_sim_route(C.hostnames[a], C.hostnames[b], l, MAX_ROUTE, &n, err) != CS_OK)
+    int nl = 0;
+    if (cs_sim_route(n->hostnames[a], n->hostnames[b], l, MAX_ROUTE, &nl, err) != CS_OK)
         return -1;
-    if (n > MAX_ROUTE)
-        n = MAX_ROUTE;
-    if (cs_grow(&C.routes, &C.cap_routes, (size_t)C.nroutes + 1, sizeof(*C.routes), 4096) ||
-        cs_grow(&C.pool, &C.cap_pool, C.npool + (size_t)n, sizeof(*C.pool), 65536))
+    if (nl > MAX_ROUTE)
+        nl = MAX_ROUTE;
+    if (cs_grow(&n->routes, &n->cap_routes, (size_t)n->nroutes + 1, sizeof(*n->routes), 4096) ||
+        cs_grow(&n->pool, &n->cap_pool, n->npool + (size_t)nl, sizeof(*n->pool), 65536))
         return cs_err_set(err, CS_ERR_NOMEM, "plan: out of memory"), -1;
-    route_rec_t *r = &C.routes[C.nroutes];
-    r->a = a, r->b = b, r->off = (int)C.npool, r->n = n, r->lat = 0;
-    for (int i = 0; i < n; i++) {
-        int id = link_id(&l[i]);
+    route_rec_t *r = &n->routes[n->nroutes];
+    r->a = a, r->b = b, r->off = (int)n->npool, r->n = nl, r->lat = 0;
+    for (int i = 0; i < nl; i++) {
+        int id = link_id(n, &l[i]);
         if (id < 0)
             return cs_err_set(err, CS_ERR_NOMEM, "plan: out of memory"), -1;
-        C.pool[C.npool++] = id;
+        n->pool[n->npool++] = id;
         r->lat += l[i].latency;
     }
-    C.rhash[h] = C.nroutes;
-    return C.nroutes++;
+    n->rhash[h] = n->nroutes;
+    return n->nroutes++;
 }
 
-int cs__planner_route(const char *a, const char *b, int *links, int *n, double *lat,
-                      cs_err_t *err)
+int cs__planner_route(cs__planner_net_t *n, const char *a, const char *b, int *links, int *nl,
+                      double *lat, cs_err_t *err)
 {
-    int ha = host_id(a), hb = ha < 0 ? -1 : host_id(b);
+    int ha = host_id(n, a), hb = ha < 0 ? -1 : host_id(n, b);
     if (ha < 0 || hb < 0)
         return cs_err_set(err, CS_ERR_NOMEM, "plan: out of memory");
-    int ri = route(ha, hb, err);
+    int ri = route(n, ha, hb, err);
     if (ri < 0)
         return err && err->code ? err->code : CS_ERR_INTERNAL;
-    const route_rec_t *r = &C.routes[ri];
+    const route_rec_t *r = &n->routes[ri];
     for (int i = 0; i < r->n; i++)
-        links[i] = C.pool[r->off + i];
-    *n = r->n;
+        links[i] = n->pool[r->off + i];
+    *nl = r->n;
     *lat = r->lat;
     return CS_OK;
 }
 
-double cs__planner_link(int id, const char **tier)
+double cs__planner_link(const cs__planner_net_t *n, int id, const char **tier)
 {
-    *tier = C.links[id].tier;
-    return C.links[id].bw;
+    *tier = n->links[id].tier;
+    return n->links[id].bw;
 }
 
-int cs__planner_nlinks(void) { return C.nlinks; }
+int cs__planner_nlinks(const cs__planner_net_t *n) { return n->nlinks; }
 
 /* ---- rounds -------------------------------------------------------------- */
 
 typedef cs__planner_msg_t msg_t;
 
-/* FIFO of the rounds of sends not yet received, per (src, dst, chan). */
-typedef struct chanq {
-    int32_t src, dst;
-    uint32_t chan;
-    uint32_t *q;
-    int head, n;
-    size_t cap;
-} chanq_t;
+/* The rounds follow the compiled plan's order (core/cs_plan.h): its events
+ * come after every step they depend on, a matched send and receive as one
+ * event, a switch operation as one event.  done[] holds each step's round
+ * by global id. */
+typedef struct rounds {
+    const cs_sched_t *s;
+    uint32_t *done;
+    msg_t *m;
+    size_t nm;
+    uint32_t maxr;
+} rounds_t;
 
-typedef struct qtab {
-    chanq_t *v;
-    int n;
-    size_t cap;
-    int *h;
-    int hcap;
-} qtab_t;
-
-static uint64_t qkey(int32_t s, int32_t d, uint32_t c)
+/* The latest round the dependencies of step i of rank r finished in. */
+static uint32_t ready_round(const rounds_t *x, const cs_plan_t *p, int r, uint32_t i)
 {
-    return cs_hash_mix64(((uint64_t)(uint32_t)s << 40) ^ ((uint64_t)(uint32_t)d << 16) ^ c);
+    const cs_rank_sched_t *rs = &x->s->ranks[r];
+    const cs_step_t *stp = &rs->steps[i];
+    const uint32_t *done = x->done + p->base[r];
+    uint32_t t = 0;
+    for (uint32_t k = 0; k < stp->ndeps; k++)
+        if (done[rs->deps[stp->dep_off + k]] > t)
+            t = done[rs->deps[stp->dep_off + k]];
+    return t;
 }
 
-static chanq_t *qget(qtab_t *t, int32_t s, int32_t d, uint32_t c)
+static void on_event(void *ctx, const cs_plan_t *p, int r, uint32_t i, int pr, uint32_t pi)
 {
-    if (2 * (t->n + 1) > t->hcap) {
-        int nc = t->hcap ? 2 * t->hcap : 4096;
-        int *h = malloc(sizeof(int) * (size_t)nc);
-        if (!h)
-            return NULL;
-        for (int i = 0; i < nc; i++)
-            h[i] = -1;
-        for (int i = 0; i < t->n; i++) {
-            uint64_t k = qkey(t->v[i].src, t->v[i].dst, t->v[i].chan) & (uint64_t)(nc - 1);
-            while (h[k] >= 0)
-                k = (k + 1) & (uint64_t)(nc - 1);
-            h[k] = i;
-        }
-        free(t->h);
-        t->h = h, t->hcap = nc;
+    rounds_t *x = ctx;
+    uint32_t t = ready_round(x, p, r, i);
+    if (pr >= 0) { /* a message: sent in round t, arrives in t + 1 */
+        uint32_t tr = ready_round(x, p, pr, pi);
+        x->done[p->base[r] + i] = t + 1; /* the sender is done when it arrived */
+        x->done[p->base[pr] + pi] = tr > t + 1 ? tr : t + 1;
+        msg_t *m = &x->m[x->nm++];
+        m->round = t, m->src = r, m->dst = pr;
+        m->chunks = x->s->ranks[r].steps[i].src.n;
+        if (t + 1 > x->maxr)
+            x->maxr = t + 1;
+        return;
     }
-    uint64_t k = qkey(s, d, c) & (uint64_t)(t->hcap - 1);
-    while (t->h[k] >= 0) {
-        chanq_t *q = &t->v[t->h[k]];
-        if (q->src == s && q->dst == d && q->chan == c)
-            return q;
-        k = (k + 1) & (uint64_t)(t->hcap - 1);
+    x->done[p->base[r] + i] = t;
+    if (x->s->ranks[r].steps[i].kind != CS_STEP_SWITCH)
+        return;
+    /* a switch operation: every member's step finishes with its own
+     * dependencies (the cost model has no round for the switch) */
+    for (uint64_t g = p->swnext[p->base[r] + i]; g != CS_PLAN_NOGID; g = p->swnext[g]) {
+        int mr;
+        uint32_t mi;
+        cs_plan_locate(p->base, p->nranks, g, &mr, &mi);
+        x->done[g] = ready_round(x, p, mr, mi);
     }
-    if (cs_grow(&t->v, &t->cap, (size_t)t->n + 1, sizeof(*t->v), 1024))
-        return NULL;
-    chanq_t *q = &t->v[t->n];
-    memset(q, 0, sizeof(*q));
-    q->src = s, q->dst = d, q->chan = c;
-    t->h[k] = t->n++;
-    return q;
-}
-
-static void qtab_free(qtab_t *t)
-{
-    for (int i = 0; i < t->n; i++)
-        free(t->v[i].q);
-    free(t->v);
-    free(t->h);
 }
 
 int cs__planner_rounds(const cs_sched_t *s, msg_t **out, size_t *nout, uint32_t *nrounds,
-                     cs_err_t *err)
+                       cs_err_t *err)
 {
-    int P = s->desc.nranks, st = CS_OK;
-    size_t total = 0, nm = 0;
-    for (int r = 0; r < P; r++)
+    int P = s->desc.nranks;
+    size_t total = 0, nsend = 0;
+    for (int r = 0; r < P; r++) {
         total += s->ranks[r].nsteps;
-    uint32_t **done = calloc((size_t)P, sizeof(*done));
-    uint32_t *next = calloc((size_t)P, sizeof(*next));
-    size_t nsend = 0;
-    for (int r = 0; r < P; r++)
         for (uint32_t i = 0; i < s->ranks[r].nsteps; i++)
             nsend += s->ranks[r].steps[i].kind == CS_STEP_SEND;
-    msg_t *m = malloc(sizeof(msg_t) * (nsend ? nsend : 1));
-    qtab_t qt;
-    memset(&qt, 0, sizeof(qt));
-    uint32_t maxr = 0;
-    if (!done || !next || !m) {
+    }
+    rounds_t x = {s, malloc(sizeof(uint32_t) * (total ? total : 1)),
+                  malloc(sizeof(msg_t) * (nsend ? nsend : 1)), 0, 0};
+    cs_plan_t pl;
+    memset(&pl, 0, sizeof(pl));
+    int st = CS_OK;
+    if (!x.done || !x.m)
         st = cs_err_set(err, CS_ERR_NOMEM, "plan: out of memory");
-        goto fail;
+    else
+        st = cs_plan_init(&pl, s, CS_PLAN_ORDER, on_event, &x, err);
+    if (st == CS_OK && pl.nstuck > 0)
+        st = cs_err_set(err, CS_ERR_VERIFY, "plan: %llu steps of the schedule never run (a "
+                        "receive without its send, or a deadlock)",
+                        (unsigned long long)pl.nstuck);
+    cs_plan_fini(&pl);
+    free(x.done);
+    if (st != CS_OK) {
+        free(x.m);
+        return st;
     }
-    for (int r = 0; r < P; r++)
-        if (!(done[r] = malloc(sizeof(uint32_t) * (s->ranks[r].nsteps + 1)))) {
-            st = cs_err_set(err, CS_ERR_NOMEM, "plan: out of memory");
-            goto fail;
-        }
-    size_t processed = 0;
-    int progress = 1;
-    while (processed < total && progress) {
-        progress = 0;
-        for (int r = 0; r < P; r++) {
-            const cs_rank_sched_t *rs = &s->ranks[r];
-            while (next[r] < rs->nsteps) {
-                const cs_step_t *stp = &rs->steps[next[r]];
-                uint32_t t = 0;
-                for (uint32_t k = 0; k < stp->ndeps; k++) {
-                    uint32_t d = done[r][rs->deps[stp->dep_off + k]];
-                    if (d > t)
-                        t = d;
-                }
-                if (stp->kind == CS_STEP_SEND) {
-                    chanq_t *q = qget(&qt, r, stp->peer, stp->chan);
-                    if (!q) {
-                        st = cs_err_set(err, CS_ERR_NOMEM, "plan: out of memory");
-                        goto fail;
-                    }
-                    if (q->head > 0 && (size_t)(q->head + q->n) == q->cap) {
-                        memmove(q->q, q->q + q->head, sizeof(uint32_t) * (size_t)q->n);
-                        q->head = 0;
-                    }
-                    if (cs_grow(&q->q, &q->cap, (size_t)(q->head + q->n) + 1, sizeof(*q->q), 4)) {
-                        st = cs_err_set(err, CS_ERR_NOMEM, "plan: out of memory");
-                        goto fail;
-                    }
-                    q->q[q->head + q->n++] = t;
-                    m[nm].round = t, m[nm].src = r, m[nm].dst = stp->peer;
-                    m[nm].chunks = stp->src.n;
-                    nm++;
-                    if (t + 1 > maxr)
-                        maxr = t + 1;
-                    /* the sender is done when the message arrived */
-                    done[r][next[r]] = t + 1;
-                } else if (stp->kind == CS_STEP_RECV || stp->kind == CS_STEP_RRECV) {
-                    chanq_t *q = qget(&qt, stp->peer, r, stp->chan);
-                    if (!q) {
-                        st = cs_err_set(err, CS_ERR_NOMEM, "plan: out of memory");
-                        goto fail;
-                    }
-                    if (q->n == 0)
-                        break; /* its send is not placed yet */
-                    uint32_t a = q->q[q->head++] + 1;
-                    q->n--;
-                    done[r][next[r]] = a > t ? a : t;
-                } else {
-                    done[r][next[r]] = t;
-                }
-                next[r]++;
-                processed++;
-                progress = 1;
-            }
-        }
-    }
-    if (processed < total) {
-        st = cs_err_set(err, CS_ERR_VERIFY, "plan: the schedule's messages do not match "
-                        "(a receive without its send)");
-        goto fail;
-    }
-    *out = m;
-    *nout = nm;
-    *nrounds = maxr;
-    m = NULL;
-fail:
-    for (int r = 0; done && r < P; r++)
-        free(done[r]);
-    free(done);
-    free(next);
-    free(m);
-    qtab_free(&qt);
-    return st;
+    *out = x.m;
+    *nout = x.nm;
+    *nrounds = x.maxr;
+    return CS_OK;
 }
 
 static int cmp_round(const void *a, const void *b)
@@ -413,7 +348,8 @@ double cs__planner_sim_cost(int P, double messages, double concurrent)
 /* Why a candidate with switch steps has no cost. */
 #define SWITCH_REASON "switch steps (in-network reduction): the planner has no model of them"
 
-int cs__planner_cost(cs_planner_t *p, int ci, double max_sim, cs_err_t *err)
+int cs__planner_cost(cs__planner_net_t *n, cs_planner_t *p, int ci, double max_sim,
+                     cs_err_t *err)
 {
     cs_planner_cand_t *c = &p->cands[ci];
     /* the closed form's latency term counts the rounds: rounds x P
@@ -491,7 +427,7 @@ int cs__planner_cost(cs_planner_t *p, int ci, double max_sim, cs_err_t *err)
             }
         free(seen);
         c->messages = sends;
-        if ((distinct > NEW_ROUTES_MAX && distinct > (size_t)C.nroutes) ||
+        if ((distinct > NEW_ROUTES_MAX && distinct > (size_t)n->nroutes) ||
             (double)sends > CS__PLANNER_MAX_MESSAGES) {
             c->sim_cost = cs__planner_sim_cost(P, (double)sends, (double)P);
             by_formula(p, c);
@@ -511,7 +447,7 @@ int cs__planner_cost(cs_planner_t *p, int ci, double max_sim, cs_err_t *err)
         goto done;
     }
     for (int r = 0; r < P; r++)
-        if ((hid[r] = host_id(cs_planner_host(p, c->map, r))) < 0) {
+        if ((hid[r] = host_id(n, cs_planner_host(p, c->map, r))) < 0) {
             st = cs_err_set(err, CS_ERR_NOMEM, "plan: out of memory");
             goto done;
         }
@@ -526,36 +462,36 @@ int cs__planner_cost(cs_planner_t *p, int ci, double max_sim, cs_err_t *err)
         int ntouch = 0;
         double lat = 0;
         for (size_t k = i; k < j; k++) {
-            int ri = route(hid[m[k].src], hid[m[k].dst], err);
+            int ri = route(n, hid[m[k].src], hid[m[k].dst], err);
             if (ri < 0) {
                 st = err && err->code ? err->code : CS_ERR_INTERNAL;
                 goto done;
             }
             m[k].round = (uint32_t)ri; /* reuse: the route's index */
         }
-        if (C.nlinks > nload) {
-            double *nl = realloc(load, sizeof(double) * (size_t)C.nlinks);
+        if (n->nlinks > nload) {
+            double *nl = realloc(load, sizeof(double) * (size_t)n->nlinks);
             if (nl)
                 load = nl;
-            int *nt = realloc(touched, sizeof(int) * (size_t)C.nlinks);
+            int *nt = realloc(touched, sizeof(int) * (size_t)n->nlinks);
             if (nt)
                 touched = nt;
             if (!nl || !nt) {
                 st = cs_err_set(err, CS_ERR_NOMEM, "plan: out of memory");
                 goto done;
             }
-            memset(load + nload, 0, sizeof(double) * (size_t)(C.nlinks - nload));
-            nload = C.nlinks;
+            memset(load + nload, 0, sizeof(double) * (size_t)(n->nlinks - nload));
+            nload = n->nlinks;
         }
         for (size_t k = i; k < j; k++) {
-            const route_rec_t *r = &C.routes[m[k].round];
+            const route_rec_t *r = &n->routes[m[k].round];
             if (r->lat > lat)
                 lat = r->lat;
             for (int x = 0; x < r->n; x++) {
-                int id = C.pool[r->off + x];
+                int id = n->pool[r->off + x];
                 if (load[id] == 0)
                     touched[ntouch++] = id;
-                load[id] += (double)m[k].chunks / C.links[id].bw;
+                load[id] += (double)m[k].chunks / n->links[id].bw;
             }
         }
         double w = 0;
@@ -569,10 +505,10 @@ int cs__planner_cost(cs_planner_t *p, int ci, double max_sim, cs_err_t *err)
         Lsum += lat;
         if (wl >= 0) {
             int t = 0;
-            while (t < ntier && strcmp(tier_n[t], C.links[wl].tier) != 0)
+            while (t < ntier && strcmp(tier_n[t], n->links[wl].tier) != 0)
                 t++;
             if (t == ntier && ntier < 64) {
-                snprintf(tier_n[ntier], sizeof(tier_n[0]), "%s", C.links[wl].tier);
+                snprintf(tier_n[ntier], sizeof(tier_n[0]), "%s", n->links[wl].tier);
                 tier_w[ntier++] = 0;
             }
             if (t < 64)

@@ -137,9 +137,9 @@ static void tier_add(tier_acc_t *acc, int *n, const char *name, double s, double
 }
 
 /* The switch's reduction rate per member for group g of s (0: unknown). */
-static double switch_rate(const cs_platform_t *plat, const cs_planner_t *p, int map,
-                          const cs_sched_t *s, int g, const cs_sim_nccl_t *c, char *kind,
-                          size_t klen)
+static double switch_rate(cs__planner_net_t *net, const cs_platform_t *plat,
+                          const cs_planner_t *p, int map, const cs_sched_t *s, int g,
+                          const cs_sim_nccl_t *c, char *kind, size_t klen)
 {
     const cs_group_t *gr = &s->groups[g];
     uint32_t n = gr->n;
@@ -166,22 +166,24 @@ static double switch_rate(const cs_platform_t *plat, const cs_planner_t *p, int 
     double lat, bw = 0;
     cs_err_t e;
     cs_err_clear(&e);
-    if (cs__planner_route(h0, x->host, ids, &nl, &lat, &e) != CS_OK)
+    if (cs__planner_route(net, h0, x->host, ids, &nl, &lat, &e) != CS_OK)
         return 0;
     for (int i = 0; i < nl; i++) {
         const char *tier;
-        double b = cs__planner_link(ids[i], &tier);
+        double b = cs__planner_link(net, ids[i], &tier);
         if (i == 0 || b < bw)
             bw = b;
     }
     return bw * (c->sw_eff > 0 ? c->sw_eff : 1.0);
 }
 
-void cs__planner_terms(const cs_platform_t *plat, const cs_planner_t *p, int map,
-                       const cs_sched_t *s, uint64_t bytes, const cs_sim_nccl_t *c,
+void cs__planner_terms(cs__planner_net_t *net, const cs_platform_t *plat, const cs_planner_t *p,
+                       int map, const cs_sched_t *s, uint64_t bytes, const cs_sim_nccl_t *c,
                        cs_planner_terms_t *t)
 {
     memset(t, 0, sizeof(*t));
+    if (!net) /* out of memory: not computed */
+        return;
     int P = s->desc.nranks;
     double per_chunk = (double)bytes / (double)(s->nchunks ? s->nchunks : 1);
     /* the switch: the member handing it the most bytes */
@@ -200,7 +202,7 @@ void cs__planner_terms(const cs_platform_t *plat, const cs_planner_t *p, int map
             if (ch == 0 || st->peer < 0 || (uint32_t)st->peer >= s->ngroups)
                 continue;
             if (grate[st->peer] < 0)
-                grate[st->peer] = switch_rate(plat, p, map, s, st->peer, c, t->sw_kind,
+                grate[st->peer] = switch_rate(net, plat, p, map, s, st->peer, c, t->sw_kind,
                                               sizeof(t->sw_kind));
             double rate = grate[st->peer];
             if (rate > 0) {
@@ -242,14 +244,14 @@ void cs__planner_terms(const cs_platform_t *plat, const cs_planner_t *p, int map
         for (size_t x = i; x < j && ok; x++) {
             int ids[CS__PLANNER_MAX_ROUTE], nl = 0, hw = 0, slow = -1;
             double rl, B = 0;
-            if (cs__planner_route(cs_planner_host(p, map, m[x].src),
+            if (cs__planner_route(net, cs_planner_host(p, map, m[x].src),
                                   cs_planner_host(p, map, m[x].dst), ids, &nl, &rl,
                                   &err) != CS_OK) {
                 ok = 0;
                 break;
             }
-            if (cs__planner_nlinks() > nload) {
-                int nn = cs__planner_nlinks();
+            if (cs__planner_nlinks(net) > nload) {
+                int nn = cs__planner_nlinks(net);
                 double *l2 = realloc(load, sizeof(double) * (size_t)nn);
                 if (l2)
                     load = l2;
@@ -265,7 +267,7 @@ void cs__planner_terms(const cs_platform_t *plat, const cs_planner_t *p, int map
             }
             for (int y = 0; y < nl; y++) {
                 const char *tier;
-                double b = cs__planner_link(ids[y], &tier);
+                double b = cs__planner_link(net, ids[y], &tier);
                 int cl = cs_sim_hw_class(tier);
                 hw = cl > hw ? cl : hw;
                 if (slow < 0 || b < B)
@@ -280,11 +282,11 @@ void cs__planner_terms(const cs_platform_t *plat, const cs_planner_t *p, int map
                 rate = c->cap[hw];
             if (rate > 0 && mb / rate > wmsg) {
                 wmsg = mb / rate, rmsg = rate, cmsg = capped;
-                cs__planner_link(slow, &tmsg);
+                cs__planner_link(net, slow, &tmsg);
             }
             for (int y = 0; y < nl; y++) {
                 const char *tier;
-                double b = cs__planner_link(ids[y], &tier);
+                double b = cs__planner_link(net, ids[y], &tier);
                 if (load[ids[y]] == 0)
                     touched[ntouch++] = ids[y];
                 load[ids[y]] += mb / (eff * b);
@@ -301,7 +303,7 @@ void cs__planner_terms(const cs_platform_t *plat, const cs_planner_t *p, int map
             break;
         if (wl > wmsg && busiest >= 0) {
             const char *tier;
-            double b = cs__planner_link(busiest, &tier);
+            double b = cs__planner_link(net, busiest, &tier);
             double eff = c->eff[cs_sim_hw_class(tier)];
             tier_add(acc, &nacc, tier, wl, (eff > 0 ? eff : 1.0) * b, 0);
             t->bw_s += wl;
@@ -375,6 +377,7 @@ int cs__planner_nccl_simulate(const cs_platform_t *plat, const cs__planner_model
         so.tier_bw_scale = m->scale;
         st = cs_sim_run(plat, &so, in, n, &err);
     }
+    cs__planner_net_t *net = st == CS_OK ? cs__planner_net_new() : NULL;
     for (int k = 0; k < n; k++) {
         cs_planner_nccl_t *x = &p->nccl_pick[k];
         if (st != CS_OK) {
@@ -383,9 +386,10 @@ int cs__planner_nccl_simulate(const cs_platform_t *plat, const cs__planner_model
         }
         x->sim_s = in[k].time;
         x->err[0] = '\0';
-        cs__planner_terms(plat, p, 0, sch[of[k]], p->sizes[k], &cost[k], &x->terms);
+        cs__planner_terms(net, plat, p, 0, sch[of[k]], p->sizes[k], &cost[k], &x->terms);
         x->terms.algo = x->algo, x->terms.proto = x->proto;
     }
+    cs__planner_net_free(net);
     for (int i = 0; i < ns; i++)
         cs_sched_destroy(sch[i]);
     return st == CS_OK ? 0 : 1;
@@ -409,11 +413,12 @@ int cs__planner_nccl_run(const cs_platform_t *plat, const cs__planner_model_t *m
                           seconds > 1e-3 ? seconds : 1e-3, nccl_body, a, &ce);
     int timed_out = c.timed_out;
     cs_child_free(&c);
+    p->nccl_cut = timed_out;
     if (st == CS_ERR_INTERRUPTED)
         return cs_err_set(err, st, "%s", ce.msg);
     /* 1: the child said why in each size's err; otherwise how it ended */
     for (int k = 0; k < p->nsizes && st != CS_OK && st != 1; k++)
         snprintf(p->nccl_pick[k].err, sizeof(p->nccl_pick[k].err), "%.150s",
-                 timed_out ? "not simulated: stopped at the end of the budget" : ce.msg);
+                 timed_out ? "not simulated: stopped when the budget ran out" : ce.msg);
     return CS_OK;
 }

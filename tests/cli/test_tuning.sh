@@ -39,15 +39,6 @@ entry allreduce 65536 1048576 ring nchunks=2 across 20.25
 entry allreduce 1048577 1073741824 hier dims=3x2 - 100
 EOF
 
-"${SIM[@]}" --algo auto --tuning "$tmp/t.tuning" --size 1K >/dev/null 2>"$tmp/err"
-if grep -q "built without the planner" "$tmp/err"; then
-    # no planner/: --tuning is refused, clearly
-    expect2 "no planner" "built without the planner" "${SIM[@]}" --algo auto --tuning "$tmp/t.tuning" --size 1K
-    echo "(collstep without the planner)"
-    finish
-    exit
-fi
-
 # --- sim: per size the table's choice --------------------------------------------
 "${SIM[@]}" --algo auto --tuning "$tmp/t.tuning" --size 1K:4M:4 --format csv >"$tmp/auto.csv" 2>"$tmp/auto.err"
 [ $? = 0 ] && ok || { bad "sim --algo auto: exit $?"; cat "$tmp/auto.err"; }

@@ -23,7 +23,9 @@
 #   - use_planner.c, built the same two ways, plans through the installed
 #     planner (collstep::planner): its choice is the row `collstep plan
 #     --all` marks chosen, and the tuning table it writes with cs_tuning.h
-#     is read back and run by the installed `collstep sim --algo auto`;
+#     is read back and run by the installed `collstep sim --algo auto`; its
+#     plan in two shards, parts written, read back and merged, chooses the
+#     same;
 #   - use_calibrate.c, built the same two ways, calibrates through the
 #     installed calibration library (collstep::calibrate): from the
 #     recorded measurements of tests/calibrate it derives and writes the
@@ -241,6 +243,8 @@ check_plan() {
     [ "$got" = "$plan_cli" ] || fail "$1: chose '$got', collstep plan '$plan_cli'"
     got=$(echo "$out" | sed -n 's/^tuning //p')
     [ "$got" = "${plan_cli% * *}" ] || fail "$1: its tuning table reads back as '$got'"
+    got=$(echo "$out" | sed -n 's/^merged 2 shards: //p')
+    [ "$got" = "$plan_cli" ] || fail "$1: its two shards merged chose '$got', collstep plan '$plan_cli'"
     (cd / && env -u LD_LIBRARY_PATH "$coll" sim --platform $plat --ranks $ranks --size $plan_bytes \
         --algo auto --tuning "$work/$1.tuning" --format csv) >"$work/$1.sim.csv" ||
         fail "collstep sim --algo auto --tuning (written by $1) exits $?"

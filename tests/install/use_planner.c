@@ -11,6 +11,10 @@
  * and writes a tuning table of that one choice for every size to
  * TUNING_OUT, read back with cs_tuning_load and picked for BYTES:
  *   tuning ALGO "PARAMS"
+ * Then plans again in two shards (as two processes of a cluster would),
+ * their parts written and read back through temporary files and merged:
+ *   merged 2 shards: ALGO "PARAMS" ORDER TIME_US
+ * which must be the choice above.
  * Exit 0 on success, 1 on any failure (with a message on stderr).
  */
 #include <stdint.h>
@@ -47,6 +51,22 @@ static int write_table(const char *platform, const cs_planner_t *p, const cs_pla
     }
     free(map);
     cs_tuning_free(t);
+    return rc;
+}
+
+/* Shard i of n of the plan o, through a part file: *out. */
+static int shard(cs_planner_opts_t o, int i, int n, cs_planner_t **out, cs_err_t *err)
+{
+    cs_planner_t *p = NULL;
+    o.shard = i, o.nshards = n;
+    if (cs_planner_run(&o, &p, err) != CS_OK)
+        return 1;
+    FILE *f = tmpfile();
+    int rc = !f || cs_planner_part_write(p, 1, f, err) != CS_OK || fseek(f, 0, SEEK_SET) != 0 ||
+             cs_planner_part_read(f, "part", out, err) != CS_OK;
+    if (f)
+        fclose(f);
+    cs_planner_free(p);
     return rc;
 }
 
@@ -94,7 +114,24 @@ int main(int argc, char **argv)
     }
     printf("tuning %s \"%s\"\n", e->algo, e->params);
     cs_tuning_free(t);
-    rc = 0;
+    cs_planner_t *parts[2] = {NULL, NULL}, *m = NULL;
+    const char *names[2] = {"shard 0", "shard 1"};
+    if (shard(o, 1, 2, &parts[1], &err) || shard(o, 0, 2, &parts[0], &err) ||
+        cs_planner_merge(parts, names, 2, &m, &err) != CS_OK) {
+        fail("shards", &err);
+    } else {
+        int mc = cs_planner_choice(m, 0);
+        const cs_planner_cand_t *y = mc >= 0 ? &m->cands[mc] : NULL;
+        if (y)
+            printf("merged 2 shards: %s \"%s\" %s %.3f\n", y->algo, y->params,
+                   m->map_name[y->map], cs_planner_time(m, mc, 0) * 1e6);
+        rc = !y || mc != c || cs_planner_time(m, mc, 0) != cs_planner_time(p, c, 0);
+        if (rc)
+            fprintf(stderr, "use_planner: the merged plan chose otherwise\n");
+    }
+    cs_planner_free(parts[0]);
+    cs_planner_free(parts[1]);
+    cs_planner_free(m);
 done:
     cs_planner_free(p);
     return rc;

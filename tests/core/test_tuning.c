@@ -1,5 +1,5 @@
 /*
- * test_tuning.c - tuning tables (planner/cs_tuning.h): what plan writes is
+ * test_tuning.c - tuning tables (core/cs_tuning.h): what plan writes is
  * read back entry for entry; malformed files are refused with file:line:col
  * and what was expected; check and pick say what does not fit.
  */
