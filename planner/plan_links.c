@@ -512,14 +512,13 @@ int cs__planner_links(const cs_platform_t *plat, cs_planner_t *p, cs_err_t *err)
         p->links_exact = g0 == 0;
         p->links_routes = c.routes;
         if (g0)
-            note(p, "links: every rank's links out sum to at least %.1f GB/s, in %.1f GB/s "
-                 "(distinct first / last links of its routes; %lld routes of %d groups of %d "
-                 "ranks, to their own and to groups one tier apart: every group taken alike)",
+            note(p, "links: each rank's links out sum to >= %.1f GB/s, in %.1f GB/s (first / "
+                 "last links of its routes; %lld routes of %d groups of %d ranks, every group "
+                 "taken alike)",
                  p->links_out_bw / 1e9, p->links_in_bw / 1e9, c.routes, nblk, g0);
         else
-            note(p, "links: every rank's links out sum to at least %.1f GB/s, in %.1f GB/s "
-                 "(distinct first / last links of its routes; every pair's route read, %d "
-                 "links)", p->links_out_bw / 1e9, p->links_in_bw / 1e9, c.t.n);
+            note(p, "links: each rank's links out sum to >= %.1f GB/s, in %.1f GB/s (first / "
+                 "last links of its routes; every pair's route read, %d links)", p->links_out_bw / 1e9, p->links_in_bw / 1e9, c.t.n);
         st = find_rings(&c, p, err);
     }
     if (st == CS_OK)
