@@ -112,6 +112,8 @@ static void print_header(FILE *f, const cs_planner_t *p)
     for (int m = 0; m < p->nmaps; m++)
         fprintf(f, "# rank order %-10s %s; ring's slowest route %.1f GB/s\n", p->map_name[m],
                 p->map_note[m], p->map_ring_bw[m] / 1e9);
+    for (int i = 0; i < p->nlink_notes; i++)
+        fprintf(f, "# %s\n", p->link_notes[i]);
     if (p->bound_note[0])
         fprintf(f, "# bound: %s\n", p->bound_note);
     if (p->nccl)
@@ -146,8 +148,11 @@ static void print_table(FILE *f, const cs_cli_plan_out_t *a, const cs_planner_t 
                     p->cands[ch].map ? p->map_name[p->cands[ch].map] : "",
                     cs_planner_time(p, ch, k) * 1e6, busbw(p, k, cs_planner_time(p, ch, k)));
         if (p->bound_s[k] > 0)
-            fprintf(f, "; bound %.2f us (busbw %.2f GB/s)", p->bound_s[k] * 1e6,
-                    busbw(p, k, p->bound_s[k]));
+            fprintf(f, "; bound %.2f us (busbw %.2f GB/s)%s", p->bound_s[k] * 1e6,
+                    busbw(p, k, p->bound_s[k]), ch >= 0 ? "," : "");
+        if (p->bound_s[k] > 0 && ch >= 0)
+            fprintf(f, " the choice at %.1f %% of it",
+                    100 * p->bound_s[k] / cs_planner_time(p, ch, k));
         fputc('\n', f);
         fprintf(f, "%4s  %-10s %-36s %-9s %12s %5s %9s %8s  %-12s\n", "#", "algo", "params",
                 "order", "time", "from", "busbw", "vs_ring", "bottleneck");

@@ -9,8 +9,15 @@
  *      components of the graph whose edges join ranks at most a given
  *      route distance apart; bandwidth per tier (a route's slowest link)
  *      and per group (max-flow out of one group); the factorizations of P
- *      that follow the tiers; fast rings (a Hamiltonian cycle, or per group
- *      a Hamiltonian path, over the fastest routes) as rank-to-host maps.
+ *      that follow the tiers.  Then the links the routes use: each rank's
+ *      links out and in (the distinct first and last links of its routes),
+ *      rings whose hops use disjoint links (directed Hamiltonian cycles in
+ *      a group of at most 16 ranks, several of them as channels, the first
+ *      as a rank order), and the bound the links give (per rank and per
+ *      group of a tier, the bytes the collective must move out of it over
+ *      its links' bandwidth).  Every pair's route is read up to 256 ranks;
+ *      above, the routes of a few groups of the innermost tier to their own
+ *      and to other groups (the platform's structure: every group alike).
  *   2. Candidates: every registry algorithm of the collective with its
  *      defaults; variations of the parameters each declares (nchunks,
  *      channels, hier's dims and per-tier algos) and each rank order.
@@ -73,6 +80,8 @@ extern "C" {
 #define CS_PLANNER_MAX_MAPS 4
 #define CS_PLANNER_MAX_CANDS 384
 #define CS_PLANNER_HOST_MAX 64 /* bytes per host name, NUL included */
+#define CS_PLANNER_RING_ORDERS 96 /* a `orders` parameter's value, NUL included */
+#define CS_PLANNER_MAX_NOTES 8
 
 typedef struct cs_planner_opts {
     const char *platform;  /* spec, as given */
@@ -194,6 +203,21 @@ typedef struct cs_planner {
     char nccl_lib[8], nccl_version[16]; /* "NCCL", "2.29.7": the constants used */
     char nccl_note[256];      /* the system NCCL's tuner sees (cs_nccl_sys_t.note) */
     cs_planner_nccl_t nccl_pick[CS_PLANNER_MAX_SIZES];
+    /* The links (step 1): per rank the sum of the bandwidths of its links
+     * out of it (the distinct first links of its routes to the other
+     * ranks) and into it (the last links), the least over the ranks; the
+     * rings over disjoint links found in a group of ring_group ranks (the
+     * base-36 orders of the flat ring's `orders` parameter, "+" between
+     * rings), each at ring_bw (its slowest link); link_notes: the analysis
+     * in words, one line each. */
+    double links_out_bw, links_in_bw;
+    int links_exact;            /* 1: every pair's route read; 0: sampled groups' */
+    long long links_routes;     /* routes read */
+    int nrings, rings_upper, ring_group;
+    double ring_bw;
+    char ring_orders[CS_PLANNER_RING_ORDERS];
+    int nlink_notes;
+    char link_notes[CS_PLANNER_MAX_NOTES][200];
 } cs_planner_t;
 
 /* Run the plan (a part when opts->nshards > 1).  CS_OK and *out (free

@@ -3,8 +3,10 @@
  * installed); the public side is cs_planner.h.
  *
  *   plan_topo.c   step 1: tiers (igraph components), bandwidths (max-flow),
- *                 factorizations, fast rings; called with the platform
- *                 loaded in SimGrid
+ *                 factorizations; called with the platform loaded in SimGrid
+ *   plan_links.c  step 1: the links the routes use: each rank's links out
+ *                 and in, rings over disjoint links (plan_rings.c), the
+ *                 bound the links give
  *   plan_cand.c   step 2: candidates from the registry
  *   plan_cost.c   step 3: the cost model over the loaded platform's routes
  *   plan_jobs.c   step 4's order: the simulations, one per candidate
@@ -18,8 +20,8 @@
  *
  * Calls go one way: plan_run.c calls the others, plan_nccl.c calls
  * plan_cost.c's rounds and routes and plan_cand.c's cs__planner_build,
- * plan_cost.c builds candidates through cs__planner_build, plan_topo.c and
- * plan_cand.c call none of the others.
+ * plan_cost.c builds candidates through cs__planner_build, plan_topo.c
+ * calls plan_links.c, which calls plan_rings.c; plan_cand.c calls none.
  */
 #ifndef CS_PLANNER_INT_H
 #define CS_PLANNER_INT_H
@@ -32,6 +34,35 @@
  * cs_sim_route answers).  Fills tiers, facts, maps (hosts), bound. */
 struct cs_platform;
 int cs__planner_topology(const struct cs_platform *plat, cs_planner_t *p, cs_err_t *err);
+/* The link analysis (plan_links.c), after the tiers and their groups'
+ * egress: p->links (each rank's links out and in, the rings), rank order
+ * 1 (the first ring in every group) when it differs from the platform's,
+ * p->bound_s and p->bound_note. */
+int cs__planner_links(const struct cs_platform *plat, cs_planner_t *p, cs_err_t *err);
+
+/* Rings over disjoint links (plan_rings.c).  Arc a -> b of n members: the
+ * route's link ids (each direction of a split-duplex link its own id),
+ * bandwidth (its slowest link) and latency; ok 0 for a pair left out. */
+#define CS__RING_MAX 16
+#define CS__RING_ARC_LINKS 16
+typedef struct cs__ring_arc {
+    int ok, nlinks;
+    int link[CS__RING_ARC_LINKS];
+    double bw, lat;
+} cs__ring_arc_t;
+typedef struct cs__ring_arcs {
+    int n;
+    const cs__ring_arc_t *arc; /* n x n */
+} cs__ring_arcs_t;
+/* Directed Hamiltonian cycles whose hops use no link more than its
+ * cap[id] times (link ids below nlinks), as many as found (at most
+ * max_rings): rings[i][0..n) the members in ring i's order, from member 0.
+ * *upper: the most the members' links allow (the fewest distinct first
+ * links out of a member, or last links into one, each cap times).
+ * Returns the rings found, -1 out of memory. */
+int cs__planner_rings(const cs__ring_arcs_t *g, const unsigned char *cap, int nlinks,
+                      int (*rings)[CS__RING_MAX], int max_rings, int *upper);
+
 /* Candidates from the registry, the factorizations and the maps. */
 int cs__planner_candidates(const struct cs_platform *plat, cs_planner_t *p, cs_err_t *err);
 /* Schedules of more messages are costed by their closed form only. */

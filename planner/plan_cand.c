@@ -9,7 +9,11 @@
  *   radix     4 and 8
  *   dims      hier and torus2d: each factorization that follows the tiers
  *   algos     hier: per tier ring or rhd (and the generator's auto)
- * each in every rank order of the topology analysis.  And the plan's
+ *   orders    the rings over disjoint links the link analysis found
+ *             (plan_links.c), all of them as channels, with pipelining,
+ *             and the first alone; in the platform's order only (the
+ *             orders name its ranks)
+ * each (but orders) in every rank order of the topology analysis.  And the plan's
  * choices as a tuning table (cs_planner_tuning).
  */
 #include <math.h>
@@ -32,9 +36,10 @@ static int declares(const cs_algo_t *a, const char *key, const char **def)
     return 0;
 }
 
-static void add(cs_planner_t *p, const char *algo, const char *params, int is_default)
+static void add_maps(cs_planner_t *p, const char *algo, const char *params, int is_default,
+                     int nmaps)
 {
-    for (int m = 0; m < p->nmaps; m++) {
+    for (int m = 0; m < nmaps; m++) {
         if (p->ncands >= CS_PLANNER_MAX_CANDS)
             return;
         for (int i = 0; i < p->ncands; i++)
@@ -50,6 +55,37 @@ static void add(cs_planner_t *p, const char *algo, const char *params, int is_de
         for (int k = 0; k < CS_PLANNER_MAX_SIZES; k++)
             c->model_s[k] = c->sim_s[k] = -1;
     next:;
+    }
+}
+
+static void add(cs_planner_t *p, const char *algo, const char *params, int is_default)
+{
+    add_maps(p, algo, params, is_default, p->nmaps);
+}
+
+/* The rings of the link analysis as the `orders` parameter: all of them
+ * (with pipelining too) and, when there are several, the first alone. */
+static void add_orders(cs_planner_t *p, const cs_algo_t *a)
+{
+    if (p->nrings < 1 || !declares(a, "orders", NULL))
+        return;
+    int identity = p->nrings == 1 && p->ring_group == p->ranks;
+    for (int j = 0; identity && j < p->ring_group; j++)
+        identity = p->ring_orders[j] == (j < 10 ? '0' + j : 'a' + j - 10);
+    if (identity) /* the registry's ring itself */
+        return;
+    char v[160], loc[24] = "";
+    if (p->ring_group < p->ranks)
+        snprintf(loc, sizeof(loc), ",local=%d", p->ring_group);
+    snprintf(v, sizeof(v), "orders=%s%s", p->ring_orders, loc);
+    add_maps(p, a->name, v, 0, 1);
+    if (declares(a, "nchunks", NULL)) {
+        snprintf(v, sizeof(v), "orders=%s%s,nchunks=4", p->ring_orders, loc);
+        add_maps(p, a->name, v, 0, 1);
+    }
+    if (p->nrings > 1) {
+        snprintf(v, sizeof(v), "orders=%.*s%s", p->ring_group, p->ring_orders, loc);
+        add_maps(p, a->name, v, 0, 1);
     }
 }
 
@@ -91,6 +127,7 @@ int cs__planner_candidates(const cs_platform_t *plat, cs_planner_t *p, cs_err_t 
         if (declares(a, "dims", NULL) && strcmp(a->name, "hier") == 0 && pd[0])
             snprintf(base, sizeof(base), "dims=%s", pd);
         add(p, a->name, base, 1);
+        add_orders(p, a);
         char v[160];
         if (declares(a, "nchunks", &def)) {
             long d = def ? strtol(def, NULL, 10) : 1;

@@ -93,25 +93,7 @@ static int analyse(const cs_platform_t *plat, const cs_planner_opts_t *o, cs_pla
         snprintf(h->msg, sizeof(h->msg), "%s", err.msg);
         return 1;
     }
-    /* the bound: bytes that must leave a group of the innermost tier that
-     * splits the ranks into groups, over its egress capacity */
-    for (int t = p->ntiers - 2; t >= 0; t--) {
-        const cs_planner_tier_t *tt = &p->tiers[t];
-        if (!(tt->group_bw > 0) || !tt->group)
-            continue;
-        int G = p->ranks / tt->group;
-        double f = p->coll == CS_COLL_ALLREDUCE ? 2.0 * (G - 1) / G
-                   : (p->coll == CS_COLL_REDUCE_SCATTER || p->coll == CS_COLL_ALLGATHER)
-                       ? (double)(G - 1) / G : 0;
-        if (f <= 0)
-            break;
-        for (int k = 0; k < p->nsizes; k++)
-            p->bound_s[k] = f * (double)p->sizes[k] / tt->group_bw;
-        snprintf(p->bound_note, sizeof(p->bound_note),
-                 "%.3g x SIZE must leave each of the %d groups of %d ranks (tier %s) over its "
-                 "%.1f GB/s egress (max-flow)", f, G, tt->group, tt->name, tt->group_bw / 1e9);
-        break;
-    }
+    /* the bound (p->bound_s) is the topology analysis's (plan_links.c) */
     /* cost model: cheapest schedules first would be unfair; registry order,
      * defaults first; the budget's guard stops it at 40 % of the budget */
     cs__planner_net_t *net = cs__planner_net_new();

@@ -11,7 +11,8 @@
  * components of the ranks at most that far apart; beyond CS_PLAT_LEVEL_ALL
  * ranks the rows of a sample of ranks, groups checked to be aligned blocks),
  * so the platform's natural dims (hier's default in `collstep sim`) are the
- * first factorization found here.
+ * first factorization found here.  The links the routes use, the rings over
+ * disjoint links and the bound are plan_links.c's.
  */
 #define _GNU_SOURCE
 #include <igraph.h>
@@ -29,7 +30,7 @@
 #define MAX_ROUTE 64
 _Static_assert(CS_PLANNER_MAX_TIERS == CS_PLAT_LEVEL_MAX,
                "the planner's tiers are the levels every command derives");
-#define RING_SEARCH_MAX 16 /* Hamiltonian search on groups up to this size */
+#define EGRESS_MAX 128 /* ranks on either side of a group's max-flow */
 
 typedef struct pinfo {
     double lat, bw;
@@ -39,9 +40,8 @@ typedef struct pinfo {
     float tbw[CS_PLAT_MAX_TIERS];    /* slowest link of each of them */
 } pinfo_t;
 
-static const cs_platform_t *g_plat; /* tier table for route_info */
-
-static int route_info(const char *a, const char *b, pinfo_t *pi, cs_err_t *err)
+static int route_info(const cs_platform_t *plat, const char *a, const char *b, pinfo_t *pi,
+                      cs_err_t *err)
 {
     cs_sim_link_t l[MAX_ROUTE];
     int n = 0;
@@ -54,8 +54,8 @@ static int route_info(const char *a, const char *b, pinfo_t *pi, cs_err_t *err)
     int m = n < MAX_ROUTE ? n : MAX_ROUTE, best = -1;
     double bestd = 1e9;
     for (int i = 0; i < m; i++) {
-        for (int k = 0; g_plat && k < g_plat->ntiers && k < CS_PLAT_MAX_TIERS; k++)
-            if (strcmp(g_plat->tiers[k].name, l[i].tier) == 0) {
+        for (int k = 0; k < plat->ntiers && k < CS_PLAT_MAX_TIERS; k++)
+            if (strcmp(plat->tiers[k].name, l[i].tier) == 0) {
                 if (!(pi->mask >> k & 1) || l[i].bandwidth < pi->tbw[k])
                     pi->tbw[k] = (float)l[i].bandwidth;
                 pi->mask |= 1u << k;
@@ -81,90 +81,6 @@ static int route_info(const char *a, const char *b, pinfo_t *pi, cs_err_t *err)
 
 /* Level key: latency in picoseconds (routes of equal latency are one level). */
 static long long key_of(const pinfo_t *pi) { return cs__plat_level_key(pi->lat); }
-
-/* ---- fast rings: Hamiltonian cycle / path maximising the slowest route ---- */
-
-typedef struct hsearch {
-    int n;
-    const double *bw;  /* n x n route bandwidth */
-    const double *lat; /* n x n route latency */
-    double thr;
-    int cycle;
-    int path[RING_SEARCH_MAX], used[RING_SEARCH_MAX];
-    int best[RING_SEARCH_MAX];
-    double best_lat;
-    long visits;
-} hsearch_t;
-
-static void hdfs(hsearch_t *h, int depth, double lat)
-{
-    if (++h->visits > 2000000 || lat >= h->best_lat)
-        return;
-    if (depth == h->n) {
-        int a = h->path[depth - 1], b = h->path[0];
-        if (h->cycle) {
-            if (h->bw[a * h->n + b] < h->thr)
-                return;
-            lat += h->lat[a * h->n + b];
-        }
-        if (lat < h->best_lat) {
-            h->best_lat = lat;
-            memcpy(h->best, h->path, sizeof(int) * (size_t)h->n);
-        }
-        return;
-    }
-    int a = h->path[depth - 1];
-    for (int b = 0; b < h->n; b++) {
-        if (h->used[b] || h->bw[a * h->n + b] < h->thr)
-            continue;
-        h->used[b] = 1;
-        h->path[depth] = b;
-        hdfs(h, depth + 1, lat + h->lat[a * h->n + b]);
-        h->used[b] = 0;
-    }
-}
-
-/* Order of the n members (local indices) as a cycle (or path) whose slowest
- * route is as fast as possible, then of least total latency.  Returns the
- * slowest route's bandwidth, 0 when no order was found. */
-static double fast_order(int n, const double *bw, const double *lat, int cycle, int *order)
-{
-    double thr[RING_SEARCH_MAX * RING_SEARCH_MAX];
-    int nt = 0;
-    for (int i = 0; i < n * n; i++) {
-        if (i / n == i % n)
-            continue;
-        int k = 0;
-        while (k < nt && fabs(thr[k] - bw[i]) > 1e-9 * bw[i])
-            k++;
-        if (k == nt)
-            thr[nt++] = bw[i];
-    }
-    /* descending thresholds */
-    for (int i = 1; i < nt; i++)
-        for (int j = i; j > 0 && thr[j] > thr[j - 1]; j--) {
-            double x = thr[j];
-            thr[j] = thr[j - 1];
-            thr[j - 1] = x;
-        }
-    if (n == 1) {
-        order[0] = 0;
-        return INFINITY;
-    }
-    for (int t = 0; t < nt; t++) {
-        hsearch_t h;
-        memset(&h, 0, sizeof(h));
-        h.n = n, h.bw = bw, h.lat = lat, h.thr = thr[t] * (1 - 1e-9), h.cycle = cycle;
-        h.best_lat = INFINITY;
-        h.path[0] = 0, h.used[0] = 1;
-        hdfs(&h, 1, 0);
-        if (isfinite(h.best_lat)) {
-            memcpy(order, h.best, sizeof(int) * (size_t)n);
-            return thr[t];
-        }
-    }
-    return 0;
-}
 
 /* ---- bound: max-flow out of one group ----------------------------------- */
 
@@ -314,7 +230,6 @@ int cs__planner_topology(const cs_platform_t *plat, cs_planner_t *p, cs_err_t *e
     int P = p->ranks, st = CS_OK;
     int all = 0, rows[CS_PLAT_LEVEL_ALL > CS_PLAT_LEVEL_ROWS ? CS_PLAT_LEVEL_ALL
                                                              : CS_PLAT_LEVEL_ROWS];
-    g_plat = plat;
     int nrows = cs__plat_level_rows(P, rows, &all);
     long long **keys = calloc((size_t)nrows, sizeof(*keys));
     pinfo_t **info = calloc((size_t)nrows, sizeof(*info));
@@ -357,8 +272,8 @@ int cs__planner_topology(const cs_platform_t *plat, cs_planner_t *p, cs_err_t *e
                 keys[i][j] = -1;
                 continue;
             }
-            st = route_info(cs_planner_host(p, 0, rows[i]), cs_planner_host(p, 0, j), &info[i][j],
-                            err);
+            st = route_info(plat, cs_planner_host(p, 0, rows[i]), cs_planner_host(p, 0, j),
+                            &info[i][j], err);
             keys[i][j] = key_of(&info[i][j]);
         }
     }
@@ -415,12 +330,12 @@ int cs__planner_topology(const cs_platform_t *plat, cs_planner_t *p, cs_err_t *e
     factorizations(p, lv, nlv);
 
     /* egress of one group of each inner regular tier (for the bound): the
-     * first group to at most 64 ranks spread over the others */
+     * first group to at most EGRESS_MAX ranks spread over the others */
     for (int t = 0; t + 1 < p->ntiers; t++) {
         cs_planner_tier_t *tt = &p->tiers[t];
-        if (!tt->group || tt->group > 64 || P / tt->group < 2)
+        if (!tt->group || tt->group > EGRESS_MAX || P / tt->group < 2)
             continue;
-        int src[64], dst[64], nsrc = tt->group, ndst = 0;
+        int src[EGRESS_MAX], dst[EGRESS_MAX], nsrc = tt->group, ndst = 0;
         /* the group of rank 0: aligned block when sampled, components otherwise */
         if (all) {
             igraph_integer_t nc;
@@ -428,13 +343,13 @@ int cs__planner_topology(const cs_platform_t *plat, cs_planner_t *p, cs_err_t *e
             if ((st = cs__plat_level_components(P, rows, nrows, keys, lim, &memb, &nc)) != CS_OK)
                 goto done;
             nsrc = 0;
-            for (int j = 0; j < P && nsrc < 64; j++)
+            for (int j = 0; j < P && nsrc < EGRESS_MAX; j++)
                 if (VECTOR(memb)[j] == VECTOR(memb)[0])
                     src[nsrc++] = j;
             int out = P - nsrc;
-            for (int j = 0, seen = 0; j < P && ndst < 64; j++)
+            for (int j = 0, seen = 0; j < P && ndst < EGRESS_MAX; j++)
                 if (VECTOR(memb)[j] != VECTOR(memb)[0]) {
-                    if ((long)seen * 64 / out == ndst || out <= 64)
+                    if ((long)seen * EGRESS_MAX / out == ndst || out <= EGRESS_MAX)
                         dst[ndst++] = j;
                     seen++;
                 }
@@ -442,121 +357,31 @@ int cs__planner_topology(const cs_platform_t *plat, cs_planner_t *p, cs_err_t *e
             for (int j = 0; j < nsrc; j++)
                 src[j] = j;
             int out = P - nsrc;
-            for (int k = 0; k < 64 && k < out; k++)
-                dst[ndst++] = nsrc + (int)((long)k * out / (out < 64 ? out : 64));
+            for (int k = 0; k < EGRESS_MAX && k < out; k++)
+                dst[ndst++] = nsrc + (int)((long)k * out / (out < EGRESS_MAX ? out : EGRESS_MAX));
         }
         tt->group_bw = egress(p, src, nsrc, dst, ndst, err);
     }
 
-    /* fast ring: per group of the coarsest regular tier of at most
-     * RING_SEARCH_MAX ranks, a Hamiltonian path (a cycle when it holds every
-     * rank) over the fastest routes; groups chained in order */
-    int rt = -1;
-    for (int t = 0; t < p->ntiers; t++)
-        if (p->tiers[t].group && p->tiers[t].group <= RING_SEARCH_MAX &&
-            p->tiers[t].group > 1)
-            rt = t;
-    if (rt >= 0) {
-        int g = p->tiers[rt].group, ng = P / g;
-        double bw[RING_SEARCH_MAX * RING_SEARCH_MAX], lat[RING_SEARCH_MAX * RING_SEARCH_MAX];
-        int order[RING_SEARCH_MAX];
-        /* groups are aligned blocks when sampled; components otherwise */
-        int *member = malloc(sizeof(int) * (size_t)P), cnt = 0;
-        if (!member) {
-            st = cs_err_set(err, CS_ERR_NOMEM, "plan: out of memory");
-            goto done;
-        }
-        if (all) {
-            igraph_integer_t nc;
-            long long lim = llround(p->tiers[rt].latency * 1e12);
-            if ((st = cs__plat_level_components(P, rows, nrows, keys, lim, &memb, &nc)) !=
-                CS_OK) {
-                free(member);
-                goto done;
-            }
-            /* ranks listed group by group, groups by their first rank */
-            int *seen = calloc((size_t)P, sizeof(int));
-            for (int j = 0; seen && j < P; j++) {
-                if (seen[j])
-                    continue;
-                for (int k = j; k < P; k++)
-                    if (VECTOR(memb)[k] == VECTOR(memb)[j])
-                        member[cnt++] = k, seen[k] = 1;
-            }
-            free(seen);
-        } else {
-            for (int j = 0; j < P; j++)
-                member[cnt++] = j;
-        }
-        double slow = INFINITY;
-        int ok = cnt == P, differs = 0;
-        for (int q = 0; q < ng && ok; q++) {
-            const int *mem = member + q * g;
-            if (q == 0 || all) {
-                for (int a = 0; a < g && ok; a++)
-                    for (int b = 0; b < g; b++) {
-                        pinfo_t pi;
-                        if (a == b) {
-                            bw[a * g + b] = INFINITY, lat[a * g + b] = 0;
-                            continue;
-                        }
-                        if (all) {
-                            pi = info[mem[a]][mem[b]];
-                        } else if (route_info(cs_planner_host(p, 0, mem[a]),
-                                              cs_planner_host(p, 0, mem[b]), &pi, err)) {
-                            ok = 0;
-                            break;
-                        }
-                        bw[a * g + b] = pi.bw, lat[a * g + b] = pi.lat;
-                    }
-                double s = fast_order(g, bw, lat, ng == 1, order);
-                if (s <= 0)
-                    ok = 0;
-                if (s < slow)
-                    slow = s;
-            }
-            for (int a = 0; a < g && ok; a++) {
-                memcpy(cs_planner_host(p, 1, q * g + a), cs_planner_host(p, 0, mem[order[a]]),
-                       CS_PLANNER_HOST_MAX);
-                differs |= mem[order[a]] != q * g + a;
-            }
-        }
-        free(member);
-        if (ok && differs) {
-            p->nmaps = 2;
-            snprintf(p->map_name[1], sizeof(p->map_name[1]), "fast-ring");
-            if (ng == 1)
-                snprintf(p->map_note[1], sizeof(p->map_note[1]),
-                         "Hamiltonian cycle over routes of at least %.1f GB/s", slow / 1e9);
-            else
-                snprintf(p->map_note[1], sizeof(p->map_note[1]),
-                         "per %s group of %d ranks a Hamiltonian path over routes of at least "
-                         "%.1f GB/s, groups in order", p->tiers[rt].name, g, slow / 1e9);
-        }
-    }
-    /* each order's ring: its slowest route (neighbours r, r+1 mod P) and
-     * the sum of 1/bandwidth over its routes; a fast ring no better than
-     * the platform's order by either is dropped */
-    double inv[CS_PLANNER_MAX_MAPS] = {0};
+    /* the links the routes use: rings (rank order 1), the bound */
+    if ((st = cs__planner_links(plat, p, err)) != CS_OK)
+        goto done;
+    /* each order's ring: its slowest route (neighbours r, r+1 mod P) */
     for (int mi = 0; mi < p->nmaps && st == CS_OK; mi++) {
         double slow = INFINITY;
         int step = P > 4096 ? P / 4096 : 1;
         for (int r = 0; r < P; r += step) {
             pinfo_t pi;
-            if ((st = route_info(cs_planner_host(p, mi, r), cs_planner_host(p, mi, (r + 1) % P),
-                                 &pi, err)) != CS_OK)
+            if ((st = route_info(plat, cs_planner_host(p, mi, r),
+                                 cs_planner_host(p, mi, (r + 1) % P), &pi, err)) != CS_OK)
                 break;
             if (pi.bw < slow)
                 slow = pi.bw;
-            inv[mi] += 1.0 / pi.bw;
         }
         p->map_ring_bw[mi] = slow;
         if (mi == 0)
             snprintf(p->map_note[0], sizeof(p->map_note[0]), "ranks in the platform's order");
     }
-    if (st == CS_OK && p->nmaps > 1 && !(p->map_ring_bw[1] > p->map_ring_bw[0] * 1.001) &&
-        !(inv[1] < inv[0] * 0.99))
-        p->nmaps = 1;
 done:
     if (hosts)
         cs_sim_hosts_free(hosts, P);

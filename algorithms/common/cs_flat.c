@@ -4,6 +4,7 @@
 #include "cs_flat.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "cs_gen.h"
 #include "cs_peers.h"
@@ -79,13 +80,70 @@ static int flat_emit(cs__phase_t *ph, void *arg)
     return st;
 }
 
-/* Rank of member m in channel c's ring (see "Ring order" in cs_flat.h). */
-static int ring_member(int P, long L, long K, int c, int m)
+/* Rank of member m in channel c's ring (see "Ring order" in cs_flat.h);
+ * perm: the channels' orders of a group of L ranks (K x L), or NULL. */
+static int ring_member(int P, long L, long K, int c, int m, const int *perm)
 {
+    if (perm != NULL) {
+        int first = (int)((m / L) * L);
+        return first + perm[(long)c * L + (m - first)];
+    }
     if (L <= 1)
         return (c & 1) ? P - 1 - m : m;
     long first = (m / L) * L, len = P - first < L ? P - first : L;
     return (int)(first + (m - first + (long)c * len / K) % len);
+}
+
+/* Parse orders = O1+O2+... (see cs_flat.h) for groups of L ranks: *perm
+ * (K x L, malloc'ed) and *K; NULL when the parameter is absent. */
+static int parse_orders(cs_params_t *params, const cs_param_desc_t *table, int P, long *L,
+                        long *K, int **perm, cs_err_t *err)
+{
+    const char *v;
+    *perm = NULL;
+    if (cs_param_desc_find(table, "orders") == NULL)
+        return CS_OK;
+    int st = cs_params_list(params, table, "orders", &v, err);
+    if (st != CS_OK || strcmp(v, "none") == 0)
+        return st;
+    long len = *L > 1 ? *L : P, n = 1;
+    for (const char *c = v; *c; c++)
+        n += *c == '+' || *c == ':' || *c == '/';
+    if (*K > 1 && *K != n)
+        return cs_err_set(err, CS_ERR_PARSE, "parameter orders=%s: %ld orders for channels=%ld",
+                          v, n, *K);
+    if (len > 36 || P % len != 0)
+        return cs_err_set(err, CS_ERR_PARSE, "parameter orders=%s: groups of %ld ranks do not "
+                          "%s", v, len, len > 36 ? "fit base-36 digits (at most 36)"
+                          : "divide the ranks");
+    int *pm = malloc(sizeof(int) * (size_t)(n * len));
+    if (pm == NULL)
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    const char *c = v;
+    for (long k = 0; k < n; k++) {
+        unsigned seen[2] = {0, 0};
+        long i = 0;
+        for (; *c && *c != '+' && *c != ':' && *c != '/'; c++, i++) {
+            int d = *c >= '0' && *c <= '9' ? *c - '0' : *c >= 'a' && *c <= 'z' ? *c - 'a' + 10 : 99;
+            if (i >= len || d >= len || (seen[d / 32] >> (d % 32) & 1)) {
+                free(pm);
+                return cs_err_set(err, CS_ERR_PARSE, "parameter orders=%s: order %ld is not a "
+                                  "permutation of %ld base-36 digits (0 to %ld)", v, k + 1, len,
+                                  len - 1);
+            }
+            seen[d / 32] |= 1u << (d % 32);
+            pm[k * len + i] = d;
+        }
+        if (i != len) {
+            free(pm);
+            return cs_err_set(err, CS_ERR_PARSE, "parameter orders=%s: order %ld has %ld ranks, "
+                              "not %ld", v, k + 1, i, len);
+        }
+        if (*c)
+            c++;
+    }
+    *L = len, *K = n, *perm = pm;
+    return CS_OK;
 }
 
 int cs__flat_build(const cs_coll_desc_t *desc, cs_params_t *params, const cs_param_desc_t *table,
@@ -99,17 +157,23 @@ int cs__flat_build(const cs_coll_desc_t *desc, cs_params_t *params, const cs_par
         if (st == CS_OK && cs_param_desc_find(table, "local") != NULL)
             st = cs_params_int(params, table, "local", &L, err);
     }
+    int *perm = NULL;
+    if (st == CS_OK)
+        st = parse_orders(params, table, desc->nranks, &L, &K, &perm, err);
     long depth = 0;
     if (st == CS_OK && cs_param_desc_find(table, "depth") != NULL)
         st = cs_params_int(params, table, "depth", &depth, err);
-    if (st != CS_OK)
+    if (st != CS_OK) {
+        free(perm);
         return st;
+    }
     int P = desc->nranks;
     cs__fold_t f = cs__fold_make(P > 0 ? P : 1);
     int balanced_rhd = desc->coll == CS_COLL_ALLREDUCE && a == CS__PH_RHD;
     /* rhd allreduce: the extra members own nothing, n2 segments in all */
     uint64_t C = (uint64_t)(balanced_rhd ? f.n2 : P) * nchunks * (uint64_t)K;
     if (C > UINT32_MAX / 2) {
+        free(perm);
         if (K > 1)
             return cs_err_set(err, CS_ERR_RANGE,
                               "%d ranks x %u chunks x %ld channels is too many chunks", P,
@@ -118,8 +182,10 @@ int cs__flat_build(const cs_coll_desc_t *desc, cs_params_t *params, const cs_par
                           nchunks);
     }
     cs_sched_t *s = cs__gen_create(desc, (uint32_t)C, err, &st);
-    if (s == NULL)
+    if (s == NULL) {
+        free(perm);
         return st;
+    }
     /* channels of a reduce-scatter / all-gather own a part of every block */
     int placed = K > 1 && desc->coll != CS_COLL_ALLREDUCE;
     int *ranks = malloc((size_t)K * (size_t)P * sizeof(*ranks));
@@ -134,7 +200,7 @@ int cs__flat_build(const cs_coll_desc_t *desc, cs_params_t *params, const cs_par
         /* allreduce channel c: the window [c P nchunks, (c+1) P nchunks) */
         ct[0] = placed ? 0 : (uint32_t)c * (uint32_t)P * nchunks;
         for (int m = 0; m < P; m++) {
-            rk[m] = ring_member(P, L, K, c, m);
+            rk[m] = ring_member(P, L, K, c, m, perm);
             int owned = balanced_rhd ? (cs__fold_is_extra(&f, m) ? 0 : 1) : 1;
             ct[m + 1] = ct[m] + (uint32_t)owned * nchunks;
             if (l != NULL) /* part c of rank rk[m]'s block */
@@ -149,6 +215,7 @@ int cs__flat_build(const cs_coll_desc_t *desc, cs_params_t *params, const cs_par
                                        : 4u * (uint64_t)P * nchunks * (uint64_t)K;
         st = cs__phase_split(s, (uint64_t)P * per, flat_emit, &fa);
     }
+    free(perm);
     free(ranks);
     free(cut);
     free(lo);

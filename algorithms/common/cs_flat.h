@@ -44,6 +44,13 @@
  * to r - 1), so that on full-duplex links between neighbours the two
  * directions carry a channel each instead of one direction carrying two.
  * channels = 1 is the one-ring schedule exactly.
+ * Orders (orders = O1+O2+..., one channel each): channel c visits each
+ * group of L ranks (L = local, or P when local = 1; L must divide P) in
+ * the order Oc, a permutation of the group's members written one base-36
+ * digit each (0-9 then a-z, so L <= 36): member i of a group is rank first
+ * + Oc[i].  `collstep plan` writes the rings its link analysis finds this
+ * way (on a DGX-1's cube mesh, orders=01327645+...: each channel a
+ * Hamiltonian cycle over links no other channel uses in that direction).
  */
 #ifndef CS_FLAT_H
 #define CS_FLAT_H
@@ -70,7 +77,10 @@ double cs__flat_cost(const cs_coll_desc_t *desc, cs__ph_alg_t a, double bytes,
                      "rings over parts of the vector at once, each in its own rank order"),    \
         CS_PARAM_INT_ROW("local", "1", 1, 65536,                                                \
                          "ranks per node: channel c rotates each group of local ranks by "     \
-                         "c*local/channels (local=1: odd channels run backwards)")
+                         "c*local/channels (local=1: odd channels run backwards)"),             \
+        CS_PARAM_LIST_ROW("orders", "none", 1, CS__PHASE_MAX_CHANNELS,                          \
+                          "one ring order per channel, each group of local ranks visited as "   \
+                          "written (base-36 digits: 01327645+04576231)")
 
 /* Registry entry of a flat generator (see the top of this file). */
 #define CS__FLAT_ALGO_ROWS(coll_, alg_, coll_id_, ph_alg_, desc_, ...)                          \
