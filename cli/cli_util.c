@@ -508,6 +508,8 @@ void cs_cli_params_effective(const cs_algo_t *a, const cs_params_t *given, char 
         for (int i = 0; given && i < given->n; i++)
             if (!strcmp(given->kv[i].key, d->key))
                 v = given->kv[i].value;
+        if (v == d->def && d->def && !strcmp(d->def, "none"))
+            continue; /* an option left off (ring's orders): not part of what ran */
         l += (size_t)snprintf(buf + l, len - l, "%s%s=%s", l ? " " : "", d->key, v);
     }
 }

@@ -101,7 +101,9 @@ static int parse_orders(cs_params_t *params, const cs_param_desc_t *table, int P
 {
     const char *v;
     *perm = NULL;
-    if (cs_param_desc_find(table, "orders") == NULL)
+    /* absent: not read, so the schedule's parameters (its provenance) do
+     * not list it */
+    if (cs_param_desc_find(table, "orders") == NULL || cs_params_get(params, "orders") == NULL)
         return CS_OK;
     int st = cs_params_list(params, table, "orders", &v, err);
     if (st != CS_OK || strcmp(v, "none") == 0)
