@@ -45,9 +45,10 @@
 # daemons).
 #
 # The cluster: one node named as this host (hostname -s) at 127.0.0.1 with
-# nproc CPUs, one partition `test` (OverSubscribe=FORCE: more tasks than
-# CPUs run), select/cons_tres, no cgroups (proctrack/linuxproc, task/none),
-# no accounting, MpiDefault=none (srun --mpi=pmix for PMIx, as on most
+# nproc CPUs but at least 8 (so that 8 tasks run on 2 cores, as under
+# mpirun --oversubscribe), one partition `test` (OverSubscribe=FORCE),
+# select/cons_tres, no cgroups (proctrack/linuxproc, task/none), no
+# accounting, MpiDefault=none (srun --mpi=pmix for PMIx, as on most
 # clusters), TmpFS in DIR (PMIx's per-job folders), batch jobs scheduled at
 # once (batch_sched_delay=0) and sbatch --wait polling every 2 s
 # (MinJobAge=5).  About 1.5 s to start, under 1 s to stop.
@@ -125,7 +126,11 @@ EOF
 _slurm_write_conf() {
     local dir=$1 ctld_port=$2 d_port=$3 node cpus mem
     node=$(hostname -s)
+    # at least 8 CPUs (config_overrides: slurmd takes them as given), so that
+    # jobs of up to 8 tasks run on a small machine as mpirun --oversubscribe
+    # runs them
     cpus=$(nproc)
+    [ "$cpus" -ge 8 ] || cpus=8
     # what slurmd will find (RealMemory is MB; 1 below so it never exceeds it)
     mem=$(awk '/^MemTotal:/ { m = int($2 / 1024) - 1; print (m > 1 ? m : 1) }' /proc/meminfo)
     cat >"$dir/slurm.conf" <<EOF
@@ -152,6 +157,7 @@ JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none
 SwitchType=switch/none
+SlurmdParameters=config_overrides
 MpiDefault=none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU

@@ -10,7 +10,8 @@
 #             over tcp;ofi_rxm and over --transport tcp --iface lo (the
 #             interface by name): every row there, 0 wrong elements, both
 #             ranks in one job (PMIx); srun without --mpi=pmix (MpiDefault
-#             none: no PMIx) is refused saying how to start it
+#             none: no PMIx) is refused saying how to start it; rank 1 of 3
+#             killed mid-collective ends the job at once, named
 #   batch     the same run in a batch script (sbatch --wait): srun in the
 #             allocation, the job's output has the rows
 #   array     sbatch --array=0-3 --wait: four tasks, each writes its
@@ -51,7 +52,7 @@ rows() { # rows FILE ALGO
 }
 
 case_run() {
-    local rc
+    local rc i f p pid t0 victim=
     slurm_exec srun --mpi=pmix -N 1 --ntasks-per-node=2 collstep run --coll allreduce \
         --algo ring,rhd --size 1K:1M:32 --provider 'tcp;ofi_rxm' --check --iters 3 --warmup 1 \
         --timeout 20 --format csv >ofi.csv 2>ofi.err
@@ -73,6 +74,32 @@ case_run() {
     rc=$?
     check '[ $rc != 0 ] && grep -q "srun --mpi=pmix" nopmix.out' \
         "srun without --mpi=pmix: refused (exit $rc), saying srun --mpi=pmix"
+
+    # rank 1 of 3 killed mid-collective: the job ends (within --timeout, 6 s)
+    # naming it
+    slurm_exec srun --mpi=pmix -n 3 collstep run --coll allreduce --algo ring --size 8M \
+        --iters 100000 --warmup 0 --provider 'tcp;ofi_rxm' --timeout 6 >kill.out 2>&1 &
+    pid=$!
+    for ((i = 0; i < 60; i++)); do
+        [ -z "$victim" ] || break
+        sleep 0.25
+        for f in $(grep -lzx SLURM_PROCID=1 /proc/[0-9]*/environ 2>/dev/null); do
+            p=${f#/proc/} && p=${p%/environ}
+            [ "$(cat "/proc/$p/comm" 2>/dev/null)" = collstep ] &&
+                grep -qzxF "SLURM_CONF=$SLURM_CONF_PATH" "/proc/$p/environ" 2>/dev/null && victim=$p
+        done
+    done
+    sleep 1 # in the collective
+    t0=$SECONDS
+    [ -n "$victim" ] && kill -KILL "$victim"
+    wait "$pid"
+    rc=$?
+    check '[ -n "$victim" ] && [ $rc != 0 ] && [ $((SECONDS - t0)) -le 12 ]' \
+        "rank 1 killed: srun exits $rc after $((SECONDS - t0)) s"
+    # srun ends the step when a task is killed, and names it; a rank that saw
+    # it first names it too
+    check 'grep -qE "task 1: Killed|rank 1" kill.out' \
+        "task 1 named: $(grep -E "task 1: Killed|rank 1" kill.out | tr '\n' ';')"
 }
 
 case_batch() {
@@ -212,6 +239,7 @@ cleanup)
 esac
 
 slurm_start "$work/slurm" || exit 1
+SLURM_CONF_PATH=$work/slurm/slurm.conf
 echo "cluster: $(slurm_exec sinfo -h -o '%P %D %c %t %N') in $work/slurm"
 "case_$case"
 if [ $fails != 0 ]; then
