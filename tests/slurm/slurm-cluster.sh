@@ -166,6 +166,7 @@ SlurmdTimeout=30
 InactiveLimit=0
 KillWait=2
 MinJobAge=5
+MailProg=/bin/true
 SchedulerParameters=batch_sched_delay=0
 NodeName=$node NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem State=UNKNOWN
 PartitionName=test Nodes=$node Default=YES MaxTime=10 State=UP OverSubscribe=FORCE
@@ -177,10 +178,14 @@ EOF
 
 _slurm_logs() {
     local f
-    for f in "$SLURM_DIR"/munged.log "$SLURM_DIR"/slurmctld.log "$SLURM_DIR"/slurmd.log; do
-        [ -f "$f" ] || continue
-        echo "---- $f (last 25 lines)"
-        tail -n 25 "$f"
+    # a daemon's stderr (.out) repeats its log, but has what it said before
+    # it could open the log
+    for f in munged.log slurmctld.log slurmd.log; do
+        f=$SLURM_DIR/$f
+        [ -s "$f" ] || f=${f%.log}.out
+        [ -s "$f" ] || continue
+        echo "---- $f (last 20 lines)"
+        tail -n 20 "$f"
     done
 }
 
@@ -203,7 +208,7 @@ _slurm_env_export() {
 slurm_env() { _slurm_env_export; }
 
 slurm_start() {
-    local dir=$1 ports ctld_port d_port i state munged slurmctld slurmd node
+    local dir=$1 ports ctld_port d_port i p state munged slurmctld slurmd node
     slurm_check >&2 || return 77
     mkdir -p -- "$dir" || return 1
     if [ -n "$(ls -A -- "$dir")" ]; then
@@ -256,9 +261,16 @@ slurm_start() {
     for ((i = 0; i < SLURM_START_TIMEOUT * 4; i++)); do
         state=$(_slurm_with sinfo -h -n "$node" -o %t 2>/dev/null)
         case $state in idle | mix | alloc) return 0 ;; esac
+        for p in 0 1 2; do
+            _slurm_alive "${SLURM_PIDS[$p]}" && continue
+            echo "slurm_start: $(echo munged slurmctld slurmd | cut -d' ' -f$((p + 1))) exited" >&2
+            i=-1
+        done
+        [ $i -ge 0 ] || break
         sleep 0.25
     done
-    echo "slurm_start: node $node not idle after ${SLURM_START_TIMEOUT} s (state '${state:-none}')" >&2
+    [ $i -lt 0 ] ||
+        echo "slurm_start: node $node not idle after ${SLURM_START_TIMEOUT} s (state '${state:-none}')" >&2
     _slurm_logs >&2
     slurm_stop
     return 1
