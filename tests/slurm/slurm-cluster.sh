@@ -40,9 +40,12 @@
 # The environment: SLURM_CONF (the clients read the munge socket and ports
 # from it); slurm_exec and slurm_env also unset the SLURM_* / SBATCH_* /
 # SRUN_* / SALLOC_* variables of any enclosing job, which the clients read.
-# A test killed outright (SIGKILL: ctest's timeout) cannot stop its cluster;
-# `slurm-cluster.sh stop DIR` ends what is left of it (DIR/pids names the
-# daemons).
+# A test killed outright (SIGKILL: ctest's timeout kills the test's process
+# tree) cannot stop its cluster, and slurmd's detached step daemons would
+# wait for ever: the next slurm_start ends whatever a cluster whose daemons
+# are gone left running (COLLSTEP_TEST_SLURM=DIR in its environment, set
+# for the daemons and slurm_exec's commands), and `slurm-cluster.sh stop
+# DIR` ends what is left of a given one.
 #
 # The cluster: one node named as this host (hostname -s) at 127.0.0.1 with
 # nproc CPUs but at least 8 (so that 8 tasks run on 2 cores, as under
@@ -55,6 +58,9 @@
 
 SLURM_SBIN=${SLURM_SBIN:-/usr/sbin}
 SLURM_START_TIMEOUT=${SLURM_START_TIMEOUT:-30}
+# slurmd's log, which its step daemons keep open: its name tells them
+# apart from any other slurmstepd (_slurm_sweep)
+SLURM_STEPD_LOG=collstep-test-slurmd.log
 SLURM_DIR=
 SLURM_PIDS=()
 SLURM_CLIENTS=()
@@ -147,7 +153,7 @@ SlurmdSpoolDir=$dir/spool/%n
 SlurmctldPidFile=$dir/slurmctld.pid
 SlurmdPidFile=$dir/slurmd.pid
 SlurmctldLogFile=$dir/slurmctld.log
-SlurmdLogFile=$dir/slurmd.log
+SlurmdLogFile=$dir/$SLURM_STEPD_LOG
 SlurmctldDebug=info
 SlurmdDebug=info
 TmpFS=$dir/tmp
@@ -177,12 +183,13 @@ EOF
 }
 
 _slurm_logs() {
-    local f
     # a daemon's stderr (.out) repeats its log, but has what it said before
     # it could open the log
-    for f in munged.log slurmctld.log slurmd.log; do
-        f=$SLURM_DIR/$f
-        [ -s "$f" ] || f=${f%.log}.out
+    local f out
+    for f in munged.log:munged.log slurmctld.log:slurmctld.out "$SLURM_STEPD_LOG":slurmd.out; do
+        out=$SLURM_DIR/${f#*:}
+        f=$SLURM_DIR/${f%%:*}
+        [ -s "$f" ] || f=$out
         [ -s "$f" ] || continue
         echo "---- $f (last 20 lines)"
         tail -n 20 "$f"
@@ -202,10 +209,46 @@ _slurm_env_export() {
     while read -r name; do
         case $name in SLURM_* | SBATCH_* | SRUN_* | SALLOC_* | SQUEUE_* | SINFO_*) unset "$name" ;; esac
     done < <(compgen -e)
-    export SLURM_CONF=$SLURM_DIR/slurm.conf
+    export SLURM_CONF=$SLURM_DIR/slurm.conf COLLSTEP_TEST_SLURM=$SLURM_DIR
 }
 
 slurm_env() { _slurm_env_export; }
+
+# Does a slurmctld or slurmd of the cluster in $1 run?  (Their command
+# lines have the argument DIR/slurm.conf.)
+_slurm_daemons_of() {
+    grep -qlzxF -- "$1/slurm.conf" /proc/[0-9]*/cmdline 2>/dev/null
+}
+
+# What a cluster killed outright left running where no slurmctld or slurmd
+# of it runs any more: tasks and clients (their environment has
+# COLLSTEP_TEST_SLURM=DIR, which only this script sets) and step daemons
+# (they keep DIR/collstep-test-slurmd.log open).
+_slurm_sweep() {
+    local f p d
+    for f in $(grep -lz '^COLLSTEP_TEST_SLURM=/' /proc/[0-9]*/environ 2>/dev/null); do
+        p=${f#/proc/}
+        p=${p%/environ}
+        [ "$p" != $$ ] && [ "$p" != "$BASHPID" ] || continue
+        d=$({ tr '\0' '\n' <"$f" | sed -n 's/^COLLSTEP_TEST_SLURM=//p'; } 2>/dev/null)
+        [ -n "$d" ] && ! _slurm_daemons_of "$d" || continue
+        echo "slurm_start: ending pid $p, left by the cluster in $d (its daemons are gone)" >&2
+        kill -KILL "$p" 2>/dev/null
+    done
+    for p in /proc/[0-9]*; do
+        { read -r d <"$p/comm"; } 2>/dev/null && [ "$d" = slurmstepd ] || continue
+        for f in "$p"/fd/*; do
+            d=$(readlink "$f" 2>/dev/null)
+            d=${d% (deleted)}
+            case $d in */"$SLURM_STEPD_LOG") ;; *) continue ;; esac
+            d=${d%/*}
+            _slurm_daemons_of "$d" && break
+            echo "slurm_start: ending slurmstepd ${p#/proc/}, left by the cluster in $d (its daemons are gone)" >&2
+            kill -KILL "${p#/proc/}" 2>/dev/null
+            break
+        done
+    done
+}
 
 slurm_start() {
     local dir=$1 ports ctld_port d_port i p state munged slurmctld slurmd node
@@ -222,6 +265,7 @@ slurm_start() {
         # shellcheck disable=SC2064
         trap "slurm_stop; trap - $s; kill -s $s \$\$" "$s"
     done ;; esac
+    _slurm_sweep
     node=$(hostname -s)
     mkdir -p "$dir/munge" "$dir/state" "$dir/spool/$node" "$dir/tmp" || return 1
     ports=$(_slurm_ports 2) || return 1
@@ -251,10 +295,10 @@ slurm_start() {
         slurm_stop
         return 1
     fi
-    SLURM_CONF=$dir/slurm.conf "$slurmctld" -D -i -f "$dir/slurm.conf" </dev/null \
+    SLURM_CONF=$dir/slurm.conf COLLSTEP_TEST_SLURM=$dir "$slurmctld" -D -i -f "$dir/slurm.conf" </dev/null \
         >>"$dir/slurmctld.out" 2>&1 &
     SLURM_PIDS+=($!)
-    SLURM_CONF=$dir/slurm.conf "$slurmd" -D -f "$dir/slurm.conf" </dev/null \
+    SLURM_CONF=$dir/slurm.conf COLLSTEP_TEST_SLURM=$dir "$slurmd" -D -f "$dir/slurm.conf" </dev/null \
         >>"$dir/slurmd.out" 2>&1 &
     SLURM_PIDS+=($!)
     printf '%s\n' "${SLURM_PIDS[@]}" >"$dir/pids"

@@ -243,8 +243,8 @@ SLURM_CONF_PATH=$work/slurm/slurm.conf
 echo "cluster: $(slurm_exec sinfo -h -o '%P %D %c %t %N') in $work/slurm"
 "case_$case"
 if [ $fails != 0 ]; then
-    echo "---- slurmd.log (last 15 lines)"
-    tail -n 15 "$work/slurm/slurmd.log"
+    echo "---- $SLURM_STEPD_LOG (last 15 lines)"
+    tail -n 15 "$work/slurm/$SLURM_STEPD_LOG"
 fi
 slurm_stop
 [ $fails = 0 ] || exit 1
