@@ -340,16 +340,23 @@ slurm_exec() {
 }
 
 # Every process of this cluster but the daemons: the job steps' slurmstepd
-# (slurmd detaches them: they are nobody's children), the jobs' tasks, and
-# the clients slurm_exec started (srun, sbatch ...) and their children: their
-# environment has the cluster's SLURM_CONF (slurmd's, or slurm_exec's).
+# (slurmd detaches them: they are nobody's children; they keep slurmd's log
+# open), the jobs' tasks, and the clients slurm_exec started (srun, sbatch
+# ...) and their children (their environment has the cluster's SLURM_CONF).
 # Not this shell or its parent.
 _slurm_procs() {
-    local f p
+    local f p c
     for f in $(grep -lzxF -- "SLURM_CONF=$SLURM_DIR/slurm.conf" /proc/[0-9]*/environ 2>/dev/null); do
         p=${f#/proc/}
         p=${p%/environ}
         case $p in "$$" | "$BASHPID" | "$PPID") ;; *) echo "$p" ;; esac
+    done
+    for p in /proc/[0-9]*; do
+        { read -r c <"$p/comm"; } 2>/dev/null && [ "$c" = slurmstepd ] || continue
+        for f in "$p"/fd/*; do
+            c=$(readlink "$f" 2>/dev/null)
+            [ "${c% (deleted)}" = "$SLURM_DIR/$SLURM_STEPD_LOG" ] && echo "${p#/proc/}" && break
+        done
     done
 }
 
