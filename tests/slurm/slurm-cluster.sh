@@ -23,22 +23,26 @@
 #   . tests/slurm/slurm-cluster.sh
 #   slurm_check || exit 77           prints the reason
 #   slurm_start "$TMPDIR/slurm" || exit 1     also traps EXIT INT TERM HUP
-#                                    to slurm_stop (a test that sets its own
-#                                    traps calls slurm_stop itself)
+#                                    to slurm_stop (SLURM_KEEP_TRAPS=1: not;
+#                                    the test's own traps call slurm_stop)
 #   slurm_exec srun --mpi=pmix -n 2 collstep run ...
 #                                    CMD in the cluster's environment,
 #                                    started in the background and waited
 #                                    for, so a signal to the test stops the
 #                                    cluster at once; CMD's exit status
+#   slurm_exec sbatch --array=0-3 --wait -o 'out-%a.txt' --wrap 'CMD'
+#                                    a job array of CMD (SLURM_ARRAY_TASK_ID,
+#                                    SLURM_ARRAY_TASK_COUNT); exits non-zero
+#                                    when a task failed
 #   slurm_env                        export the environment into this shell
 #   slurm_stop                       cancel the jobs (while slurmctld
 #                                    answers), then TERM and after 2 s KILL
-#                                    the daemons and every process whose
+#                                    the daemons, every process whose
 #                                    environment has the cluster's
-#                                    SLURM_CONF (slurm_exec's commands, job
-#                                    steps, tasks); idempotent
+#                                    SLURM_CONF (slurm_exec's commands,
+#                                    tasks) and the step daemons; idempotent
 # The environment: SLURM_CONF (the clients read the munge socket and ports
-# from it); slurm_exec and slurm_env also unset the SLURM_* / SBATCH_* /
+# from it) and COLLSTEP_TEST_SLURM=DIR (a mark, see below); slurm_exec and slurm_env also unset the SLURM_* / SBATCH_* /
 # SRUN_* / SALLOC_* variables of any enclosing job, which the clients read.
 # A test killed outright (SIGKILL: ctest's timeout kills the test's process
 # tree) cannot stop its cluster, and slurmd's detached step daemons would
@@ -251,7 +255,7 @@ _slurm_sweep() {
 }
 
 slurm_start() {
-    local dir=$1 ports ctld_port d_port i p state munged slurmctld slurmd node
+    local dir=$1 ports ctld_port d_port i p sig state munged slurmctld slurmd node
     slurm_check >&2 || return 77
     mkdir -p -- "$dir" || return 1
     if [ -n "$(ls -A -- "$dir")" ]; then
@@ -261,10 +265,13 @@ slurm_start() {
     SLURM_DIR=$(cd -- "$dir" && pwd)
     dir=$SLURM_DIR
     SLURM_PIDS=()
-    case ${SLURM_KEEP_TRAPS:-0} in 0) trap 'slurm_stop' EXIT; for s in INT TERM HUP; do
-        # shellcheck disable=SC2064
-        trap "slurm_stop; trap - $s; kill -s $s \$\$" "$s"
-    done ;; esac
+    if [ "${SLURM_KEEP_TRAPS:-0}" = 0 ]; then
+        trap 'slurm_stop' EXIT
+        for sig in INT TERM HUP; do
+            # shellcheck disable=SC2064
+            trap "slurm_stop; trap - $sig; kill -s $sig \$\$" "$sig"
+        done
+    fi
     _slurm_sweep
     node=$(hostname -s)
     mkdir -p "$dir/munge" "$dir/state" "$dir/spool/$node" "$dir/tmp" || return 1
