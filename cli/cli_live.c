@@ -21,8 +21,9 @@ const char cs_live_wait_help[] = WAIT_HELP "\n";
 
 const char cs_live_usage_opts[] =
     "  --transport NAME     ofi (default), tcp, shm (as collstep run); --provider NAME\n"
-    "                       (libfabric provider, tcp;ofi_rxm), --iface ADDR (address\n"
-    "                       tcp binds to, 127.0.0.1)\n"
+    "                       (libfabric provider, tcp;ofi_rxm), --iface ADDR|IFACE\n"
+    "                       (address tcp binds to, or a network interface's: ib0;\n"
+    "                       127.0.0.1)\n"
     WAIT_HELP "; calibrate's kernels yield after 2 us idle\n"
     "  --timeout S          give up when nothing progresses for S seconds (60)\n"
     "  --boot B             pmix or env (default: auto)\n"

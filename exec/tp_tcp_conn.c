@@ -9,6 +9,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -35,6 +36,36 @@ static void why(tp_tcp_t *t, const char *fmt, ...)
     CS_DEBUG("exec", "tcp transport: rank %d: %s", t->base.rank, t->base.why);
 }
 
+/* The address of network interface `name` (port 0, as getifaddrs gives
+ * it): its first IPv4
+ * address, else its first IPv6 address that is not link-local (a
+ * link-local one would need a scope on every peer).  1 when found. */
+static int iface_addr(const char *name, struct sockaddr_storage *ss, socklen_t *len)
+{
+    struct ifaddrs *all, *i;
+    int found = 0;
+    if (getifaddrs(&all) != 0)
+        return 0;
+    static const int fams[2] = {AF_INET, AF_INET6};
+    for (int f = 0; f < 2 && !found; f++) {
+        for (i = all; i && !found; i = i->ifa_next) {
+            if (!i->ifa_addr || i->ifa_addr->sa_family != fams[f] || strcmp(i->ifa_name, name) != 0)
+                continue;
+            if (fams[f] == AF_INET) {
+                memcpy(ss, i->ifa_addr, sizeof(struct sockaddr_in));
+                *len = sizeof(struct sockaddr_in);
+                found = 1;
+            } else if (!IN6_IS_ADDR_LINKLOCAL(&((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr)) {
+                memcpy(ss, i->ifa_addr, sizeof(struct sockaddr_in6));
+                *len = sizeof(struct sockaddr_in6);
+                found = 1;
+            }
+        }
+    }
+    freeifaddrs(all);
+    return found;
+}
+
 int cs__tcp_listen(tp_tcp_t *t, const char *node, cs_err_t *err)
 {
     const char *host = node && *node ? node : TCP_NODE;
@@ -49,9 +80,11 @@ int cs__tcp_listen(tp_tcp_t *t, const char *node, cs_err_t *err)
     } else if (inet_pton(AF_INET6, host, &s6->sin6_addr) == 1) {
         s6->sin6_family = AF_INET6;
         len = sizeof(*s6);
-    } else {
+    } else if (!iface_addr(host, &ss, &len)) {
         return cs_err_set(err, CS_ERR_INVAL,
-                          "tcp transport: '%s' is not an IPv4 or IPv6 address (--iface)", host);
+                          "tcp transport: '%s' is neither an IPv4 or IPv6 address nor a network "
+                          "interface with one (--iface)",
+                          host);
     }
     int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)

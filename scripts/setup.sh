@@ -26,6 +26,7 @@ PACKAGES=(
   libpmix-dev openmpi-bin libopenmpi-dev    # exec/: PMIx bootstrap, mpirun, baseline
   gnuplot-nox                               # traces/: utilization plots
   iproute2                                  # tests: network namespaces
+  slurmctld slurmd slurm-client munge       # tests: a private Slurm cluster (srun --mpi=pmix)
 )
 
 missing=()

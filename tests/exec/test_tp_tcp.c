@@ -382,7 +382,9 @@ static int test_cross(cs_tp_t *tp, int me)
 
 static int rank_main(int me)
 {
-    cs_tp_config_t cfg = {.rank = me, .nranks = NP, .node = "127.0.0.1", .timeout_s = 30};
+    /* rank 1 names loopback's interface instead of its address (--iface lo) */
+    cs_tp_config_t cfg = {.rank = me, .nranks = NP, .node = me == 1 ? "lo" : "127.0.0.1",
+                          .timeout_s = 30};
     cs_tp_t *tp = NULL;
     cs_err_t err = {0};
     CS_TEST_REQUIRE(cs_tp_open("tcp", &cfg, &tp, &err) == CS_OK, "open: %s", err.msg);
@@ -402,8 +404,23 @@ static int rank_main(int me)
     return 0;
 }
 
+/* --iface that is neither an address nor an interface: refused, named. */
+static void test_bad_iface(void)
+{
+    cs_tp_config_t cfg = {.rank = 0, .nranks = NP, .node = "cs-no-such-if0", .timeout_s = 30};
+    cs_tp_t *tp = NULL;
+    cs_err_t err = {0};
+    int st = cs_tp_open("tcp", &cfg, &tp, &err);
+    CS_TEST_CHECK(st == CS_ERR_INVAL && strstr(err.msg, "'cs-no-such-if0'") &&
+                      strstr(err.msg, "--iface"),
+                  "bad --iface: status %d, '%s'", st, err.msg);
+    if (st == CS_OK)
+        cs_tp_close(tp);
+}
+
 int main(void)
 {
+    test_bad_iface();
     sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (sh == MAP_FAILED)
         CS_TEST_SKIP("no shared mapping");
