@@ -25,6 +25,13 @@ const cs_env_var_t cs_env_vars[] = {
      "0: do not remember schedules that verified (in $XDG_CACHE_HOME/collstep/verified,\n"
      "else ~/.cache/collstep/verified); a remembered schedule is not verified again\n"
      "by sim, run and validate (gen --verify and export always verify)"},
+    {"CS_PLATFORM_CACHE", "1", "every command that opens a platform file",
+     "0: do not remember what SimGrid found in platform files (in\n"
+     "$XDG_CACHE_HOME/collstep/platforms, else ~/.cache/collstep/platforms); a file\n"
+     "read before is then loaded in a child again (the check before a simulation)"},
+    {"CS_SIM_ENGINE", "dag where SimGrid has the activity-set fix, else actors",
+     "sim, plan, validate, calibrate",
+     "the simulator's engine: dag or actors (the same results; 'collstep sim --engine')"},
     {"CS_NO_GUARD", "0", "sim",
      "1: simulate in the command's own process instead of a watched child (debuggers);\n"
      "Ctrl-C then cannot remove partial outputs"},
@@ -46,7 +53,7 @@ const cs_env_var_t cs_env_vars[] = {
      "of as many shards as the array has tasks"},
     {"TMPDIR", "/tmp", "sim", "where platforms that are not presets are checked first"},
     {"XDG_CACHE_HOME", "~/.cache", "sim, run, validate, gen --verify, export",
-     "root of the verification cache"},
+     "root of the verification cache and of the platform cache"},
     {NULL, NULL, NULL, NULL},
 };
 

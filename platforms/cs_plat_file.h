@@ -110,6 +110,14 @@ void cs__plat_switches_free(cs_plat_switch_t *v, int n);
 
 /* ---- cs_plat_sg.cpp ---------------------------------------------------- */
 
+/* What SimGrid said about a text (cs_plat_cache.c): a successful child's
+ * reply for (kind, extra, text), kept in the user's cache.  get: 1 and a
+ * malloc'ed copy in *out (*outlen bytes), or 0.  put: keep it (silently
+ * nothing when there is no cache). */
+int cs__plat_cache_get(const char *kind, const char *extra, const char *text, char **out,
+                       size_t *outlen);
+void cs__plat_cache_put(const char *kind, const char *extra, const char *text, const char *facts,
+                        size_t len);
 /* Load `path` (the file of platform p) in a forked child running SimGrid
  * (cs_plat_child.cpp: SimGrid's log kept there, its refusal said as one
  * message by cs__pfile_explain), read what SimGrid built and fill p: ranks

@@ -544,12 +544,25 @@ extern "C" int cs__plat_sg_probe(cs_platform_t *p, const char *path, int topo, c
         return cs_err_set(err, CS_ERR_IO, "%s: %s", path, strerror(errno));
     const char *shown = f ? f->fname : path;
     double t0 = cs_now_s();
-    child_spec c{f, abs, shown, nullptr, 0, [&](int fd) { facts(fd, f, shown, topo, t0); }};
-    std::string out;
-    int st = run_child(c, out, err);
+    /* the reply, from the cache when this text was read before
+     * (cs_plat_cache.c); the file's own path is part of the key, as the
+     * reply names it */
+    std::string extra = std::string(topo ? "topology " : "") + abs, out;
+    char *hit = nullptr;
+    size_t hitlen = 0;
+    int st = CS_OK, cached = cs__plat_cache_get("probe", extra.c_str(), p->xml, &hit, &hitlen);
+    if (cached) {
+        out.assign(hit, hitlen);
+        free(hit);
+    } else {
+        child_spec c{f, abs, shown, nullptr, 0, [&](int fd) { facts(fd, f, shown, topo, t0); }};
+        st = run_child(c, out, err);
+    }
     free(abs);
     if (st == CS_OK)
         st = parse_reply(p, out, 0, err);
+    if (st == CS_OK && !cached)
+        cs__plat_cache_put("probe", extra.c_str(), p->xml, out.data(), out.size());
     if (st == CS_OK)
         p->sg_loads |= 1u;
     return st;
@@ -559,11 +572,22 @@ extern "C" int cs__plat_sg_probe_ideal(cs_platform_t *p, const char *path, const
                                        cs_err_t *err)
 {
     const cs__pfile_t *f = (const cs__pfile_t *)p->file;
-    child_spec c{f, path, f ? f->fname : path, text, 1, [&](int fd) { ideal_facts(fd, f, p); }};
-    std::string out;
-    int st = run_child(c, out, err);
+    std::string extra = std::string("ideal ") + (f ? f->fname : path), out;
+    char *hit = nullptr;
+    size_t hitlen = 0;
+    int st = CS_OK, cached = cs__plat_cache_get("probe", extra.c_str(), text, &hit, &hitlen);
+    if (cached) {
+        out.assign(hit, hitlen);
+        free(hit);
+    } else {
+        child_spec c{f, path, f ? f->fname : path, text, 1,
+                     [&](int fd) { ideal_facts(fd, f, p); }};
+        st = run_child(c, out, err);
+    }
     if (st == CS_OK)
         st = parse_reply(p, out, 1, err);
+    if (st == CS_OK && !cached)
+        cs__plat_cache_put("probe", extra.c_str(), text, out.data(), out.size());
     if (st == CS_OK)
         p->sg_loads |= 2u;
     return st;

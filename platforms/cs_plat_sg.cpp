@@ -466,8 +466,30 @@ extern "C" int cs__plat_sg_load(const char *path, const char *shown, const cs__p
 extern "C" int cs__plat_sg_check_load(const char *path, const char *shown, const cs__pfile_t *f,
                                       const char *text, int ideal, cs_err_t *err)
 {
+    /* a text that loaded before (cs_plat_cache.c) loads again */
+    char *hit = nullptr;
+    size_t hitlen = 0;
+    const char *key = text;
+    std::string own;
+    if (!key) { /* the file as it is */
+        FILE *in = fopen(path, "r");
+        char buf[65536];
+        size_t n;
+        while (in && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+            own.append(buf, n);
+        if (in)
+            fclose(in);
+        key = in ? own.c_str() : nullptr;
+    }
+    if (key && cs__plat_cache_get("load", ideal ? "ideal" : "", key, &hit, &hitlen)) {
+        free(hit);
+        return CS_OK;
+    }
     std::string out;
-    return run_child(child_spec{f, path, shown, text, ideal, nullptr}, out, err);
+    int st = run_child(child_spec{f, path, shown, text, ideal, nullptr}, out, err);
+    if (st == CS_OK && key)
+        cs__plat_cache_put("load", ideal ? "ideal" : "", key, "K\n", 2);
+    return st;
 }
 
 extern "C" int cs__plat_sg_routes(const char *const *a, const char *const *b, size_t n,

@@ -366,7 +366,7 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
     cs_sim_engine_t engine = opts_in->engine;
     if (engine == CS_SIM_ENGINE_DEFAULT) {
         /* CS_SIM_ENGINE: for commands without --engine (plan, validate) */
-        const char *e = getenv("CS_SIM_ENGINE");
+        const char *e = cs_env_get("CS_SIM_ENGINE");
         engine = e && *e ? cs_sim_engine_parse(e) : cs_sim_engine_default();
         if (engine == CS_SIM_ENGINE_COUNT)
             return cs_err_set(err, CS_ERR_INVAL,
