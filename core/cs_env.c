@@ -29,6 +29,9 @@ const cs_env_var_t cs_env_vars[] = {
      "0: do not remember what SimGrid found in platform files (in\n"
      "$XDG_CACHE_HOME/collstep/platforms, else ~/.cache/collstep/platforms); a file\n"
      "read before is then loaded in a child again (the check before a simulation)"},
+    {"CS_SIM_MAX_MEM", "the memory available (MemAvailable, cgroup, ulimit -v)", "sim, plan, validate",
+     "the most memory a simulation may use (8G, 512M, bytes): one estimated to need more is\n"
+     "refused before it starts, with the estimate"},
     {"CS_SIM_ENGINE", "dag where SimGrid has the activity-set fix, else actors",
      "sim, plan, validate, calibrate",
      "the simulator's engine: dag or actors (the same results; 'collstep sim --engine')"},

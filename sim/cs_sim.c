@@ -405,6 +405,24 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
         cs_err_set(err, st, "sim: out of memory for %llu steps", (unsigned long long)maxsteps);
         goto out;
     }
+    /* memory: everything to come, before anything large is built
+     * (cs_sim_mem.c) */
+    cs__mem_t mem = {0};
+    uint64_t steps_all = 0;
+    for (int i = 0; i < n; i++) {
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++)
+            seen = inst[j].sched == inst[i].sched;
+        if (!seen)
+            steps_all += cs_sched_total_steps(inst[i].sched);
+    }
+    cs__mem_estimate(&mem, steps_all, d.run.nhosts, d.run.nhosts, engine == CS_SIM_ENGINE_DAG, 0,
+                     opts_in->obs != NULL, 0);
+    mem.platform = (uint64_t)d.run.nhosts * CS__MEM_HOST;
+    st = cs__mem_check(&mem, "before compiling", err);
+    if (st != CS_OK)
+        goto out;
+    uint64_t rss0 = cs__mem_rss();
     double w0 = cs_now_s();
     int nthreads = 1;
     for (int i = 0; i < n; i++) {
@@ -443,6 +461,7 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
     CS_INFO("sim", "compiled %d schedule(s) (the largest: %llu steps) on %d thread(s) in %.2f s",
             nprogs, (unsigned long long)maxsteps, nthreads, cs_now_s() - w0);
 
+    mem.steps = cs__mem_rss() > rss0 ? cs__mem_rss() - rss0 : 0; /* spent now */
     /* the platform's text, checked in a child unless known to load */
     st = cs_platform_sg_prepare(plat, opts_in->model != CS_SIM_CALIBRATED, &text, err);
     if (st != CS_OK)
@@ -473,7 +492,9 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
                     NULL};
     int argc = (int)(sizeof(args) / sizeof(args[0])) - 1;
     simgrid_init(&argc, args);
+    uint64_t rss1 = cs__mem_rss();
     st = cs_platform_sg_load(plat, text, err);
+    mem.platform = cs__mem_rss() > rss1 ? cs__mem_rss() - rss1 : 0;
     text = NULL;
     if (st != CS_OK)
         goto out;
@@ -509,6 +530,23 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
     }
     CS_INFO("sim", "SimGrid platform %s loaded in %.2f s", plat->spec[0] ? plat->spec : plat->name,
             cs_now_s() - w0);
+    {
+        /* what is still to come: rank state and transfers in flight */
+        uint64_t swm = 0;
+        for (int j = 0; j < nprogs; j++)
+            for (uint32_t k = 0; k < d.progs[j].nswops; k++)
+                swm += d.progs[j].swops[k].n;
+        cs__mem_t rest = {0};
+        cs__mem_estimate(&rest, 0, d.run.nhosts, d.run.nhosts, engine == CS_SIM_ENGINE_DAG,
+                         d.run.rs_bytes != NULL, 0, swm);
+        CS_INFO("sim", "memory: compiled schedules %.2f GiB, SimGrid's platform %.2f GiB",
+                mem.steps / 1073741824.0, mem.platform / 1073741824.0);
+        st = cs__mem_check(&rest, "before simulating", err);
+        if (st != CS_OK)
+            goto out;
+        mem.ranks = rest.ranks;
+        mem.flight = rest.flight;
+    }
     w0 = cs_now_s();
     cs_log_set_clock(sim_clock, "sim");
     if (engine == CS_SIM_ENGINE_DAG) {
@@ -522,8 +560,9 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
         simgrid_run();
     }
     cs_log_set_clock(NULL, NULL);
-    CS_INFO("sim", "simulated %d of %d instance(s) in %.2f s (engine %s)", d.completed, n,
-            cs_now_s() - w0, cs_sim_engine_name(engine));
+    CS_INFO("sim", "simulated %d of %d instance(s) in %.2f s (engine %s); peak resident %.2f GiB",
+            d.completed, n, cs_now_s() - w0, cs_sim_engine_name(engine),
+            cs__mem_peak() / 1073741824.0);
     if (st != CS_OK) /* the dag engine could not start */
         goto out;
     if (d.run.failed)

@@ -266,6 +266,29 @@ typedef struct cs__drv {
     uint64_t maxflight;   /* dag: transfers in flight at once, at most */
 } cs__drv_t;
 
+/* ---- cs_sim_mem.c: memory, checked before simulating ------------------ */
+#define CS__MEM_STEP 48u        /* bytes per compiled step (ops, successors, queues, FIFO) */
+#define CS__MEM_HOST 16384u     /* SimGrid's platform per rank host, before it is loaded */
+#define CS__MEM_ACTOR 20480u    /* per rank actor: stack pages touched, context, state */
+#define CS__MEM_DAG_RANK 64u    /* per rank, dag engine */
+#define CS__MEM_XFER 1536u      /* per SimGrid comm in flight */
+#define CS__MEM_FLIGHT 3u       /* transfers in flight per rank */
+typedef struct cs__mem {
+    uint64_t steps, platform, ranks, flight; /* bytes */
+} cs__mem_t;
+/* Resident size now; the process's peak so far (bytes). */
+uint64_t cs__mem_rss(void);
+uint64_t cs__mem_peak(void);
+/* What this process may still use, and why that much (a static string). */
+uint64_t cs__mem_available(const char **why);
+/* Fill m's steps, ranks and flight for a run (platform left as it is). */
+void cs__mem_estimate(cs__mem_t *m, uint64_t steps, int ranks, int nhosts, int engine_dag,
+                      int restarts, int observer, uint64_t switch_members);
+uint64_t cs__mem_total(const cs__mem_t *m);
+/* CS_OK when m fits what is available (logged at info), else CS_ERR_NOMEM
+ * with the estimate and its parts. */
+int cs__mem_check(const cs__mem_t *m, const char *when, cs_err_t *err);
+
 /* ---- cs_sim_dag.c ----------------------------------------------------- */
 /* Run d's instances with the dag engine (the platform loaded and set up,
  * calibrated factors applied): CS_OK, or an error before the run began.

@@ -21,6 +21,19 @@ bad "platform" --algo ring --size 1M
 bad "4 ranks, not 8" --platform "$P" --schedule "$tmp/r4.sched" --ranks 8 --size 1M
 printf 'n0_g0\n' >"$tmp/map"
 bad "map" --platform "$P" --algo ring --size 1M --ranks 2 --map "$tmp/map"
+bad "dag or actors" --platform "$P" --algo ring --size 1M --engine fast
+
+# a simulation larger than the memory it may use: refused before it starts,
+# with the estimate and its parts
+CS_SIM_MAX_MEM=1K "$collstep" sim --platform "$P" --algo ring --size 1M >/dev/null 2>"$tmp/mem"
+rc=$?
+check "over CS_SIM_MAX_MEM: refused" [ $rc -ne 0 ]
+check "over CS_SIM_MAX_MEM: the estimate" grep -q "needs about .* more (compiled schedules .*rank state .*transfers in flight" "$tmp/mem"
+check "over CS_SIM_MAX_MEM: says why" grep -q "(CS_SIM_MAX_MEM)" "$tmp/mem"
+# both engines, the same table
+"$collstep" sim --platform "$P" --algo ring,rd --size 1M:4M --engine actors --format csv >"$tmp/ea" 2>/dev/null
+"$collstep" sim --platform "$P" --algo ring,rd --size 1M:4M --engine dag --format csv >"$tmp/ed" 2>/dev/null
+check "engines: the same csv" cmp -s "$tmp/ea" "$tmp/ed"
 
 # good runs
 "$collstep" sim --platform "$P" --algo ring,rd --size 1M:4M --format csv >"$tmp/csv" 2>"$tmp/err"

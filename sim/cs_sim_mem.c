@@ -1,0 +1,172 @@
+/*
+ * cs_sim_mem.c - what a simulation will hold in memory, checked before it
+ * starts (cs_sim_int.h: cs__mem_*).
+ *
+ * The simulator's memory is, from the largest down:
+ *   - the compiled schedules: per step 32 bytes (cs__op_t) and its share of
+ *     the successor lists, queues and per-step work arrays (the FIFO slice,
+ *     and with an observer its post time and payload slot): measured after
+ *     compiling, estimated at CS__MEM_STEP bytes per step before;
+ *   - SimGrid's platform (hosts, links, routing tables): measured as the
+ *     growth of the resident size while it loads;
+ *   - per rank: the actor engine's context (its stack pages and the
+ *     interpreter's state, CS__MEM_ACTOR), the dag engine's state
+ *     (CS__MEM_DAG_RANK); with restarts, one time per rank and peer;
+ *   - per transfer in flight: SimGrid's comm, its network action and its
+ *     solver variable (CS__MEM_XFER; the actors' put and get are two
+ *     comms), about two per rank at once in the generated algorithms
+ *     (CS__MEM_FLIGHT), a switch operation's members all at once.
+ * The constants were measured on Summit-like platforms (1,536 to 27,648
+ * ranks: resident size against ranks and steps) and err on the high side.
+ * A simulation whose estimate exceeds what the machine has available
+ * (MemAvailable, a cgroup's memory.max, RLIMIT_AS; CS_SIM_MAX_MEM in its
+ * place) is refused with the estimate and its parts.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "cs_env.h"
+#include "cs_log.h"
+#include "cs_sim_int.h"
+
+uint64_t cs__mem_rss(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long long size = 0, res = 0;
+    if (!f)
+        return 0;
+    if (fscanf(f, "%llu %llu", &size, &res) != 2)
+        res = 0;
+    fclose(f);
+    long psz = sysconf(_SC_PAGESIZE);
+    return (uint64_t)res * (uint64_t)(psz > 0 ? psz : 4096);
+}
+
+uint64_t cs__mem_peak(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return 0;
+    return (uint64_t)ru.ru_maxrss * 1024u;
+}
+
+/* A file's first unsigned number, or 0. */
+static uint64_t file_u64(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    unsigned long long v = 0;
+    if (!f)
+        return 0;
+    if (fscanf(f, "%llu", &v) != 1)
+        v = 0;
+    fclose(f);
+    return v;
+}
+
+uint64_t cs__mem_available(const char **why)
+{
+    const char *e = cs_env_get("CS_SIM_MAX_MEM");
+    if (e && *e) {
+        char *end = NULL;
+        double v = strtod(e, &end), mul = 1;
+        if (end && (*end == 'G' || *end == 'g'))
+            mul = 1073741824.0;
+        else if (end && (*end == 'M' || *end == 'm'))
+            mul = 1048576.0;
+        else if (end && (*end == 'K' || *end == 'k'))
+            mul = 1024.0;
+        if (v > 0) {
+            *why = "CS_SIM_MAX_MEM";
+            return (uint64_t)(v * mul);
+        }
+    }
+    uint64_t avail = UINT64_MAX;
+    *why = "available memory";
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    while (f && fgets(line, sizeof(line), f)) {
+        unsigned long long kb;
+        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
+            avail = (uint64_t)kb * 1024u;
+            break;
+        }
+    }
+    if (f)
+        fclose(f);
+    /* a cgroup v2 limit (containers, Slurm jobs) */
+    uint64_t max = file_u64("/sys/fs/cgroup/memory.max"),
+             cur = file_u64("/sys/fs/cgroup/memory.current");
+    if (max > 0 && max > cur && max - cur < avail) {
+        avail = max - cur;
+        *why = "the cgroup's memory.max";
+    }
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+        uint64_t vm = 0;
+        FILE *s = fopen("/proc/self/statm", "r");
+        unsigned long long size = 0;
+        if (s && fscanf(s, "%llu", &size) == 1)
+            vm = (uint64_t)size * (uint64_t)sysconf(_SC_PAGESIZE);
+        if (s)
+            fclose(s);
+        if ((uint64_t)rl.rlim_cur > vm && (uint64_t)rl.rlim_cur - vm < avail) {
+            avail = (uint64_t)rl.rlim_cur - vm;
+            *why = "the address-space limit (ulimit -v)";
+        }
+    }
+    return avail;
+}
+
+void cs__mem_estimate(cs__mem_t *m, uint64_t steps, int ranks, int nhosts, int engine_dag,
+                      int restarts, int observer, uint64_t switch_members)
+{
+    m->steps = steps * (CS__MEM_STEP + (observer ? 16u : 0u));
+    m->ranks = (uint64_t)ranks * (engine_dag ? CS__MEM_DAG_RANK : CS__MEM_ACTOR);
+    if (restarts)
+        m->ranks += (uint64_t)ranks * (uint64_t)nhosts * sizeof(double);
+    m->flight = ((uint64_t)ranks * CS__MEM_FLIGHT + switch_members) * CS__MEM_XFER *
+                (engine_dag ? 1u : 2u);
+}
+
+uint64_t cs__mem_total(const cs__mem_t *m)
+{
+    return m->steps + m->ranks + m->flight + m->platform;
+}
+
+/* "1.25 GiB", "312 MiB", "40 KiB" */
+static const char *human(uint64_t b, char *buf, size_t len)
+{
+    if (b >= (1ull << 30))
+        snprintf(buf, len, "%.2f GiB", b / 1073741824.0);
+    else if (b >= (1ull << 20))
+        snprintf(buf, len, "%.0f MiB", b / 1048576.0);
+    else
+        snprintf(buf, len, "%.0f KiB", b / 1024.0);
+    return buf;
+}
+
+int cs__mem_check(const cs__mem_t *m, const char *when, cs_err_t *err)
+{
+    const char *why = NULL;
+    uint64_t need = cs__mem_total(m), have = cs__mem_available(&why);
+    char a[32], b[32], c[32], d[32], e[32], f[32], g[32];
+    CS_INFO("sim", "memory %s: about %s to come (schedules %s, platform %s, ranks %s, "
+                   "transfers in flight %s), %s available (%s), resident now %s",
+            when, human(need, a, 32), human(m->steps, b, 32), human(m->platform, c, 32),
+            human(m->ranks, d, 32), human(m->flight, e, 32),
+            have == UINT64_MAX ? "unlimited" : human(have, f, 32), why,
+            human(cs__mem_rss(), g, 32));
+    if (need <= have)
+        return CS_OK;
+    return cs_err_set(err, CS_ERR_NOMEM,
+                      "sim: this simulation needs about %s more (compiled schedules %s, "
+                      "SimGrid's platform %s, rank state %s, transfers in flight %s) and "
+                      "%s %s free (%s): simulate fewer ranks or instances at once, or on "
+                      "a machine with more memory",
+                      human(need, a, 32), human(m->steps, b, 32), human(m->platform, c, 32),
+                      human(m->ranks, d, 32), human(m->flight, e, 32), human(have, f, 32),
+                      have < (1ull << 20) ? "is" : "are", why);
+}
