@@ -5,18 +5,21 @@
 #     build-dir  default build; nodes: summit nodes for parts 1-2 (default
 #     256 = 1536 GPUs); reps: runs per measurement (default 3; the best
 #     wall and the best CPU time are kept, the machine being shared).
-#   BENCH_FULL=1   also part 3 (full Summit, minutes)
+#   BENCH_FULL=0   skip parts 3 and 5 (full Summit, 8,192 GPUs: minutes)
 #   BENCH_SMPI=0   skip part 4 (needs smpicc/smpirun from libsimgrid-dev)
+#   BENCH_ENGINES  engines part 1 compares (default "dag actors"); parts 2-5
+#                  run the build's default engine ('collstep --version')
 #
 # Every line "LABEL wall W s cpu C s rss R MB" is one measurement: wall
 # clock, user+sys CPU time and peak RSS from /usr/bin/time.  Ratios are
 # against a peer measured in the same run, for wall and for CPU time (CPU
 # time is the steadier figure when other jobs share the machine).
 #
-# 1. ring allreduce, summit:nodes=N, 100 MB, ideal model:
-#    `collstep sim` against three bare SimGrid rings (tests/bench/
-#    sim_bare_ring.c: one actor per GPU doing only the ring's puts and gets,
-#    same platform, same model flags):
+# 1. ring allreduce, summit:nodes=N exported to a SimGrid XML file (what a
+#    user's own file costs), 100 MB, ideal model: `collstep sim --no-verify`
+#    with each engine (--engine dag, actors) against three bare SimGrid rings
+#    (tests/bench/sim_bare_ring.c: one actor per GPU doing only the ring's
+#    puts and gets, the same file, the same model flags):
 #      step-graph deps  the dependencies of collstep's ring step graph (a
 #                   receive waits for the previous receive only, a send for
 #                   the previous send and receive), collstep's block sizes,
@@ -26,23 +29,26 @@
 #      lock step    each round waits for both comms, then sleeps for the
 #                   reduction: the same simulated time but fewer, larger
 #                   SimGrid time steps (the ranks cannot run ahead);
-#      comm only    lock step without reductions.
-#    The four runs are interleaved, best of $reps rounds each;
+#      comm only    lock step without reductions: put_async to the right
+#                   neighbour's mailbox, get_async on its own, wait for both,
+#                   2(P-1) steps (target: the dag engine <= 0.5x its wall).
+#    The runs are interleaved, best of $reps rounds each;
 # 2. hier allreduce (dims = the platform's 6 x nodes, ring per tier) on the
 #    same platform (target < 5 s at 1536 GPUs), and hier with a logarithmic
 #    inter-node tier (algos=ring+rhd);
-# 3. (BENCH_FULL=1) full Summit, 27,648 GPUs: hier, dims=6x4608,
-#    algos=ring+rhd (target < 10 min and 8 GiB), after the same command on
-#    576, 1152 and 2304 nodes (the scaling: about N^1.6 in CPU time, linear
-#    in memory; it was quadratic with a spine link per rack pair, see
-#    platforms/cs_plat_model.c, cs__model_rail_zones);
-# 4. SMPI against collstep on 256 ranks x 100 MB: the platform exported by
-#    `collstep platform export summit:nodes=43` (258 GPUs), a hostfile of
-#    its first 256 GPU hosts, tests/bench/bench_sim_smpi.c built with
-#    smpicc, smpirun --cfg=smpi/allreduce:lr plus the ideal model flags
-#    (smpi/bw-factor and smpi/lat-factor 1, shared malloc, computations not
-#    timed); then `collstep sim --ranks 256 --algo ring` on the same XML.
-#    Prints both simulated times and collstep / SMPI wall and CPU ratios.
+# 3. full Summit, 27,648 GPUs: hier, dims=6x4608, algos=ring+rhd (target
+#    <= 60 s and 4 GiB), after the same command on 1152 and 2304 nodes;
+# 4. SMPI against collstep on 256 ranks x 100 MB: a star platform (256 hosts
+#    on one router, Floyd routing, 12.5 GB/s links), tests/bench/
+#    bench_sim_smpi.c built with smpicc, smpirun --cfg=smpi/allreduce:lr plus
+#    the ideal model flags (smpi/bw-factor and smpi/lat-factor 1, shared
+#    malloc, computations not timed); then `collstep sim --algo ring` on the
+#    same file, first with an empty platform cache (the file is then loaded
+#    twice: checked in a child, then simulated) and again (loaded once).
+#    Prints both simulated times and collstep / SMPI wall and CPU ratios
+#    (target: SMPI >= 40x collstep's wall);
+# 5. 8,192 GPUs (hgx-h100:nodes=1024), 1 GiB: hier (target <= 60 s) and the
+#    flat ring, each with its peak memory.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 b=${1:-build}
@@ -77,11 +83,15 @@ ratio() { # LABEL ENGINE_WALL ENGINE_CPU PEER_WALL PEER_CPU [TARGET]
 }
 simtime() { echo "$out" | awk -F, 'NR > 1 { printf "%.6f s", $7 / 1e6 }'; }
 
-echo "== 1. ring allreduce, $plat, 100 MB (the four runs interleaved, $reps rounds)"
-# one round runs each of the four once, so a change in the machine's load
-# hits all of them alike; the best of the rounds is kept for each
+"$cs" platform export "$plat" -o "$tmp/plat.xml" 2>/dev/null
+engines=${BENCH_ENGINES:-dag actors}
+echo "== 1. ring allreduce, $plat exported to XML, 100 MB (runs interleaved, $reps rounds)"
+echo "  $("$cs" --version | grep -i simgrid)"
+# one round runs each once, so a change in the machine's load hits all of
+# them alike; the best of the rounds is kept for each
 declare -A RW RC RR RO LAST
-rounds="" RATIOS=""
+rounds=""
+declare -A RATIOS
 round1() { # KEY COMMAND...
   local key=$1; shift
   /usr/bin/time -f '%e %U %S %M' -o "$tmp/time" "$@" >"$tmp/out" 2>"$tmp/err" ||
@@ -96,32 +106,45 @@ round1() { # KEY COMMAND...
 }
 bare="$b/tests/bench/sim_bare_ring"
 for ((i = 0; i < reps; i++)); do
-  round1 cs "$cs" sim --platform "$plat" --algo ring --size 100M --format csv --no-verify
-  round1 deps "$bare" "$plat" 104857600 0 deps
-  round1 reduce "$bare" "$plat" 104857600 0 reduce
-  round1 comm "$bare" "$plat" 104857600
-  RATIOS+=" $(awk -v c="${LAST[cs]}" -v d="${LAST[deps]}" 'BEGIN { printf "%.4f", c / d }')"
-  rounds+=$(awk -v i="$((i + 1))" -v c="${LAST[cs]}" -v d="${LAST[deps]}" -v l="${LAST[reduce]}" \
-    -v m="${LAST[comm]}" 'BEGIN { printf "  round %d: collstep %.2f s, deps %.2f s (%.3f), lock step %.2f s (%.3f), comm only %.2f s (%.3f)\n", i, c, d, c / d, l, c / l, m, c / m }')$'\n'
+  line="  round $((i + 1)):"
+  for e in $engines; do
+    round1 "cs-$e" "$cs" sim --platform "$tmp/plat.xml" --algo ring --size 100M --format csv \
+      --no-verify --engine "$e"
+  done
+  round1 deps "$bare" "$tmp/plat.xml" 104857600 0 deps
+  round1 comm "$bare" "$tmp/plat.xml" 104857600
+  for e in $engines; do
+    RATIOS[$e]+=" $(awk -v c="${LAST[cs-$e]}" -v d="${LAST[comm]}" 'BEGIN { printf "%.4f", c / d }')"
+    line+=$(awk -v e="$e" -v c="${LAST[cs-$e]}" -v d="${LAST[comm]}" -v p="${LAST[deps]}" \
+      'BEGIN { printf " %s %.2f s (%.3f of comm only, %.3f of deps);", e, c, c / d, c / p }')
+  done
+  rounds+="$line comm only ${LAST[comm]} s, deps ${LAST[deps]} s"$'\n'
 done
 show1() { # KEY LABEL
   printf '%-34s wall %8.2f s  cpu %8.2f s  rss %7.0f MB\n' "$2" "${RW[$1]}" "${RC[$1]}" \
     "$(awk -v m="${RR[$1]}" 'BEGIN { print m / 1024 }')"
 }
-show1 cs "collstep sim ring"
-out=${RO[cs]}; echo "  simulated $(simtime)"
+for e in $engines; do
+  show1 "cs-$e" "collstep sim ring --engine $e"
+  out=${RO[cs-$e]}; echo "  simulated $(simtime)"
+done
 show1 deps "bare ring, step-graph deps"; echo "  ${RO[deps]}"
-show1 reduce "bare ring, lock step"; echo "  ${RO[reduce]}"
 show1 comm "bare ring, comm only"; echo "  ${RO[comm]}"
-# every round's ratios too: the host's load changes within minutes (the same
-# binary took 31.6 to 48.7 s within an hour), the spread says how far the best-of ratios hold
-printf 'per round (collstep / peer of the same round):\n%s' "$rounds"
-ratio "engine / bare (step-graph deps)" "${RW[cs]}" "${RC[cs]}" "${RW[deps]}" "${RC[deps]}" 1.10
-echo "$RATIOS" | tr ' ' '\n' | sed '/^$/d' | sort -g | awk '{ v[NR] = $1 } END {
-  m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-  printf "  %-32s wall %.3f  (median of %d rounds; target <= 1.10)\n", "engine / bare, per round", m, NR }'
-ratio "engine / bare (lock step)" "${RW[cs]}" "${RC[cs]}" "${RW[reduce]}" "${RC[reduce]}"
-ratio "engine / bare (comm only)" "${RW[cs]}" "${RC[cs]}" "${RW[comm]}" "${RC[comm]}"
+# every round's ratios too: the host's load changes within minutes, the
+# spread says how far the best-of ratios hold
+printf 'per round (collstep / peers of the same round):\n%s' "$rounds"
+for e in $engines; do
+  t=""; [ "$e" = dag ] && t=0.5
+  ratio "$e / bare (comm only)" "${RW[cs-$e]}" "${RC[cs-$e]}" "${RW[comm]}" "${RC[comm]}" $t
+  echo "${RATIOS[$e]}" | tr ' ' '\n' | sed '/^$/d' | sort -g | awk -v e="$e" -v t="$t" '{ v[NR] = $1 } END {
+    m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+    printf "  %-32s wall %.3f  (median of %d rounds%s)\n", e " / bare (comm only), per round", m, NR,
+      t == "" ? "" : "; target <= " t }'
+  ratio "$e / bare (step-graph deps)" "${RW[cs-$e]}" "${RC[cs-$e]}" "${RW[deps]}" "${RC[deps]}"
+done
+if [[ " $engines " == *" dag "* && " $engines " == *" actors "* ]]; then
+  ratio "dag / actors" "${RW[cs-dag]}" "${RC[cs-dag]}" "${RW[cs-actors]}" "${RC[cs-actors]}"
+fi
 
 echo "== 2. hier allreduce, $plat, 100 MB"
 measure "collstep sim hier" "$cs" sim --platform "$plat" --algo hier --size 100M --format csv --no-verify
@@ -130,34 +153,69 @@ measure "collstep sim hier ring+rhd" "$cs" sim --platform "$plat" --algo hier --
   --size 100M --format csv --no-verify
 echo "  simulated $(simtime)"
 
-if [ "${BENCH_FULL:-0}" = 1 ]; then
+if [ "${BENCH_FULL:-1}" = 1 ]; then
   echo "== 3. full Summit (27,648 GPUs), hier dims=6x4608 algos=ring+rhd, 100 MB"
   reps_save=$reps reps=1
-  for n in 576 1152 2304; do
+  for n in 1152 2304; do
     measure "collstep sim hier, $n nodes" "$cs" sim --platform summit:nodes=$n --algo hier \
       --param dims=6x$n --param algos=ring+rhd --size 100M --format csv --no-verify
     echo "  simulated $(simtime)"
   done
   measure "collstep sim hier (full)" "$cs" sim --platform summit:nodes=4608 --algo hier \
     --param dims=6x4608 --param algos=ring+rhd --size 100M --format csv --no-verify
-  echo "  simulated $(simtime)  (target < 600 s wall, < 8192 MB)"
+  echo "  simulated $(simtime)  (target <= 60 s wall, <= 4096 MB)"
   reps=$reps_save
 fi
 
 if [ "${BENCH_SMPI:-1}" = 1 ] && command -v smpicc >/dev/null && command -v smpirun >/dev/null; then
-  echo "== 4. SMPI (MPI_Allreduce, smpi/allreduce:lr) vs collstep sim ring, 256 ranks x 100 MB"
-  "$cs" platform export summit:nodes=43 -o "$tmp/s43.xml" 2>/dev/null
-  grep -o '<host id="[^"]*"[^>]*>[[:space:]]*<prop id="device" value="gpu"' "$tmp/s43.xml" |
-    sed 's/<host id="\([^"]*\)".*/\1/' | head -256 >"$tmp/hosts"
+  echo "== 4. SMPI (MPI_Allreduce, smpi/allreduce:lr) vs collstep sim ring, 256-host star x 100 MB"
+  {
+    echo '<?xml version="1.0"?>'
+    echo '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">'
+    echo '<platform version="4.1">'
+    echo '<zone id="star" routing="Floyd">'
+    for ((h = 0; h < 256; h++)); do echo "  <host id=\"h$h\" speed=\"100Gf\"/>"; done
+    echo '  <router id="sw"/>'
+    for ((h = 0; h < 256; h++)); do
+      echo "  <link id=\"l$h\" bandwidth=\"12.5GBps\" latency=\"1us\" sharing_policy=\"SPLITDUPLEX\"/>"
+    done
+    for ((h = 0; h < 256; h++)); do
+      echo "  <route src=\"h$h\" dst=\"sw\"><link_ctn id=\"l$h\" direction=\"UP\"/></route>"
+    done
+    echo '</zone>'
+    echo '</platform>'
+  } >"$tmp/star.xml"
+  for ((h = 0; h < 256; h++)); do echo "h$h"; done >"$tmp/hosts"
   smpicc -O2 -o "$tmp/smpi_ar" tests/bench/bench_sim_smpi.c
-  measure "smpirun MPI_Allreduce lr" smpirun -np 256 -platform "$tmp/s43.xml" -hostfile "$tmp/hosts" \
+  reps_save=$reps reps=1
+  measure "smpirun MPI_Allreduce lr" smpirun -np 256 -platform "$tmp/star.xml" -hostfile "$tmp/hosts" \
     --cfg=smpi/allreduce:lr --cfg=network/model:CM02 --cfg=network/crosstraffic:0 \
     --cfg=network/TCP-gamma:0 --cfg=smpi/bw-factor:1 --cfg=smpi/lat-factor:1 \
     --cfg=smpi/simulate-computation:no --cfg=smpi/shared-malloc:global \
     --cfg=contexts/stack-size:256 --log=root.thres:warning "$tmp/smpi_ar" 104857600
   sw=$wall sc=$cpu; echo "  $out"
-  measure "collstep sim ring --ranks 256" "$cs" sim --platform "$tmp/s43.xml" --ranks 256 --algo ring \
+  export XDG_CACHE_HOME="$tmp/cache"
+  measure "collstep sim ring (new file)" "$cs" sim --platform "$tmp/star.xml" --algo ring \
     --size 100M --format csv --no-verify
-  echo "  collstep simulated $(simtime)"
+  echo "  collstep simulated $(simtime); the file loaded twice (checked, then simulated)"
+  ratio "collstep (new file) / smpi" "$wall" "$cpu" "$sw" "$sc"
+  reps=$reps_save
+  measure "collstep sim ring (file seen)" "$cs" sim --platform "$tmp/star.xml" --algo ring \
+    --size 100M --format csv --no-verify
+  echo "  collstep simulated $(simtime); loaded once (the check from the platform cache)"
   ratio "collstep / smpi" "$wall" "$cpu" "$sw" "$sc"
+  awk -v c="$wall" -v s="$sw" 'BEGIN { printf "  SMPI takes %.1fx collstep'"'"'s wall time (target >= 40)\n", s / c }'
+  unset XDG_CACHE_HOME
+fi
+
+if [ "${BENCH_FULL:-1}" = 1 ]; then
+  echo "== 5. 8,192 GPUs (hgx-h100:nodes=1024), 1 GiB"
+  reps_save=$reps reps=1
+  measure "collstep sim hier, 8192 GPUs" "$cs" sim --platform hgx-h100:nodes=1024 --algo hier \
+    --size 1G --format csv --no-verify
+  echo "  simulated $(simtime)  $(echo "$out" | awk -F, 'NR > 1 { print $NF }')  (target <= 60 s wall)"
+  measure "collstep sim ring, 8192 GPUs" "$cs" sim --platform hgx-h100:nodes=1024 --algo ring \
+    --size 1G --format csv --no-verify
+  echo "  simulated $(simtime)"
+  reps=$reps_save
 fi
