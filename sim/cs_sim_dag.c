@@ -344,8 +344,10 @@ static double restart_bytes(dag_t *D, int r, uint32_t i, double bytes)
 {
     const cs__run_t *run = D->run;
     const dag_rank_t *k = &D->rk[r];
+    if (!k->last) /* no restarts: the schedule's step is not read (a cache miss) */
+        return 0;
     int q = D->I.prog->s->ranks[r].steps[i].peer;
-    if (!k->last || q < 0 || q >= run->nhosts || run->rs_node[q] == run->rs_node[r])
+    if (q < 0 || q >= run->nhosts || run->rs_node[q] == run->rs_node[r])
         return 0;
     double x = fmax(run->rs_bytes[r], run->rs_bytes[q]);
     double idle = fmax(run->rs_idle[r], run->rs_idle[q]);
