@@ -326,8 +326,8 @@ static int plan_ranks(const plan_job_t *j, cs_cli_plan_dist_t *d)
     int rc = cs_cli_plan_dist_gather(d, st, p, &whole);
     cs_planner_free(p);
     if (rc == CS_EXIT_OK && whole) {
-        fprintf(stderr, "collstep plan: planned on %d ranks in %.1f s, rank 0 %d simulation%s "
-                        "at a time\n", j->o->nshards, whole->seconds, j->o->jobs,
+        fprintf(stderr, "collstep plan: planned on %d ranks in %.1f s (rank 0: %d simulation%s "
+                        "at a time)\n", j->o->nshards, whole->seconds, j->o->jobs,
                 j->o->jobs == 1 ? "" : "s");
         const args_t *a = j->a;
         cs_cli_plan_out_t out = {a->fmt, a->show, a->output, a->force, j->asked, j->nasked};
