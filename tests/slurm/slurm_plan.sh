@@ -15,6 +15,8 @@
 #   array  the page's plan-array.sbatch and its submission (a job array of
 #          --shard slurm tasks, a merge job --dependency=afterok on it);
 #          sbatch --array=0-3 --wait of --shard slurm tasks merged here;
+#          a failed shard run again by number (--shard 1/4) merges, one
+#          run as an array of one task (--array=1) is refused by --merge;
 #          without `mkdir -p parts` every task fails, saying why, and the
 #          merge job is cancelled (--kill-on-invalid-dep), writing nothing;
 #          --array=0-6:2 is refused in every task
@@ -156,6 +158,22 @@ case_array() {
     collstep plan --merge part.* -o merged.tuning >merged.txt 2>merge.err
     check '[ $? = 0 ]' "collstep plan --merge part.* ($(tail -1 merge.err))"
     same "array --wait, merged" merged.txt merged.tuning
+
+    # a failed task run again by its number, in a job of its own; an array
+    # of that task alone plans a shard of 1, which --merge refuses
+    rm -f parts/part.1
+    slurm_exec sbatch --wait -o again.out --wrap \
+        "collstep plan ${A[*]} --shard 1/4 -o parts/part.1" >/dev/null 2>&1
+    check '[ $? = 0 ] && [ -s parts/part.1 ]' "shard 1/4 run again: $(tail -1 again.out 2>/dev/null)"
+    collstep plan --merge parts/part.* -o again.tuning >again.txt 2>again.err
+    check '[ $? = 0 ]' "the parts merged again ($(tail -1 again.err))"
+    same "shard run again" again.txt again.tuning
+    slurm_exec sbatch --array=1 --wait -o /dev/null --wrap \
+        "collstep plan ${A[*]} --shard slurm -o solo.1" >/dev/null 2>&1
+    collstep plan --merge parts/part.0 solo.1 parts/part.2 parts/part.3 >solo.txt 2>solo.err
+    rc=$?
+    check '[ $rc = 2 ] && grep -q "solo.1 of 1" solo.err' \
+        "sbatch --array=1 alone: a shard of 1, refused by --merge (exit $rc: $(tail -1 solo.err))"
 
     # no parts/ folder: every task fails saying so, the merge job is cancelled
     rm -rf parts hgx128.plan hgx128.tuning merge.out slurm-*.out
