@@ -9,8 +9,10 @@
  * algorithm, a budget too small, refused -o path, parts that do not
  * belong together), 3 failures while running (a rank lost).
  */
+#define _GNU_SOURCE /* sched_getaffinity */
 #include <errno.h>
 #include <getopt.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,7 +60,8 @@ static void help(FILE *f)
             "  --ranks P            ranks (default: every device of the platform)\n"
             "  --top K              candidates simulated per size, by the model (default 4)\n"
             "  --all                simulate every candidate at every size (small platforms)\n"
-            "  --jobs N             simulations at a time (default: the number of cores)\n"
+            "  --jobs N             simulations at a time (default: the cores it may run on,\n"
+            "                       as nproc counts them: a Slurm task's --cpus-per-task)\n"
             "  --candidates N       simulate the first N simulations of the plan's fixed order\n"
             "                       (default: every one that --top and --all pick); the same\n"
             "                       inputs give the same plan whatever the machine's load\n"
@@ -90,7 +93,9 @@ static void help(FILE *f)
             "MASTER_PORT) every rank analyses the platform and simulates its share\n"
             "(simulation i on rank i mod N); rank 0 gathers the results, prints the plan and\n"
             "writes -o, byte for byte as one process would.  A rank that dies ends the plan\n"
-            "with an error naming it.\n"
+            "with an error naming it.  On a Slurm cluster: srun --mpi=pmix in a batch job,\n"
+            "or a job array of --shard slurm tasks and a --merge job after it\n"
+            "(sbatch --dependency=afterok:JOBID); docs/slurm.md has both scripts.\n"
             "\n"
             "Candidates are the registry's generators (verified for every P by collstep's\n"
             "tests); 'collstep sim --algo auto' verifies the schedule it runs.  Progress goes\n"
@@ -300,7 +305,8 @@ static int plan_work(void *ctx)
         fprintf(stderr, "collstep plan: %s\n", err.msg);
         return cs_cli_exit_code(st);
     }
-    fprintf(stderr, "collstep plan: planned in %.1f s\n", p->seconds);
+    fprintf(stderr, "collstep plan: planned in %.1f s, %d simulation%s at a time\n", p->seconds,
+            j->o->jobs, j->o->jobs == 1 ? "" : "s");
     cs_cli_plan_out_t out = {a->fmt, a->show, a->output, a->force, j->asked, j->nasked};
     int rc = a->shard ? write_part(a, p) : cs_cli_plan_report(&out, p);
     cs_planner_free(p);
@@ -320,14 +326,26 @@ static int plan_ranks(const plan_job_t *j, cs_cli_plan_dist_t *d)
     int rc = cs_cli_plan_dist_gather(d, st, p, &whole);
     cs_planner_free(p);
     if (rc == CS_EXIT_OK && whole) {
-        fprintf(stderr, "collstep plan: planned on %d ranks in %.1f s\n", j->o->nshards,
-                whole->seconds);
+        fprintf(stderr, "collstep plan: planned on %d ranks in %.1f s (rank 0: %d simulation%s "
+                        "at a time)\n", j->o->nshards, whole->seconds, j->o->jobs,
+                j->o->jobs == 1 ? "" : "s");
         const args_t *a = j->a;
         cs_cli_plan_out_t out = {a->fmt, a->show, a->output, a->force, j->asked, j->nasked};
         rc = cs_cli_plan_report(&out, whole);
     }
     cs_planner_free(whole);
     return rc == CS_EXIT_OK || st == CS_OK ? rc : cs_cli_exit_code(st);
+}
+
+/* The cores this process may run on (its affinity: what a launcher or
+ * Slurm's --cpus-per-task gave it), else the cores online. */
+static long usable_cores(void)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    return sysconf(_SC_NPROCESSORS_ONLN);
 }
 
 /* --shard I/N or slurm: *shard and *nshards. */
@@ -338,23 +356,35 @@ static int parse_shard(const char *spec, int *shard, int *nshards)
     if (strcmp(spec, "slurm") == 0) {
         const char *id = cs_env_get("SLURM_ARRAY_TASK_ID");
         const char *mn = cs_env_get("SLURM_ARRAY_TASK_MIN");
+        const char *mx = cs_env_get("SLURM_ARRAY_TASK_MAX");
         const char *cnt = cs_env_get("SLURM_ARRAY_TASK_COUNT");
         if (!id || !cnt)
             return cs_cli_usage_error("plan", "--shard slurm: SLURM_ARRAY_TASK_ID and "
-                                              "SLURM_ARRAY_TASK_COUNT are not set (run it as a "
-                                              "task of a job array: sbatch --array=0-N)");
-        i = strtol(id, &end, 10) - (mn ? strtol(mn, NULL, 10) : 0);
+                                              "SLURM_ARRAY_TASK_COUNT are not set: run it as "
+                                              "a task of a job array (sbatch --array=0-15 for "
+                                              "16 shards), or give --shard I/N");
+        long lo = mn ? strtol(mn, NULL, 10) : 0, hi = mx ? strtol(mx, NULL, 10) : -1;
+        i = strtol(id, &end, 10) - lo;
         n = strtol(cnt, NULL, 10);
-        if (*end || n < 1 || i < 0 || i >= n)
+        /* ids lo..hi, every one a task: sbatch --array=0-15 or 0-15%4, not
+         * 0-15:2 or 1,4,9 */
+        if (*end || n < 1 || i < 0 || i >= n || (mx && hi - lo + 1 != n))
             return cs_cli_usage_error("plan", "--shard slurm: task %s of an array of %s "
-                                              "starting at %s: expected consecutive task ids",
-                                      id, cnt, mn ? mn : "0");
+                                              "task(s) from %s to %s: the tasks' ids must be "
+                                              "consecutive (sbatch --array=0-%ld); give "
+                                              "--shard I/N otherwise",
+                                      id, cnt, mn ? mn : "0", mx ? mx : "?",
+                                      n > 1 ? n - 1 : 0);
     } else {
         i = strtol(spec, &end, 10);
         if (end == spec || *end != '/' || (n = strtol(end + 1, &end, 10)) < 1 || *end ||
-            i < 0 || i >= n || n > 1000000)
-            return cs_cli_usage_error("plan", "--shard: expected I/N with 0 <= I < N (3/8) or "
-                                              "'slurm', found '%s'", spec);
+            n > 1000000)
+            return cs_cli_usage_error("plan", "--shard: expected I/N, shard I of N (0 <= I < "
+                                              "N: 3/8), or 'slurm', found '%s'", spec);
+        if (i < 0 || i >= n)
+            return cs_cli_usage_error("plan", "--shard: expected I/N with 0 <= I < N, found "
+                                              "'%s' (the %ld shards are 0/%ld to %ld/%ld)",
+                                      spec, n, n, n - 1, n);
     }
     *shard = (int)i, *nshards = (int)n;
     return CS_EXIT_OK;
@@ -392,7 +422,7 @@ int cs_cli_plan(int argc, char **argv)
     if (a.fmt == CS_FMT_NCCL_TESTS &&
         (rc = cs_cli_nccl_check_sizes("plan", a.size, sizes, ns)) != CS_EXIT_OK)
         return rc;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    long cores = usable_cores();
     cs_planner_opts_t o;
     memset(&o, 0, sizeof(o));
     o.platform = a.platform;

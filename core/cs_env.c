@@ -51,9 +51,10 @@ const cs_env_var_t cs_env_vars[] = {
     {"RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT", "unset: PMIx under mpirun / srun",
      "run, plan", "the launcher-less bootstrap: this rank, the number of ranks, rank 0's address\n"
      "and port"},
-    {"SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_MIN, SLURM_ARRAY_TASK_COUNT", "set by Slurm",
-     "plan --shard slurm", "the shard of a task of a job array: its id less the array's first,\n"
-     "of as many shards as the array has tasks"},
+    {"SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_MIN, SLURM_ARRAY_TASK_MAX, SLURM_ARRAY_TASK_COUNT",
+     "set by Slurm", "plan --shard slurm",
+     "the shard of a task of a job array: its id less the array's first, of as many\n"
+     "shards as the array has tasks (their ids consecutive)"},
     {"TMPDIR", "/tmp", "sim", "where platforms that are not presets are checked first"},
     {"XDG_CACHE_HOME", "~/.cache", "sim, run, validate, gen --verify, export",
      "root of the verification cache and of the platform cache"},

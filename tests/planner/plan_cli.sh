@@ -97,5 +97,15 @@ if "$collstep" sim --help 2>/dev/null | grep -q -- "--tuning"; then
     test $rc -eq 2
 fi
 
+# --jobs by default: the cores the process may run on (a launcher's or
+# Slurm's binding), said on stderr
+if command -v taskset >/dev/null && taskset -c 0 true 2>/dev/null; then
+  taskset -c 0 "$collstep" plan --platform "$P" --size 64K --top 2 --candidates 2 >/dev/null 2>"$tmp/err"
+  check "bound to one core: 1 simulation at a time ($(tail -1 "$tmp/err"))" \
+    grep -q "planned in [0-9.]* s, 1 simulation at a time" "$tmp/err"
+  "$collstep" plan --platform "$P" --size 64K --top 2 --candidates 2 --jobs 3 >/dev/null 2>"$tmp/err"
+  check "--jobs 3: 3 at a time" grep -q ", 3 simulations at a time" "$tmp/err"
+fi
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
