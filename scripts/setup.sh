@@ -20,6 +20,7 @@ PACKAGES=(
   clang libclang-rt-14-dev                  # parser fuzzing (libFuzzer)
   time                                      # benchmarks: /usr/bin/time for peak memory
   libsimgrid-dev                            # sim/: SimGrid 3.32 (smpicc, smpirun)
+  libgoogle-perftools-dev                   # sim/: tcmalloc (SimGrid allocates per message)
   libigraph-dev                             # platforms/: topology graphs
   libxml2-dev                               # platforms/: SimGrid platform files (libxml-2.0)
   libfabric-dev libfabric-bin               # exec/: libfabric transport
