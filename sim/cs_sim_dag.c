@@ -11,8 +11,11 @@
  *     (cs__sg_dag_begin) hands back the transfer's record;
  *   - a timer fired: a reduction's end on a rank's device stream (the
  *     stream is a FIFO computed when a reduction is queued, as the rank
- *     actors compute it), a switch's wait before its down transfers, an
- *     instance's base latency.
+ *     actors compute it), an instance's base latency;
+ *   - a switch operation's wait before its down transfers ended: the one
+ *     actor this engine starts, a sleeper on the switch's host per
+ *     operation, as the actor engine's switch actor sleeps (see
+ *     sw_up_done).
  * Each event releases the successors of the steps it finished into the
  * rank's FIFO of issuable steps, which is drained at once in FIFO order
  * (the order in which a rank actor issues them on waking), so port limits
@@ -125,7 +128,7 @@ struct dag {
     int woken;           /* the pump has been released for them */
     uint64_t ntimers;    /* timers set and not yet fired */
     sg_sem_t sem;        /* releases the pump */
-    dag_timer_t t_stream, t_swdown, t_start;
+    dag_timer_t t_stream, t_start;
     void **chunks;
     size_t nchunks, capchunks;
     uint64_t nxfers, maxflight, flight;
@@ -471,6 +474,25 @@ static void sw_down(dag_t *D, uint64_t k)
         sw_end(D, (uint32_t)k);
 }
 
+typedef struct sw_sleeper {
+    dag_t *D;
+    uint64_t k;
+    double wait;
+} sw_sleeper_t;
+
+static void sw_sleeper(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    sw_sleeper_t *a = sg_actor_self_get_data();
+    dag_t *D = a->D;
+    uint64_t k = a->k;
+    sg_actor_sleep_for(a->wait);
+    free(a);
+    D->ntimers--;
+    defer(D, sw_down, k);
+}
+
 /* Every up transfer of operation k has left its member. */
 static void sw_up_done(dag_t *D, uint32_t k)
 {
@@ -482,8 +504,23 @@ static void sw_up_done(dag_t *D, uint32_t k)
     double now = simgrid_get_clock(), lat = nc ? nc->sw_lat : D->I.prog->swg[o->group].lat;
     double wait = lat + (w->ready > now ? w->ready - now : 0);
     if (wait > 0) {
-        if (timer_set(D, now + wait, &D->t_swdown, k) == 0)
+        /* a sleeping actor on the switch's host, as the actor engine's
+         * switch actor sleeps: SimGrid's sharing of the links depends on
+         * the order in which comms start at one instant, and a sleep ends
+         * in another phase of its loop than a timer (with per-message
+         * caps, NVLS operations under the NCCL model moved by up to 23 %
+         * between the two) */
+        sw_sleeper_t *a = malloc(sizeof(*a));
+        if (a) {
+            a->D = D;
+            a->k = k;
+            a->wait = wait;
+            D->ntimers++;
+            sg_actor_t act = sg_actor_init("switch-wait", D->I.prog->swg[o->group].host);
+            sg_actor_set_data(act, a);
+            sg_actor_start(act, sw_sleeper, 0, NULL);
             return;
+        }
         D->run->failed = CS_ERR_NOMEM;
     }
     sw_down(D, k);
@@ -1002,7 +1039,6 @@ int cs__dag_run(cs__drv_t *d, cs_err_t *err)
         goto out;
     }
     D.t_stream = (dag_timer_t){&D, stream_end};
-    D.t_swdown = (dag_timer_t){&D, sw_down};
     D.t_start = (dag_timer_t){&D, ranks_start};
     D.sem = sg_sem_init(0);
     if (d->n > 0) {

@@ -520,9 +520,8 @@ static void sw_main(int argc, char **argv)
         ready = u.arrive;
     double now = simgrid_get_clock(), lat = nc ? nc->sw_lat : g->lat;
     double wait = lat + (ready > now ? ready - now : 0);
-    if (wait > 0) /* an empty set's timed wait: a timer, exact (a sleep ends up to
-                   * SimGrid's precision early), as the dag engine's */
-        cs__sg_set_wait(&set, wait);
+    if (wait > 0)
+        sg_actor_sleep_for(wait);
     p->swdown[k] = simgrid_get_clock();
     posted = 0;
     for (uint32_t m = 0; m < o->ndown; m++)
