@@ -140,8 +140,8 @@ message(STATUS "SimGrid ${CS_SG_DESCRIBE}: ${pkgcfg_lib_SIMGRID_simgrid}")
 # program asks cs_sim_simgrid() instead, and pkg-config's Cflags could not
 # carry it through a shell.  CS_SG_LIBDIR for cs_sim's own sources only.
 function(cs_sg_definitions tgt)
-  string(REPLACE "," "$<COMMA>" desc "${CS_SG_DESCRIBE}")
-  string(REPLACE ">" "$<ANGLE-R>" desc "${desc}")
+  string(REPLACE ">" "$<ANGLE-R>" desc "${CS_SG_DESCRIBE}")
+  string(REPLACE "," "$<COMMA>" desc "${desc}")
   target_compile_definitions(${tgt} PUBLIC CS_SG_ACTIVITY_SET=${CS_SG_ACTIVITY_SET}
                              "$<BUILD_INTERFACE:CS_SG_DESCRIBE=\"${desc}\">"
                              PRIVATE "CS_SG_LIBDIR=\"${CS_SG_LIBDIR}\"")

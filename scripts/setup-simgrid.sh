@@ -85,7 +85,7 @@ fi
 # Debian's source packages: a deb-src entry of collstep's own, with the
 # archive and key of the system's first Debian entry.
 srcfile=/etc/apt/sources.list.d/collstep-deb-src.sources
-if ! apt-cache showsrc "simgrid=$srcver" 2>/dev/null | grep -q '^Package: simgrid'; then
+if ! apt-cache showsrc simgrid 2>/dev/null | grep -qx "Version: $srcver"; then
   codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
   uri=http://deb.debian.org/debian key=/usr/share/keyrings/debian-archive-keyring.gpg
   if [ -f /etc/apt/sources.list.d/debian.sources ]; then
