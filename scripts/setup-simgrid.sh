@@ -86,6 +86,7 @@ fi
 # archive and key of the system's first Debian entry.
 srcfile=/etc/apt/sources.list.d/collstep-deb-src.sources
 if ! apt-cache showsrc simgrid 2>/dev/null | grep -qx "Version: $srcver"; then
+  # shellcheck disable=SC1091
   codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
   uri=http://deb.debian.org/debian key=/usr/share/keyrings/debian-archive-keyring.gpg
   if [ -f /etc/apt/sources.list.d/debian.sources ]; then
@@ -99,21 +100,43 @@ if ! apt-cache showsrc simgrid 2>/dev/null | grep -qx "Version: $srcver"; then
 fi
 
 tmp=$(mktemp -d "$cache/.simgrid-build.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
 log=$tmp/log
+# Each step runs in a session of its own, waited for in the background, so
+# that Ctrl-C or a TERM stops it at once, compilers included, and the
+# temporary folder goes with it.
+child=
+stop() {
+  [ -z "$child" ] || kill -TERM -- "-$child" 2>/dev/null
+  wait 2>/dev/null
+  exit "$1"
+}
+trap 'rm -rf "$tmp"' EXIT
+trap 'stop 130' INT
+trap 'stop 143' TERM
 fail() { tail -n 30 "$log" >&2; say "$1 failed"; exit 1; }
+# step WHAT CMD...: CMD in its own session, its output in the log
+step() {
+  local what=$1
+  shift
+  setsid "$@" >>"$log" 2>&1 </dev/null &
+  child=$!
+  wait "$child" || fail "$what"
+  child=
+}
 start=$(date +%s)
 say "building SimGrid $srcver with $(basename "$patch_file") into $prefix (log: $log)"
-(cd "$tmp" && apt-get source -qq --download-only "simgrid=$srcver") >>"$log" 2>&1 || fail "apt-get source simgrid=$srcver"
-(cd "$tmp" && dpkg-source -x ./simgrid_*.dsc src) >>"$log" 2>&1 || fail "dpkg-source -x"
-patch -d "$tmp/src" -p1 <"$patch_file" >>"$log" 2>&1 || fail "applying the patch"
+step "apt-get source simgrid=$srcver" env -C "$tmp" apt-get source -qq --download-only "simgrid=$srcver"
+step "dpkg-source -x" env -C "$tmp" dpkg-source -x "simgrid_${srcver#*:}.dsc" src
+step "applying the patch" patch -d "$tmp/src" -p1 -i "$patch_file"
 
 # Only the library, its headers and simgrid.pc are used: no SMPI, bindings,
 # documentation, model checker, ns-3 or LTO (a long serial link); the
-# library's own -O3, as Debian builds it.  ccache when there is one.
-cmake_args=(-G Ninja -DCMAKE_BUILD_TYPE= -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_INSTALL_LIBDIR=lib
+# library's own -O3, as Debian builds it, but no debug information (SimGrid
+# always adds -g3; the build type's -g0 comes after it).  No
+# CMAKE_BUILD_TYPE of CMake's own: Release's -DNDEBUG breaks SimGrid.
+# ccache when there is one.
+cmake_args=(-G Ninja -DCMAKE_BUILD_TYPE=CsNoDebug -DCMAKE_C_FLAGS_CSNODEBUG=-g0
+            -DCMAKE_CXX_FLAGS_CSNODEBUG=-g0 -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_INSTALL_LIBDIR=lib
             -Denable_smpi=OFF -Denable_msg=OFF -Denable_java=OFF -Denable_python=OFF
             -Denable_documentation=OFF -Denable_model-checking=OFF -Denable_ns3=OFF -Denable_lto=OFF
             -Denable_fortran=OFF -Denable_compile_warnings=OFF)
@@ -124,12 +147,14 @@ fi
 jobs=${CS_SIMGRID_JOBS:-$(nproc)}
 # (from the build folder: SimGrid's configure leaves a probe in the current one)
 mkdir "$tmp/build"
-(cd "$tmp/build" && cmake -S "$tmp/src" -B . "${cmake_args[@]}") >>"$log" 2>&1 || fail "configuring SimGrid"
-nice cmake --build "$tmp/build" -j "$jobs" >>"$log" 2>&1 || fail "building SimGrid"
-DESTDIR=$tmp/stage cmake --install "$tmp/build" >>"$log" 2>&1 || fail "installing SimGrid"
+step "configuring SimGrid" env -C "$tmp/build" cmake -S "$tmp/src" -B . "${cmake_args[@]}"
+step "building SimGrid" nice cmake --build "$tmp/build" -j "$jobs"
+step "installing SimGrid" env DESTDIR="$tmp/stage" cmake --install "$tmp/build"
 staged=$tmp/stage$prefix
-[ -f "$staged/lib/pkgconfig/simgrid.pc" ] && [ -f "$staged/include/simgrid/s4u.hpp" ] &&
-  ls "$staged"/lib/libsimgrid.so.* >/dev/null 2>&1 || fail "the installed SimGrid is incomplete"
+if [ ! -f "$staged/lib/pkgconfig/simgrid.pc" ] || [ ! -f "$staged/include/simgrid/s4u.hpp" ] ||
+   ! ls "$staged"/lib/libsimgrid.so.* >/dev/null 2>&1; then
+  fail "the installed SimGrid is incomplete"
+fi
 secs=$(($(date +%s) - start))
 {
   echo "# collstep: SimGrid rebuilt by scripts/setup-simgrid.sh; complete when this file exists"
