@@ -11,6 +11,9 @@
 #include "cli.h"
 #include "cs_env.h"
 #include "cs_out.h"
+#ifdef CS_HAVE_SIM
+#include "cs_sim.h"
+#endif
 
 typedef struct cli_cmd {
     const char *name;
@@ -83,6 +86,19 @@ static const cli_cmd_t commands[] = {
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
+#ifdef CS_HAVE_SIM
+/* --version: the SimGrid loaded (its version and file, whether its maestro
+ * keeps activities in a set) and the one configure chose (cs_sim.h). */
+static void print_simgrid(FILE *f)
+{
+    cs_sim_simgrid_t sg;
+    cs_sim_simgrid(&sg);
+    fprintf(f, "SimGrid %d.%d.%d %s the maestro activity set: %s\n", sg.major, sg.minor, sg.patch,
+            sg.activity_set ? "with" : "without", sg.library[0] ? sg.library : "(file not found)");
+    fprintf(f, "configured with SimGrid %s\n", sg.configured);
+}
+#endif
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -137,6 +153,9 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
         printf("collstep %s (schedule format %d)\n", CS_VERSION, 1);
+#ifdef CS_HAVE_SIM
+        print_simgrid(stdout);
+#endif
         return CS_EXIT_OK;
     }
     for (size_t i = 0; i < NCOMMANDS; i++) {

@@ -1,6 +1,7 @@
 # cmake/CollstepInstall.cmake - what `cmake --install` puts where.
 #
-#   PREFIX/bin/collstep                       RUNPATH $ORIGIN/../lib (+ CUDA's, PMIx's dirs)
+#   PREFIX/bin/collstep                       RUNPATH $ORIGIN/../lib (+ CUDA's, PMIx's,
+#                                             a SimGrid's outside the system: CollstepSimGrid.cmake)
 #   PREFIX/lib/libcs_<lib>.a                  one static library per folder
 #   PREFIX/lib/libcs_gpu_kernels.so           the CUDA kernels (CUDA builds only)
 #   PREFIX/include/collstep/cs_*.h            the public headers: #include <collstep/cs_sched.h>
@@ -143,8 +144,13 @@ function(cs_install_finish)
         message(FATAL_ERROR "${t} links ${f}, which is not one pkg-config module")
       endif()
       list(APPEND prefixes ${prefix})
-      list(APPEND requires ${module})
       string(APPEND CS_PKG_DEPS "${prefix} ${module} ")
+      # A SimGrid outside pkg-config's own path (cmake/CollstepSimGrid.cmake:
+      # the patched build, CS_SIMGRID_PREFIX) is named by its flags below,
+      # so that users' programs find that one, not the system's.
+      if(NOT (prefix STREQUAL "SIMGRID" AND CS_SG_PREFIX))
+        list(APPEND requires ${module})
+      endif()
     endforeach()
     get_target_property(d ${t} INTERFACE_COMPILE_DEFINITIONS)
     if(d)
@@ -211,6 +217,10 @@ function(cs_install_finish)
     foreach(l IN LISTS CMAKE_DL_LIBS)
       string(APPEND extra " -l${l}")
     endforeach()
+  endif()
+  if("SIMGRID" IN_LIST prefixes AND CS_SG_PREFIX)
+    string(APPEND cflags " -I${CS_SG_PREFIX}/include")
+    string(APPEND libs " -L${CS_SG_LIBDIR} -Wl,-rpath,${CS_SG_LIBDIR} -lsimgrid")
   endif()
   string(APPEND libs "${extra} -pthread -lm")
   list(JOIN requires ", " CS_PC_REQUIRES)

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # setup.sh - install the Debian packages collstep needs (idempotent: quick
-# when everything is installed) and configure + build into ./build, with
-# warnings as errors (-DCS_WERROR=ON: the scripts and CI build that way; a
-# plain `cmake` build does not).
+# when everything is installed), make sure there is a SimGrid whose maestro
+# keeps its activities in a set (scripts/setup-simgrid.sh: unless the system
+# has SimGrid >= 3.34, the system's version rebuilt from Debian's source
+# package with that change, once, cached in /var/cache/collstep), and
+# configure + build into ./build, with warnings as errors (-DCS_WERROR=ON:
+# the scripts and CI build that way; a plain `cmake` build does not).
 #
-#   scripts/setup.sh            packages + release build in ./build
-#   scripts/setup.sh --deps     packages only
+#   scripts/setup.sh            packages + SimGrid + release build in ./build
+#   scripts/setup.sh --deps     packages + SimGrid only
 #   CS_BUILD_DIR=dir CS_BUILD_TYPE=Debug CS_CMAKE_ARGS="-DCS_SANITIZE=ON" scripts/setup.sh
 #   CC=clang CXX=clang++ scripts/setup.sh
 #                               the compilers (CMake's CC / CXX); a build tree
@@ -44,6 +47,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+# The patched SimGrid: a few seconds when it is cached, else a build
+# (docs/install.md, "SimGrid"); CMake picks it up (cmake/CollstepSimGrid.cmake).
+scripts/setup-simgrid.sh
 [ "${1:-}" = "--deps" ] && exit 0
 
 build=${CS_BUILD_DIR:-build}

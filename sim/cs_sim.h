@@ -303,6 +303,25 @@ int cs_sim_hosts(const cs_platform_t *plat, const cs_sim_opts_t *opts, int nrank
                  cs_err_t *err);
 void cs_sim_hosts_free(char **hosts, int n);
 
+/* The SimGrid this process runs on.  SimGrid before 3.34 keeps the
+ * activities its maestro runs in a list scanned at every completion, 3.34
+ * and later in a set; collstep builds on a 3.32 patched to the set when
+ * scripts/setup-simgrid.sh has made one (docs/install.md, "SimGrid").
+ * CS_SG_ACTIVITY_SET (1 or 0, a definition of collstep::sim) says whether
+ * the SimGrid chosen at configure time has the set. */
+typedef struct cs_sim_simgrid {
+    int major, minor, patch; /* sg_version_get(): the library loaded */
+    char library[512];       /* its file as loaded, "" when not found */
+    int activity_set;        /* 1: maestro keeps its activities in a set: the
+                                library is >= 3.34, or is the patched one
+                                collstep was configured with (its folder) */
+    const char *configured;  /* what configure chose, e.g. "3.32 (patched:
+                                maestro activity set, /var/cache/collstep/...)" */
+} cs_sim_simgrid_t;
+
+/* Fill *sg; needs no simulation and starts none. */
+void cs_sim_simgrid(cs_sim_simgrid_t *sg);
+
 #ifdef __cplusplus
 }
 #endif

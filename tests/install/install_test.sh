@@ -1,5 +1,6 @@
 #!/bin/sh
-# install_test.sh SRC WORK MODE - install collstep and use the installation.
+# install_test.sh SRC WORK MODE [SGLIBDIR [CMAKE_ARG...]] - install collstep
+# and use the installation.
 #
 # MODE cuda: the default configuration, which builds the GPU executor when
 # the CUDA Toolkit and NCCL are there (skipped, 77, when nvcc, nccl.h, or the
@@ -41,13 +42,20 @@
 #     live part says SKIP and is left out where the machine cannot start
 #     the job);
 #   - the prefix moved elsewhere still runs and builds (RUNPATH, .pc and
-#     the CMake package are relative to themselves).
+#     the CMake package are relative to themselves);
+#   - with SGLIBDIR (the folder of the libsimgrid the calling build chose,
+#     cmake/CollstepSimGrid.cmake; its CS_SIMGRID_* choices as CMAKE_ARGs),
+#     the installed collstep and every program built against the
+#     installation load that libsimgrid, with no LD_LIBRARY_PATH: a patched
+#     SimGrid outside the system's folders is reached through RUNPATH.
 set -u
-if [ $# -ne 3 ]; then
-    echo "usage: install_test.sh SRC WORK cuda|nocuda" >&2
+if [ $# -lt 3 ]; then
+    echo "usage: install_test.sh SRC WORK cuda|nocuda [SGLIBDIR [CMAKE_ARG...]]" >&2
     exit 2
 fi
-src=$1 work=$2 mode=$3
+src=$1 work=$2 mode=$3 sglibdir=${4:-}
+shift 3
+[ $# -gt 0 ] && shift
 CC=${CC:-cc}
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -84,7 +92,7 @@ bld=$work/build prefix=$work/prefix
 # The project's default build type (RelWithDebInfo), as a user gets it.
 # shellcheck disable=SC2086
 run "$work/configure.log" cmake -S "$src" -B "$bld" $gen \
-    -DCS_BUILD_TESTS=OFF -DCS_WITH_CUDA=$with_cuda -DCMAKE_INSTALL_PREFIX="$prefix"
+    -DCS_BUILD_TESTS=OFF -DCS_WITH_CUDA=$with_cuda -DCMAKE_INSTALL_PREFIX="$prefix" "$@"
 run "$work/build.log" cmake --build "$bld" -j2
 run "$work/install.log" cmake --install "$bld"
 rm -rf "$bld"
@@ -122,8 +130,18 @@ if grep -rl -e "$bld" "$inc" "$lib/pkgconfig" "$lib/cmake" >/dev/null; then
     fail "installed files name the build tree: $(grep -rl -e "$bld" "$inc" "$lib/pkgconfig" "$lib/cmake")"
 fi
 
+# sg_check BIN: BIN, which simulates, loads the libsimgrid in SGLIBDIR
+# (nothing without SGLIBDIR)
+sg_check() {
+    [ -n "$sglibdir" ] || return 0
+    r=$(env -u LD_LIBRARY_PATH ldd "$1" | awk '$1 ~ /^libsimgrid\.so/ { print $3 }')
+    [ "$(dirname "$(readlink -f "$r")")" = "$(readlink -f "$sglibdir")" ] ||
+        fail "$1 loads libsimgrid from '$r', not from $sglibdir"
+}
+
 # ---- the installed command ---------------------------------------------
 coll=$prefix/bin/collstep
+sg_check "$coll"
 readelf -d "$coll" | grep -q 'R.*PATH.*\$ORIGIN/\.\./lib' || fail "collstep has no \$ORIGIN/../lib RUNPATH"
 if [ $mode = cuda ]; then
     readelf -d "$coll" | grep -q 'NEEDED.*libcs_gpu_kernels\.so' || fail "collstep does not use libcs_gpu_kernels.so"
@@ -215,6 +233,7 @@ check_prog() {
 $CC -std=gnu11 -Wall -Wextra -Werror -DUSE_SIM -o "$work/use_pc" "$src/tests/install/use_collstep.c" \
     $(pkg-config --cflags --libs collstep) || fail "use_collstep.c does not build with pkg-config"
 check_prog use_pc "$work/use_pc" sim
+sg_check "$work/use_pc"
 
 cmake_user() { # cmake_user PREFIX DIR: configure and build tests/install/consumer
     # shellcheck disable=SC2086
@@ -224,6 +243,7 @@ cmake_user() { # cmake_user PREFIX DIR: configure and build tests/install/consum
 }
 cmake_user "$prefix" "$work/cmake_user"
 check_prog use_cmake "$work/cmake_user/use_collstep" sim
+sg_check "$work/cmake_user/use_collstep"
 
 # ---- a user's program that plans ---------------------------------------
 # The choice `collstep plan --all` marks (csv: algo,"params",order,time_us)
@@ -323,6 +343,9 @@ $CC -std=gnu11 -o "$work/use_pc_moved" "$src/tests/install/use_collstep.c" -DUSE
 check_prog use_pc_moved "$work/use_pc_moved" sim
 cmake_user "$moved" "$work/cmake_user_moved"
 check_prog use_cmake_moved "$work/cmake_user_moved/use_collstep" sim
+for b in "$moved/bin/collstep" "$work/use_pc_moved" "$work/cmake_user_moved/use_collstep"; do
+    sg_check "$b"
+done
 
 rm -rf "$work"
 echo "PASS: install ($mode)"
