@@ -66,20 +66,20 @@ cs_sim_engine_t cs_sim_engine_parse(const char *s)
 
 cs_sim_engine_t cs_sim_engine_default(void)
 {
-#if defined(CS_SG_ACTIVITY_SET) && CS_SG_ACTIVITY_SET
-    return CS_SIM_ENGINE_DAG;
-#else
-    return CS_SIM_ENGINE_ACTORS;
-#endif
+    return cs_sim_engine_fast() ? CS_SIM_ENGINE_DAG : CS_SIM_ENGINE_ACTORS;
 }
 
 int cs_sim_engine_fast(void)
 {
-#if defined(CS_SG_ACTIVITY_SET) && CS_SG_ACTIVITY_SET
-    return 1;
-#else
-    return 0;
-#endif
+    /* the library loaded, not only the one configured (LD_LIBRARY_PATH may
+     * put a stock one in its place) */
+    static int fast = -1;
+    if (fast < 0) {
+        cs_sim_simgrid_t sg;
+        cs_sim_simgrid(&sg);
+        fast = sg.activity_set;
+    }
+    return fast;
 }
 
 const char *cs_sim_model_name(cs_sim_model_t m)

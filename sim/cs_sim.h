@@ -242,10 +242,10 @@ typedef enum {
  * CS_SIM_ENGINE_COUNT otherwise. */
 const char *cs_sim_engine_name(cs_sim_engine_t e);
 cs_sim_engine_t cs_sim_engine_parse(const char *s);
-/* The engine CS_SIM_ENGINE_DEFAULT stands for in this build. */
+/* The engine CS_SIM_ENGINE_DEFAULT stands for in this process. */
 cs_sim_engine_t cs_sim_engine_default(void);
-/* 1 when the SimGrid this build uses tracks maestro's activities in a set
- * (the dag engine is fast there). */
+/* 1 when the SimGrid this process has loaded tracks maestro's activities
+ * in a set (cs_sim_simgrid: the dag engine is fast there). */
 int cs_sim_engine_fast(void);
 
 typedef struct cs_sim_opts {
