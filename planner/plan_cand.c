@@ -69,7 +69,8 @@ static void add_orders(cs_planner_t *p, const cs_algo_t *a)
 {
     if (p->nrings < 1 || !declares(a, "orders", NULL))
         return;
-    int identity = p->nrings == 1 && p->ring_group == p->ranks;
+    /* one ring in the ranks' order in every group: the registry's ring */
+    int identity = p->nrings == 1;
     for (int j = 0; identity && j < p->ring_group; j++)
         identity = p->ring_orders[j] == (j < 10 ? '0' + j : 'a' + j - 10);
     if (identity) /* the registry's ring itself */
