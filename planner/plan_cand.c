@@ -69,7 +69,8 @@ static void add_orders(cs_planner_t *p, const cs_algo_t *a)
 {
     if (p->nrings < 1 || !declares(a, "orders", NULL))
         return;
-    int identity = p->nrings == 1 && p->ring_group == p->ranks;
+    /* one ring in the ranks' order in every group: the registry's ring */
+    int identity = p->nrings == 1;
     for (int j = 0; identity && j < p->ring_group; j++)
         identity = p->ring_orders[j] == (j < 10 ? '0' + j : 'a' + j - 10);
     if (identity) /* the registry's ring itself */
@@ -85,6 +86,49 @@ static void add_orders(cs_planner_t *p, const cs_algo_t *a)
     }
     if (p->nrings > 1) {
         snprintf(v, sizeof(v), "orders=%.*s%s", p->ring_group, p->ring_orders, loc);
+        add_maps(p, a->name, v, 0, 1);
+    }
+}
+
+/* Channels over a group's rails: where a group of the innermost tier
+ * reaches the others over k links of one flow's rate (its egress over the
+ * rate of a flow between groups: a node's eight 50 GB/s NICs), k channels
+ * (and twice, four times as many, whose messages overlap each other's
+ * latency on a rail) with local set to the group, so that each channel
+ * enters and leaves a group by a GPU of its own and so by its own rail:
+ * rotated in the ranks' order or, where the link analysis found a ring
+ * other than that order in the group, that ring rotated (`orders`). */
+static void add_rails(cs_planner_t *p, const cs_algo_t *a, const char *base)
+{
+    if (p->ntiers < 2)
+        return;
+    const cs_planner_tier_t *t = &p->tiers[0], *u = &p->tiers[1];
+    int g = t->group, P = p->ranks;
+    if (g < 2 || g > 36 || P % g || P / g < 2 || !(t->group_bw > 0) || !(u->rank_bw > 0))
+        return;
+    int k = (int)floor(t->group_bw / u->rank_bw + 0.5);
+    if (k < 2)
+        return;
+    int ring = p->nrings > 0 && p->ring_group == g;
+    for (int j = 0; ring && j < g; j++)
+        ring = p->ring_orders[j] != (j < 10 ? '0' + j : 'a' + j - 10);
+    char v[160];
+    for (int m = 1; m <= 4; m *= 2) {
+        int K = k * m;
+        if (K > 64)
+            break;
+        snprintf(v, sizeof(v), "%s%schannels=%d,local=%d", base, base[0] ? "," : "", K, g);
+        add(p, a->name, v, 0);
+        if (!ring || K * (g + 1) + 16 > (int)sizeof(v) || !declares(a, "orders", NULL))
+            continue;
+        int n = snprintf(v, sizeof(v), "orders=");
+        for (int c = 0; c < K; c++) {
+            if (c)
+                v[n++] = '+';
+            for (int i = 0; i < g; i++)
+                v[n++] = p->ring_orders[(i + c * g / K) % g];
+        }
+        snprintf(v + n, sizeof(v) - (size_t)n, ",local=%d", g);
         add_maps(p, a->name, v, 0, 1);
     }
 }
@@ -160,6 +204,8 @@ int cs__planner_candidates(const cs_platform_t *plat, cs_planner_t *p, cs_err_t 
                     add(p, a->name, v, 0);
                 }
             }
+        if (declares(a, "channels", NULL) && declares(a, "local", NULL))
+            add_rails(p, a, base);
         if (declares(a, "radix", NULL))
             for (int r = 4; r <= 8; r *= 2) {
                 snprintf(v, sizeof(v), "radix=%d", r);

@@ -29,6 +29,12 @@
 #define MAX_ROUTE CS__PLANNER_MAX_ROUTE
 /* a schedule needing more new routes than this is costed by its formula */
 #define NEW_ROUTES_MAX 60000
+/* nor one whose routes start at more ranks than this over the ranks: each
+ * rank a route starts from costs SimGrid a search of the whole platform
+ * (its Dijkstra zones), so that the work grows as sources x ranks (the
+ * binomial tree on 16,384 ranks: minutes; every source of 1,536 ranks:
+ * seconds) */
+#define SOURCE_WORK_MAX 4e6
 
 /* ---- caches: links by SimGrid name pointer, routes by host pair ---------- */
 
@@ -376,8 +382,15 @@ int cs__planner_cost(cs__planner_net_t *n, cs_planner_t *p, int ci, double max_s
             cs_coll_desc_t d = {p->coll, p->ranks, 0, 0};
             cs_ab_model_t unit = {1.0, 0, 0};
             double rounds = al->cost(&d, &prm, 0, &unit);
-            double est = rounds * p->ranks;
-            double sc = cs__planner_sim_cost(p->ranks, est, p->ranks);
+            /* channels run the rounds side by side, each with its messages */
+            long ch = 1;
+            const char *v = strstr(c->params, "channels=");
+            if (v)
+                ch = strtol(v + 9, NULL, 10);
+            if (ch < 1)
+                ch = 1;
+            double est = rounds * p->ranks * (double)ch;
+            double sc = cs__planner_sim_cost(p->ranks, est, (double)p->ranks * (double)ch);
             if (rounds > 0 && (est > CS__PLANNER_MAX_MESSAGES || sc > max_sim)) {
                 c->messages = (uint64_t)est;
                 c->sim_cost = sc;
@@ -409,25 +422,28 @@ int cs__planner_cost(cs__planner_net_t *n, cs_planner_t *p, int ci, double max_s
     /* pairs not routed yet: too many -> the formula (before the rounds:
      * schedules where every pair talks are also the slowest to put in rounds) */
     {
-        size_t bits = (size_t)P * (size_t)P, distinct = 0, sends = 0;
+        size_t bits = (size_t)P * (size_t)P, distinct = 0, sends = 0, sources = 0;
         unsigned char *seen = calloc((bits + 7) / 8, 1);
         if (!seen) {
             st = cs_err_set(err, CS_ERR_NOMEM, "plan: out of memory");
             goto done;
         }
         for (int r = 0; r < P; r++)
-            for (uint32_t i = 0; i < s->ranks[r].nsteps; i++) {
+            for (uint32_t i = 0, first = 1; i < s->ranks[r].nsteps; i++) {
                 const cs_step_t *stp = &s->ranks[r].steps[i];
                 if (stp->kind != CS_STEP_SEND)
                     continue;
                 sends++;
+                sources += first;
+                first = 0;
                 size_t k = (size_t)r * (size_t)P + (size_t)stp->peer;
                 if (!(seen[k / 8] >> (k % 8) & 1))
                     seen[k / 8] |= (unsigned char)(1u << (k % 8)), distinct++;
             }
         free(seen);
         c->messages = sends;
-        if ((distinct > NEW_ROUTES_MAX && distinct > (size_t)n->nroutes) ||
+        if ((distinct > (size_t)n->nroutes &&
+             (distinct > NEW_ROUTES_MAX || (double)sources * P > SOURCE_WORK_MAX)) ||
             (double)sends > CS__PLANNER_MAX_MESSAGES) {
             c->sim_cost = cs__planner_sim_cost(P, (double)sends, (double)P);
             by_formula(p, c);

@@ -21,11 +21,11 @@
  *     with a switch that reduces for every rank, an allreduce moves (P+1)/P
  *     x SIZE per rank each way instead of 2(P-1)/P.
  * Routes read: every pair up to LINKS_ALL ranks; above, the platform's
- * structure: the ranks of a few groups of the innermost tier (the first,
- * the second, the middle, the last), each with its own group and with the
- * groups one tier's group size away on either side (one per tier), both
- * ways.  Exact where every group is alike (presets, clusters); the note
- * says which routes were read.
+ * structure: from the ranks of a few groups of the innermost tier (the
+ * first, the second, the middle, the last) to their own group and to the
+ * groups one tier's group size away on either side (one per tier), and
+ * back into the first group (its links in).  Exact where every group is
+ * alike (presets, clusters); the note says which routes were read.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -274,7 +274,9 @@ static int read_pairs(lctx_t *c, const cs_planner_t *p, int *g0, int *nsampled, 
                     int d = ob * g + m;
                     if (d == a)
                         continue;
-                    if ((st = pair(c, p, a, d, err)) == CS_OK)
+                    /* into the first group only: each other rank a route
+                     * starts from costs SimGrid a search of the platform */
+                    if ((st = pair(c, p, a, d, err)) == CS_OK && b == 0)
                         st = pair(c, p, d, a, err);
                 }
             }
@@ -292,14 +294,9 @@ static int read_pairs(lctx_t *c, const cs_planner_t *p, int *g0, int *nsampled, 
     }
     c->nout = n;
     n = 0;
-    for (size_t i = 0; i < c->nin; i++) {
-        int blk = c->in[i].rank / g;
-        for (int j = 0; j < 4; j++)
-            if (blk == blocks[j]) {
-                c->in[n++] = c->in[i];
-                break;
-            }
-    }
+    for (size_t i = 0; i < c->nin; i++)
+        if (c->in[i].rank / g == 0)
+            c->in[n++] = c->in[i];
     c->nin = n;
     *g0 = g, *nsampled = nblk;
     return st;

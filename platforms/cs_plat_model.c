@@ -269,6 +269,11 @@ void cs__model_summary(const cs__model_t *m, cs_platform_t *p)
     p->dims[0] = m->ngpus;
     p->dims[1] = m->nodes;
     snprintf(p->dims_from, sizeof(p->dims_from), "preset");
+    p->nblocks = 0;
+    if (m->nodes > 1 && m->ngpus > 1)
+        p->blocks[p->nblocks++] = m->ngpus;
+    if (m->npr > 1 && m->npr < m->nodes && m->ngpus >= 1)
+        p->blocks[p->nblocks++] = m->npr * m->ngpus;
     /* every node alike: the GPUs' speeds are the ranks' reduction rates */
     for (int e = 0, first = 1; e < m->nelem; e++) {
         if (m->elem[e].kind != CS__EL_GPU)

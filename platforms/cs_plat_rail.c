@@ -138,6 +138,14 @@ void cs__rail_summary(const cs__model_t *m, cs_platform_t *p)
     p->dims[0] = r->hpd * r->gph;
     p->dims[1] = r->domains;
     snprintf(p->dims_from, sizeof(p->dims_from), "preset");
+    /* blocks: a host's GPUs (several hosts per domain), a domain's, an SU's */
+    p->nblocks = 0;
+    if (r->hpd > 1 && r->gph > 1)
+        p->blocks[p->nblocks++] = r->gph;
+    if (r->domains > 1)
+        p->blocks[p->nblocks++] = r->hpd * r->gph;
+    if (nsu > 1 && r->su > 1)
+        p->blocks[p->nblocks++] = r->su * r->hpd * r->gph;
     p->reduce_bw[0] = p->reduce_bw[1] = p->reduce_bw[2] = r->reduce_bw;
 }
 

@@ -150,6 +150,16 @@ typedef struct cs_platform {
      * model reads them, model/cs_nccl.h), and its line; "" and 0 when none */
     char nccl_fit[1024];
     int nccl_fit_line;
+    /* The structure a preset is built with: its ranks in nested blocks of
+     * consecutive ranks, innermost first, every block of a size built alike
+     * (hgx-h100:nodes=2048: 8, the GPUs of a node, and 256, those of a
+     * scalable unit of 32 nodes on one set of leaves); each a multiple of
+     * the one before and less than ndevices (the last block of a size may
+     * be cut short: ndevices need not be a multiple).  nblocks 0 where
+     * the structure is not known (files).  The planner reads the routes
+     * of a few blocks instead of sampled rows of every rank's. */
+    int nblocks;
+    int blocks[CS_PLAT_MAX_DIMS];
 } cs_platform_t;
 
 /* Flags of cs_platform_open_ex. */
