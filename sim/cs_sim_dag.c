@@ -2,7 +2,10 @@
  * cs_sim_dag.c - the activity-DAG engine (cs_sim.h, "Engines"): the same
  * step semantics as the rank actors of cs_sim_rank.c, without actors.
  *
- * Everything runs in maestro, from two kinds of SimGrid events:
+ * Everything runs in maestro, from three kinds of SimGrid events, which
+ * SimGrid's callbacks only record, in order, for the pump (an actor that
+ * runs once SimGrid has handled every completion of the instant and then
+ * handles the events in maestro: see "events" below):
  *   - a transfer finished: one SimGrid comm per matched message
  *     (Comm::sendto_init from the sender's host to the receiver's, started
  *     when both the send and its receive have been posted, exactly when the
@@ -12,10 +15,9 @@
  *   - a timer fired: a reduction's end on a rank's device stream (the
  *     stream is a FIFO computed when a reduction is queued, as the rank
  *     actors compute it), an instance's base latency;
- *   - a switch operation's wait before its down transfers ended: the one
- *     actor this engine starts, a sleeper on the switch's host per
- *     operation, as the actor engine's switch actor sleeps (see
- *     sw_up_done).
+ *   - a switch operation's wait before its down transfers ended: a sleeper
+ *     actor on the switch's host per operation, as the actor engine's
+ *     switch actor sleeps (see sw_up_done).
  * Each event releases the successors of the steps it finished into the
  * rank's FIFO of issuable steps, which is drained at once in FIFO order
  * (the order in which a rank actor issues them on waking), so port limits
@@ -45,97 +47,8 @@
 
 #include "cs_log.h"
 #include "cs_plan.h"
-#include "cs_sim_int.h"
+#include "cs_sim_dag_int.h"
 
-extern uint32_t *cs__work_q, *cs__work_sq;
-extern double *cs__work_post;
-
-enum { X_P2P = 0, X_UP, X_DOWN };
-
-/* A transfer in flight (the completion callback's data). */
-typedef struct dag_xfer {
-    struct dag_xfer *next; /* free list */
-    uint32_t kind;
-    int src, dst;          /* ranks (X_UP / X_DOWN: the member in both) */
-    uint32_t sstep, dstep; /* local step indices */
-    uint32_t k;            /* switch operation */
-    double start;
-} dag_xfer_t;
-
-/* One channel direction: src's sends to dst on one channel. */
-typedef struct dag_chan {
-    int src, dst;
-    uint32_t send;   /* the posted send waiting for its receive, CS__NONE32 */
-    uint32_t rhead;  /* first posted receive not yet matched (if rcount) */
-    uint32_t rcount; /* posted receives not yet matched */
-    uint32_t spad;
-    double sbytes;   /* the posted send's bytes (restart included) */
-} dag_chan_t;
-
-/* One switch operation, for the instance running. */
-typedef struct dag_swop {
-    uint32_t narr, nupd, nget, ndownd, dput;
-    int down; /* its down transfers have begun */
-    double t0, bytes, arrive, ready, work;
-} dag_swop_t;
-
-/* What the engine adds to a compiled program. */
-typedef struct dag_prog {
-    uint32_t *chan_of; /* per mailbox (global index): its channel, CS__NONE32 */
-    dag_chan_t *chans;
-    uint64_t nchans;
-    /* switch operations: per op k its members' global ids as they arrive
-     * (mem + off[k]) and the members waiting for their down transfer
-     * (get + off[k]) */
-    uint64_t *off, *mem, *get;
-    dag_swop_t *sw;
-    int ready;
-} dag_prog_t;
-
-typedef struct dag_rank {
-    uint32_t qh, qt;     /* FIFO of issuable steps, in cs__work_q + base */
-    uint32_t sqh, sqt;   /* sends waiting for a port, in cs__work_sq + base */
-    uint32_t done, n;
-    int inflight;
-    double speed;        /* reduction bytes/s (0: free) */
-    double stream_free;
-    double *last;        /* restarts: per peer, when the last message to it ended */
-} dag_rank_t;
-
-typedef struct dag dag_t;
-typedef void (*dag_fn)(dag_t *D, uint64_t arg);
-/* A timer of this engine: fn(D, arg) at its date (through the pump). */
-typedef struct dag_timer {
-    dag_t *D;
-    dag_fn fn;
-} dag_timer_t;
-
-struct dag {
-    cs__drv_t *d;
-    cs__run_t *run;
-    const cs_sim_observer_t *obs;
-    cs__inst_t I;
-    dag_prog_t *dp;      /* per program */
-    dag_prog_t *cur;     /* the running instance's */
-    dag_rank_t *rk;      /* per rank */
-    int P, inst;
-    int sw_live;
-    double *finish;
-    dag_xfer_t *free_x;
-    /* events of this instant, handled by the pump (see cs__dag_run) */
-    struct dag_ev *ev;
-    size_t nev, capev;
-    int woken;           /* the pump has been released for them */
-    uint64_t ntimers;    /* timers set and not yet fired */
-    sg_sem_t sem;        /* releases the pump */
-    dag_timer_t t_stream, t_start;
-    void **chunks;
-    size_t nchunks, capchunks;
-    uint64_t nxfers, maxflight, flight;
-};
-
-static void drain(dag_t *D, int r);
-static void complete(dag_t *D, int r, uint32_t i);
 static void issue(dag_t *D, int r, uint32_t i);
 static void inst_begin(dag_t *D);
 
@@ -151,12 +64,8 @@ static void inst_begin(dag_t *D);
  * reports it, and release the pump, an actor that SimGrid runs once the
  * instant's completions are handled; the pump handles the events in
  * maestro (cs__sg_maestro), which then starts the comms. */
-typedef struct dag_ev {
-    dag_fn fn;
-    uint64_t arg;
-} dag_ev_t;
 
-static void defer(dag_t *D, dag_fn fn, uint64_t arg)
+void cs__dag_defer(dag_t *D, dag_fn fn, uint64_t arg)
 {
     if (D->nev == D->capev) {
         size_t nc = D->capev ? 2 * D->capev : 1024;
@@ -181,10 +90,10 @@ static void timer_fired(void *ctx, uint64_t arg)
 {
     dag_timer_t *t = ctx;
     t->D->ntimers--;
-    defer(t->D, t->fn, arg);
+    cs__dag_defer(t->D, t->fn, arg);
 }
 
-static int timer_set(dag_t *D, double date, dag_timer_t *t, uint64_t arg)
+int cs__dag_timer_set(dag_t *D, double date, dag_timer_t *t, uint64_t arg)
 {
     if (cs__sg_timer(date, timer_fired, t, arg) != 0)
         return -1;
@@ -194,7 +103,7 @@ static int timer_set(dag_t *D, double date, dag_timer_t *t, uint64_t arg)
 
 /* ---- transfers ---------------------------------------------------------- */
 
-static dag_xfer_t *xfer_new(dag_t *D)
+dag_xfer_t *cs__dag_xfer_new(dag_t *D)
 {
     if (!D->free_x) {
         enum { CHUNK = 4096 };
@@ -222,7 +131,7 @@ static dag_xfer_t *xfer_new(dag_t *D)
     return x;
 }
 
-static void xfer_free(dag_t *D, dag_xfer_t *x)
+void cs__dag_xfer_free(dag_t *D, dag_xfer_t *x)
 {
     x->next = D->free_x;
     D->free_x = x;
@@ -230,8 +139,8 @@ static void xfer_free(dag_t *D, dag_xfer_t *x)
 }
 
 /* Start x from host a to host b; on failure the run is marked failed. */
-static void xfer_start(dag_t *D, dag_xfer_t *x, sg_host_t a, sg_host_t b, double bytes,
-                       double rate)
+void cs__dag_xfer_start(dag_t *D, dag_xfer_t *x, sg_host_t a, sg_host_t b, double bytes,
+                        double rate)
 {
     x->start = simgrid_get_clock();
     D->nxfers++;
@@ -240,25 +149,7 @@ static void xfer_start(dag_t *D, dag_xfer_t *x, sg_host_t a, sg_host_t b, double
 }
 
 /* ---- ranks -------------------------------------------------------------- */
-
-static inline cs__op_t *op_of(dag_t *D, int r, uint32_t i)
-{
-    return &D->I.prog->ops[D->I.prog->base[r] + i];
-}
-
-static inline void push(dag_t *D, int r, uint32_t i)
-{
-    dag_rank_t *k = &D->rk[r];
-    cs__work_q[D->I.prog->base[r] + k->qt++] = i;
-}
-
-static inline void release(dag_t *D, int r, uint32_t i)
-{
-    if (--op_of(D, r, i)->npend == 0)
-        push(D, r, i);
-}
-
-static void check_end(dag_t *D)
+void cs__dag_check_end(dag_t *D)
 {
     if (D->I.done_ranks < D->P || D->sw_live > 0 || D->inst < 0)
         return;
@@ -284,7 +175,7 @@ static void check_end(dag_t *D)
     }
 }
 
-static void complete(dag_t *D, int r, uint32_t i)
+void cs__dag_complete(dag_t *D, int r, uint32_t i)
 {
     const cs__prog_t *p = D->I.prog;
     const cs__op_t *o = op_of(D, r, i);
@@ -318,8 +209,8 @@ static void complete(dag_t *D, int r, uint32_t i)
 static void stream_end(dag_t *D, uint64_t arg)
 {
     int r = (int)(arg >> 32);
-    complete(D, r, (uint32_t)arg);
-    drain(D, r);
+    cs__dag_complete(D, r, (uint32_t)arg);
+    cs__dag_drain(D, r);
 }
 
 /* Queue `flops` bytes of reduction for step i on r's stream, or complete
@@ -329,15 +220,15 @@ static void compute(dag_t *D, int r, uint32_t i, double flops)
     dag_rank_t *k = &D->rk[r];
     double speed = k->speed;
     if (!(flops > 0 && speed > 0)) {
-        complete(D, r, i);
+        cs__dag_complete(D, r, i);
         return;
     }
     double now = simgrid_get_clock();
     double start = k->stream_free > now ? k->stream_free : now;
     k->stream_free = start + flops / speed;
-    if (timer_set(D, k->stream_free, &D->t_stream, (uint64_t)r << 32 | i) != 0) {
+    if (cs__dag_timer_set(D, k->stream_free, &D->t_stream, (uint64_t)r << 32 | i) != 0) {
         D->run->failed = CS_ERR_NOMEM;
-        complete(D, r, i);
+        cs__dag_complete(D, r, i);
     }
 }
 
@@ -363,7 +254,7 @@ static double restart_bytes(dag_t *D, int r, uint32_t i, double bytes)
 static void match(dag_t *D, dag_chan_t *c)
 {
     const cs__prog_t *p = D->I.prog;
-    dag_xfer_t *x = xfer_new(D);
+    dag_xfer_t *x = cs__dag_xfer_new(D);
     uint32_t s = c->send, rv = c->rhead;
     c->send = CS__NONE32;
     c->rhead = --c->rcount ? op_of(D, c->dst, rv)->chan_next : CS__NONE32;
@@ -380,7 +271,7 @@ static void match(dag_t *D, dag_chan_t *c)
     const cs__op_t *so = op_of(D, c->src, s);
     if (p->mclass && D->I.in->nccl && D->run->opts->model == CS_SIM_NCCL)
         rate = D->I.in->nccl->cap[p->mclass[p->mbox_base[c->src] + so->mbx]];
-    xfer_start(D, x, D->run->hosts[c->src], D->run->hosts[c->dst], c->sbytes, rate);
+    cs__dag_xfer_start(D, x, D->run->hosts[c->src], D->run->hosts[c->dst], c->sbytes, rate);
 }
 
 static dag_chan_t *chan_of(dag_t *D, int r, const cs__op_t *o)
@@ -411,193 +302,6 @@ static void post_recv(dag_t *D, int r, uint32_t i)
         c->rhead = i;
     if (c->send != CS__NONE32)
         match(D, c);
-}
-
-/* ---- switch operations (cs_sim_switch.c has the model) ------------------ */
-
-static const cs__swop_t *swop(dag_t *D, uint32_t k)
-{
-    return &D->I.prog->swops[k];
-}
-
-static void sw_end(dag_t *D, uint32_t k)
-{
-    const cs__swop_t *o = swop(D, k);
-    dag_swop_t *w = &D->cur->sw[k];
-    const cs__swgrp_t *g = &D->I.prog->swg[o->group];
-    if (D->obs && D->obs->switch_op) {
-        cs_sim_switch_rec_t rec = {g->sw,
-                                   D->run->plat->switches[g->sw].host,
-                                   (int)o->group,
-                                   o->op,
-                                   o->chan,
-                                   (int)o->n,
-                                   (uint64_t)(o->nup * w->bytes),
-                                   (uint64_t)(o->ndown * w->bytes),
-                                   w->t0,
-                                   w->work,
-                                   simgrid_get_clock()};
-        D->obs->switch_op(D->obs->ctx, D->inst, &rec);
-    }
-    D->sw_live--;
-}
-
-static void sw_down_one(dag_t *D, uint32_t k, uint64_t gid)
-{
-    const cs__prog_t *p = D->I.prog;
-    int r;
-    uint32_t i;
-    cs_plan_locate(p->base, p->nranks, gid, &r, &i);
-    dag_xfer_t *x = xfer_new(D);
-    if (!x) {
-        D->run->failed = CS_ERR_NOMEM;
-        return;
-    }
-    x->kind = X_DOWN;
-    x->src = x->dst = r;
-    x->sstep = x->dstep = i;
-    x->k = k;
-    xfer_start(D, x, p->swg[swop(D, k)->group].host, D->run->hosts[r], D->cur->sw[k].bytes, -1);
-}
-
-static void sw_down(dag_t *D, uint64_t k)
-{
-    dag_swop_t *w = &D->cur->sw[k];
-    const cs__swop_t *o = swop(D, (uint32_t)k);
-    D->I.prog->swdown[k] = simgrid_get_clock();
-    w->down = 1;
-    w->dput = o->ndown;
-    const uint64_t *g = D->cur->get + D->cur->off[k];
-    for (uint32_t m = 0; m < w->nget && w->dput > 0; m++, w->dput--)
-        sw_down_one(D, (uint32_t)k, g[m]);
-    if (o->ndown == 0)
-        sw_end(D, (uint32_t)k);
-}
-
-typedef struct sw_sleeper {
-    dag_t *D;
-    uint64_t k;
-    double wait;
-} sw_sleeper_t;
-
-static void sw_sleeper(int argc, char **argv)
-{
-    (void)argc;
-    (void)argv;
-    sw_sleeper_t *a = sg_actor_self_get_data();
-    dag_t *D = a->D;
-    uint64_t k = a->k;
-    sg_actor_sleep_for(a->wait);
-    free(a);
-    D->ntimers--;
-    defer(D, sw_down, k);
-}
-
-/* Every up transfer of operation k has left its member. */
-static void sw_up_done(dag_t *D, uint32_t k)
-{
-    const cs__swop_t *o = swop(D, k);
-    dag_swop_t *w = &D->cur->sw[k];
-    const cs_sim_nccl_t *nc = D->run->opts->model == CS_SIM_NCCL ? D->I.in->nccl : NULL;
-    if (w->arrive > w->ready)
-        w->ready = w->arrive;
-    double now = simgrid_get_clock(), lat = nc ? nc->sw_lat : D->I.prog->swg[o->group].lat;
-    double wait = lat + (w->ready > now ? w->ready - now : 0);
-    if (wait > 0) {
-        /* a sleeping actor on the switch's host, as the actor engine's
-         * switch actor sleeps: SimGrid's sharing of the links depends on
-         * the order in which comms start at one instant, and a sleep ends
-         * in another phase of its loop than a timer (with per-message
-         * caps, NVLS operations under the NCCL model moved by up to 23 %
-         * between the two) */
-        sw_sleeper_t *a = malloc(sizeof(*a));
-        if (a) {
-            a->D = D;
-            a->k = k;
-            a->wait = wait;
-            D->ntimers++;
-            sg_actor_t act = sg_actor_init("switch-wait", D->I.prog->swg[o->group].host);
-            sg_actor_set_data(act, a);
-            sg_actor_start(act, sw_sleeper, 0, NULL);
-            return;
-        }
-        D->run->failed = CS_ERR_NOMEM;
-    }
-    sw_down(D, k);
-}
-
-/* The last member of operation k issued its step: the operation starts. */
-static void sw_start(dag_t *D, uint32_t k)
-{
-    const cs__prog_t *p = D->I.prog;
-    const cs__swop_t *o = swop(D, k);
-    dag_swop_t *w = &D->cur->sw[k];
-    const cs__swgrp_t *g = &p->swg[o->group];
-    const cs_step_t *ls = &p->s->ranks[o->lead_rank].steps[o->lead_step];
-    D->sw_live++;
-    w->t0 = w->arrive = w->ready = simgrid_get_clock();
-    w->bytes = (double)cs__step_bytes(p->s, o->lead_rank, ls, D->I.count, D->I.esize);
-    w->work = 0;
-    const cs_sim_nccl_t *nc = D->run->opts->model == CS_SIM_NCCL ? D->I.in->nccl : NULL;
-    double rate = nc && nc->sw_rate > 0 ? nc->sw_rate * o->nup : g->rate;
-    if (o->op != CS_SW_MULTICAST && rate > 0 && isfinite(rate)) {
-        double *free_at = &D->run->sw_free[g->sw];
-        w->work = o->nup * w->bytes / rate;
-        *free_at = (*free_at > w->t0 ? *free_at : w->t0) + w->work;
-        w->ready = *free_at;
-    }
-    const uint64_t *mem = D->cur->mem + D->cur->off[k];
-    for (uint32_t m = 0; m < w->narr; m++) {
-        int r;
-        uint32_t i;
-        cs_plan_locate(p->base, p->nranks, mem[m], &r, &i);
-        if (!p->s->ranks[r].steps[i].src.n)
-            continue;
-        dag_xfer_t *x = xfer_new(D);
-        if (!x) {
-            D->run->failed = CS_ERR_NOMEM;
-            return;
-        }
-        x->kind = X_UP;
-        x->src = x->dst = r;
-        x->sstep = x->dstep = i;
-        x->k = k;
-        xfer_start(D, x, D->run->hosts[r], g->host, w->bytes, -1);
-    }
-    if (o->nup == 0)
-        sw_up_done(D, k);
-}
-
-/* Member r's step i waits for its down transfer. */
-static void sw_get(dag_t *D, uint32_t k, int r, uint32_t i)
-{
-    dag_swop_t *w = &D->cur->sw[k];
-    uint64_t gid = D->I.prog->base[r] + i;
-    if (w->down && w->dput > 0) {
-        w->dput--;
-        sw_down_one(D, k, gid);
-        return;
-    }
-    D->cur->get[D->cur->off[k] + w->nget++] = gid;
-}
-
-static void issue_switch(dag_t *D, int r, uint32_t i)
-{
-    const cs__prog_t *p = D->I.prog;
-    cs__op_t *o = op_of(D, r, i);
-    const cs_step_t *st = &p->s->ranks[r].steps[i];
-    uint64_t gid = p->base[r] + i;
-    uint32_t k = p->swop_of[gid];
-    dag_swop_t *w = &D->cur->sw[k];
-    D->cur->mem[D->cur->off[k] + w->narr++] = gid;
-    if (st->src.n)
-        o->npend = st->dst.n > 0; /* 1: its get follows its put */
-    else
-        sw_get(D, k, r, i);
-    if (o->chan_next != CS__NONE32)
-        release(D, r, o->chan_next);
-    if (w->narr == p->swops[k].n)
-        sw_start(D, k);
 }
 
 /* ---- issuing ------------------------------------------------------------ */
@@ -641,18 +345,18 @@ static void issue(dag_t *D, int r, uint32_t i)
     case CS_STEP_SWITCH:
         if (post)
             post[i] = simgrid_get_clock();
-        issue_switch(D, r, i);
+        cs__dag_issue_switch(D, r, i);
         break;
     default:
         if (post)
             post[i] = simgrid_get_clock();
-        complete(D, r, i);
+        cs__dag_complete(D, r, i);
         break;
     }
 }
 
 /* Issue everything r can issue, in FIFO order. */
-static void drain(dag_t *D, int r)
+void cs__dag_drain(dag_t *D, int r)
 {
     dag_rank_t *k = &D->rk[r];
     const uint32_t *q = cs__work_q + D->I.prog->base[r];
@@ -668,7 +372,7 @@ static void on_p2p(dag_t *D, dag_xfer_t *x)
     int s = x->src, d = x->dst;
     uint32_t si = x->sstep, di = x->dstep;
     double start = x->start;
-    xfer_free(D, x);
+    cs__dag_xfer_free(D, x);
     /* the sender (as cs_sim_rank.c finished) */
     dag_rank_t *k = &D->rk[s];
     cs__op_t *so = op_of(D, s, si);
@@ -679,8 +383,8 @@ static void on_p2p(dag_t *D, dag_xfer_t *x)
         release(D, s, so->chan_next);
     if (k->sqh < k->sqt)
         issue(D, s, cs__work_sq[D->I.prog->base[s] + k->sqh++]);
-    complete(D, s, si);
-    drain(D, s);
+    cs__dag_complete(D, s, si);
+    cs__dag_drain(D, s);
     /* the receiver */
     cs__op_t *ro = op_of(D, d, di);
     if (D->obs && D->obs->xfer) {
@@ -700,89 +404,15 @@ static void on_p2p(dag_t *D, dag_xfer_t *x)
     if (ro->kind == CS_STEP_RRECV)
         compute(D, d, di, ro->bytes);
     else
-        complete(D, d, di);
-    drain(D, d);
-}
-
-static void on_up(dag_t *D, dag_xfer_t *x)
-{
-    const cs__prog_t *p = D->I.prog;
-    int r = x->src;
-    uint32_t i = x->sstep, k = x->k;
-    xfer_free(D, x);
-    const cs__swop_t *o = swop(D, k);
-    dag_swop_t *w = &D->cur->sw[k];
-    const cs__swgrp_t *g = &p->swg[o->group];
-    double now = simgrid_get_clock(), at = now;
-    if (g->uplat) {
-        const cs_group_t *gr = &p->s->groups[o->group];
-        uint32_t lo = 0, hi = gr->n;
-        while (lo < hi) { /* members are sorted */
-            uint32_t mid = lo + (hi - lo) / 2;
-            if (gr->members[mid] < r)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo < gr->n && gr->members[lo] == r)
-            at += g->uplat[lo];
-    }
-    if (at > w->arrive)
-        w->arrive = at;
-    if (D->obs && D->obs->xfer) {
-        int sw = g->sw;
-        cs_sim_xfer_rec_t rec = {r,          -1 - sw,   D->run->host_names[r],
-                                 D->run->plat->switches[sw].host,
-                                 i,          i,         o->chan,
-                                 (uint64_t)w->bytes,
-                                 w->t0,      now};
-        D->obs->xfer(D->obs->ctx, D->inst, &rec);
-    }
-    /* the member: its get follows, or its step is done */
-    cs__op_t *mo = op_of(D, r, i);
-    if (mo->npend == 1) {
-        mo->npend = 0;
-        sw_get(D, k, r, i);
-    } else {
-        complete(D, r, i);
-        drain(D, r);
-    }
-    if (++w->nupd == o->nup)
-        sw_up_done(D, k);
-}
-
-static void on_down(dag_t *D, dag_xfer_t *x)
-{
-    const cs__prog_t *p = D->I.prog;
-    int r = x->dst;
-    uint32_t i = x->dstep, k = x->k;
-    xfer_free(D, x);
-    const cs__swop_t *o = swop(D, k);
-    if (D->obs && D->obs->xfer) {
-        int sw = p->swg[o->group].sw;
-        cs_sim_xfer_rec_t rec = {-1 - sw,
-                                 r,
-                                 D->run->plat->switches[sw].host,
-                                 D->run->host_names[r],
-                                 i,
-                                 i,
-                                 p->s->ranks[r].steps[i].chan,
-                                 (uint64_t)op_of(D, r, i)->bytes,
-                                 p->swdown[k],
-                                 simgrid_get_clock()};
-        D->obs->xfer(D->obs->ctx, D->inst, &rec);
-    }
-    complete(D, r, i);
-    drain(D, r);
-    if (++D->cur->sw[k].ndownd == o->ndown)
-        sw_end(D, k);
+        cs__dag_complete(D, d, di);
+    cs__dag_drain(D, d);
 }
 
 static void xfer_done(dag_t *D, uint64_t arg)
 {
     dag_xfer_t *x = (dag_xfer_t *)(uintptr_t)arg;
     if (D->inst < 0) {
-        xfer_free(D, x);
+        cs__dag_xfer_free(D, x);
         return;
     }
     switch (x->kind) {
@@ -790,10 +420,10 @@ static void xfer_done(dag_t *D, uint64_t arg)
         on_p2p(D, x);
         break;
     case X_UP:
-        on_up(D, x);
+        cs__dag_on_up(D, x);
         break;
     default:
-        on_down(D, x);
+        cs__dag_on_down(D, x);
         break;
     }
 }
@@ -803,7 +433,7 @@ static void xfer_done(dag_t *D, uint64_t arg)
 static void on_done(void *ctx, void *data)
 {
     if (data)
-        defer(ctx, xfer_done, (uint64_t)(uintptr_t)data);
+        cs__dag_defer(ctx, xfer_done, (uint64_t)(uintptr_t)data);
 }
 
 /* The pump's turn, in maestro: every event of the instant, in order. */
@@ -814,7 +444,7 @@ static void flush(void *ctx)
     for (size_t j = 0; j < D->nev; j++) {
         dag_ev_t e = D->ev[j];
         e.fn(D, e.arg);
-        check_end(D);
+        cs__dag_check_end(D);
     }
     D->nev = 0;
 }
@@ -955,9 +585,9 @@ static void ranks_start(dag_t *D, uint64_t arg)
             D->finish[r] = simgrid_get_clock();
             D->I.done_ranks++;
         }
-        drain(D, r);
+        cs__dag_drain(D, r);
     }
-    check_end(D);
+    cs__dag_check_end(D);
 }
 
 static void inst_begin(dag_t *D)
@@ -1008,7 +638,7 @@ static void inst_begin(dag_t *D)
         if (in->nccl && in->nccl->base_lat > 0)
             base = in->nccl->base_lat;
     }
-    if (base > 0 && timer_set(D, I->t0 + base, &D->t_start, 0) == 0)
+    if (base > 0 && cs__dag_timer_set(D, I->t0 + base, &D->t_start, 0) == 0)
         return;
     ranks_start(D, 0);
 }
@@ -1044,7 +674,7 @@ int cs__dag_run(cs__drv_t *d, cs_err_t *err)
     if (d->n > 0) {
         D.inst = 0;
         inst_begin(&D);
-        check_end(&D);
+        cs__dag_check_end(&D);
     }
     sg_actor_t pump = sg_actor_init("dag-pump", d->run.hosts[0]);
     sg_actor_set_data(pump, &D);
