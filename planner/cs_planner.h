@@ -226,6 +226,8 @@ typedef struct cs_planner {
     int links_exact;            /* 1: every pair's route read; 0: sampled groups' */
     long long links_routes;     /* routes read */
     int nrings, rings_upper, ring_group;
+    int ring_switch;            /* 1: the group is a switch domain, its ring the ranks'
+                                   order, not searched (ring_orders "" above 36 ranks) */
     double ring_bw;
     char ring_orders[CS_PLANNER_RING_ORDERS];
     int nlink_notes;

@@ -122,6 +122,19 @@ check "no reference: the header says why ($(grep '^# nccl' "$tmp/noref"))" \
   "$tmp/noref"
 check "no reference: no row" test "$(grep -c '^nccl (reference)' "$tmp/noref")" -eq 0
 
+# a switch domain of more than 36 ranks (a GB200 NVL72 rack): its ring is
+# the ranks' order, not searched, and the rail channels get it (local=72,
+# no orders: base 36 would not hold 72 ranks)
+"$collstep" plan --platform gb200-nvl72:racks=2 --size 1M --candidates 1 >"$tmp/nvl" 2>"$tmp/err"
+check "NVL72 plan exits 0 ($(tail -2 "$tmp/err"))" test $? -eq 0
+check "NVL72: each rack a switch domain ($(grep '^# rings' "$tmp/nvl"))" \
+  grep -q "^# rings: each group of 72 ranks is a switch domain" "$tmp/nvl"
+"$collstep" plan --platform gb200-nvl72:racks=2 --size 1M --candidates 1 --format csv \
+  >"$tmp/nvlcsv" 2>/dev/null
+check "NVL72: ring channels over the rails in groups of 72 ($(grep -c 'local=72' "$tmp/nvlcsv"))" \
+  test "$(grep -cE '^1048576,[0-9]+,ring,"channels=(9|18|36),local=72",' "$tmp/nvlcsv")" -eq 3
+check "NVL72: no orders parameter" test "$(grep -c 'orders=' "$tmp/nvlcsv")" -eq 0
+
 # --algo auto --tuning (collstep sim), where the sim command has it
 if "$collstep" sim --help 2>/dev/null | grep -q -- "--tuning"; then
   "$collstep" plan --platform "$P" --size 64K,16M --top 2 -o "$tmp/t.tuning" >/dev/null 2>&1
