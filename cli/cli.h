@@ -292,13 +292,15 @@ int cs_cli_validate_nccl(int argc, char **argv);
 /* `collstep calibrate --from-nccl-tests` (cmd_calibrate_nccl.c). */
 int cs_cli_calibrate_nccl(int argc, char **argv);
 
-/* ---- plan --model nccl (cmd_plan_nccl.c) ----------------------------------- */
+/* ---- NCCL's choice in plan's report (cmd_plan_nccl.c) --------------------- */
 #ifdef CS_HAVE_PLAN
 struct cs_planner;
-/* The system NCCL's tuner sees (header lines of the table). */
+/* The system NCCL's tuner sees, or why there is no reference row (header
+ * lines of the table). */
 void cs_cli_plan_nccl_header(FILE *f, const struct cs_planner *p);
 /* Size k: NCCL's choice beside collstep's best, the speed-up, and why the
- * slower one is slow (two lines). */
+ * slower one is slow (two lines); under another model than nccl the
+ * reference row (one line: busbw, share of the links' bound). */
 void cs_cli_plan_nccl_table(FILE *f, const struct cs_planner *p, int k);
 /* JSON: candidate c's "choice" and "terms" at size k (inside its row);
  * NCCL's row of size k (",\n      {...}"); the size's "versus_nccl". */

@@ -1,9 +1,10 @@
 /*
- * cmd_plan_nccl.c - `collstep plan --model nccl`'s report: per size NCCL's
- * own choice (its tuner's algorithm, protocol and channels, simulated as a
- * collstep schedule) beside collstep's best, the speed-up, and the term
- * that dominates the slower one's time (planner/cs_planner.h's
- * cs_planner_terms_t: latency steps, a link tier's bandwidth, the switch).
+ * cmd_plan_nccl.c - NCCL's choice in `collstep plan`'s report: per size
+ * its tuner's algorithm, protocol and channels, simulated as a collstep
+ * schedule, beside collstep's best.  Under `--model nccl` the speed-up and
+ * the term that dominates the slower one's time (planner/cs_planner.h's
+ * cs_planner_terms_t: latency steps, a link tier's bandwidth, the switch);
+ * under another model a reference row: its busbw against the links' bound.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -98,12 +99,45 @@ static void compare(const cs_planner_t *p, int k, versus_t *v)
 
 void cs_cli_plan_nccl_header(FILE *f, const cs_planner_t *p)
 {
-    fprintf(f, "# %s\n# simulations pay NCCL's per-step costs; the cost model ranks by the links "
-               "alone\n", p->nccl_note);
+    if (p->nccl)
+        fprintf(f, "# %s\n# simulations pay NCCL's per-step costs; the cost model ranks by the "
+                   "links alone\n", p->nccl_note);
+    else if (p->nccl_ref)
+        fprintf(f, "# nccl (reference): %s; NCCL's choice simulated under the %s model, never "
+                   "chosen\n", p->nccl_note, cs_sim_model_name(p->model));
+    else if (p->nccl_note[0])
+        fprintf(f, "# nccl (reference): %s\n", p->nccl_note);
+}
+
+/* Under another model than nccl: NCCL's choice as a reference row, its
+ * busbw against the links' bound and the choice's speed-up over it. */
+static void ref_table(FILE *f, const cs_planner_t *p, int k)
+{
+    const cs_planner_nccl_t *n = &p->nccl_pick[k];
+    int best = cs_planner_choice(p, k);
+    double tb = best >= 0 ? cs_planner_time(p, best, k) : -1;
+    fprintf(f, "nccl (reference): %s %s picks %s/%s on %d channel%s, simulated as %s%s%s",
+            p->nccl_lib, p->nccl_version, cs_nccl_algo_name(n->algo),
+            cs_nccl_proto_name(n->proto), n->channels, n->channels == 1 ? "" : "s", n->sched,
+            n->params[0] ? " " : "", n->params);
+    if (n->sim_s < 0) {
+        fprintf(f, ": %s\n", n->err);
+        return;
+    }
+    fprintf(f, ": %.2f us, busbw %.2f GB/s", n->sim_s * 1e6, busbw(p, k, n->sim_s));
+    if (p->bound_s[k] > 0)
+        fprintf(f, ", %.1f %% of the links' bound", 100 * p->bound_s[k] / n->sim_s);
+    if (tb > 0)
+        fprintf(f, "; the choice %.2fx its speed", n->sim_s / tb);
+    fputc('\n', f);
 }
 
 void cs_cli_plan_nccl_table(FILE *f, const cs_planner_t *p, int k)
 {
+    if (!p->nccl) {
+        ref_table(f, p, k);
+        return;
+    }
     const cs_planner_nccl_t *n = &p->nccl_pick[k];
     versus_t v;
     compare(p, k, &v);
@@ -152,10 +186,10 @@ void cs_cli_plan_json_terms(FILE *f, const cs_planner_t *p, int c, int k)
 void cs_cli_plan_nccl_json(FILE *f, const cs_planner_t *p, int k)
 {
     const cs_planner_nccl_t *n = &p->nccl_pick[k];
-    fprintf(f, ",\n      {\"choice\": \"nccl\", \"library\": \"%s\", \"version\": \"%s\", "
+    fprintf(f, ",\n      {\"choice\": \"nccl\", %s\"library\": \"%s\", \"version\": \"%s\", "
                "\"algorithm\": \"%s\", \"protocol\": \"%s\", \"channels\": %d, \"tuner_us\": ",
-            p->nccl_lib, p->nccl_version, cs_nccl_algo_name(n->algo), cs_nccl_proto_name(n->proto),
-            n->channels);
+            p->nccl ? "" : "\"reference\": true, ", p->nccl_lib, p->nccl_version,
+            cs_nccl_algo_name(n->algo), cs_nccl_proto_name(n->proto), n->channels);
     if (n->tuner_s >= 0)
         fprintf(f, "%.3f", n->tuner_s * 1e6);
     else
@@ -172,8 +206,11 @@ void cs_cli_plan_nccl_json(FILE *f, const cs_planner_t *p, int k)
     snprintf(sched, sizeof(sched), "%s%s%s", n->sched, n->params[0] ? " " : "", n->params);
     fprintf(f, ", \"schedule\": ");
     cs_json_write_str(f, sched);
+    if (!p->nccl) /* the reference: its share of the links' bound */
+        fprintf(f, ", \"bound_pct\": %.3f", n->sim_s > 0 && p->bound_s[k] > 0
+                                                ? 100 * p->bound_s[k] / n->sim_s : 0.0);
     fprintf(f, ", \"order\": \"%s\", \"terms\": ", p->map_name[0]);
-    if (n->sim_s >= 0)
+    if (n->sim_s >= 0 && p->nccl)
         terms_json(f, &n->terms);
     else
         fprintf(f, "null");
@@ -186,6 +223,18 @@ void cs_cli_plan_nccl_compare_json(FILE *f, const cs_planner_t *p, int k)
 {
     versus_t v;
     compare(p, k, &v);
+    if (!p->nccl) { /* the reference: no terms under this model */
+        v.term = NULL;
+        v.text[0] = '\0';
+        if (v.best >= 0 && (v.tb = cs_planner_time(p, v.best, k)) > 0 && v.tn >= 0) {
+            v.slower = v.tn > v.tb ? "nccl" : "collstep";
+            snprintf(v.text, sizeof(v.text), "NCCL's %s/%s (as %s) %.2f us, the choice %s "
+                     "%.2f us, under the %s model", cs_nccl_algo_name(p->nccl_pick[k].algo),
+                     cs_nccl_proto_name(p->nccl_pick[k].proto), p->nccl_pick[k].sched,
+                     v.tn * 1e6, p->cands[v.best].algo, v.tb * 1e6,
+                     cs_sim_model_name(p->model));
+        }
+    }
     fprintf(f, ", \"versus_nccl\": {\"speedup\": ");
     if (v.tn >= 0 && v.tb > 0)
         fprintf(f, "%.4f", v.tn / v.tb);

@@ -116,8 +116,7 @@ static void print_header(FILE *f, const cs_planner_t *p)
         fprintf(f, "# %s\n", p->link_notes[i]);
     if (p->bound_note[0])
         fprintf(f, "# bound: %s\n", p->bound_note);
-    if (p->nccl)
-        cs_cli_plan_nccl_header(f, p);
+    cs_cli_plan_nccl_header(f, p);
     int nsim = 0;
     for (int c = 0; c < p->ncands; c++)
         nsim += p->cands[c].model_s[0] >= 0;
@@ -172,7 +171,7 @@ static void print_table(FILE *f, const cs_cli_plan_out_t *a, const cs_planner_t 
                     busbw(p, k, t), rt > 0 ? rt / t : 0.0, x->bottleneck,
                     x->is_default ? " (registry default)" : "");
         }
-        if (p->nccl)
+        if (p->nccl_ref)
             cs_cli_plan_nccl_table(f, p, k);
     }
     fprintf(f, "\ntime: simulated (sim) or the cost model's (model, not simulated: budget or "
@@ -222,6 +221,15 @@ static void print_json(FILE *f, const cs_cli_plan_out_t *a, const cs_planner_t *
     if (p->nccl) {
         fprintf(f, ",\n  \"nccl\": {\"library\": \"%s\", \"version\": \"%s\", \"system\": ",
                 p->nccl_lib, p->nccl_version);
+        cs_json_write_str(f, p->nccl_note);
+        fprintf(f, "}");
+    } else { /* NCCL's choice as a reference row, or why there is none */
+        fprintf(f, ",\n  \"nccl_reference\": ");
+        if (p->nccl_ref)
+            fprintf(f, "{\"library\": \"%s\", \"version\": \"%s\", \"system\": ",
+                    p->nccl_lib, p->nccl_version);
+        else
+            fprintf(f, "{\"library\": null, \"version\": null, \"why_none\": ");
         cs_json_write_str(f, p->nccl_note);
         fprintf(f, "}");
     }
@@ -280,10 +288,10 @@ static void print_json(FILE *f, const cs_cli_plan_out_t *a, const cs_planner_t *
                 cs_cli_plan_json_terms(f, p, c, k);
             fprintf(f, "}");
         }
-        if (p->nccl)
+        if (p->nccl_ref)
             cs_cli_plan_nccl_json(f, p, k);
         fprintf(f, "\n    ]");
-        if (p->nccl)
+        if (p->nccl_ref)
             cs_cli_plan_nccl_compare_json(f, p, k);
         fprintf(f, "}");
     }

@@ -45,14 +45,19 @@
  * parts of every shard into the plan one process would have made, equal
  * to it field for field (wall times aside).
  *
+ * NCCL's choice (model/cs_nccl.h), under any model: per size its tuner's
+ * algorithm, protocol and channels on the system it sees, simulated as the
+ * schedule cs_nccl_as_sched names under the plan's model (nccl_pick, a
+ * reference row: never a candidate, never the choice); a platform whose
+ * GPU NCCL's model does not know has none (nccl_ref 0, nccl_note says so).
+ *
  * Model CS_SIM_NCCL (model/cs_nccl.h): every simulation pays what NCCL
  * pays per step (the algorithm the schedule stands for, NCCL's protocol
  * for it at the size, links at NCCL's rates); the cost model of step 3
- * still ranks by the links alone.  Per size, NCCL's own choice (its
- * tuner's algorithm, protocol and channels) is simulated too, as the
- * schedule cs_nccl_as_sched names (nccl_pick), and the simulated times of
- * NCCL's choice and of the candidates come with their terms (latency
- * steps, the busiest link tier, the reducing switch).
+ * still ranks by the links alone.  NCCL's choice pays NCCL's costs too,
+ * and the simulated times of NCCL's choice and of the candidates come
+ * with their terms (latency steps, the busiest link tier, the reducing
+ * switch).
  *
  * cs_planner_run blocks for up to `budget` seconds of wall time.  It forks
  * an analysis process and the workers, and waits only for those (a
@@ -201,8 +206,15 @@ typedef struct cs_planner {
     /* model CS_SIM_NCCL */
     int nccl;                 /* 1: simulated under NCCL's model */
     char nccl_lib[8], nccl_version[16]; /* "NCCL", "2.29.7": the constants used */
-    char nccl_note[256];      /* the system NCCL's tuner sees (cs_nccl_sys_t.note) */
+    char nccl_note[256];      /* the system NCCL's tuner sees (cs_nccl_sys_t.note), or
+                                 why there is no reference row (nccl_ref 0) */
     cs_planner_nccl_t nccl_pick[CS_PLANNER_MAX_SIZES];
+    /* NCCL's choice as a reference row, under any model: 1 when nccl_pick,
+     * nccl_lib and nccl_version hold it (always under model CS_SIM_NCCL),
+     * simulated under the plan's model like the candidates but never one
+     * of them (cs_planner_choice ignores it); 0: nccl_note says why not
+     * (a GPU NCCL's model does not know). */
+    int nccl_ref;
     /* The links (step 1): per rank the sum of the bandwidths of its links
      * out of it (the distinct first links of its routes to the other
      * ranks) and into it (the last links), the least over the ranks; the
@@ -214,6 +226,8 @@ typedef struct cs_planner {
     int links_exact;            /* 1: every pair's route read; 0: sampled groups' */
     long long links_routes;     /* routes read */
     int nrings, rings_upper, ring_group;
+    int ring_switch;            /* 1: the group is a switch domain, its ring the ranks'
+                                   order, not searched (ring_orders "" above 36 ranks) */
     double ring_bw;
     char ring_orders[CS_PLANNER_RING_ORDERS];
     int nlink_notes;

@@ -14,9 +14,10 @@
  *                 platform, the worker processes, the budget's guard
  *   plan_part.c   the plan's memory, its input hash, what follows the
  *                 simulations; parts written, read and merged
- *   plan_nccl.c   model nccl: the system NCCL's tuner sees, what each
- *                 simulated step pays, NCCL's own choice simulated, the
- *                 terms a simulated time is made of
+ *   plan_nccl.c   NCCL's choice (a reference row under any model): the
+ *                 system NCCL's tuner sees, its choice simulated; model
+ *                 nccl: what each simulated step pays, the terms a
+ *                 simulated time is made of
  *
  * Calls go one way: plan_run.c calls the others, plan_nccl.c calls
  * plan_cost.c's rounds and routes and plan_cand.c's cs__planner_build,
@@ -154,9 +155,11 @@ typedef struct cs__planner_model {
     int algo, proto;                 /* NCCL_ALGO / NCCL_PROTO; -1: the tuner's */
 } cs__planner_model_t;
 /* The system NCCL's tuner sees on the ranks' hosts in the platform's
- * order, and per size NCCL's choice (p->nccl_pick[k], not simulated yet).
- * CS_ERR_INVAL for a platform whose GPU NCCL's model does not know,
- * CS_ERR_NOTFOUND when NCCL has no algorithm for the collective. */
+ * order, and per size NCCL's choice (p->nccl_pick[k], not simulated yet;
+ * p->nccl_ref 1).  Under model nccl, CS_ERR_INVAL for a platform whose GPU
+ * NCCL's model does not know, CS_ERR_NOTFOUND when NCCL has no algorithm
+ * for the collective; under another model these leave p->nccl_ref 0 and
+ * say why in p->nccl_note. */
 int cs__planner_nccl_setup(const struct cs_platform *plat, const cs_planner_opts_t *o,
                            cs_planner_t *p, cs__planner_model_t *m, cs_err_t *err);
 /* What schedule s pays at `bytes` as a candidate: NCCL's algorithm it
@@ -169,8 +172,9 @@ void cs__planner_nccl_costs(const cs__planner_model_t *m, const cs_sched_t *s, u
 void cs__planner_terms(cs__planner_net_t *n, const struct cs_platform *plat, const cs_planner_t *p,
                        int map, const cs_sched_t *s, uint64_t bytes, const cs_sim_nccl_t *c,
                        cs_planner_terms_t *t);
-/* Simulate NCCL's choice of every size (a child process: SimGrid runs once
- * in a process): p->nccl_pick[k].sim_s and terms, or its err. */
+/* Simulate NCCL's choice of every size under the plan's model (a child
+ * process: SimGrid runs once in a process): p->nccl_pick[k].sim_s (and
+ * under model nccl its terms), or its err. */
 int cs__planner_nccl_simulate(const struct cs_platform *plat, const cs__planner_model_t *m,
                               cs_planner_t *p);
 /* cs__planner_nccl_simulate in a child stopped after `seconds`; CS_OK

@@ -67,8 +67,8 @@ static void add(cs_planner_t *p, const char *algo, const char *params, int is_de
  * (with pipelining too) and, when there are several, the first alone. */
 static void add_orders(cs_planner_t *p, const cs_algo_t *a)
 {
-    if (p->nrings < 1 || !declares(a, "orders", NULL))
-        return;
+    if (p->nrings < 1 || p->ring_switch || !declares(a, "orders", NULL))
+        return; /* a switch domain's ring is the ranks' order: the registry's ring */
     /* one ring in the ranks' order in every group: the registry's ring */
     int identity = p->nrings == 1;
     for (int j = 0; identity && j < p->ring_group; j++)
@@ -104,18 +104,26 @@ static void add_rails(cs_planner_t *p, const cs_algo_t *a, const char *base)
         return;
     const cs_planner_tier_t *t = &p->tiers[0], *u = &p->tiers[1];
     int g = t->group, P = p->ranks;
-    if (g < 2 || g > 36 || P % g || P / g < 2 || !(t->group_bw > 0) || !(u->rank_bw > 0))
+    /* a switch domain's groups need no orders: any size the ranks' order */
+    int sw = p->ring_switch && p->ring_group == g;
+    if (g < 2 || (g > 36 && !sw) || P % g || P / g < 2 || !(t->group_bw > 0) ||
+        !(u->rank_bw > 0))
         return;
     int k = (int)floor(t->group_bw / u->rank_bw + 0.5);
     if (k < 2)
         return;
-    int ring = p->nrings > 0 && p->ring_group == g;
+    int ring = !sw && p->nrings > 0 && p->ring_group == g;
     for (int j = 0; ring && j < g; j++)
         ring = p->ring_orders[j] != (j < 10 ? '0' + j : 'a' + j - 10);
     char v[160];
+    /* more rails than a ring has channels (NVL72's 72 NICs a rack): half
+     * and a quarter of them, each channel on rails of its own */
+    int div = 1;
+    while (k / div > 64)
+        div *= 2;
     for (int m = 1; m <= 4; m *= 2) {
-        int K = k * m;
-        if (K > 64)
+        int K = div > 1 ? k / (div * m) : k * m;
+        if (K > 64 || K < 2)
             break;
         snprintf(v, sizeof(v), "%s%schannels=%d,local=%d", base, base[0] ? "," : "", K, g);
         add(p, a->name, v, 0);

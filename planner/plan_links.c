@@ -15,6 +15,9 @@
  *     whose groups are that small), directed Hamiltonian cycles whose hops
  *     use disjoint links (plan_rings.c), over the routes of at least a
  *     bandwidth, the bandwidth that gives the most rings x bandwidth;
+ *     without such a tier, in a larger group that is a switch domain
+ *     (every route a rank's prefix then the other's suffix: NVL72's 72
+ *     GPUs), the ranks' order, since any order uses each rank's links once;
  *   - the bound: per rank, the bytes the collective must move out of (into)
  *     it over its links' bandwidth out (in); per group of a tier, the bytes
  *     that must leave the group over its egress (max-flow, plan_topo.c);
@@ -351,9 +354,110 @@ static int group_rings(lctx_t *c, int n, double thr, int maxlinks, const route_t
 
 static char digit36(int d) { return (char)(d < 10 ? '0' + d : 'a' + d - 10); }
 
+/* Whether the first group of g ranks is a switch domain: every route
+ * a -> b is a's prefix (the links all of a's routes start with) then b's
+ * suffix (those all routes into b end with), a rank's uplink and the
+ * other's downlink through a switch.  Then every ring in the group uses
+ * each rank's links once, whatever its order: the ring is structural.
+ * 1 (with *bw the slowest route), 0, or -1 with err set. */
+static int switch_domain(lctx_t *c, const cs_planner_t *p, int g, double *bw, cs_err_t *err)
+{
+    route_t *rt = malloc(sizeof(route_t) * (size_t)g * (size_t)g);
+    int *pre = malloc(sizeof(int) * 2 * (size_t)g), *suf = pre ? pre + g : NULL, yes = 1;
+    if (!rt || !pre) {
+        free(rt), free(pre);
+        cs_err_set(err, CS_ERR_NOMEM, "plan: out of memory");
+        return -1;
+    }
+    *bw = INFINITY;
+    for (int a = 0; a < g && yes; a++)
+        for (int b = 0; b < g && yes; b++) {
+            route_t *r = &rt[a * g + b];
+            r->n = 0;
+            if (a == b)
+                continue;
+            if (read_route(&c->t, p, a, b, r, err) != CS_OK) {
+                free(rt), free(pre);
+                return -1;
+            }
+            c->routes++;
+            yes = r->n > 0;
+            *bw = fmin(*bw, r->bw);
+        }
+    /* a's prefix: the longest start common to its routes; b's suffix: the
+     * longest end common to the routes into it */
+    for (int a = 0; a < g && yes; a++) {
+        const route_t *f = &rt[a * g + (a ? 0 : 1)];
+        int n = f->n;
+        for (int b = 0; b < g; b++) {
+            const route_t *r = &rt[a * g + b];
+            int i = 0;
+            while (b != a && i < n && i < r->n && r->id[i] == f->id[i])
+                i++;
+            if (b != a)
+                n = i;
+        }
+        pre[a] = n;
+    }
+    for (int b = 0; b < g && yes; b++) {
+        const route_t *f = &rt[(b ? 0 : 1) * g + b];
+        int n = f->n;
+        for (int a = 0; a < g; a++) {
+            const route_t *r = &rt[a * g + b];
+            int i = 0;
+            while (a != b && i < n && i < r->n && r->id[r->n - 1 - i] == f->id[f->n - 1 - i])
+                i++;
+            if (a != b)
+                n = i;
+        }
+        suf[b] = n;
+    }
+    for (int a = 0; a < g && yes; a++)
+        for (int b = 0; b < g && yes; b++)
+            yes = a == b || (pre[a] >= 1 && suf[b] >= 1 && pre[a] + suf[b] >= rt[a * g + b].n);
+    free(rt);
+    free(pre);
+    return yes;
+}
+
+/* A switch domain larger than the ring search takes (the innermost tier of
+ * more than CS__RING_MAX and at most LINKS_ALL ranks per group): the ring
+ * in the ranks' order, no search; orders holds it up to 36 ranks (base
+ * 36), above it is empty (the ranks' order). */
+static int switch_ring(lctx_t *c, cs_planner_t *p, cs_err_t *err)
+{
+    int P = p->ranks, g = 0;
+    for (int t = 0; t < p->ntiers && !g; t++)
+        if (p->tiers[t].group > CS__RING_MAX && p->tiers[t].group <= LINKS_ALL &&
+            P % p->tiers[t].group == 0)
+            g = p->tiers[t].group;
+    if (!g)
+        return CS_OK;
+    double bw = 0;
+    int yes = switch_domain(c, p, g, &bw, err);
+    if (yes < 0)
+        return err->code;
+    if (!yes) {
+        note(p, "rings: a group of %d ranks is no switch domain and more than %d: not searched",
+             g, CS__RING_MAX);
+        return CS_OK;
+    }
+    p->nrings = 1, p->rings_upper = 1, p->ring_group = g, p->ring_bw = bw, p->ring_switch = 1;
+    char *o = p->ring_orders;
+    for (int j = 0; g <= 36 && j < g; j++)
+        *o++ = digit36(j);
+    *o = 0;
+    note(p, "rings: %s of %d ranks %s a switch domain (every route a rank's own links to the "
+         "switch and the other's from it): any order is a ring using each rank's links once, "
+         "the ranks' order, %.1f GB/s", g == P ? "all" : "each group", g,
+         g == P ? "are" : "is", bw / 1e9);
+    return CS_OK;
+}
+
 /* The rings: in the ring group of rank 0 (the coarsest regular tier of at
  * most CS__RING_MAX ranks), at each bandwidth threshold, the most rings;
- * the best rings x bandwidth kept, the first ring as rank order 1. */
+ * the best rings x bandwidth kept, the first ring as rank order 1.  With
+ * no such tier, a larger switch domain's structural ring (switch_ring). */
 static int find_rings(lctx_t *c, cs_planner_t *p, cs_err_t *err)
 {
     int P = p->ranks, rg = 0;
@@ -362,7 +466,7 @@ static int find_rings(lctx_t *c, cs_planner_t *p, cs_err_t *err)
             P % p->tiers[t].group == 0)
             rg = p->tiers[t].group;
     if (rg < 3)
-        return CS_OK;
+        return switch_ring(c, p, err);
     route_t *rt = malloc(sizeof(route_t) * (size_t)rg * (size_t)rg);
     int(*rings)[CS__RING_MAX] = malloc(sizeof(int[CS__RING_MAX]) * CS__RING_MAX);
     int(*best)[CS__RING_MAX] = malloc(sizeof(int[CS__RING_MAX]) * CS__RING_MAX);

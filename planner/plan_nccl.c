@@ -1,9 +1,10 @@
 /*
- * plan_nccl.c - the planner under model nccl (cs_planner.h): the system
- * NCCL's tuner sees, what a candidate's steps pay, NCCL's own choice per
- * size simulated as the schedule cs_nccl_as_sched names, and the terms a
- * simulated time is made of (cs_planner_terms_t), by the model's numbers
- * over the cost model's rounds and routes (plan_cost.c).
+ * plan_nccl.c - NCCL's choice in the planner (cs_planner.h): the system
+ * NCCL's tuner sees and its choice per size, simulated as the schedule
+ * cs_nccl_as_sched names under the plan's model (a reference row under
+ * any model); under model nccl also what a candidate's steps pay and the
+ * terms a simulated time is made of (cs_planner_terms_t), by the model's
+ * numbers over the cost model's rounds and routes (plan_cost.c).
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -17,17 +18,10 @@
 #include "cs_platform.h"
 #include "cs_sim.h"
 
-int cs__planner_nccl_setup(const cs_platform_t *plat, const cs_planner_opts_t *o, cs_planner_t *p,
-                           cs__planner_model_t *m, cs_err_t *err)
+/* NCCL's constants and the system its tuner sees on the ranks' hosts. */
+static int nccl_system(const cs_platform_t *plat, const cs_planner_opts_t *o, cs_planner_t *p,
+                       cs__planner_model_t *m, cs_err_t *err)
 {
-    memset(m, 0, sizeof(*m));
-    m->algo = m->proto = -1;
-    if (o->nccl_algo && (m->algo = cs_nccl_algo_parse(o->nccl_algo)) < 0)
-        return cs_err_set(err, CS_ERR_INVAL, "--nccl-algo: expected Tree, Ring, CollNetDirect, "
-                          "CollNetChain, NVLS, NVLSTree or PAT, found '%s'", o->nccl_algo);
-    if (o->nccl_proto && (m->proto = cs_nccl_proto_parse(o->nccl_proto)) < 0)
-        return cs_err_set(err, CS_ERR_INVAL, "--nccl-proto: expected LL, LL128 or Simple, found "
-                          "'%s'", o->nccl_proto);
     int exact = 0;
     if (!(m->k = cs_nccl_consts_for(o->nccl_version, 0, &exact)))
         return cs_err_set(err, CS_ERR_INVAL, "--nccl-version: expected a version like 2.26.2, "
@@ -54,9 +48,41 @@ int cs__planner_nccl_setup(const cs_platform_t *plat, const cs_planner_opts_t *o
         if (st != CS_OK)
             return cs_err_set(err, st, "%s", e.msg);
     }
+    return CS_OK;
+}
+
+int cs__planner_nccl_setup(const cs_platform_t *plat, const cs_planner_opts_t *o, cs_planner_t *p,
+                           cs__planner_model_t *m, cs_err_t *err)
+{
+    memset(m, 0, sizeof(*m));
+    m->algo = m->proto = -1;
+    int as_model = o->model == CS_SIM_NCCL;
+    if (o->nccl_algo && (m->algo = cs_nccl_algo_parse(o->nccl_algo)) < 0)
+        return cs_err_set(err, CS_ERR_INVAL, "--nccl-algo: expected Tree, Ring, CollNetDirect, "
+                          "CollNetChain, NVLS, NVLSTree or PAT, found '%s'", o->nccl_algo);
+    if (o->nccl_proto && (m->proto = cs_nccl_proto_parse(o->nccl_proto)) < 0)
+        return cs_err_set(err, CS_ERR_INVAL, "--nccl-proto: expected LL, LL128 or Simple, found "
+                          "'%s'", o->nccl_proto);
+    cs_err_t e;
+    cs_err_clear(&e);
+    int st = nccl_system(plat, o, p, m, &e);
+    if (st != CS_OK && (as_model || st == CS_ERR_INTERRUPTED || st == CS_ERR_NOMEM))
+        return cs_err_set(err, st, "%s", e.msg);
+    if (st != CS_OK) { /* another model: the plan goes on without the reference */
+        char why[CS_ERR_MSG_MAX];
+        const char *x = strstr(e.msg, "--model nccl needs");
+        if (x) /* the platform's GPU: NCCL's model needs it, whichever model plans */
+            snprintf(why, sizeof(why), "%.*sNCCL's model needs%s", (int)(x - e.msg), e.msg,
+                     x + strlen("--model nccl needs"));
+        else
+            snprintf(why, sizeof(why), "%s", e.msg);
+        snprintf(p->nccl_note, sizeof(p->nccl_note), "no reference row of NCCL's choice: %.200s",
+                 why);
+        return CS_OK;
+    }
     for (int t = 0; t < CS_PLAT_MAX_TIERS; t++)
         m->scale[t] = m->sys.tier_scale[t];
-    p->nccl = 1;
+    p->nccl = as_model;
     snprintf(p->nccl_lib, sizeof(p->nccl_lib), "%s", m->k->lib);
     snprintf(p->nccl_version, sizeof(p->nccl_version), "%s", m->k->version);
     snprintf(p->nccl_note, sizeof(p->nccl_note), "%s", m->sys.note);
@@ -70,6 +96,12 @@ int cs__planner_nccl_setup(const cs_platform_t *plat, const cs_planner_opts_t *o
             a = CS_NCCL_RING, pr = CS_NCCL_SIMPLE;
         } else if (cs_nccl_choose(m->k, &m->sys, p->coll, p->sizes[k], m->algo, m->proto, &a, &pr,
                                   &us) != CS_OK) {
+            if (!as_model) {
+                snprintf(p->nccl_note, sizeof(p->nccl_note), "no reference row of NCCL's "
+                         "choice: NCCL has no algorithm for %s on %d ranks",
+                         cs_coll_name(p->coll), p->ranks);
+                return CS_OK;
+            }
             return cs_err_set(err, CS_ERR_NOTFOUND, "--model nccl: NCCL has no algorithm for %s "
                               "on %d ranks%s%s%s%s", cs_coll_name(p->coll), p->ranks,
                               m->algo >= 0 ? " with --nccl-algo " : "",
@@ -85,6 +117,7 @@ int cs__planner_nccl_setup(const cs_platform_t *plat, const cs_planner_opts_t *o
                          n->params, sizeof(n->params));
         snprintf(n->err, sizeof(n->err), "not simulated");
     }
+    p->nccl_ref = 1;
     return CS_OK;
 }
 
@@ -367,17 +400,23 @@ int cs__planner_nccl_simulate(const cs_platform_t *plat, const cs__planner_model
     }
     for (int k = 0; k < n && st == CS_OK; k++) {
         cs_planner_nccl_t *x = &p->nccl_pick[k];
-        cs_nccl_step_costs(m->k, &m->sys, sch[of[k]], x->algo, x->proto, p->sizes[k], &cost[k]);
-        in[k] = (cs_sim_instance_t){sch[of[k]], p->sizes[k], CS_DT_F32, 0, 0, &cost[k]};
+        /* under model nccl what NCCL pays per step; under another model the
+         * schedule alone, as every candidate */
+        if (p->nccl)
+            cs_nccl_step_costs(m->k, &m->sys, sch[of[k]], x->algo, x->proto, p->sizes[k],
+                               &cost[k]);
+        in[k] = (cs_sim_instance_t){sch[of[k]], p->sizes[k], CS_DT_F32, 0, 0,
+                                    p->nccl ? &cost[k] : NULL};
     }
     if (st == CS_OK) {
         cs_sim_opts_t so;
         cs_sim_opts_init(&so);
-        so.model = CS_SIM_NCCL;
-        so.tier_bw_scale = m->scale;
+        so.model = p->model;
+        if (p->nccl)
+            so.tier_bw_scale = m->scale;
         st = cs_sim_run(plat, &so, in, n, &err);
     }
-    cs__planner_net_t *net = st == CS_OK ? cs__planner_net_new() : NULL;
+    cs__planner_net_t *net = st == CS_OK && p->nccl ? cs__planner_net_new() : NULL;
     for (int k = 0; k < n; k++) {
         cs_planner_nccl_t *x = &p->nccl_pick[k];
         if (st != CS_OK) {
@@ -386,6 +425,8 @@ int cs__planner_nccl_simulate(const cs_platform_t *plat, const cs__planner_model
         }
         x->sim_s = in[k].time;
         x->err[0] = '\0';
+        if (!p->nccl) /* the terms are NCCL's model's numbers */
+            continue;
         cs__planner_terms(net, plat, p, 0, sch[of[k]], p->sizes[k], &cost[k], &x->terms);
         x->terms.algo = x->algo, x->terms.proto = x->proto;
     }

@@ -419,13 +419,13 @@ int cs_planner_run(const cs_planner_opts_t *o, cs_planner_t **out, cs_err_t *err
     p->shard = o->nshards > 1 ? o->shard : 0;
     p->nshards = o->nshards > 1 ? o->nshards : 1;
     p->input = cs__planner_input(o, plat, P);
-    /* model nccl: the system NCCL's tuner sees, its choice per size */
+    /* the system NCCL's tuner sees, its choice per size (a reference row
+     * under any model); model nccl: what the candidates' steps pay */
     cs__planner_model_t nmodel, *nm = NULL;
-    if (o->model == CS_SIM_NCCL) {
-        if ((st = cs__planner_nccl_setup(plat, o, p, &nmodel, err)) != CS_OK)
-            goto fail;
+    if ((st = cs__planner_nccl_setup(plat, o, p, &nmodel, err)) != CS_OK)
+        goto fail;
+    if (o->model == CS_SIM_NCCL)
         nm = &nmodel;
-    }
     h->status = CS_ERR_INTERNAL;
     snprintf(h->msg, sizeof(h->msg), "plan: the analysis process ended without its results");
 
@@ -472,9 +472,9 @@ int cs_planner_run(const cs_planner_opts_t *o, cs_planner_t **out, cs_err_t *err
 
     /* NCCL's choice of every size (the last shard's), simulated first, in
      * at most half of the budget left (the candidates get the rest) */
-    if (nm && p->shard == p->nshards - 1) {
+    if (p->nccl_ref && p->shard == p->nshards - 1) {
         status_line(o, "simulating %s %s's choice", p->nccl_lib, p->nccl_version);
-        if ((st = cs__planner_nccl_run(plat, nm, p, 0.5 * (deadline - cs_now_s()), err)) !=
+        if ((st = cs__planner_nccl_run(plat, &nmodel, p, 0.5 * (deadline - cs_now_s()), err)) !=
             CS_OK) {
             free(jobs);
             goto fail;

@@ -8,7 +8,9 @@
 #      checks the figures; default build/tests/planner/planner_links_scale);
 #   2. one-size plans (allreduce 1 GiB, --budget 60, the default --jobs) of
 #      HGX H100 at 128 nodes (1,024 GPUs) and GB200 NVL72 at 4 racks (288
-#      GPUs): the choice, its busbw against the links' bound, wall seconds.
+#      GPUs): the choice, its busbw against the links' bound and against
+#      NCCL's choice (the reference row, simulated under the same model),
+#      wall seconds.
 # PLANS overrides the platforms of 2 ("hgx-h100:nodes=16").
 set -u
 collstep=${1:-build/cli/collstep}
@@ -34,5 +36,7 @@ for plat in $PLANS; do
   fi
   printf '%s (%.1f s): %s\n' "$plat" "$wall" "$(grep -m1 '^size ' "$tmp/out")"
   grep -m1 '^# bound' "$tmp/out"
+  grep -m1 '^# rings' "$tmp/out" | cut -c1-120
+  grep -m1 '^nccl (reference)' "$tmp/out" || grep -m1 '^# nccl (reference)' "$tmp/out"
   grep -m1 '^# cut by' "$tmp/out" | cut -c1-120
 done

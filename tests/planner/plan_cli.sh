@@ -86,6 +86,55 @@ assert all(abs(rows[k] - chosen[k]) <= 0.01 + 1e-4 * chosen[k] for k in rows), (
 PY
 fi
 
+# NCCL's choice as a reference row under the ideal model: marked, with
+# NCCL's algorithm, busbw and share of the links' bound; never the choice
+"$collstep" plan --platform hgx-h100:nodes=2 --size 64K,1G --top 1 --candidates 4 \
+  >"$tmp/ref" 2>"$tmp/err"
+check "reference plan exits 0 ($(tail -2 "$tmp/err"))" test $? -eq 0
+check "reference: the system NCCL's tuner sees, in the header" \
+  grep -q "^# nccl (reference): NCCL [0-9.]*: h100, 16 rank(s).*simulated under the ideal model" \
+  "$tmp/ref"
+check "reference: a row per size with NCCL's algorithm/protocol and the bound ($(grep '^nccl' "$tmp/ref" | head -2))" \
+  test "$(grep -cE '^nccl \(reference\): NCCL [0-9.]+ picks (Ring|Tree|NVLS|NVLSTree|CollNetDirect|CollNetChain|PAT)/(LL|LL128|Simple) on [0-9]+ channels?, simulated as [a-z_]+.*: [0-9.]+ us, busbw [0-9.]+ GB/s, [0-9.]+ % of the links. bound; the choice [0-9.]+x its speed$' "$tmp/ref")" -eq 2
+check "reference: NVLSTree at 1 GiB on two HGX nodes" \
+  grep -q "^nccl (reference): NCCL [0-9.]* picks NVLSTree/Simple on 8 channels, simulated as nvls_tree" "$tmp/ref"
+if command -v python3 >/dev/null; then
+  "$collstep" plan --platform hgx-h100:nodes=2 --size 64K,1G --top 1 --candidates 4 \
+    --format json >"$tmp/refjson" 2>/dev/null
+  check "reference in json: a marked nccl row per size, never chosen" python3 - "$tmp/refjson" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["nccl_reference"]["library"] == "NCCL", d["nccl_reference"]
+for s in d["sizes"]:
+    ref = [r for r in s["ranking"] if r.get("choice") == "nccl"]
+    assert len(ref) == 1 and ref[0]["reference"] is True and ref[0]["source"] == "sim", ref
+    assert ref[0]["algorithm"] in ("Ring", "Tree", "NVLS", "NVLSTree") and ref[0]["busbw_GBps"] > 0
+    assert 0 < ref[0]["bound_pct"] <= 100, ref[0]
+    assert not ref[0].get("chosen") and s["versus_nccl"]["speedup"] > 0
+PY
+fi
+# a platform whose GPU NCCL's model does not know: no row, and the report says why
+"$collstep" plan --platform "$(dirname "$0")/xml/nvswitch8.xml" --size 1M --top 1 --candidates 2 \
+  >"$tmp/noref" 2>"$tmp/err"
+check "no reference: plan exits 0 ($(tail -2 "$tmp/err"))" test $? -eq 0
+check "no reference: the header says why ($(grep '^# nccl' "$tmp/noref"))" \
+  grep -q "^# nccl (reference): no reference row of NCCL's choice: .*NCCL's model needs the GPU" \
+  "$tmp/noref"
+check "no reference: no row" test "$(grep -c '^nccl (reference)' "$tmp/noref")" -eq 0
+
+# a switch domain of more than 36 ranks (a GB200 NVL72 rack): its ring is
+# the ranks' order, not searched, and the rail channels get it (local=72,
+# no orders: base 36 would not hold 72 ranks)
+"$collstep" plan --platform gb200-nvl72:racks=2 --size 1M --candidates 1 >"$tmp/nvl" 2>"$tmp/err"
+check "NVL72 plan exits 0 ($(tail -2 "$tmp/err"))" test $? -eq 0
+check "NVL72: each rack a switch domain ($(grep '^# rings' "$tmp/nvl"))" \
+  grep -q "^# rings: each group of 72 ranks is a switch domain" "$tmp/nvl"
+"$collstep" plan --platform gb200-nvl72:racks=2 --size 1M --candidates 1 --format csv \
+  >"$tmp/nvlcsv" 2>/dev/null
+check "NVL72: ring channels over the rails in groups of 72 ($(grep -c 'local=72' "$tmp/nvlcsv"))" \
+  test "$(grep -cE '^1048576,[0-9]+,ring,"channels=(9|18|36),local=72",' "$tmp/nvlcsv")" -eq 3
+check "NVL72: no orders parameter" test "$(grep -c 'orders=' "$tmp/nvlcsv")" -eq 0
+
 # --algo auto --tuning (collstep sim), where the sim command has it
 if "$collstep" sim --help 2>/dev/null | grep -q -- "--tuning"; then
   "$collstep" plan --platform "$P" --size 64K,16M --top 2 -o "$tmp/t.tuning" >/dev/null 2>&1
