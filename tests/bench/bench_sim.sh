@@ -7,6 +7,7 @@
 #     wall and the best CPU time are kept, the machine being shared).
 #   BENCH_FULL=0   skip parts 3 and 5 (full Summit, 8,192 GPUs: minutes)
 #   BENCH_SMPI=0   skip part 4 (needs smpicc/smpirun from libsimgrid-dev)
+#   BENCH_PARTS    the parts to run (default "1 2 3 4 5")
 #   BENCH_ENGINES  engines part 1 compares (default "dag actors"); parts 2-5
 #                  run the build's default engine ('collstep --version')
 #
@@ -83,8 +84,11 @@ ratio() { # LABEL ENGINE_WALL ENGINE_CPU PEER_WALL PEER_CPU [TARGET]
 }
 simtime() { echo "$out" | awk -F, 'NR > 1 { printf "%.6f s", $7 / 1e6 }'; }
 
+parts=" ${BENCH_PARTS:-1 2 3 4 5} "
+part() { [[ "$parts" == *" $1 "* ]]; }
 "$cs" platform export "$plat" -o "$tmp/plat.xml" 2>/dev/null
 engines=${BENCH_ENGINES:-dag actors}
+if part 1; then
 echo "== 1. ring allreduce, $plat exported to XML, 100 MB (runs interleaved, $reps rounds)"
 echo "  $("$cs" --version | grep -i simgrid)"
 # one round runs each once, so a change in the machine's load hits all of
@@ -146,6 +150,9 @@ if [[ " $engines " == *" dag "* && " $engines " == *" actors "* ]]; then
   ratio "dag / actors" "${RW[cs-dag]}" "${RC[cs-dag]}" "${RW[cs-actors]}" "${RC[cs-actors]}"
 fi
 
+fi
+
+if part 2; then
 echo "== 2. hier allreduce, $plat, 100 MB"
 measure "collstep sim hier" "$cs" sim --platform "$plat" --algo hier --size 100M --format csv --no-verify
 echo "  simulated $(simtime)  (target < 5 s wall at 1536 GPUs)"
@@ -153,7 +160,9 @@ measure "collstep sim hier ring+rhd" "$cs" sim --platform "$plat" --algo hier --
   --size 100M --format csv --no-verify
 echo "  simulated $(simtime)"
 
-if [ "${BENCH_FULL:-1}" = 1 ]; then
+fi
+
+if [ "${BENCH_FULL:-1}" = 1 ] && part 3; then
   echo "== 3. full Summit (27,648 GPUs), hier dims=6x4608 algos=ring+rhd, 100 MB"
   reps_save=$reps reps=1
   for n in 1152 2304; do
@@ -167,7 +176,7 @@ if [ "${BENCH_FULL:-1}" = 1 ]; then
   reps=$reps_save
 fi
 
-if [ "${BENCH_SMPI:-1}" = 1 ] && command -v smpicc >/dev/null && command -v smpirun >/dev/null; then
+if [ "${BENCH_SMPI:-1}" = 1 ] && part 4 && command -v smpicc >/dev/null && command -v smpirun >/dev/null; then
   echo "== 4. SMPI (MPI_Allreduce, smpi/allreduce:lr) vs collstep sim ring, 256-host star x 100 MB"
   {
     echo '<?xml version="1.0"?>'
@@ -208,7 +217,7 @@ if [ "${BENCH_SMPI:-1}" = 1 ] && command -v smpicc >/dev/null && command -v smpi
   unset XDG_CACHE_HOME
 fi
 
-if [ "${BENCH_FULL:-1}" = 1 ]; then
+if [ "${BENCH_FULL:-1}" = 1 ] && part 5; then
   echo "== 5. 8,192 GPUs (hgx-h100:nodes=1024), 1 GiB"
   reps_save=$reps reps=1
   measure "collstep sim hier, 8192 GPUs" "$cs" sim --platform hgx-h100:nodes=1024 --algo hier \
