@@ -30,6 +30,7 @@
 
 #include "cs_env.h"
 #include "cs_log.h"
+#include "cs_mem.h"
 #include "cs_sim_int.h"
 
 uint64_t cs__mem_rss(void)
@@ -53,19 +54,6 @@ uint64_t cs__mem_peak(void)
     return (uint64_t)ru.ru_maxrss * 1024u;
 }
 
-/* A file's first unsigned number, or 0. */
-static uint64_t file_u64(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    unsigned long long v = 0;
-    if (!f)
-        return 0;
-    if (fscanf(f, "%llu", &v) != 1)
-        v = 0;
-    fclose(f);
-    return v;
-}
-
 uint64_t cs__mem_available(const char **why)
 {
     const char *e = cs_env_get("CS_SIM_MAX_MEM");
@@ -83,41 +71,7 @@ uint64_t cs__mem_available(const char **why)
             return (uint64_t)(v * mul);
         }
     }
-    uint64_t avail = UINT64_MAX;
-    *why = "available memory";
-    FILE *f = fopen("/proc/meminfo", "r");
-    char line[256];
-    while (f && fgets(line, sizeof(line), f)) {
-        unsigned long long kb;
-        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
-            avail = (uint64_t)kb * 1024u;
-            break;
-        }
-    }
-    if (f)
-        fclose(f);
-    /* a cgroup v2 limit (containers, Slurm jobs) */
-    uint64_t max = file_u64("/sys/fs/cgroup/memory.max"),
-             cur = file_u64("/sys/fs/cgroup/memory.current");
-    if (max > 0 && max > cur && max - cur < avail) {
-        avail = max - cur;
-        *why = "the cgroup's memory.max";
-    }
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
-        uint64_t vm = 0;
-        FILE *s = fopen("/proc/self/statm", "r");
-        unsigned long long size = 0;
-        if (s && fscanf(s, "%llu", &size) == 1)
-            vm = (uint64_t)size * (uint64_t)sysconf(_SC_PAGESIZE);
-        if (s)
-            fclose(s);
-        if ((uint64_t)rl.rlim_cur > vm && (uint64_t)rl.rlim_cur - vm < avail) {
-            avail = (uint64_t)rl.rlim_cur - vm;
-            *why = "the address-space limit (ulimit -v)";
-        }
-    }
-    return avail;
+    return cs_mem_available(why);
 }
 
 void cs__mem_estimate(cs__mem_t *m, uint64_t steps, int ranks, int nhosts, int engine_dag,
@@ -136,16 +90,9 @@ uint64_t cs__mem_total(const cs__mem_t *m)
     return m->steps + m->ranks + m->flight + m->platform;
 }
 
-/* "1.25 GiB", "312 MiB", "40 KiB" */
 static const char *human(uint64_t b, char *buf, size_t len)
 {
-    if (b >= (1ull << 30))
-        snprintf(buf, len, "%.2f GiB", b / 1073741824.0);
-    else if (b >= (1ull << 20))
-        snprintf(buf, len, "%.0f MiB", b / 1048576.0);
-    else
-        snprintf(buf, len, "%.0f KiB", b / 1024.0);
-    return buf;
+    return cs_mem_human(b, buf, (unsigned)len);
 }
 
 int cs__mem_check(const cs__mem_t *m, const char *when, cs_err_t *err)

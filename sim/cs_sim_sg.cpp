@@ -100,12 +100,13 @@ int cs__sg_dag_begin(void (*done)(void *ctx, void *data), void *ctx)
         dag_hook.prev = nullptr;
         if (!dag_hook.on)
             sg4::Activity::on_completion_cb([](sg4::Activity const &a) {
-                if (!dag_hook.done)
-                    return;
-                dag_release_prev();
                 auto *act = const_cast<sg4::Activity *>(&a);
+                void *data = act->get_data<void>();
+                if (!dag_hook.done || !data)
+                    return; /* not one of cs__sg_xfer's comms: not ours to release */
+                dag_release_prev();
                 dag_hook.prev = act;
-                dag_hook.done(dag_hook.ctx, act->get_data<void>());
+                dag_hook.done(dag_hook.ctx, data);
             });
         dag_hook.on = true;
         return 0;

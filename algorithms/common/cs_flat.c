@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cs_gen.h"
+#include "cs_mem.h"
 #include "cs_peers.h"
 #include "cs_swphase.h"
 
@@ -215,7 +216,22 @@ int cs__flat_build(const cs_coll_desc_t *desc, cs_params_t *params, const cs_par
         /* steps: ring and direct about 4 P per rank and chunk, rhd 4 log2 P */
         uint64_t per = a == CS__PH_RHD ? 4u * (uint64_t)cs__log2_floor((uint64_t)P) + 8
                                        : 4u * (uint64_t)P * nchunks * (uint64_t)K;
-        st = cs__phase_split(s, (uint64_t)P * per, flat_emit, &fa);
+        /* ring and direct: about that many steps, 56 bytes each (the step,
+         * its dependencies, the ranks' arrays); one that cannot fit is
+         * refused before it is built */
+        const char *why = NULL;
+        uint64_t need = (uint64_t)P * per * 56u, avail = cs_mem_available(&why);
+        if (a != CS__PH_RHD && need > avail) {
+            char x[32], y[32];
+            st = cs_err_set(&s->err, CS_ERR_NOMEM,
+                            "its %llu steps need about %s and %s %s free (%s): fewer ranks, or "
+                            "a hierarchical algorithm",
+                            (unsigned long long)P * per, cs_mem_human(need, x, sizeof(x)),
+                            cs_mem_human(avail, y, sizeof(y)),
+                            avail < (1ull << 20) ? "is" : "are", why);
+        } else {
+            st = cs__phase_split(s, (uint64_t)P * per, flat_emit, &fa);
+        }
     }
     free(perm);
     free(ranks);

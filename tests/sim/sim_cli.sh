@@ -30,6 +30,12 @@ rc=$?
 check "over CS_SIM_MAX_MEM: refused" [ $rc -ne 0 ]
 check "over CS_SIM_MAX_MEM: the estimate" grep -q "needs about .* more (compiled schedules .*rank state .*transfers in flight" "$tmp/mem"
 check "over CS_SIM_MAX_MEM: says why" grep -q "(CS_SIM_MAX_MEM)" "$tmp/mem"
+# a schedule that cannot fit is refused before it is generated
+(ulimit -v 3000000; "$collstep" gen allreduce ring --ranks 8192 -o "$tmp/r8k.sched") 2>"$tmp/gen8k"
+rc=$?
+check "gen over the memory: refused" [ $rc -ne 0 ]
+check "gen over the memory: the estimate" grep -q "steps need about .* (the address-space limit" "$tmp/gen8k"
+check "gen over the memory: no file" [ ! -e "$tmp/r8k.sched" ]
 # both engines, the same table
 "$collstep" sim --platform "$P" --algo ring,rd --size 1M:4M --engine actors --format csv >"$tmp/ea" 2>/dev/null
 "$collstep" sim --platform "$P" --algo ring,rd --size 1M:4M --engine dag --format csv >"$tmp/ed" 2>/dev/null
