@@ -72,10 +72,10 @@ static void help(FILE *f)
             CS_CLI_NCCL_HELP
             "  --ports N            sends in flight per rank (default 0 = unlimited; 1 = the\n"
             "                       single-port model of textbook formulas)\n"
-            "  --engine E           dag (no SimGrid actors: 2-3x faster where SimGrid has the\n"
+            "  --engine E           dag (no SimGrid actors: about 2x faster where SimGrid has the\n"
             "                       activity-set fix) or actors (one actor per rank); both give\n"
-            "                       the same times; default: %s in this build ('collstep\n"
-            "                       --version' says why; CS_SIM_ENGINE sets it too)\n"
+            "                       the same times; default: %s in this build, actors under\n"
+            "                       --model nccl ('collstep --version'; CS_SIM_ENGINE too)\n"
             "  --map FILE           host of each rank, one name per line (default: devices in\n"
             "                       platform order); fewer hosts than devices needs --ranks\n"
             "  --no-verify          skip verifying the schedules before simulating (schedules\n"

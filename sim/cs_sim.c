@@ -266,13 +266,8 @@ static void driver_main(int argc, char **argv)
         I.t0 = simgrid_get_clock();
         if (d->run.opts->model == CS_SIM_NCCL) {
             nccl_cur = in->nccl;
-            if (in->nccl && in->nccl->base_lat > 0) {
-                /* a timer (an empty set's timed wait), exact as the dag engine's */
-                cs__sg_set_t none;
-                cs__sg_set_init(&none);
-                cs__sg_set_wait(&none, in->nccl->base_lat);
-                cs__sg_set_fini(&none);
-            }
+            if (in->nccl && in->nccl->base_lat > 0)
+                sg_actor_sleep_for(in->nccl->base_lat);
         }
         cs__sw_reset(I.prog);
         d->run.cur = &I;
@@ -367,7 +362,13 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
     if (engine == CS_SIM_ENGINE_DEFAULT) {
         /* CS_SIM_ENGINE: for commands without --engine (plan, validate) */
         const char *e = cs_env_get("CS_SIM_ENGINE");
-        engine = e && *e ? cs_sim_engine_parse(e) : cs_sim_engine_default();
+        /* the NCCL model's per-message caps make SimGrid's sharing depend on
+         * the order in which comms start at one instant, which the dag
+         * engine follows only in part: there the actor engine, which the
+         * model's fits were made with, stays the default */
+        engine = e && *e ? cs_sim_engine_parse(e)
+                 : opts_in->model == CS_SIM_NCCL ? CS_SIM_ENGINE_ACTORS
+                                                 : cs_sim_engine_default();
         if (engine == CS_SIM_ENGINE_COUNT)
             return cs_err_set(err, CS_ERR_INVAL,
                               "sim: CS_SIM_ENGINE: expected dag or actors, found '%s'", e);

@@ -218,20 +218,26 @@ typedef struct cs_sim_observer {
     void (*switch_op)(void *ctx, int inst, const cs_sim_switch_rec_t *rec);
 } cs_sim_observer_t;
 
-/* Engines (docs/simulation.md "Engines").  Both run the same step
- * semantics and give the same simulated times (within rounding) and the
- * same records:
+/* Engines (docs/simulator-performance.md "Engines").  Both run the same
+ * step semantics and give the same messages and records, and the same
+ * simulated times except where SimGrid's sharing depends on the order in
+ * which comms start at one instant (below):
  *   actors  one SimGrid actor per rank interprets its steps (cs_sim_rank.c),
  *           one per switch operation, a driver actor runs the instances;
  *   dag     no actors: each matched message is one SimGrid comm from the
  *           sender's host to the receiver's, started (from SimGrid's
  *           completion callbacks) when both sides are posted; reductions
- *           and waits are timers (cs_sim_dag.c).  2-3x faster on SimGrid
- *           builds whose maestro tracks activities in a set (3.34 and
- *           later, or 3.32 with collstep's patch: scripts/setup.sh); on a
- *           stock 3.32 it is slower than actors.
- * CS_SIM_ENGINE_DEFAULT picks dag where the SimGrid collstep was built
- * against has that fix (cs_sim_engine_fast), actors otherwise. */
+ *           are timers, a switch operation's wait and an instance's base
+ *           latency sleeps, as with actors (cs_sim_dag.c).  About 2x
+ *           faster on SimGrid builds whose maestro tracks activities in a
+ *           set (3.34 and later, or 3.32 with collstep's patch:
+ *           scripts/setup.sh); on a stock 3.32 it is no faster.
+ * CS_SIM_ENGINE_DEFAULT picks dag where the SimGrid loaded has that fix
+ * (cs_sim_engine_fast), actors otherwise, and actors under CS_SIM_NCCL:
+ * there SimGrid's sharing between capped flows depends on the order in
+ * which comms start at one instant, which the dag engine follows for the
+ * switch operations' and base latency's waits but not for every post, so
+ * the two differ by up to 1 % on one HGX node's NVLS schedules. */
 typedef enum {
     CS_SIM_ENGINE_DEFAULT = 0,
     CS_SIM_ENGINE_ACTORS,

@@ -93,6 +93,20 @@ static void timer_fired(void *ctx, uint64_t arg)
     cs__dag_defer(t->D, t->fn, arg);
 }
 
+void cs__dag_sleeper(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    dag_sleeper_t *a = sg_actor_self_get_data();
+    dag_t *D = a->D;
+    dag_fn fn = a->fn;
+    uint64_t arg = a->arg;
+    sg_actor_sleep_for(a->wait);
+    free(a);
+    D->ntimers--;
+    cs__dag_defer(D, fn, arg);
+}
+
 int cs__dag_timer_set(dag_t *D, double date, dag_timer_t *t, uint64_t arg)
 {
     if (cs__sg_timer(date, timer_fired, t, arg) != 0)
@@ -638,8 +652,25 @@ static void inst_begin(dag_t *D)
         if (in->nccl && in->nccl->base_lat > 0)
             base = in->nccl->base_lat;
     }
-    if (base > 0 && cs__dag_timer_set(D, I->t0 + base, &D->t_start, 0) == 0)
-        return;
+    if (base > 0) {
+        /* a sleep on rank 0's host, as the actor engine's driver sleeps:
+         * a timer ends in another phase of SimGrid's loop, and under the
+         * NCCL model's per-message caps the order in which comms then
+         * start moves the results (see sw_up_done) */
+        dag_sleeper_t *a = malloc(sizeof(*a));
+        if (a) {
+            a->D = D;
+            a->fn = ranks_start;
+            a->arg = 0;
+            a->wait = base;
+            D->ntimers++;
+            sg_actor_t act = sg_actor_init("dag-base-latency", D->run->hosts[0]);
+            sg_actor_set_data(act, a);
+            sg_actor_start(act, cs__dag_sleeper, 0, NULL);
+            return;
+        }
+        D->run->failed = CS_ERR_NOMEM;
+    }
     ranks_start(D, 0);
 }
 
@@ -669,7 +700,6 @@ int cs__dag_run(cs__drv_t *d, cs_err_t *err)
         goto out;
     }
     D.t_stream = (dag_timer_t){&D, stream_end};
-    D.t_start = (dag_timer_t){&D, ranks_start};
     D.sem = sg_sem_init(0);
     if (d->n > 0) {
         D.inst = 0;

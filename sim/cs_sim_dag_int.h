@@ -119,7 +119,17 @@ static inline void release(dag_t *D, int r, uint32_t i)
         push(D, r, i);
 }
 
+/* A sleeper actor: sleeps `wait` seconds on its host, then fn(D, arg)
+ * through the pump (counted in D->ntimers meanwhile). */
+typedef struct dag_sleeper {
+    dag_t *D;
+    dag_fn fn;
+    uint64_t arg;
+    double wait;
+} dag_sleeper_t;
+
 /* cs_sim_dag.c */
+void cs__dag_sleeper(int argc, char **argv);
 void cs__dag_defer(dag_t *D, dag_fn fn, uint64_t arg);
 int cs__dag_timer_set(dag_t *D, double date, dag_timer_t *t, uint64_t arg);
 dag_xfer_t *cs__dag_xfer_new(dag_t *D);

@@ -77,25 +77,6 @@ void cs__dag_sw_down(dag_t *D, uint64_t k)
         sw_end(D, (uint32_t)k);
 }
 
-typedef struct sw_sleeper {
-    dag_t *D;
-    uint64_t k;
-    double wait;
-} sw_sleeper_t;
-
-static void sw_sleeper(int argc, char **argv)
-{
-    (void)argc;
-    (void)argv;
-    sw_sleeper_t *a = sg_actor_self_get_data();
-    dag_t *D = a->D;
-    uint64_t k = a->k;
-    sg_actor_sleep_for(a->wait);
-    free(a);
-    D->ntimers--;
-    cs__dag_defer(D, cs__dag_sw_down, k);
-}
-
 /* Every up transfer of operation k has left its member. */
 static void sw_up_done(dag_t *D, uint32_t k)
 {
@@ -113,15 +94,16 @@ static void sw_up_done(dag_t *D, uint32_t k)
          * in another phase of its loop than a timer (with per-message
          * caps, NVLS operations under the NCCL model moved by up to 23 %
          * between the two) */
-        sw_sleeper_t *a = malloc(sizeof(*a));
+        dag_sleeper_t *a = malloc(sizeof(*a));
         if (a) {
             a->D = D;
-            a->k = k;
+            a->fn = cs__dag_sw_down;
+            a->arg = k;
             a->wait = wait;
             D->ntimers++;
             sg_actor_t act = sg_actor_init("switch-wait", D->I.prog->swg[o->group].host);
             sg_actor_set_data(act, a);
-            sg_actor_start(act, sw_sleeper, 0, NULL);
+            sg_actor_start(act, cs__dag_sleeper, 0, NULL);
             return;
         }
         D->run->failed = CS_ERR_NOMEM;
