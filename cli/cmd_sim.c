@@ -74,7 +74,7 @@ static void help(FILE *f)
             "                       single-port model of textbook formulas)\n"
             "  --engine E           dag (no SimGrid actors: about 2x faster where SimGrid has the\n"
             "                       activity-set fix) or actors (one actor per rank): the same\n"
-            "                       times (within 1 % under --model nccl); default: %s in\n"
+            "                       times (within 1 %% under --model nccl); default: %s in\n"
             "                       this build, actors under --model nccl ('collstep\n"
             "                       --version'; CS_SIM_ENGINE too)\n"
             "  --map FILE           host of each rank, one name per line (default: devices in\n"
