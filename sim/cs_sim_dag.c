@@ -455,6 +455,7 @@ static void flush(void *ctx)
 {
     dag_t *D = ctx;
     D->woken = 0;
+    D->nflush++;
     for (size_t j = 0; j < D->nev; j++) {
         dag_ev_t e = D->ev[j];
         e.fn(D, e.arg);
@@ -712,8 +713,9 @@ int cs__dag_run(cs__drv_t *d, cs_err_t *err)
     simgrid_run();
     sg_sem_destroy(D.sem);
     cs__sg_dag_end();
-    CS_DEBUG("sim", "dag: %llu transfers, at most %llu in flight", (unsigned long long)D.nxfers,
-             (unsigned long long)D.maxflight);
+    CS_DEBUG("sim", "dag: %llu transfers, at most %llu in flight, %llu turns of the pump",
+             (unsigned long long)D.nxfers, (unsigned long long)D.maxflight,
+             (unsigned long long)D.nflush);
     d->maxflight = D.maxflight;
 out:
     for (int j = 0; D.dp && j < d->nprogs; j++)

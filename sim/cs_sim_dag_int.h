@@ -95,6 +95,7 @@ struct dag {
     void **chunks;
     size_t nchunks, capchunks;
     uint64_t nxfers, maxflight, flight;
+    uint64_t nflush; /* the pump's turns */
 };
 
 typedef struct dag_ev {
