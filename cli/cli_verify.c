@@ -14,11 +14,9 @@
  * always verifies, so it says what this collstep, under this environment
  * (CS_VERIFY_MAX_MEM), finds now.  Either records a success.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -32,26 +30,9 @@ static int cache_path(uint64_t d, char *buf, size_t len, int make_dirs)
     const char *off = cs_env_get("CS_VERIFY_CACHE");
     if (off && !strcmp(off, "0"))
         return 0;
-    const char *xdg = cs_env_get("XDG_CACHE_HOME"), *home = getenv("HOME");
     char dir[768];
-    if (xdg && *xdg)
-        snprintf(dir, sizeof(dir), "%s/collstep/verified", xdg);
-    else if (home && *home)
-        snprintf(dir, sizeof(dir), "%s/.cache/collstep/verified", home);
-    else
+    if (!cs_env_cache_dir("verified", dir, sizeof(dir), make_dirs))
         return 0;
-    if (make_dirs) { /* mkdir -p */
-        for (char *p = dir + 1; *p; p++) {
-            if (*p != '/')
-                continue;
-            *p = '\0';
-            if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-                return 0;
-            *p = '/';
-        }
-        if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-            return 0;
-    }
     int n = snprintf(buf, len, "%s/%016llx-%s", dir, (unsigned long long)d, CS_VERSION);
     return n > 0 && (size_t)n < len;
 }

@@ -1,8 +1,10 @@
 /*
  * cs_env.c - see cs_env.h.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cs_env.h"
 #include "cs_log.h"
@@ -74,6 +76,34 @@ const char *cs_env_get(const char *name)
     }
     CS_ERROR("core", "internal error: environment variable %s is not in cs_env_vars", name);
     return NULL;
+}
+
+int cs_env_cache_dir(const char *sub, char *buf, size_t len, int make_dirs)
+{
+    const char *xdg = cs_env_get("XDG_CACHE_HOME"), *home = getenv("HOME");
+    int n;
+    if (xdg && *xdg)
+        n = snprintf(buf, len, "%s/collstep/%s", xdg, sub);
+    else if (home && *home)
+        n = snprintf(buf, len, "%s/.cache/collstep/%s", home, sub);
+    else
+        return 0;
+    if (n <= 0 || (size_t)n >= len)
+        return 0;
+    if (make_dirs) { /* mkdir -p */
+        for (char *p = buf + 1; *p; p++) {
+            if (*p != '/')
+                continue;
+            *p = '\0';
+            int bad = mkdir(buf, 0755) != 0 && errno != EEXIST;
+            *p = '/';
+            if (bad)
+                return 0;
+        }
+        if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+            return 0;
+    }
+    return 1;
 }
 
 void cs_env_print(FILE *f)

@@ -2,6 +2,7 @@
  * cs_mem.c - see cs_mem.h.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -59,6 +60,21 @@ uint64_t cs_mem_available(const char **why)
     if (why)
         *why = w;
     return avail;
+}
+
+uint64_t cs_mem_parse(const char *s)
+{
+    if (!s || !*s)
+        return 0;
+    char *end = NULL;
+    double v = strtod(s, &end), mul = 1;
+    if (end && (*end == 'G' || *end == 'g'))
+        mul = 1073741824.0;
+    else if (end && (*end == 'M' || *end == 'm'))
+        mul = 1048576.0;
+    else if (end && (*end == 'K' || *end == 'k'))
+        mul = 1024.0;
+    return v > 0 ? (uint64_t)(v * mul) : 0;
 }
 
 const char *cs_mem_human(uint64_t b, char *buf, unsigned len)

@@ -18,6 +18,10 @@ extern "C" {
  * NULL) names the one that decided, a static string. */
 uint64_t cs_mem_available(const char **why);
 
+/* A size as the CS_*_MAX_MEM variables take it: "8G", "512M", "64K" or
+ * bytes; 0 when it is not a positive size. */
+uint64_t cs_mem_parse(const char *s);
+
 /* "1.25 GiB", "312 MiB", "40 KiB" into buf. */
 const char *cs_mem_human(uint64_t bytes, char *buf, unsigned len);
 

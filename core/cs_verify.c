@@ -17,6 +17,7 @@
  * order cs_verify.h promises.
  */
 #include "cs_env.h"
+#include "cs_mem.h"
 #include "cs_verify.h"
 
 #include <stdio.h>
@@ -300,20 +301,9 @@ static uint64_t mem_estimate(const cs_sched_t *s)
 /* CS_VERIFY_MAX_MEM ("8G", "512M", "64K", bytes) or half the physical memory. */
 static uint64_t mem_limit(void)
 {
-    const char *e = cs_env_get("CS_VERIFY_MAX_MEM");
-    if (e != NULL && *e) {
-        char *end = NULL;
-        double v = strtod(e, &end);
-        double mul = 1;
-        if (end && (*end == 'G' || *end == 'g'))
-            mul = 1073741824.0;
-        else if (end && (*end == 'M' || *end == 'm'))
-            mul = 1048576.0;
-        else if (end && (*end == 'K' || *end == 'k'))
-            mul = 1024.0;
-        if (v > 0)
-            return (uint64_t)(v * mul);
-    }
+    uint64_t v = cs_mem_parse(cs_env_get("CS_VERIFY_MAX_MEM"));
+    if (v > 0)
+        return v;
     long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
     return pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz / 2 : UINT64_MAX;
 }

@@ -20,11 +20,9 @@
  * temporary name and renamed, so a reader sees all of it or nothing.
  */
 #ifndef CS_PLAT_NO_SIMGRID
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <xbt/base.h> /* before version.h, which needs its macros */
@@ -49,26 +47,9 @@ static int cache_path(const char *kind, const char *extra, const char *text, cha
     const char *off = cs_env_get("CS_PLATFORM_CACHE");
     if (off && !strcmp(off, "0"))
         return 0;
-    const char *xdg = cs_env_get("XDG_CACHE_HOME"), *home = getenv("HOME");
     char dir[768];
-    if (xdg && *xdg)
-        snprintf(dir, sizeof(dir), "%s/collstep/platforms", xdg);
-    else if (home && *home)
-        snprintf(dir, sizeof(dir), "%s/.cache/collstep/platforms", home);
-    else
+    if (!cs_env_cache_dir("platforms", dir, sizeof(dir), make_dirs))
         return 0;
-    if (make_dirs) { /* mkdir -p */
-        for (char *p = dir + 1; *p; p++) {
-            if (*p != '/')
-                continue;
-            *p = '\0';
-            if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-                return 0;
-            *p = '/';
-        }
-        if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-            return 0;
-    }
     char sg[64];
     snprintf(sg, sizeof(sg), "simgrid %d.%d.%d", SIMGRID_VERSION_MAJOR, SIMGRID_VERSION_MINOR,
              SIMGRID_VERSION_PATCH);

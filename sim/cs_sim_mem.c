@@ -23,8 +23,6 @@
  * place) is refused with the estimate and its parts.
  */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -56,20 +54,10 @@ uint64_t cs__mem_peak(void)
 
 uint64_t cs__mem_available(const char **why)
 {
-    const char *e = cs_env_get("CS_SIM_MAX_MEM");
-    if (e && *e) {
-        char *end = NULL;
-        double v = strtod(e, &end), mul = 1;
-        if (end && (*end == 'G' || *end == 'g'))
-            mul = 1073741824.0;
-        else if (end && (*end == 'M' || *end == 'm'))
-            mul = 1048576.0;
-        else if (end && (*end == 'K' || *end == 'k'))
-            mul = 1024.0;
-        if (v > 0) {
-            *why = "CS_SIM_MAX_MEM";
-            return (uint64_t)(v * mul);
-        }
+    uint64_t max = cs_mem_parse(cs_env_get("CS_SIM_MAX_MEM"));
+    if (max > 0) {
+        *why = "CS_SIM_MAX_MEM";
+        return max;
     }
     return cs_mem_available(why);
 }
@@ -90,22 +78,21 @@ uint64_t cs__mem_total(const cs__mem_t *m)
     return m->steps + m->ranks + m->flight + m->platform;
 }
 
-static const char *human(uint64_t b, char *buf, size_t len)
-{
-    return cs_mem_human(b, buf, (unsigned)len);
-}
-
 int cs__mem_check(const cs__mem_t *m, const char *when, cs_err_t *err)
 {
     const char *why = NULL;
     uint64_t need = cs__mem_total(m), have = cs__mem_available(&why);
     char a[32], b[32], c[32], d[32], e[32], f[32], g[32];
+    cs_mem_human(need, a, 32);
+    cs_mem_human(m->steps, b, 32);
+    cs_mem_human(m->platform, c, 32);
+    cs_mem_human(m->ranks, d, 32);
+    cs_mem_human(m->flight, e, 32);
+    cs_mem_human(have, f, 32);
     CS_INFO("sim", "memory %s: about %s to come (schedules %s, platform %s, ranks %s, "
                    "transfers in flight %s), %s available (%s), resident now %s",
-            when, human(need, a, 32), human(m->steps, b, 32), human(m->platform, c, 32),
-            human(m->ranks, d, 32), human(m->flight, e, 32),
-            have == UINT64_MAX ? "unlimited" : human(have, f, 32), why,
-            human(cs__mem_rss(), g, 32));
+            when, a, b, c, d, e, have == UINT64_MAX ? "unlimited" : f, why,
+            cs_mem_human(cs__mem_rss(), g, 32));
     if (need <= have)
         return CS_OK;
     return cs_err_set(err, CS_ERR_NOMEM,
@@ -113,7 +100,5 @@ int cs__mem_check(const cs__mem_t *m, const char *when, cs_err_t *err)
                       "SimGrid's platform %s, rank state %s, transfers in flight %s) and "
                       "%s %s free (%s): simulate fewer ranks or instances at once, or on "
                       "a machine with more memory",
-                      human(need, a, 32), human(m->steps, b, 32), human(m->platform, c, 32),
-                      human(m->ranks, d, 32), human(m->flight, e, 32), human(have, f, 32),
-                      have < (1ull << 20) ? "is" : "are", why);
+                      a, b, c, d, e, f, have < (1ull << 20) ? "is" : "are", why);
 }
