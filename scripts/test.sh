@@ -4,8 +4,9 @@
 #   2. release build with gcc in ./build and `ctest` over every label,
 #   3. sanitizer build (address + undefined, leaks) with clang in ./build-asan
 #      and `ctest` over the labels that exercise the core (unit, algorithms,
-#      golden), less the `scale` tests (P = 1536 and 27,648: minutes under
-#      the sanitizers).
+#      golden), less the `scale` tests (P = 1536 and 27,648, and the
+#      nccl-tests sweeps of validate and calibrate: minutes under the
+#      sanitizers).
 # So each compiler CI knows (gcc 12, clang 14) builds, warnings as errors.
 # Skipped tests (no GPU, no permission for namespaces) are reported by ctest
 # as "Not Run"/skipped, never as passed.
