@@ -2,13 +2,15 @@
 #
 # SimGrid before 3.34 keeps the activities maestro runs in a list scanned on
 # every completion; 3.34 keeps them in a set, which the activity-DAG engine
-# needs to be fast (scripts/simgrid/maestro-activity-set.patch says more).
+# needs to be fast (scripts/simgrid/maestro-activity-set.patch says more;
+# scripts/simgrid/route-cache.patch, applied with it, makes each
+# communication's route lookup a cache hit).
 # The first of these that exists is used:
 #   1. -DCS_SIMGRID_PREFIX=DIR: the SimGrid installed in DIR
 #      (DIR/lib/pkgconfig/simgrid.pc); it has the fix when it is >= 3.34 or
 #      holds the stamp of scripts/setup-simgrid.sh;
 #   2. a system SimGrid >= 3.34 (pkg-config simgrid);
-#   3. the patched build scripts/setup-simgrid.sh caches for this patch,
+#   3. the patched build scripts/setup-simgrid.sh caches for these patches,
 #      CS_SIMGRID_CACHE/simgrid-VERSION-HASH (by default $CS_SIMGRID_CACHE
 #      at the first configure, else /var/cache/collstep), complete when its
 #      stamp is there (the highest VERSION);
@@ -37,9 +39,18 @@ endif()
 set(CS_SIMGRID_CACHE "${_cs_sg_cache_default}" CACHE PATH
     "where scripts/setup-simgrid.sh caches the patched SimGrid (default: $CS_SIMGRID_CACHE, else /var/cache/collstep)")
 
-set(_cs_sg_patch ${PROJECT_SOURCE_DIR}/scripts/simgrid/maestro-activity-set.patch)
+# the hash scripts/setup-simgrid.sh names its build by: the SHA-256 of the
+# patches of scripts/simgrid/ one after the other, in bytewise name order
+file(GLOB _cs_sg_patches ${PROJECT_SOURCE_DIR}/scripts/simgrid/*.patch)
+list(SORT _cs_sg_patches)
+set(_cs_sg_all "")
+foreach(p IN LISTS _cs_sg_patches)
+  file(READ ${p} _cs_sg_text)
+  string(APPEND _cs_sg_all "${_cs_sg_text}")
+endforeach()
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_cs_sg_patches})
 set(_cs_sg_stamp collstep-simgrid.stamp)
-file(SHA256 ${_cs_sg_patch} _cs_sg_hash)
+string(SHA256 _cs_sg_hash "${_cs_sg_all}")
 string(SUBSTRING "${_cs_sg_hash}" 0 12 _cs_sg_hash)
 
 # _cs_sg_modversion(OUT [PCDIR]): pkg-config --modversion simgrid, with

@@ -6,13 +6,15 @@
 # it scans on every completion; collstep's activity-DAG engine runs every
 # transfer and reduction from maestro, so it needs 3.34's set.  When
 # pkg-config finds no SimGrid >= 3.34, this builds the system's version from
-# Debian's source package with scripts/simgrid/maestro-activity-set.patch
-# applied, into
+# Debian's source package with the patches of scripts/simgrid/ applied in
+# name order (maestro-activity-set.patch, the fix; route-cache.patch, routes
+# of recent host pairs remembered), into
 #
 #   $CS_SIMGRID_CACHE/simgrid-VERSION-HASH/    (default /var/cache/collstep)
 #
-# HASH: the first 12 hex digits of the patch's SHA-256, so fresh clones,
-# scratch homes and CI reuse one build, and a changed patch builds anew.
+# HASH: the first 12 hex digits of the SHA-256 of the patches one after the
+# other, so fresh clones, scratch homes and CI reuse one build, and a
+# changed patch builds anew (cmake/CollstepSimGrid.cmake computes the same).
 # A prefix holding collstep-simgrid.stamp (written last) is complete and is
 # reused; nothing is built then.  The build happens in a temporary folder
 # beside it and is renamed into place, so an interrupted build leaves no
@@ -27,7 +29,8 @@
 # write, it says so and exits 0: collstep then builds on the system SimGrid.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-patch_file=$PWD/scripts/simgrid/maestro-activity-set.patch
+LC_COLLATE=C
+patches=("$PWD"/scripts/simgrid/*.patch)   # name order (the glob sorts, bytewise)
 cache=${CS_SIMGRID_CACHE:-/var/cache/collstep}
 say() { echo "setup-simgrid: $*" >&2; }
 
@@ -43,7 +46,7 @@ srcver=$(dpkg-query -W -f='${source:Version}' libsimgrid-dev 2>/dev/null) || {
 }
 version=${srcver%-*}
 version=${version#*:}
-hash=$(sha256sum "$patch_file" | cut -c1-12)
+hash=$(cat "${patches[@]}" | sha256sum | cut -c1-12)
 prefix=$cache/simgrid-$version-$hash
 stamp=collstep-simgrid.stamp
 
@@ -124,10 +127,12 @@ step() {
   child=
 }
 start=$(date +%s)
-say "building SimGrid $srcver with $(basename "$patch_file") into $prefix (log: $log)"
+say "building SimGrid $srcver with $(cd "$PWD/scripts/simgrid" && echo *.patch) into $prefix (log: $log)"
 step "apt-get source simgrid=$srcver" env -C "$tmp" apt-get source -qq --download-only "simgrid=$srcver"
 step "dpkg-source -x" env -C "$tmp" dpkg-source -x "simgrid_${srcver#*:}.dsc" src
-step "applying the patch" patch -d "$tmp/src" -p1 -i "$patch_file"
+for p in "${patches[@]}"; do
+  step "applying $(basename "$p")" patch -d "$tmp/src" -p1 -i "$p"
+done
 
 # Only the library, its headers and simgrid.pc are used: no SMPI, bindings,
 # documentation, model checker, ns-3 or LTO (a long serial link); the
@@ -160,7 +165,9 @@ secs=$(($(date +%s) - start))
   echo "# collstep: SimGrid rebuilt by scripts/setup-simgrid.sh; complete when this file exists"
   echo "version $version"
   echo "debian-source simgrid $srcver"
-  echo "patch $(basename "$patch_file") sha256 $(sha256sum "$patch_file" | cut -d' ' -f1)"
+  for p in "${patches[@]}"; do
+    echo "patch $(basename "$p") sha256 $(sha256sum "$p" | cut -d' ' -f1)"
+  done
   echo "fix maestro activity set"
   echo "cmake ${cmake_args[*]}"
   echo "built $(date -u +%Y-%m-%dT%H:%M:%SZ) in ${secs} s"
