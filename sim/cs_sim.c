@@ -314,6 +314,15 @@ static void driver_main(int argc, char **argv)
 
 /* ---- set-up ----------------------------------------------------------------- */
 
+/* bsearch: a name against a host of sg_host_list(), which lists them by
+ * name (std::string's order, strcmp's).  The ranks' hosts are found in that
+ * one list: sg_host_by_name() looks through every zone of the platform,
+ * seconds at 27,648 ranks in 9,500 zones. */
+static int host_name_cmp(const void *key, const void *elem)
+{
+    return strcmp((const char *)key, sg_host_get_name(*(const sg_host_t *)elem));
+}
+
 static double sim_clock(void)
 {
     return simgrid_get_clock();
@@ -500,14 +509,20 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
     if (st != CS_OK)
         goto out;
     sim_loaded = 1;
+    size_t nall = d.run.nhosts > 0 ? sg_host_count() : 0;
+    sg_host_t *all = nall > 0 ? sg_host_list() : NULL;
     for (int r = 0; r < d.run.nhosts; r++) {
-        d.run.hosts[r] = sg_host_by_name(d.run.host_names[r]);
+        sg_host_t *h = all ? bsearch(d.run.host_names[r], all, nall, sizeof(*all), host_name_cmp)
+                           : NULL;
+        d.run.hosts[r] = h ? *h : NULL;
         if (!d.run.hosts[r]) {
+            free(all);
             st = cs_err_set(err, CS_ERR_INVAL, "sim: rank %d: no host named '%s' in platform %s",
                             r, d.run.host_names[r], plat->name);
             goto out;
         }
     }
+    free(all);
     st = cs__sim_check_routes(plat, d.run.host_names, inst, n, err);
     if (st == CS_OK)
         st = cs__sim_restart_setup(&d.run, err);
