@@ -155,7 +155,8 @@ typedef struct cs_nccl_sys {
     int dtype, op;     /* the collective's cs_dtype_t and cs_op_t (default float, sum): NVLS
                           serves only what NCCL's ncclNvlsSupported allows */
     int nvls_channels; /* channels (CTAs) NCCL's NVLS kernels run on (nvls.cc) */
-    int nvls_heads;    /* NVLS heads: the ranks of a node NVLS reduces for */
+    int nvls_heads;    /* NVLS heads: the ranks of a node that reduce, one slice each (the
+                          NVLS graph's channels: a node's GPUs, at most NCCL's NVLS arity) */
     char note[256];    /* how the figures were derived (one line) */
     cs_nccl_fit_t fit; /* the platform's fitted terms (every factor 1 when it has none);
                           cs_nccl_step_costs applies them, the tuner does not (NCCL's
@@ -218,6 +219,11 @@ void cs_nccl_fit_apply(const cs_nccl_fit_t *f, const cs_nccl_sys_t *sys, int alg
  * traffic per channel); for the others the algorithm's graph's channels. */
 int cs_nccl_channels(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, cs_coll_t coll,
                      int algo, int proto, uint64_t bytes);
+
+/* NCCL's NVLS chunk (bytes a head reduces per channel and loop iteration)
+ * for an allreduce of `bytes`: 128 KiB, shrunk to 64, 32 and 16 KiB while
+ * the collective is small against channels x heads (enqueue.cc). */
+uint64_t cs_nccl_nvls_chunk(const cs_nccl_sys_t *sys, uint64_t bytes);
 
 /* NCCL's algorithm `algo` with protocol `proto` for a collective of
  * `bytes` as a collstep schedule: the registry generator (name) and its

@@ -25,6 +25,23 @@ static uint64_t ring_chunks(const cs_nccl_sys_t *sys, int proto, uint64_t bytes,
     return k < 1 ? 1 : k;
 }
 
+uint64_t cs_nccl_nvls_chunk(const cs_nccl_sys_t *sys, uint64_t bytes)
+{
+    /* enqueue.cc (calcCollChunking): NCCL_NVLS_CHUNKSIZE (128 KiB), halved
+     * while the collective is small against its concurrent operations
+     * (channels x heads) */
+    uint64_t nch = (uint64_t)(sys->nvls_channels > 0 ? sys->nvls_channels : 16);
+    uint64_t ops = nch * (uint64_t)(sys->nvls_heads > 0 ? sys->nvls_heads : 1);
+    uint64_t chunk = 128u << 10;
+    if (bytes < 64 * ops * chunk && chunk > 65536)
+        chunk = 65536;
+    if (bytes < 8 * ops * chunk && chunk > 32768)
+        chunk = 32768;
+    if (bytes < 2 * ops * chunk && chunk > 16384)
+        chunk = 16384;
+    return chunk;
+}
+
 void cs_nccl_as_sched(const cs_nccl_sys_t *sys, cs_coll_t coll, int algo, int proto,
                       uint64_t bytes, char *name, size_t nlen, char *params, size_t plen)
 {
@@ -47,14 +64,7 @@ void cs_nccl_as_sched(const cs_nccl_sys_t *sys, cs_coll_t coll, int algo, int pr
          * switch (operations x members). */
         uint64_t n = (uint64_t)(sys->nranks > 0 ? sys->nranks : 1);
         uint64_t nch = (uint64_t)(sys->nvls_channels > 0 ? sys->nvls_channels : 16);
-        uint64_t ops = nch * (uint64_t)(sys->nvls_heads > 0 ? sys->nvls_heads : 1);
-        uint64_t chunk = 128u << 10;
-        if (bytes < 64 * ops * chunk && chunk > 65536)
-            chunk = 65536;
-        if (bytes < 8 * ops * chunk && chunk > 32768)
-            chunk = 32768;
-        if (bytes < 2 * ops * chunk && chunk > 16384)
-            chunk = 16384;
+        uint64_t chunk = cs_nccl_nvls_chunk(sys, bytes);
         uint64_t sim_ch = 256 / n < nch ? 256 / n : nch;
         if (sim_ch < 1)
             sim_ch = 1;

@@ -352,7 +352,10 @@ int cs_nccl_sys_from(const cs_platform_t *plat, char *const *hosts, int nranks,
         sys->nvls_channels = g->cc >= 100 && k->minor >= 25
                                  ? (k->minor >= 29 && sys->nnodes == 1 ? 24 : 32)
                                  : 16;
-        sys->nvls_heads = local;
+        /* heads: the NVLS graph's channels, one GPU each (connect.cc), at
+         * most NCCL_MAX_NVLS_ARITY of them (search.cc): 32 of an NVL72
+         * rack's 72 GPUs reduce from 2.25 */
+        sys->nvls_heads = local < nvls_arity ? local : nvls_arity;
     }
     snprintf(sys->note, sizeof(sys->note),
              "%s %s: %s, %d rank(s) in %d %s(s); ring %d x %.1f GB/s%s", k->lib,

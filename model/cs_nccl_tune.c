@@ -518,5 +518,24 @@ void cs_nccl_step_costs(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, con
     /* NCCL reduces in its copy kernels, and its rates are those of the
      * kernels reducing */
     out->fused = 1;
+    if (algo == CS_NCCL_NVLS && out->sw_rate > 0) {
+        /* NCCL's NVLS kernel (all_reduce.h) runs three stages in warps of
+         * their own, each CTA looping over heads x chunk of its channel's
+         * part: scatter (the input into the heads' NVLS buffers), reduce
+         * (a head's load-reduce and multicast: what the schedule
+         * simulates) and gather (the NVLS buffers into the output).  The
+         * stages pipeline over the loop's iterations, each moving the
+         * collective's bytes at its rate: the first iteration is scattered
+         * before any reduce and the last gathered after every one, two
+         * iterations of all channels (channels x heads x chunk, the whole
+         * collective when smaller) at the switch's rate per member (a
+         * fitted rate included) */
+        double iter = (double)(sys->nvls_channels > 0 ? sys->nvls_channels : 16) *
+                      (sys->nvls_heads > 0 ? sys->nvls_heads : 1) *
+                      (double)cs_nccl_nvls_chunk(sys, bytes);
+        if (iter > (double)bytes)
+            iter = (double)bytes;
+        out->sw_fill = 2.0 * iter;
+    }
     cs_nccl_fit_apply(&sys->fit, sys, algo, proto, out);
 }

@@ -128,7 +128,8 @@ typedef struct cs_planner_terms {
     char tier[16];       /* the tier of the link that bounds the rounds longest */
     double tier_rate;    /* bytes/s of one message there */
     int capped;          /* 1: NCCL's channel cap sets tier_rate; 0: the link x efficiency */
-    double sw_s;         /* the reducing switch's time */
+    double sw_s;         /* the reducing switch's time (NVLS's pipeline fill and drain
+                            included) */
     double sw_rate;      /* bytes/s it reduces per member (NVLS: NCCL's; SHARP: the platform's) */
     char sw_kind[8];     /* "NVLS", "SHARP", "" when the schedule has no switch steps */
 } cs_planner_terms_t;

@@ -249,6 +249,9 @@ void cs__planner_terms(cs__planner_net_t *net, const cs_platform_t *plat, const 
             ops = nops;
     }
     free(grate);
+    /* NVLS's pipeline fill and drain, at the switch's rate */
+    if (c->sw_fill > 0 && c->sw_rate > 0)
+        t->sw_s += c->sw_fill / c->sw_rate;
     if (s->nswitch > 0 && !t->sw_kind[0])
         snprintf(t->sw_kind, sizeof(t->sw_kind), "switch");
     cs__planner_msg_t *m = NULL;

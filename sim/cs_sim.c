@@ -266,8 +266,11 @@ static void driver_main(int argc, char **argv)
         I.t0 = simgrid_get_clock();
         if (d->run.opts->model == CS_SIM_NCCL) {
             nccl_cur = in->nccl;
-            if (in->nccl && in->nccl->base_lat > 0)
-                sg_actor_sleep_for(in->nccl->base_lat);
+            double base = in->nccl ? in->nccl->base_lat : 0;
+            if (in->nccl && in->nccl->sw_fill > 0 && in->nccl->sw_rate > 0)
+                base += in->nccl->sw_fill / in->nccl->sw_rate;
+            if (base > 0)
+                sg_actor_sleep_for(base);
         }
         cs__sw_reset(I.prog);
         d->run.cur = &I;

@@ -148,6 +148,8 @@ typedef struct cs_sim_nccl {
     double sw_eff, sw_cap, sw_lat;
     double sw_rate; /* > 0: a switch reduces an operation's contributions at
                        sw_rate bytes/s per member (NVLS's rate), in place of its reduce_bw */
+    double sw_fill; /* bytes that pass at sw_rate once per collective, with base_lat before
+                       the ranks start (NVLS's pipeline fill and drain); 0: none */
     int fused;      /* 1: the ranks reduce as the data arrives (NCCL's kernels reduce in the
                        copy, and its rates include it): reductions cost no time of their own */
 } cs_sim_nccl_t;

@@ -27,12 +27,14 @@ check "1 GiB: NVLS" grep -q '^"nvls",allreduce,1073741824,.*,"nccl-2.29.7:NVLS/S
 check "stderr names the system" grep -q 'NCCL 2.29.7: h200, 8 rank(s).*ring 12 x 30.0 GB/s, NVLS 8 x 40.0' "$tmp/err"
 check "stderr says the picks" grep -q '1073741824 B: NCCL 2.29.7 picks NVLS/Simple (its tuner: 3972.58 us)' "$tmp/err"
 # at 1 GiB NVLS is bandwidth-bound: the simulation within 2 % of the tuner's
-# 25 + 1073741824 / 272000 us = 3972.58 us
-check "1 GiB within 2 % of the tuner" python3 - "$tmp/csv" <<'PY'
+# 25 + 1073741824 / 272000 us = 3972.58 us plus the kernel's pipeline fill
+# and drain, two iterations of 16 channels x 8 heads x 128 KiB at the same
+# 272 GB/s: 2 x 16777216 / 272000 = 123.36 us
+check "1 GiB within 2 % of the tuner and the fill" python3 - "$tmp/csv" <<'PY'
 import csv, sys
 r = [x for x in csv.DictReader(open(sys.argv[1])) if x["size_bytes"] == "1073741824"][0]
-t = float(r["time_us"])
-sys.exit(0 if abs(t - 3972.58) / 3972.58 < 0.02 else 1)
+t, want = float(r["time_us"]), 3972.58 + 123.36
+sys.exit(0 if abs(t - want) / want < 0.02 else 1)
 PY
 # the model makes small sizes slower than the ideal model's links alone
 "$collstep" sim --platform "$H" --algo ring --size 64K --format csv >"$tmp/ideal" 2>/dev/null

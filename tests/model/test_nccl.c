@@ -159,11 +159,33 @@ int main(void)
     cs_nccl_step_costs(k, &s, &sched, CS_NCCL_RING, CS_NCCL_SIMPLE, 64 << 20, &c);
     CS_TEST_CHECK(NEAR(c.cap[CS_SIM_HW_NVLINK], 360e9 / 3, 1e3) && NEAR(c.lat[CS_SIM_HW_NVLINK], 3.4e-6, 1e-12),
                   "ring Simple 3 channels cap %g lat %g", c.cap[CS_SIM_HW_NVLINK], c.lat[CS_SIM_HW_NVLINK]);
-    /* NVLS: its 25 us once, the switch at NCCL's algorithm bandwidth per member */
+    /* NVLS chunks (16 channels x 8 heads = 128 operations): 128 KiB from
+     * 64 x 128 x 128 KiB = 1 GiB, 64 KiB from 8 x 128 x 64 KiB = 64 MiB,
+     * 32 KiB from 2 x 128 x 32 KiB = 8 MiB, else 16 KiB */
+    CS_TEST_CHECK(cs_nccl_nvls_chunk(&s, 1ull << 30) == 131072 &&
+                      cs_nccl_nvls_chunk(&s, (1ull << 30) - 1) == 65536 &&
+                      cs_nccl_nvls_chunk(&s, 64 << 20) == 65536 &&
+                      cs_nccl_nvls_chunk(&s, 16 << 20) == 32768 &&
+                      cs_nccl_nvls_chunk(&s, 4 << 20) == 16384,
+                  "NVLS chunks %llu %llu %llu",
+                  (unsigned long long)cs_nccl_nvls_chunk(&s, 1ull << 30),
+                  (unsigned long long)cs_nccl_nvls_chunk(&s, 16 << 20),
+                  (unsigned long long)cs_nccl_nvls_chunk(&s, 4 << 20));
+    /* NVLS: its 25 us once, the switch at NCCL's algorithm bandwidth per
+     * member (8 x 40 x 5/6 = 266.67 GB/s), and the kernel's pipeline fill
+     * and drain: two iterations of 16 channels x 8 heads x 64 KiB = 8 MiB
+     * through the switch at that rate (62.9 us) */
     snprintf(sched.algo, sizeof(sched.algo), "nvls");
     cs_nccl_step_costs(k, &s, &sched, CS_NCCL_NVLS, CS_NCCL_SIMPLE, 64 << 20, &c);
-    CS_TEST_CHECK(NEAR(c.base_lat, 25e-6, 1e-12) && NEAR(c.sw_rate, 266.667e9, 1e6),
-                  "NVLS base %g rate %g", c.base_lat, c.sw_rate);
+    CS_TEST_CHECK(NEAR(c.base_lat, 25e-6, 1e-12) && NEAR(c.sw_rate, 266.667e9, 1e6) &&
+                      c.sw_fill == 2.0 * 8388608,
+                  "NVLS base %g rate %g fill %g", c.base_lat, c.sw_rate, c.sw_fill);
+    /* a collective smaller than an iteration: the whole of it, twice */
+    cs_nccl_step_costs(k, &s, &sched, CS_NCCL_NVLS, CS_NCCL_SIMPLE, 1 << 20, &c);
+    CS_TEST_CHECK(c.sw_fill == 2.0 * 1048576, "NVLS 1 MiB fill %g", c.sw_fill);
+    /* the other algorithms have none */
+    cs_nccl_step_costs(k, &s, &sched, CS_NCCL_RING, CS_NCCL_SIMPLE, 64 << 20, &c);
+    CS_TEST_CHECK(c.sw_fill == 0, "ring fill %g", c.sw_fill);
     /* all-gather's NVLS: 2.20.5 converts to algorithm bandwidth (x 5/6:
      * 8 x 40 x 5/6 = 266.67), 2.25+ keeps the bus bandwidth (320); not
      * across nodes */
