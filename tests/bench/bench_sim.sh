@@ -33,6 +33,10 @@
 #      comm only    lock step without reductions: put_async to the right
 #                   neighbour's mailbox, get_async on its own, wait for both,
 #                   2(P-1) steps (target: the dag engine <= 0.5x its wall).
+#    All of them run on the SimGrid collstep is built on.  When that is
+#    collstep's patched build (scripts/setup-simgrid.sh), the comm-only ring
+#    also runs on the system's SimGrid, as a user's own program on Debian's
+#    SimGrid would (a line of its own, not the target's peer).
 #    The runs are interleaved, best of $reps rounds each;
 # 2. hier allreduce (dims = the platform's 6 x nodes, ring per tier) on the
 #    same platform (target < 5 s at 1536 GPUs), and hier with a logarithmic
@@ -109,6 +113,17 @@ round1() { # KEY COMMAND...
   LAST[$key]=$w
 }
 bare="$b/tests/bench/sim_bare_ring"
+# The bare ring runs on the SimGrid collstep runs on (the target's peer).
+# Where that is collstep's patched build, the same program is also timed on
+# the system's SimGrid, as a user writing it on Debian's would run it (an
+# extra line, not the target: the patches speed the bare ring up too).
+stock=""
+sys_sg=$(pkg-config --variable=libdir simgrid 2>/dev/null || true)
+cur_sg=$(ldd "$bare" 2>/dev/null | awk '/libsimgrid/ { print $3; exit }')
+if [ -n "$sys_sg" ] && [ -n "$cur_sg" ] && ls "$sys_sg"/libsimgrid.so.* >/dev/null 2>&1 &&
+   [ "$(cd "$(dirname "$cur_sg")" && pwd -P)" != "$(cd "$sys_sg" && pwd -P)" ]; then
+  stock=$sys_sg
+fi
 for ((i = 0; i < reps; i++)); do
   line="  round $((i + 1)):"
   for e in $engines; do
@@ -117,6 +132,7 @@ for ((i = 0; i < reps; i++)); do
   done
   round1 deps "$bare" "$tmp/plat.xml" 104857600 0 deps
   round1 comm "$bare" "$tmp/plat.xml" 104857600
+  [ -z "$stock" ] || round1 stock env LD_LIBRARY_PATH="$stock" "$bare" "$tmp/plat.xml" 104857600
   for e in $engines; do
     RATIOS[$e]+=" $(awk -v c="${LAST[cs-$e]}" -v d="${LAST[comm]}" 'BEGIN { printf "%.4f", c / d }')"
     line+=$(awk -v e="$e" -v c="${LAST[cs-$e]}" -v d="${LAST[comm]}" -v p="${LAST[deps]}" \
@@ -134,6 +150,9 @@ for e in $engines; do
 done
 show1 deps "bare ring, step-graph deps"; echo "  ${RO[deps]}"
 show1 comm "bare ring, comm only"; echo "  ${RO[comm]}"
+if [ -n "$stock" ]; then
+  show1 stock "bare ring, comm only, system SimGrid"; echo "  ${RO[stock]} ($stock)"
+fi
 # every round's ratios too: the host's load changes within minutes, the
 # spread says how far the best-of ratios hold
 printf 'per round (collstep / peers of the same round):\n%s' "$rounds"
@@ -146,6 +165,11 @@ for e in $engines; do
       t == "" ? "" : "; target <= " t }'
   ratio "$e / bare (step-graph deps)" "${RW[cs-$e]}" "${RC[cs-$e]}" "${RW[deps]}" "${RC[deps]}"
 done
+if [ -n "$stock" ]; then
+  for e in $engines; do
+    ratio "$e / bare on the system SimGrid" "${RW[cs-$e]}" "${RC[cs-$e]}" "${RW[stock]}" "${RC[stock]}"
+  done
+fi
 if [[ " $engines " == *" dag "* && " $engines " == *" actors "* ]]; then
   ratio "dag / actors" "${RW[cs-dag]}" "${RC[cs-dag]}" "${RW[cs-actors]}" "${RC[cs-actors]}"
 fi
