@@ -13,6 +13,7 @@ void cs__tree_knomial(cs__tree_t *t, int nranks, int root, int radix)
     t->root = root;
     t->radix = radix < 2 ? 2 : radix;
     t->mirror = 0;
+    t->local = t->which = t->chain = t->nchains = 0;
 }
 
 void cs__tree_chain(cs__tree_t *t, int nranks, int root)
@@ -22,6 +23,7 @@ void cs__tree_chain(cs__tree_t *t, int nranks, int root)
     t->root = root;
     t->radix = 2;
     t->mirror = 0;
+    t->local = t->which = t->chain = t->nchains = 0;
 }
 
 void cs__tree_dbtree(cs__tree_t *t, int nranks, int which)
@@ -32,6 +34,86 @@ void cs__tree_dbtree(cs__tree_t *t, int nranks, int which)
     /* Tree 1: mirror for even P, shift by one for odd P (P = 1: identity). */
     t->mirror = which != 0 && nranks % 2 == 0;
     t->root = (which != 0 && nranks % 2 == 1 && nranks > 1) ? 1 : 0;
+    t->local = t->which = t->chain = t->nchains = 0;
+}
+
+void cs__tree_nodes(cs__tree_t *t, int nranks, int local, int which, int chain, int nchains)
+{
+    t->kind = CS__TREE_NODES;
+    t->nranks = nranks;
+    t->root = 0;
+    t->radix = 2;
+    t->mirror = 0;
+    t->local = local < 1 ? 1 : local;
+    t->which = which != 0;
+    t->nchains = nchains < 1 ? 1 : nchains;
+    t->chain = chain < 0 ? 0 : chain % t->nchains;
+}
+
+/* ---- nodes: a chain in each node, a double binary tree over the nodes ---- */
+
+/* First rank and size of node j. */
+static void node_span(const cs__tree_t *t, int j, int *first, int *n)
+{
+    *first = j * t->local;
+    *n = t->nranks - *first < t->local ? t->nranks - *first : t->local;
+}
+
+/* Offset of the chain's head in a node of n members. */
+static int node_shift(const cs__tree_t *t, int n)
+{
+    return (int)((long long)t->chain * n / t->nchains);
+}
+
+static int node_head(const cs__tree_t *t, int j)
+{
+    int first, n;
+    node_span(t, j, &first, &n);
+    return first + node_shift(t, n);
+}
+
+/* The tree over the nodes. */
+static void node_tree(const cs__tree_t *t, cs__tree_t *nt)
+{
+    cs__tree_dbtree(nt, (t->nranks + t->local - 1) / t->local, t->which);
+}
+
+/* Chain index of rank r in its node (0: the head). */
+static int node_index(const cs__tree_t *t, int r, int *first, int *n)
+{
+    node_span(t, r / t->local, first, n);
+    return (r - *first - node_shift(t, *n) + *n) % *n;
+}
+
+static int nodes_parent(const cs__tree_t *t, int r)
+{
+    int first, n, i = node_index(t, r, &first, &n);
+    if (i > 0)
+        return first + (node_shift(t, n) + i - 1) % n;
+    cs__tree_t nt;
+    node_tree(t, &nt);
+    int pj = cs__tree_parent(&nt, r / t->local);
+    return pj < 0 ? -1 : node_head(t, pj);
+}
+
+static int nodes_children(const cs__tree_t *t, int r, int *child, int cap)
+{
+    int first, n, i = node_index(t, r, &first, &n), k = 0;
+    if (i == 0) { /* the heads of the child nodes first: their subtrees are larger */
+        cs__tree_t nt;
+        int kids[2];
+        node_tree(t, &nt);
+        int nk = cs__tree_children(&nt, r / t->local, kids, 2);
+        for (int c = 0; c < nk && c < 2; c++, k++)
+            if (k < cap)
+                child[k] = node_head(t, kids[c]);
+    }
+    if (i + 1 < n) {
+        if (k < cap)
+            child[k] = first + (node_shift(t, n) + i + 1) % n;
+        k++;
+    }
+    return k;
 }
 
 int cs__tree_ceil_log(int k, int n)
@@ -45,12 +127,16 @@ int cs__tree_ceil_log(int k, int n)
 int cs__tree_pos(const cs__tree_t *t, int rank)
 {
     int P = t->nranks;
+    if (t->kind == CS__TREE_NODES)
+        return rank;
     return t->mirror ? P - 1 - rank : (rank - t->root + P) % P;
 }
 
 int cs__tree_rank(const cs__tree_t *t, int pos)
 {
     int P = t->nranks;
+    if (t->kind == CS__TREE_NODES)
+        return pos;
     return t->mirror ? P - 1 - pos : (pos + t->root) % P;
 }
 
@@ -102,6 +188,8 @@ static int parent_pos(const cs__tree_t *t, int pos)
 
 int cs__tree_parent(const cs__tree_t *t, int rank)
 {
+    if (t->kind == CS__TREE_NODES)
+        return nodes_parent(t, rank);
     int pp = parent_pos(t, cs__tree_pos(t, rank));
     return pp < 0 ? -1 : cs__tree_rank(t, pp);
 }
@@ -156,6 +244,8 @@ static int children_pos(const cs__tree_t *t, int pos, int *child, int cap)
 
 int cs__tree_children(const cs__tree_t *t, int rank, int *child, int cap)
 {
+    if (t->kind == CS__TREE_NODES)
+        return nodes_children(t, rank, child, cap);
     int n = children_pos(t, cs__tree_pos(t, rank), child, cap);
     for (int i = 0; i < n && i < cap; i++)
         child[i] = cs__tree_rank(t, child[i]);
@@ -169,6 +259,8 @@ int cs__tree_max_children(const cs__tree_t *t)
         return 1;
     case CS__TREE_DBTREE:
         return 2;
+    case CS__TREE_NODES:
+        return 3;
     default: {
         int m = (t->radix - 1) * cs__tree_ceil_log(t->radix, t->nranks);
         return m < 1 ? 1 : m;
@@ -181,6 +273,16 @@ int cs__tree_depth(const cs__tree_t *t)
     if (t->kind == CS__TREE_CHAIN)
         return t->nranks - 1;
     int depth = 0;
+    if (t->kind == CS__TREE_NODES) {
+        for (int r = 0; r < t->nranks; r++) {
+            int d = 0;
+            for (int x = nodes_parent(t, r); x >= 0 && d < t->nranks; x = nodes_parent(t, x))
+                d++;
+            if (d > depth)
+                depth = d;
+        }
+        return depth;
+    }
     for (int pos = 1; pos < t->nranks; pos++) {
         int d = 0;
         for (int x = pos; x > 0; x = parent_pos(t, x))

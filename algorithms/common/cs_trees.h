@@ -33,6 +33,21 @@
  *                      / \   /
  *                     1   3 5
  *
+ *   nodes (NCCL's Tree across nodes, graph/connect.cc): ranks in
+ *     consecutive groups of `local` (nodes; the last one shorter when local
+ *     does not divide P), a chain through each node's members, and tree
+ *     `which` of the double binary tree above over the nodes.  Chain k of
+ *     K starts at member floor(k n / K) of a node of n members (its head)
+ *     and visits the others in rank order from there, wrapping: member i
+ *     of the chain is rank first + (floor(k n / K) + i) mod n.  The head's
+ *     parent is the head of the parent node (none at the root node), its
+ *     children the heads of the child nodes and the chain's next member;
+ *     every other member's parent is the one before it in the chain.  So
+ *     all of a node's traffic across nodes goes through its head (NCCL's
+ *     pattern TREE), and chains with different heads leave a node through
+ *     different GPUs and their NICs.  Positions are not defined (pos and
+ *     rank are the identity; subtree_end is not for this kind).
+ *
  * cs__tree_children lists children in broadcast order: the child with the
  * largest subtree first.  Reductions consume them in reverse order.
  *
@@ -71,7 +86,7 @@
 
 #include <stdint.h>
 
-typedef enum { CS__TREE_KNOMIAL = 0, CS__TREE_CHAIN, CS__TREE_DBTREE } cs__tree_kind_t;
+typedef enum { CS__TREE_KNOMIAL = 0, CS__TREE_CHAIN, CS__TREE_DBTREE, CS__TREE_NODES } cs__tree_kind_t;
 
 typedef struct cs_tree {
     cs__tree_kind_t kind;
@@ -79,6 +94,7 @@ typedef struct cs_tree {
     int root;   /* k-nomial, chain: rank at position 0; dbtree: shift (0 or 1) */
     int radix;  /* k-nomial only */
     int mirror; /* dbtree: position = P-1-rank */
+    int local, which, chain, nchains; /* nodes only */
 } cs__tree_t;
 
 /* Initialise a tree (no allocation, nothing to free). */
@@ -86,6 +102,8 @@ void cs__tree_knomial(cs__tree_t *t, int nranks, int root, int radix);
 void cs__tree_chain(cs__tree_t *t, int nranks, int root);
 /* which = 0 or 1: the two trees of the double binary tree. */
 void cs__tree_dbtree(cs__tree_t *t, int nranks, int which);
+/* which = 0 or 1, chain k of nchains K >= 1 (0 <= k < K), local >= 1. */
+void cs__tree_nodes(cs__tree_t *t, int nranks, int local, int which, int chain, int nchains);
 
 int cs__tree_pos(const cs__tree_t *t, int rank);
 int cs__tree_rank(const cs__tree_t *t, int pos);
