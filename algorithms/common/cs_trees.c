@@ -142,6 +142,11 @@ int cs__tree_rank(const cs__tree_t *t, int pos)
 
 int cs__tree_root(const cs__tree_t *t)
 {
+    if (t->kind == CS__TREE_NODES) {
+        cs__tree_t nt;
+        node_tree(t, &nt);
+        return node_head(t, cs__tree_root(&nt));
+    }
     return cs__tree_rank(t, 0);
 }
 

@@ -17,7 +17,14 @@
  *   - closed-form costs at P = 8: binomial allreduce 2 log2 P (alpha + n
  *     beta), chain (P + S - 2)(alpha + n/S beta) with S = P segments;
  *   - parameter effects: chain's former name `segments` builds the same
- *     schedule as `nchunks`.
+ *     schedule as `nchunks`;
+ *   - the trees across nodes (kind nodes, dbtree local= channels=): every
+ *     P up to 40 with local 1..9, channels 1..8, both trees: the tree
+ *     checks above, only chain heads cross nodes, each node's head is
+ *     member floor(k n / K), and the cases worked by hand below; the
+ *     schedules local=8 channels=8 at P = 32 send across nodes from all 8
+ *     GPUs of each node (8 NICs), channels=1 from one; local=1 channels=1
+ *     is the default schedule.
  * (P = 1536 and 27,648 schedules: test_scale.c.)
  */
 #include "algo_test.h"
@@ -57,7 +64,7 @@ static void check_tree(const cs__tree_t *t, const char *what)
                 CS_TEST_CHECK(0, "%s P=%d: child %d of %d has parent %d", what, P, kids[i], r,
                               cs__tree_parent(t, kids[i]));
         edges += n;
-        if (t->kind != CS__TREE_DBTREE) {
+        if (t->kind != CS__TREE_DBTREE && t->kind != CS__TREE_NODES) {
             /* subtree [pos, end) = pos and its children's subtrees, in order */
             int pos = cs__tree_pos(t, r), end = cs__tree_subtree_end(t, pos), cover = 1;
             for (int i = 0; i < n; i++) {
@@ -171,9 +178,96 @@ static void test_chain_alias(void)
     }
 }
 
+/* Parent of every rank in a tree of kind nodes. */
+static void parents_of(int P, int L, int which, int k, int K, int *par)
+{
+    cs__tree_t t;
+    cs__tree_nodes(&t, P, L, which, k, K);
+    for (int r = 0; r < P; r++)
+        par[r] = cs__tree_parent(&t, r);
+}
+
+static void expect_parents(int P, int L, int which, int k, int K, const int *want)
+{
+    int par[64];
+    parents_of(P, L, which, k, K, par);
+    for (int r = 0; r < P; r++)
+        if (par[r] != want[r])
+            CS_TEST_CHECK(0, "nodes P=%d local=%d tree %d chain %d/%d: parent of %d is %d, not %d", P,
+                          L, which, k, K, r, par[r], want[r]);
+}
+
+static void test_nodes(void)
+{
+    for (int P = 1; P <= 40; P++)
+        for (int L = 1; L <= 9; L++)
+            for (int K = 1; K <= 8; K++)
+                for (int k = 0; k < K; k++)
+                    for (int w = 0; w < 2; w++) {
+                        cs__tree_t t;
+                        cs__tree_nodes(&t, P, L, w, k, K);
+                        check_tree(&t, "nodes");
+                        for (int r = 0; r < P; r++) {
+                            int par = cs__tree_parent(&t, r), first = r / L * L;
+                            int n = P - first < L ? P - first : L;
+                            if (par >= 0 && par / L != r / L)
+                                CS_TEST_CHECK(r - first == k * n / K && par % L == k *
+                                              (P - par / L * L < L ? P - par / L * L : L) / K,
+                                              "nodes P=%d L=%d chain %d/%d: %d -> %d not heads",
+                                              P, L, k, K, r, par);
+                        }
+                    }
+    /* by hand: P = 8, local = 4: chains 0-1-2-3 and 4-5-6-7, node 0 the
+     * root of tree 0 and node 1 of tree 1 (the mirror); chain 1 of 2
+     * starts at 2 and 6 (2-3-0-1, 6-7-4-5) */
+    expect_parents(8, 4, 0, 0, 1, (const int[]){-1, 0, 1, 2, 0, 4, 5, 6});
+    expect_parents(8, 4, 1, 0, 1, (const int[]){4, 0, 1, 2, -1, 4, 5, 6});
+    expect_parents(8, 4, 0, 1, 2, (const int[]){3, 0, -1, 2, 7, 4, 2, 6});
+    /* 4 nodes of 4 (NCCL's trees.cc for 4 nodes: tree 0 0 -> 2 -> {1, 3},
+     * tree 1 the mirror 3 -> 1 -> {2, 0}): the heads 0, 4, 8, 12 */
+    int par[64];
+    parents_of(16, 4, 0, 0, 1, par);
+    CS_TEST_CHECK(par[0] == -1 && par[8] == 0 && par[4] == 8 && par[12] == 8,
+                  "nodes 4x4 tree 0: %d %d %d %d", par[0], par[8], par[4], par[12]);
+    parents_of(16, 4, 1, 0, 1, par);
+    CS_TEST_CHECK(par[12] == -1 && par[4] == 12 && par[8] == 4 && par[0] == 4,
+                  "nodes 4x4 tree 1: %d %d %d %d", par[12], par[4], par[8], par[0]);
+    cs__tree_t t;
+    cs__tree_nodes(&t, 16, 4, 0, 0, 1);
+    CS_TEST_CHECK(cs__tree_depth(&t) == 3 + 2 && cs__tree_root(&t) == 0,
+                  "nodes 4x4: depth %d root %d", cs__tree_depth(&t), cs__tree_root(&t));
+    /* the schedules: which GPUs of a node send to other nodes */
+    for (int K = 1; K <= 8; K += 7) {
+        char prm[64];
+        snprintf(prm, sizeof(prm), "local=8,channels=%d,nchunks=2", K);
+        cs_sched_t *s = at_build_ok(CS_COLL_ALLREDUCE, "dbtree", 32, 0, 0, prm);
+        if (s == NULL)
+            continue;
+        at_verify(s, prm);
+        int gpus[8] = {0}, used = 0;
+        for (int r = 0; r < 32; r++)
+            for (uint32_t i = 0; i < s->ranks[r].nsteps; i++) {
+                const cs_step_t *st = &s->ranks[r].steps[i];
+                if (st->kind == CS_STEP_SEND && st->peer / 8 != r / 8)
+                    gpus[r % 8] = 1;
+            }
+        for (int g = 0; g < 8; g++)
+            used += gpus[g];
+        CS_TEST_CHECK(used == K, "dbtree %s: %d GPUs of a node send across nodes", prm, used);
+        cs_sched_destroy(s);
+    }
+    cs_sched_t *a = at_build_ok(CS_COLL_ALLREDUCE, "dbtree", 13, 0, 0, "local=1,channels=1");
+    cs_sched_t *b = at_build_ok(CS_COLL_ALLREDUCE, "dbtree", 13, 0, 0, NULL);
+    if (a && b)
+        CS_TEST_CHECK(cs_sched_digest(a) == cs_sched_digest(b), "dbtree local=1,channels=1 differs");
+    cs_sched_destroy(a);
+    cs_sched_destroy(b);
+}
+
 int main(void)
 {
     test_trees();
+    test_nodes();
     test_counts();
     test_costs();
     test_chain_alias();

@@ -71,6 +71,8 @@ static const struct {
     {ANY, "binomial", "nchunks=3"},
     {ANY, "binomial", "radix=3,nchunks=2"},
     {CS_COLL_ALLREDUCE, "dbtree", "nchunks=4"},
+    {CS_COLL_ALLREDUCE, "dbtree", "local=3,channels=2,nchunks=2"},
+    {CS_COLL_ALLREDUCE, "dbtree", "local=4,channels=3"},
     {CS_COLL_BROADCAST, "chain", "segments=1"},
     {CS_COLL_BROADCAST, "chain", "segments=3"},
     {CS_COLL_BROADCAST, "chain", "segments=5"},
