@@ -46,16 +46,23 @@ static int prio_jobs(const cs_planner_t *p, const cs_planner_opts_t *o, job_t *j
         jid[c] = -1;
     /* per size: candidates by the model, schedules already picked for the
      * size skipped; `top` of them, more while they tie with the last one
-     * (the model cannot tell them apart), at most twice `top` */
+     * (the model cannot tell them apart), at most twice `top`; then the
+     * model's best of every algorithm not picked yet that the model puts
+     * within twice the size's best: the model ranks the variants of one
+     * algorithm better than it ranks algorithms against each other (a
+     * pipelined tree across nodes it puts 2x too slow), so each
+     * algorithm's best candidate is simulated */
     int top = o->exhaustive ? p->ncands : o->top;
-    int *pick = malloc(sizeof(int) * (size_t)p->nsizes * (size_t)(2 * top + 1));
+    int cap = 2 * top + 1 + p->ncands;
+    int *pick = malloc(sizeof(int) * (size_t)p->nsizes * (size_t)cap);
     int *npick = calloc((size_t)p->nsizes, sizeof(int));
     if (!pick || !npick) {
         free(pick), free(npick), free(order), free(jid);
         return -1;
     }
+    int most = 2 * top; /* positions: at least the old 2 x top, so the defaults come last */
     for (int k = 0; k < p->nsizes; k++) {
-        int n = by_model(p, k, order), *pk = pick + (size_t)k * (size_t)(2 * top + 1);
+        int n = by_model(p, k, order), *pk = pick + (size_t)k * (size_t)cap;
         double last = -1;
         for (int i = 0; i < n && npick[k] < 2 * top; i++) {
             const cs_planner_cand_t *x = &p->cands[order[i]];
@@ -71,12 +78,25 @@ static int prio_jobs(const cs_planner_t *p, const cs_planner_opts_t *o, job_t *j
             pk[npick[k]++] = order[i];
             last = x->model_s[k];
         }
+        double best = n > 0 ? p->cands[order[0]].model_s[k] : -1;
+        for (int i = 0; i < n && best >= 0; i++) {
+            const cs_planner_cand_t *x = &p->cands[order[i]];
+            if (!(x->model_s[k] <= 2 * best))
+                break;
+            int seen = 0;
+            for (int j = 0; j < npick[k] && !seen; j++)
+                seen = strcmp(p->cands[pk[j]].algo, x->algo) == 0;
+            if (!seen)
+                pk[npick[k]++] = order[i];
+        }
+        if (npick[k] > most)
+            most = npick[k];
     }
-    for (int pos = 0; pos < 2 * top; pos++) {
+    for (int pos = 0; pos < most; pos++) {
         for (int k = 0; k < p->nsizes; k++) {
             if (pos >= npick[k])
                 continue;
-            int c = pick[(size_t)k * (size_t)(2 * top + 1) + (size_t)pos];
+            int c = pick[(size_t)k * (size_t)cap + (size_t)pos];
             if (jid[c] < 0) {
                 jid[c] = nj;
                 memset(&jobs[nj], 0, sizeof(*jobs));
@@ -88,7 +108,7 @@ static int prio_jobs(const cs_planner_t *p, const cs_planner_opts_t *o, job_t *j
         /* the registry's defaults at every size: right after the model's
          * best those the model puts within twice the best time at some
          * size, the others after every other pick */
-        for (int c = 0; c < p->ncands && (pos == 0 || pos == 2 * top - 1); c++) {
+        for (int c = 0; c < p->ncands && (pos == 0 || pos == most - 1); c++) {
             const cs_planner_cand_t *x = &p->cands[c];
             if (!x->is_default || x->model_s[0] < 0)
                 continue;
