@@ -49,8 +49,8 @@ if sys.argv[4] == "1":
         "bound_us", "wall_s", "cpu_s", "sims"))
 sz = d["sizes"][0]
 rk = sz["ranking"]
-ch = [r for r in rk if r["chosen"]][0]
-defs = [r for r in rk if r["registry_default"] and r["order"] == "platform"]
+ch = [r for r in rk if r.get("chosen")][0]
+defs = [r for r in rk if r.get("registry_default") and r["order"] == "platform"]
 best = min(defs, key=lambda r: r["time_us"])
 lab = ch["algo"] + (" " + ch["params"] if ch["params"] else "") + \
       ("" if ch["order"] == "platform" else " [" + ch["order"] + "]")
@@ -72,7 +72,7 @@ d = json.load(open(sys.argv[1]))
 for o in d["orders"]:
     print("#   order %-10s slowest ring route %5.1f GB/s  %s" % (o["name"], o["ring_slowest_GBps"], o["note"]))
 rk = d["sizes"][0]["ranking"]
-ch = [r for r in rk if r["chosen"]][0]
+ch = [r for r in rk if r.get("chosen")][0]
 def best(pred):
     c = [r for r in rk if pred(r) and r["source"] == "sim"]
     return min(c, key=lambda r: r["time_us"]) if c else None
