@@ -8,7 +8,8 @@
 #      cost model's figure, marked "model"), the bound (bytes that must leave
 #      a node over its NICs), wall and CPU seconds of the plan.
 #   2. One DGX-1 (8 V100, hybrid cube mesh), allreduce 1 GiB: the plan's
-#      choice, the best single ring in the fast-ring order against the 50 GB/s
+#      choice against the links' bound of the plan, the best single ring in
+#      the fast-ring order against the 50 GB/s
 #      NVLink bound of one ring, and the ring in the platform's order.
 # SIZES overrides the sizes ("1M 100M"); PLATFORM the platform.
 set -u
@@ -78,11 +79,10 @@ def best(pred):
     return min(c, key=lambda r: r["time_us"]) if c else None
 one = best(lambda r: r["algo"] == "ring" and "channels" not in r["params"] and r["order"] == "fast-ring")
 naive = best(lambda r: r["algo"] == "ring" and r["params"] == "" and r["order"] == "platform")
-dirs = 2 if "channels=" in ch["params"] and int(ch["params"].split("channels=")[1].split(",")[0]) >= 2 else 1
-fast = [o for o in d["orders"] if o["name"] == ch["order"]][0]["ring_slowest_GBps"]
-print("  plan's choice  %-34s %-10s busbw %6.2f GB/s = %.1f %% of the NVLink bound %.0f GB/s (%d direction%s x %.0f GB/s)" % (
-    ch["algo"] + " " + ch["params"], ch["order"], ch["busbw_GBps"], 100 * ch["busbw_GBps"] / (dirs * fast),
-    dirs * fast, dirs, "s" if dirs > 1 else "", fast))
+sz = d["sizes"][0]
+print("  plan's choice  %-34s %-10s busbw %6.2f GB/s = %.1f %% of the links' bound (%s)" % (
+    ch["algo"] + " " + ch["params"], ch["order"], ch["busbw_GBps"], 100 * sz["bound_us"] / ch["time_us"],
+    d["bound"]))
 if one:
     print("  one ring       %-34s %-10s busbw %6.2f GB/s = %.1f %% of the 50 GB/s NVLink bound of one ring" % (
         one["algo"] + " " + (one["params"] or "(defaults)"), one["order"], one["busbw_GBps"], 2 * one["busbw_GBps"]))
