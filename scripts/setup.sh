@@ -3,7 +3,8 @@
 # when everything is installed), make sure there is a SimGrid whose maestro
 # keeps its activities in a set (scripts/setup-simgrid.sh: unless the system
 # has SimGrid >= 3.34, the system's version rebuilt from Debian's source
-# package with that change, once, cached in /var/cache/collstep), and
+# package with that change and the other patches of scripts/simgrid/, once,
+# cached in /var/cache/collstep), and
 # configure + build into ./build, with warnings as errors (-DCS_WERROR=ON:
 # the scripts and CI build that way; a plain `cmake` build does not).
 #
