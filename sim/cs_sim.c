@@ -266,9 +266,7 @@ static void driver_main(int argc, char **argv)
         I.t0 = simgrid_get_clock();
         if (d->run.opts->model == CS_SIM_NCCL) {
             nccl_cur = in->nccl;
-            double base = in->nccl ? in->nccl->base_lat : 0;
-            if (in->nccl && in->nccl->sw_fill > 0 && in->nccl->sw_rate > 0)
-                base += in->nccl->sw_fill / in->nccl->sw_rate;
+            double base = cs__nccl_start_delay(in->nccl);
             if (base > 0)
                 sg_actor_sleep_for(base);
         }

@@ -650,10 +650,7 @@ static void inst_begin(dag_t *D)
     double base = 0;
     if (D->run->opts->model == CS_SIM_NCCL) {
         *D->run->nccl_cur = in->nccl;
-        if (in->nccl && in->nccl->base_lat > 0)
-            base = in->nccl->base_lat;
-        if (in->nccl && in->nccl->sw_fill > 0 && in->nccl->sw_rate > 0)
-            base += in->nccl->sw_fill / in->nccl->sw_rate;
+        base = cs__nccl_start_delay(in->nccl);
     }
     if (base > 0) {
         /* a sleep on rank 0's host, as the actor engine's driver sleeps:

@@ -91,7 +91,7 @@ struct dag {
     int woken;           /* the pump has been released for them */
     uint64_t ntimers;    /* timers set and not yet fired */
     sg_sem_t sem;        /* releases the pump */
-    dag_timer_t t_stream, t_start;
+    dag_timer_t t_stream;
     void **chunks;
     size_t nchunks, capchunks;
     uint64_t nxfers, maxflight, flight;

@@ -341,6 +341,17 @@ int cs__sw_latency_setup(const cs__run_t *run, cs_err_t *err);
  * the platform's switches, reading the running instance's parameters from
  * *cur. */
 int cs__sw_nccl_setup(const cs__run_t *run, const cs_sim_nccl_t *const *cur, cs_err_t *err);
+
+/* What an instance waits under the NCCL model before its ranks start, as
+ * both engines wait it: NCCL's base latency, then NVLS's pipeline fill and
+ * drain at the switch's rate. */
+static inline double cs__nccl_start_delay(const cs_sim_nccl_t *k)
+{
+    double t = k && k->base_lat > 0 ? k->base_lat : 0;
+    if (k && k->sw_fill > 0 && k->sw_rate > 0)
+        t += k->sw_fill / k->sw_rate;
+    return t;
+}
 /* Resolve the operations' mailboxes (from an actor). */
 void cs__sw_mailboxes(cs__prog_t *p);
 /* Reset the per-instance state of p's operations. */
