@@ -8,8 +8,10 @@
 # pkg-config finds no SimGrid >= 3.34, this builds the system's version from
 # Debian's source package with the patches of scripts/simgrid/ applied in
 # name order (maestro-activity-set.patch, the fix; route-cache.patch, routes
-# of recent host pairs remembered; zone-dijkstra-seal.patch, Dijkstra routing
-# and netzone sealing in time linear in the platform), into
+# of recent host pairs remembered; sendto-direct.patch, host-to-host comms
+# started from maestro without an s4u::Comm or maestro's set;
+# zone-dijkstra-seal.patch, Dijkstra routing and netzone sealing in time
+# linear in the platform), into
 #
 #   $CS_SIMGRID_CACHE/simgrid-VERSION-HASH/    (default /var/cache/collstep)
 #
@@ -169,7 +171,7 @@ secs=$(($(date +%s) - start))
   for p in "${patches[@]}"; do
     echo "patch $(basename "$p") sha256 $(sha256sum "$p" | cut -d' ' -f1)"
   done
-  echo "fix maestro activity set, route cache, Dijkstra routing and sealing"
+  echo "fix maestro activity set, route cache, direct comms, Dijkstra routing and sealing"
   echo "cmake ${cmake_args[*]}"
   echo "built $(date -u +%Y-%m-%dT%H:%M:%SZ) in ${secs} s"
 } >"$staged/$stamp"

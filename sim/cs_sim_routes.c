@@ -17,6 +17,7 @@
 #include <simgrid/host.h>
 
 #include "cs_grow.h"
+#include "cs_hash.h"
 #include "cs_platform.h"
 #include "cs_sim_int.h"
 
@@ -50,39 +51,93 @@ static void host_where(const cs_platform_t *plat, const char *h, uint32_t rank, 
         snprintf(buf, len, "host %s (rank %u)", h, rank);
 }
 
+/* The set of (src, dst) pairs seen so far: an open-addressing table of
+ * indices into `use` (0 empty, else index + 1), so that every send costs one
+ * probe and only a pair's first use is kept (the schedules are walked in
+ * instance, rank, step order, which is the order of first uses). */
+typedef struct use_set {
+    route_use_t *use;
+    size_t n, cap;
+    uint32_t *slot;
+    size_t mask; /* slots - 1 (a power of two) */
+} use_set_t;
+
+static int use_set_grow(use_set_t *u)
+{
+    size_t slots = u->slot ? 2 * (u->mask + 1) : 4096;
+    uint32_t *ns = calloc(slots, sizeof(*ns));
+    if (!ns)
+        return CS_ERR_NOMEM;
+    for (size_t i = 0; i < u->n; i++) {
+        uint64_t key = (uint64_t)u->use[i].src << 32 | u->use[i].dst;
+        size_t h = (size_t)cs_hash_mix64(key) & (slots - 1);
+        while (ns[h])
+            h = (h + 1) & (slots - 1);
+        ns[h] = (uint32_t)(i + 1);
+    }
+    free(u->slot);
+    u->slot = ns;
+    u->mask = slots - 1;
+    return CS_OK;
+}
+
+/* Record a use of (u.src, u.dst) unless the pair was seen. */
+static int use_set_add(use_set_t *u, route_use_t v)
+{
+    if (!u->slot || 2 * (u->n + 1) > u->mask + 1) {
+        if (u->n + 1 >= UINT32_MAX || use_set_grow(u) != CS_OK)
+            return CS_ERR_NOMEM;
+    }
+    uint64_t key = (uint64_t)v.src << 32 | v.dst;
+    size_t h = (size_t)cs_hash_mix64(key) & u->mask;
+    for (; u->slot[h]; h = (h + 1) & u->mask) {
+        const route_use_t *o = &u->use[u->slot[h] - 1];
+        if (o->src == v.src && o->dst == v.dst)
+            return CS_OK;
+    }
+    if (cs_grow(&u->use, &u->cap, u->n + 1, sizeof(*u->use), 1024))
+        return CS_ERR_NOMEM;
+    u->use[u->n] = v;
+    u->slot[h] = (uint32_t)++u->n;
+    return CS_OK;
+}
+
 int cs__sim_check_routes(const cs_platform_t *plat, char *const *host_names,
                          const cs_sim_instance_t *inst, int ninst, cs_err_t *err)
 {
     if (!plat->is_file)
         return CS_OK; /* presets: every route is generated */
-    route_use_t *use = NULL;
-    size_t n = 0, cap = 0;
+    use_set_t set = {0};
     int st = CS_OK;
     for (int i = 0; i < ninst && st == CS_OK; i++) {
         const cs_sched_t *s = inst[i].sched;
         int dup = 0;
         for (int j = 0; j < i && !dup; j++)
             dup = inst[j].sched == s;
-        for (int r = 0; !dup && r < s->desc.nranks && st == CS_OK; r++)
+        for (int r = 0; !dup && r < s->desc.nranks && st == CS_OK; r++) {
+            int last = -1; /* a run of sends to one peer costs one probe */
             for (uint32_t k = 0; k < s->ranks[r].nsteps; k++) {
                 const cs_step_t *stp = &s->ranks[r].steps[k];
-                if (stp->kind != CS_STEP_SEND || stp->peer < 0 || stp->peer == r)
+                if (stp->kind != CS_STEP_SEND || stp->peer < 0 || stp->peer == r ||
+                    stp->peer == last)
                     continue;
-                if (cs_grow(&use, &cap, n + 1, sizeof(*use), 1024)) {
+                last = stp->peer;
+                if (use_set_add(&set, (route_use_t){(uint32_t)r, (uint32_t)stp->peer, i, r, k})) {
                     st = cs_err_set(err, CS_ERR_NOMEM, "sim: out of memory");
                     break;
                 }
-                use[n++] = (route_use_t){(uint32_t)r, (uint32_t)stp->peer, i, r, k};
             }
+        }
     }
+    free(set.slot);
+    route_use_t *use = set.use;
+    size_t m = set.n;
+    /* in (src, dst) order, so that the first pair without a route is the
+     * same whatever order the schedules were walked in */
+    if (st == CS_OK && m > 1)
+        qsort(use, m, sizeof(*use), cmp_use);
     const char **a = NULL, **b = NULL;
-    size_t m = 0;
-    if (st == CS_OK && n > 0) {
-        /* one per (src, dst): its first use */
-        qsort(use, n, sizeof(*use), cmp_use);
-        for (size_t i = 0; i < n; i++)
-            if (m == 0 || use[m - 1].src != use[i].src || use[m - 1].dst != use[i].dst)
-                use[m++] = use[i];
+    if (st == CS_OK && m > 0) {
         a = malloc(m * sizeof(char *));
         b = malloc(m * sizeof(char *));
         if (!a || !b)
