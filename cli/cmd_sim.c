@@ -72,7 +72,7 @@ static void help(FILE *f)
             CS_CLI_NCCL_HELP
             "  --ports N            sends in flight per rank (default 0 = unlimited; 1 = the\n"
             "                       single-port model of textbook formulas)\n"
-            "  --engine E           dag (no SimGrid actors: about 2x faster where SimGrid has the\n"
+            "  --engine E           dag (no SimGrid actors: 2-2.5x faster where SimGrid has the\n"
             "                       activity-set fix) or actors (one actor per rank): the same\n"
             "                       times (within 1 %% under --model nccl); default: %s in\n"
             "                       this build, actors under --model nccl ('collstep\n"

@@ -99,7 +99,7 @@ static void print_simgrid(FILE *f)
     fprintf(f, "simulator engine: %s by default, actors under --model nccl (%s; --engine, "
                "CS_SIM_ENGINE)\n",
             cs_sim_engine_name(cs_sim_engine_default()),
-            sg.activity_set ? "no actors: about 2x faster with this SimGrid"
+            sg.activity_set ? "no actors: 2-2.5x faster with this SimGrid"
                             : "one actor per rank: without the activity set, the dag engine "
                               "is slower");
 }
