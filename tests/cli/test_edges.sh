@@ -65,14 +65,17 @@ cp foreign.xml foreign.orig
 
 # --- a sim killed with SIGKILL, its guard too: the next run cleans up ---------------
 mkdir -p kill && cd kill
-setsid "$cs" sim --platform summit:nodes=16 --algo ring --size 16M:256M --trace tr --trace-no-plot \
+# (192 GPUs, 7 sizes: about 2 s on a 2-core machine, so that the kill lands
+# while it runs; 16 nodes and 5 sizes took 0.8 s, less than the wait below
+# on a quiet machine)
+setsid "$cs" sim --platform summit:nodes=32 --algo ring --size 16M:1G --trace tr --trace-no-plot \
     -o res.csv --format csv >/dev/null 2>err &
 pid=$!
 for _ in $(seq 150); do ls | grep -q 'tr\.tmp\.' && break; sleep 0.1; done
 sleep 0.3
 kill -9 -- -"$pid"
 wait "$pid" 2>/dev/null
-for _ in $(seq 50); do pgrep -f "summit:nodes=16 --algo ring --size 16M:256M" >/dev/null || break; sleep 0.1; done
+for _ in $(seq 50); do pgrep -f "summit:nodes=32 --algo ring --size 16M:1G" >/dev/null || break; sleep 0.1; done
 left=$(ls -A | grep '\.tmp\.')
 [ -n "$left" ] && ok || bad "the killed sim left no temporary (killed too late?): $(ls -A)"
 # a results temporary of a process that no longer runs, and one of a running one
