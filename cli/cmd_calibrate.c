@@ -176,6 +176,10 @@ static int build(cal_t *c)
 static int check_outputs(cal_t *c)
 {
     const char *o = c->o->live.output;
+    if (strcmp(o, "-") == 0)
+        return cs_err_set(&c->l.err, CS_ERR_INVAL,
+                          "-o -: the calibrated platform is written to a file (its summary goes "
+                          "to standard output)");
     if (c->o->json) {
         snprintf(c->json_path, sizeof(c->json_path), "%s", c->o->json);
     } else {

@@ -154,6 +154,9 @@ static int parse(int argc, char **argv, opts_t *o)
         return cs_cli_usage_error("calibrate", "--platform %s: give the platform alone (the "
                                                "nccl model is the one fitted)",
                                   o->platform);
+    if (strcmp(o->output, "-") == 0)
+        return cs_cli_usage_error("calibrate", "-o -: the fitted platform is written to a file "
+                                               "(the report goes to standard output)");
     cs_err_t err;
     cs_err_clear(&err);
     if (cs_out_check(o->output, o->force ? CS_OUT_FORCE : 0, &cs_platform_out_kind, 0, &err) !=

@@ -42,7 +42,8 @@ static void help(FILE *f)
             "  export    write the SimGrid XML (whole or not at all, marked as written by\n"
             "            collstep) for editing; load it back with --platform FILE.xml.  An\n"
             "            existing FILE.xml is replaced only when collstep wrote it (platform\n"
-            "            export, calibrate); --force replaces any other file\n"
+            "            export, calibrate); --force replaces any other file; -o - writes\n"
+            "            standard output\n"
             "\n%s\n"
             "example: collstep platform show summit:nodes=16\n"
             "         collstep platform show my-cluster.xml\n",
@@ -107,7 +108,7 @@ int cs_cli_platform(int argc, char **argv)
     if (output && strcmp(verb, "export") != 0)
         return cs_cli_usage_error("platform", "-o: only with export");
     cs_err_t err = {0};
-    int oflags = force ? CS_OUT_FORCE : 0;
+    int oflags = (force ? CS_OUT_FORCE : 0) | CS_OUT_STDOUT; /* -o -: standard output */
     if (output && cs_out_check(output, oflags, &cs_platform_out_kind, 0, &err) != CS_OK)
         return cs_cli_usage_error("platform", "-o %s: %s", output, err.msg);
     cs_platform_t *p = NULL;
@@ -125,8 +126,9 @@ int cs_cli_platform(int argc, char **argv)
         fprintf(stderr, "collstep platform: -o %s: %s\n", output, err.msg);
         rc = cs_cli_exit_code(st);
     } else {
-        fprintf(stderr, "collstep platform: wrote %s (%llu %s)\n", output,
-                (unsigned long long)p->ndevices, p->rank_noun);
+        fprintf(stderr, "collstep platform: wrote %s (%llu %s)\n",
+                strcmp(output, "-") ? output : "standard output", (unsigned long long)p->ndevices,
+                p->rank_noun);
     }
     cs_platform_close(p);
     return rc;

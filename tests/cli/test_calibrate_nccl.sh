@@ -107,4 +107,7 @@ echo "user data" >mine.xml
 [ $rc = 2 ] && [ "$(cat mine.xml)" = "user data" ] && ok || bad "overwrote a user's file: rc $rc"
 "$cs" calibrate --from-nccl-tests one.log --platform hgx-h100 2>noo.err; rc=$?
 [ $rc = 2 ] && grep -q -- "-o PLATFORM.xml" noo.err && ok || bad "no -o: rc $rc"
+"$cs" calibrate --from-nccl-tests one.log --platform hgx-h100 -o - >dash.out 2>dash.err; rc=$?
+[ $rc = 2 ] && grep -q "written to a file" dash.err && [ ! -e ./- ] && ok ||
+    bad "-o -: rc $rc, a file named '-': $([ -e ./- ] && echo yes || echo no) $(tail -2 dash.err)"
 finish

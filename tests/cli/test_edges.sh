@@ -37,6 +37,10 @@ cp hand.xml hand.orig
 "$cs" platform export summit:nodes=1 -o hand.xml --force >/dev/null 2>err && ! cmp -s hand.xml hand.orig &&
     ok || bad "platform export --force: $(cat err)"
 rm -f p.xml
+"$cs" platform export summit:nodes=1 -o - >stdout.xml 2>err && [ ! -e ./- ] &&
+    "$cs" platform export summit:nodes=1 -o p.xml 2>/dev/null && cmp -s stdout.xml p.xml &&
+    grep -q "wrote standard output" err && ok || bad "platform export -o -: $(cat err)"
+rm -f p.xml
 "$cs" platform export summit:nodes=1 -o p.xml 2>err && [ "$(stat -c %a p.xml)" = 644 ] &&
     ok || bad "platform export: mode $(stat -c %a p.xml 2>/dev/null), want 644 (umask 022): $(cat err)"
 grep -q "^<!-- written by collstep" p.xml && ok || bad "exported platform has no collstep marker"
