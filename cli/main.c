@@ -96,7 +96,7 @@ static void print_simgrid(FILE *f)
     fprintf(f, "SimGrid %d.%d.%d %s the maestro activity set: %s\n", sg.major, sg.minor, sg.patch,
             sg.activity_set ? "with" : "without", sg.library[0] ? sg.library : "(file not found)");
     fprintf(f, "configured with SimGrid %s\n", sg.configured);
-    fprintf(f, "simulator engine: %s by default, actors under --model nccl (%s; --engine, "
+    fprintf(f, "simulator engine: %s by default, dag under --model nccl (%s; --engine, "
                "CS_SIM_ENGINE)\n",
             cs_sim_engine_name(cs_sim_engine_default()),
             sg.activity_set ? "no actors: 2-2.5x faster with this SimGrid"

@@ -372,12 +372,9 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
     if (engine == CS_SIM_ENGINE_DEFAULT) {
         /* CS_SIM_ENGINE: for commands without --engine (plan, validate) */
         const char *e = cs_env_get("CS_SIM_ENGINE");
-        /* the NCCL model's per-message caps make SimGrid's sharing depend on
-         * the order in which comms start at one instant, which the dag
-         * engine follows only in part: there the actor engine, which the
-         * model's fits were made with, stays the default */
+        /* the NCCL model's eager messages are the dag engine's */
         engine = e && *e ? cs_sim_engine_parse(e)
-                 : opts_in->model == CS_SIM_NCCL ? CS_SIM_ENGINE_ACTORS
+                 : opts_in->model == CS_SIM_NCCL ? CS_SIM_ENGINE_DAG
                                                  : cs_sim_engine_default();
         if (engine == CS_SIM_ENGINE_COUNT)
             return cs_err_set(err, CS_ERR_INVAL,
@@ -385,6 +382,10 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
     }
     if (engine != CS_SIM_ENGINE_ACTORS && engine != CS_SIM_ENGINE_DAG)
         return cs_err_set(err, CS_ERR_INVAL, "sim: unknown engine %d", (int)opts_in->engine);
+    if (engine == CS_SIM_ENGINE_ACTORS && opts_in->model == CS_SIM_NCCL)
+        return cs_err_set(err, CS_ERR_INVAL,
+                          "sim: the nccl model runs on the dag engine (its messages are eager, "
+                          "as NCCL's connections: the actor engine has rendezvous messages only)");
     d.run.plat = plat;
     d.run.opts = opts_in;
     d.run.nccl_cur = &nccl_cur;

@@ -223,7 +223,7 @@ typedef struct cs_sim_observer {
 /* Engines (docs/simulator-performance.md "Engines").  Both run the same
  * step semantics and give the same messages and records, and the same
  * simulated times except where SimGrid's sharing depends on the order in
- * which comms start at one instant (below):
+ * which comms start at one instant; CS_SIM_NCCL runs on dag alone (below):
  *   actors  one SimGrid actor per rank interprets its steps (cs_sim_rank.c),
  *           one per switch operation, a driver actor runs the instances;
  *   dag     no actors: each matched message is one SimGrid comm from the
@@ -235,11 +235,12 @@ typedef struct cs_sim_observer {
  *           set (3.34 and later, or 3.32 with collstep's patch:
  *           scripts/setup.sh); on a stock 3.32 it is no faster.
  * CS_SIM_ENGINE_DEFAULT picks dag where the SimGrid loaded has that fix
- * (cs_sim_engine_fast), actors otherwise, and actors under CS_SIM_NCCL:
- * there SimGrid's sharing between capped flows depends on the order in
- * which comms start at one instant, which the dag engine follows for the
- * switch operations' and base latency's waits but not for every post, so
- * the two differ by up to 1 % on one HGX node's NVLS schedules. */
+ * (cs_sim_engine_fast), actors otherwise, and dag under CS_SIM_NCCL, whose
+ * messages between ranks are eager there as NCCL's connections are (a send
+ * moves into a slot of its channel whether or not its receive is posted,
+ * the sender is done when its bytes have moved, the receiver the route's
+ * NCCL latency later; schedules with switch operations keep rendezvous
+ * messages): cs_sim_run refuses actors with CS_SIM_NCCL (CS_ERR_INVAL). */
 typedef enum {
     CS_SIM_ENGINE_DEFAULT = 0,
     CS_SIM_ENGINE_ACTORS,

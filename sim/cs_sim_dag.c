@@ -176,6 +176,7 @@ void cs__dag_check_end(dag_t *D)
     in->time = end - D->I.t0;
     D->run->cur = NULL;
     *D->run->nccl_cur = NULL;
+    cs__sg_p2p_eager = D->eager = 0;
     int i = D->inst;
     D->inst = -1;
     if (D->run->failed)
@@ -294,6 +295,40 @@ static dag_chan_t *chan_of(dag_t *D, int r, const cs__op_t *o)
     return ch == CS__NONE32 ? NULL : &D->cur->chans[ch];
 }
 
+/* Model nccl: NCCL's connections.  A sender writes into buffer slots the
+ * receiver set aside when the connection was made, so its message moves
+ * as soon as it is posted, whether or not the receive is (the receive
+ * finds it there), and its latency is on the message's path: the
+ * receiver has it that much after its bytes have moved, while the sender
+ * is done when they have left.  One message of a channel at a time is
+ * moving or waiting for its receive (one slot). */
+static int eager(const dag_t *D)
+{
+    return D->eager;
+}
+
+/* Start c's posted send into its free slot. */
+static void start_eager(dag_t *D, dag_chan_t *c)
+{
+    const cs__prog_t *p = D->I.prog;
+    dag_xfer_t *x = cs__dag_xfer_new(D);
+    uint32_t s = c->send;
+    c->send = CS__NONE32;
+    if (!x) {
+        D->run->failed = CS_ERR_NOMEM;
+        return;
+    }
+    c->slot = 1;
+    x->kind = X_P2P;
+    x->src = c->src;
+    x->dst = c->dst;
+    x->sstep = s;
+    x->dstep = CS__NONE32;
+    const cs__op_t *so = op_of(D, c->src, s);
+    double rate = D->I.in->nccl->cap[p->mclass[p->mbox_base[c->src] + so->mbx]];
+    cs__dag_xfer_start(D, x, D->run->hosts[c->src], D->run->hosts[c->dst], c->sbytes, rate);
+}
+
 static void post_send(dag_t *D, int r, uint32_t i)
 {
     cs__op_t *o = op_of(D, r, i);
@@ -302,9 +337,16 @@ static void post_send(dag_t *D, int r, uint32_t i)
         return; /* never matched: the instance deadlocks, as with actors */
     c->send = i;
     c->sbytes = o->bytes + restart_bytes(D, r, i, o->bytes);
-    if (c->rcount)
+    if (eager(D)) {
+        if (c->slot == 0)
+            start_eager(D, c);
+    } else if (c->rcount) {
         match(D, c);
+    }
 }
+
+static void deliver(dag_t *D, dag_chan_t *c, uint32_t si, uint32_t di, double arr, double t0,
+                    double t1);
 
 static void post_recv(dag_t *D, int r, uint32_t i)
 {
@@ -312,9 +354,17 @@ static void post_recv(dag_t *D, int r, uint32_t i)
     dag_chan_t *c = chan_of(D, r, o);
     if (!c)
         return;
+    if (eager(D) && c->slot == 2) {
+        /* its message is there: the slot is free again */
+        c->slot = 0;
+        deliver(D, c, c->ss, i, c->arr, c->t0, c->t1);
+        if (c->send != CS__NONE32)
+            start_eager(D, c);
+        return;
+    }
     if (c->rcount++ == 0)
         c->rhead = i;
-    if (c->send != CS__NONE32)
+    if (c->send != CS__NONE32 && !eager(D))
         match(D, c);
 }
 
@@ -381,18 +431,63 @@ void cs__dag_drain(dag_t *D, int r)
 
 /* ---- completions -------------------------------------------------------- */
 
+/* Receive di of rank d has its message: complete it (a reduction first). */
+static void recv_done(dag_t *D, int d, uint32_t di)
+{
+    cs__op_t *ro = op_of(D, d, di);
+    if (ro->kind == CS_STEP_RRECV)
+        compute(D, d, di, ro->bytes);
+    else
+        cs__dag_complete(D, d, di);
+    cs__dag_drain(D, d);
+}
+
+static void arrive(dag_t *D, uint64_t arg)
+{
+    recv_done(D, (int)(arg >> 32), (uint32_t)arg);
+}
+
+/* Record the message (observer) and complete receive di at `arr` (a
+ * timer, through the pump, even when it is now: this may run while d's
+ * FIFO is being drained). */
+static void deliver(dag_t *D, dag_chan_t *c, uint32_t si, uint32_t di, double arr, double t0,
+                    double t1)
+{
+    int s = c->src, d = c->dst;
+    cs__op_t *ro = op_of(D, d, di);
+    if (D->obs && D->obs->xfer) {
+        cs__run_t *run = D->run;
+        cs_sim_xfer_rec_t rec = {s,
+                                 d,
+                                 run->host_names[s],
+                                 run->host_names[d],
+                                 si,
+                                 di,
+                                 D->I.prog->s->ranks[d].steps[di].chan,
+                                 (uint64_t)ro->bytes,
+                                 t0,
+                                 t1};
+        D->obs->xfer(D->obs->ctx, D->inst, &rec);
+    }
+    double now = simgrid_get_clock();
+    if (cs__dag_timer_set(D, arr > now ? arr : now, &D->t_arrive, (uint64_t)d << 32 | di) != 0) {
+        D->run->failed = CS_ERR_NOMEM;
+        recv_done(D, d, di);
+    }
+}
+
 static void on_p2p(dag_t *D, dag_xfer_t *x)
 {
     int s = x->src, d = x->dst;
     uint32_t si = x->sstep, di = x->dstep;
-    double start = x->start;
+    double start = x->start, now = simgrid_get_clock();
     cs__dag_xfer_free(D, x);
     /* the sender (as cs_sim_rank.c finished) */
     dag_rank_t *k = &D->rk[s];
     cs__op_t *so = op_of(D, s, si);
     k->inflight--;
     if (k->last)
-        k->last[d] = simgrid_get_clock();
+        k->last[d] = now;
     if (so->chan_next != CS__NONE32)
         release(D, s, so->chan_next);
     if (k->sqh < k->sqt)
@@ -400,6 +495,28 @@ static void on_p2p(dag_t *D, dag_xfer_t *x)
     cs__dag_complete(D, s, si);
     cs__dag_drain(D, s);
     /* the receiver */
+    if (di == CS__NONE32) {
+        /* model nccl (eager): the channel's first posted receive takes it,
+         * or the first to be posted */
+        const cs__prog_t *p = D->I.prog;
+        dag_chan_t *c = chan_of(D, s, so);
+        double arr = now + D->I.in->nccl->lat[p->mclass[p->mbox_base[s] + so->mbx]];
+        if (!c->rcount) {
+            c->slot = 2;
+            c->ss = si;
+            c->arr = arr;
+            c->t0 = start;
+            c->t1 = now;
+            return;
+        }
+        di = c->rhead;
+        c->rhead = --c->rcount ? op_of(D, d, di)->chan_next : CS__NONE32;
+        c->slot = 0;
+        deliver(D, c, si, di, arr, start, now);
+        if (c->send != CS__NONE32)
+            start_eager(D, c);
+        return;
+    }
     cs__op_t *ro = op_of(D, d, di);
     if (D->obs && D->obs->xfer) {
         cs__run_t *run = D->run;
@@ -412,14 +529,10 @@ static void on_p2p(dag_t *D, dag_xfer_t *x)
                                  D->I.prog->s->ranks[d].steps[di].chan,
                                  (uint64_t)ro->bytes,
                                  start,
-                                 simgrid_get_clock()};
+                                 now};
         D->obs->xfer(D->obs->ctx, D->inst, &rec);
     }
-    if (ro->kind == CS_STEP_RRECV)
-        compute(D, d, di, ro->bytes);
-    else
-        cs__dag_complete(D, d, di);
-    cs__dag_drain(D, d);
+    recv_done(D, d, di);
 }
 
 static void xfer_done(dag_t *D, uint64_t arg)
@@ -632,6 +745,7 @@ static void inst_begin(dag_t *D)
     for (uint64_t c = 0; c < D->cur->nchans; c++) {
         D->cur->chans[c].send = D->cur->chans[c].rhead = CS__NONE32;
         D->cur->chans[c].rcount = 0;
+        D->cur->chans[c].slot = 0;
     }
     if (I->prog->nswops)
         memset(D->cur->sw, 0, sizeof(dag_swop_t) * I->prog->nswops);
@@ -650,6 +764,11 @@ static void inst_begin(dag_t *D)
     double base = 0;
     if (D->run->opts->model == CS_SIM_NCCL) {
         *D->run->nccl_cur = in->nccl;
+        /* NCCL's connections for schedules of messages alone: with switch
+         * operations, eager messages make the simulated time depend on ties
+         * between their starts and the switch's (+-12 % on two HGX nodes'
+         * nvls_tree), so those keep rendezvous messages */
+        cs__sg_p2p_eager = D->eager = in->nccl && I->prog->mclass && I->prog->nswops == 0;
         base = cs__nccl_start_delay(in->nccl);
     }
     if (base > 0) {
@@ -700,6 +819,7 @@ int cs__dag_run(cs__drv_t *d, cs_err_t *err)
         goto out;
     }
     D.t_stream = (dag_timer_t){&D, stream_end};
+    D.t_arrive = (dag_timer_t){&D, arrive};
     D.sem = sg_sem_init(0);
     if (d->n > 0) {
         D.inst = 0;

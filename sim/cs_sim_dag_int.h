@@ -31,8 +31,12 @@ typedef struct dag_chan {
     uint32_t send;   /* the posted send waiting for its receive, CS__NONE32 */
     uint32_t rhead;  /* first posted receive not yet matched (if rcount) */
     uint32_t rcount; /* posted receives not yet matched */
-    uint32_t spad;
+    uint32_t slot;   /* model nccl: 0 free, 1 a message moving, 2 one arrived before its
+                        receive was posted */
     double sbytes;   /* the posted send's bytes (restart included) */
+    uint32_t ss;     /* slot 2: the sender's step */
+    uint32_t spare;
+    double arr, t0, t1; /* slot 2: when its latency has passed, its transfer's start and end */
 } dag_chan_t;
 
 /* One switch operation, for the instance running. */
@@ -92,6 +96,8 @@ struct dag {
     uint64_t ntimers;    /* timers set and not yet fired */
     sg_sem_t sem;        /* releases the pump */
     dag_timer_t t_stream;
+    dag_timer_t t_arrive; /* model nccl: a message's latency after its bytes */
+    int eager;            /* the instance's messages are eager (cs_sim_dag.c) */
     void **chunks;
     size_t nchunks, capchunks;
     uint64_t nxfers, maxflight, flight;

@@ -84,6 +84,10 @@ int cs__sg_timer(double date, void (*fn)(void *ctx, uint64_t arg), void *ctx, ui
 void cs__sg_maestro(void (*fn)(void *ctx), void *ctx);
 int cs__sg_nccl_factors(const sg_host_t *nolat, int nnolat, const sg_host_t *sw, int nsw,
                         const struct cs_sim_nccl *const *cur);
+/* Model nccl, set by the dag engine for the instance running: its messages
+ * between ranks are eager (cs_sim_dag.c "NCCL's connections"), their
+ * latency the engine's, so SimGrid gives them none (a nanosecond) */
+extern int cs__sg_p2p_eager;
 
 #ifdef __cplusplus
 }

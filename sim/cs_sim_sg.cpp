@@ -277,6 +277,8 @@ int cs__sg_no_latency_to(const sg_host_t *hosts, int n)
     }
 }
 
+int cs__sg_p2p_eager;
+
 int cs__sg_nccl_factors(const sg_host_t *nolat, int nnolat, const sg_host_t *sw, int nsw,
                         const cs_sim_nccl_t *const *cur)
 {
@@ -305,10 +307,10 @@ int cs__sg_nccl_factors(const sg_host_t *nolat, int nnolat, const sg_host_t *sw,
             return c;
         };
         auto *model = e->get_netzone_root()->get_network_model();
-        model->set_lat_factor_cb([to, cur, route_class](double, const sg4::Host *src,
-                                                        const sg4::Host *dst,
-                                                        const std::vector<sg4::Link *> &links,
-                                                        const std::unordered_set<sg4::NetZone *> &)
+        model->set_lat_factor_cb([to, sws, cur, route_class](double, const sg4::Host *src,
+                                                             const sg4::Host *dst,
+                                                             const std::vector<sg4::Link *> &links,
+                                                             const std::unordered_set<sg4::NetZone *> &)
                                      -> double {
             for (const sg4::Host *h : *to)
                 if (h == dst || (*cur && h == src))
@@ -319,6 +321,18 @@ int cs__sg_nccl_factors(const sg_host_t *nolat, int nnolat, const sg_host_t *sw,
             double lat = 0;
             for (const sg4::Link *l : links)
                 lat += l->get_latency();
+            /* an eager message between ranks: its latency is the dag
+             * engine's (on its path: the receiver has it that much after its
+             * bytes, the sender is done when they have moved), a nanosecond
+             * here; a switch transfer's is SimGrid's */
+            if (cs__sg_p2p_eager) {
+                int to_sw = 0;
+                for (const sg4::Host *h : *sws)
+                    if (h == src || h == dst)
+                        to_sw = 1;
+                if (!to_sw)
+                    return lat > 0 ? 1e-9 / lat : 1.0;
+            }
             return lat > 0 ? m->lat[route_class(links)] / lat : 1.0;
         });
         model->set_bw_factor_cb([sws, cur, route_class](double, const sg4::Host *src,
