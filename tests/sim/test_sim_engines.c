@@ -280,7 +280,8 @@ static void child(const tcase_t *c, cs_platform_t *plat, cs_sched_t **s, int ns,
     R.n = n;
     for (int i = 0; i < n; i++)
         R.time[i] = in[i].time;
-    qsort(R.x, R.nx, sizeof(*R.x), cmp_x);
+    if (R.nx)
+        qsort(R.x, R.nx, sizeof(*R.x), cmp_x);
     xrec_t *x = R.x;
     writeall(fd, &R, sizeof(R));
     writeall(fd, x, R.nx * sizeof(*x));
