@@ -92,19 +92,22 @@ void cs_nccl_as_sched(const cs_nccl_sys_t *sys, cs_coll_t coll, int algo, int pr
             pieces = most;
         if (pieces < 4)
             pieces = 4;
-        /* NCCL runs its two trees at once, each on half its channels.
-         * From 3 domains a node interior in one tree is a leaf in the
-         * other, and only the two at once balance its NIC: two channels,
-         * the second starting on the other tree (one channel runs tree 1
+        /* NCCL runs its two trees at once, each on half its channels:
+         * two channels, the second starting on the other tree.  From 3
+         * domains a node interior in one tree is a leaf in the other, and
+         * only the two at once balance its NIC (one channel runs tree 1
          * after tree 0: 10 HGX nodes at 2 GiB 25 % slower).  Between 2
          * domains each tree is one link, the other's mirror, and one
-         * channel already keeps both directions busy.  More channels add
-         * pipelines that fill and drain on their own (a channel's steps pay
-         * the channels' share of the per-step latency instead,
-         * cs_nccl_step_costs) */
+         * channel would keep both directions busy too, but its switch from
+         * tree 0 to tree 1 halfway has two outcomes that the slightest
+         * difference selects (2 HGX nodes, 256 MiB: 1,098 or 1,251 us after
+         * a 1 KiB collective), where two channels give one (1,102 to 1,108
+         * us after any size).  More channels add pipelines that fill and
+         * drain on their own (a channel's steps pay the channels' share of
+         * the per-step latency instead, cs_nccl_step_costs) */
         snprintf(name, nlen, "nvls_tree");
         snprintf(params, plen, "local=%d,nchunks=%llu%s", local, (unsigned long long)pieces,
-                 sys->nnodes > 2 ? ",channels=2" : "");
+                 sys->nnodes > 1 ? ",channels=2" : "");
         break;
     }
     case CS_NCCL_COLLNET_DIRECT:
