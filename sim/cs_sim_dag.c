@@ -33,7 +33,7 @@
  * steps' chan_next), so matching costs O(1) and no memory per step.
  *
  * Memory: per step only the compiled program (cs__op_t) as with actors;
- * per rank a dag_rank_t; per channel direction 24 bytes; per transfer in
+ * per rank a dag_rank_t; per channel direction 64 bytes; per transfer in
  * flight one dag_xfer_t from a pool, plus SimGrid's comm.
  */
 #include <math.h>
@@ -764,10 +764,10 @@ static void inst_begin(dag_t *D)
     double base = 0;
     if (D->run->opts->model == CS_SIM_NCCL) {
         *D->run->nccl_cur = in->nccl;
-        /* NCCL's connections for schedules of messages alone: with switch
-         * operations, eager messages make the simulated time depend on ties
-         * between their starts and the switch's (+-12 % on two HGX nodes'
-         * nvls_tree), so those keep rendezvous messages */
+        /* NCCL's connections for schedules of messages alone; those with
+         * switch operations (NVLS, NVLSTree, CollNet) keep rendezvous
+         * messages: eager ones beside the switch's transfers are not worked
+         * out yet (docs/nccl-model.md) */
         cs__sg_p2p_eager = D->eager = in->nccl && I->prog->mclass && I->prog->nswops == 0;
         base = cs__nccl_start_delay(in->nccl);
     }
