@@ -493,6 +493,16 @@ static void say_undetermined(fitrun_t *r, const block_t *b, const cs_nset_t *sub
     }
 }
 
+/* Whether NCCL's algorithm a reduces in a switch of route class cls. */
+static int switch_pair(int a, int cls)
+{
+    if (a == CS_NCCL_NVLS || a == CS_NCCL_NVLS_TREE)
+        return cls == CS_SIM_HW_NVLINK;
+    if (a == CS_NCCL_COLLNET_DIRECT || a == CS_NCCL_COLLNET_CHAIN)
+        return cls == CS_SIM_HW_NET;
+    return 0;
+}
+
 /* Fit one level: the class-wide factors, then per algorithm and protocol
  * (across nodes, a pair not seen on one node also gets the factors of the
  * links inside a node: NVLSTree's switch, CollNet's node part). */
@@ -540,13 +550,16 @@ static int fit_level(fitrun_t *r, int level)
             if (!pb[j].det[q])
                 fit_put(&r->fit, &pb[j], q, 0);
     /* the class-wide factors (for what the logs did not run): the pairs'
-     * determined factors, their geometric mean weighted by their sizes */
+     * determined factors, their geometric mean weighted by their sizes;
+     * not those of a switch's pair in its switch's class (NVLS, NVLSTree on
+     * NVLink; CollNet on the network), which are its reduction's
+     * (cs_nccl_fit_apply) and not the links' */
     block_t one = {{cls, cls}, 1, -1, -1, 0, {0}, {0}};
     for (int q = 0; q < 2 && rc == CS_EXIT_OK; q++) {
         double sum = 0;
         int n = 0;
         for (int j = 0; j < np; j++)
-            if (pb[j].det[q]) {
+            if (pb[j].det[q] && !switch_pair(pb[j].algo, cls)) {
                 sum += pb[j].nrows * log(fit_value(&r->fit, &pb[j], q));
                 n += pb[j].nrows;
             }
@@ -565,7 +578,8 @@ static int fit_level(fitrun_t *r, int level)
                                 level ? "across nodes" : "on one node", cn);
     if (rc == CS_EXIT_OK) {
         SAY(r, "  %s class-wide (for algorithms and protocols the logs did not run): the "
-               "geometric mean of the fitted pairs', weighted by their sizes\n", cn);
+               "geometric mean of the fitted pairs', weighted by their sizes (a switch's "
+               "pair aside: its factors are its reduction's)\n", cn);
         say_undetermined(r, &one, &sub);
     }
     for (int j = 0; j < np && rc == CS_EXIT_OK; j++)

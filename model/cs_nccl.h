@@ -116,6 +116,9 @@ int cs_nccl_fit_is_identity(const cs_nccl_fit_t *f);
 /* The factor (lat != 0: latency, else bandwidth) for class cls and the
  * pair (algo, proto): the pair's, else the class-wide one. */
 double cs_nccl_fit_get(const cs_nccl_fit_t *f, int cls, int algo, int proto, int lat);
+/* The pair's own factor, 1 when it has none (a switch's terms: the
+ * class-wide factors are the links'). */
+double cs_nccl_fit_pair(const cs_nccl_fit_t *f, int cls, int algo, int proto, int lat);
 /* Set it (algo < 0: class-wide).  CS_ERR_INVAL when the table is full. */
 int cs_nccl_fit_set(cs_nccl_fit_t *f, int cls, int algo, int proto, int lat, double v);
 /* "nvlink", "pci", "net" and back (-1 when unknown). */
