@@ -370,15 +370,16 @@ int cs_sim_run(const cs_platform_t *plat, const cs_sim_opts_t *opts_in, cs_sim_i
         return st;
     cs_sim_engine_t engine = opts_in->engine;
     if (engine == CS_SIM_ENGINE_DEFAULT) {
-        /* CS_SIM_ENGINE: for commands without --engine (plan, validate) */
+        /* CS_SIM_ENGINE: for commands without --engine (plan, validate),
+         * under the models whose messages both engines run; the NCCL
+         * model's eager messages are the dag engine's alone */
         const char *e = cs_env_get("CS_SIM_ENGINE");
-        /* the NCCL model's eager messages are the dag engine's */
-        engine = e && *e ? cs_sim_engine_parse(e)
-                 : opts_in->model == CS_SIM_NCCL ? CS_SIM_ENGINE_DAG
-                                                 : cs_sim_engine_default();
+        engine = e && *e ? cs_sim_engine_parse(e) : cs_sim_engine_default();
         if (engine == CS_SIM_ENGINE_COUNT)
             return cs_err_set(err, CS_ERR_INVAL,
                               "sim: CS_SIM_ENGINE: expected dag or actors, found '%s'", e);
+        if (opts_in->model == CS_SIM_NCCL)
+            engine = CS_SIM_ENGINE_DAG;
     }
     if (engine != CS_SIM_ENGINE_ACTORS && engine != CS_SIM_ENGINE_DAG)
         return cs_err_set(err, CS_ERR_INVAL, "sim: unknown engine %d", (int)opts_in->engine);

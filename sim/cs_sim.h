@@ -240,7 +240,9 @@ typedef struct cs_sim_observer {
  * moves into a slot of its channel whether or not its receive is posted,
  * the sender is done when its bytes have moved, the receiver the route's
  * NCCL latency later; schedules with switch operations keep rendezvous
- * messages): cs_sim_run refuses actors with CS_SIM_NCCL (CS_ERR_INVAL). */
+ * messages): cs_sim_run refuses actors asked for with CS_SIM_NCCL
+ * (CS_ERR_INVAL), and CS_SIM_ENGINE (the environment) does not apply to
+ * it. */
 typedef enum {
     CS_SIM_ENGINE_DEFAULT = 0,
     CS_SIM_ENGINE_ACTORS,
