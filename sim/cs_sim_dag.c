@@ -265,14 +265,12 @@ static double restart_bytes(dag_t *D, int r, uint32_t i, double bytes)
     return fmin(x, bytes);
 }
 
-/* Both sides of channel c are posted: start its transfer. */
-static void match(dag_t *D, dag_chan_t *c)
+/* Start channel c's send s as a transfer to its receive rv (CS__NONE32:
+ * not known yet, an eager message). */
+static void start_p2p(dag_t *D, dag_chan_t *c, uint32_t s, uint32_t rv)
 {
     const cs__prog_t *p = D->I.prog;
     dag_xfer_t *x = cs__dag_xfer_new(D);
-    uint32_t s = c->send, rv = c->rhead;
-    c->send = CS__NONE32;
-    c->rhead = --c->rcount ? op_of(D, c->dst, rv)->chan_next : CS__NONE32;
     if (!x) {
         D->run->failed = CS_ERR_NOMEM;
         return;
@@ -287,6 +285,15 @@ static void match(dag_t *D, dag_chan_t *c)
     if (p->mclass && D->I.in->nccl && D->run->opts->model == CS_SIM_NCCL)
         rate = D->I.in->nccl->cap[p->mclass[p->mbox_base[c->src] + so->mbx]];
     cs__dag_xfer_start(D, x, D->run->hosts[c->src], D->run->hosts[c->dst], c->sbytes, rate);
+}
+
+/* Both sides of channel c are posted: start its transfer. */
+static void match(dag_t *D, dag_chan_t *c)
+{
+    uint32_t s = c->send, rv = c->rhead;
+    c->send = CS__NONE32;
+    c->rhead = --c->rcount ? op_of(D, c->dst, rv)->chan_next : CS__NONE32;
+    start_p2p(D, c, s, rv);
 }
 
 static dag_chan_t *chan_of(dag_t *D, int r, const cs__op_t *o)
@@ -310,23 +317,10 @@ static int eager(const dag_t *D)
 /* Start c's posted send into its free slot. */
 static void start_eager(dag_t *D, dag_chan_t *c)
 {
-    const cs__prog_t *p = D->I.prog;
-    dag_xfer_t *x = cs__dag_xfer_new(D);
     uint32_t s = c->send;
     c->send = CS__NONE32;
-    if (!x) {
-        D->run->failed = CS_ERR_NOMEM;
-        return;
-    }
     c->slot = 1;
-    x->kind = X_P2P;
-    x->src = c->src;
-    x->dst = c->dst;
-    x->sstep = s;
-    x->dstep = CS__NONE32;
-    const cs__op_t *so = op_of(D, c->src, s);
-    double rate = D->I.in->nccl->cap[p->mclass[p->mbox_base[c->src] + so->mbx]];
-    cs__dag_xfer_start(D, x, D->run->hosts[c->src], D->run->hosts[c->dst], c->sbytes, rate);
+    start_p2p(D, c, s, CS__NONE32);
 }
 
 static void post_send(dag_t *D, int r, uint32_t i)
@@ -447,28 +441,33 @@ static void arrive(dag_t *D, uint64_t arg)
     recv_done(D, (int)(arg >> 32), (uint32_t)arg);
 }
 
+/* The observer's record of message si -> di, moving from t0 to t1. */
+static void record(dag_t *D, int s, int d, uint32_t si, uint32_t di, double t0, double t1)
+{
+    if (!(D->obs && D->obs->xfer))
+        return;
+    cs__run_t *run = D->run;
+    cs_sim_xfer_rec_t rec = {s,
+                             d,
+                             run->host_names[s],
+                             run->host_names[d],
+                             si,
+                             di,
+                             D->I.prog->s->ranks[d].steps[di].chan,
+                             (uint64_t)op_of(D, d, di)->bytes,
+                             t0,
+                             t1};
+    D->obs->xfer(D->obs->ctx, D->inst, &rec);
+}
+
 /* Record the message (observer) and complete receive di at `arr` (a
  * timer, through the pump, even when it is now: this may run while d's
  * FIFO is being drained). */
 static void deliver(dag_t *D, dag_chan_t *c, uint32_t si, uint32_t di, double arr, double t0,
                     double t1)
 {
-    int s = c->src, d = c->dst;
-    cs__op_t *ro = op_of(D, d, di);
-    if (D->obs && D->obs->xfer) {
-        cs__run_t *run = D->run;
-        cs_sim_xfer_rec_t rec = {s,
-                                 d,
-                                 run->host_names[s],
-                                 run->host_names[d],
-                                 si,
-                                 di,
-                                 D->I.prog->s->ranks[d].steps[di].chan,
-                                 (uint64_t)ro->bytes,
-                                 t0,
-                                 t1};
-        D->obs->xfer(D->obs->ctx, D->inst, &rec);
-    }
+    int d = c->dst;
+    record(D, c->src, d, si, di, t0, t1);
     double now = simgrid_get_clock();
     if (cs__dag_timer_set(D, arr > now ? arr : now, &D->t_arrive, (uint64_t)d << 32 | di) != 0) {
         D->run->failed = CS_ERR_NOMEM;
@@ -517,21 +516,7 @@ static void on_p2p(dag_t *D, dag_xfer_t *x)
             start_eager(D, c);
         return;
     }
-    cs__op_t *ro = op_of(D, d, di);
-    if (D->obs && D->obs->xfer) {
-        cs__run_t *run = D->run;
-        cs_sim_xfer_rec_t rec = {s,
-                                 d,
-                                 run->host_names[s],
-                                 run->host_names[d],
-                                 si,
-                                 di,
-                                 D->I.prog->s->ranks[d].steps[di].chan,
-                                 (uint64_t)ro->bytes,
-                                 start,
-                                 now};
-        D->obs->xfer(D->obs->ctx, D->inst, &rec);
-    }
+    record(D, s, d, si, di, start, now);
     recv_done(D, d, di);
 }
 
