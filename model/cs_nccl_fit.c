@@ -57,12 +57,18 @@ static cs_nccl_fit_ref_t *find(const cs_nccl_fit_t *f, int cls, int algo, int pr
     return NULL;
 }
 
+/* The pair's own factor, 0 when it has none. */
+static double pair_value(const cs_nccl_fit_t *f, int cls, int algo, int proto, int lat)
+{
+    const cs_nccl_fit_ref_t *r = find(f, cls, algo, proto);
+    return r ? (lat ? r->lat : r->bw) : 0;
+}
+
 double cs_nccl_fit_get(const cs_nccl_fit_t *f, int cls, int algo, int proto, int lat)
 {
     if (cls < 0 || cls >= CS_SIM_HW_COUNT)
         return 1.0;
-    const cs_nccl_fit_ref_t *r = find(f, cls, algo, proto);
-    double v = r ? (lat ? r->lat : r->bw) : 0;
+    double v = pair_value(f, cls, algo, proto, lat);
     if (v <= 0)
         v = lat ? f->lat[cls] : f->bw[cls];
     return v > 0 ? v : 1.0; /* a zeroed fit is no fit */
@@ -72,8 +78,7 @@ double cs_nccl_fit_pair(const cs_nccl_fit_t *f, int cls, int algo, int proto, in
 {
     if (cls < 0 || cls >= CS_SIM_HW_COUNT || algo < 0)
         return 1.0;
-    const cs_nccl_fit_ref_t *r = find(f, cls, algo, proto);
-    double v = r ? (lat ? r->lat : r->bw) : 0;
+    double v = pair_value(f, cls, algo, proto, lat);
     return v > 0 ? v : 1.0;
 }
 

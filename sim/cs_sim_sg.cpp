@@ -306,8 +306,16 @@ int cs__sg_nccl_factors(const sg_host_t *nolat, int nnolat, const sg_host_t *sw,
             }
             return c;
         };
+        /* a transfer to or from a switch (a switch operation's), not a
+         * message between ranks */
+        auto to_switch = [sws](const sg4::Host *src, const sg4::Host *dst) {
+            for (const sg4::Host *h : *sws)
+                if (h == src || h == dst)
+                    return true;
+            return false;
+        };
         auto *model = e->get_netzone_root()->get_network_model();
-        model->set_lat_factor_cb([to, sws, cur, route_class](double, const sg4::Host *src,
+        model->set_lat_factor_cb([to, to_switch, cur, route_class](double, const sg4::Host *src,
                                                              const sg4::Host *dst,
                                                              const std::vector<sg4::Link *> &links,
                                                              const std::unordered_set<sg4::NetZone *> &)
@@ -325,17 +333,11 @@ int cs__sg_nccl_factors(const sg_host_t *nolat, int nnolat, const sg_host_t *sw,
              * engine's (on its path: the receiver has it that much after its
              * bytes, the sender is done when they have moved), a nanosecond
              * here; a switch transfer's is SimGrid's */
-            if (cs__sg_p2p_eager) {
-                int to_sw = 0;
-                for (const sg4::Host *h : *sws)
-                    if (h == src || h == dst)
-                        to_sw = 1;
-                if (!to_sw)
-                    return lat > 0 ? 1e-9 / lat : 1.0;
-            }
+            if (cs__sg_p2p_eager && !to_switch(src, dst))
+                return lat > 0 ? 1e-9 / lat : 1.0;
             return lat > 0 ? m->lat[route_class(links)] / lat : 1.0;
         });
-        model->set_bw_factor_cb([sws, cur, route_class](double, const sg4::Host *src,
+        model->set_bw_factor_cb([to_switch, cur, route_class](double, const sg4::Host *src,
                                                         const sg4::Host *dst,
                                                         const std::vector<sg4::Link *> &links,
                                                         const std::unordered_set<sg4::NetZone *> &)
@@ -344,11 +346,7 @@ int cs__sg_nccl_factors(const sg_host_t *nolat, int nnolat, const sg_host_t *sw,
             if (!m || links.empty())
                 return 1.0;
             double eff, cap = 0, bw = -1;
-            int to_sw = 0;
-            for (const sg4::Host *h : *sws)
-                if (h == src || h == dst)
-                    to_sw = 1;
-            if (to_sw)
+            if (to_switch(src, dst))
                 eff = m->sw_eff, cap = m->sw_cap;
             else /* a message's cap is its rate (cs__sg_set_put) */
                 eff = m->eff[route_class(links)];
