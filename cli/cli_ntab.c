@@ -718,6 +718,36 @@ void cs_ntab_why(const cs_ntab_t *t, int k, char *buf, size_t len)
             return;
         }
     }
+    /* a bump: the log's time here (or the model's) off the line through its
+     * neighbours (same choice, sizes on either side), the error here the
+     * largest of the three and off both neighbours' in the same direction,
+     * the other curve straight */
+    if (k > lo && k < hi) {
+        double lm = log(t->meas[k]) - (log(t->meas[k - 1]) + log(t->meas[k + 1])) / 2;
+        double lp = log(t->pred[k]) - (log(t->pred[k - 1]) + log(t->pred[k + 1])) / 2;
+        double e0 = log(t->pred[k - 1] / t->meas[k - 1]), e1 = log(t->pred[k + 1] / t->meas[k + 1]);
+        double ek = log(t->pred[k] / t->meas[k]);
+        int spike = fabs(ek - e0) > log(1.05) && fabs(ek - e1) > log(1.05) &&
+                    (ek - e0) * (ek - e1) > 0 && fabs(ek) > fabs(e0) && fabs(ek) > fabs(e1);
+        int run = fabs(lm) > log(1.06) && fabs(lm) >= 2 * fabs(lp);
+        int model = fabs(lp) > log(1.06) && fabs(lp) >= 2 * fabs(lm);
+        if (spike && (run || model)) {
+            cs_ntab_size(t->sizes[k - 1], a, sizeof(a));
+            cs_ntab_size(t->sizes[k + 1], z, sizeof(z));
+            if (run)
+                snprintf(buf, len, "the log's time here is %+.0f %% off the line through its "
+                                   "neighbours (%s and %s), the model's %+.0f %%: a bump of the "
+                                   "run (noise, another job, a clock change), not a term the "
+                                   "model lacks",
+                         (exp(lm) - 1) * 100, a, z, (exp(lp) - 1) * 100);
+            else
+                snprintf(buf, len, "the model's time here is %+.0f %% off the line through its "
+                                   "neighbours (%s and %s), the log's %+.0f %%: the simulated "
+                                   "schedule changes pace at this size where the run does not",
+                         (exp(lp) - 1) * 100, a, z, (exp(lm) - 1) * 100);
+            return;
+        }
+    }
     /* two regimes inside one choice: the largest jump of the error between
      * consecutive sizes of the pair */
     int at = -1;

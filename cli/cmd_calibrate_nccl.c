@@ -24,7 +24,8 @@
  *   report   the fit per size in validate's layout (measured, predicted
  *            with the fitted terms, error), then the terms: each factor,
  *            the sizes that determined it, those left as NCCL's and why,
- *            and the sizes not fitted within 5 %
+ *            and the sizes not fitted within 5 %; a warning (stderr, report,
+ *            file) when the network's rate rests on fewer than 4 sizes
  *   write    BASE's XML with the property and the report's summary as a
  *            comment, whole or not at all
  *
@@ -53,6 +54,7 @@
  * figures instead of anywhere along the line the sizes allow */
 #define RIDGE 0.02
 #define FIT_TOL 0.05             /* sizes fitted within 5 % */
+#define MIN_NET_ROWS 4           /* the network's rate wants this many sizes that depend on it */
 
 static void help(FILE *f)
 {
@@ -463,12 +465,11 @@ static cs_nset_t level_set(const fitrun_t *r, int level, cs_ntab_t **tabs)
     return sub;
 }
 
-static void say_undetermined(fitrun_t *r, const block_t *b, const cs_nset_t *sub)
+static int switch_pair(int a, int cls);
+
+/* "A to B": the sizes of the level's rows in block b. */
+static void block_range(const block_t *b, const cs_nset_t *sub, char *buf, size_t len)
 {
-    char pair[48] = "";
-    if (b->algo >= 0)
-        snprintf(pair, sizeof(pair), ".%s/%s", cs_nccl_algo_name(b->algo),
-                 cs_nccl_proto_name(b->proto));
     uint64_t lo = UINT64_MAX, hi = 0;
     for (int i = 0; i < sub->ntab; i++)
         for (int k = 0; k < sub->tab[i]->n; k++)
@@ -479,9 +480,50 @@ static void say_undetermined(fitrun_t *r, const block_t *b, const cs_nset_t *sub
     char a[32], z[32];
     cs_ntab_size(lo, a, sizeof(a));
     cs_ntab_size(hi, z, sizeof(z));
+    snprintf(buf, len, "%s to %s", a, z);
+}
+
+/* The pairs among pb[0..np) whose factor q determined a class-wide one:
+ * "Tree/LL128 (1 MiB to 2 MiB), ..." */
+static void class_sources(const block_t *pb, int np, int q, int cls, const cs_nset_t *sub,
+                          char *buf, size_t len)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    for (int j = 0; j < np; j++)
+        if (pb[j].det[q] && !switch_pair(pb[j].algo, cls)) {
+            char rg[80];
+            block_range(&pb[j], sub, rg, sizeof(rg));
+            int w = snprintf(buf + o, o < len ? len - o : 0, "%s%s/%s (%s)", o ? ", " : "",
+                             cs_nccl_algo_name(pb[j].algo), cs_nccl_proto_name(pb[j].proto), rg);
+            if (w > 0)
+                o += (size_t)w;
+        }
+}
+
+/* src: for a class-wide block, the pairs whose factors made each (NULL
+ * for a pair's block). */
+static void say_undetermined(fitrun_t *r, const block_t *b, const cs_nset_t *sub,
+                             char src[][256])
+{
+    char pair[48] = "";
+    if (b->algo >= 0)
+        snprintf(pair, sizeof(pair), ".%s/%s", cs_nccl_algo_name(b->algo),
+                 cs_nccl_proto_name(b->proto));
+    char rg[80];
+    block_range(b, sub, rg, sizeof(rg));
+    char a[80], z[80];
+    {
+        const char *to = strstr(rg, " to ");
+        snprintf(a, sizeof(a), "%.*s", to ? (int)(to - rg) : 0, rg);
+        snprintf(z, sizeof(z), "%s", to ? to + 4 : rg);
+    }
     for (int q = 0; q < 2 * b->ncls; q++) {
         const char *cn = cs_nccl_fit_class_name(b->cls[q / 2]);
-        if (b->det[q])
+        if (b->det[q] && src)
+            SAY(r, "  %s.%s: from %s: %.4g\n", cn, q % 2 ? "lat" : "bw", src[q],
+                fit_value(&r->fit, b, q));
+        else if (b->det[q])
             SAY(r, "  %s.%s%s: fitted to %d size%s (%s to %s): %.4g\n", cn, q % 2 ? "lat" : "bw",
                 pair, b->nrows, b->nrows == 1 ? "" : "s", a, z, fit_value(&r->fit, b, q));
         else
@@ -501,6 +543,46 @@ static int switch_pair(int a, int cls)
     if (a == CS_NCCL_COLLNET_DIRECT || a == CS_NCCL_COLLNET_CHAIN)
         return cls == CS_SIM_HW_NET;
     return 0;
+}
+
+/* The network's rate rests on fewer than MIN_NET_ROWS sizes: the tables
+ * across nodes ran algorithms that the network does not bind (NVLSTree
+ * between two HGX nodes is bound by the NVLink switch; a small size by its
+ * latency), and a prediction where the network binds (Ring, NVLSTree from
+ * four nodes, a larger machine) rests on NCCL's figure or on a few sizes.
+ * Said in the summary and on stderr, with the log that determines it. */
+static void warn_network(fitrun_t *r, const block_t *pb, int np, int nbw, const cs_nset_t *sub)
+{
+    char free_[512] = "";
+    size_t o = 0;
+    for (int j = 0; j < np; j++)
+        if (!pb[j].det[0] || switch_pair(pb[j].algo, CS_SIM_HW_NET)) {
+            char rg[80];
+            block_range(&pb[j], sub, rg, sizeof(rg));
+            int w = snprintf(free_ + o, o < sizeof(free_) ? sizeof(free_) - o : 0,
+                             "%s%s/%s's %d (%s)", o ? ", " : "", cs_nccl_algo_name(pb[j].algo),
+                             cs_nccl_proto_name(pb[j].proto), pb[j].nrows, rg);
+            if (w > 0)
+                o += (size_t)w;
+        }
+    char head[64], msg[1536];
+    if (nbw)
+        snprintf(head, sizeof(head), "rests on %d size%s only", nbw, nbw == 1 ? "" : "s");
+    else
+        snprintf(head, sizeof(head), "is not determined");
+    snprintf(msg, sizeof(msg),
+             "the network's rate (net.bw) %s: the logs' %ssizes across nodes%s%s do not depend "
+             "on it enough (under a quarter of their time at its rate); a prediction where the "
+             "network binds (Ring across nodes, NVLSTree from 4 nodes, a larger machine) rests "
+             "on %s: check it against a log at more nodes (collstep validate --nccl-tests) "
+             "before trusting it. Sizes that the network binds (all_reduce_perf across 2 nodes "
+             "or more up to 1 GiB or more, NCCL_ALGO=Ring where NVLSTree or NVLS is NCCL's "
+             "choice, with a one-node log of the same sizes for the links inside a node) can "
+             "determine it",
+             head, nbw ? "other " : "", o ? ", " : "", o ? free_ : "",
+             nbw ? "those few sizes" : "NCCL's figure");
+    fprintf(stderr, "collstep calibrate: warning: %s\n", msg);
+    SAY(r, "  warning: %s\n", msg);
 }
 
 /* Fit one level: the class-wide factors, then per algorithm and protocol
@@ -555,7 +637,10 @@ static int fit_level(fitrun_t *r, int level)
      * NVLink; CollNet on the network), which are its reduction's
      * (cs_nccl_fit_apply) and not the links' */
     block_t one = {{cls, cls}, 1, -1, -1, 0, {0}, {0}};
+    int nbw = 0;
+    char src[2][256];
     for (int q = 0; q < 2 && rc == CS_EXIT_OK; q++) {
+        class_sources(pb, np, q, cls, &sub, src[q], sizeof(src[q]));
         double sum = 0;
         int n = 0;
         for (int j = 0; j < np; j++)
@@ -567,11 +652,15 @@ static int fit_level(fitrun_t *r, int level)
         one.nrows = n > one.nrows ? n : one.nrows;
         if (n > 0)
             fit_put(&r->fit, &one, q, exp(sum / n));
+        if (q == 0)
+            nbw = n;
     }
     int any = 0;
     for (int j = 0; j < np; j++)
         for (int q = 0; q < NQ; q++)
             any |= pb[j].det[q];
+    if (rc == CS_EXIT_OK && level && any && nbw < MIN_NET_ROWS)
+        warn_network(r, pb, np, nbw, &sub);
     if (rc == CS_EXIT_OK && !any)
         rc = cs_cli_usage_error("calibrate", "the logs' tables %s determine no term of %s (no "
                                              "size depends enough on its rate or its latency)",
@@ -580,10 +669,10 @@ static int fit_level(fitrun_t *r, int level)
         SAY(r, "  %s class-wide (for algorithms and protocols the logs did not run): the "
                "geometric mean of the fitted pairs', weighted by their sizes (a switch's "
                "pair aside: its factors are its reduction's)\n", cn);
-        say_undetermined(r, &one, &sub);
+        say_undetermined(r, &one, &sub, src);
     }
     for (int j = 0; j < np && rc == CS_EXIT_OK; j++)
-        say_undetermined(r, &pb[j], &sub);
+        say_undetermined(r, &pb[j], &sub, NULL);
     free(tabs);
     return rc;
 }

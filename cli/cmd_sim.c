@@ -477,10 +477,22 @@ static int report_nccl(const sim_t *s, const cs_result_t *rows, const int *of, i
             first++;
         const cs_result_t *r = &rows[first];
         const char *const *map = map_of(s, of[first], &nm);
+        /* NCCL's choice overridden: said as a run's environment says it, so
+         * that validate and calibrate read the table back with the same
+         * algorithm and protocol */
+        char env[96] = "";
+        if (a->nccl.algo >= 0 || a->nccl.proto >= 0)
+            snprintf(env, sizeof(env), "\n%s%s%s%s (--nccl-algo / --nccl-proto)",
+                     a->nccl.algo >= 0 ? "NCCL_ALGO=" : "",
+                     a->nccl.algo >= 0 ? cs_nccl_algo_name(a->nccl.algo) : "",
+                     a->nccl.proto >= 0 ? (a->nccl.algo >= 0 ? " NCCL_PROTO=" : "NCCL_PROTO=")
+                                        : "",
+                     a->nccl.proto >= 0 ? cs_nccl_proto_name(a->nccl.proto) : "");
         snprintf(title[g], sizeof(title[g]), "%s %s%s%s%s, %d ranks, platform %s, model %s\n"
-                 "simulated by collstep sim, in the layout of nccl-tests %s",
+                 "simulated by collstep sim, in the layout of nccl-tests %s%s",
                  cs_coll_name(r->coll), r->algo, r->params[0] ? " (" : "", r->params,
-                 r->params[0] ? ")" : "", r->ranks, r->platform, r->model, CS_NCCL_TESTS_VERSION);
+                 r->params[0] ? ")" : "", r->ranks, r->platform, r->model, CS_NCCL_TESTS_VERSION,
+                 env);
         t[g].title = title[g];
         t[g].validation = !a->no_verify;
         t[g].root = (int)a->root;

@@ -387,7 +387,10 @@ static int hash_line(nl_parser_t *P, const char *s)
         return nl_closing(P, s + 20, 1);
     else if (nl_starts(s, e, "Avg bus bandwidth", 0))
         return nl_closing(P, s + 17, 0);
-    return CS_OK; /* a title, a comment, "Reducing maxBytes", ... */
+    else
+        other_line(P); /* a title, a comment, "Reducing maxBytes", ...: "# NCCL_ALGO=Ring"
+                        * (a script's echo, collstep sim's title) */
+    return CS_OK;
 }
 
 static int one_line(nl_parser_t *P)

@@ -8,6 +8,8 @@
 #     1 MiB within 3 %, every size off by more than 5 % is named with a
 #     reason, the written platform predicts what calibrate reported
 #     (validate), and `platform show` reads it;
+#   - logs whose sizes across nodes leave the network's rate open (NVLSTree
+#     between two nodes) get a warning saying so, in the report and the file;
 #   - --groups places a log without a device block;
 #   - `collstep run --format nccl-tests` writes tables that read back;
 #   - refusals, exit 2: a table without a device block and no --groups, a
@@ -71,6 +73,22 @@ for k in v:  # the node's log (across nodes NVLSTree on the file and on the pres
 PY
 "$cs" platform show fit.xml >show.txt 2>&1 && grep -q "nvlink.bw=" show.txt && ok ||
     bad "platform show does not show the fitted terms: $(grep -i fit show.txt | head -3)"
+
+# --- logs that leave the network's rate open are told so --------------------------
+# NVLSTree between two HGX nodes is bound by the NVLink switch: its sizes do
+# not determine net.bw, and calibrate says what a prediction then rests on
+# (in the known-terms logs above only Tree/LL128's 256 KiB and 1 MiB do)
+grep -q "warning: the network's rate (net.bw) rests on 2 sizes only: .*NVLSTree/Simple's 5 (4 MiB to 1 GiB)" fit.err &&
+    grep -q "net.bw: from Tree/LL128 (256 KiB to 1 MiB): 0.7" fit.err && ok ||
+    bad "net.bw from 2 sizes not said: $(grep 'net.bw' fit.err | head -3)"
+"$cs" sim --platform known.xml --ranks 16 --model nccl --algo nccl --nccl-algo NVLSTree \
+    --size 16M:1G:4 --format nccl-tests -o nvls2.log 2>/dev/null || bad "sim nvls2.log"
+"$cs" calibrate --from-nccl-tests nvls2.log --platform hgx-h100:nodes=2 -o nv.xml \
+    >nv.txt 2>nv.err; rc=$?
+[ $rc = 0 ] && grep -q "^collstep calibrate: warning: the network's rate (net.bw) is not determined: .*NVLSTree/Simple's 4 (16 MiB to 1 GiB).*rests on NCCL's figure" nv.err &&
+    grep -q "^#   warning: the network's rate (net.bw) is not determined" nv.txt &&
+    grep -q "warning: the network's rate" nv.xml && ! grep -q "net.bw=" nv.xml && ok ||
+    bad "net.bw left open (rc $rc): $(grep -v ' B: ' nv.err | tail -3)"
 
 # --- --groups for a log without a device block --------------------------------------
 grep -v "^#  Rank" two.log >nodev.log

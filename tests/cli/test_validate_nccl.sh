@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # test_validate_nccl.sh COLLSTEP LOGDIR - `collstep validate --nccl-tests`
 # (issue 33, part 3): a log that `collstep sim --model nccl --algo nccl`
-# wrote is predicted by the same model within 0.5 %; a public 2-node log is
+# wrote is predicted by the same model within 0.5 %, with NCCL_ALGO /
+# NCCL_PROTO read back from it, and a size made slower named as the run's
+# bump; a public 2-node log is
 # predicted row by row with statistics; tables collstep lacks are skipped
 # with a line; a platform with too few devices, an unreadable log and a log
 # without a table exit 2, naming the file (and line).
@@ -27,6 +29,38 @@ over = [s for s in r["summary"] if s.get("algo") == "overall"]
 log = [s for s in r["summary"] if s.get("group") == "h200.log"]
 assert len(over) == 1 and over[0]["rows"] == 5 and over[0]["worst_abs_error_pct"] <= 0.5, over
 assert len(log) == 1 and log[0]["rows"] == 5, log
+PY
+
+# --- NCCL_ALGO / NCCL_PROTO read back; a bump of the run named as one -----------------
+# sim --nccl-algo writes NCCL_ALGO=... above its tables, as a job script's echo
+# would; validate reads it (NCCL's own choice at these sizes is NVLS); the
+# 64 MiB row made 15 % slower is the only size off, said to be the run's bump
+"$cs" sim --platform hgx-h200 --model nccl --algo nccl --nccl-algo Ring --nccl-proto Simple \
+    --size 16M:1G:2 --format nccl-tests -o ring.log 2>/dev/null || bad "sim ring.log"
+grep -q "^# NCCL_ALGO=Ring NCCL_PROTO=Simple" ring.log && ok || bad "no NCCL_ALGO line: $(head -4 ring.log)"
+python3 - ring.log bump.log <<'PY'
+import sys
+out = []
+for line in open(sys.argv[1]):
+    f = line.split()
+    if f and f[0] == "67108864":
+        for i in (5, 9):  # out-of-place and in-place time
+            line = line.replace(f[i], "%.2f" % (float(f[i]) * 1.15), 1)
+    out.append(line)
+open(sys.argv[2], "w").writelines(out)
+PY
+"$cs" validate --nccl-tests bump.log --platform hgx-h200 --format json -o bump.json 2>bump.err; rc=$?
+[ $rc = 0 ] && python3 - bump.json bump.err <<'PY' && ok || bad "bump (rc $rc): $(grep -v ' B: ' bump.err | tail -4)"
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+assert len(rows) == 7, len(rows)
+for r in rows:
+    assert r["predicted_as"] == "Ring/Simple", r
+    want = -13.04 if r["size_bytes"] == 64 << 20 else 0.0  # 1 / 1.15 - 1
+    assert abs(r["error_pct"] - want) <= 0.5, r
+err = open(sys.argv[2]).read()
+line = [l for l in err.splitlines() if " 64 MiB: " in l]
+assert line and "a bump of the run" in line[0] and "(32 MiB and 128 MiB)" in line[0], line
 PY
 
 # --- a public log: 2 nodes of 8 H100 (a3mega-h100-2nodes.md) ------------------------
