@@ -22,6 +22,7 @@
 #include "cs_algo.h"
 #include "cs_child.h"
 #include "cs_log.h"
+#include "cs_mem.h"
 #include "cs_platform.h"
 #include "cs_results.h"
 #include "cs_sim.h"
@@ -450,23 +451,67 @@ static int sim_all(const sim_t *s, cs_sim_opts_t *so, cs_sim_instance_t *inst, c
     return st;
 }
 
+/* --algo nccl: the title lines of one table of NCCL's choices, each choice
+ * with the sizes it serves ("#   16 MiB to 1 GiB: Ring/Simple as ring
+ * (nchunks=1)"; the schedule's parameters where every size has the same),
+ * rows[ix[0..m)] in the order of the sizes. */
+static void choices_title(const cs_result_t *rows, const int *ix, int m, char *buf, size_t len)
+{
+    size_t o = strlen(buf);
+    for (int i = 0; i < m;) {
+        int j = i, same = 1;
+        while (j + 1 < m && !strcmp(rows[ix[j + 1]].model, rows[ix[i]].model) &&
+               !strcmp(rows[ix[j + 1]].algo, rows[ix[i]].algo)) {
+            j++;
+            same &= !strcmp(rows[ix[j]].params, rows[ix[i]].params);
+        }
+        const cs_result_t *r = &rows[ix[i]];
+        const char *pair = strchr(r->model, ':');
+        char lo[32], hi[32];
+        cs_mem_human(r->size_bytes, lo, sizeof(lo));
+        cs_mem_human(rows[ix[j]].size_bytes, hi, sizeof(hi));
+        int w = snprintf(buf + o, o < len ? len - o : 0, "\n  %s%s%s: %s as %s", lo,
+                         j > i ? " to " : "", j > i ? hi : "", pair ? pair + 1 : r->model,
+                         r->algo);
+        if (w > 0)
+            o += (size_t)w;
+        if (r->params[0]) {
+            if (same)
+                w = snprintf(buf + o, o < len ? len - o : 0, " (%s)", r->params);
+            else
+                w = snprintf(buf + o, o < len ? len - o : 0, " (at %s: %s; varies with the size)",
+                             lo, r->params);
+            if (w > 0)
+                o += (size_t)w;
+        }
+        i = j + 1;
+    }
+    if (o >= len && len > 0)
+        buf[len - 1] = '\0';
+}
+
 /* --format nccl-tests: one table per schedule source (algorithm and
- * parameters, or file) and rank map, its rows in the order of the sizes. */
+ * parameters, or file) and rank map, its rows in the order of the sizes;
+ * with --algo nccl one table per rank map, as nccl-tests prints one per
+ * run, its title saying what NCCL's tuner chose at each size. */
 static int report_nccl(const sim_t *s, const cs_result_t *rows, const int *of, int n)
 {
     const args_t *a = &s->a;
+    int whole = !a->schedule && a->algos && strcmp(a->algos, "nccl") == 0;
     cs_nccl_table_t *t = calloc((size_t)n, sizeof(*t));
     cs_result_t *sorted = calloc((size_t)n, sizeof(*sorted));
-    char(*title)[512] = calloc((size_t)n, sizeof(*title));
+    int *ix = calloc((size_t)n + 1, sizeof(int));
+    char(*title)[4096] = calloc((size_t)n, sizeof(*title));
     char ***devs = calloc((size_t)n, sizeof(char **));
     int *grp = calloc((size_t)n, sizeof(int)), nt = 0, rc = CS_EXIT_OK, nm;
-    if (!t || !sorted || !title || !devs || !grp) {
+    if (!t || !sorted || !title || !devs || !grp || !ix) {
         fprintf(stderr, "collstep sim: out of memory\n");
         rc = CS_EXIT_RUNTIME;
     }
     for (int i = 0; i < n && rc == CS_EXIT_OK; i++) { /* group of each row: its first row's */
         int j = 0;
-        while (strcmp(rows[j].algo, rows[i].algo) || strcmp(rows[j].params, rows[i].params) ||
+        while ((!whole &&
+                (strcmp(rows[j].algo, rows[i].algo) || strcmp(rows[j].params, rows[i].params))) ||
                map_of(s, of[j], &nm) != map_of(s, of[i], &nm))
             j++;
         grp[i] = j == i ? nt++ : grp[j];
@@ -488,11 +533,32 @@ static int report_nccl(const sim_t *s, const cs_result_t *rows, const int *of, i
                      a->nccl.proto >= 0 ? (a->nccl.algo >= 0 ? " NCCL_PROTO=" : "NCCL_PROTO=")
                                         : "",
                      a->nccl.proto >= 0 ? cs_nccl_proto_name(a->nccl.proto) : "");
-        snprintf(title[g], sizeof(title[g]), "%s %s%s%s%s, %d ranks, platform %s, model %s\n"
-                 "simulated by collstep sim, in the layout of nccl-tests %s%s",
-                 cs_coll_name(r->coll), r->algo, r->params[0] ? " (" : "", r->params,
-                 r->params[0] ? ")" : "", r->ranks, r->platform, r->model, CS_NCCL_TESTS_VERSION,
-                 env);
+        if (whole) {
+            /* the group's rows by size, and what NCCL's tuner chose for each */
+            int m = 0;
+            for (int i = 0; i < n; i++)
+                if (grp[i] == g) {
+                    int j = m++;
+                    for (; j > 0 && rows[ix[j - 1]].size_bytes > rows[i].size_bytes; j--)
+                        ix[j] = ix[j - 1];
+                    ix[j] = i;
+                }
+            const char *colon = strchr(r->model, ':');
+            snprintf(title[g], sizeof(title[g]), "%s, NCCL's choice per size, %d ranks, "
+                     "platform %s, model %.*s:", cs_coll_name(r->coll), r->ranks, r->platform,
+                     colon ? (int)(colon - r->model) : (int)strlen(r->model), r->model);
+            choices_title(rows, ix, m, title[g], sizeof(title[g]) - 256);
+            size_t o = strlen(title[g]);
+            snprintf(title[g] + o, sizeof(title[g]) - o,
+                     "\nsimulated by collstep sim, in the layout of nccl-tests %s%s",
+                     CS_NCCL_TESTS_VERSION, env);
+        } else {
+            snprintf(title[g], sizeof(title[g]), "%s %s%s%s%s, %d ranks, platform %s, model %s\n"
+                     "simulated by collstep sim, in the layout of nccl-tests %s%s",
+                     cs_coll_name(r->coll), r->algo, r->params[0] ? " (" : "", r->params,
+                     r->params[0] ? ")" : "", r->ranks, r->platform, r->model,
+                     CS_NCCL_TESTS_VERSION, env);
+        }
         t[g].title = title[g];
         t[g].validation = !a->no_verify;
         t[g].root = (int)a->root;
@@ -500,17 +566,24 @@ static int report_nccl(const sim_t *s, const cs_result_t *rows, const int *of, i
                                r->ranks, s->asked, s->nasked, &t[g], &devs[g]);
     }
     for (int g = 0, k = 0; g < nt && rc == CS_EXIT_OK; g++) { /* each group's rows */
-        t[g].rows = &sorted[k];
+        cs_result_t *gr = &sorted[k];
+        t[g].rows = gr;
         for (int i = 0; i < n; i++)
             if (grp[i] == g)
                 sorted[k++] = rows[i], t[g].n++;
+        for (int i = 1; whole && i < t[g].n; i++) /* by size */
+            for (int j = i; j > 0 && gr[j - 1].size_bytes > gr[j].size_bytes; j--) {
+                cs_result_t x = gr[j];
+                gr[j] = gr[j - 1];
+                gr[j - 1] = x;
+            }
     }
     if (rc == CS_EXIT_OK)
         rc = cs_cli_nccl_report("sim", &a->rep, t, nt);
     for (int g = 0; g < nt && devs; g++)
         if (devs[g])
             cs_platform_names_free(devs[g], t[g].ranks);
-    free(t), free(sorted), free(title), free(devs), free(grp);
+    free(t), free(sorted), free(title), free(devs), free(grp), free(ix);
     return rc;
 }
 

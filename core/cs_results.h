@@ -64,7 +64,7 @@ typedef struct cs_result {
     double algbw_GBps, busbw_GBps;
     int ranks;
     char platform[64];   /* simulation: the platform spec; live: "" */
-    char model[24];      /* simulation: ideal, calibrated; live: "" */
+    char model[40];      /* simulation: ideal, calibrated, nccl-V:ALGO/PROTO; live: "" */
     char transport[64];  /* live: "ofi/tcp;ofi_rxm", "shm", "tcp", "nccl"; simulation: "" */
     char params[96];     /* generator parameters in effect, "key=value key=value" */
     int64_t wrong;       /* -1: not checked */
