@@ -15,6 +15,11 @@ cd "$tmp" || exit 1
 # --- the model's own log reproduced ------------------------------------------------
 "$cs" sim --platform hgx-h200 --model nccl --algo nccl --size 1K:256M:16 --format nccl-tests \
     -o h200.log 2>/dev/null || bad "sim h200.log"
+# one table for the sweep, as one nccl-tests run prints, its title listing NCCL's choices
+[ "$(grep -c "^# Collective test starting: all_reduce_perf" h200.log)" = 1 ] &&
+    grep -q "^# allreduce, NCCL's choice per size, 8 ranks, platform hgx-h200" h200.log &&
+    grep -q "^#   1 KiB.*: Ring/LL as ring" h200.log && grep -q "NVLS/Simple as nvls" h200.log && ok ||
+    bad "sim --algo nccl: not one table: $(grep '^# [a-zA-Z]' h200.log | head -8)"
 "$cs" validate --nccl-tests h200.log --platform hgx-h200 --format json -o h200.json 2>h200.err &&
     python3 - h200.json <<'PY' && ok || bad "h200 reproduced: $(tail -3 h200.err)"
 import json, sys
