@@ -67,9 +67,8 @@ import json, sys
 v = {(r["group"], r["size_bytes"]): r["predicted_us"] for r in json.load(open(sys.argv[1]))["rows"]}
 f = {(r["group"], r["size_bytes"]): r["predicted_us"] for r in json.load(open(sys.argv[2]))["rows"]}
 assert len(v) >= 10 and v.keys() == f.keys(), (len(v), len(f))
-for k in v:  # the node's log (across nodes NVLSTree on the file and on the preset differ by up to 8 %, not yet explained)
-    if k[0] == "one.log":
-        assert abs(v[k] / f[k] - 1) <= 0.005, (k, v[k], f[k])  # the terms as written: 4 digits
+for k in v:  # both logs: the terms as written (4 digits) move a size by at most 0.5 %
+    assert abs(v[k] / f[k] - 1) <= 0.005, (k, v[k], f[k])
 PY
 "$cs" platform show fit.xml >show.txt 2>&1 && grep -q "nvlink.bw=" show.txt && ok ||
     bad "platform show does not show the fitted terms: $(grep -i fit show.txt | head -3)"
