@@ -17,10 +17,13 @@
  *            then per NCCL algorithm and protocol that the logs ran a
  *            refinement of both over that pair's sizes.  Each stage is a
  *            damped Gauss-Newton fit of log(predicted / measured) with the
- *            simulator in the loop: its Jacobian from two variants of the
- *            factors (x 1.25) simulated beside the current ones.  A factor
- *            no size depends on (under a quarter of any size's time) is not
- *            determined: it stays NCCL's, and the report says why.
+ *            simulator in the loop: its Jacobian from variants of each
+ *            factor (x 1.25 and / 1.6) simulated beside the current ones,
+ *            each block (a pair's factors, moving its sizes alone) damped
+ *            and stepped on its own.  A factor no size depends on (under a
+ *            quarter of any size's time) is not determined: it stays
+ *            NCCL's, and the report says why; of two classes' rates that
+ *            the sizes move alike, the one binding now is fitted.
  *   report   the fit per size in validate's layout (measured, predicted
  *            with the fitted terms, error), then the terms: each factor,
  *            the sizes that determined it, those left as NCCL's and why,
@@ -46,7 +49,9 @@
 #include "cs_out.h"
 
 #define MAX_LOGS 64
-#define STEP 0.22314355131420976 /* ln 1.25: the variants' change */
+#define STEP 0.22314355131420976 /* ln 1.25: the variants' change up */
+#define STEP_DN 0.47000362924573558 /* ln 1.6: and down, wider: a rate held above another
+                                     * link's (which binds) shows only once below it */
 #define MIN_SENS 0.25            /* a factor is determined by sizes it moves this much */
 /* The prior: each factor f costs RIDGE (log f)^2, as much as a size off by
  * 14 % costs for a factor of e, so that sizes too few to tell two factors
@@ -240,22 +245,22 @@ static int sim_level(fitrun_t *r, cs_nset_t *sub, int nvar, const cs_nccl_fit_t 
     return rc;
 }
 
-/* The squared log errors of the sizes, plus the prior on the blocks'
- * factors under fit f. */
-static double cost_of(const cs_nset_t *sub, const double *pred, const cs_nccl_fit_t *f,
-                      const block_t *b, int nb)
+/* What block bi's factors move of the fit's cost: its rows' squared log
+ * errors and the prior on its factors (rowb: each row's block). */
+static double block_cost(const cs_nset_t *sub, const double *pred, const int *rowb,
+                         const cs_nccl_fit_t *f, const block_t *b, int bi)
 {
     double c = 0;
     for (int i = 0, o = 0; i < sub->ntab; o += sub->tab[i++]->n)
-        for (int k = 0; k < sub->tab[i]->n; k++) {
-            double e = log(pred[o + k] / sub->tab[i]->meas[k]);
-            c += e * e;
-        }
-    for (int i = 0; i < nb; i++)
-        for (int q = 0; q < 2 * b[i].ncls; q++) {
-            double l = log(fit_value(f, &b[i], q));
-            c += RIDGE * l * l;
-        }
+        for (int k = 0; k < sub->tab[i]->n; k++)
+            if (rowb[o + k] == bi) {
+                double e = log(pred[o + k] / sub->tab[i]->meas[k]);
+                c += e * e;
+            }
+    for (int q = 0; q < 2 * b[bi].ncls; q++) {
+        double l = log(fit_value(f, &b[bi], q));
+        c += RIDGE * l * l;
+    }
     return c;
 }
 
@@ -279,7 +284,8 @@ static double median_abs_err(const cs_nset_t *sub, const double *pred)
 }
 
 /* The sensitivities of the blocks' factors and which are determined. */
-static void sensitivities(const cs_nset_t *sub, const double *jac, block_t *b, int nb, int perpair)
+static void sensitivities(const cs_nset_t *sub, const double *jac, const double *jup, block_t *b,
+                          int nb, int perpair)
 {
     size_t T = (size_t)sub->total;
     for (int i = 0; i < nb; i++) {
@@ -299,6 +305,31 @@ static void sensitivities(const cs_nset_t *sub, const double *jac, block_t *b, i
     for (int i = 0; i < nb; i++)
         for (int q = 0; q < NQ; q++)
             b[i].det[q] = q < 2 * b[i].ncls && b[i].sens[q] >= MIN_SENS;
+    /* two classes' rates that the sizes move alike (a ring or a tree whose
+     * time lowering either rate lengthens the same way: the slower of the
+     * two binds) are one term, not two: the one that binds now (raising it
+     * shortens the sizes) is fitted and the other kept, as the sizes cannot
+     * tell how much slower it may be.  Only where both bind at once
+     * (raising either changes nothing) are both fitted, the prior sharing
+     * the change between them */
+    for (int i = 0; i < nb; i++) {
+        if (b[i].ncls < 2 || !b[i].det[0] || !b[i].det[2])
+            continue;
+        double dot = 0, n0 = 0, n2 = 0, u0 = 0, u2 = 0;
+        for (int t = 0, o = 0; t < sub->ntab; o += sub->tab[t++]->n)
+            for (int k = 0; k < sub->tab[t]->n; k++) {
+                if (block_of(sub->tab[t], k, b, nb, perpair) != i)
+                    continue;
+                size_t x = (size_t)o + (size_t)k;
+                double a = jac[x], c = jac[2 * T + x];
+                dot += a * c, n0 += a * a, n2 += c * c;
+                u0 = fmax(u0, fabs(jup[x]));
+                u2 = fmax(u2, fabs(jup[2 * T + x]));
+            }
+        if (!(dot > 0.95 * sqrt(n0 * n2)) || (u0 < MIN_SENS && u2 < MIN_SENS))
+            continue;
+        b[i].det[u0 >= u2 ? 2 : 0] = 0;
+    }
 }
 
 /* Solve A x = g (n x n, A symmetric positive definite after damping) by
@@ -339,10 +370,10 @@ static int solve(double A[NQ][NQ], double *g, int n, double *x)
 }
 
 /* The damped Gauss-Newton step from `cur` (errors from pred, Jacobian
- * jac), per block (the blocks' rows are disjoint): (J'J + mu D) d = -J'e
+ * jac), per block (the blocks' rows are disjoint): (J'J + mu_i D) d = -J'e
  * over its determined factors, at most x 3 per factor.  The largest |d|. */
 static double gn_step(const cs_nset_t *sub, const double *pred, const double *jac,
-                      const block_t *b, int nb, int perpair, double mu,
+                      const block_t *b, int nb, int perpair, const double *mu,
                       const cs_nccl_fit_t *cur, cs_nccl_fit_t *next)
 {
     size_t T = (size_t)sub->total;
@@ -370,7 +401,7 @@ static double gn_step(const cs_nset_t *sub, const double *pred, const double *ja
                 }
             }
         for (int u = 0; u < n; u++) { /* the damping and the prior */
-            A[u][u] = A[u][u] * (1 + mu) + RIDGE + 1e-12;
+            A[u][u] = A[u][u] * (1 + mu[i]) + RIDGE + 1e-12;
             g[u] -= RIDGE * log(fit_value(cur, &b[i], qi[u]));
         }
         if (!solve(A, g, n, d))
@@ -395,32 +426,62 @@ static int stage(fitrun_t *r, cs_nset_t *sub, block_t *b, int nb, int perpair, c
     int nq = 0;
     for (int i = 0; i < nb; i++)
         nq = 2 * b[i].ncls > nq ? 2 * b[i].ncls : nq;
-    double *pred = calloc((size_t)(nq + 1) * T + 1, sizeof(double));
+    double *pred = calloc((size_t)(2 * nq + 1) * T + 1, sizeof(double));
     double *jac = calloc((size_t)nq * T + 1, sizeof(double));
+    double *jdet = calloc((size_t)nq * T + 1, sizeof(double));
+    double *jup = calloc((size_t)nq * T + 1, sizeof(double));
     double *trial = calloc(T + 1, sizeof(double));
-    if (!pred || !jac || !trial) {
-        free(pred), free(jac), free(trial);
+    if (!pred || !jac || !jdet || !jup || !trial) {
+        free(pred), free(jac), free(jdet), free(jup), free(trial);
         return cs_cli_usage_error("calibrate", "%s", "out of memory");
     }
-    cs_nccl_fit_t var[NQ + 1], next;
-    double mu = 1e-3, cost = INFINITY;
+    /* the blocks' rows are disjoint and each block's factors move its rows
+     * alone: each block has its own damping and takes a step only where
+     * its own rows fit better (one block's bad step does not hold back the
+     * others) */
+    double *mu = calloc((size_t)nb + 1, sizeof(double));
+    double *bc = calloc((size_t)nb + 1, sizeof(double));
+    int *rowb = calloc(T + 1, sizeof(int));
+    if (!mu || !bc || !rowb) {
+        free(pred), free(jac), free(jdet), free(jup), free(trial), free(mu), free(bc), free(rowb);
+        return cs_cli_usage_error("calibrate", "%s", "out of memory");
+    }
+    for (int i = 0, o = 0; i < sub->ntab; o += sub->tab[i++]->n)
+        for (int k = 0; k < sub->tab[i]->n; k++)
+            rowb[o + k] = block_of(sub->tab[i], k, b, nb, perpair);
+    for (int i = 0; i < nb; i++)
+        mu[i] = 1e-3;
+    cs_nccl_fit_t var[2 * NQ + 1], next;
     int rc = CS_EXIT_OK, need_jac = 1, accepted = 0;
     for (int sims = 0; sims < 10 && rc == CS_EXIT_OK;) {
         if (need_jac) {
-            for (int q = 0; q <= nq; q++)
+            /* each factor x 1.25 and / 1.6: a rate held above another
+             * link's (which binds) moves no size when raised, and when
+             * lowered only once below it; the model's times are full of
+             * such kinks (a ring across nodes crosses NVLink and the NICs) */
+            for (int q = 0; q <= 2 * nq; q++)
                 var[q] = r->fit;
             for (int q = 0; q < nq; q++)
                 for (int i = 0; i < nb; i++)
-                    if (q < 2 * b[i].ncls)
-                        fit_put(&var[q + 1], &b[i], q, fit_value(&r->fit, &b[i], q) * exp(STEP));
-            if ((rc = sim_level(r, sub, nq + 1, var, pred)) != CS_EXIT_OK)
+                    if (q < 2 * b[i].ncls) {
+                        double v = fit_value(&r->fit, &b[i], q);
+                        fit_put(&var[q + 1], &b[i], q, v * exp(STEP));
+                        fit_put(&var[nq + q + 1], &b[i], q, v * exp(-STEP_DN));
+                    }
+            if ((rc = sim_level(r, sub, 2 * nq + 1, var, pred)) != CS_EXIT_OK)
                 break;
             sims++;
             for (int q = 0; q < nq; q++)
-                for (size_t x = 0; x < T; x++)
-                    jac[(size_t)q * T + x] = log(pred[(size_t)(q + 1) * T + x] / pred[x]) / STEP;
-            sensitivities(sub, jac, b, nb, perpair);
-            cost = cost_of(sub, pred, &r->fit, b, nb);
+                for (size_t x = 0; x < T; x++) {
+                    double up = log(pred[(size_t)(q + 1) * T + x] / pred[x]) / STEP;
+                    double dn = log(pred[x] / pred[(size_t)(nq + q + 1) * T + x]) / STEP_DN;
+                    jac[(size_t)q * T + x] = (up * STEP + dn * STEP_DN) / (STEP + STEP_DN);
+                    jdet[(size_t)q * T + x] = fabs(up) > fabs(dn) ? up : dn;
+                    jup[(size_t)q * T + x] = up;
+                }
+            sensitivities(sub, jdet, jup, b, nb, perpair);
+            for (int i = 0; i < nb; i++)
+                bc[i] = block_cost(sub, pred, rowb, &r->fit, b, i);
             need_jac = 0;
             fprintf(stderr, "collstep calibrate: %s: median |error| %.1f %%\n", what,
                     median_abs_err(sub, pred));
@@ -431,23 +492,34 @@ static int stage(fitrun_t *r, cs_nset_t *sub, block_t *b, int nb, int perpair, c
         if ((rc = sim_level(r, sub, 1, &next, trial)) != CS_EXIT_OK)
             break;
         sims++;
-        double c = cost_of(sub, trial, &next, b, nb);
-        if (c < cost) {
-            r->fit = next;
-            cost = c;
-            memcpy(pred, trial, sizeof(double) * T);
-            mu = fmax(1e-4, mu / 3);
+        int any = 0, live = 0;
+        for (int i = 0; i < nb; i++) {
+            double c = block_cost(sub, trial, rowb, &next, b, i);
+            if (c < bc[i]) {
+                for (int q = 0; q < 2 * b[i].ncls; q++)
+                    fit_put(&r->fit, &b[i], q, fit_value(&next, &b[i], q));
+                for (size_t x = 0; x < T; x++)
+                    if (rowb[x] == i)
+                        pred[x] = trial[x];
+                bc[i] = c;
+                mu[i] = fmax(1e-4, mu[i] / 3);
+                any = 1;
+            } else {
+                mu[i] *= 10;
+            }
+            live |= mu[i] <= 1e4;
+        }
+        if (any) {
             fprintf(stderr, "collstep calibrate: %s: median |error| %.1f %%\n", what,
                     median_abs_err(sub, pred));
             if (++accepted % 2 == 0) /* refresh the Jacobian now and then */
                 need_jac = 1;
-        } else {
-            mu *= 10;
-            if (mu > 1e4)
-                break;
         }
+        if (!live)
+            break;
     }
-    free(pred), free(jac), free(trial);
+    free(mu), free(bc), free(rowb);
+    free(pred), free(jac), free(jdet), free(jup), free(trial);
     return rc;
 }
 

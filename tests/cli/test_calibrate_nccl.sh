@@ -8,6 +8,8 @@
 #     1 MiB within 3 %, every size off by more than 5 % is named with a
 #     reason, the written platform predicts what calibrate reported
 #     (validate), and `platform show` reads it;
+#   - Ring forced on one node and on two: the network's rate recovered
+#     where NVLink and the NICs bind a ring at once at NCCL's figures;
 #   - logs whose sizes across nodes leave the network's rate open (NVLSTree
 #     between two nodes) get a warning saying so, in the report and the file;
 #   - --groups places a log without a device block;
@@ -72,6 +74,25 @@ for k in v:  # both logs: the terms as written (4 digits) move a size by at most
 PY
 "$cs" platform show fit.xml >show.txt 2>&1 && grep -q "nvlink.bw=" show.txt && ok ||
     bad "platform show does not show the fitted terms: $(grep -i fit show.txt | head -3)"
+
+# --- Ring forced on one node and on two: the network's rate from the ring ----------
+# at NCCL's figures a ring across two HGX nodes is bound by NVLink and by the
+# NICs at once (raising either rate changes nothing): the fit must lower the
+# network's to 0.7 with the one-node ring fixing NVLink's
+"$cs" sim --platform known.xml --ranks 8 --model nccl --algo nccl --nccl-algo Ring \
+    --size 4M:1G:4 --format nccl-tests -o ring1.log 2>/dev/null || bad "sim ring1.log"
+"$cs" sim --platform known.xml --ranks 16 --model nccl --algo nccl --nccl-algo Ring \
+    --size 4M:1G:4 --format nccl-tests -o ring2.log 2>/dev/null || bad "sim ring2.log"
+"$cs" calibrate --from-nccl-tests ring1.log ring2.log --platform hgx-h100:nodes=2 -o ring.xml \
+    >ring.txt 2>ring.err; rc=$?
+[ $rc = 0 ] && python3 - ring.xml <<'PY' && ok || bad "ring's network rate (rc $rc): $(grep -v ' B: ' ring.err | tail -3)"
+import re, sys
+x = open(sys.argv[1]).read()
+terms = dict(t.split("=") for t in re.search(r'collstep_nccl_fit" value="([^"]*)"', x).group(1).split())
+assert abs(float(terms["net.bw"]) / 0.7 - 1) <= 0.06, terms
+assert abs(float(terms["nvlink.bw"]) / 0.8 - 1) <= 0.06, terms
+assert "net.bw: from Ring/Simple" in x, x[:3000]
+PY
 
 # --- logs that leave the network's rate open are told so --------------------------
 # NVLSTree between two HGX nodes is bound by the NVLink switch: its sizes do
