@@ -770,8 +770,23 @@ void cs_ntab_why(const cs_ntab_t *t, int k, char *buf, size_t len)
     }
     cs_ntab_size(t->sizes[lo], a, sizeof(a));
     cs_ntab_size(t->sizes[hi], z, sizeof(z));
+    /* every size of the choice off the same way, by more than 5 %: the
+     * platform's terms for it, not the shape of the log */
+    double emin = INFINITY, emax = -INFINITY;
+    for (int i = lo; i <= hi; i++) {
+        double e = t->pred[i] / t->meas[i] - 1;
+        emin = fmin(emin, e), emax = fmax(emax, e);
+    }
+    if (hi > lo && (emin > 0.05 || emax < -0.05)) {
+        snprintf(buf, len, "every size of the log's %s range (%s to %s) is predicted %s, by "
+                           "%.0f to %.0f %%: the platform's rate or latency for it is off "
+                           "(collstep calibrate --from-nccl-tests fits them to logs)",
+                 p, a, z, emin > 0 ? "slow" : "fast", fabs(emin > 0 ? emin : emax) * 100,
+                 fabs(emin > 0 ? emax : emin) * 100);
+        return;
+    }
     snprintf(buf, len, "the log's %s sizes (%s to %s) do not follow one per-step latency and "
-                       "one rate: the fit leaves this one %s",
+                       "one rate: the model leaves this one %s",
              p, a, z, t->pred[k] > t->meas[k] ? "slow" : "fast");
 }
 

@@ -68,6 +68,14 @@ line = [l for l in err.splitlines() if " 64 MiB: " in l]
 assert line and "a bump of the run" in line[0] and "(32 MiB and 128 MiB)" in line[0], line
 PY
 
+# a platform whose NVLink is 0.7 of NCCL's figure predicts every size slow: said as its rate
+"$cs" platform export hgx-h200 -o h200.xml 2>/dev/null || bad "export hgx-h200"
+sed 's|<prop id="collstep_spec"|<prop id="collstep_nccl_fit" value="nvlink.bw=0.7"/>\n  &|' \
+    h200.xml >slow.xml
+"$cs" validate --nccl-tests ring.log --platform slow.xml >slow.txt 2>slow.err; rc=$?
+[ $rc = 0 ] && grep -q "1 GiB: +[0-9.]* %: every size of the log's Ring/Simple range (16 MiB to 1 GiB) is predicted slow, by [0-9]* to [0-9]* %: the platform's rate or latency for it is off" slow.txt &&
+    ok || bad "every size slow (rc $rc): $(grep 'GiB: ' slow.txt | tail -2)"
+
 # --- a public log: 2 nodes of 8 H100 (a3mega-h100-2nodes.md) ------------------------
 "$cs" validate --nccl-tests "$logs/a3mega-h100-2nodes.md" --platform hgx-h100:nodes=2 \
     --format csv -o a3.csv 2>a3.err; rc=$?
