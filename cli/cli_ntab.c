@@ -367,9 +367,12 @@ static int build_table(cs_nset_t *s, cs_ntab_t *v, const char *log)
                         "prediction is %s's (give a platform of the log's GPU, e.g. a `gpu` "
                         "property on its hosts)\n",
                 s->cmd, log, t->line, dn, s->platform, v->nc.sys.gpu, v->nc.sys.gpu);
-    if (!v->nc.version) /* the default: say which it is */
-        snprintf(said, sizeof(said), "NCCL %s (the model's default)%s", v->nc.k->version,
-                 strchr(said, ',') ? strchr(said, ',') : "");
+    if (!v->nc.version) { /* the default: say which it is */
+        char rest[sizeof(said)];
+        snprintf(rest, sizeof(rest), "%s", strchr(said, ',') ? strchr(said, ',') : "");
+        snprintf(said, sizeof(said), "NCCL %.16s (the model's default)%.100s", v->nc.k->version,
+                 rest);
+    }
     snprintf(v->note, sizeof(v->note), "%s: %s:%u, %s, %d ranks on %d node%s in the log, %s "
              "%s, %s", v->label, log, t->line, cs_nccl_coll_name(t->coll), v->nranks, v->nnodes,
              v->nnodes == 1 ? "" : "s", cs_dtype_name(v->dt), cs_op_name(v->op), said);
@@ -723,8 +726,11 @@ void cs_ntab_why(const cs_ntab_t *t, int k, char *buf, size_t len)
      * largest of the three and off both neighbours' in the same direction,
      * the other curve straight */
     if (k > lo && k < hi) {
-        double lm = log(t->meas[k]) - (log(t->meas[k - 1]) + log(t->meas[k + 1])) / 2;
-        double lp = log(t->pred[k]) - (log(t->pred[k - 1]) + log(t->pred[k + 1])) / 2;
+        /* the line in log(time) against log(size): the sizes' own spacing */
+        double x0 = log((double)t->sizes[k - 1]), x1 = log((double)t->sizes[k + 1]);
+        double w = x1 > x0 ? (log((double)t->sizes[k]) - x0) / (x1 - x0) : 0.5;
+        double lm = log(t->meas[k]) - ((1 - w) * log(t->meas[k - 1]) + w * log(t->meas[k + 1]));
+        double lp = log(t->pred[k]) - ((1 - w) * log(t->pred[k - 1]) + w * log(t->pred[k + 1]));
         double e0 = log(t->pred[k - 1] / t->meas[k - 1]), e1 = log(t->pred[k + 1] / t->meas[k + 1]);
         double ek = log(t->pred[k] / t->meas[k]);
         int spike = fabs(ek - e0) > log(1.05) && fabs(ek - e1) > log(1.05) &&

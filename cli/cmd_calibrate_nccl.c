@@ -187,6 +187,8 @@ typedef struct block {
     int nrows;
     int det[NQ];     /* the parameter is determined */
     double sens[NQ]; /* the largest |d log t / d log factor| over its rows */
+    int ndet[NQ];    /* its rows that depend on it (|d log t / d log factor| >= MIN_SENS) */
+    int tied[NQ];    /* not determined: its rows move it as they move the other class's */
 } block_t;
 
 typedef struct fitrun {
@@ -291,7 +293,7 @@ static void sensitivities(const cs_nset_t *sub, const double *jac, const double 
     for (int i = 0; i < nb; i++) {
         b[i].nrows = 0;
         for (int q = 0; q < NQ; q++)
-            b[i].sens[q] = 0;
+            b[i].sens[q] = 0, b[i].ndet[q] = b[i].tied[q] = 0;
     }
     for (int i = 0, o = 0; i < sub->ntab; o += sub->tab[i++]->n)
         for (int k = 0; k < sub->tab[i]->n; k++) {
@@ -299,8 +301,11 @@ static void sensitivities(const cs_nset_t *sub, const double *jac, const double 
             if (bi < 0)
                 continue;
             b[bi].nrows++;
-            for (int q = 0; q < 2 * b[bi].ncls; q++)
-                b[bi].sens[q] = fmax(b[bi].sens[q], fabs(jac[q * T + (size_t)o + (size_t)k]));
+            for (int q = 0; q < 2 * b[bi].ncls; q++) {
+                double d = fabs(jac[q * T + (size_t)o + (size_t)k]);
+                b[bi].sens[q] = fmax(b[bi].sens[q], d);
+                b[bi].ndet[q] += d >= MIN_SENS;
+            }
         }
     for (int i = 0; i < nb; i++)
         for (int q = 0; q < NQ; q++)
@@ -329,6 +334,7 @@ static void sensitivities(const cs_nset_t *sub, const double *jac, const double 
         if (!(dot > 0.95 * sqrt(n0 * n2)) || (u0 < MIN_SENS && u2 < MIN_SENS))
             continue;
         b[i].det[u0 >= u2 ? 2 : 0] = 0;
+        b[i].tied[u0 >= u2 ? 2 : 0] = 1;
     }
 }
 
@@ -552,7 +558,10 @@ static void block_range(const block_t *b, const cs_nset_t *sub, char *buf, size_
     char a[32], z[32];
     cs_ntab_size(lo, a, sizeof(a));
     cs_ntab_size(hi, z, sizeof(z));
-    snprintf(buf, len, "%s to %s", a, z);
+    if (lo == hi)
+        snprintf(buf, len, "%s", a);
+    else
+        snprintf(buf, len, "%s to %s", a, z);
 }
 
 /* The pairs among pb[0..np) whose factor q determined a class-wide one:
@@ -566,10 +575,12 @@ static void class_sources(const block_t *pb, int np, int q, int cls, const cs_ns
         if (pb[j].det[q] && !switch_pair(pb[j].algo, cls)) {
             char rg[80];
             block_range(&pb[j], sub, rg, sizeof(rg));
-            int w = snprintf(buf + o, o < len ? len - o : 0, "%s%s/%s (%s)", o ? ", " : "",
+            int w = snprintf(buf + o, len - o, "%s%s/%s (%s)", o ? ", " : "",
                              cs_nccl_algo_name(pb[j].algo), cs_nccl_proto_name(pb[j].proto), rg);
             if (w > 0)
                 o += (size_t)w;
+            if (o >= len) /* cut: the sources name the pairs, the summary has them all */
+                o = len - 1;
         }
 }
 
@@ -598,6 +609,13 @@ static void say_undetermined(fitrun_t *r, const block_t *b, const cs_nset_t *sub
         else if (b->det[q])
             SAY(r, "  %s.%s%s: fitted to %d size%s (%s to %s): %.4g\n", cn, q % 2 ? "lat" : "bw",
                 pair, b->nrows, b->nrows == 1 ? "" : "s", a, z, fit_value(&r->fit, b, q));
+        else if (b->tied[q])
+            SAY(r, "  %s.%s%s: not determined, the class-wide factor kept: the sizes (%s to %s) "
+                   "move it as they move %s.bw%s (the slower of the two binds), which binds "
+                   "now and was fitted; a log on one node with this algorithm and protocol "
+                   "fixes the latter and leaves the sizes to this one\n",
+                cn, q % 2 ? "lat" : "bw", pair, a, z,
+                cs_nccl_fit_class_name(b->cls[q / 2 == 0 ? 1 : 0]), pair);
         else
             SAY(r, "  %s.%s%s: not determined, %s kept: no size of the logs (%s to %s) spends "
                    "a quarter of its time on %s\n",
@@ -627,16 +645,24 @@ static void warn_network(fitrun_t *r, const block_t *pb, int np, int nbw, const 
 {
     char free_[512] = "";
     size_t o = 0;
-    for (int j = 0; j < np; j++)
-        if (!pb[j].det[0] || switch_pair(pb[j].algo, CS_SIM_HW_NET)) {
-            char rg[80];
-            block_range(&pb[j], sub, rg, sizeof(rg));
-            int w = snprintf(free_ + o, o < sizeof(free_) ? sizeof(free_) - o : 0,
-                             "%s%s/%s's %d (%s)", o ? ", " : "", cs_nccl_algo_name(pb[j].algo),
-                             cs_nccl_proto_name(pb[j].proto), pb[j].nrows, rg);
-            if (w > 0)
-                o += (size_t)w;
-        }
+    for (int j = 0; j < np && o < sizeof(free_); j++) {
+        int d = pb[j].det[0] && !switch_pair(pb[j].algo, CS_SIM_HW_NET);
+        int rest = d ? pb[j].nrows - pb[j].ndet[0] : pb[j].nrows;
+        if (rest <= 0)
+            continue;
+        char rg[80];
+        block_range(&pb[j], sub, rg, sizeof(rg));
+        int w = snprintf(free_ + o, sizeof(free_) - o, "%s%s/%s's %s%d (%s%s)", o ? ", " : "",
+                         cs_nccl_algo_name(pb[j].algo), cs_nccl_proto_name(pb[j].proto),
+                         d ? "other " : "", rest, rg,
+                         pb[j].tied[0] ? "; they move it as they move the links inside a node, "
+                                         "which the logs on one node did not fix for this pair"
+                                       : "");
+        if (w > 0)
+            o += (size_t)w;
+    }
+    if (o >= sizeof(free_))
+        o = sizeof(free_) - 1;
     char head[64], msg[1536];
     if (nbw)
         snprintf(head, sizeof(head), "rests on %d size%s only", nbw, nbw == 1 ? "" : "s");
@@ -689,8 +715,8 @@ static int fit_level(fitrun_t *r, int level)
                 j++;
             if (j < np)
                 continue;
-            pb[np++] = (block_t){{cls, intra}, level && !r->seen0[a][p] ? 2 : 1, a, p, 0, {0},
-                                 {0}};
+            pb[np++] = (block_t){.cls = {cls, intra}, .ncls = level && !r->seen0[a][p] ? 2 : 1,
+                                 .algo = a, .proto = p};
             if (!level)
                 r->seen0[a][p] = 1;
         }
@@ -708,7 +734,7 @@ static int fit_level(fitrun_t *r, int level)
      * not those of a switch's pair in its switch's class (NVLS, NVLSTree on
      * NVLink; CollNet on the network), which are its reduction's
      * (cs_nccl_fit_apply) and not the links' */
-    block_t one = {{cls, cls}, 1, -1, -1, 0, {0}, {0}};
+    block_t one = {.cls = {cls, cls}, .ncls = 1, .algo = -1, .proto = -1};
     int nbw = 0;
     char src[2][256];
     for (int q = 0; q < 2 && rc == CS_EXIT_OK; q++) {
@@ -719,13 +745,13 @@ static int fit_level(fitrun_t *r, int level)
             if (pb[j].det[q] && !switch_pair(pb[j].algo, cls)) {
                 sum += pb[j].nrows * log(fit_value(&r->fit, &pb[j], q));
                 n += pb[j].nrows;
+                if (q == 0)
+                    nbw += pb[j].ndet[0]; /* the sizes that depend on it */
             }
         one.det[q] = n > 0;
         one.nrows = n > one.nrows ? n : one.nrows;
         if (n > 0)
             fit_put(&r->fit, &one, q, exp(sum / n));
-        if (q == 0)
-            nbw = n;
     }
     int any = 0;
     for (int j = 0; j < np; j++)

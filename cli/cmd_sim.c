@@ -22,7 +22,6 @@
 #include "cs_algo.h"
 #include "cs_child.h"
 #include "cs_log.h"
-#include "cs_mem.h"
 #include "cs_platform.h"
 #include "cs_results.h"
 #include "cs_sim.h"
@@ -451,6 +450,17 @@ static int sim_all(const sim_t *s, cs_sim_opts_t *so, cs_sim_instance_t *inst, c
     return st;
 }
 
+/* "16 MiB", "1 GiB", "1536 B": a size in the largest unit it is a whole
+ * number of. */
+static void size_text(uint64_t b, char *buf, size_t len)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (u < 4 && b >= 1024 && b % 1024 == 0)
+        b /= 1024, u++;
+    snprintf(buf, len, "%llu %s", (unsigned long long)b, unit[u]);
+}
+
 /* --algo nccl: the title lines of one table of NCCL's choices, each choice
  * with the sizes it serves ("#   16 MiB to 1 GiB: Ring/Simple as ring
  * (nchunks=1)"; the schedule's parameters where every size has the same),
@@ -468,21 +478,25 @@ static void choices_title(const cs_result_t *rows, const int *ix, int m, char *b
         const cs_result_t *r = &rows[ix[i]];
         const char *pair = strchr(r->model, ':');
         char lo[32], hi[32];
-        cs_mem_human(r->size_bytes, lo, sizeof(lo));
-        cs_mem_human(rows[ix[j]].size_bytes, hi, sizeof(hi));
-        int w = snprintf(buf + o, o < len ? len - o : 0, "\n  %s%s%s: %s as %s", lo,
+        size_text(r->size_bytes, lo, sizeof(lo));
+        size_text(rows[ix[j]].size_bytes, hi, sizeof(hi));
+        int w = snprintf(buf + o, len - o, "\n  %s%s%s: %s as %s", lo,
                          j > i ? " to " : "", j > i ? hi : "", pair ? pair + 1 : r->model,
                          r->algo);
         if (w > 0)
             o += (size_t)w;
+        if (o >= len)
+            o = len - 1;
         if (r->params[0]) {
             if (same)
-                w = snprintf(buf + o, o < len ? len - o : 0, " (%s)", r->params);
+                w = snprintf(buf + o, len - o, " (%s)", r->params);
             else
-                w = snprintf(buf + o, o < len ? len - o : 0, " (at %s: %s; varies with the size)",
+                w = snprintf(buf + o, len - o, " (at %s: %s; varies with the size)",
                              lo, r->params);
             if (w > 0)
                 o += (size_t)w;
+            if (o >= len)
+                o = len - 1;
         }
         i = j + 1;
     }
@@ -525,9 +539,15 @@ static int report_nccl(const sim_t *s, const cs_result_t *rows, const int *of, i
         /* NCCL's choice overridden: said as a run's environment says it, so
          * that validate and calibrate read the table back with the same
          * algorithm and protocol */
-        char env[96] = "";
+        char env[160] = "";
+        size_t eo = 0;
+        if (!strncmp(r->model, "nccl-", 5)) { /* NCCL's version, as NCCL prints it */
+            int vl = (int)strcspn(r->model + 5, ":");
+            eo = (size_t)snprintf(env, sizeof(env), "\nNCCL version %.*s (the model's constants)",
+                                  vl > 20 ? 20 : vl, r->model + 5);
+        }
         if (a->nccl.algo >= 0 || a->nccl.proto >= 0)
-            snprintf(env, sizeof(env), "\n%s%s%s%s (--nccl-algo / --nccl-proto)",
+            snprintf(env + eo, sizeof(env) - eo, "\n%s%s%s%s (--nccl-algo / --nccl-proto)",
                      a->nccl.algo >= 0 ? "NCCL_ALGO=" : "",
                      a->nccl.algo >= 0 ? cs_nccl_algo_name(a->nccl.algo) : "",
                      a->nccl.proto >= 0 ? (a->nccl.algo >= 0 ? " NCCL_PROTO=" : "NCCL_PROTO=")
@@ -544,8 +564,11 @@ static int report_nccl(const sim_t *s, const cs_result_t *rows, const int *of, i
                     ix[j] = i;
                 }
             const char *colon = strchr(r->model, ':');
-            snprintf(title[g], sizeof(title[g]), "%s, NCCL's choice per size, %d ranks, "
-                     "platform %s, model %.*s:", cs_coll_name(r->coll), r->ranks, r->platform,
+            snprintf(title[g], sizeof(title[g]), "%s, NCCL's choice per size%s, %d ranks, "
+                     "platform %s, model %.*s:", cs_coll_name(r->coll),
+                     a->nccl.algo >= 0 || a->nccl.proto >= 0 ? " within NCCL_ALGO / NCCL_PROTO"
+                                                               : "",
+                     r->ranks, r->platform,
                      colon ? (int)(colon - r->model) : (int)strlen(r->model), r->model);
             choices_title(rows, ix, m, title[g], sizeof(title[g]) - 256);
             size_t o = strlen(title[g]);

@@ -387,10 +387,10 @@ static int hash_line(nl_parser_t *P, const char *s)
         return nl_closing(P, s + 20, 1);
     else if (nl_starts(s, e, "Avg bus bandwidth", 0))
         return nl_closing(P, s + 17, 0);
-    else
-        other_line(P); /* a title, a comment, "Reducing maxBytes", ...: "# NCCL_ALGO=Ring"
-                        * (a script's echo, collstep sim's title) */
-    return CS_OK;
+    else if (nl_starts(s, e, "NCCL_ALGO=", 1) || nl_starts(s, e, "NCCL_PROTO=", 1))
+        other_line(P); /* "# NCCL_ALGO=Ring NCCL_PROTO=Simple": collstep sim's title, a
+                        * script's echo (not "# export NCCL_ALGO=...  # tried it") */
+    return CS_OK; /* a title, a comment, "Reducing maxBytes", ... */
 }
 
 static int one_line(nl_parser_t *P)

@@ -68,6 +68,20 @@ line = [l for l in err.splitlines() if " 64 MiB: " in l]
 assert line and "a bump of the run" in line[0] and "(32 MiB and 128 MiB)" in line[0], line
 PY
 
+# sim's NCCL version travels with the table; a commented-out setting in a
+# log's comments is not taken as the run's
+"$cs" sim --platform hgx-h200 --model nccl --algo nccl --nccl-version 2.18 --size 1M:16M:4 \
+    --format nccl-tests -o v218.log 2>/dev/null || bad "sim v218.log"
+sed 's|^# nccl-tests version|# export NCCL_ALGO=Tree   # tried it, slower\n&|' v218.log >v218c.log
+"$cs" validate --nccl-tests v218c.log --platform hgx-h200 --format json -o v218.json 2>v218.err; rc=$?
+[ $rc = 0 ] && grep -q "NCCL_ALGO=Tree" v218c.log && python3 - v218.json <<'PY' && ok || bad "version round trip (rc $rc): $(grep -v ' B: ' v218.err | tail -3)"
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+assert len(rows) == 3, rows
+for r in rows:
+    assert abs(r["error_pct"]) <= 0.5 and not r["predicted_as"].startswith("Tree"), r
+PY
+
 # a platform whose NVLink is 0.7 of NCCL's figure predicts every size slow: said as its rate
 "$cs" platform export hgx-h200 -o h200.xml 2>/dev/null || bad "export hgx-h200"
 sed 's|<prop id="collstep_spec"|<prop id="collstep_nccl_fit" value="nvlink.bw=0.7"/>\n  &|' \
@@ -92,10 +106,12 @@ PY
 
 # --- skipped tables --------------------------------------------------------------------
 sed 's/all_reduce_perf/sendrecv_perf/' h200.log >sendrecv.log
-"$cs" validate --nccl-tests sendrecv.log h200.log --platform hgx-h200 --nccl-version 2.21.5 \
+# --nccl-version for a log that does not print NCCL's version (sim's does: taken out)
+grep -v "^# NCCL version" h200.log >nover.log
+"$cs" validate --nccl-tests sendrecv.log nover.log --platform hgx-h200 --nccl-version 2.21.5 \
     >two.txt 2>two.err && grep -q "^collstep validate: sendrecv.log:[0-9]*: sendrecv table skipped: collstep has no such collective" two.err &&
     [ "$(grep -c '^  allreduce' two.txt)" = 5 ] && grep -q "NCCL 2.21.5 (from --nccl-version)" two.txt &&
-    grep -q "^#  h200.log  *[0-9.]*  *[0-9.]*  *[0-9.]*$" two.txt &&
+    grep -q "^#  nover.log  *[0-9.]*  *[0-9.]*  *[0-9.]*$" two.txt &&
     grep -q "^#  overall  *[0-9.]*  *[0-9.]*  *[0-9.]*$" two.txt && ok ||
     bad "skipped sendrecv: $(head -3 two.err) $(tail -3 two.txt)"
 "$cs" validate --nccl-tests sendrecv.log --platform hgx-h200 2>only.err; rc=$?
