@@ -94,6 +94,15 @@ assert abs(float(terms["nvlink.bw"]) / 0.8 - 1) <= 0.06, terms
 assert "net.bw: from Ring/Simple" in x, x[:3000]
 PY
 
+# the two-node ring alone cannot tell NVLink's rate from the network's: the
+# binding one is fitted, the other said to be tied to it, and the warning given
+"$cs" calibrate --from-nccl-tests ring2.log --platform hgx-h100:nodes=2 -o ring2.xml \
+    >ring2.txt 2>ring2.err; rc=$?
+[ $rc = 0 ] && grep -q "net.bw.Ring/Simple: not determined, the class-wide factor kept: the sizes (256 MiB to 1 GiB) move it as they move nvlink.bw.Ring/Simple" ring2.txt &&
+    grep -q "nvlink.bw.Ring/Simple: fitted to" ring2.txt &&
+    grep -q "^collstep calibrate: warning: the network's rate (net.bw) .*Ring/Simple's 2 (256 MiB to 1 GiB; they move it as they move the links inside a node" ring2.err &&
+    ok || bad "tied rates (rc $rc): $(grep 'Ring/Simple' ring2.txt | grep -v '^ ' | head -3)"
+
 # --- logs that leave the network's rate open are told so --------------------------
 # NVLSTree between two HGX nodes is bound by the NVLink switch: its sizes do
 # not determine net.bw, and calibrate says what a prediction then rests on
