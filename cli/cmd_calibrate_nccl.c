@@ -595,32 +595,26 @@ static void say_undetermined(fitrun_t *r, const block_t *b, const cs_nset_t *sub
                  cs_nccl_proto_name(b->proto));
     char rg[80];
     block_range(b, sub, rg, sizeof(rg));
-    char a[80], z[80];
-    {
-        const char *to = strstr(rg, " to ");
-        snprintf(a, sizeof(a), "%.*s", to ? (int)(to - rg) : 0, rg);
-        snprintf(z, sizeof(z), "%s", to ? to + 4 : rg);
-    }
     for (int q = 0; q < 2 * b->ncls; q++) {
         const char *cn = cs_nccl_fit_class_name(b->cls[q / 2]);
         if (b->det[q] && src)
             SAY(r, "  %s.%s: from %s: %.4g\n", cn, q % 2 ? "lat" : "bw", src[q],
                 fit_value(&r->fit, b, q));
         else if (b->det[q])
-            SAY(r, "  %s.%s%s: fitted to %d size%s (%s to %s): %.4g\n", cn, q % 2 ? "lat" : "bw",
-                pair, b->nrows, b->nrows == 1 ? "" : "s", a, z, fit_value(&r->fit, b, q));
+            SAY(r, "  %s.%s%s: fitted to %d size%s (%s): %.4g\n", cn, q % 2 ? "lat" : "bw",
+                pair, b->nrows, b->nrows == 1 ? "" : "s", rg, fit_value(&r->fit, b, q));
         else if (b->tied[q])
-            SAY(r, "  %s.%s%s: not determined, the class-wide factor kept: the sizes (%s to %s) "
+            SAY(r, "  %s.%s%s: not determined, the class-wide factor kept: the sizes (%s) "
                    "move it as they move %s.bw%s (the slower of the two binds), which binds "
                    "now and was fitted; a log on one node with this algorithm and protocol "
                    "fixes the latter and leaves the sizes to this one\n",
-                cn, q % 2 ? "lat" : "bw", pair, a, z,
+                cn, q % 2 ? "lat" : "bw", pair, rg,
                 cs_nccl_fit_class_name(b->cls[q / 2 == 0 ? 1 : 0]), pair);
         else
-            SAY(r, "  %s.%s%s: not determined, %s kept: no size of the logs (%s to %s) spends "
+            SAY(r, "  %s.%s%s: not determined, %s kept: no size of the logs (%s) spends "
                    "a quarter of its time on %s\n",
                 cn, q % 2 ? "lat" : "bw", pair, b->algo >= 0 ? "the class-wide factor" :
-                "NCCL's figure", a, z,
+                "NCCL's figure", rg,
                 q % 2 ? "its per-step latency" : "moving data at its rate");
     }
 }
