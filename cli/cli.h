@@ -105,6 +105,9 @@ int cs_cli_parse_format_nccl(const char *cmd, const char *s, cs_results_fmt_t *o
 /* One size: "1024", "64K", "100M", "1G", "2T" (binary: K = 2^10 ...; "KB",
  * "KiB", "MB" ... are the same; a "B" suffix is allowed).  0 or -1. */
 int cs_cli_parse_size(const char *s, uint64_t *out);
+/* And back: "16 MiB", "1 KiB", "8 B", "1.5 KiB" (the largest binary unit,
+ * 3 digits where it is not whole). */
+void cs_cli_size_text(uint64_t b, char *buf, size_t len);
 /* "SIZE" or "SIZE:MAX[:FACTOR]" -> min, max, factor (default 2). 0 or -1. */
 int cs_cli_parse_sweep(const char *s, uint64_t *min, uint64_t *max, double *factor);
 /* The --size grammar of every subcommand: a comma-separated list of items,

@@ -687,16 +687,6 @@ int cs_nset_simulate(cs_nset_t *s, int nvar, const cs_nccl_fit_t *const *fits, d
 /* ---- sizes the model does not fit ---------------------------------------------- */
 
 /* "16 MiB", "1 KiB", "8 B" (whole units where the size is one). */
-void cs_ntab_size(uint64_t b, char *buf, size_t len)
-{
-    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int u = 0;
-    double v = (double)b;
-    while (u < 4 && v >= 1024)
-        v /= 1024, u++;
-    snprintf(buf, len, v == floor(v) ? "%.0f %s" : "%.3g %s", v, unit[u]);
-}
-
 void cs_ntab_why(const cs_ntab_t *t, int k, char *buf, size_t len)
 {
     const char *p = t->how[k];
@@ -712,8 +702,8 @@ void cs_ntab_why(const cs_ntab_t *t, int k, char *buf, size_t len)
         int u = j < k ? j : k, w = j < k ? k : j;
         double m = t->meas[w] / t->meas[u], q = t->pred[w] / t->pred[u];
         if (fabs(log(m / q)) > log(1.1)) {
-            cs_ntab_size(t->sizes[u], a, sizeof(a));
-            cs_ntab_size(t->sizes[w], z, sizeof(z));
+            cs_cli_size_text(t->sizes[u], a, sizeof(a));
+            cs_cli_size_text(t->sizes[w], z, sizeof(z));
             snprintf(buf, len, "NCCL's tuner goes from %s (%s) to %s (%s) here; the log's time "
                                "changes by %+.0f %% there, the model's by %+.0f %%: the run "
                                "switched at another size, or to another algorithm or protocol",
@@ -738,8 +728,8 @@ void cs_ntab_why(const cs_ntab_t *t, int k, char *buf, size_t len)
         int run = fabs(lm) > log(1.06) && fabs(lm) >= 2 * fabs(lp);
         int model = fabs(lp) > log(1.06) && fabs(lp) >= 2 * fabs(lm);
         if (spike && (run || model)) {
-            cs_ntab_size(t->sizes[k - 1], a, sizeof(a));
-            cs_ntab_size(t->sizes[k + 1], z, sizeof(z));
+            cs_cli_size_text(t->sizes[k - 1], a, sizeof(a));
+            cs_cli_size_text(t->sizes[k + 1], z, sizeof(z));
             if (run)
                 snprintf(buf, len, "the log's time here is %+.0f %% off the line through its "
                                    "neighbours (%s and %s), the model's %+.0f %%: a bump of the "
@@ -764,8 +754,8 @@ void cs_ntab_why(const cs_ntab_t *t, int k, char *buf, size_t len)
             jump = d, at = i;
     }
     if (at >= 0 && jump > log(1.2)) {
-        cs_ntab_size(t->sizes[at], a, sizeof(a));
-        cs_ntab_size(t->sizes[at + 1], z, sizeof(z));
+        cs_cli_size_text(t->sizes[at], a, sizeof(a));
+        cs_cli_size_text(t->sizes[at + 1], z, sizeof(z));
         snprintf(buf, len, "the log changes regime inside NCCL's %s range, between %s and %s "
                            "(its time %+.0f %%, the model's %+.0f %%): the run likely used "
                            "another algorithm or protocol for part of the range (NCCL_ALGO, "
@@ -774,8 +764,8 @@ void cs_ntab_why(const cs_ntab_t *t, int k, char *buf, size_t len)
                  (t->pred[at + 1] / t->pred[at] - 1) * 100);
         return;
     }
-    cs_ntab_size(t->sizes[lo], a, sizeof(a));
-    cs_ntab_size(t->sizes[hi], z, sizeof(z));
+    cs_cli_size_text(t->sizes[lo], a, sizeof(a));
+    cs_cli_size_text(t->sizes[hi], z, sizeof(z));
     /* every size of the choice off the same way, by more than 5 %: the
      * platform's terms for it, not the shape of the log */
     double emin = INFINITY, emax = -INFINITY;
@@ -811,7 +801,7 @@ int cs_nset_unfit(const cs_nset_t *s, double tol, const char *prefix, FILE *f)
                 continue;
             char why[400], sz[32];
             cs_ntab_why(t, k, why, sizeof(why));
-            cs_ntab_size(t->sizes[k], sz, sizeof(sz));
+            cs_cli_size_text(t->sizes[k], sz, sizeof(sz));
             fprintf(f, "%s  %s:%u %s %s: %+.1f %%: %s\n", prefix, s->logs[t->log],
                     t->row_line[k], t->label, sz, e * 100, why);
         }

@@ -92,8 +92,6 @@ void cs_nset_free(cs_nset_t *s);
  * do not follow one latency and one rate. */
 void cs_ntab_why(const cs_ntab_t *t, int k, char *buf, size_t len);
 
-/* "16 MiB", "1 KiB", "8 B". */
-void cs_ntab_size(uint64_t b, char *buf, size_t len);
 
 /* The sizes of every table off by more than `tol` (0.05: 5 %), each with
  * cs_ntab_why, as lines starting with `prefix` into f; at most 40 of

@@ -58,6 +58,16 @@ int cs_cli_parse_size(const char *s, uint64_t *out)
     return 0;
 }
 
+void cs_cli_size_text(uint64_t b, char *buf, size_t len)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    double v = (double)b;
+    while (u < 4 && v >= 1024)
+        v /= 1024, u++;
+    snprintf(buf, len, v == floor(v) ? "%.0f %s" : "%.3g %s", v, unit[u]);
+}
+
 int cs_cli_parse_sweep(const char *s, uint64_t *min, uint64_t *max, double *factor)
 {
     char buf[128];

@@ -558,8 +558,8 @@ static void block_range(const block_t *b, const cs_nset_t *sub, char *buf, size_
                 hi = sub->tab[i]->sizes[k] > hi ? sub->tab[i]->sizes[k] : hi;
             }
     char a[32], z[32];
-    cs_ntab_size(lo, a, sizeof(a));
-    cs_ntab_size(hi, z, sizeof(z));
+    cs_cli_size_text(lo, a, sizeof(a));
+    cs_cli_size_text(hi, z, sizeof(z));
     if (lo == hi)
         snprintf(buf, len, "%s", a);
     else

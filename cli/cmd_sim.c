@@ -450,36 +450,25 @@ static int sim_all(const sim_t *s, cs_sim_opts_t *so, cs_sim_instance_t *inst, c
     return st;
 }
 
-/* "16 MiB", "1 GiB", "1536 B": a size in the largest unit it is a whole
- * number of. */
-static void size_text(uint64_t b, char *buf, size_t len)
-{
-    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int u = 0;
-    while (u < 4 && b >= 1024 && b % 1024 == 0)
-        b /= 1024, u++;
-    snprintf(buf, len, "%llu %s", (unsigned long long)b, unit[u]);
-}
-
 /* --algo nccl: the title lines of one table of NCCL's choices, each choice
  * with the sizes it serves ("#   16 MiB to 1 GiB: Ring/Simple as ring
  * (nchunks=1)"; the schedule's parameters where every size has the same),
- * rows[ix[0..m)] in the order of the sizes. */
-static void choices_title(const cs_result_t *rows, const int *ix, int m, char *buf, size_t len)
+ * rows[0..m) in the order of the sizes. */
+static void choices_title(const cs_result_t *rows, int m, char *buf, size_t len)
 {
     size_t o = strlen(buf);
     for (int i = 0; i < m;) {
         int j = i, same = 1;
-        while (j + 1 < m && !strcmp(rows[ix[j + 1]].model, rows[ix[i]].model) &&
-               !strcmp(rows[ix[j + 1]].algo, rows[ix[i]].algo)) {
+        while (j + 1 < m && !strcmp(rows[j + 1].model, rows[i].model) &&
+               !strcmp(rows[j + 1].algo, rows[i].algo)) {
             j++;
-            same &= !strcmp(rows[ix[j]].params, rows[ix[i]].params);
+            same &= !strcmp(rows[j].params, rows[i].params);
         }
-        const cs_result_t *r = &rows[ix[i]];
+        const cs_result_t *r = &rows[i];
         const char *pair = strchr(r->model, ':');
         char lo[32], hi[32];
-        size_text(r->size_bytes, lo, sizeof(lo));
-        size_text(rows[ix[j]].size_bytes, hi, sizeof(hi));
+        cs_cli_size_text(r->size_bytes, lo, sizeof(lo));
+        cs_cli_size_text(rows[j].size_bytes, hi, sizeof(hi));
         int w = snprintf(buf + o, len - o, "\n  %s%s%s: %s as %s", lo,
                          j > i ? " to " : "", j > i ? hi : "", pair ? pair + 1 : r->model,
                          r->algo);
@@ -504,6 +493,33 @@ static void choices_title(const cs_result_t *rows, const int *ix, int m, char *b
         buf[len - 1] = '\0';
 }
 
+/* Under --model nccl, the lines above a table that say what a run's
+ * environment would: NCCL's version (the model's constants) and, where
+ * --nccl-algo / --nccl-proto restrict NCCL's choice, NCCL_ALGO= /
+ * NCCL_PROTO=, so that validate and calibrate read the table back as it was
+ * simulated; "" otherwise.  1 when NCCL's choice is restricted. */
+static int nccl_env(const sim_t *s, char *env, size_t len)
+{
+    env[0] = '\0';
+#ifdef CS_HAVE_MODEL
+    const args_t *a = &s->a;
+    if (a->model != CS_SIM_NCCL || !a->nccl.k)
+        return 0;
+    size_t o = (size_t)snprintf(env, len, "\nNCCL version %s (the model's constants)",
+                                a->nccl.k->version);
+    if (o < len && (a->nccl.algo >= 0 || a->nccl.proto >= 0))
+        snprintf(env + o, len - o, "\n%s%s%s%s (--nccl-algo / --nccl-proto)",
+                 a->nccl.algo >= 0 ? "NCCL_ALGO=" : "",
+                 a->nccl.algo >= 0 ? cs_nccl_algo_name(a->nccl.algo) : "",
+                 a->nccl.proto >= 0 ? (a->nccl.algo >= 0 ? " NCCL_PROTO=" : "NCCL_PROTO=") : "",
+                 a->nccl.proto >= 0 ? cs_nccl_proto_name(a->nccl.proto) : "");
+    return a->nccl.algo >= 0 || a->nccl.proto >= 0;
+#else
+    (void)s, (void)len;
+    return 0;
+#endif
+}
+
 /* --format nccl-tests: one table per schedule source (algorithm and
  * parameters, or file) and rank map, its rows in the order of the sizes;
  * with --algo nccl one table per rank map, as nccl-tests prints one per
@@ -514,11 +530,10 @@ static int report_nccl(const sim_t *s, const cs_result_t *rows, const int *of, i
     int whole = !a->schedule && a->algos && strcmp(a->algos, "nccl") == 0;
     cs_nccl_table_t *t = calloc((size_t)n, sizeof(*t));
     cs_result_t *sorted = calloc((size_t)n, sizeof(*sorted));
-    int *ix = calloc((size_t)n + 1, sizeof(int));
     char(*title)[4096] = calloc((size_t)n, sizeof(*title));
     char ***devs = calloc((size_t)n, sizeof(char **));
     int *grp = calloc((size_t)n, sizeof(int)), nt = 0, rc = CS_EXIT_OK, nm;
-    if (!t || !sorted || !title || !devs || !grp || !ix) {
+    if (!t || !sorted || !title || !devs || !grp) {
         fprintf(stderr, "collstep sim: out of memory\n");
         rc = CS_EXIT_RUNTIME;
     }
@@ -530,47 +545,35 @@ static int report_nccl(const sim_t *s, const cs_result_t *rows, const int *of, i
             j++;
         grp[i] = j == i ? nt++ : grp[j];
     }
+    for (int g = 0, k = 0; g < nt && rc == CS_EXIT_OK; g++) { /* each group's rows */
+        cs_result_t *gr = &sorted[k];
+        t[g].rows = gr;
+        for (int i = 0; i < n; i++)
+            if (grp[i] == g)
+                sorted[k++] = rows[i], t[g].n++;
+        for (int i = 1; whole && i < t[g].n; i++) /* by size */
+            for (int j = i; j > 0 && gr[j - 1].size_bytes > gr[j].size_bytes; j--) {
+                cs_result_t x = gr[j];
+                gr[j] = gr[j - 1];
+                gr[j - 1] = x;
+            }
+    }
     for (int g = 0; g < nt && rc == CS_EXIT_OK; g++) {
         int first = 0;
         while (grp[first] != g)
             first++;
         const cs_result_t *r = &rows[first];
         const char *const *map = map_of(s, of[first], &nm);
-        /* NCCL's choice overridden: said as a run's environment says it, so
-         * that validate and calibrate read the table back with the same
-         * algorithm and protocol */
-        char env[160] = "";
-        size_t eo = 0;
-        if (!strncmp(r->model, "nccl-", 5)) { /* NCCL's version, as NCCL prints it */
-            int vl = (int)strcspn(r->model + 5, ":");
-            eo = (size_t)snprintf(env, sizeof(env), "\nNCCL version %.*s (the model's constants)",
-                                  vl > 20 ? 20 : vl, r->model + 5);
-        }
-        if (a->nccl.algo >= 0 || a->nccl.proto >= 0)
-            snprintf(env + eo, sizeof(env) - eo, "\n%s%s%s%s (--nccl-algo / --nccl-proto)",
-                     a->nccl.algo >= 0 ? "NCCL_ALGO=" : "",
-                     a->nccl.algo >= 0 ? cs_nccl_algo_name(a->nccl.algo) : "",
-                     a->nccl.proto >= 0 ? (a->nccl.algo >= 0 ? " NCCL_PROTO=" : "NCCL_PROTO=")
-                                        : "",
-                     a->nccl.proto >= 0 ? cs_nccl_proto_name(a->nccl.proto) : "");
-        if (whole) {
-            /* the group's rows by size, and what NCCL's tuner chose for each */
-            int m = 0;
-            for (int i = 0; i < n; i++)
-                if (grp[i] == g) {
-                    int j = m++;
-                    for (; j > 0 && rows[ix[j - 1]].size_bytes > rows[i].size_bytes; j--)
-                        ix[j] = ix[j - 1];
-                    ix[j] = i;
-                }
+        char env[160];
+        int restricted = nccl_env(s, env, sizeof(env));
+        if (whole) { /* what NCCL's tuner chose for each of the group's sizes */
             const char *colon = strchr(r->model, ':');
             snprintf(title[g], sizeof(title[g]), "%s, NCCL's choice per size%s, %d ranks, "
                      "platform %s, model %.*s:", cs_coll_name(r->coll),
-                     a->nccl.algo >= 0 || a->nccl.proto >= 0 ? " within NCCL_ALGO / NCCL_PROTO"
-                                                               : "",
+                     restricted ? " within NCCL_ALGO / NCCL_PROTO" : "",
                      r->ranks, r->platform,
                      colon ? (int)(colon - r->model) : (int)strlen(r->model), r->model);
-            choices_title(rows, ix, m, title[g], sizeof(title[g]) - 256);
+            choices_title(t[g].rows, t[g].n, title[g], sizeof(title[g]) - 256);
             size_t o = strlen(title[g]);
             snprintf(title[g] + o, sizeof(title[g]) - o,
                      "\nsimulated by collstep sim, in the layout of nccl-tests %s%s",
@@ -588,25 +591,12 @@ static int report_nccl(const sim_t *s, const cs_result_t *rows, const int *of, i
         rc = cs_cli_nccl_table("sim", s->plat, map ? map : (const char *const *)s->plat->hosts,
                                r->ranks, s->asked, s->nasked, &t[g], &devs[g]);
     }
-    for (int g = 0, k = 0; g < nt && rc == CS_EXIT_OK; g++) { /* each group's rows */
-        cs_result_t *gr = &sorted[k];
-        t[g].rows = gr;
-        for (int i = 0; i < n; i++)
-            if (grp[i] == g)
-                sorted[k++] = rows[i], t[g].n++;
-        for (int i = 1; whole && i < t[g].n; i++) /* by size */
-            for (int j = i; j > 0 && gr[j - 1].size_bytes > gr[j].size_bytes; j--) {
-                cs_result_t x = gr[j];
-                gr[j] = gr[j - 1];
-                gr[j - 1] = x;
-            }
-    }
     if (rc == CS_EXIT_OK)
         rc = cs_cli_nccl_report("sim", &a->rep, t, nt);
     for (int g = 0; g < nt && devs; g++)
         if (devs[g])
             cs_platform_names_free(devs[g], t[g].ranks);
-    free(t), free(sorted), free(title), free(devs), free(grp), free(ix);
+    free(t), free(sorted), free(title), free(devs), free(grp);
     return rc;
 }
 
