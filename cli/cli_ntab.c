@@ -405,6 +405,76 @@ static int build_table(cs_nset_t *s, cs_ntab_t *v, const char *log)
     return rc;
 }
 
+int cs_nset_plat_calibrated(const cs_platform_t *p)
+{
+    for (int i = 0; i < p->ntiers; i++)
+        if ((p->tiers[i].lat_factor > 0 && p->tiers[i].lat_factor != 1.0) ||
+            (p->tiers[i].bw_factor > 0 && p->tiers[i].bw_factor != 1.0))
+            return 1;
+    return 0;
+}
+
+/* Table v of collstep's own algorithm (its title's): that algorithm with
+ * its parameters for every size, under the calibrated model where the
+ * platform has tier factors, else the ideal one.  0 built, 1 skipped
+ * (said), else an exit code. */
+static int build_own(cs_nset_t *s, cs_ntab_t *v, const char *log)
+{
+    const cs_nccl_run_t *t = v->t;
+    char why[512];
+    cs_cli_nccl_init(&v->nc);
+    cs_cli_scheds_init(&v->b);
+    v->own = 1;
+    v->model = cs_nset_plat_calibrated(s->plat) ? CS_SIM_CALIBRATED : CS_SIM_IDEAL;
+    if (!cs_algo_find(v->coll, t->cs_algo)) {
+        snprintf(why, sizeof(why), "its title names %s '%s', which is not one of collstep's %s "
+                                   "algorithms (collstep algos)",
+                 t->cs_source[0] == 'r' ? "the run's" : "the simulation's", t->cs_algo,
+                 cs_coll_name(v->coll));
+        skip(s, log, t, why);
+        return 1;
+    }
+    cs_params_t pp;
+    cs_err_t err;
+    cs_err_clear(&err);
+    cs_params_init(&pp);
+    if (t->cs_params[0] && cs_params_parse(&pp, t->cs_params, &err) != CS_OK) {
+        snprintf(why, sizeof(why), "its title's parameters '%s' do not parse: %.120s", t->cs_params,
+                 err.msg);
+        skip(s, log, t, why);
+        return 1;
+    }
+    cs_cli_pick_t picks[CS_CLI_MAX_SIZES];
+    for (int k = 0; k < v->n; k++)
+        picks[k] = (cs_cli_pick_t){t->cs_algo, t->cs_params, NULL, 0, 0, UINT64_MAX, 0};
+    int root = t->rows[0].root > 0 && t->rows[0].root < v->nranks ? t->rows[0].root : 0;
+    cs_cli_want_t w = {s->cmd, 0, v->sizes, v->n, cs_dtype_size(v->dt), s->platform,
+                       s->plat->dims, s->plat->ndims};
+    cs_coll_desc_t d = {v->coll, v->nranks, root, 0};
+    char from[300];
+    snprintf(from, sizeof(from), "%s:%u", log, t->line);
+    int rc = cs_cli_scheds_build_picks(&w, picks, from, &d, &v->b);
+    if (rc == CS_EXIT_OK)
+        rc = cs_cli_scheds_verify(s->cmd, &v->b, NULL, CS_CLI_VERIFY_CACHED);
+    if (rc != CS_EXIT_OK)
+        return rc;
+    for (int k = 0; k < v->n; k++) {
+        v->inst[k] = (cs_sim_instance_t){v->b.sched[v->b.of_size[k]], v->sizes[k], v->dt, 0,
+                                         v->op, NULL};
+        snprintf(v->how[k], sizeof(v->how[k]), "%.40s", t->cs_algo);
+    }
+    snprintf(v->note, sizeof(v->note), "%s: %s:%u, %s, collstep's %s%s%s%s %s by collstep %s, %d "
+             "ranks on %d node%s in the log, %s %s, simulated under the %s model%s",
+             v->label, log, t->line, cs_nccl_coll_name(t->coll), t->cs_algo,
+             t->cs_params[0] ? " (" : "", t->cs_params, t->cs_params[0] ? ")" : "",
+             t->cs_source[0] == 'r' ? "measured" : "simulated", t->cs_source, v->nranks,
+             v->nnodes, v->nnodes == 1 ? "" : "s", cs_dtype_name(v->dt), cs_op_name(v->op),
+             v->model == CS_SIM_CALIBRATED || s->strict ? "calibrated" : "ideal",
+             s->strict ? " (the tier factors fitted)"
+             : v->model == CS_SIM_CALIBRATED ? " (the platform's tier factors)" : "");
+    return 0;
+}
+
 /* One table of log l: 0 built, 1 skipped, else an exit code. */
 static int add_table(cs_nset_t *s, int l, const cs_nccl_run_t *t, char **gnames, int ng)
 {
@@ -463,8 +533,19 @@ static int add_table(cs_nset_t *s, int l, const cs_nccl_run_t *t, char **gnames,
     if (rc == CS_EXIT_OK)
         rc = place(s, v, log, node_of);
     free(node_of);
-    if (rc == CS_EXIT_OK)
+    if (rc == CS_EXIT_OK && t->cs_algo[0]) {
+        rc = build_own(s, v, log);
+        if (rc == 1) { /* skipped */
+            cs_cli_scheds_free(&v->b);
+            for (int r = 0; v->map && r < v->nranks; r++)
+                free(v->map[r]);
+            free(v->map), free(v);
+            s->tab[--s->ntab] = NULL;
+            return 1;
+        }
+    } else if (rc == CS_EXIT_OK) {
         rc = build_table(s, v, log);
+    }
     s->total += v->n;
     return rc;
 }
@@ -510,6 +591,8 @@ int cs_nset_read(cs_nset_t *s)
 
 typedef struct one_sim {
     const cs_platform_t *plat;
+    cs_sim_model_t model;
+    const double *tierf; /* CS_SIM_CALIBRATED: the tier factors to run with, or NULL */
     const double *scale;
     char *const *map;
     int nmap;
@@ -522,8 +605,19 @@ static int sim_child(void *ctx, int fd, cs_err_t *err)
     one_sim_t *s = ctx;
     cs_sim_opts_t so;
     cs_sim_opts_init(&so);
-    so.model = CS_SIM_NCCL;
-    so.tier_bw_scale = s->scale;
+    so.model = s->model;
+    if (s->model == CS_SIM_NCCL)
+        so.tier_bw_scale = s->scale;
+    if (s->model == CS_SIM_CALIBRATED && s->tierf) {
+        /* this child's copy of the platform (a fork): the variant's factors */
+        cs_platform_t *p = (cs_platform_t *)s->plat;
+        for (int i = 0; i < p->ntiers; i++) {
+            if (s->tierf[2 * i] > 0)
+                p->tiers[i].lat_factor = s->tierf[2 * i];
+            if (s->tierf[2 * i + 1] > 0)
+                p->tiers[i].bw_factor = s->tierf[2 * i + 1];
+        }
+    }
     so.map = (const char *const *)s->map;
     so.nmap = s->nmap;
     int st = cs_sim_run(s->plat, &so, s->in, s->n, err);
@@ -616,7 +710,8 @@ static int sim_parallel(const cs_nset_t *s, const one_sim_t *proto, cs_sim_insta
 
 static int same_run(const cs_ntab_t *a, const cs_ntab_t *b)
 {
-    if (a->nranks != b->nranks || memcmp(a->nc.scale, b->nc.scale, sizeof(a->nc.scale)))
+    if (a->nranks != b->nranks || a->own != b->own || a->model != b->model ||
+        memcmp(a->nc.scale, b->nc.scale, sizeof(a->nc.scale)))
         return 0;
     for (int r = 0; r < a->nranks; r++)
         if (strcmp(a->map[r], b->map[r]) != 0)
@@ -624,7 +719,25 @@ static int same_run(const cs_ntab_t *a, const cs_ntab_t *b)
     return 1;
 }
 
+static int simulate(cs_nset_t *s, int nvar, const cs_nccl_fit_t *const *fits, const double *tf,
+                    double *pred);
+
 int cs_nset_simulate(cs_nset_t *s, int nvar, const cs_nccl_fit_t *const *fits, double *pred)
+{
+    return simulate(s, nvar, fits, NULL, pred);
+}
+
+int cs_nset_simulate_tiers(cs_nset_t *s, int nvar, const double *tf, double *pred)
+{
+    int rc = CS_EXIT_OK;
+    for (int v = 0; v < nvar && rc == CS_EXIT_OK; v++)
+        rc = simulate(s, 1, NULL, tf + (size_t)v * 2 * CS_PLAT_MAX_TIERS,
+                      pred ? pred + (size_t)v * (size_t)s->total : NULL);
+    return rc;
+}
+
+static int simulate(cs_nset_t *s, int nvar, const cs_nccl_fit_t *const *fits, const double *tf,
+                    double *pred)
 {
     size_t cap = (size_t)s->total * (size_t)nvar + 1;
     cs_sim_instance_t *in = calloc(cap, sizeof(*in));
@@ -649,7 +762,7 @@ int cs_nset_simulate(cs_nset_t *s, int nvar, const cs_nccl_fit_t *const *fits, d
                                                : NULL;
                 for (int k = 0; k < t->n; k++, m++) {
                     in[m] = t->inst[k];
-                    if (f) {
+                    if (f && t->inst[k].nccl) {
                         cost[m] = *t->inst[k].nccl;
                         cs_nccl_fit_apply(f, &t->nc.sys, t->nc.inst_algo[2 * k],
                                           t->nc.inst_algo[2 * k + 1], &cost[m]);
@@ -657,7 +770,8 @@ int cs_nset_simulate(cs_nset_t *s, int nvar, const cs_nccl_fit_t *const *fits, d
                     }
                 }
             }
-        one_sim_t os = {s->plat, lead->nc.scale, lead->map, lead->nranks, NULL, 0};
+        one_sim_t os = {s->plat, lead->own ? (tf ? CS_SIM_CALIBRATED : lead->model) : CS_SIM_NCCL,
+                        lead->own ? tf : NULL, lead->nc.scale, lead->map, lead->nranks, NULL, 0};
         if ((rc = sim_parallel(s, &os, in, m, times)) != CS_EXIT_OK)
             break;
         m = 0;
@@ -753,6 +867,17 @@ void cs_ntab_why(const cs_ntab_t *t, int k, char *buf, size_t len)
         if (d > jump)
             jump = d, at = i;
     }
+    if (at >= 0 && jump > log(1.2) && t->own) {
+        cs_cli_size_text(t->sizes[at], a, sizeof(a));
+        cs_cli_size_text(t->sizes[at + 1], z, sizeof(z));
+        snprintf(buf, len, "the log changes regime inside its %s sizes, between %s and %s (its "
+                           "time %+.0f %%, the model's %+.0f %%): the transport likely changed "
+                           "how it moves messages there (eager to rendezvous, a queue that "
+                           "starts to drop), which the platform's links do not model",
+                 p, a, z, (t->meas[at + 1] / t->meas[at] - 1) * 100,
+                 (t->pred[at + 1] / t->pred[at] - 1) * 100);
+        return;
+    }
     if (at >= 0 && jump > log(1.2)) {
         cs_cli_size_text(t->sizes[at], a, sizeof(a));
         cs_cli_size_text(t->sizes[at + 1], z, sizeof(z));
@@ -775,10 +900,12 @@ void cs_ntab_why(const cs_ntab_t *t, int k, char *buf, size_t len)
     }
     if (hi > lo && (emin > 0.05 || emax < -0.05)) {
         snprintf(buf, len, "every size of the log's %s range (%s to %s) is predicted %s, by "
-                           "%.0f to %.0f %%: the platform's rate or latency for it is off "
+                           "%.0f to %.0f %%: the platform's %s for it %s off "
                            "(collstep calibrate --from-nccl-tests fits them to logs)",
                  p, a, z, emin > 0 ? "slow" : "fast", fabs(emin > 0 ? emin : emax) * 100,
-                 fabs(emin > 0 ? emax : emin) * 100);
+                 fabs(emin > 0 ? emax : emin) * 100,
+                 t->own ? "tiers' rates or latencies" : "rate or latency",
+                 t->own ? "are" : "is");
         return;
     }
     snprintf(buf, len, "the log's %s sizes (%s to %s) do not follow one per-step latency and "
@@ -850,12 +977,22 @@ int cs_nset_report(const cs_nset_t *s, const cs_cli_report_t *rep)
     serves = calloc((size_t)s->ntab * (size_t)ns + 1, 1);
     if (!how || !serves)
         goto oom;
+    /* the model of the report's header: tables of collstep's own algorithms
+     * (every one) run under theirs; "measured by collstep run" where each
+     * table says so */
+    int own = 0, run = 0;
+    for (int i = 0; i < s->ntab; i++)
+        own += s->tab[i]->own, run += s->tab[i]->own && s->tab[i]->t->cs_source[0] == 'r';
+    cs_sim_model_t model = own == s->ntab ? s->tab[0]->model : CS_SIM_NCCL;
     v = (cs_validate_t){.coll = s->tab[0]->coll, .nranks = s->tab[0]->nranks, .nnodes = 1,
                         .nalgo = s->ntab, .nsizes = ns, .algo = algo, .params = params,
                         .sizes = sizes, .serves = serves, .cases = cases,
                         .ngroups = s->nlogs, .group = (const char **)s->logs, .how = how,
-                        .nplats = 1, .transport = "nccl-tests", .iters = 1};
-    v.plats[0] = (cs_validate_plat_t){s->platform, CS_SIM_NCCL, s->plat, NULL, NULL};
+                        .nplats = 1,
+                        .transport = run == s->ntab ? "collstep run (nccl-tests layout)"
+                                                    : "nccl-tests",
+                        .iters = 1};
+    v.plats[0] = (cs_validate_plat_t){s->platform, model, s->plat, NULL, NULL};
     if (cs_validate_alloc(&v, &err) != CS_OK)
         goto oom;
     for (int a = 0; a < s->ntab; a++) {

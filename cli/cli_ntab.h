@@ -40,6 +40,10 @@ typedef struct cs_ntab {
     cs_cli_scheds_t b;
     cs_sim_instance_t inst[CS_CLI_MAX_SIZES];
     char **map;                    /* [nranks] the host of each rank */
+    int own;                       /* a table of collstep's own algorithm (its title's),
+                                      simulated as that algorithm under `model`, not as
+                                      NCCL's choice under the nccl model */
+    cs_sim_model_t model;
     char label[40], note[600];
 } cs_ntab_t;
 
@@ -78,6 +82,24 @@ int cs_nset_read(cs_nset_t *s);
  * variant): into each table's pred[].  One simulation per rank count,
  * placement and tier rates, in a watched child.  An exit code (said). */
 int cs_nset_simulate(cs_nset_t *s, int nvar, const cs_nccl_fit_t *const *fits, double *pred);
+
+/* The same for tables of collstep's own algorithms under the calibrated
+ * model: variant v with the platform's tier factors replaced by
+ * tf[v * 2 * CS_PLAT_MAX_TIERS + 2 * tier + {0: latency, 1: bandwidth}]
+ * (0: the platform's).  One simulation per variant and placement. */
+int cs_nset_simulate_tiers(cs_nset_t *s, int nvar, const double *tf, double *pred);
+
+/* 1 when the platform carries calibrated tier factors (collstep_factors):
+ * collstep's own tables are then simulated under the calibrated model,
+ * else the ideal one. */
+int cs_nset_plat_calibrated(const cs_platform_t *p);
+
+/* calibrate --from-nccl-tests on tables of collstep's own algorithms
+ * (cmd_calibrate_tiers.c): the platform's tier factors fitted; each
+ * table's pred[] left at the fit, *summary (malloc'ed) what was fitted and
+ * from which sizes, factors the collstep_factors value
+ * ("tier:lat:bw,..."), *sims the simulations run.  An exit code. */
+int cs_cli_calibrate_tiers(cs_nset_t *s, char **summary, char *factors, size_t flen, int *sims);
 
 /* The report of validate's layout (cs_validate.h), tables as cases and
  * logs as groups, each table's pred[] as the prediction; to rep's output

@@ -812,7 +812,7 @@ static void summary(fitrun_t *r, char **text)
 /* xml with every collstep_nccl_fit property removed, `prop` after the top
  * zone's start tag and `comment` before it.  NULL when out of memory or
  * when the text has no <zone>. */
-static char *xml_with_fit(const char *xml, const char *prop, const char *comment)
+static char *xml_with_fit(const char *xml, const char *id, const char *prop, const char *comment)
 {
     size_t len = strlen(xml);
     char *t = malloc(len + 1);
@@ -829,8 +829,8 @@ static char *xml_with_fit(const char *xml, const char *prop, const char *comment
         }
         if (strncmp(p, "<prop", 5) == 0) {
             const char *e = strstr(p, "/>");
-            const char *id = strstr(p, "collstep_nccl_fit");
-            if (e && id && id < e) {
+            const char *at = strstr(p, id);
+            if (e && at && at < e) {
                 p = e + 2;
                 while (*p == ' ' || *p == '\t')
                     p++;
@@ -861,14 +861,14 @@ static char *xml_with_fit(const char *xml, const char *prop, const char *comment
         return NULL;
     }
     size_t at = (size_t)(z - t), after = (size_t)(gt + 1 - t);
-    size_t cap = o + strlen(prop) + strlen(comment) + 256;
+    size_t cap = o + strlen(prop) + strlen(comment) + strlen(id) + 256;
     char *out = malloc(cap);
     if (!out) {
         free(t);
         return NULL;
     }
-    snprintf(out, cap, "%.*s<!--\n%s-->\n%.*s\n  <prop id=\"collstep_nccl_fit\" value=\"%s\"/>%s",
-             (int)at, t, comment, (int)(after - at), z, prop, t + after);
+    snprintf(out, cap, "%.*s<!--\n%s-->\n%.*s\n  <prop id=\"%s\" value=\"%s\"/>%s",
+             (int)at, t, comment, (int)(after - at), z, id, prop, t + after);
     free(t);
     return out;
 }
@@ -880,24 +880,34 @@ static void comment_safe(char *s)
         p[1] = '=';
 }
 
-static int write_platform(fitrun_t *r, const char *sum)
+static int write_platform(fitrun_t *r, const char *sum, const char *factors)
 {
     char terms[2048];
     cs_nccl_fit_format(&r->fit, terms, sizeof(terms));
+    if (factors)
+        snprintf(terms, sizeof(terms), "%s", factors);
     size_t cap = strlen(sum) + 4096;
     char *c = malloc(cap);
     if (!c)
         return cs_cli_usage_error("calibrate", "%s", "out of memory");
     size_t o = (size_t)snprintf(c, cap, "collstep calibrate from nccl-tests logs: %s with the "
-                                        "terms of the nccl model fitted to\n",
-                                r->o->platform);
+                                        "%s fitted to\n",
+                                r->o->platform,
+                                factors ? "tier factors of the calibrated model"
+                                        : "terms of the nccl model");
     for (int l = 0; l < r->o->nlogs && o < cap; l++)
         o += (size_t)snprintf(c + o, cap - o, "  %s\n", r->o->logs[l]);
     if (o < cap)
-        snprintf(c + o, cap - o, "(the property collstep_nccl_fit below; the nccl model of sim, "
-                                 "plan and validate applies it)\n%s", sum);
+        snprintf(c + o, cap - o, "%s\n%s",
+                 factors ? "(the property collstep_factors below: the calibrated model of sim, "
+                           "plan and validate applies it, and so does validate to the tables "
+                           "of collstep's own algorithms in nccl-tests logs)"
+                         : "(the property collstep_nccl_fit below; the nccl model of sim, "
+                           "plan and validate applies it)",
+                 sum);
     comment_safe(c);
-    char *x = xml_with_fit(r->s.plat->xml, terms, c);
+    char *x = xml_with_fit(r->s.plat->xml, factors ? "collstep_factors" : "collstep_nccl_fit",
+                           terms, c);
     free(c);
     if (!x)
         return cs_cli_usage_error("calibrate", "--platform %s: no <zone> to carry the fitted "
@@ -930,12 +940,31 @@ int cs_cli_calibrate_nccl(int argc, char **argv)
     cs_nccl_fit_init(&r->fit);
     if (rc == CS_EXIT_OK)
         rc = cs_nset_read(&r->s);
-    if (rc == CS_EXIT_OK && r->s.plat->nccl_fit[0])
+    int own = 0;
+    for (int i = 0; rc == CS_EXIT_OK && i < r->s.ntab; i++)
+        own += r->s.tab[i]->own;
+    if (rc == CS_EXIT_OK && own && own < r->s.ntab)
+        rc = cs_cli_usage_error("calibrate", "the logs hold %d table%s of collstep's own "
+                                "algorithms (collstep run --format nccl-tests) and %d of NCCL's "
+                                "runs: the first fit the platform's tiers, the others the nccl "
+                                "model's terms; give one kind per calibration",
+                                own, own == 1 ? "" : "s", r->s.ntab - own);
+    char factors[1024] = "", *sum = NULL;
+    if (rc == CS_EXIT_OK && own) { /* the platform's tiers, under the calibrated model */
+        if (cs_nset_plat_calibrated(r->s.plat))
+            fprintf(stderr, "collstep calibrate: %s carries tier factors already: the fit "
+                            "starts from them and replaces them\n", o->platform);
+        rc = cs_cli_calibrate_tiers(&r->s, &sum, factors, sizeof(factors), &r->sims);
+        if (rc == CS_EXIT_OK)
+            for (int i = 0; i < r->s.ntab; i++)
+                r->s.tab[i]->model = CS_SIM_CALIBRATED;
+    }
+    if (rc == CS_EXIT_OK && !own && r->s.plat->nccl_fit[0])
         fprintf(stderr, "collstep calibrate: %s carries fitted terms already: they are set "
                         "aside and replaced\n", o->platform);
-    for (int level = 0; level < 2 && rc == CS_EXIT_OK; level++)
+    for (int level = 0; level < 2 && rc == CS_EXIT_OK && !own; level++)
         rc = fit_level(r, level);
-    if (rc == CS_EXIT_OK) {
+    if (rc == CS_EXIT_OK && !own) {
         const cs_nccl_fit_t **fp = calloc((size_t)r->s.ntab + 1, sizeof(*fp));
         for (int i = 0; fp && i < r->s.ntab; i++)
             fp[i] = &r->fit;
@@ -943,8 +972,7 @@ int cs_cli_calibrate_nccl(int argc, char **argv)
                 : cs_cli_usage_error("calibrate", "%s", "out of memory");
         free(fp);
     }
-    char *sum = NULL;
-    if (rc == CS_EXIT_OK) {
+    if (rc == CS_EXIT_OK && !own) {
         summary(r, &sum);
         if (!sum)
             rc = cs_cli_usage_error("calibrate", "%s", "out of memory");
@@ -958,7 +986,7 @@ int cs_cli_calibrate_nccl(int argc, char **argv)
             fprintf(f, "# %.*s\n", (int)n, p);
             p += n + (p[n] == '\n');
         }
-        rc = write_platform(r, sum);
+        rc = write_platform(r, sum, own ? factors : NULL);
     }
     if (rc == CS_EXIT_OK)
         fprintf(stderr, "collstep calibrate: wrote %s (%d simulations)\n", o->output, r->sims);

@@ -65,6 +65,10 @@ static void print_table(int i, const cs_nccl_run_t *t)
     if (t->algo[0] || t->proto[0])
         printf("  NCCL_ALGO %s, NCCL_PROTO %s\n", t->algo[0] ? t->algo : "-",
                t->proto[0] ? t->proto : "-");
+    if (t->cs_algo[0])
+        printf("  collstep's %s%s%s%s, %s by collstep %s\n", t->cs_algo,
+               t->cs_params[0] ? " (" : "", t->cs_params, t->cs_params[0] ? ")" : "",
+               strcmp(t->cs_source, "run") == 0 ? "measured" : "simulated", t->cs_source);
     print_ranks(t);
     if (t->has_params)
         printf("  sweep %llu..%llu step %llu(%s), nThread %d nGpus %d, warmup %d iters %d, "
@@ -128,6 +132,12 @@ static void json_table(const char *path, const cs_nccl_run_t *t)
     cs_json_write_str(stdout, t->algo);
     printf(", \"proto\": ");
     cs_json_write_str(stdout, t->proto);
+    printf(", \"collstep_algo\": ");
+    cs_json_write_str(stdout, t->cs_algo);
+    printf(", \"collstep_params\": ");
+    cs_json_write_str(stdout, t->cs_params);
+    printf(", \"collstep_source\": ");
+    cs_json_write_str(stdout, t->cs_source);
     printf(", \"line\": %u, \"end_line\": %u, \"ranks\": %d, \"nodes\": %d, \"time_ms\": %d, "
            "\"devices\": [",
            t->line, t->end_line, t->ndevs, t->nnodes, t->time_ms);

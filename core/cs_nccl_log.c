@@ -246,7 +246,11 @@ int nl_open(nl_parser_t *P)
         t->coll = nl_coll_of_program(P->prog, strlen(P->prog));
         t->coll_from = "command";
     }
+    set_str(t->cs_algo, sizeof(t->cs_algo), P->cs_algo);
+    set_str(t->cs_params, sizeof(t->cs_params), P->cs_params);
+    set_str(t->cs_source, sizeof(t->cs_source), P->cs_source);
     P->algo[0] = P->proto[0] = P->nccl[0] = P->prog[0] = 0;
+    P->cs_algo[0] = P->cs_params[0] = P->cs_source[0] = 0;
     P->state = NL_HEAD, P->seen = 0, P->ncols = 0, P->units_seen = 0;
     return CS_OK;
 }
@@ -346,10 +350,57 @@ static const char *strip_prefix(const char *p, const char *end)
     return p;
 }
 
+/* "measured by collstep run, ..." or "simulated by collstep sim, ...":
+ * the title line before it, "COLL ALGO (PARAMS), N ranks, ...", names the
+ * algorithm of collstep's that the next table ran (none where the title
+ * is "COLL, NCCL's choice per size, ...").  For the next table. */
+static void collstep_title(nl_parser_t *P, const char *source)
+{
+    P->cs_algo[0] = P->cs_params[0] = 0;
+    set_str(P->cs_source, sizeof(P->cs_source), source);
+    const char *p = P->prev, *e = p + strlen(p), *ts, *te;
+    if (!nl_token(p, e, &ts, &te) || te[-1] == ',' || (size_t)(te - ts) >= 32)
+        return; /* "COLL, NCCL's choice" */
+    char coll[32];
+    memcpy(coll, ts, (size_t)(te - ts));
+    coll[te - ts] = 0;
+    /* collstep's names of the collectives (cs_coll_name) */
+    static const char *const colls[] = {"allreduce", "reduce-scatter", "allgather",
+                                        "broadcast", "reduce", "alltoall"};
+    int known = 0;
+    for (size_t i = 0; i < sizeof(colls) / sizeof(colls[0]); i++)
+        known |= strcmp(coll, colls[i]) == 0;
+    if (!known || !nl_token(te, e, &ts, &te))
+        return;
+    const char *ae = te;
+    if (ae[-1] == ',')
+        ae--;
+    if (ae == ts || (size_t)(ae - ts) >= sizeof(P->cs_algo))
+        return;
+    for (const char *c = ts; c < ae; c++)
+        if (!isalnum((unsigned char)*c) && !strchr("_-.", *c))
+            return; /* not a generator's name (a schedule file's path) */
+    memcpy(P->cs_algo, ts, (size_t)(ae - ts));
+    P->cs_algo[ae - ts] = 0;
+    if (ae == te && te + 1 < e && te[0] == ' ' && te[1] == '(') {
+        const char *ps = te + 2, *pe = memchr(ps, ')', (size_t)(e - ps));
+        if (pe && (size_t)(pe - ps) < sizeof(P->cs_params)) {
+            memcpy(P->cs_params, ps, (size_t)(pe - ps));
+            P->cs_params[pe - ps] = 0;
+        }
+    }
+}
+
 static int hash_line(nl_parser_t *P, const char *s)
 {
     const char *e = P->end;
     s = nl_skip_blank(s, e);
+    if (nl_starts(s, e, "measured by collstep run,", 0) ||
+        nl_starts(s, e, "simulated by collstep sim,", 0)) {
+        collstep_title(P, s[0] == 'm' ? "run" : "sim");
+        P->prev[0] = 0;
+        return CS_OK;
+    }
     if (nl_starts(s, e, "nccl-tests version", 0))
         return nl_version_line(P, s + 18);
     if (nl_starts(s, e, "Collective test starting:", 0))
@@ -390,7 +441,14 @@ static int hash_line(nl_parser_t *P, const char *s)
     else if (nl_starts(s, e, "NCCL_ALGO=", 1) || nl_starts(s, e, "NCCL_PROTO=", 1))
         other_line(P); /* "# NCCL_ALGO=Ring NCCL_PROTO=Simple": collstep sim's title, a
                         * script's echo (not "# export NCCL_ALGO=...  # tried it") */
-    return CS_OK; /* a title, a comment, "Reducing maxBytes", ... */
+    else { /* a title, a comment, "Reducing maxBytes", ...: kept for the line after */
+        size_t n = (size_t)(e - s) < sizeof(P->prev) ? (size_t)(e - s) : sizeof(P->prev) - 1;
+        while (n > 0 && (s[n - 1] == '\r' || s[n - 1] == ' '))
+            n--;
+        memcpy(P->prev, s, n);
+        P->prev[n] = 0;
+    }
+    return CS_OK;
 }
 
 static int one_line(nl_parser_t *P)

@@ -127,6 +127,11 @@ typedef struct cs_nccl_run {
                                       "compiled with", "" */
     int nccl_headers, nccl_library; /* NCCL_VERSION_CODE as printed; 0 when not */
     char algo[32], proto[32];       /* NCCL_ALGO / NCCL_PROTO; "" when not shown */
+    /* A table collstep wrote (`run` or `sim --format nccl-tests`) for one of
+     * its own algorithms: the title's algorithm and parameters ("ring",
+     * "nchunks=1 channels=1 local=1"), and "run" (measured by collstep run)
+     * or "sim"; "" otherwise (NCCL's runs, sim's NCCL choice). */
+    char cs_algo[64], cs_params[160], cs_source[4];
     /* The sweep line; -1 (or 0 for the sizes) where it was not printed. */
     int has_params;
     int nthread, ngpus;

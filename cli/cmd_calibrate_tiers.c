@@ -1,0 +1,301 @@
+/*
+ * cmd_calibrate_tiers.c - `collstep calibrate --from-nccl-tests` on tables
+ * of collstep's own algorithms (`collstep run --format nccl-tests`, or a
+ * `sim` of one): the platform's tiers fitted so that the calibrated model
+ * reproduces the tables, per tier a factor on its links' latency and one on
+ * their bandwidth (the platform property collstep_factors, as `collstep
+ * calibrate` writes from its own measurements).
+ *
+ * The fit: Levenberg-Marquardt on e = log(predicted / measured) over every
+ * size of every table, the simulator in the loop.  The Jacobian comes from
+ * one simulation per factor moved (latency x 1.25; bandwidth / 1.25, since a
+ * rate above the one that binds shows only once lowered); a factor that no
+ * size depends on (|d log t / d log f| under a quarter everywhere) is not
+ * fitted and keeps its value, which the summary says.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_ntab.h"
+
+#ifdef CS_HAVE_MODEL
+
+#define NP (2 * CS_PLAT_MAX_TIERS) /* parameters: 2 t latency, 2 t + 1 bandwidth */
+#define STEP 0.22314355131420976   /* log 1.25 */
+#define MIN_SENS 0.25
+#define MAX_ITERS 10
+
+typedef struct tfit {
+    cs_nset_t *s;
+    int nt;             /* tiers */
+    double x[NP];       /* log factors */
+    int sims;
+    double *pred;       /* [nvar * total] */
+} tfit_t;
+
+static void factors_of(const tfit_t *f, const double *x, double *tf)
+{
+    for (int p = 0; p < NP; p++)
+        tf[p] = p < 2 * f->nt ? exp(x[p]) : 0;
+}
+
+/* Simulate nvar variants (xs[v * NP ...]) into f->pred. */
+static int run(tfit_t *f, int nvar, const double *xs)
+{
+    double *tf = calloc((size_t)nvar * NP, sizeof(double));
+    if (!tf)
+        return cs_cli_usage_error("calibrate", "%s", "out of memory");
+    for (int v = 0; v < nvar; v++)
+        factors_of(f, xs + (size_t)v * NP, tf + (size_t)v * NP);
+    int rc = cs_nset_simulate_tiers(f->s, nvar, tf, f->pred);
+    f->sims += nvar;
+    free(tf);
+    return rc;
+}
+
+/* e[i] of variant v; the cost: half the sum of squares. */
+static double errors(const tfit_t *f, int v, double *e)
+{
+    double c = 0;
+    for (int j = 0, i = 0; j < f->s->ntab; j++) {
+        const cs_ntab_t *t = f->s->tab[j];
+        for (int k = 0; k < t->n; k++, i++) {
+            double p = f->pred[(size_t)v * (size_t)f->s->total + (size_t)i];
+            e[i] = p > 0 ? log(p / t->meas[k]) : 0;
+            c += 0.5 * e[i] * e[i];
+        }
+    }
+    return c;
+}
+
+/* Solve A x = g (n x n) by Gaussian elimination with partial pivoting.  0
+ * when singular. */
+static int solve(double *A, double *g, int n, double *x)
+{
+    for (int c = 0; c < n; c++) {
+        int m = c;
+        for (int r = c + 1; r < n; r++)
+            if (fabs(A[r * n + c]) > fabs(A[m * n + c]))
+                m = r;
+        if (!(fabs(A[m * n + c]) > 1e-24))
+            return 0;
+        for (int k = 0; k < n; k++) {
+            double t = A[c * n + k];
+            A[c * n + k] = A[m * n + k], A[m * n + k] = t;
+        }
+        double t = g[c];
+        g[c] = g[m], g[m] = t;
+        for (int r = c + 1; r < n; r++) {
+            double q = A[r * n + c] / A[c * n + c];
+            for (int k = c; k < n; k++)
+                A[r * n + k] -= q * A[c * n + k];
+            g[r] -= q * g[c];
+        }
+    }
+    for (int c = n - 1; c >= 0; c--) {
+        double v = g[c];
+        for (int k = c + 1; k < n; k++)
+            v -= A[c * n + k] * x[k];
+        x[c] = v / A[c * n + c];
+    }
+    return 1;
+}
+
+static double median_abs(const double *e, int n)
+{
+    double *a = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+    if (!a || n <= 0) {
+        free(a);
+        return 0;
+    }
+    for (int i = 0; i < n; i++)
+        a[i] = fabs(exp(e[i]) - 1);
+    for (int i = 1; i < n; i++) /* insertion sort: a few hundred sizes */
+        for (int j = i; j > 0 && a[j - 1] > a[j]; j--) {
+            double t = a[j];
+            a[j] = a[j - 1], a[j - 1] = t;
+        }
+    double m = n % 2 ? a[n / 2] : 0.5 * (a[n / 2 - 1] + a[n / 2]);
+    free(a);
+    return m;
+}
+
+int cs_cli_calibrate_tiers(cs_nset_t *s, char **summary, char *factors, size_t flen, int *sims)
+{
+    tfit_t f = {.s = s, .nt = s->plat->ntiers};
+    int m = s->total, rc = CS_EXIT_OK;
+    *summary = NULL;
+    if (f.nt <= 0)
+        return cs_cli_usage_error("calibrate", "--platform %s has no tiers to fit", s->platform);
+    for (int t = 0; t < f.nt; t++) {
+        double lf = s->plat->tiers[t].lat_factor, bf = s->plat->tiers[t].bw_factor;
+        f.x[2 * t] = log(lf > 0 ? lf : 1.0);
+        f.x[2 * t + 1] = log(bf > 0 ? bf : 1.0);
+    }
+    int np = 2 * f.nt;
+    f.pred = calloc((size_t)(np + 1) * (size_t)m, sizeof(double));
+    double *xs = calloc((size_t)(np + 1) * NP, sizeof(double));
+    double *e = calloc((size_t)m, sizeof(double)), *e1 = calloc((size_t)m, sizeof(double));
+    double *J = calloc((size_t)m * NP, sizeof(double));
+    char *text = malloc(16384);
+    if (!f.pred || !xs || !e || !e1 || !J || !text) {
+        rc = cs_cli_usage_error("calibrate", "%s", "out of memory");
+        goto out;
+    }
+    size_t o = 0;
+#define PUT(...)                                                                                  \
+    do {                                                                                          \
+        int w_ = snprintf(text + o, o < 16384 ? 16384 - o : 0, __VA_ARGS__);                      \
+        if (w_ > 0)                                                                               \
+            o += (size_t)w_;                                                                      \
+    } while (0)
+    int active[NP], det[NP], ndet[NP], na = 0;
+    double sens[NP] = {0}, mu = 1e-2, cost = 0;
+    memset(det, 0, sizeof(det));
+    memset(ndet, 0, sizeof(ndet));
+    for (int it = 0; it < MAX_ITERS && rc == CS_EXIT_OK; it++) {
+        /* the current point and one variant per parameter (the first
+         * iteration: every parameter; later: the determined ones) */
+        int nv = 1;
+        int which[NP];
+        memcpy(xs, f.x, sizeof(f.x));
+        for (int p = 0; p < np; p++) {
+            if (it > 0 && !det[p])
+                continue;
+            memcpy(xs + (size_t)nv * NP, f.x, sizeof(f.x));
+            xs[(size_t)nv * NP + p] += p % 2 ? -STEP : STEP;
+            which[nv++] = p;
+        }
+        if ((rc = run(&f, nv, xs)) != CS_EXIT_OK)
+            break;
+        cost = errors(&f, 0, e);
+        for (int v = 1; v < nv; v++) {
+            int p = which[v];
+            errors(&f, v, e1);
+            double h = p % 2 ? -STEP : STEP;
+            sens[p] = 0, ndet[p] = 0;
+            for (int i = 0; i < m; i++) {
+                J[(size_t)i * NP + p] = (e1[i] - e[i]) / h;
+                double a = fabs(J[(size_t)i * NP + p]);
+                sens[p] = a > sens[p] ? a : sens[p];
+                ndet[p] += a >= MIN_SENS;
+            }
+            if (it == 0)
+                det[p] = ndet[p] > 0;
+        }
+        na = 0;
+        for (int p = 0; p < np; p++)
+            if (det[p])
+                active[na++] = p;
+        if (!na)
+            break;
+        /* damped steps until one lowers the cost */
+        double A[NP * NP], g[NP], d[NP];
+        int better = 0;
+        for (int tries = 0; tries < 6 && !better && rc == CS_EXIT_OK; tries++) {
+            for (int a = 0; a < na; a++) {
+                g[a] = 0;
+                for (int i = 0; i < m; i++)
+                    g[a] -= J[(size_t)i * NP + active[a]] * e[i];
+                for (int b = 0; b < na; b++) {
+                    double v = 0;
+                    for (int i = 0; i < m; i++)
+                        v += J[(size_t)i * NP + active[a]] * J[(size_t)i * NP + active[b]];
+                    A[a * na + b] = v;
+                }
+            }
+            for (int a = 0; a < na; a++)
+                A[a * na + a] *= 1 + mu, A[a * na + a] += 1e-9;
+            if (!solve(A, g, na, d)) {
+                mu *= 10;
+                continue;
+            }
+            double big = 0;
+            for (int a = 0; a < na; a++)
+                big = fabs(d[a]) > big ? fabs(d[a]) : big;
+            double cut = big > log(3.0) ? log(3.0) / big : 1;
+            memcpy(xs, f.x, sizeof(f.x));
+            for (int a = 0; a < na; a++) {
+                double v = f.x[active[a]] + cut * d[a];
+                xs[active[a]] = fmin(fmax(v, log(1e-3)), log(1e3));
+            }
+            if ((rc = run(&f, 1, xs)) != CS_EXIT_OK)
+                break;
+            double c1 = errors(&f, 0, e1);
+            if (c1 < cost) {
+                better = 1;
+                memcpy(f.x, xs, sizeof(f.x));
+                mu = fmax(mu / 3, 1e-6);
+                if (cost - c1 < 1e-4 * cost || big * cut < 0.002)
+                    it = MAX_ITERS; /* converged */
+                cost = c1;
+            } else {
+                mu *= 4;
+            }
+        }
+        if (!better)
+            break;
+    }
+    if (rc != CS_EXIT_OK)
+        goto out;
+    /* the fitted point, into the tables' pred[] */
+    memcpy(xs, f.x, sizeof(f.x));
+    if ((rc = run(&f, 1, xs)) != CS_EXIT_OK)
+        goto out;
+    cost = errors(&f, 0, e);
+    for (int j = 0, i = 0; j < s->ntab; j++)
+        for (int k = 0; k < s->tab[j]->n; k++, i++)
+            s->tab[j]->pred[k] = f.pred[i];
+    /* the property and the summary */
+    size_t fo = 0;
+    factors[0] = 0;
+    PUT("fitted tier factors of the calibrated model (on the links of %s):\n", s->platform);
+    for (int t = 0; t < f.nt; t++) {
+        const cs_tier_info_t *ti = &s->plat->tiers[t];
+        double lf = exp(f.x[2 * t]), bf = exp(f.x[2 * t + 1]);
+        int w = snprintf(factors + fo, fo < flen ? flen - fo : 0, "%s%s:%.4g:%.4g",
+                         fo ? "," : "", ti->name, lf, bf);
+        if (w > 0)
+            fo += (size_t)w;
+        PUT("  tier %s (%g GB/s, %g us): ", ti->name, ti->bandwidth * 1e-9, ti->latency * 1e6);
+        for (int q = 0; q < 2; q++) {
+            int p = 2 * t + (q ? 0 : 1);
+            double v = exp(f.x[p]);
+            if (det[p] && q)
+                PUT("latency x %.4g (%.4g us), from %d size%s", v, ti->latency * 1e6 * v,
+                    ndet[p], ndet[p] == 1 ? "" : "s");
+            else if (det[p])
+                PUT("bandwidth x %.4g (%.4g GB/s), from %d size%s", v,
+                    ti->bandwidth * 1e-9 * v, ndet[p], ndet[p] == 1 ? "" : "s");
+            else
+                PUT("%s not determined (no size depends on it%s), kept at x %.4g",
+                    q ? "latency" : "bandwidth",
+                    sens[p] > 0 ? "" : ": no table crosses it", v);
+            PUT("%s", q ? "\n" : "; ");
+        }
+    }
+    PUT("median |error| %.1f %% over %d sizes (%d simulations)\n", median_abs(e, m) * 100, m,
+        f.sims);
+    char *un = NULL;
+    size_t unlen = 0;
+    FILE *mf = open_memstream(&un, &unlen);
+    int nun = mf ? cs_nset_unfit(s, 0.05, "", mf) : 0;
+    if (mf)
+        fclose(mf);
+    if (un)
+        PUT("%s", un);
+    free(un);
+    if (!nun)
+        PUT("every size fitted within 5 %%\n");
+#undef PUT
+    *summary = text, text = NULL;
+    *sims = f.sims;
+out:
+    free(f.pred), free(xs), free(e), free(e1), free(J), free(text);
+    return rc;
+}
+
+#endif /* CS_HAVE_MODEL */
