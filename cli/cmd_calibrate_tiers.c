@@ -135,6 +135,8 @@ int cs_cli_calibrate_tiers(cs_nset_t *s, char **summary, char *factors, size_t f
         f.x[2 * t] = log(lf > 0 ? lf : 1.0);
         f.x[2 * t + 1] = log(bf > 0 ? bf : 1.0);
     }
+    double x0[NP];
+    memcpy(x0, f.x, sizeof(x0));
     int np = 2 * f.nt;
     f.pred = calloc((size_t)(np + 1) * (size_t)m, sizeof(double));
     double *xs = calloc((size_t)(np + 1) * NP, sizeof(double));
@@ -152,7 +154,7 @@ int cs_cli_calibrate_tiers(cs_nset_t *s, char **summary, char *factors, size_t f
         if (w_ > 0)                                                                               \
             o += (size_t)w_;                                                                      \
     } while (0)
-    int active[NP], det[NP], ndet[NP], na = 0;
+    int active[NP], det[NP], ndet[NP], ndet0[NP], na = 0;
     double sens[NP] = {0}, mu = 1e-2, cost = 0;
     memset(det, 0, sizeof(det));
     memset(ndet, 0, sizeof(ndet));
@@ -184,7 +186,7 @@ int cs_cli_calibrate_tiers(cs_nset_t *s, char **summary, char *factors, size_t f
                 ndet[p] += a >= MIN_SENS;
             }
             if (it == 0)
-                det[p] = ndet[p] > 0;
+                det[p] = ndet[p] > 0, ndet0[p] = ndet[p];
         }
         na = 0;
         for (int p = 0; p < np; p++)
@@ -246,6 +248,34 @@ int cs_cli_calibrate_tiers(cs_nset_t *s, char **summary, char *factors, size_t f
     if ((rc = run(&f, 1, xs)) != CS_EXIT_OK)
         goto out;
     cost = errors(&f, 0, e);
+    /* factors that mattered at the start but on which no size depends at
+     * the fit (a rate raised until another term binds, a latency lowered
+     * until the rates hide it): the logs do not tell their value, so they
+     * go back to where they started where that costs the fit nothing */
+    int weak[NP] = {0}, nweak = 0;
+    memcpy(xs, f.x, sizeof(f.x));
+    for (int p = 0; p < np; p++)
+        if (det[p] && !ndet[p]) {
+            weak[p] = 1, nweak++;
+            xs[p] = x0[p];
+        }
+    if (nweak) {
+        if ((rc = run(&f, 1, xs)) != CS_EXIT_OK)
+            goto out;
+        double c1 = errors(&f, 0, e1);
+        if (c1 <= cost * 1.01 + 1e-12) {
+            memcpy(f.x, xs, sizeof(f.x));
+            memcpy(e, e1, sizeof(double) * (size_t)m);
+            cost = c1;
+            for (int p = 0; p < np; p++)
+                if (weak[p])
+                    det[p] = 0, weak[p] = 2; /* back at the start */
+        } else { /* it matters after all: the fitted point again */
+            if ((rc = run(&f, 1, f.x)) != CS_EXIT_OK)
+                goto out;
+            cost = errors(&f, 0, e);
+        }
+    }
     for (int j = 0, i = 0; j < s->ntab; j++)
         for (int k = 0; k < s->tab[j]->n; k++, i++)
             s->tab[j]->pred[k] = f.pred[i];
@@ -266,11 +296,17 @@ int cs_cli_calibrate_tiers(cs_nset_t *s, char **summary, char *factors, size_t f
             double v = exp(f.x[p]);
             if (det[p] && q)
                 PUT("latency x %.4g (%.4g us), from %d size%s", v, ti->latency * 1e6 * v,
-                    ndet[p], ndet[p] == 1 ? "" : "s");
+                    ndet0[p], ndet0[p] == 1 ? "" : "s");
             else if (det[p])
                 PUT("bandwidth x %.4g (%.4g GB/s), from %d size%s", v,
-                    ti->bandwidth * 1e-9 * v, ndet[p], ndet[p] == 1 ? "" : "s");
-            else
+                    ti->bandwidth * 1e-9 * v, ndet0[p], ndet0[p] == 1 ? "" : "s");
+            if (det[p] && weak[p])
+                PUT(" (at the fit no size depends on it: %s)",
+                    q ? "the rates hide it" : "another term binds");
+            if (weak[p] == 2)
+                PUT("%s not determined (at the fitted rates no size depends on it: the logs do "
+                    "not tell it), kept at x %.4g", q ? "latency" : "bandwidth", v);
+            else if (!det[p])
                 PUT("%s not determined (no size depends on it%s), kept at x %.4g",
                     q ? "latency" : "bandwidth",
                     sens[p] > 0 ? "" : ": no table crosses it", v);
