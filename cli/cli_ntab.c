@@ -490,6 +490,12 @@ static int add_table(cs_nset_t *s, int l, const cs_nccl_run_t *t, char **gnames,
         skip(s, log, t, "no rows");
         return 1;
     }
+    if (strcmp(t->cs_source, "plan") == 0) {
+        skip(s, log, t, "a table of collstep plan (its choice per size, simulated): predict the "
+                        "plan with collstep sim --algo auto --tuning FILE, or measure it with "
+                        "collstep validate --algo auto --tuning FILE");
+        return 1;
+    }
     int nranks = t->ndevs > 0 ? t->ndevs : ng;
     if (nranks < 1) {
         if (s->strict)

@@ -65,6 +65,8 @@ static void print_table(int i, const cs_nccl_run_t *t)
     if (t->algo[0] || t->proto[0])
         printf("  NCCL_ALGO %s, NCCL_PROTO %s\n", t->algo[0] ? t->algo : "-",
                t->proto[0] ? t->proto : "-");
+    if (strcmp(t->cs_source, "plan") == 0)
+        printf("  collstep plan's choice per size, planned by collstep plan\n");
     if (t->cs_algo[0])
         printf("  collstep's %s%s%s%s, %s by collstep %s\n", t->cs_algo,
                t->cs_params[0] ? " (" : "", t->cs_params, t->cs_params[0] ? ")" : "",

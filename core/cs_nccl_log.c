@@ -358,6 +358,8 @@ static void collstep_title(nl_parser_t *P, const char *source)
 {
     P->cs_algo[0] = P->cs_params[0] = 0;
     set_str(P->cs_source, sizeof(P->cs_source), source);
+    if (source[0] == 'p')
+        return; /* a plan's table: its choice per size, not one algorithm */
     const char *p = P->prev, *e = p + strlen(p), *ts, *te;
     if (!nl_token(p, e, &ts, &te) || te[-1] == ',' || (size_t)(te - ts) >= 32)
         return; /* "COLL, NCCL's choice" */
@@ -396,8 +398,9 @@ static int hash_line(nl_parser_t *P, const char *s)
     const char *e = P->end;
     s = nl_skip_blank(s, e);
     if (nl_starts(s, e, "measured by collstep run,", 0) ||
-        nl_starts(s, e, "simulated by collstep sim,", 0)) {
-        collstep_title(P, s[0] == 'm' ? "run" : "sim");
+        nl_starts(s, e, "simulated by collstep sim,", 0) ||
+        nl_starts(s, e, "planned by collstep plan,", 0)) {
+        collstep_title(P, s[0] == 'm' ? "run" : s[0] == 's' ? "sim" : "plan");
         P->prev[0] = 0;
         return CS_OK;
     }

@@ -14,6 +14,7 @@
 #   - a tier no table crosses is left as it was, and said;
 #   - a live run's tables: validate and calibrate read them, the fit never
 #     predicts worse than the base;
+#   - a table of `collstep plan` is skipped, saying how to check a plan;
 #   - refusals, exit 2: logs mixing collstep's tables and NCCL's.
 . "$(dirname "$0")/common.sh"
 cd "$tmp" || exit 1
@@ -142,6 +143,13 @@ def rms(f):
 a, b = rms(sys.argv[1]), rms(sys.argv[2])
 assert b <= a + 1e-9, (a, b)
 PY
+
+# --- a plan's table: collstep's choice per size, skipped with the way to check it ----------
+"$cs" plan --platform truth.xml --ranks 4 --coll allreduce --size 1M:4M:4 --format nccl-tests \
+    >plan.log 2>/dev/null || bad "plan --format nccl-tests"
+"$cs" validate --nccl-tests plan.log --platform truth.xml >pv.txt 2>pv.err; rc=$?
+[ $rc = 2 ] && grep -q "a table of collstep plan .*--tuning FILE" pv.err && ok ||
+    bad "a plan's table: rc $rc $(tail -2 pv.err)"
 
 # --- refusals --------------------------------------------------------------------------
 "$cs" sim --platform hgx-h100 --ranks 8 --model nccl --algo nccl --size 1M:4M:4 \
