@@ -407,6 +407,19 @@ static int build_table(cs_nset_t *s, cs_ntab_t *v, const char *log)
 
 int cs_nset_plat_calibrated(const cs_platform_t *p)
 {
+    /* a file carrying the property (calibrate wrote it, or its user), its
+     * factors 1 or not: the calibrated model, which loads the file as
+     * written, is the one the factors were fitted under */
+    if (p->is_file && p->xml) {
+        for (const char *q = p->xml; (q = strstr(q, "collstep_factors")) != NULL; q++) {
+            const char *c = q;
+            while (c > p->xml && c[-1] != '<' && c[-1] != '>')
+                c--;
+            if (c > p->xml && c[-1] == '<' && strncmp(c, "prop", 4) == 0)
+                return 1; /* <prop id="collstep_factors" ...>, not a comment's words */
+        }
+        return 0;
+    }
     for (int i = 0; i < p->ntiers; i++)
         if ((p->tiers[i].lat_factor > 0 && p->tiers[i].lat_factor != 1.0) ||
             (p->tiers[i].bw_factor > 0 && p->tiers[i].bw_factor != 1.0))
@@ -454,6 +467,12 @@ static int build_own(cs_nset_t *s, cs_ntab_t *v, const char *log)
     char from[300];
     snprintf(from, sizeof(from), "%s:%u", log, t->line);
     int rc = cs_cli_scheds_build_picks(&w, picks, from, &d, &v->b);
+    if (rc == CS_EXIT_USAGE) { /* said above, without the table */
+        snprintf(why, sizeof(why), "its title's %s (%s) does not build for %d ranks (above)",
+                 t->cs_algo, t->cs_params, v->nranks);
+        skip(s, log, t, why);
+        return 1;
+    }
     if (rc == CS_EXIT_OK)
         rc = cs_cli_scheds_verify(s->cmd, &v->b, NULL, CS_CLI_VERIFY_CACHED);
     if (rc != CS_EXIT_OK)
@@ -494,6 +513,21 @@ static int add_table(cs_nset_t *s, int l, const cs_nccl_run_t *t, char **gnames,
         skip(s, log, t, "a table of collstep plan (its choice per size, simulated): predict the "
                         "plan with collstep sim --algo auto --tuning FILE, or measure it with "
                         "collstep validate --algo auto --tuning FILE");
+        return 1;
+    }
+    if (strcmp(t->cs_source, "file") == 0) {
+        skip(s, log, t, "a table collstep wrote for a schedule file (its title names the file): "
+                        "predict it with collstep sim --schedule FILE");
+        return 1;
+    }
+    if (strcmp(t->cs_source, "bad") == 0) {
+        skip(s, log, t, "collstep's title above it names an algorithm whose parameters are cut "
+                        "or too long to read");
+        return 1;
+    }
+    if (strcmp(t->cs_source, "nccl") == 0) {
+        skip(s, log, t, "collstep sim ran it under the nccl model (NCCL's costs on collstep's "
+                        "algorithm): compare such runs with collstep sim --model nccl");
         return 1;
     }
     int nranks = t->ndevs > 0 ? t->ndevs : ng;
@@ -780,6 +814,7 @@ static int simulate(cs_nset_t *s, int nvar, const cs_nccl_fit_t *const *fits, co
                         lead->own ? tf : NULL, lead->nc.scale, lead->map, lead->nranks, NULL, 0};
         if ((rc = sim_parallel(s, &os, in, m, times)) != CS_EXIT_OK)
             break;
+        s->nsims++;
         m = 0;
         for (int v = 0; v < nvar; v++)
             for (int j = i; j < s->ntab; j++) {
@@ -877,11 +912,15 @@ void cs_ntab_why(const cs_ntab_t *t, int k, char *buf, size_t len)
         cs_cli_size_text(t->sizes[at], a, sizeof(a));
         cs_cli_size_text(t->sizes[at + 1], z, sizeof(z));
         snprintf(buf, len, "the log changes regime inside its %s sizes, between %s and %s (its "
-                           "time %+.0f %%, the model's %+.0f %%): the transport likely changed "
-                           "how it moves messages there (eager to rendezvous, a queue that "
-                           "starts to drop), which the platform's links do not model",
+                           "time %+.0f %%, the model's %+.0f %%): %s",
                  p, a, z, (t->meas[at + 1] / t->meas[at] - 1) * 100,
-                 (t->pred[at + 1] / t->pred[at] - 1) * 100);
+                 (t->pred[at + 1] / t->pred[at] - 1) * 100,
+                 t->t->cs_source[0] == 'r'
+                     ? "the transport or the hosts likely changed how they move messages there "
+                       "(eager to rendezvous, buffers leaving the caches, a queue that starts "
+                       "to drop), which the platform's links do not model"
+                     : "the simulation that wrote it ran another platform or model than this "
+                       "one, whose terms the tiers' latency and rate do not capture");
         return;
     }
     if (at >= 0 && jump > log(1.2)) {
@@ -986,17 +1025,22 @@ int cs_nset_report(const cs_nset_t *s, const cs_cli_report_t *rep)
     /* the model of the report's header: tables of collstep's own algorithms
      * (every one) run under theirs; "measured by collstep run" where each
      * table says so */
-    int own = 0, run = 0;
-    for (int i = 0; i < s->ntab; i++)
-        own += s->tab[i]->own, run += s->tab[i]->own && s->tab[i]->t->cs_source[0] == 'r';
+    int own = 0, run = 0, sim = 0;
+    for (int i = 0; i < s->ntab; i++) {
+        own += s->tab[i]->own;
+        run += s->tab[i]->own && s->tab[i]->t->cs_source[0] == 'r';
+        sim += s->tab[i]->own && s->tab[i]->t->cs_source[0] == 's';
+    }
     cs_sim_model_t model = own == s->ntab ? s->tab[0]->model : CS_SIM_NCCL;
     v = (cs_validate_t){.coll = s->tab[0]->coll, .nranks = s->tab[0]->nranks, .nnodes = 1,
                         .nalgo = s->ntab, .nsizes = ns, .algo = algo, .params = params,
                         .sizes = sizes, .serves = serves, .cases = cases,
                         .ngroups = s->nlogs, .group = (const char **)s->logs, .how = how,
                         .nplats = 1,
-                        .transport = run == s->ntab ? "collstep run (nccl-tests layout)"
-                                                    : "nccl-tests",
+                        .transport = run == s->ntab   ? "collstep run (nccl-tests layout)"
+                                     : sim == s->ntab ? "collstep sim (nccl-tests layout)"
+                                     : own == s->ntab ? "collstep (nccl-tests layout)"
+                                                      : "nccl-tests",
                         .iters = 1};
     v.plats[0] = (cs_validate_plat_t){s->platform, model, s->plat, NULL, NULL};
     if (cs_validate_alloc(&v, &err) != CS_OK)

@@ -63,6 +63,7 @@ typedef struct cs_nset {
     cs_nccl_log_t **log;    /* [nlogs] */
     cs_ntab_t **tab;
     int ntab, total;        /* tables, their sizes in all */
+    int nsims;              /* simulations run (one per placement and variant of the terms) */
 } cs_nset_t;
 
 /* Options both front ends take.  A log (FLAG's value or an operand) into
@@ -89,7 +90,8 @@ int cs_nset_simulate(cs_nset_t *s, int nvar, const cs_nccl_fit_t *const *fits, d
  * (0: the platform's).  One simulation per variant and placement. */
 int cs_nset_simulate_tiers(cs_nset_t *s, int nvar, const double *tf, double *pred);
 
-/* 1 when the platform carries calibrated tier factors (collstep_factors):
+/* 1 when the platform file carries calibrated tier factors (a
+ * collstep_factors property; for a preset, factors other than 1):
  * collstep's own tables are then simulated under the calibrated model,
  * else the ideal one. */
 int cs_nset_plat_calibrated(const cs_platform_t *p);

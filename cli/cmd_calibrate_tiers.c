@@ -26,13 +26,17 @@
 #define NP (2 * CS_PLAT_MAX_TIERS) /* parameters: 2 t latency, 2 t + 1 bandwidth */
 #define STEP 0.22314355131420976   /* log 1.25 */
 #define MIN_SENS 0.25
-#define MAX_ITERS 10
+#define MAX_ITERS 30
+#define MAX_ROUNDS 4 /* searches of wider moves once the steps stop */
+#define MAX_PASS 640 /* variants in one such search */
+#define WIDE_GAIN 0.02 /* a wider move is taken when it lowers the cost by 2 %; a factor
+                          no size depends on at the fit goes back where that costs 2 % */
 
 typedef struct tfit {
     cs_nset_t *s;
     int nt;             /* tiers */
     double x[NP];       /* log factors */
-    int sims;
+
     double *pred;       /* [nvar * total] */
 } tfit_t;
 
@@ -51,7 +55,6 @@ static int run(tfit_t *f, int nvar, const double *xs)
     for (int v = 0; v < nvar; v++)
         factors_of(f, xs + (size_t)v * NP, tf + (size_t)v * NP);
     int rc = cs_nset_simulate_tiers(f->s, nvar, tf, f->pred);
-    f->sims += nvar;
     free(tf);
     return rc;
 }
@@ -138,8 +141,8 @@ int cs_cli_calibrate_tiers(cs_nset_t *s, char **summary, char *factors, size_t f
     double x0[NP];
     memcpy(x0, f.x, sizeof(x0));
     int np = 2 * f.nt;
-    f.pred = calloc((size_t)(np + 1) * (size_t)m, sizeof(double));
-    double *xs = calloc((size_t)(np + 1) * NP, sizeof(double));
+    f.pred = calloc((size_t)(MAX_PASS + 4 * NP + 1) * (size_t)m, sizeof(double)); /* the widest pass */
+    double *xs = calloc((size_t)(MAX_PASS + 4 * NP + 1) * NP, sizeof(double));
     double *e = calloc((size_t)m, sizeof(double)), *e1 = calloc((size_t)m, sizeof(double));
     double *J = calloc((size_t)m * NP, sizeof(double));
     char *text = malloc(16384);
@@ -154,19 +157,18 @@ int cs_cli_calibrate_tiers(cs_nset_t *s, char **summary, char *factors, size_t f
         if (w_ > 0)                                                                               \
             o += (size_t)w_;                                                                      \
     } while (0)
-    int active[NP], det[NP], ndet[NP], ndet0[NP], na = 0;
+    /* per factor at the current point: the sizes whose time moves with it
+     * by a quarter of the factor's move (ndet) and the largest such move
+     * (sens); fitted: it was in a step */
+    int active[NP], fitted[NP] = {0}, ndet[NP] = {0}, na = 0, done = 0, rounds = 0;
     double sens[NP] = {0}, mu = 1e-2, cost = 0;
-    memset(det, 0, sizeof(det));
-    memset(ndet, 0, sizeof(ndet));
-    for (int it = 0; it < MAX_ITERS && rc == CS_EXIT_OK; it++) {
-        /* the current point and one variant per parameter (the first
-         * iteration: every parameter; later: the determined ones) */
-        int nv = 1;
-        int which[NP];
+    for (int it = 0; rc == CS_EXIT_OK; it++) {
+        /* the current point and one variant per factor (every factor at
+         * every point: one that did not matter at the start may once the
+         * others moved, as a rate that binds once another was raised) */
+        int nv = 1, which[NP + 1];
         memcpy(xs, f.x, sizeof(f.x));
         for (int p = 0; p < np; p++) {
-            if (it > 0 && !det[p])
-                continue;
             memcpy(xs + (size_t)nv * NP, f.x, sizeof(f.x));
             xs[(size_t)nv * NP + p] += p % 2 ? -STEP : STEP;
             which[nv++] = p;
@@ -174,6 +176,7 @@ int cs_cli_calibrate_tiers(cs_nset_t *s, char **summary, char *factors, size_t f
         if ((rc = run(&f, nv, xs)) != CS_EXIT_OK)
             break;
         cost = errors(&f, 0, e);
+        na = 0;
         for (int v = 1; v < nv; v++) {
             int p = which[v];
             errors(&f, v, e1);
@@ -185,19 +188,115 @@ int cs_cli_calibrate_tiers(cs_nset_t *s, char **summary, char *factors, size_t f
                 sens[p] = a > sens[p] ? a : sens[p];
                 ndet[p] += a >= MIN_SENS;
             }
-            if (it == 0)
-                det[p] = ndet[p] > 0, ndet0[p] = ndet[p];
+            if (ndet[p])
+                active[na++] = p, fitted[p] = 1;
         }
-        na = 0;
-        for (int p = 0; p < np; p++)
-            if (det[p])
-                active[na++] = p;
-        if (!na)
+        /* f.pred[0..m) and e are the current point's: the last pass is the
+         * fit's */
+        if (done || !na || it == MAX_ITERS) {
+            /* a minimum of the steps: try each factor x 1/4, 1/2, 2, 4 alone
+             * (a rate hidden behind another binds only once moved past it,
+             * which no local step sees); a better point goes on from there */
+            int better = 0;
+            if (it < MAX_ITERS && rounds < MAX_ROUNDS) {
+                rounds++;
+                int nt = 0;
+                static const double mv[4] = {-1.3862943611198906, -0.6931471805599453,
+                                             0.6931471805599453, 1.3862943611198906};
+                for (int p = 0; p < np; p++)
+                    for (int q = 0; q < 4; q++, nt++) {
+                        memcpy(xs + (size_t)nt * NP, f.x, sizeof(f.x));
+                        double v = f.x[p] + mv[q];
+                        xs[(size_t)nt * NP + p] = fmin(fmax(v, log(1e-3)), log(1e3));
+                    }
+                /* two rates at once (one binding in place of the other: a
+                 * NIC raised past the links that truly bind while those are
+                 * lowered), while the pass stays small */
+                for (int p = 1; p < np && nt + 16 <= MAX_PASS; p += 2)
+                    for (int r = p + 2; r < np && nt + 16 <= MAX_PASS; r += 2)
+                        for (int q = 0; q < 16; q++, nt++) {
+                            memcpy(xs + (size_t)nt * NP, f.x, sizeof(f.x));
+                            double v = f.x[p] + mv[q / 4], w = f.x[r] + mv[q % 4];
+                            xs[(size_t)nt * NP + p] = fmin(fmax(v, log(1e-3)), log(1e3));
+                            xs[(size_t)nt * NP + r] = fmin(fmax(w, log(1e-3)), log(1e3));
+                        }
+                if ((rc = run(&f, nt, xs)) != CS_EXIT_OK)
+                    break;
+                /* each candidate as its own and shifted: every rate times
+                 * exp(mean error), the move the steps would make next (a
+                 * rate moved past another leaves every size off alike) */
+                double *own = calloc((size_t)nt, sizeof(double));
+                double *shf = calloc((size_t)nt, sizeof(double));
+                double *sh = calloc((size_t)nt, sizeof(double));
+                if (!own || !shf || !sh) {
+                    free(own), free(shf), free(sh);
+                    rc = cs_cli_usage_error("calibrate", "%s", "out of memory");
+                    break;
+                }
+                for (int v = 0; v < nt; v++) {
+                    own[v] = errors(&f, v, e1);
+                    double mean = 0;
+                    for (int i = 0; i < m; i++)
+                        mean += e1[i] / m;
+                    sh[v] = mean, shf[v] = 0;
+                    for (int i = 0; i < m; i++)
+                        shf[v] += 0.5 * (e1[i] - mean) * (e1[i] - mean);
+                }
+                /* the best few by either measure, checked by simulation */
+                enum { CHECK = 4 };
+                double cand[2 * CHECK][NP];
+                int nc = 0;
+                for (int kind = 0; kind < 2; kind++)
+                    for (int c = 0; c < CHECK; c++) {
+                        int best = -1;
+                        double bc = cost * (1 - WIDE_GAIN);
+                        for (int v = 0; v < nt; v++) {
+                            double cv = kind ? shf[v] : own[v];
+                            if (cv < bc)
+                                bc = cv, best = v;
+                        }
+                        if (best < 0)
+                            break;
+                        memcpy(cand[nc], xs + (size_t)best * NP, sizeof(f.x));
+                        if (kind)
+                            for (int p = 1; p < np; p += 2)
+                                cand[nc][p] = fmin(fmax(cand[nc][p] + sh[best], log(1e-3)),
+                                                   log(1e3));
+                        nc++;
+                        (kind ? shf : own)[best] = INFINITY;
+                    }
+                free(own), free(shf), free(sh);
+                if (nc > 0) {
+                    for (int c = 0; c < nc; c++)
+                        memcpy(xs + (size_t)c * NP, cand[c], sizeof(f.x));
+                    if ((rc = run(&f, nc, xs)) != CS_EXIT_OK)
+                        break;
+                    int best = -1;
+                    double bc = cost * (1 - WIDE_GAIN);
+                    for (int c = 0; c < nc; c++) {
+                        double c1 = errors(&f, c, e1);
+                        if (c1 < bc)
+                            bc = c1, best = c;
+                    }
+                    if (best >= 0) {
+                        for (int p = 0; p < np; p++)
+                            if (cand[best][p] != f.x[p])
+                                fitted[p] = 1;
+                        memcpy(f.x, cand[best], sizeof(f.x));
+                        done = 0, better = 1;
+                    }
+                }
+                if (!better && (rc = run(&f, 1, f.x)) == CS_EXIT_OK) /* the point's pred again */
+                    cost = errors(&f, 0, e);
+            }
+            if (better && rc == CS_EXIT_OK)
+                continue;
             break;
+        }
         /* damped steps until one lowers the cost */
         double A[NP * NP], g[NP], d[NP];
         int better = 0;
-        for (int tries = 0; tries < 6 && !better && rc == CS_EXIT_OK; tries++) {
+        for (int tries = 0; tries < 6 && !better; tries++) {
             for (int a = 0; a < na; a++) {
                 g[a] = 0;
                 for (int i = 0; i < m; i++)
@@ -219,61 +318,89 @@ int cs_cli_calibrate_tiers(cs_nset_t *s, char **summary, char *factors, size_t f
             for (int a = 0; a < na; a++)
                 big = fabs(d[a]) > big ? fabs(d[a]) : big;
             double cut = big > log(3.0) ? log(3.0) / big : 1;
-            memcpy(xs, f.x, sizeof(f.x));
+            double trial[NP];
+            memcpy(trial, f.x, sizeof(f.x));
             for (int a = 0; a < na; a++) {
                 double v = f.x[active[a]] + cut * d[a];
-                xs[active[a]] = fmin(fmax(v, log(1e-3)), log(1e3));
+                trial[active[a]] = fmin(fmax(v, log(1e-3)), log(1e3));
             }
-            if ((rc = run(&f, 1, xs)) != CS_EXIT_OK)
+            if ((rc = run(&f, 1, trial)) != CS_EXIT_OK)
                 break;
             double c1 = errors(&f, 0, e1);
             if (c1 < cost) {
                 better = 1;
-                memcpy(f.x, xs, sizeof(f.x));
+                memcpy(f.x, trial, sizeof(f.x));
                 mu = fmax(mu / 3, 1e-6);
-                if (cost - c1 < 1e-4 * cost || big * cut < 0.002)
-                    it = MAX_ITERS; /* converged */
-                cost = c1;
+                done = cost - c1 < 1e-4 * cost || big * cut < 0.002; /* converged */
             } else {
                 mu *= 4;
             }
         }
-        if (!better)
+        if (rc != CS_EXIT_OK)
             break;
+        if (!better) /* no step lowers the cost: the point again, then wider moves */
+            done = 1;
     }
     if (rc != CS_EXIT_OK)
         goto out;
-    /* the fitted point, into the tables' pred[] */
-    memcpy(xs, f.x, sizeof(f.x));
-    if ((rc = run(&f, 1, xs)) != CS_EXIT_OK)
-        goto out;
-    cost = errors(&f, 0, e);
-    /* factors that mattered at the start but on which no size depends at
-     * the fit (a rate raised until another term binds, a latency lowered
-     * until the rates hide it): the logs do not tell their value, so they
-     * go back to where they started where that costs the fit nothing */
+    /* factors that were fitted but on which no size depends at the fit (a
+     * rate raised until another term binds, a latency lowered until the
+     * rates hide it): the logs do not tell their value, so they go back to
+     * where they started where that costs the fit nothing */
     int weak[NP] = {0}, nweak = 0;
-    memcpy(xs, f.x, sizeof(f.x));
+    double back[NP];
+    memcpy(back, f.x, sizeof(f.x));
     for (int p = 0; p < np; p++)
-        if (det[p] && !ndet[p]) {
+        if (fitted[p] && !ndet[p] && back[p] != x0[p]) {
             weak[p] = 1, nweak++;
-            xs[p] = x0[p];
+            back[p] = x0[p];
         }
     if (nweak) {
-        if ((rc = run(&f, 1, xs)) != CS_EXIT_OK)
+        if ((rc = run(&f, 1, back)) != CS_EXIT_OK)
             goto out;
         double c1 = errors(&f, 0, e1);
-        if (c1 <= cost * 1.01 + 1e-12) {
-            memcpy(f.x, xs, sizeof(f.x));
+        if (c1 <= cost * (1 + WIDE_GAIN) + 1e-12) {
+            memcpy(f.x, back, sizeof(f.x));
             memcpy(e, e1, sizeof(double) * (size_t)m);
             cost = c1;
             for (int p = 0; p < np; p++)
                 if (weak[p])
-                    det[p] = 0, weak[p] = 2; /* back at the start */
-        } else { /* it matters after all: the fitted point again */
-            if ((rc = run(&f, 1, f.x)) != CS_EXIT_OK)
-                goto out;
+                    weak[p] = 2; /* back at the start */
+        } else if ((rc = run(&f, 1, f.x)) != CS_EXIT_OK) { /* it matters: the fit again */
+            goto out;
+        } else {
             cost = errors(&f, 0, e);
+        }
+    }
+    /* a fitted rate that no size moves with when raised is a bound, not a
+     * measurement: the logs say it is at least that (a faster one would
+     * not show, another term binding above it) */
+    int atleast[NP] = {0}, nb = 0, bwp[NP];
+    for (int p = 1; p < np; p += 2)
+        if (ndet[p])
+            bwp[nb++] = p;
+    if (nb) {
+        double *up = calloc((size_t)(nb + 1) * NP, sizeof(double));
+        if (!up) {
+            rc = cs_cli_usage_error("calibrate", "%s", "out of memory");
+            goto out;
+        }
+        memcpy(up, f.x, sizeof(f.x));
+        for (int b = 0; b < nb; b++) {
+            memcpy(up + (size_t)(b + 1) * NP, f.x, sizeof(f.x));
+            up[(size_t)(b + 1) * NP + bwp[b]] += STEP;
+        }
+        rc = run(&f, nb + 1, up);
+        free(up);
+        if (rc != CS_EXIT_OK)
+            goto out;
+        errors(&f, 0, e);
+        for (int b = 0; b < nb; b++) {
+            errors(&f, b + 1, e1);
+            int moved = 0;
+            for (int i = 0; i < m; i++)
+                moved += fabs(e1[i] - e[i]) / STEP >= MIN_SENS;
+            atleast[bwp[b]] = !moved;
         }
     }
     for (int j = 0, i = 0; j < s->ntab; j++)
@@ -294,27 +421,34 @@ int cs_cli_calibrate_tiers(cs_nset_t *s, char **summary, char *factors, size_t f
         for (int q = 0; q < 2; q++) {
             int p = 2 * t + (q ? 0 : 1);
             double v = exp(f.x[p]);
-            if (det[p] && q)
+            const char *what = q ? "latency" : "bandwidth";
+            if (ndet[p] && q)
                 PUT("latency x %.4g (%.4g us), from %d size%s", v, ti->latency * 1e6 * v,
-                    ndet0[p], ndet0[p] == 1 ? "" : "s");
-            else if (det[p])
+                    ndet[p], ndet[p] == 1 ? "" : "s");
+            else if (ndet[p] && atleast[p])
+                PUT("bandwidth at least x %.4g (%.4g GB/s), from %d size%s (a faster rate "
+                    "would not show: another term binds above it)", v,
+                    ti->bandwidth * 1e-9 * v, ndet[p], ndet[p] == 1 ? "" : "s");
+            else if (ndet[p])
                 PUT("bandwidth x %.4g (%.4g GB/s), from %d size%s", v,
-                    ti->bandwidth * 1e-9 * v, ndet0[p], ndet0[p] == 1 ? "" : "s");
-            if (det[p] && weak[p])
-                PUT(" (at the fit no size depends on it: %s)",
-                    q ? "the rates hide it" : "another term binds");
-            if (weak[p] == 2)
-                PUT("%s not determined (at the fitted rates no size depends on it: the logs do "
-                    "not tell it), kept at x %.4g", q ? "latency" : "bandwidth", v);
-            else if (!det[p])
-                PUT("%s not determined (no size depends on it%s), kept at x %.4g",
-                    q ? "latency" : "bandwidth",
-                    sens[p] > 0 ? "" : ": no table crosses it", v);
+                    ti->bandwidth * 1e-9 * v, ndet[p], ndet[p] == 1 ? "" : "s");
+            else if (weak[p] == 1 && !q)
+                PUT("bandwidth at least x %.4g (%.4g GB/s): at the fit no size's time moves "
+                    "with it by a quarter (another term binds), and back at x %.4g the fit is "
+                    "worse", v, ti->bandwidth * 1e-9 * v, exp(x0[p]));
+            else if (weak[p] == 1)
+                PUT("latency x %.4g (%.4g us), but at the fit no size's time moves with it by "
+                    "a quarter (the rates hide it)", v, ti->latency * 1e6 * v);
+            else if (sens[p] > 0)
+                PUT("%s not determined (no size's time moves with it by a quarter of its move; "
+                    "at most %.0f %%), kept at x %.4g", what, sens[p] * 100, v);
+            else
+                PUT("%s not determined (no size's time moves with it), kept at x %.4g", what, v);
             PUT("%s", q ? "\n" : "; ");
         }
     }
     PUT("median |error| %.1f %% over %d sizes (%d simulations)\n", median_abs(e, m) * 100, m,
-        f.sims);
+        s->nsims);
     char *un = NULL;
     size_t unlen = 0;
     FILE *mf = open_memstream(&un, &unlen);
@@ -328,7 +462,7 @@ int cs_cli_calibrate_tiers(cs_nset_t *s, char **summary, char *factors, size_t f
         PUT("every size fitted within 5 %%\n");
 #undef PUT
     *summary = text, text = NULL;
-    *sims = f.sims;
+    *sims = s->nsims;
 out:
     free(f.pred), free(xs), free(e), free(e1), free(J), free(text);
     return rc;

@@ -50,7 +50,7 @@ static void help(FILE *f)
             "its fitted terms.  Tables collstep wrote for one of its own algorithms\n"
             "(`collstep run` or `sim --algo ALGO` with --format nccl-tests; the title\n"
             "names the algorithm and parameters) are simulated as that algorithm, under\n"
-            "the calibrated model when SPEC carries tier factors (collstep_factors),\n"
+            "the calibrated model when SPEC is a file with a collstep_factors property,\n"
             "else the ideal one.\n"
             "\n"
             "  --nccl-tests LOG     a log (repeatable; further LOGs may follow as operands)\n"

@@ -362,7 +362,7 @@ static void collstep_title(nl_parser_t *P, const char *source)
         return; /* a plan's table: its choice per size, not one algorithm */
     const char *p = P->prev, *e = p + strlen(p), *ts, *te;
     if (!nl_token(p, e, &ts, &te) || te[-1] == ',' || (size_t)(te - ts) >= 32)
-        return; /* "COLL, NCCL's choice" */
+        return; /* "COLL, NCCL's choice per size, ..." */
     char coll[32];
     memcpy(coll, ts, (size_t)(te - ts));
     coll[te - ts] = 0;
@@ -374,23 +374,33 @@ static void collstep_title(nl_parser_t *P, const char *source)
         known |= strcmp(coll, colls[i]) == 0;
     if (!known || !nl_token(te, e, &ts, &te))
         return;
-    const char *ae = te;
+    const char *ae = te, *rest = te;
     if (ae[-1] == ',')
         ae--;
-    if (ae == ts || (size_t)(ae - ts) >= sizeof(P->cs_algo))
+    int name = ae > ts && (size_t)(ae - ts) < sizeof(P->cs_algo);
+    for (const char *c = ts; name && c < ae; c++)
+        name = isalnum((unsigned char)*c) || strchr("_-.", *c);
+    if (!name) { /* not a generator's name: a schedule file's path */
+        set_str(P->cs_source, sizeof(P->cs_source), "file");
         return;
-    for (const char *c = ts; c < ae; c++)
-        if (!isalnum((unsigned char)*c) && !strchr("_-.", *c))
-            return; /* not a generator's name (a schedule file's path) */
+    }
     memcpy(P->cs_algo, ts, (size_t)(ae - ts));
     P->cs_algo[ae - ts] = 0;
     if (ae == te && te + 1 < e && te[0] == ' ' && te[1] == '(') {
         const char *ps = te + 2, *pe = memchr(ps, ')', (size_t)(e - ps));
-        if (pe && (size_t)(pe - ps) < sizeof(P->cs_params)) {
-            memcpy(P->cs_params, ps, (size_t)(pe - ps));
-            P->cs_params[pe - ps] = 0;
+        if (!pe || (size_t)(pe - ps) >= sizeof(P->cs_params)) {
+            set_str(P->cs_source, sizeof(P->cs_source), "bad"); /* cut or too long */
+            return;
         }
+        memcpy(P->cs_params, ps, (size_t)(pe - ps));
+        P->cs_params[pe - ps] = 0;
+        rest = pe + 1;
     }
+    /* "..., platform P, model M": simulated under the nccl model, whose
+     * costs are NCCL's, not the links' alone */
+    for (const char *q = rest; q + 8 <= e; q++)
+        if (memcmp(q, ", model ", 8) == 0 && e - (q + 8) >= 4 && memcmp(q + 8, "nccl", 4) == 0)
+            set_str(P->cs_source, sizeof(P->cs_source), "nccl");
 }
 
 static int hash_line(nl_parser_t *P, const char *s)
@@ -473,6 +483,9 @@ static int one_line(nl_parser_t *P)
         if (q == te)
             return nl_row(P, s);
     }
+    /* collstep's title names the table right below it, after '#' lines
+     * only: anything else in between cancels it */
+    P->cs_algo[0] = P->cs_params[0] = P->cs_source[0] = 0;
     other_line(P);
     return CS_OK;
 }

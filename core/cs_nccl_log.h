@@ -130,9 +130,11 @@ typedef struct cs_nccl_run {
     /* A table collstep wrote (`run` or `sim --format nccl-tests`) for one of
      * its own algorithms: the title's algorithm and parameters ("ring",
      * "nchunks=1 channels=1 local=1"), and "run" (measured by collstep run)
-     * or "sim"; "" otherwise (NCCL's runs, sim's NCCL choice).  A table of
-     * `collstep plan` (its choice per size) has cs_source "plan" and no
-     * algorithm. */
+     * or "sim"; "" otherwise (NCCL's runs; sim's NCCL choice has cs_source
+     * "sim" and no algorithm).  Without an algorithm too: "plan" (a table
+     * of `collstep plan`, its choice per size), "file" (a schedule file's
+     * path in the title), "bad" (parameters cut or too long); "nccl": the
+     * algorithm simulated under the nccl model. */
     char cs_algo[64], cs_params[160], cs_source[8];
     /* The sweep line; -1 (or 0 for the sizes) where it was not printed. */
     int has_params;

@@ -120,9 +120,41 @@ assert max(abs(r["error_pct"]) for r in rows) < 1.0
 
 # --- a tier no table crosses: left as it was --------------------------------------------
 "$cs" calibrate --from-nccl-tests one.log --platform base.xml -o fit1.xml >fit1.txt 2>fit1.err; rc=$?
-[ $rc = 0 ] && grep -q "tier nic .*bandwidth not determined (no size depends on it: no table crosses it), kept at x 1" fit1.txt &&
+[ $rc = 0 ] && grep -q "tier nic .*bandwidth not determined (no size.s time moves with it), kept at x 1" fit1.txt &&
     grep -q 'value="host:[0-9.]*:[0-9.]*,nic:1:1"' fit1.xml && ok ||
     bad "undetermined tier (rc $rc): $(grep 'tier' fit1.txt)"
+
+# --- a rate that binds only once another was raised: fitted then; a bound said as one ------
+mkplat fastnic.xml 2GBps 20us 20GBps 1us
+"$cs" sim --platform fastnic.xml --ranks 4 --coll allreduce --algo ring,rhd --size 4K:16M:4 \
+    --format nccl-tests -o fn4.log 2>/dev/null || bad "sim fn4.log"
+"$cs" calibrate --from-nccl-tests fn4.log --platform base.xml -o fn.xml >fn.txt 2>fn.err; rc=$?
+[ $rc = 0 ] && grep -Eq "tier host \(5 GB/s, 5 us\): bandwidth x 0.(399|4 |400)" fn.txt &&
+    grep -q "tier nic .*bandwidth at least x" fn.txt && grep -q "every size fitted within 5 %" fn.txt &&
+    ok || bad "a rate binding late (rc $rc): $(grep -E '^# +(tier|median)' fn.txt)"
+
+# --- titles the reader must not take for one algorithm ---------------------------------
+gen_ok=1
+"$cs" gen allreduce ring --ranks 4 -o sub.sched 2>/dev/null || gen_ok=0
+if [ $gen_ok = 1 ]; then
+    mkdir -p dir && grep -v '^algorithm' sub.sched >dir/noalg.sched
+    "$cs" sim --platform truth.xml --ranks 4 --schedule dir/noalg.sched --size 1M \
+        --format nccl-tests -o file.log 2>/dev/null || bad "sim of a schedule file"
+    "$cs" validate --nccl-tests file.log --platform truth.xml >/dev/null 2>file.err; rc=$?
+    [ $rc = 2 ] && grep -q "a table collstep wrote for a schedule file" file.err && ok ||
+        bad "a schedule file's table: rc $rc $(tail -2 file.err)"
+fi
+"$cs" sim --platform hgx-h100 --ranks 8 --model nccl --algo ring --size 1M:4M:4 \
+    --format nccl-tests -o ncclring.log 2>/dev/null || bad "sim --model nccl --algo ring"
+"$cs" validate --nccl-tests ncclring.log --platform hgx-h100 >/dev/null 2>nr.err; rc=$?
+[ $rc = 2 ] && grep -q "ran it under the nccl model" nr.err && ok || bad "nccl model table: rc $rc $(tail -2 nr.err)"
+sed 's/^# allreduce ring (nchunks=1 channels=1 local=1)/# allreduce ring (nchunks=1 channels=1/' four.log >cut.log
+"$cs" validate --nccl-tests cut.log --platform truth.xml >/dev/null 2>cut.err; rc=$?
+grep -q "parameters are cut or too long" cut.err && ok || bad "cut parameters: rc $rc $(tail -2 cut.err)"
+# a title followed by something else than its table names no table
+{ sed -n '1,2p' four.log; echo "mpirun: warning"; sed -n '3,$p' four.log; } >cancel.log
+"$cs" import nccl-tests cancel.log | sed -n '1,6p' >cancel.txt
+! grep -q "collstep's ring" <(sed -n '1,5p' cancel.txt) && ok || bad "a cancelled title: $(cat cancel.txt)"
 
 # --- a live run's tables ---------------------------------------------------------------
 . "$(dirname "$0")/../exec/exec_launch.sh"
