@@ -258,10 +258,11 @@ int cs_cli_calibrate_tiers(cs_nset_t *s, char **summary, char *factors, size_t f
                         if (best < 0)
                             break;
                         memcpy(cand[nc], xs + (size_t)best * NP, sizeof(f.x));
-                        if (kind)
+                        if (kind) /* the rates that bind here, and the ones moved */
                             for (int p = 1; p < np; p += 2)
-                                cand[nc][p] = fmin(fmax(cand[nc][p] + sh[best], log(1e-3)),
-                                                   log(1e3));
+                                if (ndet[p] || cand[nc][p] != f.x[p])
+                                    cand[nc][p] = fmin(fmax(cand[nc][p] + sh[best], log(1e-3)),
+                                                       log(1e3));
                         nc++;
                         (kind ? shf : own)[best] = INFINITY;
                     }
@@ -347,26 +348,39 @@ int cs_cli_calibrate_tiers(cs_nset_t *s, char **summary, char *factors, size_t f
      * rate raised until another term binds, a latency lowered until the
      * rates hide it): the logs do not tell their value, so they go back to
      * where they started where that costs the fit nothing */
-    int weak[NP] = {0}, nweak = 0;
-    double back[NP];
-    memcpy(back, f.x, sizeof(f.x));
+    int weak[NP] = {0}, nweak = 0, wp[NP];
     for (int p = 0; p < np; p++)
-        if (fitted[p] && !ndet[p] && back[p] != x0[p]) {
-            weak[p] = 1, nweak++;
-            back[p] = x0[p];
-        }
+        if (fitted[p] && !ndet[p] && f.x[p] != x0[p])
+            weak[p] = 1, wp[nweak++] = p;
     if (nweak) {
-        if ((rc = run(&f, 1, back)) != CS_EXIT_OK)
+        /* each alone, then those that cost nothing alone together */
+        memcpy(xs, f.x, sizeof(f.x));
+        for (int w = 0; w < nweak; w++) {
+            memcpy(xs + (size_t)(w + 1) * NP, f.x, sizeof(f.x));
+            xs[(size_t)(w + 1) * NP + wp[w]] = x0[wp[w]];
+        }
+        if ((rc = run(&f, nweak + 1, xs)) != CS_EXIT_OK)
             goto out;
-        double c1 = errors(&f, 0, e1);
-        if (c1 <= cost * (1 + WIDE_GAIN) + 1e-12) {
+        double back[NP];
+        int nback = 0;
+        memcpy(back, f.x, sizeof(f.x));
+        for (int w = 0; w < nweak; w++)
+            if (errors(&f, w + 1, e1) <= cost * (1 + WIDE_GAIN) + 1e-12)
+                back[wp[w]] = x0[wp[w]], nback++;
+        double c1 = INFINITY;
+        if (nback) {
+            if ((rc = run(&f, 1, back)) != CS_EXIT_OK)
+                goto out;
+            c1 = errors(&f, 0, e1);
+        }
+        if (nback && c1 <= cost * (1 + WIDE_GAIN) + 1e-12) {
+            for (int p = 0; p < np; p++)
+                if (weak[p] && back[p] == x0[p])
+                    weak[p] = 2; /* back at the start */
             memcpy(f.x, back, sizeof(f.x));
             memcpy(e, e1, sizeof(double) * (size_t)m);
             cost = c1;
-            for (int p = 0; p < np; p++)
-                if (weak[p])
-                    weak[p] = 2; /* back at the start */
-        } else if ((rc = run(&f, 1, f.x)) != CS_EXIT_OK) { /* it matters: the fit again */
+        } else if ((rc = run(&f, 1, f.x)) != CS_EXIT_OK) { /* they matter: the fit again */
             goto out;
         } else {
             cost = errors(&f, 0, e);
