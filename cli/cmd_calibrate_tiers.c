@@ -7,7 +7,8 @@
  * calibrate` writes from its own measurements).
  *
  * The fit: Levenberg-Marquardt on e = log(predicted / measured) over every
- * size of every table, the simulator in the loop.  The Jacobian comes from
+ * size of every table (Cauchy's cost, robust to a size the run got wrong),
+ * the simulator in the loop.  The Jacobian comes from
  * one simulation per factor moved (latency x 1.25; bandwidth / 1.25, since a
  * rate above the one that binds shows only once lowered); a factor that no
  * size depends on (|d log t / d log f| under a quarter everywhere) is not
@@ -59,7 +60,26 @@ static int run(tfit_t *f, int nvar, const double *xs)
     return rc;
 }
 
-/* e[i] of variant v; the cost: half the sum of squares. */
+/* The cost of an error (log of predicted over measured): Cauchy's,
+ * (c^2 / 2) log(1 + (e / c)^2) with c = 10 %, square for small errors and
+ * growing only as the log of a large one, so that a size the run got wrong
+ * (a retransmission, another job: 3 times its neighbours' pace) weighs less
+ * than two sizes a wrong factor would put off by a third; its weight in a
+ * step is 1 / (1 + (e / c)^2). */
+#define ROBUST_C 0.1
+static double robust(double e)
+{
+    double r = e / ROBUST_C;
+    return 0.5 * ROBUST_C * ROBUST_C * log1p(r * r);
+}
+
+static double weight(double e)
+{
+    double r = e / ROBUST_C;
+    return 1.0 / (1.0 + r * r);
+}
+
+/* e[i] of variant v; the cost. */
 static double errors(const tfit_t *f, int v, double *e)
 {
     double c = 0;
@@ -68,7 +88,7 @@ static double errors(const tfit_t *f, int v, double *e)
         for (int k = 0; k < t->n; k++, i++) {
             double p = f->pred[(size_t)v * (size_t)f->s->total + (size_t)i];
             e[i] = p > 0 ? log(p / t->meas[k]) : 0;
-            c += 0.5 * e[i] * e[i];
+            c += robust(e[i]);
         }
     }
     return c;
@@ -240,7 +260,7 @@ int cs_cli_calibrate_tiers(cs_nset_t *s, char **summary, char *factors, size_t f
                         mean += e1[i] / m;
                     sh[v] = mean, shf[v] = 0;
                     for (int i = 0; i < m; i++)
-                        shf[v] += 0.5 * (e1[i] - mean) * (e1[i] - mean);
+                        shf[v] += robust(e1[i] - mean);
                 }
                 /* the best few by either measure, checked by simulation */
                 enum { CHECK = 4 };
@@ -301,11 +321,12 @@ int cs_cli_calibrate_tiers(cs_nset_t *s, char **summary, char *factors, size_t f
             for (int a = 0; a < na; a++) {
                 g[a] = 0;
                 for (int i = 0; i < m; i++)
-                    g[a] -= J[(size_t)i * NP + active[a]] * e[i];
+                    g[a] -= J[(size_t)i * NP + active[a]] * weight(e[i]) * e[i];
                 for (int b = 0; b < na; b++) {
                     double v = 0;
                     for (int i = 0; i < m; i++)
-                        v += J[(size_t)i * NP + active[a]] * J[(size_t)i * NP + active[b]];
+                        v += J[(size_t)i * NP + active[a]] * weight(e[i]) *
+                             J[(size_t)i * NP + active[b]];
                     A[a * na + b] = v;
                 }
             }
