@@ -211,6 +211,8 @@ int cs_cli_calibrate_tiers(cs_nset_t *s, char **summary, char *factors, size_t f
             if (ndet[p])
                 active[na++] = p, fitted[p] = 1;
         }
+        fprintf(stderr, "collstep calibrate: tiers, step %d: median |error| %.1f %% (%d "
+                        "simulations)\n", it + 1, median_abs(e, m) * 100, s->nsims);
         /* f.pred[0..m) and e are the current point's: the last pass is the
          * fit's */
         if (done || !na || it == MAX_ITERS) {
