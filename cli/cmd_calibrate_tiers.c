@@ -29,7 +29,7 @@
 #define MIN_SENS 0.25
 #define MAX_ITERS 30
 #define MAX_ROUNDS 4 /* searches of wider moves once the steps stop */
-#define MAX_PASS 640 /* variants in one such search */
+#define MAX_PASS 320 /* variants in one such search (pairs of the rates that matter most first) */
 #define WIDE_GAIN 0.02 /* a wider move is taken when it lowers the cost by 2 %; a factor
                           no size depends on at the fit goes back where that costs 2 % */
 
@@ -87,7 +87,8 @@ static double errors(const tfit_t *f, int v, double *e)
         const cs_ntab_t *t = f->s->tab[j];
         for (int k = 0; k < t->n; k++, i++) {
             double p = f->pred[(size_t)v * (size_t)f->s->total + (size_t)i];
-            e[i] = p > 0 ? log(p / t->meas[k]) : 0;
+            /* a simulation that gave no time is as far off as a factor can go */
+            e[i] = p > 0 && isfinite(p) ? log(p / t->meas[k]) : log(1e3);
             c += robust(e[i]);
         }
     }
@@ -146,6 +147,41 @@ static double median_abs(const double *e, int n)
     return m;
 }
 
+/* The current point f->x and one variant per factor moved (latency x 1.25,
+ * bandwidth / 1.25: a rate above the one that binds shows only once
+ * lowered): e the point's errors, its cost; J's columns, and per factor
+ * the sizes whose time moves with it by a quarter of its move (ndet) and
+ * the largest move (sens).  xs: room for np + 1 variants. */
+static int jacobian(tfit_t *f, int np, double *xs, double *e, double *e1, double *J,
+                    double *sens, int *ndet, double *cost)
+{
+    int m = f->s->total, nv = 1, which[NP + 1];
+    memcpy(xs, f->x, sizeof(f->x));
+    for (int p = 0; p < np; p++) {
+        memcpy(xs + (size_t)nv * NP, f->x, sizeof(f->x));
+        xs[(size_t)nv * NP + p] += p % 2 ? -STEP : STEP;
+        which[nv++] = p;
+    }
+    int rc = run(f, nv, xs);
+    if (rc != CS_EXIT_OK)
+        return rc;
+    *cost = errors(f, 0, e);
+    for (int v = 1; v < nv; v++) {
+        int p = which[v];
+        errors(f, v, e1);
+        double h = p % 2 ? -STEP : STEP;
+        sens[p] = 0, ndet[p] = 0;
+        for (int i = 0; i < m; i++) {
+            J[(size_t)i * NP + p] = (e1[i] - e[i]) / h;
+            double a = fabs(J[(size_t)i * NP + p]);
+            sens[p] = a > sens[p] ? a : sens[p];
+            ndet[p] += a >= MIN_SENS;
+        }
+    }
+    /* the point's predictions where the caller reads them: variant 0 */
+    return CS_EXIT_OK;
+}
+
 int cs_cli_calibrate_tiers(cs_nset_t *s, char **summary, char *factors, size_t flen, int *sims)
 {
     tfit_t f = {.s = s, .nt = s->plat->ntiers};
@@ -180,41 +216,23 @@ int cs_cli_calibrate_tiers(cs_nset_t *s, char **summary, char *factors, size_t f
     /* per factor at the current point: the sizes whose time moves with it
      * by a quarter of the factor's move (ndet) and the largest such move
      * (sens); fitted: it was in a step */
-    int active[NP], fitted[NP] = {0}, ndet[NP] = {0}, na = 0, done = 0, rounds = 0;
+    int active[NP], fitted[NP] = {0}, ndet[NP] = {0}, na = 0, done = 0, rounds = 0, stopped = 0;
     double sens[NP] = {0}, mu = 1e-2, cost = 0;
     for (int it = 0; rc == CS_EXIT_OK; it++) {
         /* the current point and one variant per factor (every factor at
          * every point: one that did not matter at the start may once the
          * others moved, as a rate that binds once another was raised) */
-        int nv = 1, which[NP + 1];
-        memcpy(xs, f.x, sizeof(f.x));
-        for (int p = 0; p < np; p++) {
-            memcpy(xs + (size_t)nv * NP, f.x, sizeof(f.x));
-            xs[(size_t)nv * NP + p] += p % 2 ? -STEP : STEP;
-            which[nv++] = p;
-        }
-        if ((rc = run(&f, nv, xs)) != CS_EXIT_OK)
+        if ((rc = jacobian(&f, np, xs, e, e1, J, sens, ndet, &cost)) != CS_EXIT_OK)
             break;
-        cost = errors(&f, 0, e);
         na = 0;
-        for (int v = 1; v < nv; v++) {
-            int p = which[v];
-            errors(&f, v, e1);
-            double h = p % 2 ? -STEP : STEP;
-            sens[p] = 0, ndet[p] = 0;
-            for (int i = 0; i < m; i++) {
-                J[(size_t)i * NP + p] = (e1[i] - e[i]) / h;
-                double a = fabs(J[(size_t)i * NP + p]);
-                sens[p] = a > sens[p] ? a : sens[p];
-                ndet[p] += a >= MIN_SENS;
-            }
+        for (int p = 0; p < np; p++)
             if (ndet[p])
                 active[na++] = p, fitted[p] = 1;
-        }
         fprintf(stderr, "collstep calibrate: tiers, step %d: median |error| %.1f %% (%d "
                         "simulations)\n", it + 1, median_abs(e, m) * 100, s->nsims);
         /* f.pred[0..m) and e are the current point's: the last pass is the
          * fit's */
+        stopped = it == MAX_ITERS && !done;
         if (done || !na || it == MAX_ITERS) {
             /* a minimum of the steps: try each factor x 1/4, 1/2, 2, 4 alone
              * (a rate hidden behind another binds only once moved past it,
@@ -234,9 +252,17 @@ int cs_cli_calibrate_tiers(cs_nset_t *s, char **summary, char *factors, size_t f
                 /* two rates at once (one binding in place of the other: a
                  * NIC raised past the links that truly bind while those are
                  * lowered), while the pass stays small */
-                for (int p = 1; p < np && nt + 16 <= MAX_PASS; p += 2)
-                    for (int r = p + 2; r < np && nt + 16 <= MAX_PASS; r += 2)
-                        for (int q = 0; q < 16; q++, nt++) {
+                int ord[NP / 2], no = 0; /* the rates, those the sizes move with most first */
+                for (int p = 1; p < np; p += 2)
+                    ord[no++] = p;
+                for (int i = 1; i < no; i++)
+                    for (int j = i; j > 0 && sens[ord[j - 1]] < sens[ord[j]]; j--) {
+                        int t = ord[j];
+                        ord[j] = ord[j - 1], ord[j - 1] = t;
+                    }
+                for (int a = 0; a < no && nt + 16 <= MAX_PASS; a++)
+                    for (int c = a + 1; c < no && nt + 16 <= MAX_PASS; c++)
+                        for (int q = 0, p = ord[a], r = ord[c]; q < 16; q++, nt++) {
                             memcpy(xs + (size_t)nt * NP, f.x, sizeof(f.x));
                             double v = f.x[p] + mv[q / 4], w = f.x[r] + mv[q % 4];
                             xs[(size_t)nt * NP + p] = fmin(fmax(v, log(1e-3)), log(1e3));
@@ -401,8 +427,9 @@ int cs_cli_calibrate_tiers(cs_nset_t *s, char **summary, char *factors, size_t f
                 if (weak[p] && back[p] == x0[p])
                     weak[p] = 2; /* back at the start */
             memcpy(f.x, back, sizeof(f.x));
-            memcpy(e, e1, sizeof(double) * (size_t)m);
-            cost = c1;
+            /* what the sizes depend on there (a rate put back may bind again) */
+            if ((rc = jacobian(&f, np, xs, e, e1, J, sens, ndet, &cost)) != CS_EXIT_OK)
+                goto out;
         } else if ((rc = run(&f, 1, f.x)) != CS_EXIT_OK) { /* they matter: the fit again */
             goto out;
         } else {
@@ -439,6 +466,26 @@ int cs_cli_calibrate_tiers(cs_nset_t *s, char **summary, char *factors, size_t f
                 moved += fabs(e1[i] - e[i]) / STEP >= MIN_SENS;
             atleast[bwp[b]] = !moved;
         }
+        /* rates that bind together (a NIC and its leaf link at one rate):
+         * none moves a size alone, all at once do; they are pinned */
+        int nal = 0;
+        memcpy(xs, f.x, sizeof(f.x));
+        memcpy(xs + NP, f.x, sizeof(f.x));
+        for (int b = 0; b < nb; b++)
+            if (atleast[bwp[b]])
+                xs[NP + bwp[b]] += STEP, nal++;
+        if (nal >= 2) {
+            if ((rc = run(&f, 2, xs)) != CS_EXIT_OK)
+                goto out;
+            errors(&f, 0, e);
+            errors(&f, 1, e1);
+            int moved = 0;
+            for (int i = 0; i < m; i++)
+                moved += fabs(e1[i] - e[i]) / STEP >= MIN_SENS;
+            for (int b = 0; moved && b < nb; b++)
+                if (atleast[bwp[b]])
+                    atleast[bwp[b]] = 2;
+        }
     }
     for (int j = 0, i = 0; j < s->ntab; j++)
         for (int k = 0; k < s->tab[j]->n; k++, i++)
@@ -462,6 +509,10 @@ int cs_cli_calibrate_tiers(cs_nset_t *s, char **summary, char *factors, size_t f
             if (ndet[p] && q)
                 PUT("latency x %.4g (%.4g us), from %d size%s", v, ti->latency * 1e6 * v,
                     ndet[p], ndet[p] == 1 ? "" : "s");
+            else if (ndet[p] && atleast[p] == 2)
+                PUT("bandwidth x %.4g (%.4g GB/s), from %d size%s, binding together with "
+                    "other tiers at that rate (raised alone it would not show)", v,
+                    ti->bandwidth * 1e-9 * v, ndet[p], ndet[p] == 1 ? "" : "s");
             else if (ndet[p] && atleast[p])
                 PUT("bandwidth at least x %.4g (%.4g GB/s), from %d size%s (a faster rate "
                     "would not show: another term binds above it)", v,
@@ -471,14 +522,19 @@ int cs_cli_calibrate_tiers(cs_nset_t *s, char **summary, char *factors, size_t f
                     ti->bandwidth * 1e-9 * v, ndet[p], ndet[p] == 1 ? "" : "s");
             else if (weak[p] == 1 && !q)
                 PUT("bandwidth at least x %.4g (%.4g GB/s): at the fit no size's time moves "
-                    "with it by a quarter (another term binds), and back at x %.4g the fit is "
-                    "worse", v, ti->bandwidth * 1e-9 * v, exp(x0[p]));
+                    "with it by a quarter (another term binds), and putting it back at x %.4g "
+                    "(with the other such factors) made the fit worse by over 2 %%",
+                    v, ti->bandwidth * 1e-9 * v, exp(x0[p]));
             else if (weak[p] == 1)
                 PUT("latency x %.4g (%.4g us), but at the fit no size's time moves with it by "
                     "a quarter (the rates hide it)", v, ti->latency * 1e6 * v);
+            else if (weak[p] == 2)
+                PUT("%s put back at x %.4g (fitted on the way, but at the fit no size's time "
+                    "moved with it by a quarter, and putting it back cost the fit under 2 %%: "
+                    "the logs do not tell it)", what, v);
             else if (sens[p] > 0)
                 PUT("%s not determined (no size's time moves with it by a quarter of its move; "
-                    "at most %.0f %%), kept at x %.4g", what, sens[p] * 100, v);
+                    "at most %.1f %%), kept at x %.4g", what, sens[p] * 100, v);
             else
                 PUT("%s not determined (no size's time moves with it), kept at x %.4g", what, v);
             PUT("%s", q ? "\n" : "; ");
@@ -486,6 +542,9 @@ int cs_cli_calibrate_tiers(cs_nset_t *s, char **summary, char *factors, size_t f
     }
     PUT("median |error| %.1f %% over %d sizes (%d simulations)\n", median_abs(e, m) * 100, m,
         s->nsims);
+    if (stopped)
+        PUT("the fit stopped after %d steps while still improving: the factors above may not "
+            "be the best the logs allow\n", MAX_ITERS);
     char *un = NULL;
     size_t unlen = 0;
     FILE *mf = open_memstream(&un, &unlen);
