@@ -29,6 +29,7 @@
 
 #ifdef CS_HAVE_MODEL
 
+#include "cli_nccl.h"
 #include "cli_ntab.h"
 #include "cs_child.h"
 #include "cs_validate.h"
@@ -136,14 +137,7 @@ static int groups_read(const char *cmd, const char *path, char ***out, int *n)
 /* Devices per platform node for placing a log's nodes (0: none known). */
 static int node_size(const cs_platform_t *p)
 {
-    /* gb200-nvl72 (or a file exported from it): a tray, the host of 4 GPUs
-     * that an nccl-tests device block names */
-    const char *spec = p->is_file ? strstr(p->xml, "\"collstep_spec\" value=\"") : p->spec;
-    if (spec && p->is_file)
-        spec += strlen("\"collstep_spec\" value=\"");
-    if (spec && strncmp(spec, "gb200-nvl72", 11) == 0)
-        return 4;
-    return p->ndims > 0 ? p->dims[0] : 0;
+    return cs_cli_node_size(p);
 }
 
 /* A device block naming the platform's own device hosts (a log collstep
@@ -163,6 +157,14 @@ static int place_by_name(const cs_nset_t *s, const cs_ntab_t *v, uint64_t *idx)
             return 0;
         for (uint64_t j = 0; j < p->ndevices && idx[r] == UINT64_MAX; j++)
             if (strcmp(p->hosts[j], t->devs[i].host) == 0)
+                idx[r] = j;
+        /* "on NODE device N" for the platform's host NODE-gN (sim's tables
+         * of a preset) */
+        char lab[256];
+        int dev;
+        for (uint64_t j = 0; j < p->ndevices && idx[r] == UINT64_MAX; j++)
+            if (cs_cli_node_label(p->hosts[j], lab, sizeof(lab), &dev) &&
+                dev == t->devs[i].device && strcmp(lab, t->devs[i].host) == 0)
                 idx[r] = j;
         if (idx[r] == UINT64_MAX)
             return 0;
@@ -420,11 +422,8 @@ int cs_nset_plat_calibrated(const cs_platform_t *p)
         }
         return 0;
     }
-    for (int i = 0; i < p->ntiers; i++)
-        if ((p->tiers[i].lat_factor > 0 && p->tiers[i].lat_factor != 1.0) ||
-            (p->tiers[i].bw_factor > 0 && p->tiers[i].bw_factor != 1.0))
-            return 1;
-    return 0;
+    return 0; /* a preset: sim's default, the ideal model (its literature factors are
+                 `--model calibrated`'s, asked for by name) */
 }
 
 /* Table v of collstep's own algorithm (its title's): that algorithm with

@@ -90,10 +90,9 @@ int cs_nset_simulate(cs_nset_t *s, int nvar, const cs_nccl_fit_t *const *fits, d
  * (0: the platform's).  One simulation per variant and placement. */
 int cs_nset_simulate_tiers(cs_nset_t *s, int nvar, const double *tf, double *pred);
 
-/* 1 when the platform file carries calibrated tier factors (a
- * collstep_factors property; for a preset, factors other than 1):
- * collstep's own tables are then simulated under the calibrated model,
- * else the ideal one. */
+/* 1 when the platform is a file carrying calibrated tier factors (a
+ * collstep_factors property): collstep's own tables are then simulated
+ * under the calibrated model, else (presets too) the ideal one. */
 int cs_nset_plat_calibrated(const cs_platform_t *p);
 
 /* calibrate --from-nccl-tests on tables of collstep's own algorithms

@@ -362,8 +362,7 @@ static int print_nccl(const cs_planner_t *p, const uint64_t *asked, int nasked)
     if (rc == CS_EXIT_OK)
         rc = cs_cli_nccl_report("plan", &r, t, nt);
     for (int i = 0; i < nt; i++) {
-        if (devs[i])
-            cs_platform_names_free(devs[i], p->ranks);
+        cs_cli_nccl_table_free(&t[i], devs[i]);
         free(hv[i]);
     }
     cs_platform_close(plat);

@@ -594,8 +594,7 @@ static int report_nccl(const sim_t *s, const cs_result_t *rows, const int *of, i
     if (rc == CS_EXIT_OK)
         rc = cs_cli_nccl_report("sim", &a->rep, t, nt);
     for (int g = 0; g < nt && devs; g++)
-        if (devs[g])
-            cs_platform_names_free(devs[g], t[g].ranks);
+        cs_cli_nccl_table_free(&t[g], devs[g]);
     free(t), free(sorted), free(title), free(devs), free(grp);
     return rc;
 }

@@ -142,6 +142,8 @@ typedef struct cs_nccl_table {
     const char *const *devices; /* device name of each rank */
     const cs_result_t *rows;  /* one collective and rank count, sizes in order */
     int n;
+    const int *devnum;        /* the device number of each rank on its host, or NULL: its
+                                 place among the ranks on the same host */
 } cs_nccl_table_t;
 
 /* The nccl-tests sweep (-b MIN -e MAX with -f FACTOR or -i STEP) that runs

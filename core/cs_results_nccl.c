@@ -99,7 +99,7 @@ static int print_devices(FILE *f, const cs_nccl_table_t *t)
     fprintf(f, "# Using devices\n");
     for (int r = 0; r < t->ranks; r++)
         fprintf(f, "#  Rank %2d Group %2d Pid %6d on %10s device %2d [%04x:%02x:%02x] %s\n", r, 0,
-                0, t->hosts[r], dev[r], 0u, 0u, 0u, t->devices[r]);
+                0, t->hosts[r], t->devnum ? t->devnum[r] : dev[r], 0u, 0u, 0u, t->devices[r]);
     free(v), free(dev);
     return CS_OK;
 }

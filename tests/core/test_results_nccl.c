@@ -56,7 +56,7 @@ static void narrowing(void)
     const char *hosts[] = {"nodeA", "nodeB", "nodeA", "a-rather-long-host"};
     const char *devs[] = {"Sim GPU", "Sim GPU", "Sim GPU", "other"};
     cs_nccl_table_t t = {"broadcast by hand\nsecond line", 8, 8589934592ull, 1024, 1, 1, 2, 4,
-                         hosts, devs, rows, 4};
+                         hosts, devs, rows, 4, NULL};
     const char *out = print(&t, 1);
     char l[512];
     CS_TEST_CHECK(!strcmp(line(out, 0, l, sizeof(l)), "# broadcast by hand"), "%s", l);

@@ -57,6 +57,27 @@ check "one size: nccl-tests' default step" \
 check "preset: 8 devices named by the preset" \
   test "$(grep -c '^#  Rank .* \[0000:00:00\] x86-p100-pcie-10gbe$' preset.out)" -eq 8
 
+# a preset's GPUs as nccl-tests names them: their node and their number there
+# (hosts n0-g3 -> "on n0 device 3"), read back as 2 nodes, and a rank map
+# that permutes the GPUs predicted back exactly
+"$collstep" sim --platform summit:nodes=2 --coll allreduce --algo ring --size 1M \
+  --format nccl-tests >preset.out 2>err
+check "a preset's device block names nodes ($(grep -m1 Rank preset.out))" \
+  grep -q "^#  Rank  3 Group  0 Pid      0 on         n0 device  3 " preset.out
+check "and rank 6 is on n1 device 0" grep -q "^#  Rank  6 Group  0 Pid      0 on         n1 device  0 " preset.out
+"$collstep" import nccl-tests preset.out >imp 2>&1
+check "import reads 2 nodes ($(grep ranks imp))" grep -q "ranks 12 on 2 nodes: n0 (6), n1 (6)" imp
+printf 'n1-g2\nn1-g0\nn1-g1\nn1-g3\nn1-g4\nn1-g5\nn0-g5\nn0-g4\nn0-g3\nn0-g2\nn0-g1\nn0-g0\n' >perm.txt
+"$collstep" sim --platform summit:nodes=2 --map perm.txt --coll allreduce --algo ring --size 1M:4M:4 \
+  --format nccl-tests >perm.out 2>err
+check "a permuted map: rank 0 on n1 device 2" grep -q "^#  Rank  0 Group  0 Pid      0 on         n1 device  2 " perm.out
+"$collstep" validate --nccl-tests perm.out --platform summit:nodes=2 --format csv -o perm.csv 2>err >/dev/null
+check "the permuted log predicted back exactly ($(tail -2 err))" python3 -c '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert rows and all(abs(float(r["error_pct"])) < 0.5 for r in rows), rows
+' perm.csv
+
 # what the layout cannot say
 bad "not a sweep nccl-tests runs" --platform pair.xml --algo ring --size 1M,4M,2M \
   --format nccl-tests
