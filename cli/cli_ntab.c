@@ -952,6 +952,15 @@ void cs_ntab_why(const cs_ntab_t *t, int k, char *buf, size_t len)
                  t->own ? "are" : "is");
         return;
     }
+    if (hi == lo) {
+        snprintf(buf, len, "the only size of the log's %s range, predicted %s: the platform's "
+                           "%s for it %s off, or the run was (one size cannot tell which; "
+                           "collstep calibrate --from-nccl-tests fits them to logs)",
+                 p, t->pred[k] > t->meas[k] ? "slow" : "fast",
+                 t->own ? "tiers' rates or latencies" : "rate or latency",
+                 t->own ? "are" : "is");
+        return;
+    }
     snprintf(buf, len, "the log's %s sizes (%s to %s) do not follow one per-step latency and "
                        "one rate: the model leaves this one %s",
              p, a, z, t->pred[k] > t->meas[k] ? "slow" : "fast");

@@ -86,6 +86,12 @@ PY
 grep -q "collstep's ring (nchunks=1 channels=1 local=1) simulated by collstep sim" base.txt &&
     grep -q "simulated under the ideal model" base.txt && ok || bad "validate note: $(grep '^# all' base.txt)"
 
+"$cs" sim --platform truth.xml --ranks 4 --coll allreduce --algo ring --size 16M \
+    --format nccl-tests -o onesize.log 2>/dev/null || bad "sim onesize.log"
+"$cs" validate --nccl-tests onesize.log --platform base.xml >os.txt 2>&1
+grep -q "the only size of the log's ring range, predicted fast" os.txt && ok ||
+    bad "one size's reason: $(grep '16 MiB:' os.txt)"
+
 # --- calibrate: the known figures come back ---------------------------------------------
 "$cs" calibrate --from-nccl-tests one.log four.log --platform base.xml -o fit.xml \
     --format json --report fit.json >fit.txt 2>fit.err; rc=$?
