@@ -37,7 +37,7 @@ typedef struct nl_parser {
     /* what lines between tables said, for the next table */
     char algo[32], proto[32], nccl[32], prog[64];
     char cs_algo[64], cs_params[160], cs_source[8];
-    char prev[256];           /* the last '#' line that said nothing read: a title */
+    char prev[1024];          /* the last '#' line that said nothing read: a title */
 } nl_parser_t;
 
 /* The open table (the last one); NULL when none. */
