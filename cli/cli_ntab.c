@@ -411,19 +411,10 @@ int cs_nset_plat_calibrated(const cs_platform_t *p)
 {
     /* a file carrying the property (calibrate wrote it, or its user), its
      * factors 1 or not: the calibrated model, which loads the file as
-     * written, is the one the factors were fitted under */
-    if (p->is_file && p->xml) {
-        for (const char *q = p->xml; (q = strstr(q, "collstep_factors")) != NULL; q++) {
-            const char *c = q;
-            while (c > p->xml && c[-1] != '<' && c[-1] != '>')
-                c--;
-            if (c > p->xml && c[-1] == '<' && strncmp(c, "prop", 4) == 0)
-                return 1; /* <prop id="collstep_factors" ...>, not a comment's words */
-        }
-        return 0;
-    }
-    return 0; /* a preset: sim's default, the ideal model (its literature factors are
-                 `--model calibrated`'s, asked for by name) */
+     * written, is the one the factors were fitted under; a preset: sim's
+     * default, the ideal model (its literature factors are `--model
+     * calibrated`'s, asked for by name) */
+    return p->is_file && p->has_factors;
 }
 
 /* Table v of collstep's own algorithm (its title's): that algorithm with
@@ -508,27 +499,22 @@ static int add_table(cs_nset_t *s, int l, const cs_nccl_run_t *t, char **gnames,
         skip(s, log, t, "no rows");
         return 1;
     }
-    if (strcmp(t->cs_source, "plan") == 0) {
-        skip(s, log, t, "a table of collstep plan (its choice per size, simulated): predict the "
-                        "plan with collstep sim --algo auto --tuning FILE, or measure it with "
-                        "collstep validate --algo auto --tuning FILE");
-        return 1;
-    }
-    if (strcmp(t->cs_source, "file") == 0) {
-        skip(s, log, t, "a table collstep wrote for a schedule file (its title names the file): "
-                        "predict it with collstep sim --schedule FILE");
-        return 1;
-    }
-    if (strcmp(t->cs_source, "bad") == 0) {
-        skip(s, log, t, "collstep's title above it names an algorithm whose parameters are cut "
-                        "or too long to read");
-        return 1;
-    }
-    if (strcmp(t->cs_source, "nccl") == 0) {
-        skip(s, log, t, "collstep sim ran it under the nccl model (NCCL's costs on collstep's "
-                        "algorithm): compare such runs with collstep sim --model nccl");
-        return 1;
-    }
+    /* collstep's tables that are not one algorithm of its own, nor NCCL's */
+    static const char *const not_one[][2] = {
+        {"plan", "a table of collstep plan (its choice per size, simulated): predict the plan "
+                 "with collstep sim --algo auto --tuning FILE, or measure it with collstep "
+                 "validate --algo auto --tuning FILE"},
+        {"file", "a table collstep wrote for a schedule file (its title names the file): "
+                 "predict it with collstep sim --schedule FILE"},
+        {"bad", "collstep's title above it names an algorithm whose parameters are cut or too "
+                "long to read"},
+        {"nccl", "collstep sim ran it under the nccl model (NCCL's costs on collstep's "
+                 "algorithm): compare such runs with collstep sim --model nccl"}};
+    for (size_t i = 0; i < sizeof(not_one) / sizeof(not_one[0]); i++)
+        if (strcmp(t->cs_source, not_one[i][0]) == 0) {
+            skip(s, log, t, not_one[i][1]);
+            return 1;
+        }
     int nranks = t->ndevs > 0 ? t->ndevs : ng;
     if (nranks < 1) {
         if (s->strict)
@@ -964,6 +950,22 @@ void cs_ntab_why(const cs_ntab_t *t, int k, char *buf, size_t len)
     snprintf(buf, len, "the log's %s sizes (%s to %s) do not follow one per-step latency and "
                        "one rate: the model leaves this one %s",
              p, a, z, t->pred[k] > t->meas[k] ? "slow" : "fast");
+}
+
+char *cs_nset_unfit_text(const cs_nset_t *s, double tol)
+{
+    char *un = NULL;
+    size_t unlen = 0;
+    FILE *mf = open_memstream(&un, &unlen);
+    if (!mf)
+        return NULL;
+    if (!cs_nset_unfit(s, tol, "", mf))
+        fprintf(mf, "every size fitted within %.0f %%\n", tol * 100);
+    if (fclose(mf) != 0) {
+        free(un);
+        return NULL;
+    }
+    return un;
 }
 
 int cs_nset_unfit(const cs_nset_t *s, double tol, const char *prefix, FILE *f)

@@ -121,5 +121,9 @@ void cs_ntab_why(const cs_ntab_t *t, int k, char *buf, size_t len);
  * them.  The number off. */
 int cs_nset_unfit(const cs_nset_t *s, double tol, const char *prefix, FILE *f);
 
+/* The same as text (malloc'ed; NULL when out of memory), or "every size
+ * fitted within N %" when none is off. */
+char *cs_nset_unfit_text(const cs_nset_t *s, double tol);
+
 #endif /* CS_HAVE_MODEL */
 #endif /* CS_CLI_NTAB_H */

@@ -798,17 +798,10 @@ static void summary(fitrun_t *r, char **text)
     PUTB("fitted terms of the nccl model (factors on NCCL's figures): %s\n",
          terms[0] ? terms : "none (NCCL's figures fit)");
     PUTB("%s", r->said);
-    char *un = NULL;
-    size_t unlen = 0;
-    FILE *mf = open_memstream(&un, &unlen);
-    int nun = mf ? cs_nset_unfit(&r->s, FIT_TOL, "", mf) : 0;
-    if (mf)
-        fclose(mf);
+    char *un = cs_nset_unfit_text(&r->s, FIT_TOL);
     if (un)
         PUTB("%s", un);
     free(un);
-    if (!nun)
-        PUTB("every size fitted within %.0f %%\n", FIT_TOL * 100);
 #undef PUTB
     *text = b;
 }

@@ -545,17 +545,10 @@ int cs_cli_calibrate_tiers(cs_nset_t *s, char **summary, char *factors, size_t f
     if (stopped)
         PUT("the fit stopped after %d steps while still improving: the factors above may not "
             "be the best the logs allow\n", MAX_ITERS);
-    char *un = NULL;
-    size_t unlen = 0;
-    FILE *mf = open_memstream(&un, &unlen);
-    int nun = mf ? cs_nset_unfit(s, 0.05, "", mf) : 0;
-    if (mf)
-        fclose(mf);
+    char *un = cs_nset_unfit_text(s, 0.05);
     if (un)
         PUT("%s", un);
     free(un);
-    if (!nun)
-        PUT("every size fitted within 5 %%\n");
 #undef PUT
     *summary = text, text = NULL;
     *sims = s->nsims;

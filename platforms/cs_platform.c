@@ -255,6 +255,7 @@ static int cs__open_file(const char *path, unsigned flags, cs_platform_t *p, cs_
         return st;
     for (int t = 0; t < p->ntiers; t++)
         cs__apply_factors(f->factors, &p->tiers[t]);
+    p->has_factors = f->factors[0] != '\0';
     st = cs__file_dims(f, p, err);
     if (st != CS_OK)
         return st;

@@ -150,6 +150,9 @@ typedef struct cs_platform {
      * model reads them, model/cs_nccl.h), and its line; "" and 0 when none */
     char nccl_fit[1024];
     int nccl_fit_line;
+    /* A file whose top zone carries collstep_factors (the calibrated model's
+     * tier factors, applied to tiers[]); 0 for presets and other files */
+    int has_factors;
     /* The structure a preset is built with: its ranks in nested blocks of
      * consecutive ranks, innermost first, every block of a size built alike
      * (hgx-h100:nodes=2048: 8, the GPUs of a node, and 256, those of a
