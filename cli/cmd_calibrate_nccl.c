@@ -939,6 +939,16 @@ int cs_cli_calibrate_nccl(int argc, char **argv)
     cs_nccl_fit_init(&r->fit);
     if (rc == CS_EXIT_OK)
         rc = cs_nset_read(&r->s);
+    if (rc == CS_EXIT_OK) { /* where the terms will go, before any fitting */
+        char *x = xml_with_fit(r->s.plat->xml, "collstep_nccl_fit", "", "");
+        if (!x)
+            rc = cs_cli_usage_error("calibrate", "--platform %s: no <zone> to carry the fitted "
+                                                 "terms: put the platform's elements inside "
+                                                 "<zone id=\"NAME\" routing=\"Full\"> ... "
+                                                 "</zone>",
+                                    o->platform);
+        free(x);
+    }
     int own = 0;
     for (int i = 0; rc == CS_EXIT_OK && i < r->s.ntab; i++)
         own += r->s.tab[i]->own;

@@ -194,6 +194,17 @@ PY
 # --- refusals --------------------------------------------------------------------------
 "$cs" sim --platform hgx-h100 --ranks 8 --model nccl --algo nccl --size 1M:4M:4 \
     --format nccl-tests -o nccl.log 2>/dev/null || bad "sim nccl.log"
+# a SimGrid platform of a bare <cluster>: no <zone> to carry the factors, said before fitting
+cat >cluster.xml <<'XML'
+<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <cluster id="acme" prefix="node-" suffix="" radical="0-3" speed="100Gf" bw="125MBps" lat="50us"/>
+</platform>
+XML
+"$cs" calibrate --from-nccl-tests four.log --platform cluster.xml -o cl.xml >/dev/null 2>cl.err; rc=$?
+[ $rc = 2 ] && grep -q 'no <zone> to carry the fitted terms: put the platform' cl.err &&
+    ! grep -q "tiers, step" cl.err && [ ! -e cl.xml ] && ok || bad "bare cluster: rc $rc $(tail -2 cl.err)"
 "$cs" calibrate --from-nccl-tests four.log nccl.log --platform hgx-h100:nodes=4 -o mix.xml 2>mix.err; rc=$?
 [ $rc = 2 ] && grep -q "give one kind per calibration" mix.err && [ ! -e mix.xml ] && ok ||
     bad "mixed logs: rc $rc $(tail -2 mix.err)"
