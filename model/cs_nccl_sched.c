@@ -123,7 +123,18 @@ void cs_nccl_as_sched(const cs_nccl_sys_t *sys, cs_coll_t coll, int algo, int pr
         if (coll == CS_COLL_BROADCAST) {
             snprintf(name, nlen, "chain");
         } else if (coll == CS_COLL_ALLTOALL) {
+            /* NCCL's all-to-all is one group of sends and receives to
+             * every peer, its rounds spread over the p2p channels (a power
+             * of two from the channels), each channel running up to 8 of
+             * them at once (NCCL_MAX_DEV_WORK_P2P_PER_BATCH; enqueue.cc,
+             * paths.cc): p2p channels x 8 exchanges in flight, in practice
+             * every peer at once */
+            int p2p = 1;
+            while (p2p < (ch > 0 ? ch : 1) && p2p < 64)
+                p2p <<= 1;
+            int w = sys->nranks - 1 < p2p * 8 ? sys->nranks - 1 : p2p * 8;
             snprintf(name, nlen, "pairwise");
+            snprintf(params, plen, "inflight=%d", w > 0 ? w : 1);
         } else {
             int steps = coll == CS_COLL_ALLREDUCE ? 2 * (sys->nranks - 1) : sys->nranks - 1;
             unsigned long long nk = ring_chunks(sys, proto, bytes, steps);

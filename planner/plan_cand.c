@@ -7,6 +7,7 @@
  *   channels  2 and 4 rings (or trees) at once; with `local`, the channels
  *             rotated inside the groups of each tier (a node's ranks)
  *   radix     4 and 8
+ *   inflight  4 exchanges at once, and every one (0)
  *   dims      hier and torus2d: each factorization that follows the tiers
  *   algos     hier: per tier ring or rhd (and the generator's auto)
  *   orders    the rings over disjoint links the link analysis found
@@ -214,6 +215,11 @@ int cs__planner_candidates(const cs_platform_t *plat, cs_planner_t *p, cs_err_t 
             }
         if (declares(a, "channels", NULL) && declares(a, "local", NULL))
             add_rails(p, a, base);
+        if (declares(a, "inflight", NULL)) /* 4 exchanges at once, and all of them */
+            for (int w = 4; w >= 0; w -= 4) {
+                snprintf(v, sizeof(v), "%s%sinflight=%d", base, base[0] ? "," : "", w);
+                add(p, a->name, v, 0);
+            }
         if (declares(a, "radix", NULL))
             for (int r = 4; r <= 8; r *= 2) {
                 snprintf(v, sizeof(v), "radix=%d", r);

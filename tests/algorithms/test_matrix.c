@@ -78,6 +78,8 @@ static const struct {
     {CS_COLL_BROADCAST, "chain", "segments=5"},
     {CS_COLL_BROADCAST, "scatter_allgather", "nchunks=2"},
     {CS_COLL_ALLTOALL, "pairwise", "nchunks=2"},
+    {CS_COLL_ALLTOALL, "pairwise", "inflight=0"},
+    {CS_COLL_ALLTOALL, "pairwise", "inflight=3,nchunks=2"},
     {CS_COLL_ALLTOALL, "bruck", "nchunks=3"},
 };
 

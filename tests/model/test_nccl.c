@@ -136,6 +136,24 @@ int main(void)
     cs_nccl_as_sched(&s, CS_COLL_ALLREDUCE, CS_NCCL_RING, CS_NCCL_SIMPLE, 1u << 30, nm, sizeof(nm),
                      prm, sizeof(prm));
     CS_TEST_CHECK(strcmp(nm, "ring") == 0 && strcmp(prm, "nchunks=6") == 0, "ring as %s %s", nm, prm);
+    /* all-to-all: every peer at once (7 on 8 ranks), at most p2p channels
+     * (a power of two from the ring's) x 8 */
+    cs_nccl_as_sched(&s, CS_COLL_ALLTOALL, CS_NCCL_RING, CS_NCCL_SIMPLE, 1u << 30, nm, sizeof(nm),
+                     prm, sizeof(prm));
+    CS_TEST_CHECK(strcmp(nm, "pairwise") == 0 && strcmp(prm, "inflight=7") == 0,
+                  "alltoall as %s %s", nm, prm);
+    {
+        int keep = s.nranks, p2p = 1;
+        while (p2p < s.graph[CS_NCCL_RING].nch)
+            p2p <<= 1;
+        s.nranks = 4096;
+        cs_nccl_as_sched(&s, CS_COLL_ALLTOALL, CS_NCCL_RING, CS_NCCL_SIMPLE, 1u << 30, nm,
+                         sizeof(nm), prm, sizeof(prm));
+        char want[32];
+        snprintf(want, sizeof(want), "inflight=%d", p2p * 8);
+        CS_TEST_CHECK(strcmp(prm, want) == 0, "alltoall on 4096 ranks as %s, want %s", prm, want);
+        s.nranks = keep;
+    }
     cs_nccl_as_sched(&s, CS_COLL_ALLREDUCE, CS_NCCL_NVLS, CS_NCCL_SIMPLE, 1u << 30, nm, sizeof(nm),
                      prm, sizeof(prm));
     /* NVLS at 1 GiB: 16 channels x 8 heads = 128 operations at once, 1 GiB

@@ -113,6 +113,18 @@ for s in d["sizes"]:
     assert not ref[0].get("chosen") and s["versus_nccl"]["speedup"] > 0
 PY
 fi
+# all-to-all across 2 HGX nodes: every rank's own blocks leave its node (8 x
+# 1/2 x SIZE per node over its 8 NICs); posting every exchange at once reaches
+# that bound, as NCCL's reference (every peer at once) does
+"$collstep" plan --platform hgx-h100:nodes=2 --coll alltoall --size 256M --top 3 \
+  >"$tmp/a2a" 2>"$tmp/err"
+check "alltoall plan exits 0 ($(tail -2 "$tmp/err"))" test $? -eq 0
+check "alltoall: the groups' bound counts every rank's blocks ($(grep '^# bound' "$tmp/a2a"))" \
+  grep -q "^# bound: 4 x SIZE must leave each of the 2 groups of 8 ranks" "$tmp/a2a"
+check "alltoall: every exchange at once is chosen, near the bound ($(grep '^size' "$tmp/a2a"))" \
+  grep -qE "^size 268435456 B: pairwise inflight=0, .*the choice at (99|100)\.[0-9] % of it" "$tmp/a2a"
+check "alltoall: NCCL's reference posts every peer at once" \
+  grep -q "^nccl (reference): .* simulated as pairwise inflight=15:" "$tmp/a2a"
 # a platform whose GPU NCCL's model does not know: no row, and the report says why
 "$collstep" plan --platform "$(dirname "$0")/xml/nvswitch8.xml" --size 1M --top 1 --candidates 2 \
   >"$tmp/noref" 2>"$tmp/err"
