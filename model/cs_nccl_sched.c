@@ -53,6 +53,30 @@ void cs_nccl_as_sched(const cs_nccl_sys_t *sys, cs_coll_t coll, int algo, int pr
     switch (algo) {
     case CS_NCCL_TREE:
         snprintf(name, nlen, "%s", coll == CS_COLL_ALLREDUCE ? "dbtree" : "ring");
+        if (coll == CS_COLL_ALLREDUCE && sys->nnodes > 1 && local > 1) {
+            /* NCCL's Tree across nodes (connect.cc, trees.cc): the double
+             * binary tree over the nodes, a chain through each node's
+             * GPUs, each channel's chain leaving its node through another
+             * GPU and NIC; both trees on each of the tree graph's
+             * channels, in NCCL's tree chunks (one step: Simple 512 KiB,
+             * LL128 562.5 KiB of data, LL 32 KiB), as many as a
+             * simulation takes in seconds (about 400,000 steps) */
+            static const double tchunk[CS_NCCL_NPROTOS] = {32768.0, 576000.0, 524288.0};
+            int tch = sys->graph[CS_NCCL_TREE].nch > 0 ? sys->graph[CS_NCCL_TREE].nch : 1;
+            if (tch > local)
+                tch = local;
+            if (tch > 64)
+                tch = 64;
+            double per = (double)bytes / (2.0 * tch * tchunk[proto]);
+            uint64_t nk = per > 1 ? (uint64_t)(per + 0.999999) : 1;
+            uint64_t most = 400000u / (4u * (uint64_t)sys->nranks * (uint64_t)tch);
+            if (nk > most)
+                nk = most;
+            if (nk < 1)
+                nk = 1;
+            snprintf(params, plen, "local=%d,channels=%d,nchunks=%llu", local, tch,
+                     (unsigned long long)nk);
+        }
         break;
     case CS_NCCL_NVLS: {
         /* NCCL's NVLS kernel: nvls_channels channels, each moving its share

@@ -9,7 +9,8 @@
 #           1 MiB up: median |error| <= 10 %, worst <= 25 % (smaller sizes
 #           printed, no target).  Two clusters:
 #             issue309  H100, 400 Gb/s InfiniBand: 2 nodes -> 4 and 8 nodes
-#             xxrjun    H100: 1 node of 8 and 2 nodes of 1 GPU -> 10 nodes of 8
+#             xxrjun    H100: 1 node of 4 and of 8 GPUs, 2 nodes of 1 and of 8
+#                       GPUs (alltoall) -> 10 nodes of 1, 2, 4 and 8 GPUs
 #   subset  a node's log on 4 of its 8 GPUs as the only input, its log on all
 #           8 predicted: every table within 15 % from 16 MiB up
 #   honest  each calibration log predicted on the platform fitted to it:
@@ -79,14 +80,28 @@ calibrate i309 hgx-h100:nodes=8 "$logs/issue309-h100-2nodes.log" &&
     predict i309-raw hgx-h100:nodes=8 "$logs/issue309-h100-4nodes.log" "$logs/issue309-h100-8nodes.log" &&
     { stats "$out/i309-raw.json" "issue309 4+8 nodes, NCCL's figures" 1048576 allreduce 1e9 1e9
       stats "$out/i309-pred.json" "issue309 4+8 nodes, fitted to 2 nodes" 1048576 allreduce 10 25; }
-calibrate xx hgx-h100:nodes=10 "$logs/xxrjun-h100-1node-g8.log" "$logs/xxrjun-h100-2nodes-g1.log" &&
-    predict xx-pred "$out/xx.xml" "$logs/xxrjun-h100-10nodes-g8.log" &&
-    predict xx-raw hgx-h100:nodes=10 "$logs/xxrjun-h100-10nodes-g8.log" &&
-    { stats "$out/xx-raw.json" "xxrjun 10 nodes, NCCL's figures" 1048576 allreduce 1e9 1e9
-      stats "$out/xx-pred.json" "xxrjun 10 nodes, fitted to 1 node + 2 nodes" 1048576 allreduce 10 25
-      stats "$out/xx-pred.json" "xxrjun 10 nodes, every collective (no target)" 1048576 all 1e9 1e9; }
-[ -s "$out/i309-pred.json" ] && [ -s "$out/xx-pred.json" ] &&
-    stats "$out/i309-pred.json,$out/xx-pred.json" "both clusters" 1048576 allreduce 10 25
+# every log of 1 and 2 nodes the cluster has: one node on 4 and 8 GPUs, two
+# nodes of 1 GPU (allreduce) and of 8 (alltoall); every 10-node log predicted
+xx_in="$logs/xxrjun-h100-1node-g4.log $logs/xxrjun-h100-1node-g8.log $logs/xxrjun-h100-2nodes-g1.log $logs/xxrjun-h100-2nodes-g8.log"
+pj=$out/xx-pred-g1.json,$out/xx-pred-g2.json,$out/xx-pred-g4.json,$out/xx-pred-g8.json
+rj=$out/xx-raw-g1.json,$out/xx-raw-g2.json,$out/xx-raw-g4.json,$out/xx-raw-g8.json
+# shellcheck disable=SC2086
+xx_ok=0
+calibrate xx hgx-h100:nodes=10 $xx_in && xx_ok=1
+for g in 1 2 4 8; do
+    [ $xx_ok = 1 ] || break
+    predict xx-pred-g$g "$out/xx.xml" "$logs/xxrjun-h100-10nodes-g$g.log" &&
+        predict xx-raw-g$g hgx-h100:nodes=10 "$logs/xxrjun-h100-10nodes-g$g.log" || xx_ok=0
+done
+[ $xx_ok = 1 ] &&
+    { stats "$rj" "xxrjun 10 nodes, NCCL's figures" 1048576 allreduce 1e9 1e9
+      for g in 1 2 4 8; do
+          stats "$out/xx-pred-g$g.json" "  10 nodes x $g GPU(s), fitted (no target)" 1048576 allreduce 1e9 1e9
+      done
+      stats "$pj" "xxrjun 10 nodes, fitted to 1 node + 2 nodes" 1048576 allreduce 10 25
+      stats "$pj" "xxrjun 10 nodes, every collective (no target)" 1048576 all 1e9 1e9; }
+[ -s "$out/i309-pred.json" ] && [ $xx_ok = 1 ] &&
+    stats "$out/i309-pred.json,$pj" "both clusters" 1048576 allreduce 10 25
 
 echo "== subset: 4 GPUs of a node in, its 8 GPUs predicted (every table, from 16 MiB)"
 calibrate sub hgx-h100 "$logs/xxrjun-h100-1node-g4.log" &&
