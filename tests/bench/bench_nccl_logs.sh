@@ -17,7 +17,7 @@
 #           within 5 % from 1 MiB up
 # Each prediction is printed beside the uncalibrated one (the presets with
 # NCCL's own figures).  Not a test: it prints figures and PASS / MISS per
-# target.  About 3 minutes on 2 cores (the simulations of 80 ranks up
+# target.  About 8 minutes on 2 cores (the simulations of 80 ranks up
 # to 16 GiB dominate); OUT=DIR keeps the platforms and reports.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
