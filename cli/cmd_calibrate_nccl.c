@@ -189,10 +189,12 @@ static int parse(int argc, char **argv, opts_t *o)
  * or one algorithm and protocol's; its rows are the level's sizes it
  * serves. */
 #define NQ 4
-/* Simulations per stage: a stage stops sooner once no step moves a factor
- * by 1 %.  Ten left a 2-node log of Tree and NVLSTree sizes (issue309) on a
- * path through a network twice too slow; it settles in 17. */
-#define MAX_SIMS 30
+/* Simulation rounds per stage (a round: the trial step's factors, or the
+ * Jacobian's 2 x factors + 1 variants at once); a stage stops sooner once
+ * no step moves a factor by 1 %.  Ten left a 2-node log of Tree and
+ * NVLSTree sizes (issue309) on a path through a network twice too slow; it
+ * settles in 17. */
+#define MAX_ROUNDS 30
 typedef struct block {
     int cls[2], ncls;
     int algo, proto;
@@ -437,7 +439,7 @@ static double gn_step(const cs_nset_t *sub, const double *pred, const double *ja
 }
 
 /* One stage: the factors of blocks b[0..nb) of a level fitted, the
- * simulator in the loop (at most MAX_SIMS simulations). */
+ * simulator in the loop (at most MAX_ROUNDS rounds of simulations). */
 static int stage(fitrun_t *r, cs_nset_t *sub, block_t *b, int nb, int perpair, const char *what)
 {
     size_t T = (size_t)sub->total;
@@ -471,7 +473,7 @@ static int stage(fitrun_t *r, cs_nset_t *sub, block_t *b, int nb, int perpair, c
         mu[i] = 1e-3;
     cs_nccl_fit_t var[2 * NQ + 1], next;
     int rc = CS_EXIT_OK, need_jac = 1, accepted = 0;
-    for (int sims = 0; sims < MAX_SIMS && rc == CS_EXIT_OK;) {
+    for (int sims = 0; sims < MAX_ROUNDS && rc == CS_EXIT_OK;) {
         if (need_jac) {
             /* each factor x 1.25 and / 1.6: a rate held above another
              * link's (which binds) moves no size when raised, and when

@@ -4,7 +4,9 @@
  * NCCL's algorithm and protocol at a size, as `collstep sim --algo nccl`
  * and `collstep plan --model nccl` simulate NCCL's choice.
  */
+#include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cs_nccl.h"
 
@@ -23,6 +25,79 @@ static uint64_t ring_chunks(const cs_nccl_sys_t *sys, int proto, uint64_t bytes,
     if (k > most)
         k = most;
     return k < 1 ? 1 : k;
+}
+
+/* NCCL's tree chunk: one step of the protocol's buffer (Simple 512 KiB,
+ * LL128 562.5 KiB of data, LL 32 KiB; enqueue.cc).  NCCL halves LL128's
+ * down to 32 KiB while the collective is small against the tree's steps;
+ * not followed here: a schedule's piece pays a C-th of a step's latency, so
+ * NCCL's smaller pieces hide the latency its runs show (2 HGX H100 nodes, 1
+ * MiB of Tree/LL128: 40 us simulated with them, 77 without, 83 measured in
+ * the public issue-309 log) */
+static double tree_chunk(int proto)
+{
+    static const double step[CS_NCCL_NPROTOS] = {32768.0, 576000.0, 524288.0};
+    return step[proto];
+}
+
+static int pow2_up(int v)
+{
+    int p = 1;
+    while (p < v && p < (1 << 20))
+        p <<= 1;
+    return p;
+}
+
+/* NCCL's all-to-all: one group of sends and receives to every peer
+ * (outside its tuner), on its p2p channels: the communicator's (twice the
+ * ring graph's, connect.cc) rounded up to a power of two, at most 64
+ * (paths.cc, ncclTopoComputeP2pChannels).  Each exchange runs on n of them
+ * (enqueue.cc): at most its channels per peer (network peers: one per 14
+ * GB/s of the GPU's NIC, halved while the peers' batches of 8 would need
+ * more than the p2p channels; peers behind an NVLink switch: all of them),
+ * at least as many as fit every peer once, with parts of a p2p chunk (512
+ * KiB on one NVLink node, 128 KiB across nodes, 256 KiB from a GB200's ARM
+ * hosts) / 8 to x 32 inside a node, / 2 to x 1 across.  Each channel runs
+ * 8 exchanges at once (NCCL_MAX_DEV_WORK_P2P_PER_BATCH): p2p channels / n
+ * x 8 in flight, every peer at once in practice.  Not followed: peers
+ * linked by fewer NVLinks than their GPU has (meshes), which NCCL gives
+ * fewer channels. */
+static int p2p_inflight(const cs_nccl_sys_t *sys, uint64_t bytes)
+{
+    int P = sys->nranks > 1 ? sys->nranks : 2, nn = sys->nnodes > 0 ? sys->nnodes : 1;
+    int ch = sys->graph[CS_NCCL_RING].nch > 0 ? sys->graph[CS_NCCL_RING].nch : 1;
+    int p2p = pow2_up(2 * ch > 64 ? 64 : 2 * ch);
+    int per;
+    if (nn > 1) {
+        per = sys->gpu_net > 0 ? (int)ceil(sys->gpu_net / 14.0) : 2;
+        per = pow2_up(per < 1 ? 1 : per);
+        while (per * ((P + 7) / 8) > p2p && per > 1)
+            per /= 2;
+    } else {
+        per = sys->gpu_nvlink > 0 ? p2p : 2;
+        per = pow2_up(per) < p2p ? pow2_up(per) : p2p;
+    }
+    int nmin = per;
+    while (nmin * P > p2p && nmin > 1)
+        nmin /= 2;
+    uint64_t chunk = nn > 1 ? (strcmp(sys->gpu, "gb200") == 0 ? 262144u : 131072u)
+                            : (sys->gpu_nvlink > 0 ? 524288u : 131072u);
+    uint64_t minpart = nn > 1 ? chunk / 2 : chunk / 8, maxpart = nn > 1 ? chunk : chunk * 32;
+    uint64_t b = bytes / (uint64_t)P;
+    int n = nmin;
+    if (b > 0 && (b + minpart - 1) / minpart < (uint64_t)n)
+        n = (int)((b + minpart - 1) / minpart);
+    if (n < 1)
+        n = 1;
+    uint64_t part = b / (uint64_t)n > minpart ? (b + (uint64_t)n - 1) / (uint64_t)n : minpart;
+    while (part > maxpart && n <= per / 2) {
+        n *= 2;
+        part = (b + (uint64_t)n - 1) / (uint64_t)n;
+    }
+    int w = p2p / n * 8;
+    if (w > P - 1)
+        w = P - 1;
+    return w > 0 ? w : 1;
 }
 
 uint64_t cs_nccl_nvls_chunk(const cs_nccl_sys_t *sys, uint64_t bytes)
@@ -53,21 +128,20 @@ void cs_nccl_as_sched(const cs_nccl_sys_t *sys, cs_coll_t coll, int algo, int pr
     switch (algo) {
     case CS_NCCL_TREE:
         snprintf(name, nlen, "%s", coll == CS_COLL_ALLREDUCE ? "dbtree" : "ring");
-        if (coll == CS_COLL_ALLREDUCE && sys->nnodes > 1 && local > 1) {
+        if (coll == CS_COLL_ALLREDUCE && sys->nnodes > 1 && local >= 1) {
             /* NCCL's Tree across nodes (connect.cc, trees.cc): the double
              * binary tree over the nodes, a chain through each node's
              * GPUs, each channel's chain leaving its node through another
              * GPU and NIC; both trees on each of the tree graph's
-             * channels, in NCCL's tree chunks (one step: Simple 512 KiB,
-             * LL128 562.5 KiB of data, LL 32 KiB), as many as a
-             * simulation takes in seconds (about 400,000 steps) */
-            static const double tchunk[CS_NCCL_NPROTOS] = {32768.0, 576000.0, 524288.0};
+             * channels, in NCCL's tree chunks, as many as a simulation
+             * takes in seconds (about 400,000 steps) */
             int tch = sys->graph[CS_NCCL_TREE].nch > 0 ? sys->graph[CS_NCCL_TREE].nch : 1;
             if (tch > local)
                 tch = local;
             if (tch > 64)
                 tch = 64;
-            double per = (double)bytes / (2.0 * tch * tchunk[proto]);
+            double chunk = tree_chunk(proto);
+            double per = (double)bytes / (2.0 * tch * chunk);
             uint64_t nk = per > 1 ? (uint64_t)(per + 0.999999) : 1;
             uint64_t most = 400000u / (4u * (uint64_t)sys->nranks * (uint64_t)tch);
             if (nk > most)
@@ -147,18 +221,8 @@ void cs_nccl_as_sched(const cs_nccl_sys_t *sys, cs_coll_t coll, int algo, int pr
         if (coll == CS_COLL_BROADCAST) {
             snprintf(name, nlen, "chain");
         } else if (coll == CS_COLL_ALLTOALL) {
-            /* NCCL's all-to-all is one group of sends and receives to
-             * every peer, its rounds spread over the p2p channels (a power
-             * of two from the channels), each channel running up to 8 of
-             * them at once (NCCL_MAX_DEV_WORK_P2P_PER_BATCH; enqueue.cc,
-             * paths.cc): p2p channels x 8 exchanges in flight, in practice
-             * every peer at once */
-            int p2p = 1;
-            while (p2p < (ch > 0 ? ch : 1) && p2p < 64)
-                p2p <<= 1;
-            int w = sys->nranks - 1 < p2p * 8 ? sys->nranks - 1 : p2p * 8;
             snprintf(name, nlen, "pairwise");
-            snprintf(params, plen, "inflight=%d", w > 0 ? w : 1);
+            snprintf(params, plen, "inflight=%d", p2p_inflight(sys, bytes));
         } else {
             int steps = coll == CS_COLL_ALLREDUCE ? 2 * (sys->nranks - 1) : sys->nranks - 1;
             unsigned long long nk = ring_chunks(sys, proto, bytes, steps);

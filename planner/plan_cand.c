@@ -217,6 +217,8 @@ int cs__planner_candidates(const cs_platform_t *plat, cs_planner_t *p, cs_err_t 
             add_rails(p, a, base);
         if (declares(a, "inflight", NULL)) /* 4 exchanges at once, and all of them */
             for (int w = 4; w >= 0; w -= 4) {
+                if ((w == 4 && P - 1 <= 4) || P <= 2) /* the same as all (or the default) */
+                    continue;
                 snprintf(v, sizeof(v), "%s%sinflight=%d", base, base[0] ? "," : "", w);
                 add(p, a->name, v, 0);
             }

@@ -588,10 +588,11 @@ static void bound(const cs_platform_t *plat, cs_planner_t *p)
         int G = P / tt->group;
         double f = coll_factor(p->coll, G);
         /* an all-to-all's blocks are each for one rank: nothing combines
-         * them, so every rank of a group sends its own out of it (the
-         * others' data join or reduce: the group moves one party's share) */
+         * them, so every rank of a group sends its own out of it, SIZE x
+         * (P - g) / P each (the others' data join or reduce: the group
+         * moves one party's share) */
         if (p->coll == CS_COLL_ALLTOALL)
-            f *= tt->group;
+            f = (double)tt->group * (double)(P - tt->group) / (double)P;
         if (f / tt->group_bw > per) {
             per = f / tt->group_bw;
             snprintf(p->bound_note, sizeof(p->bound_note),

@@ -41,8 +41,8 @@ static void emit_rank(cs_sched_t *s, int P, int r, uint32_t k, int inplace, int 
     uint32_t dv[2];
     int64_t init;
     int src = cs__gen_a2a_start(s, r, (uint32_t)P, k, inplace, &init);
-    /* prev[2 (t % w)], prev[2 (t % w) + 1]: the send and receive of the
-     * step w before t, the exchange that step t waits for */
+    /* prev[2 ((t - 1) % w)] and the slot after it: the send and receive of
+     * step t - w (the same slot), the exchange that step t waits for */
     for (int t = 1; t < P; t++) {
         uint32_t to = (uint32_t)((r + t) % P), from = (uint32_t)((r - t + P) % P);
         uint32_t n = 0;
@@ -101,6 +101,8 @@ static double cost(const cs_coll_desc_t *desc, cs_params_t *params, double bytes
     double P = desc->nranks;
     if (cs_params_int(params, params_desc, "inflight", &w, NULL) != CS_OK)
         w = 1;
+    if (P < 2)
+        return 0;
     double rounds = ceil((P - 1.0) / window(w, desc->nranks));
     return rounds * m->alpha + (P - 1.0) * bytes * m->beta / P;
 }

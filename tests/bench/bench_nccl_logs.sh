@@ -82,23 +82,27 @@ calibrate i309 hgx-h100:nodes=8 "$logs/issue309-h100-2nodes.log" &&
       stats "$out/i309-pred.json" "issue309 4+8 nodes, fitted to 2 nodes" 1048576 allreduce 10 25; }
 # every log of 1 and 2 nodes the cluster has: one node on 4 and 8 GPUs, two
 # nodes of 1 GPU (allreduce) and of 8 (alltoall); every 10-node log predicted
-xx_in="$logs/xxrjun-h100-1node-g4.log $logs/xxrjun-h100-1node-g8.log $logs/xxrjun-h100-2nodes-g1.log $logs/xxrjun-h100-2nodes-g8.log"
+xx_in=("$logs/xxrjun-h100-1node-g4.log" "$logs/xxrjun-h100-1node-g8.log"
+       "$logs/xxrjun-h100-2nodes-g1.log" "$logs/xxrjun-h100-2nodes-g8.log")
 pj=$out/xx-pred-g1.json,$out/xx-pred-g2.json,$out/xx-pred-g4.json,$out/xx-pred-g8.json
 rj=$out/xx-raw-g1.json,$out/xx-raw-g2.json,$out/xx-raw-g4.json,$out/xx-raw-g8.json
-# shellcheck disable=SC2086
+raw_ok=1
+for g in 1 2 4 8; do # NCCL's figures: no calibration needed
+    predict xx-raw-g$g hgx-h100:nodes=10 "$logs/xxrjun-h100-10nodes-g$g.log" || raw_ok=0
+done
+[ $raw_ok = 1 ] && stats "$rj" "xxrjun 10 nodes, NCCL's figures" 1048576 allreduce 1e9 1e9
 xx_ok=0
-calibrate xx hgx-h100:nodes=10 $xx_in && xx_ok=1
+calibrate xx hgx-h100:nodes=10 "${xx_in[@]}" && xx_ok=1
 for g in 1 2 4 8; do
     [ $xx_ok = 1 ] || break
-    predict xx-pred-g$g "$out/xx.xml" "$logs/xxrjun-h100-10nodes-g$g.log" &&
-        predict xx-raw-g$g hgx-h100:nodes=10 "$logs/xxrjun-h100-10nodes-g$g.log" || xx_ok=0
+    if predict xx-pred-g$g "$out/xx.xml" "$logs/xxrjun-h100-10nodes-g$g.log"; then
+        stats "$out/xx-pred-g$g.json" "  10 nodes x $g GPU(s), fitted (no target)" 1048576 allreduce 1e9 1e9
+    else
+        xx_ok=0
+    fi
 done
 [ $xx_ok = 1 ] &&
-    { stats "$rj" "xxrjun 10 nodes, NCCL's figures" 1048576 allreduce 1e9 1e9
-      for g in 1 2 4 8; do
-          stats "$out/xx-pred-g$g.json" "  10 nodes x $g GPU(s), fitted (no target)" 1048576 allreduce 1e9 1e9
-      done
-      stats "$pj" "xxrjun 10 nodes, fitted to 1 node + 2 nodes" 1048576 allreduce 10 25
+    { stats "$pj" "xxrjun 10 nodes, fitted to 1 node + 2 nodes" 1048576 allreduce 10 25
       stats "$pj" "xxrjun 10 nodes, every collective (no target)" 1048576 all 1e9 1e9; }
 [ -s "$out/i309-pred.json" ] && [ $xx_ok = 1 ] &&
     stats "$out/i309-pred.json,$pj" "both clusters" 1048576 allreduce 10 25

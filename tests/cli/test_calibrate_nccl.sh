@@ -10,8 +10,9 @@
 #     1 MiB within 3 %, every size off by more than 5 % is named with a
 #     reason, the written platform predicts what calibrate reported
 #     (validate), and `platform show` reads it;
-#   - Ring forced on one node and on two: the network's rate recovered
-#     where NVLink and the NICs bind a ring at once at NCCL's figures;
+#   - Ring forced on one node and on two: the network's rate (x 0.7)
+#     recovered where NVLink and the NICs bind a ring at once at NCCL's
+#     figures (the check of net.bw);
 #   - logs whose sizes across nodes leave the network's rate open (NVLSTree
 #     between two nodes) get a warning saying so, in the report and the file;
 #   - --groups places a log without a device block as its device block
@@ -112,7 +113,7 @@ PY
 # Tree there (64 KiB to 1 MiB) runs a chain through each node's GPUs and its
 # channels through all 8 NICs: their sizes do not determine net.bw, and
 # calibrate says what a prediction then rests on
-grep -q "warning: the network's rate (net.bw) is not determined: the logs' sizes across nodes, Tree/LL's 1 (64 KiB), Tree/LL128's 2 (256 KiB to 1 MiB), NVLSTree/Simple's 5 (4 MiB to 1 GiB) do not depend on it enough" fit.err &&
+grep -q "warning: the network's rate (net.bw) is not determined: the logs' sizes across nodes, .*Tree/LL128's .*NVLSTree/Simple's .* do not depend on it enough" fit.err &&
     grep -q "net.bw: not determined, NCCL's figure kept" fit.err && ok ||
     bad "net.bw left open by the known-terms logs not said: $(grep 'net.bw' fit.err | head -3)"
 "$cs" sim --platform known.xml --ranks 16 --model nccl --algo nccl --nccl-algo NVLSTree \
@@ -132,9 +133,9 @@ grep -v "^#  Rank" two.log >nodev.log
 printf '# two nodes of 8\nnodeA 8\nnodeB:8\n' >groups.txt
 "$cs" calibrate --from-nccl-tests nodev.log --groups groups.txt --platform hgx-h100:nodes=2 \
     -o g.xml 2>g.err >g.txt; rc=$?
-"$cs" calibrate --from-nccl-tests two.log --platform hgx-h100:nodes=2 -o d.xml 2>/dev/null
+"$cs" calibrate --from-nccl-tests two.log --platform hgx-h100:nodes=2 -o d.xml 2>/dev/null; drc=$?
 fitof() { sed -n 's/.*<prop id="collstep_nccl_fit" value="\([^"]*\)".*/\1/p' "$1"; }
-[ $rc = 0 ] && [ -n "$(fitof g.xml)" ] && [ "$(fitof g.xml)" = "$(fitof d.xml)" ] &&
+[ $rc = 0 ] && [ $drc = 0 ] && [ -n "$(fitof g.xml)" ] && [ "$(fitof g.xml)" = "$(fitof d.xml)" ] &&
     grep -q "16 ranks on 2 nodes" g.txt && ok ||
     bad "--groups (rc $rc): '$(fitof g.xml)' against the device block's '$(fitof d.xml)': $(grep -v ' B: ' g.err | tail -3)"
 printf 'nodeA x\n' >badgroups.txt

@@ -137,14 +137,15 @@ int main(void)
                      prm, sizeof(prm));
     CS_TEST_CHECK(strcmp(nm, "ring") == 0 && strcmp(prm, "nchunks=6") == 0, "ring as %s %s", nm, prm);
     /* all-to-all: every peer at once (7 on 8 ranks), at most p2p channels
-     * (a power of two from the ring's) x 8 */
+     * (twice the ring graph's, a power of two) / channels per exchange (1
+     * on 4096 ranks of 256 KiB each) x 8 */
     cs_nccl_as_sched(&s, CS_COLL_ALLTOALL, CS_NCCL_RING, CS_NCCL_SIMPLE, 1u << 30, nm, sizeof(nm),
                      prm, sizeof(prm));
     CS_TEST_CHECK(strcmp(nm, "pairwise") == 0 && strcmp(prm, "inflight=7") == 0,
                   "alltoall as %s %s", nm, prm);
     {
         int keep = s.nranks, p2p = 1;
-        while (p2p < s.graph[CS_NCCL_RING].nch)
+        while (p2p < 2 * s.graph[CS_NCCL_RING].nch) /* the communicator's: the graph's x 2 */
             p2p <<= 1;
         s.nranks = 4096;
         cs_nccl_as_sched(&s, CS_COLL_ALLTOALL, CS_NCCL_RING, CS_NCCL_SIMPLE, 1u << 30, nm,

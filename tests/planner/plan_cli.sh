@@ -39,7 +39,7 @@ check "-o left the user's file alone" grep -q "my notes" "$tmp/notes"
 
 # a plan: table, csv, json, tuning table
 "$collstep" plan --platform "$P" --size 64K,16M --top 2 -o "$tmp/t.tuning" >"$tmp/table" 2>"$tmp/err"
-check "plan exits 0 ($(tail -3 "$tmp/err"))" test $? -eq 0
+rc=$?; check "plan exits 0 ($(tail -3 "$tmp/err"))" test $rc -eq 0
 check "table names the tiers" grep -q "^# tiers" "$tmp/table"
 check "table has a choice per size" test "$(grep -c '^size .*: ' "$tmp/table")" -eq 2
 check "table ranks a simulated row" grep -q " sim " "$tmp/table"
@@ -49,7 +49,7 @@ check "tuning table platform" grep -qx "platform $P" "$tmp/t.tuning"
 check "tuning table entries" test "$(grep -c '^entry allreduce ' "$tmp/t.tuning")" -ge 1
 # a second plan replaces the table collstep wrote
 "$collstep" plan --platform "$P" --size 1M --top 1 -o "$tmp/t.tuning" >/dev/null 2>&1
-check "-o replaces its own table" test $? -eq 0
+rc=$?; check "-o replaces its own table" test $rc -eq 0
 "$collstep" plan --platform "$P" --size 64K,16M --top 2 --format csv >"$tmp/csv" 2>/dev/null
 check "csv header" grep -q "^size,place,algo,params,order,time_us" "$tmp/csv"
 check "csv one chosen row per size" test "$(grep -c ',1$' "$tmp/csv")" -eq 2
@@ -63,7 +63,7 @@ bad "--show" --platform "$P" --size 1M --format nccl-tests --show 3
 bad "not a sweep nccl-tests runs" --platform "$P" --size 16M,64K --format nccl-tests
 "$collstep" plan --platform "$P" --size 64K:16M:16 --top 2 --format nccl-tests >"$tmp/nccl" \
   2>"$tmp/err"
-check "nccl-tests plan exits 0 ($(tail -3 "$tmp/err"))" test $? -eq 0
+rc=$?; check "nccl-tests plan exits 0 ($(tail -3 "$tmp/err"))" test $rc -eq 0
 check "nccl-tests: the sweep as nccl-tests -b 64K -e 16M -f 16, not validated" grep -q \
   '^# nThread 1 nGpus 1 minBytes 65536 maxBytes 16777216 step: 16(factor) warmup iters: 0 iters: 1 agg iters: 1 validation: 0 graph: 0 unalign: 0$' \
   "$tmp/nccl"
@@ -90,7 +90,7 @@ fi
 # NCCL's algorithm, busbw and share of the links' bound; never the choice
 "$collstep" plan --platform hgx-h100:nodes=2 --size 64K,1G --top 1 --candidates 4 \
   >"$tmp/ref" 2>"$tmp/err"
-check "reference plan exits 0 ($(tail -2 "$tmp/err"))" test $? -eq 0
+rc=$?; check "reference plan exits 0 ($(tail -2 "$tmp/err"))" test $rc -eq 0
 check "reference: the system NCCL's tuner sees, in the header" \
   grep -q "^# nccl (reference): NCCL [0-9.]*: h100, 16 rank(s).*simulated under the ideal model" \
   "$tmp/ref"
@@ -118,7 +118,7 @@ fi
 # that bound, as NCCL's reference (every peer at once) does
 "$collstep" plan --platform hgx-h100:nodes=2 --coll alltoall --size 256M --top 3 \
   >"$tmp/a2a" 2>"$tmp/err"
-check "alltoall plan exits 0 ($(tail -2 "$tmp/err"))" test $? -eq 0
+rc=$?; check "alltoall plan exits 0 ($(tail -2 "$tmp/err"))" test $rc -eq 0
 check "alltoall: the groups' bound counts every rank's blocks ($(grep '^# bound' "$tmp/a2a"))" \
   grep -q "^# bound: 4 x SIZE must leave each of the 2 groups of 8 ranks" "$tmp/a2a"
 check "alltoall: every exchange at once is chosen, near the bound ($(grep '^size' "$tmp/a2a"))" \
@@ -128,7 +128,7 @@ check "alltoall: NCCL's reference posts every peer at once" \
 # a platform whose GPU NCCL's model does not know: no row, and the report says why
 "$collstep" plan --platform "$(dirname "$0")/xml/nvswitch8.xml" --size 1M --top 1 --candidates 2 \
   >"$tmp/noref" 2>"$tmp/err"
-check "no reference: plan exits 0 ($(tail -2 "$tmp/err"))" test $? -eq 0
+rc=$?; check "no reference: plan exits 0 ($(tail -2 "$tmp/err"))" test $rc -eq 0
 check "no reference: the header says why ($(grep '^# nccl' "$tmp/noref"))" \
   grep -q "^# nccl (reference): no reference row of NCCL's choice: .*NCCL's model needs the GPU" \
   "$tmp/noref"
@@ -138,7 +138,7 @@ check "no reference: no row" test "$(grep -c '^nccl (reference)' "$tmp/noref")" 
 # the ranks' order, not searched, and the rail channels get it (local=72,
 # no orders: base 36 would not hold 72 ranks)
 "$collstep" plan --platform gb200-nvl72:racks=2 --size 1M --candidates 1 >"$tmp/nvl" 2>"$tmp/err"
-check "NVL72 plan exits 0 ($(tail -2 "$tmp/err"))" test $? -eq 0
+rc=$?; check "NVL72 plan exits 0 ($(tail -2 "$tmp/err"))" test $rc -eq 0
 check "NVL72: each rack a switch domain ($(grep '^# rings' "$tmp/nvl"))" \
   grep -q "^# rings: each group of 72 ranks is a switch domain" "$tmp/nvl"
 "$collstep" plan --platform gb200-nvl72:racks=2 --size 1M --candidates 1 --format csv \
@@ -151,7 +151,7 @@ check "NVL72: no orders parameter" test "$(grep -c 'orders=' "$tmp/nvlcsv")" -eq
 if "$collstep" sim --help 2>/dev/null | grep -q -- "--tuning"; then
   "$collstep" plan --platform "$P" --size 64K,16M --top 2 -o "$tmp/t.tuning" >/dev/null 2>&1
   "$collstep" sim --platform "$P" --algo auto --tuning "$tmp/t.tuning" --size 64K,16M >"$tmp/sim" 2>"$tmp/simerr"
-  check "sim --algo auto runs the table ($(head -c 300 "$tmp/simerr"))" test $? -eq 0
+  rc=$?; check "sim --algo auto runs the table ($(head -c 300 "$tmp/simerr"))" test $rc -eq 0
   "$collstep" sim --platform summit:nodes=2 --algo auto --tuning "$tmp/t.tuning" --size 1M >"$tmp/out" 2>"$tmp/err"
   rc=$?
   check "sim refuses a table for another platform (exit $rc: $(head -c 200 "$tmp/err"))" \

@@ -27,7 +27,7 @@ ARGS=(--platform "$P" --size 64K,16M --top 2)
 one() {
   local name=$1; shift
   "$collstep" plan "$@" -o "$tmp/$name.tuning" >"$tmp/$name.txt" 2>"$tmp/$name.err"
-  check "plan $name exits 0 ($(tail -2 "$tmp/$name.err"))" test $? -eq 0
+  rc=$?; check "plan $name exits 0 ($(tail -2 "$tmp/$name.err"))" test $rc -eq 0
 }
 # same A B: reports and tuning tables equal byte for byte
 same() {
@@ -75,11 +75,11 @@ shard)
   one one "${ARGS[@]}"
   for i in 0 1 2 3; do
     "$collstep" plan "${ARGS[@]}" --shard "$i/4" -o "$tmp/part$i" >"$tmp/shard$i.out" 2>"$tmp/shard$i.err"
-    check "--shard $i/4 exits 0 ($(tail -2 "$tmp/shard$i.err"))" test $? -eq 0
+    rc=$?; check "--shard $i/4 exits 0 ($(tail -2 "$tmp/shard$i.err"))" test $rc -eq 0
     check "--shard $i/4 prints no report" test ! -s "$tmp/shard$i.out"
   done
   "$collstep" plan --merge "$tmp"/part{2,0,3,1} -o "$tmp/merged.tuning" >"$tmp/merged.txt" 2>"$tmp/merge.err"
-  check "--merge exits 0 ($(tail -2 "$tmp/merge.err"))" test $? -eq 0
+  rc=$?; check "--merge exits 0 ($(tail -2 "$tmp/merge.err"))" test $rc -eq 0
   same one merged
   # json too: the merge reports in any layout
   "$collstep" plan "${ARGS[@]}" --format json >"$tmp/one.json" 2>/dev/null
@@ -89,10 +89,10 @@ shard)
   for i in 1 2 3 4; do
     env SLURM_ARRAY_TASK_ID=$i SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_COUNT=4 \
       "$collstep" plan "${ARGS[@]}" --shard slurm -o "$tmp/slurm$i" 2>"$tmp/slurm.err"
-    check "--shard slurm task $i exits 0 ($(tail -1 "$tmp/slurm.err"))" test $? -eq 0
+    rc=$?; check "--shard slurm task $i exits 0 ($(tail -1 "$tmp/slurm.err"))" test $rc -eq 0
   done
   "$collstep" plan --merge "$tmp"/slurm{1,2,3,4} -o "$tmp/slurm.tuning" >"$tmp/slurm.txt" 2>/dev/null
-  check "--shard slurm parts merge" test $? -eq 0
+  rc=$?; check "--shard slurm parts merge" test $rc -eq 0
   same one slurm
   # refusals
   bad() { expect_usage plan "$@"; }
@@ -121,7 +121,7 @@ mpi)
   one one "${ARGS[@]}"
   mpirun --allow-run-as-root --oversubscribe -np 4 "$collstep" plan "${ARGS[@]}" \
     -o "$tmp/mpi.tuning" >"$tmp/mpi.txt" 2>"$tmp/mpi.err"
-  check "mpirun -np 4 collstep plan exits 0 ($(tail -3 "$tmp/mpi.err"))" test $? -eq 0
+  rc=$?; check "mpirun -np 4 collstep plan exits 0 ($(tail -3 "$tmp/mpi.err"))" test $rc -eq 0
   check "the ranks shared the simulations" grep -q "planned on 4 ranks" "$tmp/mpi.err"
   same one mpi
   ;;

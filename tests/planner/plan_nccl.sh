@@ -32,10 +32,10 @@ bad "model" --platform "$H" --size 1M --model nccl2
 sizes=64K,1M,1G
 "$collstep" plan --platform "$H" --model nccl --size $sizes --top 2 --format json >"$tmp/j" \
   2>"$tmp/err"
-check "plan --model nccl exits 0 ($(tail -3 "$tmp/err"))" test $? -eq 0
+rc=$?; check "plan --model nccl exits 0 ($(tail -3 "$tmp/err"))" test $rc -eq 0
 "$collstep" sim --platform "$H" --model nccl --algo nccl --size $sizes --format json >"$tmp/s" \
   2>"$tmp/serr"
-check "sim --algo nccl exits 0 ($(tail -3 "$tmp/serr"))" test $? -eq 0
+rc=$?; check "sim --algo nccl exits 0 ($(tail -3 "$tmp/serr"))" test $rc -eq 0
 if command -v python3 >/dev/null; then
   check "json: NCCL's row per size, its time sim's" python3 - "$tmp/j" "$tmp/s" <<'PY'
 import json, sys
@@ -87,14 +87,14 @@ fi
 
 # the table: per size NCCL's line and why
 "$collstep" plan --platform "$H" --model nccl --size 1G --top 2 >"$tmp/t" 2>"$tmp/err"
-check "table exits 0" test $? -eq 0
+rc=$?; check "table exits 0" test $rc -eq 0
 check "table: NCCL's choice at 1 GiB" grep -q "^nccl: NCCL .* picks NVLS/Simple on 8 channels (its tuner: [0-9.]* us), simulated as nvls .*speed-up over NCCL [0-9.]*x" "$tmp/t"
 check "table: why" grep -qE "^why: +.* is [0-9.]+x slower than .*dominates" "$tmp/t"
 check "table: the system NCCL sees" grep -q "^# NCCL 2\.[0-9.]*: h200, 8 rank" "$tmp/t"
 
 # more than one node (Summit's V100s): both rows
 "$collstep" plan --platform summit:nodes=2 --model nccl --size 1M --top 2 >"$tmp/t2" 2>"$tmp/err"
-check "summit: exits 0 ($(tail -2 "$tmp/err"))" test $? -eq 0
+rc=$?; check "summit: exits 0 ($(tail -2 "$tmp/err"))" test $rc -eq 0
 check "summit: NCCL's line and collstep's best" grep -q "^nccl: NCCL .* picks .*; collstep's best " "$tmp/t2"
 
 # --nccl-algo: NCCL's choice restricted, as sim --nccl-algo

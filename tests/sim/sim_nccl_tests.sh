@@ -23,24 +23,24 @@ cp "$here/pair_1gbps.xml" "$tmp/pair.xml"
 cd "$tmp" || exit 1
 "$collstep" sim --platform pair.xml --algo ring,rd --size 1M:16M:4 --format nccl-tests \
   >allreduce.out 2>err
-check "allreduce exits 0 ($(head -c 300 err))" test $? -eq 0
+rc=$?; check "allreduce exits 0 ($(head -c 300 err))" test $rc -eq 0
 check "allreduce ring and rd: the tables written by hand" \
   diff "$here/nccl_tests_allreduce.txt" allreduce.out
 "$collstep" sim --platform pair.xml --coll broadcast --algo chain --root 1 --no-verify \
   --size 1M,2M,3M --format nccl-tests -o broadcast.out 2>err
-check "broadcast -o exits 0 ($(head -c 300 err))" test $? -eq 0
+rc=$?; check "broadcast -o exits 0 ($(head -c 300 err))" test $rc -eq 0
 check "broadcast root 1, not validated, step in bytes: the table written by hand" \
   diff "$here/nccl_tests_broadcast.txt" broadcast.out
 # a table collstep wrote is results: -o replaces it
 "$collstep" sim --platform pair.xml --coll broadcast --algo chain --root 1 --no-verify \
   --size 1M,2M,3M --format nccl-tests -o broadcast.out 2>err
-check "-o replaces its own nccl-tests table ($(head -c 300 err))" test $? -eq 0
+rc=$?; check "-o replaces its own nccl-tests table ($(head -c 300 err))" test $rc -eq 0
 
 # two ranks on each host (--map): devices numbered within their host
 printf 'alpha\nalpha\nbeta\nbeta\n' >map
 "$collstep" sim --platform pair.xml --algo ring --ranks 4 --map map --size 1M \
   --format nccl-tests >map.out 2>err
-check "mapped run exits 0 ($(head -c 300 err))" test $? -eq 0
+rc=$?; check "mapped run exits 0 ($(head -c 300 err))" test $rc -eq 0
 cat >map.want <<'TXT'
 #  Rank  0 Group  0 Pid      0 on      alpha device  0 [0000:00:00] Test GPU 1GBps
 #  Rank  1 Group  0 Pid      0 on      alpha device  1 [0000:00:00] Test GPU 1GBps
