@@ -32,7 +32,7 @@ static uint64_t ring_chunks(const cs_nccl_sys_t *sys, int proto, uint64_t bytes,
  * down to 32 KiB while the collective is small against the tree's steps;
  * not followed here: a schedule's piece pays a C-th of a step's latency, so
  * NCCL's smaller pieces hide the latency its runs show (2 HGX H100 nodes, 1
- * MiB of Tree/LL128: 40 us simulated with them, 77 without, 83 measured in
+ * MiB of Tree/LL128: 32 us simulated with them, 77 without, 83 measured in
  * the public issue-309 log) */
 static double tree_chunk(int proto)
 {
