@@ -1062,9 +1062,14 @@ int cs_nset_report(const cs_nset_t *s, const cs_cli_report_t *rep)
         algo[a] = t->label;
         snprintf(loc[a], sizeof(loc[a]), "%s:%u", s->logs[t->log], t->t->line);
         params[a] = loc[a];
-        for (int k = 0, j = 0; k < t->n; k++) {
-            while (sizes[j] != t->sizes[k])
+        for (int k = 0; k < t->n; k++) {
+            /* the union of the sizes is sorted; a table's need not be (a
+             * hand-edited log) */
+            int j = 0;
+            while (j < ns && sizes[j] != t->sizes[k])
                 j++;
+            if (j == ns)
+                continue;
             size_t x = (size_t)a * (size_t)ns + (size_t)j;
             serves[x] = 1;
             how[x] = t->how[k];

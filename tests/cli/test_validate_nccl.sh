@@ -122,6 +122,14 @@ grep -v "^# NCCL version" h200.log >nover.log
     2>gpu.err && grep -q "ran on 'A100-SXM4-40GB', but hgx-h100's GPU is h100" gpu.err && ok ||
     bad "another GPU: $(grep -v ' B: ' gpu.err | tail -2)"
 
+# --- a hand-edited table whose sizes are out of order: reported, no crash -----------------
+sed '0,/^  8589934592/s/^  8589934592 /   858993459 /' "$logs/xxrjun-h100-2nodes-g8.log" >order.log
+grep -q '^   858993459 ' order.log || bad "order.log: the edit did not apply"
+"$cs" validate --nccl-tests order.log --platform hgx-h100:nodes=2 >order.out 2>order.err; rc=$?
+[ $rc = 0 ] && grep -q "order.log:29 alltoall 819 MiB: .*off the line through its neighbours" order.out &&
+    [ "$(grep -c '^  alltoall ' order.out)" = 3 ] && ok ||
+    bad "sizes out of order: rc $rc $(tail -3 order.err)"
+
 # --- refusals ----------------------------------------------------------------------------
 "$cs" validate --nccl-tests "$logs/a3mega-h100-2nodes.md" --platform hgx-h100 >/dev/null 2>few.err; rc=$?
 [ $rc = 2 ] && grep -q "a3mega-h100-2nodes.md:9: the table has 16 ranks but hgx-h100 has 8 " few.err &&

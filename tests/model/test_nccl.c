@@ -153,6 +153,11 @@ int main(void)
         char want[32];
         snprintf(want, sizeof(want), "inflight=%d", p2p * 8);
         CS_TEST_CHECK(strcmp(prm, want) == 0, "alltoall on 4096 ranks as %s, want %s", prm, want);
+        /* 512 ranks: NCCL's 256 is 2 rounds of peers, simulated as all 511 */
+        s.nranks = 512;
+        cs_nccl_as_sched(&s, CS_COLL_ALLTOALL, CS_NCCL_RING, CS_NCCL_SIMPLE, 1u << 30, nm,
+                         sizeof(nm), prm, sizeof(prm));
+        CS_TEST_CHECK(strcmp(prm, "inflight=511") == 0, "alltoall on 512 ranks as %s", prm);
         s.nranks = keep;
     }
     cs_nccl_as_sched(&s, CS_COLL_ALLREDUCE, CS_NCCL_NVLS, CS_NCCL_SIMPLE, 1u << 30, nm, sizeof(nm),
