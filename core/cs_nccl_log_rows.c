@@ -134,6 +134,8 @@ int nl_row(nl_parser_t *P, const char *s)
         case NL_C_TIME:
             m->present = 1;
             st = nl_double(P, ts, te, &m->time_us, col_what[k]);
+            if (st == CS_OK && !(m->time_us >= 0)) /* a hand-edited row */
+                st = nl_expected(P, ts, "a time of zero or more");
             m->time_us *= t->time_ms ? 1000.0 : 1.0;
             break;
         case NL_C_ALGBW: st = nl_double(P, ts, te, &m->algbw_GBps, col_what[k]); break;

@@ -375,6 +375,9 @@ static void malformed(void)
         {"x\n%s     1048576        262144     float     sum      -1    12x.5    0.02    0.03"
          "       0     9.0    0.01    0.01       0\n",
          "t.log:3:57: expected a time, found '12x.5'"},
+        {"x\n%s     1048576        262144     float     sum      -1    -12.5    0.02    0.03"
+         "       0     9.0    0.01    0.01       0\n",
+         "t.log:3:57: expected a time of zero or more, found '-12.5'"},
         {"%s     1048576        262144     float     sum      -1    12.5\n",
          "t.log:2:61: expected an algorithm bandwidth, found the end of the line"},
         {"%s  8  2  float  sum  -1  1.0  0.0  0.0  0  1.0  0.0  0.0  0  7\n",
