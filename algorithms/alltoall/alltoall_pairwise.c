@@ -1,7 +1,7 @@
 /*
  * alltoall_pairwise.c - pairwise-exchange all-to-all: P-1 steps, in step t
  * rank r sends its block for r+t to r+t and receives the block of r-t from
- * r-t (mod P), one exchange at a time.
+ * r-t (mod P), one exchange at a time or `inflight` of them.
  *
  * Method: block q of a rank's in goes to block r of rank q's out.  Step t's
  * send and receive wait for step t-inflight's, so each rank has `inflight`
