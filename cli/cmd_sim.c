@@ -259,6 +259,11 @@ static int parse(int argc, char **argv, sim_t *s)
         return cs_cli_usage_error("sim", "--algo nccl stands alone (per size, NCCL's choice): "
                                          "simulate the other algorithms in a run of their own, "
                                          "or compare them with 'collstep plan --model nccl'");
+    if (a->algos && strcmp(a->algos, "nccl") == 0 && (a->params.global.n > 0 || a->params.nper > 0))
+        return cs_cli_usage_error("sim", "--param does not apply to --algo nccl: NCCL's choice "
+                                         "is simulated with NCCL's channels and chunks; name "
+                                         "the algorithm (--algo ring, ...) to set its "
+                                         "parameters");
     if (a->model != CS_SIM_NCCL &&
         (a->nccl.version || a->nccl.algo >= 0 || a->nccl.proto >= 0 ||
          (a->algos && strcmp(a->algos, "nccl") == 0)))
