@@ -87,7 +87,7 @@ int cs_cli_nccl_picks(const char *cmd, cs_cli_nccl_t *c, cs_coll_t coll, const u
         double us;
         if (coll == CS_COLL_ALLTOALL) {
             /* NCCL runs all-to-all as point-to-point sends, outside its tuner */
-            a = CS_NCCL_RING, p = CS_NCCL_SIMPLE, us = -1;
+            a = CS_NCCL_P2P, p = CS_NCCL_SIMPLE, us = -1;
         } else if (cs_nccl_choose(c->k, &c->sys, coll, sizes[k], c->algo, c->proto, &a, &p, &us) !=
                    CS_OK) {
             return cs_cli_usage_error(cmd, "--algo nccl: NCCL has no algorithm for %s on %d "
@@ -140,6 +140,9 @@ int cs_cli_nccl_costs(const char *cmd, cs_cli_nccl_t *c, cs_sim_instance_t *inst
         if (size_of && c->npicks > 0) {
             a = c->pick_algo[size_of[i]];
             p = c->pick_proto[size_of[i]];
+        } else if (s->desc.coll == CS_COLL_ALLTOALL) {
+            /* any all-to-all runs on NCCL's send/receive path */
+            a = CS_NCCL_P2P, p = CS_NCCL_SIMPLE;
         } else {
             a = c->algo >= 0 ? c->algo : cs_nccl_algo_of(s, &c->sys);
             /* the protocol NCCL would use for this algorithm at this size */

@@ -262,6 +262,16 @@ static int nodes_of(cs_nset_t *s, const cs_ntab_t *v, char **gnames, int *node_o
 
 /* ---- building a table ------------------------------------------------------------ */
 
+/* The operator as nccl-tests prints it: "none" for collectives that reduce
+ * nothing. */
+static const char *redop_of(const cs_ntab_t *v)
+{
+    return v->coll == CS_COLL_ALLGATHER || v->coll == CS_COLL_ALLTOALL ||
+                   v->coll == CS_COLL_BROADCAST
+               ? "none"
+               : cs_op_name(v->op);
+}
+
 /* The rows of table t: the type and operator of them all, the sizes and
  * the in-place times.  0: compare it; 1: skipped (said). */
 static int take_rows(cs_nset_t *s, cs_ntab_t *v, const char *log)
@@ -278,6 +288,8 @@ static int take_rows(cs_nset_t *s, cs_ntab_t *v, const char *log)
         skip(s, log, t, why);
         return 1;
     }
+    int nzero = 0;
+    unsigned zfirst = 0, zlast = 0;
     for (int i = 0; i < t->nrows; i++) {
         const cs_nccl_row_t *w = &t->rows[i];
         if (strcmp(w->type, t->rows[0].type) || strcmp(w->redop, opn)) {
@@ -292,11 +304,23 @@ static int take_rows(cs_nset_t *s, cs_ntab_t *v, const char *log)
             continue;
         }
         uint64_t b = cs_cli_size_moved(v->coll, v->nranks, w->size, cs_dtype_size(v->dt));
-        int dup = 0;
-        for (int k = 0; k < v->n; k++)
-            dup |= v->sizes[k] == b;
-        if (dup || b == 0)
+        int dup = -1;
+        for (int k = 0; k < v->n && dup < 0; k++)
+            if (v->sizes[k] == b)
+                dup = k;
+        if (b == 0) { /* said once for the table, below */
+            if (!nzero++)
+                zfirst = w->line;
+            zlast = w->line;
             continue;
+        }
+        if (dup >= 0) {
+            fprintf(stderr, "collstep %s: %s:%u: %llu B moves what line %u's row does; row left "
+                            "out (line %u's is compared)\n",
+                    s->cmd, log, w->line, (unsigned long long)w->size, v->row_line[dup],
+                    v->row_line[dup]);
+            continue;
+        }
         if (v->n == CS_CLI_MAX_SIZES) {
             snprintf(why, sizeof(why), "more than %d sizes", CS_CLI_MAX_SIZES);
             skip(s, log, t, why);
@@ -306,6 +330,11 @@ static int take_rows(cs_nset_t *s, cs_ntab_t *v, const char *log)
         v->sizes[v->n] = b;
         v->meas[v->n++] = m->time_us * 1e-6;
     }
+    if (nzero)
+        fprintf(stderr, "collstep %s: %s:%u%s%.0u: %d row%s of 0 B or under one element per rank "
+                        "left out (nothing to move)\n",
+                s->cmd, log, zfirst, zlast != zfirst ? "-" : "", zlast != zfirst ? zlast : 0,
+                nzero, nzero == 1 ? "" : "s");
     if (!v->n) {
         skip(s, log, t, "no row with a time");
         return 1;
@@ -377,7 +406,7 @@ static int build_table(cs_nset_t *s, cs_ntab_t *v, const char *log)
     }
     snprintf(v->note, sizeof(v->note), "%s: %s:%u, %s, %d ranks on %d node%s in the log, %s "
              "%s, %s", v->label, log, t->line, cs_nccl_coll_name(t->coll), v->nranks, v->nnodes,
-             v->nnodes == 1 ? "" : "s", cs_dtype_name(v->dt), cs_op_name(v->op), said);
+             v->nnodes == 1 ? "" : "s", cs_dtype_name(v->dt), redop_of(v), said);
     if (!s->raw && !cs_nccl_fit_is_identity(&v->nc.sys.fit)) {
         size_t o = strlen(v->note);
         snprintf(v->note + o, sizeof(v->note) - o, ", with the platform's fitted terms");
@@ -477,7 +506,7 @@ static int build_own(cs_nset_t *s, cs_ntab_t *v, const char *log)
              v->label, log, t->line, cs_nccl_coll_name(t->coll), t->cs_algo,
              t->cs_params[0] ? " (" : "", t->cs_params, t->cs_params[0] ? ")" : "",
              t->cs_source[0] == 'r' ? "measured" : "simulated", t->cs_source, v->nranks,
-             v->nnodes, v->nnodes == 1 ? "" : "s", cs_dtype_name(v->dt), cs_op_name(v->op),
+             v->nnodes, v->nnodes == 1 ? "" : "s", cs_dtype_name(v->dt), redop_of(v),
              v->model == CS_SIM_CALIBRATED || s->strict ? "calibrated" : "ideal",
              s->strict ? " (the tier factors fitted)"
              : v->model == CS_SIM_CALIBRATED ? " (the platform's tier factors)" : "");
@@ -906,6 +935,18 @@ void cs_ntab_why(const cs_ntab_t *t, int k, char *buf, size_t len)
                        "to drop), which the platform's links do not model"
                      : "the simulation that wrote it ran another platform or model than this "
                        "one, whose terms the tiers' latency and rate do not capture");
+        return;
+    }
+    if (at >= 0 && jump > log(1.2) && strncmp(p, "P2P/", 4) == 0) {
+        cs_cli_size_text(t->sizes[at], a, sizeof(a));
+        cs_cli_size_text(t->sizes[at + 1], z, sizeof(z));
+        snprintf(buf, len, "the log changes regime inside its all-to-all sizes (NCCL's "
+                           "send/receive path), between %s and %s (its time %+.0f %%, the "
+                           "model's %+.0f %%): NCCL spreads an exchange over more channels and "
+                           "other chunks as it grows, which the model follows only in how many "
+                           "exchanges run at once",
+                 a, z, (t->meas[at + 1] / t->meas[at] - 1) * 100,
+                 (t->pred[at + 1] / t->pred[at] - 1) * 100);
         return;
     }
     if (at >= 0 && jump > log(1.2)) {

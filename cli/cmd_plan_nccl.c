@@ -84,6 +84,10 @@ static void compare(const cs_planner_t *p, int k, versus_t *v)
         snprintf(who, sizeof(who), "NCCL's %s/%s (as %s%s%s) is %.2fx slower than collstep's %s",
                  cs_nccl_algo_name(n->algo), cs_nccl_proto_name(n->proto), n->sched,
                  n->params[0] ? " " : "", n->params, v->tn / v->tb, b->algo);
+    else if (v->tb <= v->tn * 1.005)
+        snprintf(who, sizeof(who), "collstep's %s%s%s is as fast as NCCL's %s/%s (%.2fx)", b->algo,
+                 b->params[0] ? " " : "", b->params, cs_nccl_algo_name(n->algo),
+                 cs_nccl_proto_name(n->proto), v->tb / v->tn);
     else
         snprintf(who, sizeof(who), "collstep's %s%s%s is %.2fx slower than NCCL's %s/%s", b->algo,
                  b->params[0] ? " " : "", b->params, v->tb / v->tn, cs_nccl_algo_name(n->algo),

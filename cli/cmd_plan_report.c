@@ -166,16 +166,19 @@ static void print_table(FILE *f, const cs_cli_plan_out_t *a, const cs_planner_t 
             double rt = ring >= 0 ? cs_planner_time(p, ring, k) : -1;
             char prm[200];
             params_text(x, prm, sizeof(prm));
-            fprintf(f, "%4d  %-10s %-36s %-9s %12.2f %5s %9.2f %8.2f  %-12s%s\n", i + 1, x->algo,
+            char vr[16] = "-"; /* no flat ring for this collective */
+            if (rt > 0)
+                snprintf(vr, sizeof(vr), "%.2f", rt / t);
+            fprintf(f, "%4d  %-10s %-36s %-9s %12.2f %5s %9.2f %8s  %-12s%s\n", i + 1, x->algo,
                     prm, p->map_name[x->map], t * 1e6, x->sim_s[k] >= 0 ? "sim" : "model",
-                    busbw(p, k, t), rt > 0 ? rt / t : 0.0, x->bottleneck,
-                    x->is_default ? " (registry default)" : "");
+                    busbw(p, k, t), vr, x->bottleneck, x->is_default ? " (registry default)" : "");
         }
         if (p->nccl_ref)
             cs_cli_plan_nccl_table(f, p, k);
     }
     fprintf(f, "\ntime: simulated (sim) or the cost model's (model, not simulated: budget or "
-               "--top); vs_ring: the flat ring's time over the row's\n");
+               "--top); vs_ring: the flat ring's time over the row's (-: the collective has "
+               "no ring)\n");
     free(order);
 }
 
@@ -194,11 +197,14 @@ static void print_csv(FILE *f, const cs_planner_t *p)
             int c = order[i];
             const cs_planner_cand_t *x = &p->cands[c];
             double t = cs_planner_time(p, c, k), rt = ring >= 0 ? cs_planner_time(p, ring, k) : -1;
-            fprintf(f, "%" PRIu64 ",%d,%s,\"%s\",%s,%.3f,%s,%.3f,%.3f,%.3f,%.3f,%s,%d,%d%s\n",
+            char vr[32] = ""; /* empty: the collective has no flat ring */
+            if (rt > 0)
+                snprintf(vr, sizeof(vr), "%.3f", rt / t);
+            fprintf(f, "%" PRIu64 ",%d,%s,\"%s\",%s,%.3f,%s,%.3f,%.3f,%.3f,%s,%s,%d,%d%s\n",
                     p->sizes[k], i + 1, x->algo, x->params, p->map_name[x->map], t * 1e6,
                     x->sim_s[k] >= 0 ? "sim" : "model", x->model_s[k] * 1e6,
                     x->sim_s[k] >= 0 ? x->sim_s[k] * 1e6 : -1.0, busbw(p, k, t),
-                    rt > 0 ? rt / t : 0.0, x->bottleneck, x->is_default, c == ch,
+                    vr, x->bottleneck, x->is_default, c == ch,
                     p->nccl ? ",collstep" : "");
         }
         if (p->nccl)
@@ -278,11 +284,14 @@ static void print_json(FILE *f, const cs_cli_plan_out_t *a, const cs_planner_t *
             fprintf(f, "%s\n      {\"place\": %d, \"algo\": \"%s\", \"params\": ", w++ ? "," : "",
                     i + 1, x->algo);
             cs_json_write_str(f, x->params);
+            char vr[32] = "null"; /* the collective has no flat ring */
+            if (rt > 0)
+                snprintf(vr, sizeof(vr), "%.3f", rt / t);
             fprintf(f, ", \"order\": \"%s\", \"time_us\": %.3f, \"source\": \"%s\", "
-                       "\"busbw_GBps\": %.3f, \"speedup_vs_ring\": %.3f, \"bottleneck\": \"%s\", "
+                       "\"busbw_GBps\": %.3f, \"speedup_vs_ring\": %s, \"bottleneck\": \"%s\", "
                        "\"registry_default\": %s, \"chosen\": %s",
                     p->map_name[x->map], t * 1e6, x->sim_s[k] >= 0 ? "sim" : "model",
-                    busbw(p, k, t), rt > 0 ? rt / t : 0.0, x->bottleneck,
+                    busbw(p, k, t), vr, x->bottleneck,
                     x->is_default ? "true" : "false", c == ch ? "true" : "false");
             if (p->nccl)
                 cs_cli_plan_json_terms(f, p, c, k);

@@ -38,15 +38,25 @@ typedef enum {
 } cs_nccl_algo_t;
 typedef enum { CS_NCCL_LL = 0, CS_NCCL_LL128, CS_NCCL_SIMPLE, CS_NCCL_NPROTOS } cs_nccl_proto_t;
 
+/* NCCL's send/receive path ("P2P"), as it runs all-to-all: a group of sends
+ * and receives outside its tuner, so no algorithm of NCCL's tables.  A label
+ * beside them, with its own fitted factors (cs_nccl_fit_t); its steps pay
+ * Ring's costs with Simple (cs_nccl_step_costs).  Arrays indexed by label are
+ * CS_NCCL_NLABELS long. */
+#define CS_NCCL_P2P CS_NCCL_NALGOS
+#define CS_NCCL_NLABELS (CS_NCCL_NALGOS + 1)
+
 /* GPU generations of NCCL's per-architecture tables. */
 enum { CS_NCCL_VOLTA = 0, CS_NCCL_AMPERE, CS_NCCL_HOPPER, CS_NCCL_BLACKWELL, CS_NCCL_NARCH };
 
 /* "Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree",
- * "PAT" / "LL", "LL128", "Simple" (NCCL's names); parse is case-blind and
- * returns -1 when unknown. */
+ * "PAT" (and "P2P" for CS_NCCL_P2P) / "LL", "LL128", "Simple" (NCCL's
+ * names); parse is case-blind and returns -1 when unknown: algo_parse
+ * knows NCCL's algorithms only (what NCCL_ALGO names), label_parse P2P too. */
 const char *cs_nccl_algo_name(int a);
 const char *cs_nccl_proto_name(int p);
 int cs_nccl_algo_parse(const char *s);
+int cs_nccl_label_parse(const char *s);
 int cs_nccl_proto_parse(const char *s);
 
 /* One NCCL version's constants (tuning.cc).  Rows of the [arch][3] tables:
@@ -99,7 +109,9 @@ const cs_nccl_consts_t *cs_nccl_consts_for(const char *version, int rccl, int *e
  * Text: terms separated by blanks, CLASS.bw=F, CLASS.lat=F (class-wide) and
  * CLASS.bw.ALGO/PROTO=F, CLASS.lat.ALGO/PROTO=F (that pair only, in place
  * of the class-wide factor), F in [1e-3, 1e3]; NCCL's names for algorithms
- * and protocols.  A factor not given is 1: NCCL's figure. */
+ * and protocols, P2P for NCCL's send/receive path (all-to-all, whose steps
+ * otherwise pay the class-wide factors).  A factor not given is 1: NCCL's
+ * figure. */
 #define CS_NCCL_FIT_MAX 64
 typedef struct cs_nccl_fit_ref {
     int cls, algo, proto;
@@ -222,6 +234,10 @@ void cs_nccl_fit_apply(const cs_nccl_fit_t *f, const cs_nccl_sys_t *sys, int alg
  * traffic per channel); for the others the algorithm's graph's channels. */
 int cs_nccl_channels(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, cs_coll_t coll,
                      int algo, int proto, uint64_t bytes);
+/* NCCL's p2p channels (its send/receive path): twice the ring graph's
+ * channels rounded up to a power of two, at most 64 (connect.cc, paths.cc);
+ * cs_nccl_channels of CS_NCCL_P2P. */
+int cs_nccl_p2p_channels(const cs_nccl_sys_t *sys);
 
 /* NCCL's NVLS chunk (bytes a head reduces per channel and loop iteration)
  * for an allreduce of `bytes`: 128 KiB, shrunk to 64, 32 and 16 KiB while

@@ -145,12 +145,12 @@ static int parse_term(const char *t, size_t len, const char *where, int n, cs_nc
         if (!sl)
             return term_error(err, where, n, t, len, "expected ALGO/PROTO after bw. or lat.");
         *sl = '\0';
-        algo = cs_nccl_algo_parse(pair);
+        algo = cs_nccl_label_parse(pair);
         proto = cs_nccl_proto_parse(sl + 1);
         if (algo < 0 || proto < 0)
             return term_error(err, where, n, t, len,
                               algo < 0 ? "unknown algorithm (Tree, Ring, CollNetDirect, "
-                                         "CollNetChain, NVLS, NVLSTree, PAT)"
+                                         "CollNetChain, NVLS, NVLSTree, PAT, P2P)"
                                        : "unknown protocol (LL, LL128, Simple)");
     }
     char *end;
@@ -203,9 +203,14 @@ void cs_nccl_fit_format(const cs_nccl_fit_t *f, char *buf, size_t len)
         const cs_nccl_fit_ref_t *r = &f->ref[i];
         const char *cn = class_names[r->cls], *an = cs_nccl_algo_name(r->algo),
                    *pn = cs_nccl_proto_name(r->proto);
-        if (r->bw > 0 && r->bw != f->bw[r->cls])
+        /* a pair equal to its class-wide factor goes without saying, but for
+         * a switch's pairs, whose switch takes the pair's factor alone
+         * (cs_nccl_fit_apply) */
+        int sw = r->algo == CS_NCCL_NVLS || r->algo == CS_NCCL_NVLS_TREE ||
+                 r->algo == CS_NCCL_COLLNET_DIRECT || r->algo == CS_NCCL_COLLNET_CHAIN;
+        if (r->bw > 0 && (sw ? r->bw != 1.0 : r->bw != f->bw[r->cls]))
             PUT("%s%s.bw.%s/%s=%.4g", o ? " " : "", cn, an, pn, r->bw);
-        if (r->lat > 0 && r->lat != f->lat[r->cls])
+        if (r->lat > 0 && (sw ? r->lat != 1.0 : r->lat != f->lat[r->cls]))
             PUT("%s%s.lat.%s/%s=%.4g", o ? " " : "", cn, an, pn, r->lat);
     }
 #undef PUT
@@ -219,6 +224,7 @@ void cs_nccl_fit_apply(const cs_nccl_fit_t *f, const cs_nccl_sys_t *sys, int alg
     for (int k = 0; k < CS_SIM_HW_COUNT; k++) {
         double b = cs_nccl_fit_get(f, k, algo, proto, 0);
         c->lat[k] *= cs_nccl_fit_get(f, k, algo, proto, 1);
+        c->hid_lat[k] *= cs_nccl_fit_get(f, k, algo, proto, 1);
         c->eff[k] *= b;
         c->cap[k] *= b;
     }

@@ -62,11 +62,16 @@ static int pow2_up(int v)
  * x 8 in flight, every peer at once in practice.  Not followed: peers
  * linked by fewer NVLinks than their GPU has (meshes), which NCCL gives
  * fewer channels. */
+int cs_nccl_p2p_channels(const cs_nccl_sys_t *sys)
+{
+    int ch = sys->graph[CS_NCCL_RING].nch > 0 ? sys->graph[CS_NCCL_RING].nch : 1;
+    return pow2_up(2 * ch > 64 ? 64 : 2 * ch);
+}
+
 static int p2p_inflight(const cs_nccl_sys_t *sys, uint64_t bytes)
 {
     int P = sys->nranks > 1 ? sys->nranks : 2, nn = sys->nnodes > 0 ? sys->nnodes : 1;
-    int ch = sys->graph[CS_NCCL_RING].nch > 0 ? sys->graph[CS_NCCL_RING].nch : 1;
-    int p2p = pow2_up(2 * ch > 64 ? 64 : 2 * ch);
+    int p2p = cs_nccl_p2p_channels(sys);
     int per;
     if (nn > 1) {
         per = sys->gpu_net > 0 ? (int)ceil(sys->gpu_net / 14.0) : 2;

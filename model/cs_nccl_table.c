@@ -17,13 +17,13 @@
 
 #include "cs_nccl.h"
 
-static const char *const algo_names[CS_NCCL_NALGOS] = {
-    "Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT"};
+static const char *const algo_names[CS_NCCL_NLABELS] = {
+    "Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT", "P2P"};
 static const char *const proto_names[CS_NCCL_NPROTOS] = {"LL", "LL128", "Simple"};
 
 const char *cs_nccl_algo_name(int a)
 {
-    return a >= 0 && a < CS_NCCL_NALGOS ? algo_names[a] : "?";
+    return a >= 0 && a < CS_NCCL_NLABELS ? algo_names[a] : "?";
 }
 
 const char *cs_nccl_proto_name(int p)
@@ -39,6 +39,13 @@ int cs_nccl_algo_parse(const char *s)
     if (s && (strcasecmp(s, "collnet") == 0))
         return CS_NCCL_COLLNET_DIRECT;
     return -1;
+}
+
+int cs_nccl_label_parse(const char *s)
+{
+    if (s && strcasecmp(s, algo_names[CS_NCCL_P2P]) == 0)
+        return CS_NCCL_P2P;
+    return cs_nccl_algo_parse(s);
 }
 
 int cs_nccl_proto_parse(const char *s)

@@ -93,7 +93,7 @@ int cs__planner_nccl_setup(const cs_platform_t *plat, const cs_planner_opts_t *o
         double us = -1;
         if (p->coll == CS_COLL_ALLTOALL) {
             /* NCCL runs all-to-all as point-to-point sends, outside its tuner */
-            a = CS_NCCL_RING, pr = CS_NCCL_SIMPLE;
+            a = CS_NCCL_P2P, pr = CS_NCCL_SIMPLE;
         } else if (cs_nccl_choose(m->k, &m->sys, p->coll, p->sizes[k], m->algo, m->proto, &a, &pr,
                                   &us) != CS_OK) {
             if (!as_model) {
@@ -125,8 +125,12 @@ void cs__planner_nccl_costs(const cs__planner_model_t *m, const cs_sched_t *s, u
                             cs_sim_nccl_t *out, int *algo, int *proto)
 {
     int a = m->algo >= 0 ? m->algo : cs_nccl_algo_of(s, &m->sys), p;
-    /* the protocol NCCL would use for this algorithm at this size */
-    if (cs_nccl_choose(m->k, &m->sys, s->desc.coll, bytes, a, m->proto, &a, &p, NULL) != CS_OK &&
+    /* the protocol NCCL would use for this algorithm at this size; any
+     * all-to-all runs on NCCL's send/receive path */
+    if (s->desc.coll == CS_COLL_ALLTOALL) {
+        a = CS_NCCL_P2P;
+        p = CS_NCCL_SIMPLE;
+    } else if (cs_nccl_choose(m->k, &m->sys, s->desc.coll, bytes, a, m->proto, &a, &p, NULL) != CS_OK &&
         cs_nccl_choose(m->k, &m->sys, s->desc.coll, bytes, CS_NCCL_RING, m->proto, &a, &p, NULL) !=
             CS_OK) {
         /* nothing NCCL runs fits (a forced protocol the platform lacks):
@@ -366,8 +370,12 @@ void cs__planner_terms(cs__planner_net_t *net, const cs_platform_t *plat, const 
         t->capped = acc[best].capped;
     }
     t->step_s = t->steps > 0 ? lat_sum / t->steps : 0;
+    /* the base latency, and the step latency the pieces hide, paid at the
+     * start (cs_nccl_step_costs) */
     t->base_s = c->base_lat;
-    t->lat_s = c->base_lat + lat_sum + ops * c->sw_lat;
+    for (int k = 0; k < CS_SIM_HW_COUNT; k++)
+        t->base_s += c->hid_lat[k] > 0 ? c->hid_lat[k] : 0;
+    t->lat_s = t->base_s + lat_sum + ops * c->sw_lat;
     t->ok = 1;
 }
 

@@ -150,6 +150,10 @@ typedef struct cs_sim_nccl {
                        sw_rate bytes/s per member (NVLS's rate), in place of its reduce_bw */
     double sw_fill; /* bytes that pass at sw_rate once per collective, with base_lat before
                        the ranks start (NVLS's pipeline fill and drain); 0: none */
+    double hid_lat[CS_SIM_HW_COUNT]; /* seconds per route class paid with base_lat before the
+                                        ranks start: the per-step latency a pipelined
+                                        schedule's pieces hide, which NCCL's cost model
+                                        charges (cs_nccl_step_costs); 0: none */
     int fused;      /* 1: the ranks reduce as the data arrives (NCCL's kernels reduce in the
                        copy, and its rates include it): reductions cost no time of their own */
 } cs_sim_nccl_t;

@@ -352,6 +352,9 @@ int cs__sw_nccl_setup(const cs__run_t *run, const cs_sim_nccl_t *const *cur, cs_
 static inline double cs__nccl_start_delay(const cs_sim_nccl_t *k)
 {
     double t = k && k->base_lat > 0 ? k->base_lat : 0;
+    for (int c = 0; k && c < CS_SIM_HW_COUNT; c++)
+        if (k->hid_lat[c] > 0)
+            t += k->hid_lat[c];
     if (k && k->sw_fill > 0 && k->sw_rate > 0)
         t += k->sw_fill / k->sw_rate;
     return t;

@@ -47,6 +47,16 @@ static cs_validate_case_t case_of(const cs_validate_t *v, int a)
     return (cs_validate_case_t){v->coll, v->nranks, v->nnodes, CS_DT_F32, CS_OP_SUM, -1, ""};
 }
 
+/* The operator column: "none" for collectives that reduce nothing, as
+ * nccl-tests prints it. */
+static const char *redop_of(cs_validate_case_t c)
+{
+    return c.coll == CS_COLL_ALLGATHER || c.coll == CS_COLL_ALLTOALL ||
+                   c.coll == CS_COLL_BROADCAST
+               ? "none"
+               : cs_op_name(c.op);
+}
+
 static uint64_t count_of(const cs_validate_t *v, int a, uint64_t b)
 {
     cs_validate_case_t c = case_of(v, a);
@@ -109,7 +119,7 @@ static void print_table(const cs_validate_t *v, cs_validate_row_t *rows, FILE *f
             const char *how = how_of(v, j);
             fprintf(f, "  %-8s %10llu %11llu %6s %5s %8.4f %8.4f %12.1f %7.1f %12.1f %+8.1f%s%s\n",
                     v->algo[a], (unsigned long long)b, (unsigned long long)count_of(v, a, b),
-                    cs_dtype_name(c.dtype), cs_op_name(c.op), algbw, algbw * busbw_factor(v, a),
+                    cs_dtype_name(c.dtype), redop_of(c), algbw, algbw * busbw_factor(v, a),
                     m * 1e6, m > 0 ? (v->meas[j].p90 - v->meas[j].p10) / m * 100 : 0, q * 1e6,
                     m > 0 ? (q - m) / m * 100 : 0, how[0] ? "  " : "", how);
         }
@@ -162,7 +172,7 @@ static void csv_row(const cs_validate_t *v, FILE *f, int p, int j, int first)
             x->runq * 1e6, q * 1e6, m > 0 ? (q - m) / m * 100 : 0, algbw,
             algbw * busbw_factor(v, a));
     if (v->cases) /* the group, the operator and what was simulated */
-        fprintf(f, ",\"%s\",%s,\"%s\"", c.group >= 0 ? v->group[c.group] : "", cs_op_name(c.op),
+        fprintf(f, ",\"%s\",%s,\"%s\"", c.group >= 0 ? v->group[c.group] : "", redop_of(c),
                 how_of(v, j));
     fprintf(f, "\n");
 }
@@ -190,7 +200,7 @@ static void json_row(const cs_validate_t *v, FILE *f, int p, int j, int first)
     if (v->cases) {
         fprintf(f, ",\"group\":");
         cs_json_write_str(f, c.group >= 0 ? v->group[c.group] : "");
-        fprintf(f, ",\"redop\":\"%s\",\"predicted_as\":", cs_op_name(c.op));
+        fprintf(f, ",\"redop\":\"%s\",\"predicted_as\":", redop_of(c));
         cs_json_write_str(f, how_of(v, j));
     }
     fprintf(f, ",\"coll\":\"%s\",\"size_bytes\":%llu,\"count\":%llu,\"dtype\":\"%s\","

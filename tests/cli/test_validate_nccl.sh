@@ -130,6 +130,20 @@ grep -q '^   858993459 ' order.log || bad "order.log: the edit did not apply"
     [ "$(grep -c '^  alltoall ' order.out)" = 3 ] && ok ||
     bad "sizes out of order: rc $rc $(tail -3 order.err)"
 
+# --- all-to-all: NCCL's send/receive path (P2P), no reduction; a duplicated row said -------
+# the 2-node log's first all-to-all row again below it (a hand-edited or concatenated log)
+awk '/alltoall_perf/ {a = 1} a && /^ +[0-9]+ / && !d {print; print; d = 1; next} {print}' \
+    "$logs/xxrjun-h100-2nodes-g8.log" >dup.log
+"$cs" validate --nccl-tests dup.log --platform hgx-h100:nodes=2 --format csv -o dup.csv \
+    2>dup.err; rc=$?
+[ $rc = 0 ] && grep -q "^alltoall,.*,alltoall,.*,none,\"P2P/Simple\"" dup.csv &&
+    ! grep -q "alltoall.*,sum," dup.csv &&
+    grep -q "dup.log:[0-9]*: [0-9]* B moves what line [0-9]*'s row does; row left out" dup.err &&
+    ok || bad "alltoall as P2P, none, duplicate said: rc $rc $(grep -v ' B: .*picks' dup.err | tail -2) $(grep alltoall dup.csv | head -2)"
+"$cs" validate --nccl-tests dup.log --platform hgx-h100:nodes=2 >dup.txt 2>/dev/null
+grep -q "^  alltoall .* double  none .* P2P/Simple$" dup.txt && ! grep -q "NCCL_ALGO.*alltoall\|alltoall.*NCCL_ALGO" dup.txt &&
+    ok || bad "alltoall table: $(grep '^  alltoall' dup.txt | head -2)"
+
 # --- refusals ----------------------------------------------------------------------------
 "$cs" validate --nccl-tests "$logs/a3mega-h100-2nodes.md" --platform hgx-h100 >/dev/null 2>few.err; rc=$?
 [ $rc = 2 ] && grep -q "a3mega-h100-2nodes.md:9: the table has 16 ranks but hgx-h100 has 8 " few.err &&

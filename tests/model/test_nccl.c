@@ -178,6 +178,75 @@ int main(void)
     cs_nccl_step_costs(k, &s, &sched, CS_NCCL_RING, CS_NCCL_LL, 64 << 20, &c);
     CS_TEST_CHECK(NEAR(c.lat[CS_SIM_HW_NVLINK], 0.15e-6, 1e-12), "piece latency %g",
                   c.lat[CS_SIM_HW_NVLINK]);
+    /* ... and the rest of NCCL's step latency, which the pieces would hide,
+     * at the start: ring allreduce on 8 ranks, 14 steps x 0.6 us, 3/4 of
+     * it with 4 pieces = 6.3 us (the base stays 6.6 us) */
+    CS_TEST_CHECK(NEAR(c.hid_lat[CS_SIM_HW_NVLINK], 0.75 * 14 * 0.6e-6, 1e-12) &&
+                      c.hid_lat[CS_SIM_HW_NET] == 0 && NEAR(c.base_lat, 6.6e-6, 1e-12),
+                  "hidden latency %g (net %g), base %g", c.hid_lat[CS_SIM_HW_NVLINK],
+                  c.hid_lat[CS_SIM_HW_NET], c.base_lat);
+    /* one piece hides nothing; a schedule NCCL's algorithm is not keeps its
+     * own pipeline (rhd's steps are not the ring's) */
+    snprintf(sched.params, sizeof(sched.params), "nchunks=1");
+    cs_nccl_step_costs(k, &s, &sched, CS_NCCL_RING, CS_NCCL_LL, 64 << 20, &c);
+    CS_TEST_CHECK(c.hid_lat[CS_SIM_HW_NVLINK] == 0, "one piece: hidden %g",
+                  c.hid_lat[CS_SIM_HW_NVLINK]);
+    snprintf(sched.algo, sizeof(sched.algo), "rhd");
+    snprintf(sched.params, sizeof(sched.params), "nchunks=4");
+    cs_nccl_step_costs(k, &s, &sched, CS_NCCL_RING, CS_NCCL_LL, 64 << 20, &c);
+    CS_TEST_CHECK(c.hid_lat[CS_SIM_HW_NVLINK] == 0, "rhd: hidden %g", c.hid_lat[CS_SIM_HW_NVLINK]);
+    snprintf(sched.algo, sizeof(sched.algo), "ring");
+    snprintf(sched.params, sizeof(sched.params), "nchunks=4");
+    /* a fitted latency factor scales it as it scales the steps' */
+    {
+        cs_nccl_sys_t f = s;
+        cs_err_t fe;
+        CS_TEST_REQUIRE(cs_nccl_fit_parse("nvlink.lat=2", "t", &f.fit, &fe) == CS_OK, "fit");
+        cs_nccl_step_costs(k, &f, &sched, CS_NCCL_RING, CS_NCCL_LL, 64 << 20, &c);
+        CS_TEST_CHECK(NEAR(c.hid_lat[CS_SIM_HW_NVLINK], 2 * 0.75 * 14 * 0.6e-6, 1e-12),
+                      "fitted hidden latency %g", c.hid_lat[CS_SIM_HW_NVLINK]);
+    }
+    /* NCCL's send/receive path (all-to-all): the label P2P, not one of
+     * NCCL_ALGO's; Ring's costs with Simple, and its own fitted factors */
+    CS_TEST_CHECK(strcmp(cs_nccl_algo_name(CS_NCCL_P2P), "P2P") == 0 &&
+                      cs_nccl_algo_parse("P2P") == -1 && cs_nccl_label_parse("p2p") == CS_NCCL_P2P &&
+                      cs_nccl_label_parse("Ring") == CS_NCCL_RING,
+                  "P2P label and parsers");
+    CS_TEST_CHECK(cs_nccl_channels(k, &s, CS_COLL_ALLTOALL, CS_NCCL_P2P, CS_NCCL_SIMPLE, 1 << 20) ==
+                      cs_nccl_p2p_channels(&s) && cs_nccl_p2p_channels(&s) == 32,
+                  "P2P channels %d", cs_nccl_p2p_channels(&s));
+    {
+        cs_nccl_sys_t f = s;
+        cs_err_t fe;
+        cs_sched_t a2a = sched;
+        a2a.desc.coll = CS_COLL_ALLTOALL;
+        snprintf(a2a.algo, sizeof(a2a.algo), "pairwise");
+        snprintf(a2a.params, sizeof(a2a.params), "inflight=0");
+        CS_TEST_REQUIRE(cs_nccl_fit_parse("nvlink.lat.P2P/Simple=3 nvlink.bw.P2P/Simple=0.5", "t",
+                                          &f.fit, &fe) == CS_OK,
+                        "P2P fit terms: %s", fe.msg);
+        cs_nccl_step_costs(k, &f, &a2a, CS_NCCL_P2P, CS_NCCL_SIMPLE, 64 << 20, &c);
+        CS_TEST_CHECK(NEAR(c.lat[CS_SIM_HW_NVLINK], 3 * 3.4e-6, 1e-11) &&
+                          NEAR(c.base_lat, 3 * 8.4e-6, 1e-11) && NEAR(c.eff[CS_SIM_HW_NVLINK], 0.5, 1e-9),
+                      "P2P fitted: lat %.9g base %.9g eff %.9g", c.lat[CS_SIM_HW_NVLINK], c.base_lat,
+                      c.eff[CS_SIM_HW_NVLINK]);
+        cs_nccl_step_costs(k, &f, &sched, CS_NCCL_RING, CS_NCCL_SIMPLE, 64 << 20, &c);
+        CS_TEST_CHECK(NEAR(c.lat[CS_SIM_HW_NVLINK], 3.4e-6 / 4, 1e-12) && c.eff[CS_SIM_HW_NVLINK] == 1.0,
+                      "Ring keeps NCCL's figures: lat %g eff %g", c.lat[CS_SIM_HW_NVLINK],
+                      c.eff[CS_SIM_HW_NVLINK]);
+        char txt[256];
+        cs_nccl_fit_format(&f.fit, txt, sizeof(txt));
+        CS_TEST_CHECK(strstr(txt, "nvlink.lat.P2P/Simple=3") && strstr(txt, "nvlink.bw.P2P/Simple=0.5"),
+                      "P2P terms written back: %s", txt);
+        /* a switch's pair equal to the class-wide factor is still written:
+         * its switch takes the pair's factor alone (1 without it) */
+        CS_TEST_REQUIRE(cs_nccl_fit_parse("nvlink.lat=2 nvlink.lat.NVLS/Simple=2 "
+                                          "nvlink.lat.Ring/LL=2", "t", &f.fit, &fe) == CS_OK,
+                        "fit: %s", fe.msg);
+        cs_nccl_fit_format(&f.fit, txt, sizeof(txt));
+        CS_TEST_CHECK(strstr(txt, "nvlink.lat.NVLS/Simple=2") && !strstr(txt, "Ring/LL"),
+                      "switch pair written, link pair implied: %s", txt);
+    }
     /* a schedule of 3 channels shares the cap */
     snprintf(sched.params, sizeof(sched.params), "nchunks=1 channels=3");
     cs_nccl_step_costs(k, &s, &sched, CS_NCCL_RING, CS_NCCL_SIMPLE, 64 << 20, &c);

@@ -125,6 +125,10 @@ check "alltoall: every exchange at once is chosen, near the bound ($(grep '^size
   grep -qE "^size 268435456 B: pairwise inflight=0, .*the choice at (99|100)\.[0-9] % of it" "$tmp/a2a"
 check "alltoall: NCCL's reference posts every peer at once" \
   grep -q "^nccl (reference): .* simulated as pairwise inflight=15:" "$tmp/a2a"
+check "alltoall: NCCL's reference is its send/receive path ($(grep '^nccl' "$tmp/a2a"))" \
+  grep -q "^nccl (reference): NCCL .* picks P2P/Simple on [0-9]* channels" "$tmp/a2a"
+check "alltoall: no flat ring, vs_ring '-' ($(grep ' pairwise ' "$tmp/a2a" | head -1))" \
+  grep -qE "^ +1 +pairwise +inflight=0 .* -  " "$tmp/a2a"
 # a platform whose GPU NCCL's model does not know: no row, and the report says why
 "$collstep" plan --platform "$(dirname "$0")/xml/nvswitch8.xml" --size 1M --top 1 --candidates 2 \
   >"$tmp/noref" 2>"$tmp/err"
