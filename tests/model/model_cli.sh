@@ -58,6 +58,11 @@ check "2.21 note" grep -q 'NCCL 2.21 is not in the model' "$tmp/verr"
 "$collstep" sim --platform "$H" --model nccl --algo nccl --nccl-algo Ring --nccl-proto Simple \
   --size 1M --format csv >"$tmp/f" 2>/dev/null
 check "forced Ring/Simple" grep -q '"nccl-2.29.7:Ring/Simple"' "$tmp/f"
+# all-to-all: NCCL's send/receive path, whatever NCCL_ALGO says (a note)
+"$collstep" sim --platform "$H" --model nccl --algo nccl --coll alltoall --nccl-algo Tree \
+  --size 64M --format csv >"$tmp/a" 2>"$tmp/aerr"
+check "alltoall on P2P/Simple" grep -q '^"pairwise",alltoall,67108864,.*,"nccl-2.29.7:P2P/Simple",' "$tmp/a"
+check "alltoall: --nccl-algo does not apply (note)" grep -q 'do not apply to all-to-all' "$tmp/aerr"
 # AMD: RCCL's table
 "$collstep" sim --platform mi300x --model nccl --algo nccl --size 1M --format csv >"$tmp/r" \
   2>"$tmp/rerr"
