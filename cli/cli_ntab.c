@@ -282,9 +282,18 @@ static int take_rows(cs_nset_t *s, cs_ntab_t *v, const char *log)
     const char *opn = t->rows[0].redop;
     v->op = !opn[0] || strcmp(opn, "none") == 0 ? CS_OP_SUM : cs_op_parse(opn);
     if (v->dt == CS_DT_COUNT || v->op == CS_OP_COUNT) {
-        snprintf(why, sizeof(why), "collstep has no %s '%s'",
+        char known[128] = "";
+        size_t o = 0;
+        for (int i = 0; i < (v->dt == CS_DT_COUNT ? (int)CS_DT_COUNT : (int)CS_OP_COUNT); i++) {
+            int w = snprintf(known + o, sizeof(known) - o, "%s%s", i ? ", " : "",
+                             v->dt == CS_DT_COUNT ? cs_dtype_name((cs_dtype_t)i)
+                                                  : cs_op_name((cs_op_t)i));
+            if (w > 0 && (size_t)w < sizeof(known) - o)
+                o += (size_t)w;
+        }
+        snprintf(why, sizeof(why), "collstep has no %s '%s' (line %u; collstep's: %s)",
                  v->dt == CS_DT_COUNT ? "type" : "operator",
-                 v->dt == CS_DT_COUNT ? t->rows[0].type : opn);
+                 v->dt == CS_DT_COUNT ? t->rows[0].type : opn, t->rows[0].line, known);
         skip(s, log, t, why);
         return 1;
     }

@@ -18,7 +18,11 @@ int cs_params_set(cs_params_t *p, const char *key, const char *value, cs_err_t *
     if (kl == 0 || kl >= sizeof(p->kv[0].key))
         return cs_err_set(err, CS_ERR_PARSE, "parameter name '%s': expected 1 to %zu characters",
                           key, sizeof(p->kv[0].key) - 1);
-    if (vl == 0 || vl >= sizeof(p->kv[0].value))
+    if (vl == 0)
+        return cs_err_set(err, CS_ERR_PARSE,
+                          "parameter %s: no value after '=' (KEY=VALUE, no blank around '=')",
+                          key);
+    if (vl >= sizeof(p->kv[0].value))
         return cs_err_set(err, CS_ERR_PARSE,
                           "parameter %s: expected a value of 1 to %zu characters", key,
                           sizeof(p->kv[0].value) - 1);

@@ -144,6 +144,14 @@ awk '/alltoall_perf/ {a = 1} a && /^ +[0-9]+ / && !d {print; print; d = 1; next}
 grep -q "^  alltoall .* double  none .* P2P/Simple$" dup.txt && ! grep -q "NCCL_ALGO.*alltoall\|alltoall.*NCCL_ALGO" dup.txt &&
     ok || bad "alltoall table: $(grep '^  alltoall' dup.txt | head -2)"
 
+# --- a type collstep lacks (a typo, or int8): the table skipped, naming the row and the types
+sed '0,/    double     sum/s/    double     sum/    doubel     sum/' \
+    "$logs/xxrjun-h100-1node-g4.log" >typo.log
+"$cs" validate --nccl-tests typo.log --platform hgx-h100 >typo.out 2>typo.err; rc=$?
+[ $rc = 0 ] && grep -q "typo.log:1: all_reduce table skipped: collstep has no type 'doubel' (line 16; collstep's: float, double," typo.err &&
+    ! grep -q "^  allreduce " typo.out && grep -q "^  allgather " typo.out && ok ||
+    bad "type typo: rc $rc $(grep doubel typo.err)"
+
 # --- refusals ----------------------------------------------------------------------------
 "$cs" validate --nccl-tests "$logs/a3mega-h100-2nodes.md" --platform hgx-h100 >/dev/null 2>few.err; rc=$?
 [ $rc = 2 ] && grep -q "a3mega-h100-2nodes.md:9: the table has 16 ranks but hgx-h100 has 8 " few.err &&

@@ -16,6 +16,8 @@ bad "nccl-version" --platform "$H" --model nccl --algo nccl --size 1M --nccl-ver
 bad "stands alone" --platform "$H" --model nccl --algo ring,nccl --size 1M
 bad "--param does not apply to --algo nccl" --platform "$H" --model nccl --algo nccl --param inflight=1 --size 1M
 bad "--param does not apply to --algo nccl" --platform "$H" --model nccl --algo nccl --param ring:nchunks=2 --size 1M
+# a blank after '=' in --param: said as such
+bad "no value after '='" --platform "$H" --algo ring --param "nchunks= 3" --size 1M
 # a file that does not name its GPU
 bad "needs the GPU" --platform "$(dirname "$0")/../sim/hgx8_nvls.xml" --model nccl --algo ring \
   --size 1M
