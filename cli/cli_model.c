@@ -90,8 +90,8 @@ int cs_cli_nccl_picks(const char *cmd, cs_cli_nccl_t *c, cs_coll_t coll, const u
             a = CS_NCCL_P2P, p = CS_NCCL_SIMPLE, us = -1;
             if (k == 0 && (c->algo >= 0 || c->proto >= 0))
                 fprintf(stderr, "collstep %s: note: --nccl-algo and --nccl-proto do not apply "
-                                "to all-to-all: NCCL runs it on its send/receive path (P2P), as "
-                                "NCCL_ALGO and NCCL_PROTO do not\n", cmd);
+                                "to all-to-all, as NCCL_ALGO and NCCL_PROTO do not: NCCL runs it "
+                                "on its send/receive path (P2P)\n", cmd);
         } else if (cs_nccl_choose(c->k, &c->sys, coll, sizes[k], c->algo, c->proto, &a, &p, &us) !=
                    CS_OK) {
             return cs_cli_usage_error(cmd, "--algo nccl: NCCL has no algorithm for %s on %d "

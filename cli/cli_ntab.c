@@ -262,14 +262,10 @@ static int nodes_of(cs_nset_t *s, const cs_ntab_t *v, char **gnames, int *node_o
 
 /* ---- building a table ------------------------------------------------------------ */
 
-/* The operator as nccl-tests prints it: "none" for collectives that reduce
- * nothing. */
+/* The operator as nccl-tests prints it ("none": no reduction). */
 static const char *redop_of(const cs_ntab_t *v)
 {
-    return v->coll == CS_COLL_ALLGATHER || v->coll == CS_COLL_ALLTOALL ||
-                   v->coll == CS_COLL_BROADCAST
-               ? "none"
-               : cs_op_name(v->op);
+    return cs_redop_text(v->coll, v->op);
 }
 
 /* The rows of table t: the type and operator of them all, the sizes and
@@ -324,10 +320,9 @@ static int take_rows(cs_nset_t *s, cs_ntab_t *v, const char *log)
             continue;
         }
         if (dup >= 0) {
-            fprintf(stderr, "collstep %s: %s:%u: %llu B moves what line %u's row does; row left "
-                            "out (line %u's is compared)\n",
-                    s->cmd, log, w->line, (unsigned long long)w->size, v->row_line[dup],
-                    v->row_line[dup]);
+            fprintf(stderr, "collstep %s: %s:%u: %llu B moves what line %u's row does; this row "
+                            "is left out, that one compared\n",
+                    s->cmd, log, w->line, (unsigned long long)w->size, v->row_line[dup]);
             continue;
         }
         if (v->n == CS_CLI_MAX_SIZES) {
@@ -345,7 +340,8 @@ static int take_rows(cs_nset_t *s, cs_ntab_t *v, const char *log)
                 s->cmd, log, zfirst, zlast != zfirst ? "-" : "", zlast != zfirst ? zlast : 0,
                 nzero, nzero == 1 ? "" : "s");
     if (!v->n) {
-        skip(s, log, t, "no row with a time");
+        skip(s, log, t, nzero ? "every row with a time is 0 B or under one element per rank"
+                              : "no row with a time");
         return 1;
     }
     return 0;
@@ -368,6 +364,12 @@ static void nccl_choice(cs_nset_t *s, cs_ntab_t *v, const char *log, char *said,
     for (int i = 0; i < 2; i++) {
         if (!what[i][0])
             continue;
+        if (v->coll == CS_COLL_ALLTOALL) { /* NCCL's send/receive path takes neither */
+            if (n > 0 && (size_t)n < len)
+                n += snprintf(said + n, len - (size_t)n, ", NCCL_%s=%s not applied (P2P)",
+                              i ? "PROTO" : "ALGO", what[i]);
+            continue;
+        }
         *to[i] = i ? cs_nccl_proto_parse(what[i]) : cs_nccl_algo_parse(what[i]);
         if (*to[i] < 0)
             fprintf(stderr, "collstep %s: %s:%u: NCCL_%s=%s is not one the model takes; "

@@ -565,6 +565,7 @@ static cs_nset_t level_set(const fitrun_t *r, int level, cs_ntab_t **tabs)
 }
 
 static int switch_pair(int a, int cls);
+static int class_apart(int a, int cls, int q);
 
 /* "A to B": the sizes of the level's rows in block b. */
 static void block_range(const block_t *b, const cs_nset_t *sub, char *buf, size_t len)
@@ -593,7 +594,7 @@ static void class_sources(const block_t *pb, int np, int q, int cls, const cs_ns
     size_t o = 0;
     buf[0] = '\0';
     for (int j = 0; j < np; j++)
-        if (pb[j].det[q] && !switch_pair(pb[j].algo, cls)) {
+        if (pb[j].det[q] && !class_apart(pb[j].algo, cls, q)) {
             char rg[80];
             block_range(&pb[j], sub, rg, sizeof(rg));
             int w = snprintf(buf + o, len - o, "%s%s/%s (%s)", o ? ", " : "",
@@ -643,11 +644,18 @@ static void say_undetermined(fitrun_t *r, const block_t *b, const cs_nset_t *sub
 /* Whether NCCL's algorithm a reduces in a switch of route class cls. */
 static int switch_pair(int a, int cls)
 {
-    if (a == CS_NCCL_NVLS || a == CS_NCCL_NVLS_TREE)
-        return cls == CS_SIM_HW_NVLINK;
-    if (a == CS_NCCL_COLLNET_DIRECT || a == CS_NCCL_COLLNET_CHAIN)
-        return cls == CS_SIM_HW_NET;
-    return 0;
+    return cs_nccl_fit_switch_pair(a, cls);
+}
+
+/* Whether pair a's factor q in class cls stays out of the class-wide ones
+ * (which serve NCCL's algorithms the logs did not run): a switch's, which
+ * are its reduction's, and the latency of NCCL's send/receive path
+ * (all-to-all), whose per-collective cost is its own (one HGX H100 node:
+ * P2P's latency 2.5-2.9 x NCCL's figure where Ring's is 1.1-1.7); its rate
+ * is the links' as any algorithm's */
+static int class_apart(int a, int cls, int q)
+{
+    return switch_pair(a, cls) || (a == CS_NCCL_P2P && q % 2);
 }
 
 /* The network's rate rests on fewer than MIN_NET_ROWS sizes: the tables
@@ -748,7 +756,7 @@ static int fit_level(fitrun_t *r, int level)
      * determined factors, their geometric mean weighted by their sizes;
      * not those of a switch's pair in its switch's class (NVLS, NVLSTree on
      * NVLink; CollNet on the network), which are its reduction's
-     * (cs_nccl_fit_apply) and not the links' */
+     * (cs_nccl_fit_apply) and not the links', nor P2P's (class_apart) */
     block_t one = {.cls = {cls, cls}, .ncls = 1, .algo = -1, .proto = -1};
     int nbw = 0;
     char src[2][256];
@@ -757,7 +765,7 @@ static int fit_level(fitrun_t *r, int level)
         double sum = 0;
         int n = 0;
         for (int j = 0; j < np; j++)
-            if (pb[j].det[q] && !switch_pair(pb[j].algo, cls)) {
+            if (pb[j].det[q] && !class_apart(pb[j].algo, cls, q)) {
                 sum += pb[j].nrows * log(fit_value(&r->fit, &pb[j], q));
                 n += pb[j].nrows;
                 if (q == 0)
@@ -781,7 +789,8 @@ static int fit_level(fitrun_t *r, int level)
     if (rc == CS_EXIT_OK) {
         SAY(r, "  %s class-wide (for algorithms and protocols the logs did not run): the "
                "geometric mean of the fitted pairs', weighted by their sizes (a switch's "
-               "pair aside: its factors are its reduction's)\n", cn);
+               "pair aside: its factors are its reduction's; all-to-all's latency "
+               "aside: it is its own)\n", cn);
         say_undetermined(r, &one, &sub, src);
     }
     for (int j = 0; j < np && rc == CS_EXIT_OK; j++)

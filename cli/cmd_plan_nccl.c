@@ -7,6 +7,7 @@
  * under another model a reference row: its busbw against the links' bound.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -77,22 +78,27 @@ static void compare(const cs_planner_t *p, int k, versus_t *v)
     }
     const cs_planner_cand_t *b = &p->cands[v->best];
     int nccl_slower = v->tn > v->tb;
+    /* within half a percent: as fast, either way (the terms then are
+     * collstep's best's) */
+    int same = fabs(v->tn / v->tb - 1) <= 0.005;
+    if (same)
+        nccl_slower = 0;
     const cs_planner_terms_t *t = nccl_slower ? &n->terms : &b->terms[k];
     double ts = nccl_slower ? v->tn : v->tb;
     char who[256], why[600];
-    if (nccl_slower)
+    if (same)
+        snprintf(who, sizeof(who), "collstep's %s%s%s is as fast as NCCL's %s/%s (%.3fx)", b->algo,
+                 b->params[0] ? " " : "", b->params, cs_nccl_algo_name(n->algo),
+                 cs_nccl_proto_name(n->proto), v->tn / v->tb);
+    else if (nccl_slower)
         snprintf(who, sizeof(who), "NCCL's %s/%s (as %s%s%s) is %.2fx slower than collstep's %s",
                  cs_nccl_algo_name(n->algo), cs_nccl_proto_name(n->proto), n->sched,
                  n->params[0] ? " " : "", n->params, v->tn / v->tb, b->algo);
-    else if (v->tb <= v->tn * 1.005)
-        snprintf(who, sizeof(who), "collstep's %s%s%s is as fast as NCCL's %s/%s (%.2fx)", b->algo,
-                 b->params[0] ? " " : "", b->params, cs_nccl_algo_name(n->algo),
-                 cs_nccl_proto_name(n->proto), v->tb / v->tn);
     else
         snprintf(who, sizeof(who), "collstep's %s%s%s is %.2fx slower than NCCL's %s/%s", b->algo,
                  b->params[0] ? " " : "", b->params, v->tb / v->tn, cs_nccl_algo_name(n->algo),
                  cs_nccl_proto_name(n->proto));
-    v->slower = nccl_slower ? "nccl" : "collstep";
+    v->slower = same ? "neither" : nccl_slower ? "nccl" : "collstep";
     if (!t->ok) {
         snprintf(v->text, sizeof(v->text), "%s; its terms are unknown (too many messages)", who);
         return;
@@ -264,8 +270,13 @@ void cs_cli_plan_nccl_csv(FILE *f, const cs_planner_t *p, int k)
     const cs_planner_nccl_t *n = &p->nccl_pick[k];
     if (n->sim_s < 0)
         return;
-    fprintf(f, "%" PRIu64 ",0,%s,\"%s\",%s,%.3f,sim,%.3f,%.3f,%.3f,0.000,%s,0,0,nccl\n",
+    int ring = cs_planner_ring(p);
+    double rt = ring >= 0 ? cs_planner_time(p, ring, k) : -1;
+    char vr[32] = ""; /* empty: the collective has no flat ring */
+    if (rt > 0 && n->sim_s > 0)
+        snprintf(vr, sizeof(vr), "%.3f", rt / n->sim_s);
+    fprintf(f, "%" PRIu64 ",0,%s,\"%s\",%s,%.3f,sim,%.3f,%.3f,%.3f,%s,%s,0,0,nccl\n",
             p->sizes[k], n->sched, n->params, p->map_name[0], n->sim_s * 1e6,
-            n->tuner_s >= 0 ? n->tuner_s * 1e6 : -1.0, n->sim_s * 1e6, busbw(p, k, n->sim_s),
+            n->tuner_s >= 0 ? n->tuner_s * 1e6 : -1.0, n->sim_s * 1e6, busbw(p, k, n->sim_s), vr,
             n->terms.ok && n->terms.tier[0] ? n->terms.tier : "-");
 }

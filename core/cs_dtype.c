@@ -83,6 +83,13 @@ const char *cs_op_name(cs_op_t op)
     return ((unsigned)op < CS_OP_COUNT) ? op_names[op] : "unknown";
 }
 
+const char *cs_redop_text(cs_coll_t coll, cs_op_t op)
+{
+    return coll == CS_COLL_ALLREDUCE || coll == CS_COLL_REDUCE_SCATTER || coll == CS_COLL_REDUCE
+               ? cs_op_name(op)
+               : "none";
+}
+
 cs_op_t cs_op_parse(const char *s)
 {
     if (s == NULL)

@@ -30,6 +30,9 @@ const char *cs_dtype_name(cs_dtype_t dt); /* "float", "double", "half", "bfloat1
 cs_dtype_t cs_dtype_parse(const char *s);
 const char *cs_op_name(cs_op_t op); /* "sum", "prod", "min", "max" */
 cs_op_t cs_op_parse(const char *s); /* CS_OP_COUNT when unknown */
+/* The operator column as nccl-tests prints it: the operator's name for the
+ * collectives that reduce, "none" for the others. */
+const char *cs_redop_text(cs_coll_t coll, cs_op_t op);
 
 /* dst[i] = dst[i] op src[i] for i < n.  dst and src must not overlap. */
 typedef void (*cs_reduce_fn_t)(void *dst, const void *src, size_t n);

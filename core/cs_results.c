@@ -111,15 +111,7 @@ static int any_compared(const cs_result_t *rows, int n)
 
 static const char *redop_name(const cs_result_t *r)
 {
-    /* nccl-tests prints "none" for collectives that do not reduce */
-    switch (r->coll) {
-    case CS_COLL_ALLREDUCE:
-    case CS_COLL_REDUCE_SCATTER:
-    case CS_COLL_REDUCE:
-        return cs_op_name(r->redop);
-    default:
-        return "none";
-    }
+    return cs_redop_text(r->coll, r->redop);
 }
 
 int cs_results_print_table(FILE *f, const cs_result_t *rows, int n)

@@ -63,9 +63,7 @@ static void float_str(double v, int width, char *out)
 /* nccl-tests names the operation of collectives that do not reduce "none". */
 static const char *op_of(const cs_result_t *r)
 {
-    int reduces = r->coll == CS_COLL_ALLREDUCE || r->coll == CS_COLL_REDUCE_SCATTER ||
-                  r->coll == CS_COLL_REDUCE;
-    return reduces ? cs_op_name(r->redop) : "none";
+    return cs_redop_text(r->coll, r->redop);
 }
 
 typedef struct host_rank {

@@ -124,6 +124,10 @@ typedef struct cs_nccl_fit {
 } cs_nccl_fit_t;
 
 void cs_nccl_fit_init(cs_nccl_fit_t *f); /* every factor 1 */
+/* Whether `algo` reduces in a switch of route class cls (NVLS, NVLSTree on
+ * nvlink; CollNet on net): that pair's factors in that class are its
+ * switch's, which take the pair's factor alone, never the class-wide one. */
+int cs_nccl_fit_switch_pair(int algo, int cls);
 int cs_nccl_fit_is_identity(const cs_nccl_fit_t *f);
 /* The factor (lat != 0: latency, else bandwidth) for class cls and the
  * pair (algo, proto): the pair's, else the class-wide one. */
@@ -219,7 +223,11 @@ int cs_nccl_algo_of(const cs_sched_t *s, const cs_nccl_sys_t *sys);
  * channel caps (NCCL's bus bandwidth for the pair, times the share of the
  * communicator's channels NCCL runs a collective of that size on, shared
  * by the schedule's parallel channels), the base latency once per
- * collective; NVLS: its latency once, the switch at NCCL's NVLS rate. */
+ * collective; NVLS: its latency once, the switch at NCCL's NVLS rate.  A
+ * schedule of C > 1 pieces that is the one NCCL's algorithm maps to
+ * (cs_nccl_as_sched) also pays (1 - 1/C) of the step latency NCCL's tuner
+ * charges once at the start (hid_lat: the pipeline would hide it).  algo
+ * CS_NCCL_P2P (all-to-all): Ring's costs with Simple, P2P's fitted factors. */
 void cs_nccl_step_costs(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, const cs_sched_t *s,
                         int algo, int proto, uint64_t bytes, cs_sim_nccl_t *out);
 
@@ -231,7 +239,8 @@ void cs_nccl_fit_apply(const cs_nccl_fit_t *f, const cs_nccl_sys_t *sys, int alg
 /* The channels NCCL runs a collective of `bytes` on with `algo` and
  * `proto`: for Ring and Tree the share of the communicator's channels its
  * size gets (enqueue.cc's thread thresholds and, from 2.25, 16/32 KiB of
- * traffic per channel); for the others the algorithm's graph's channels. */
+ * traffic per channel); for CS_NCCL_P2P the p2p channels
+ * (cs_nccl_p2p_channels); for the others the algorithm's graph's channels. */
 int cs_nccl_channels(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, cs_coll_t coll,
                      int algo, int proto, uint64_t bytes);
 /* NCCL's p2p channels (its send/receive path): twice the ring graph's

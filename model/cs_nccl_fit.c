@@ -49,6 +49,15 @@ int cs_nccl_fit_is_identity(const cs_nccl_fit_t *f)
     return 1;
 }
 
+int cs_nccl_fit_switch_pair(int algo, int cls)
+{
+    if (algo == CS_NCCL_NVLS || algo == CS_NCCL_NVLS_TREE)
+        return cls == CS_SIM_HW_NVLINK;
+    if (algo == CS_NCCL_COLLNET_DIRECT || algo == CS_NCCL_COLLNET_CHAIN)
+        return cls == CS_SIM_HW_NET;
+    return 0;
+}
+
 static cs_nccl_fit_ref_t *find(const cs_nccl_fit_t *f, int cls, int algo, int proto)
 {
     for (int i = 0; i < f->n; i++)
@@ -147,6 +156,9 @@ static int parse_term(const char *t, size_t len, const char *where, int n, cs_nc
         *sl = '\0';
         algo = cs_nccl_label_parse(pair);
         proto = cs_nccl_proto_parse(sl + 1);
+        if (algo == CS_NCCL_P2P && proto >= 0 && proto != CS_NCCL_SIMPLE)
+            return term_error(err, where, n, t, len,
+                              "P2P (NCCL's send/receive path) runs Simple only: P2P/Simple");
         if (algo < 0 || proto < 0)
             return term_error(err, where, n, t, len,
                               algo < 0 ? "unknown algorithm (Tree, Ring, CollNetDirect, "
@@ -195,23 +207,22 @@ void cs_nccl_fit_format(const cs_nccl_fit_t *f, char *buf, size_t len)
     } while (0)
     for (int c = 0; c < CS_SIM_HW_COUNT; c++) {
         if (f->bw[c] != 1.0)
-            PUT("%s%s.bw=%.4g", o ? " " : "", class_names[c], f->bw[c]);
+            PUT("%s%s.bw=%.6g", o ? " " : "", class_names[c], f->bw[c]);
         if (f->lat[c] != 1.0)
-            PUT("%s%s.lat=%.4g", o ? " " : "", class_names[c], f->lat[c]);
+            PUT("%s%s.lat=%.6g", o ? " " : "", class_names[c], f->lat[c]);
     }
     for (int i = 0; i < f->n; i++) {
         const cs_nccl_fit_ref_t *r = &f->ref[i];
         const char *cn = class_names[r->cls], *an = cs_nccl_algo_name(r->algo),
                    *pn = cs_nccl_proto_name(r->proto);
         /* a pair equal to its class-wide factor goes without saying, but for
-         * a switch's pairs, whose switch takes the pair's factor alone
-         * (cs_nccl_fit_apply) */
-        int sw = r->algo == CS_NCCL_NVLS || r->algo == CS_NCCL_NVLS_TREE ||
-                 r->algo == CS_NCCL_COLLNET_DIRECT || r->algo == CS_NCCL_COLLNET_CHAIN;
-        if (r->bw > 0 && (sw ? r->bw != 1.0 : r->bw != f->bw[r->cls]))
-            PUT("%s%s.bw.%s/%s=%.4g", o ? " " : "", cn, an, pn, r->bw);
-        if (r->lat > 0 && (sw ? r->lat != 1.0 : r->lat != f->lat[r->cls]))
-            PUT("%s%s.lat.%s/%s=%.4g", o ? " " : "", cn, an, pn, r->lat);
+         * a switch's pair in its switch's class, whose switch takes the
+         * pair's factor alone (1 without it: cs_nccl_fit_apply) */
+        int sw = cs_nccl_fit_switch_pair(r->algo, r->cls);
+        if (r->bw > 0 && (r->bw != f->bw[r->cls] || (sw && r->bw != 1.0)))
+            PUT("%s%s.bw.%s/%s=%.6g", o ? " " : "", cn, an, pn, r->bw);
+        if (r->lat > 0 && (r->lat != f->lat[r->cls] || (sw && r->lat != 1.0)))
+            PUT("%s%s.lat.%s/%s=%.6g", o ? " " : "", cn, an, pn, r->lat);
     }
 #undef PUT
     if (o >= len && len > 0)

@@ -223,7 +223,10 @@ static double net_overhead(const cs_nccl_sys_t *sys, int p)
 }
 
 /* NCCL's latency of (coll, a, p) in three parts (us): the base, the steps
- * inside a node and those across (tuning.cc; their sum is the tuner's). */
+ * inside a node and those across (tuning.cc; their sum is the tuner's
+ * latency table; cs_nccl_time then multiplies Ring/Simple allreduce's
+ * across nodes by 1.4, 1.9 before compute capability 8.0, which the parts
+ * leave out). */
 static void lat_parts(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, cs_coll_t coll, int a,
                       int p, double *base, double *in, double *net)
 {

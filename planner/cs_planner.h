@@ -120,8 +120,7 @@ typedef struct cs_planner_opts {
 typedef struct cs_planner_terms {
     int ok;              /* 0: not computed (not simulated, or too many messages) */
     int algo, proto;     /* NCCL's algorithm and protocol the steps paid (cs_nccl.h) */
-    double base_s;       /* NCCL's base latency, once per collective (NVLS's included, and
-                            the step latency a pipelined schedule's pieces hide) */
+    double base_s;       /* NCCL's base latency, once per collective (NVLS's included) */
     double steps;        /* rounds of messages one after another */
     double step_s;       /* NCCL's per-step latency, on average over those rounds */
     double lat_s;        /* base_s + steps x step_s (+ switch operations' latency) */

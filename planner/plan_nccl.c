@@ -370,12 +370,11 @@ void cs__planner_terms(cs__planner_net_t *net, const cs_platform_t *plat, const 
         t->capped = acc[best].capped;
     }
     t->step_s = t->steps > 0 ? lat_sum / t->steps : 0;
-    /* the base latency, and the step latency the pieces hide, paid at the
-     * start (cs_nccl_step_costs) */
+    /* the rounds' latencies add up NCCL's whole step latency already (the
+     * pieces' C-th each, one round after another): the part the
+     * simulation pays at the start (hid_lat) is not counted again */
     t->base_s = c->base_lat;
-    for (int k = 0; k < CS_SIM_HW_COUNT; k++)
-        t->base_s += c->hid_lat[k] > 0 ? c->hid_lat[k] : 0;
-    t->lat_s = t->base_s + lat_sum + ops * c->sw_lat;
+    t->lat_s = c->base_lat + lat_sum + ops * c->sw_lat;
     t->ok = 1;
 }
 

@@ -47,14 +47,10 @@ static cs_validate_case_t case_of(const cs_validate_t *v, int a)
     return (cs_validate_case_t){v->coll, v->nranks, v->nnodes, CS_DT_F32, CS_OP_SUM, -1, ""};
 }
 
-/* The operator column: "none" for collectives that reduce nothing, as
- * nccl-tests prints it. */
+/* The operator column as nccl-tests prints it. */
 static const char *redop_of(cs_validate_case_t c)
 {
-    return c.coll == CS_COLL_ALLGATHER || c.coll == CS_COLL_ALLTOALL ||
-                   c.coll == CS_COLL_BROADCAST
-               ? "none"
-               : cs_op_name(c.op);
+    return cs_redop_text(c.coll, c.op);
 }
 
 static uint64_t count_of(const cs_validate_t *v, int a, uint64_t b)

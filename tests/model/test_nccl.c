@@ -246,6 +246,19 @@ int main(void)
         cs_nccl_fit_format(&f.fit, txt, sizeof(txt));
         CS_TEST_CHECK(strstr(txt, "nvlink.lat.NVLS/Simple=2") && !strstr(txt, "Ring/LL"),
                       "switch pair written, link pair implied: %s", txt);
+        /* ... and one at 1 beside a class-wide factor (the links of its
+         * algorithm would take the class-wide factor without it), and a
+         * network pair of NVLSTree (links, not its switch) like any link's */
+        CS_TEST_REQUIRE(cs_nccl_fit_parse("nvlink.lat=2 nvlink.lat.NVLS/Simple=1 net.lat=3 "
+                                          "net.lat.NVLSTree/Simple=3", "t", &f.fit, &fe) == CS_OK,
+                        "fit: %s", fe.msg);
+        cs_nccl_fit_format(&f.fit, txt, sizeof(txt));
+        CS_TEST_CHECK(strstr(txt, "nvlink.lat.NVLS/Simple=1") && !strstr(txt, "NVLSTree"),
+                      "switch pair at 1 written, NVLSTree's network pair implied: %s", txt);
+        /* P2P runs Simple only */
+        CS_TEST_CHECK(cs_nccl_fit_parse("nvlink.lat.P2P/LL=2", "t", &f.fit, &fe) != CS_OK &&
+                          strstr(fe.msg, "P2P/Simple"),
+                      "P2P/LL refused: %s", fe.msg);
     }
     /* a schedule of 3 channels shares the cap */
     snprintf(sched.params, sizeof(sched.params), "nchunks=1 channels=3");

@@ -129,6 +129,21 @@ check "alltoall: NCCL's reference is its send/receive path ($(grep '^nccl' "$tmp
   grep -q "^nccl (reference): NCCL .* picks P2P/Simple on [0-9]* channels" "$tmp/a2a"
 check "alltoall: no flat ring, vs_ring '-' ($(grep ' pairwise ' "$tmp/a2a" | head -1))" \
   grep -qE "^ +1 +pairwise +inflight=0 .* -  " "$tmp/a2a"
+# under NCCL's model, as JSON: no ring (null), and NCCL's P2P as fast as the best
+"$collstep" plan --platform hgx-h100:nodes=2 --coll alltoall --size 256M --top 3 --model nccl \
+  --format json >"$tmp/a2a.json" 2>"$tmp/err"
+rc=$?; check "alltoall --model nccl json exits 0 ($(tail -2 "$tmp/err"))" test $rc -eq 0
+check "alltoall json: speedup_vs_ring null, NCCL's P2P row, 'neither' slower" python3 - "$tmp/a2a.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["sizes"][0]
+rows = s["ranking"]
+assert all(r["speedup_vs_ring"] is None for r in rows if r.get("choice") == "collstep"), rows[0]
+nccl = [r for r in rows if r.get("choice") == "nccl"]
+assert nccl and nccl[0]["algorithm"] == "P2P" and nccl[0]["protocol"] == "Simple", nccl
+v = s["versus_nccl"]
+assert v["slower"] == "neither" and "as fast as NCCL's P2P/Simple" in v["explanation"], v
+PY
 # a platform whose GPU NCCL's model does not know: no row, and the report says why
 "$collstep" plan --platform "$(dirname "$0")/xml/nvswitch8.xml" --size 1M --top 1 --candidates 2 \
   >"$tmp/noref" 2>"$tmp/err"
