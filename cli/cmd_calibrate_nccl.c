@@ -192,10 +192,15 @@ static int parse(int argc, char **argv, opts_t *o)
 /* ---- the fit ---------------------------------------------------------------------- */
 
 /* One parameter block: factors of one or two classes (param q: class
- * cls[q / 2], bandwidth for even q, latency for odd), class-wide (algo < 0)
- * or one algorithm and protocol's; its rows are the level's sizes it
- * serves. */
-#define NQ 4
+ * cls[q / NK], of kind q % NK: CS_NCCL_FIT_BW, _LAT (per-step latency) or
+ * _BASE (NCCL's per-collective base latency, paid inside a node)),
+ * class-wide (algo < 0) or one algorithm and protocol's; its rows are the
+ * level's sizes it serves. */
+#define NK CS_NCCL_FIT_NKINDS
+#define NQ (2 * NK)
+#define KIND_NAME(q) ((q) % NK == CS_NCCL_FIT_BASE ? "base" : (q) % NK ? "lat" : "bw")
+/* the sensitivity that determines a factor of parameter q */
+#define Q_SENS(q) ((q) % NK ? MIN_SENS_LAT : MIN_SENS)
 /* Simulation rounds per stage (a round: the trial step's factors, or the
  * Jacobian's 2 x factors + 1 variants at once); a stage stops sooner once
  * no step moves a factor by 1 %.  Ten left a 2-node log of Tree and
@@ -209,7 +214,8 @@ typedef struct block {
     int det[NQ];     /* the parameter is determined */
     double sens[NQ]; /* the largest |d log t / d log factor| over its rows */
     int ndet[NQ];    /* its rows that depend on it (|d log t / d log factor| >= MIN_SENS) */
-    int tied[NQ];    /* not determined: its rows move it as they move the other class's */
+    int tied[NQ];    /* not determined: its rows move it as they move another (the other
+                        class's rate; a base latency, its class's per-step latency) */
 } block_t;
 
 typedef struct fitrun {
@@ -244,12 +250,12 @@ static int block_of(const cs_ntab_t *t, int k, const block_t *b, int nb, int per
 
 static double fit_value(const cs_nccl_fit_t *f, const block_t *b, int q)
 {
-    return cs_nccl_fit_get(f, b->cls[q / 2], b->algo, b->algo < 0 ? 0 : b->proto, q % 2);
+    return cs_nccl_fit_get(f, b->cls[q / NK], b->algo, b->algo < 0 ? 0 : b->proto, q % NK);
 }
 
 static void fit_put(cs_nccl_fit_t *f, const block_t *b, int q, double v)
 {
-    (void)cs_nccl_fit_set(f, b->cls[q / 2], b->algo, b->proto, q % 2, v);
+    (void)cs_nccl_fit_set(f, b->cls[q / NK], b->algo, b->proto, q % NK, v);
 }
 
 /* Simulate the level's tables (sub) under nvar fits (fits[v] for all). */
@@ -280,7 +286,7 @@ static double block_cost(const cs_nset_t *sub, const double *pred, const int *ro
                 double e = log(pred[o + k] / sub->tab[i]->meas[k]);
                 c += e * e;
             }
-    for (int q = 0; q < 2 * b[bi].ncls; q++) {
+    for (int q = 0; q < NK * b[bi].ncls; q++) {
         double l = log(fit_value(f, &b[bi], q));
         c += RIDGE * l * l;
     }
@@ -322,15 +328,16 @@ static void sensitivities(const cs_nset_t *sub, const double *jac, const double 
             if (bi < 0)
                 continue;
             b[bi].nrows++;
-            for (int q = 0; q < 2 * b[bi].ncls; q++) {
+            for (int q = 0; q < NK * b[bi].ncls; q++) {
                 double d = fabs(jac[q * T + (size_t)o + (size_t)k]);
                 b[bi].sens[q] = fmax(b[bi].sens[q], d);
-                b[bi].ndet[q] += d >= (q % 2 ? MIN_SENS_LAT : MIN_SENS);
+                b[bi].ndet[q] += d >= Q_SENS(q);
             }
         }
     for (int i = 0; i < nb; i++)
         for (int q = 0; q < NQ; q++)
-            b[i].det[q] = q < 2 * b[i].ncls && b[i].sens[q] >= (q % 2 ? MIN_SENS_LAT : MIN_SENS);
+            b[i].det[q] = q < NK * b[i].ncls && b[i].sens[q] >= Q_SENS(q) &&
+                          !(q % NK == CS_NCCL_FIT_BASE && b[i].cls[q / NK] == CS_SIM_HW_NET);
     /* two classes' rates that the sizes move alike (a ring or a tree whose
      * time lowering either rate lengthens the same way: the slower of the
      * two binds) are one term, not two: the one that binds now (raising it
@@ -339,7 +346,7 @@ static void sensitivities(const cs_nset_t *sub, const double *jac, const double 
      * (raising either changes nothing) are both fitted, the prior sharing
      * the change between them */
     for (int i = 0; i < nb; i++) {
-        if (b[i].ncls < 2 || !b[i].det[0] || !b[i].det[2])
+        if (b[i].ncls < 2 || !b[i].det[0] || !b[i].det[NK])
             continue;
         double dot = 0, n0 = 0, n2 = 0, u0 = 0, u2 = 0;
         for (int t = 0, o = 0; t < sub->ntab; o += sub->tab[t++]->n)
@@ -347,16 +354,41 @@ static void sensitivities(const cs_nset_t *sub, const double *jac, const double 
                 if (block_of(sub->tab[t], k, b, nb, perpair) != i)
                     continue;
                 size_t x = (size_t)o + (size_t)k;
-                double a = jac[x], c = jac[2 * T + x];
+                double a = jac[x], c = jac[NK * T + x];
                 dot += a * c, n0 += a * a, n2 += c * c;
                 u0 = fmax(u0, fabs(jup[x]));
-                u2 = fmax(u2, fabs(jup[2 * T + x]));
+                u2 = fmax(u2, fabs(jup[NK * T + x]));
             }
         if (!(dot > 0.95 * sqrt(n0 * n2)) || (u0 < MIN_SENS && u2 < MIN_SENS))
             continue;
-        b[i].det[u0 >= u2 ? 2 : 0] = 0;
-        b[i].tied[u0 >= u2 ? 2 : 0] = 1;
+        b[i].det[u0 >= u2 ? NK : 0] = 0;
+        b[i].tied[u0 >= u2 ? NK : 0] = 1;
     }
+    /* a class's per-step and base latencies that the sizes move alike (one
+     * collective at one rank count: every size pays so many steps and one
+     * base) are one term: the per-step latency is fitted (as a base
+     * factor not given follows it) and the base kept with it.  Tables
+     * with other step counts (all-reduce beside all-gather, another rank
+     * count) tell them apart */
+    for (int i = 0; i < nb; i++)
+        for (int c = 0; c < b[i].ncls; c++) {
+            int ql = NK * c + CS_NCCL_FIT_LAT, qb = NK * c + CS_NCCL_FIT_BASE;
+            if (!b[i].det[ql] || !b[i].det[qb])
+                continue;
+            double dot = 0, nl = 0, nb2 = 0;
+            for (int t = 0, o = 0; t < sub->ntab; o += sub->tab[t++]->n)
+                for (int k = 0; k < sub->tab[t]->n; k++) {
+                    if (block_of(sub->tab[t], k, b, nb, perpair) != i)
+                        continue;
+                    size_t x = (size_t)o + (size_t)k;
+                    double a = jac[(size_t)ql * T + x], d = jac[(size_t)qb * T + x];
+                    dot += a * d, nl += a * a, nb2 += d * d;
+                }
+            if (dot > 0.995 * sqrt(nl * nb2)) {
+                b[i].det[qb] = 0;
+                b[i].tied[qb] = 1;
+            }
+        }
 }
 
 /* Solve A x = g (n x n, A symmetric positive definite after damping) by
@@ -452,7 +484,7 @@ static int stage(fitrun_t *r, cs_nset_t *sub, block_t *b, int nb, int perpair, c
     size_t T = (size_t)sub->total;
     int nq = 0;
     for (int i = 0; i < nb; i++)
-        nq = 2 * b[i].ncls > nq ? 2 * b[i].ncls : nq;
+        nq = NK * b[i].ncls > nq ? NK * b[i].ncls : nq;
     double *pred = calloc((size_t)(2 * nq + 1) * T + 1, sizeof(double));
     double *jac = calloc((size_t)nq * T + 1, sizeof(double));
     double *jdet = calloc((size_t)nq * T + 1, sizeof(double));
@@ -490,7 +522,8 @@ static int stage(fitrun_t *r, cs_nset_t *sub, block_t *b, int nb, int perpair, c
                 var[q] = r->fit;
             for (int q = 0; q < nq; q++)
                 for (int i = 0; i < nb; i++)
-                    if (q < 2 * b[i].ncls) {
+                    if (q < NK * b[i].ncls &&
+                        !(q % NK == CS_NCCL_FIT_BASE && b[i].cls[q / NK] == CS_SIM_HW_NET)) {
                         double v = fit_value(&r->fit, &b[i], q);
                         fit_put(&var[q + 1], &b[i], q, v * exp(STEP));
                         fit_put(&var[nq + q + 1], &b[i], q, v * exp(-STEP_DN));
@@ -523,8 +556,9 @@ static int stage(fitrun_t *r, cs_nset_t *sub, block_t *b, int nb, int perpair, c
         for (int i = 0; i < nb; i++) {
             double c = block_cost(sub, trial, rowb, &next, b, i);
             if (c < bc[i]) {
-                for (int q = 0; q < 2 * b[i].ncls; q++)
-                    fit_put(&r->fit, &b[i], q, fit_value(&next, &b[i], q));
+                for (int q = 0; q < NK * b[i].ncls; q++)
+                    if (b[i].det[q])
+                        fit_put(&r->fit, &b[i], q, fit_value(&next, &b[i], q));
                 for (size_t x = 0; x < T; x++)
                     if (rowb[x] == i)
                         pred[x] = trial[x];
@@ -617,27 +651,38 @@ static void say_undetermined(fitrun_t *r, const block_t *b, const cs_nset_t *sub
                  cs_nccl_proto_name(b->proto));
     char rg[80];
     block_range(b, sub, rg, sizeof(rg));
-    for (int q = 0; q < 2 * b->ncls; q++) {
-        const char *cn = cs_nccl_fit_class_name(b->cls[q / 2]);
+    for (int q = 0; q < NK * b->ncls; q++) {
+        const char *cn = cs_nccl_fit_class_name(b->cls[q / NK]), *kn = KIND_NAME(q);
+        int base = q % NK == CS_NCCL_FIT_BASE;
+        if (base && b->cls[q / NK] == CS_SIM_HW_NET)
+            continue; /* NCCL's base latency is paid inside a node */
         if (b->det[q] && src)
-            SAY(r, "  %s.%s: from %s: %.4g\n", cn, q % 2 ? "lat" : "bw", src[q],
-                fit_value(&r->fit, b, q));
+            SAY(r, "  %s.%s: from %s: %.4g\n", cn, kn, src[q], fit_value(&r->fit, b, q));
         else if (b->det[q])
-            SAY(r, "  %s.%s%s: fitted to %d size%s (%s): %.4g\n", cn, q % 2 ? "lat" : "bw",
-                pair, b->nrows, b->nrows == 1 ? "" : "s", rg, fit_value(&r->fit, b, q));
+            SAY(r, "  %s.%s%s: fitted to %d size%s (%s): %.4g\n", cn, kn, pair, b->nrows,
+                b->nrows == 1 ? "" : "s", rg, fit_value(&r->fit, b, q));
+        else if (b->tied[q] && base)
+            SAY(r, "  %s.base%s: not determined, it follows %s.lat%s: the sizes (%s) move "
+                   "NCCL's base latency as they move its per-step latency (one collective at "
+                   "one rank count); a log of another collective or rank count tells them "
+                   "apart\n",
+                cn, pair, cn, pair, rg);
         else if (b->tied[q])
             SAY(r, "  %s.%s%s: not determined, the class-wide factor kept: the sizes (%s) "
                    "move it as they move %s.bw%s (the slower of the two binds), which binds "
                    "now and was fitted; a log on one node with this algorithm and protocol "
                    "fixes the latter and leaves the sizes to this one\n",
-                cn, q % 2 ? "lat" : "bw", pair, rg,
-                cs_nccl_fit_class_name(b->cls[q / 2 == 0 ? 1 : 0]), pair);
+                cn, kn, pair, rg, cs_nccl_fit_class_name(b->cls[q / NK == 0 ? 1 : 0]), pair);
+        else if (base)
+            SAY(r, "  %s.base%s: not determined, it follows %s.lat%s: no size of the logs (%s) "
+                   "spends a tenth of its time on NCCL's base latency\n",
+                cn, pair, cn, pair, rg);
         else
             SAY(r, "  %s.%s%s: not determined, %s kept: no size of the logs (%s) spends "
                    "%s of its time on %s\n",
-                cn, q % 2 ? "lat" : "bw", pair, b->algo >= 0 ? "the class-wide factor" :
-                "NCCL's figure", rg, q % 2 ? "a tenth" : "a quarter",
-                q % 2 ? "its per-step latency" : "moving data at its rate");
+                cn, kn, pair, b->algo >= 0 ? "the class-wide factor" : "NCCL's figure", rg,
+                q % NK ? "a tenth" : "a quarter",
+                q % NK ? "its per-step latency" : "moving data at its rate");
     }
 }
 
@@ -655,7 +700,7 @@ static int switch_pair(int a, int cls)
  * is the links' as any algorithm's */
 static int class_apart(int a, int cls, int q)
 {
-    return switch_pair(a, cls) || (a == CS_NCCL_P2P && q % 2);
+    return switch_pair(a, cls) || (a == CS_NCCL_P2P && q % NK);
 }
 
 /* The network's rate rests on fewer than MIN_NET_ROWS sizes: the tables
@@ -749,7 +794,7 @@ static int fit_level(fitrun_t *r, int level)
     /* a factor that ended undetermined (its sizes stopped depending on it)
      * keeps no value of its own */
     for (int j = 0; j < np; j++)
-        for (int q = 0; q < 2 * pb[j].ncls; q++)
+        for (int q = 0; q < NK * pb[j].ncls; q++)
             if (!pb[j].det[q])
                 fit_put(&r->fit, &pb[j], q, 0);
     /* the class-wide factors (for what the logs did not run): the pairs'
@@ -759,8 +804,8 @@ static int fit_level(fitrun_t *r, int level)
      * (cs_nccl_fit_apply) and not the links', nor P2P's (class_apart) */
     block_t one = {.cls = {cls, cls}, .ncls = 1, .algo = -1, .proto = -1};
     int nbw = 0;
-    char src[2][256];
-    for (int q = 0; q < 2 && rc == CS_EXIT_OK; q++) {
+    char src[NK][256];
+    for (int q = 0; q < NK && rc == CS_EXIT_OK; q++) {
         class_sources(pb, np, q, cls, &sub, src[q], sizeof(src[q]));
         double sum = 0;
         int n = 0;

@@ -104,10 +104,13 @@ const cs_nccl_consts_t *cs_nccl_consts_for(const char *version, int rccl, int *e
  *   bw    the rate of the class's messages (links and channel caps; for
  *         nvlink also an NVLS switch's rate, for net a CollNet switch's)
  *   lat   the per-step latency of the class (for the class inside a node
- *         also the per-collective base latency; for nvlink NVLS's per
- *         operation latency)
- * Text: terms separated by blanks, CLASS.bw=F, CLASS.lat=F (class-wide) and
- * CLASS.bw.ALGO/PROTO=F, CLASS.lat.ALGO/PROTO=F (that pair only, in place
+ *         also the per-collective base latency where no base factor is
+ *         given; for nvlink NVLS's per operation latency and its latency
+ *         once, which is its switch's)
+ *   base  NCCL's per-collective base latency (baseLat), for the class
+ *         inside a node; not given: the lat factor's
+ * Text: terms separated by blanks, CLASS.bw=F, CLASS.lat=F, CLASS.base=F
+ * (class-wide) and CLASS.bw.ALGO/PROTO=F, ... (that pair only, in place
  * of the class-wide factor), F in [1e-3, 1e3]; NCCL's names for algorithms
  * and protocols, P2P for NCCL's send/receive path (all-to-all, whose steps
  * otherwise pay the class-wide factors).  A factor not given is 1: NCCL's
@@ -115,10 +118,13 @@ const cs_nccl_consts_t *cs_nccl_consts_for(const char *version, int rccl, int *e
 #define CS_NCCL_FIT_MAX 64
 typedef struct cs_nccl_fit_ref {
     int cls, algo, proto;
-    double bw, lat; /* 0: the class-wide factor */
+    double bw, lat, base; /* 0: the class-wide factor */
 } cs_nccl_fit_ref_t;
+/* The kinds of factor (cs_nccl_fit_get's `kind`). */
+enum { CS_NCCL_FIT_BW = 0, CS_NCCL_FIT_LAT = 1, CS_NCCL_FIT_BASE = 2, CS_NCCL_FIT_NKINDS };
 typedef struct cs_nccl_fit {
     double bw[CS_SIM_HW_COUNT], lat[CS_SIM_HW_COUNT]; /* class-wide */
+    double base[CS_SIM_HW_COUNT]; /* class-wide; 0: none, the base follows lat */
     int n;
     cs_nccl_fit_ref_t ref[CS_NCCL_FIT_MAX];
 } cs_nccl_fit_t;
@@ -129,14 +135,17 @@ void cs_nccl_fit_init(cs_nccl_fit_t *f); /* every factor 1 */
  * switch's, which take the pair's factor alone, never the class-wide one. */
 int cs_nccl_fit_switch_pair(int algo, int cls);
 int cs_nccl_fit_is_identity(const cs_nccl_fit_t *f);
-/* The factor (lat != 0: latency, else bandwidth) for class cls and the
- * pair (algo, proto): the pair's, else the class-wide one. */
-double cs_nccl_fit_get(const cs_nccl_fit_t *f, int cls, int algo, int proto, int lat);
+/* The factor of `kind` (CS_NCCL_FIT_BW, _LAT, _BASE) for class cls and
+ * the pair (algo, proto): the pair's, else the class-wide one; a base
+ * factor given nowhere is the latency factor (terms written before base
+ * factors existed scale the base with the steps). */
+double cs_nccl_fit_get(const cs_nccl_fit_t *f, int cls, int algo, int proto, int kind);
 /* The pair's own factor, 1 when it has none (a switch's terms: the
  * class-wide factors are the links'). */
-double cs_nccl_fit_pair(const cs_nccl_fit_t *f, int cls, int algo, int proto, int lat);
-/* Set it (algo < 0: class-wide).  CS_ERR_INVAL when the table is full. */
-int cs_nccl_fit_set(cs_nccl_fit_t *f, int cls, int algo, int proto, int lat, double v);
+double cs_nccl_fit_pair(const cs_nccl_fit_t *f, int cls, int algo, int proto, int kind);
+/* Set it (algo < 0: class-wide; v 0: none).  CS_ERR_INVAL when the table
+ * is full. */
+int cs_nccl_fit_set(cs_nccl_fit_t *f, int cls, int algo, int proto, int kind, double v);
 /* "nvlink", "pci", "net" and back (-1 when unknown). */
 const char *cs_nccl_fit_class_name(int cls);
 int cs_nccl_fit_class_parse(const char *s, size_t len);

@@ -34,17 +34,19 @@ void cs_nccl_fit_init(cs_nccl_fit_t *f)
 {
     memset(f, 0, sizeof(*f));
     for (int c = 0; c < CS_SIM_HW_COUNT; c++)
-        f->bw[c] = f->lat[c] = 1.0;
+        f->bw[c] = f->lat[c] = 1.0, f->base[c] = 0;
 }
 
 int cs_nccl_fit_is_identity(const cs_nccl_fit_t *f)
 {
     for (int c = 0; c < CS_SIM_HW_COUNT; c++)
-        if ((f->bw[c] > 0 && f->bw[c] != 1.0) || (f->lat[c] > 0 && f->lat[c] != 1.0))
+        if ((f->bw[c] > 0 && f->bw[c] != 1.0) || (f->lat[c] > 0 && f->lat[c] != 1.0) ||
+            (f->base[c] > 0 && f->base[c] != 1.0))
             return 0;
     for (int i = 0; i < f->n; i++)
         if ((f->ref[i].bw > 0 && f->ref[i].bw != 1.0) ||
-            (f->ref[i].lat > 0 && f->ref[i].lat != 1.0))
+            (f->ref[i].lat > 0 && f->ref[i].lat != 1.0) ||
+            (f->ref[i].base > 0 && f->ref[i].base != 1.0))
             return 0;
     return 1;
 }
@@ -67,36 +69,38 @@ static cs_nccl_fit_ref_t *find(const cs_nccl_fit_t *f, int cls, int algo, int pr
 }
 
 /* The pair's own factor, 0 when it has none. */
-static double pair_value(const cs_nccl_fit_t *f, int cls, int algo, int proto, int lat)
+static double pair_value(const cs_nccl_fit_t *f, int cls, int algo, int proto, int kind)
 {
     const cs_nccl_fit_ref_t *r = find(f, cls, algo, proto);
-    return r ? (lat ? r->lat : r->bw) : 0;
+    return r ? (kind == CS_NCCL_FIT_BASE ? r->base : kind ? r->lat : r->bw) : 0;
 }
 
-double cs_nccl_fit_get(const cs_nccl_fit_t *f, int cls, int algo, int proto, int lat)
+double cs_nccl_fit_get(const cs_nccl_fit_t *f, int cls, int algo, int proto, int kind)
 {
     if (cls < 0 || cls >= CS_SIM_HW_COUNT)
         return 1.0;
-    double v = pair_value(f, cls, algo, proto, lat);
+    double v = pair_value(f, cls, algo, proto, kind);
     if (v <= 0)
-        v = lat ? f->lat[cls] : f->bw[cls];
+        v = kind == CS_NCCL_FIT_BASE ? f->base[cls] : kind ? f->lat[cls] : f->bw[cls];
+    if (v <= 0 && kind == CS_NCCL_FIT_BASE) /* no base factor: the latency's */
+        return cs_nccl_fit_get(f, cls, algo, proto, CS_NCCL_FIT_LAT);
     return v > 0 ? v : 1.0; /* a zeroed fit is no fit */
 }
 
-double cs_nccl_fit_pair(const cs_nccl_fit_t *f, int cls, int algo, int proto, int lat)
+double cs_nccl_fit_pair(const cs_nccl_fit_t *f, int cls, int algo, int proto, int kind)
 {
     if (cls < 0 || cls >= CS_SIM_HW_COUNT || algo < 0)
         return 1.0;
-    double v = pair_value(f, cls, algo, proto, lat);
+    double v = pair_value(f, cls, algo, proto, kind);
     return v > 0 ? v : 1.0;
 }
 
-int cs_nccl_fit_set(cs_nccl_fit_t *f, int cls, int algo, int proto, int lat, double v)
+int cs_nccl_fit_set(cs_nccl_fit_t *f, int cls, int algo, int proto, int kind, double v)
 {
     if (cls < 0 || cls >= CS_SIM_HW_COUNT)
         return CS_ERR_INVAL;
     if (algo < 0) {
-        (lat ? f->lat : f->bw)[cls] = v;
+        (kind == CS_NCCL_FIT_BASE ? f->base : kind ? f->lat : f->bw)[cls] = v;
         return CS_OK;
     }
     cs_nccl_fit_ref_t *r = find(f, cls, algo, proto);
@@ -104,9 +108,11 @@ int cs_nccl_fit_set(cs_nccl_fit_t *f, int cls, int algo, int proto, int lat, dou
         if (f->n == CS_NCCL_FIT_MAX)
             return CS_ERR_INVAL;
         r = &f->ref[f->n++];
-        *r = (cs_nccl_fit_ref_t){cls, algo, proto, 0, 0};
+        *r = (cs_nccl_fit_ref_t){cls, algo, proto, 0, 0, 0};
     }
-    if (lat)
+    if (kind == CS_NCCL_FIT_BASE)
+        r->base = v;
+    else if (kind)
         r->lat = v;
     else
         r->bw = v;
@@ -118,7 +124,7 @@ static int term_error(cs_err_t *err, const char *where, int n, const char *t, si
 {
     return cs_err_set(err, CS_ERR_PARSE,
                       "%s: collstep_nccl_fit term %d '%.*s': %s (terms: CLASS.bw=F, CLASS.lat=F, "
-                      "CLASS.bw.ALGO/PROTO=F, CLASS.lat.ALGO/PROTO=F; CLASS nvlink, pci or net; "
+                      "CLASS.base=F, CLASS.bw.ALGO/PROTO=F, ...; CLASS nvlink, pci or net; "
                       "F from %g to %g)",
                       where, n, (int)(len > 80 ? 80 : len), t, what, FIT_MIN, FIT_MAX);
 }
@@ -138,21 +144,25 @@ static int parse_term(const char *t, size_t len, const char *where, int n, cs_nc
     *eq = '\0';
     char *dot = strchr(buf, '.');
     if (!dot)
-        return term_error(err, where, n, t, len, "expected CLASS.bw or CLASS.lat before '='");
+        return term_error(err, where, n, t, len,
+                          "expected CLASS.bw, CLASS.lat or CLASS.base before '='");
     int cls = cs_nccl_fit_class_parse(buf, (size_t)(dot - buf));
     if (cls < 0)
         return term_error(err, where, n, t, len, "unknown class (nvlink, pci, net)");
     char *what = dot + 1, *pair = strchr(what, '.');
     if (pair)
         *pair++ = '\0';
-    int lat = strcmp(what, "lat") == 0;
-    if (!lat && strcmp(what, "bw") != 0)
-        return term_error(err, where, n, t, len, "expected bw or lat after the class");
+    int kind = strcmp(what, "base") == 0 ? CS_NCCL_FIT_BASE
+               : strcmp(what, "lat") == 0 ? CS_NCCL_FIT_LAT
+               : strcmp(what, "bw") == 0  ? CS_NCCL_FIT_BW
+                                          : -1;
+    if (kind < 0)
+        return term_error(err, where, n, t, len, "expected bw, lat or base after the class");
     int algo = -1, proto = -1;
     if (pair) {
         char *sl = strchr(pair, '/');
         if (!sl)
-            return term_error(err, where, n, t, len, "expected ALGO/PROTO after bw. or lat.");
+            return term_error(err, where, n, t, len, "expected ALGO/PROTO after bw., lat. or base.");
         *sl = '\0';
         algo = cs_nccl_label_parse(pair);
         proto = cs_nccl_proto_parse(sl + 1);
@@ -170,10 +180,10 @@ static int parse_term(const char *t, size_t len, const char *where, int n, cs_nc
     double v = strtod(num, &end);
     if (end == num || *end || !isfinite(v) || v < FIT_MIN || v > FIT_MAX)
         return term_error(err, where, n, t, len, "expected a factor F after '='");
-    if ((pair && find(f, cls, algo, proto) &&
-         (lat ? find(f, cls, algo, proto)->lat : find(f, cls, algo, proto)->bw) > 0))
+    if (pair ? pair_value(f, cls, algo, proto, kind) > 0
+             : kind == CS_NCCL_FIT_BASE && f->base[cls] > 0)
         return term_error(err, where, n, t, len, "given twice");
-    if (cs_nccl_fit_set(f, cls, algo, proto, lat, v) != CS_OK)
+    if (cs_nccl_fit_set(f, cls, algo, proto, kind, v) != CS_OK)
         return term_error(err, where, n, t, len, "too many pairs");
     return CS_OK;
 }
@@ -210,6 +220,8 @@ void cs_nccl_fit_format(const cs_nccl_fit_t *f, char *buf, size_t len)
             PUT("%s%s.bw=%.6g", o ? " " : "", class_names[c], f->bw[c]);
         if (f->lat[c] != 1.0)
             PUT("%s%s.lat=%.6g", o ? " " : "", class_names[c], f->lat[c]);
+        if (f->base[c] > 0)
+            PUT("%s%s.base=%.6g", o ? " " : "", class_names[c], f->base[c]);
     }
     for (int i = 0; i < f->n; i++) {
         const cs_nccl_fit_ref_t *r = &f->ref[i];
@@ -223,6 +235,8 @@ void cs_nccl_fit_format(const cs_nccl_fit_t *f, char *buf, size_t len)
             PUT("%s%s.bw.%s/%s=%.6g", o ? " " : "", cn, an, pn, r->bw);
         if (r->lat > 0 && (r->lat != f->lat[r->cls] || (sw && r->lat != 1.0)))
             PUT("%s%s.lat.%s/%s=%.6g", o ? " " : "", cn, an, pn, r->lat);
+        if (r->base > 0 && (f->base[r->cls] <= 0 || r->base != f->base[r->cls]))
+            PUT("%s%s.base.%s/%s=%.6g", o ? " " : "", cn, an, pn, r->base);
     }
 #undef PUT
     if (o >= len && len > 0)
@@ -242,7 +256,13 @@ void cs_nccl_fit_apply(const cs_nccl_fit_t *f, const cs_nccl_sys_t *sys, int alg
     /* the base latency is paid inside a node: the class of NCCL's graph
      * there */
     int g = algo >= 0 && algo < CS_NCCL_NALGOS && sys->graph[algo].nch > 0 ? algo : CS_NCCL_RING;
-    c->base_lat *= cs_nccl_fit_get(f, sys->graph[g].type_intra, algo, proto, 1);
+    /* NCCL's base latency takes the base factor (the latency's where none
+     * is given); a switch's latency once (NVLS, NVLSTree, CollNet: their
+     * base_lat) the latency factor */
+    int swa = algo == CS_NCCL_NVLS || algo == CS_NCCL_NVLS_TREE ||
+              algo == CS_NCCL_COLLNET_DIRECT || algo == CS_NCCL_COLLNET_CHAIN;
+    c->base_lat *= cs_nccl_fit_get(f, sys->graph[g].type_intra, algo, proto,
+                                   swa ? CS_NCCL_FIT_LAT : CS_NCCL_FIT_BASE);
     /* switches: NVLS on NVLink, CollNet on the network, by their own
      * factors alone (the pair's, fitted to its sizes): a class-wide factor
      * comes from the links' copies of the pairs the logs ran (Ring, Tree)

@@ -255,7 +255,37 @@ int main(void)
         cs_nccl_fit_format(&f.fit, txt, sizeof(txt));
         CS_TEST_CHECK(strstr(txt, "nvlink.lat.NVLS/Simple=1") && !strstr(txt, "NVLSTree"),
                       "switch pair at 1 written, NVLSTree's network pair implied: %s", txt);
+        /* NCCL's base latency: its own factor where given (a switch's
+         * latency once keeps the latency factor), else the latency's */
+        CS_TEST_REQUIRE(cs_nccl_fit_parse("nvlink.lat=2 nvlink.base=3 nvlink.base.Ring/LL=5", "t",
+                                          &f.fit, &fe) == CS_OK,
+                        "base terms: %s", fe.msg);
+        cs_nccl_fit_format(&f.fit, txt, sizeof(txt));
+        CS_TEST_CHECK(strstr(txt, "nvlink.base=3") && strstr(txt, "nvlink.base.Ring/LL=5"),
+                      "base terms written back: %s", txt);
+        cs_nccl_step_costs(k, &f, &sched, CS_NCCL_RING, CS_NCCL_SIMPLE, 64 << 20, &c);
+        CS_TEST_CHECK(NEAR(c.base_lat, 3 * 8.4e-6, 1e-11) &&
+                          NEAR(c.lat[CS_SIM_HW_NVLINK], 2 * 3.4e-6 / 4, 1e-11),
+                      "Ring/Simple: base x 3, steps x 2: %g %g", c.base_lat,
+                      c.lat[CS_SIM_HW_NVLINK]);
+        cs_nccl_step_costs(k, &f, &sched, CS_NCCL_RING, CS_NCCL_LL, 64 << 20, &c);
+        CS_TEST_CHECK(NEAR(c.base_lat, 5 * 6.6e-6, 1e-11), "Ring/LL's own base %g", c.base_lat);
+        snprintf(sched.algo, sizeof(sched.algo), "nvls");
+        cs_nccl_step_costs(k, &f, &sched, CS_NCCL_NVLS, CS_NCCL_SIMPLE, 64 << 20, &c);
+        CS_TEST_CHECK(NEAR(c.base_lat, 2 * 25e-6, 1e-11), "NVLS's latency x lat %g", c.base_lat);
+        snprintf(sched.algo, sizeof(sched.algo), "ring");
+        CS_TEST_REQUIRE(cs_nccl_fit_parse("nvlink.lat=2", "t", &f.fit, &fe) == CS_OK, "lat");
+        cs_nccl_step_costs(k, &f, &sched, CS_NCCL_RING, CS_NCCL_SIMPLE, 64 << 20, &c);
+        CS_TEST_CHECK(NEAR(c.base_lat, 2 * 8.4e-6, 1e-11), "no base factor: lat's %g", c.base_lat);
+        CS_TEST_CHECK(cs_nccl_fit_parse("nvlink.base=2 nvlink.base=3", "t", &f.fit, &fe) != CS_OK &&
+                          strstr(fe.msg, "given twice"),
+                      "base given twice: %s", fe.msg);
+        cs_err_clear(&fe);
+        CS_TEST_CHECK(cs_nccl_fit_parse("nvlink.bse=2", "t", &f.fit, &fe) != CS_OK &&
+                          strstr(fe.msg, "bw, lat or base"),
+                      "bad kind: %s", fe.msg);
         /* P2P runs Simple only */
+        cs_err_clear(&fe);
         CS_TEST_CHECK(cs_nccl_fit_parse("nvlink.lat.P2P/LL=2", "t", &f.fit, &fe) != CS_OK &&
                           strstr(fe.msg, "P2P/Simple"),
                       "P2P/LL refused: %s", fe.msg);
