@@ -298,8 +298,17 @@ static int take_rows(cs_nset_t *s, cs_ntab_t *v, const char *log)
     for (int i = 0; i < t->nrows; i++) {
         const cs_nccl_row_t *w = &t->rows[i];
         if (strcmp(w->type, t->rows[0].type) || strcmp(w->redop, opn)) {
-            skip(s, log, t, "its rows have several types or operators (-d all, -o all): give "
-                            "one table per type and operator");
+            int ty = strcmp(w->type, t->rows[0].type) != 0;
+            const char *got = ty ? w->type : w->redop;
+            int known = ty ? cs_dtype_parse(got) != CS_DT_COUNT
+                           : (strcmp(got, "none") == 0 || cs_op_parse(got) != CS_OP_COUNT);
+            snprintf(why, sizeof(why), "its rows have several %s: line %u has '%s' where line "
+                     "%u has '%s'%s%s%s", ty ? "types" : "operators", w->line, got,
+                     t->rows[0].line, ty ? t->rows[0].type : opn,
+                     known ? " (-d all, -o all: give one table per type and operator)"
+                           : "; collstep has no ",
+                     known ? "" : ty ? "type" : "operator", known ? "" : " of that name (a typo?)");
+            skip(s, log, t, why);
             return 1;
         }
         const cs_nccl_meas_t *m = w->ip.present ? &w->ip : &w->oop;

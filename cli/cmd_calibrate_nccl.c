@@ -823,6 +823,16 @@ static int fit_level(fitrun_t *r, int level)
         if (n > 0)
             fit_put(&r->fit, &one, q, exp(sum / n));
     }
+    /* a pair's base latency that its sizes did not determine follows the
+     * pair's own per-step latency (as the report says), not the class-wide
+     * base: written as its own term */
+    for (int j = 0; j < np && rc == CS_EXIT_OK; j++)
+        for (int c = 0; c < pb[j].ncls; c++) {
+            int qb = NK * c + CS_NCCL_FIT_BASE;
+            if (!pb[j].det[qb] && pb[j].cls[c] != CS_SIM_HW_NET)
+                fit_put(&r->fit, &pb[j], qb,
+                        fit_value(&r->fit, &pb[j], NK * c + CS_NCCL_FIT_LAT));
+        }
     int any = 0;
     for (int j = 0; j < np; j++)
         for (int q = 0; q < NQ; q++)

@@ -6,6 +6,9 @@
 #include "cli.h"
 #include "cs_out.h"
 #include "cs_platform.h"
+#ifdef CS_HAVE_MODEL
+#include "cs_nccl.h"
+#endif
 
 static void help(FILE *f)
 {
@@ -117,6 +120,20 @@ int cs_cli_platform(int argc, char **argv)
     if (rc != CS_EXIT_OK)
         return rc;
     int st;
+#ifdef CS_HAVE_MODEL
+    /* a file's fitted terms that do not parse: an error here as in sim,
+     * plan and validate (a hand edit checked with show) */
+    if (p->nccl_fit[0]) {
+        char where[512];
+        cs_nccl_fit_t fit;
+        cs_err_t fe = {0};
+        snprintf(where, sizeof(where), "%s:%d", p->spec, p->nccl_fit_line);
+        if (cs_nccl_fit_parse(p->nccl_fit, where, &fit, &fe) != CS_OK) {
+            cs_platform_close(p);
+            return cs_cli_usage_error("platform", "%s", fe.msg);
+        }
+    }
+#endif
     if (strcmp(verb, "show") == 0) {
         if (cs_platform_print(p, stdout, &err) != CS_OK) {
             fprintf(stderr, "collstep platform: %s\n", err.msg);

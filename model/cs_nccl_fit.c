@@ -131,7 +131,7 @@ static int term_error(cs_err_t *err, const char *where, int n, const char *t, si
 
 /* One term t[0..len). */
 static int parse_term(const char *t, size_t len, const char *where, int n, cs_nccl_fit_t *f,
-                      cs_err_t *err)
+                      unsigned *seen, cs_err_t *err)
 {
     char buf[128];
     if (len >= sizeof(buf))
@@ -166,23 +166,31 @@ static int parse_term(const char *t, size_t len, const char *where, int n, cs_nc
         *sl = '\0';
         algo = cs_nccl_label_parse(pair);
         proto = cs_nccl_proto_parse(sl + 1);
-        if (algo == CS_NCCL_P2P && proto >= 0 && proto != CS_NCCL_SIMPLE)
+        if (algo >= 0 && algo != CS_NCCL_RING && algo != CS_NCCL_TREE && proto >= 0 &&
+            proto != CS_NCCL_SIMPLE)
             return term_error(err, where, n, t, len,
-                              "P2P (NCCL's send/receive path) runs Simple only: P2P/Simple");
+                              algo == CS_NCCL_P2P
+                                  ? "P2P (NCCL's send/receive path) runs Simple only: P2P/Simple"
+                                  : "this algorithm runs Simple only (NCCL has LL and LL128 for "
+                                    "Ring and Tree): ALGO/Simple");
         if (algo < 0 || proto < 0)
             return term_error(err, where, n, t, len,
                               algo < 0 ? "unknown algorithm (Tree, Ring, CollNetDirect, "
                                          "CollNetChain, NVLS, NVLSTree, PAT, P2P)"
                                        : "unknown protocol (LL, LL128, Simple)");
     }
+    if (kind == CS_NCCL_FIT_BASE && cls == CS_SIM_HW_NET)
+        return term_error(err, where, n, t, len,
+                          "NCCL's base latency is paid inside a node: nvlink.base or pci.base");
     char *end;
     const char *num = eq + 1;
     double v = strtod(num, &end);
     if (end == num || *end || !isfinite(v) || v < FIT_MIN || v > FIT_MAX)
         return term_error(err, where, n, t, len, "expected a factor F after '='");
-    if (pair ? pair_value(f, cls, algo, proto, kind) > 0
-             : kind == CS_NCCL_FIT_BASE && f->base[cls] > 0)
+    if (pair ? pair_value(f, cls, algo, proto, kind) > 0 : (*seen >> (cls * CS_NCCL_FIT_NKINDS + kind)) & 1)
         return term_error(err, where, n, t, len, "given twice");
+    if (!pair)
+        *seen |= 1u << (cls * CS_NCCL_FIT_NKINDS + kind);
     if (cs_nccl_fit_set(f, cls, algo, proto, kind, v) != CS_OK)
         return term_error(err, where, n, t, len, "too many pairs");
     return CS_OK;
@@ -192,17 +200,25 @@ int cs_nccl_fit_parse(const char *text, const char *where, cs_nccl_fit_t *f, cs_
 {
     cs_nccl_fit_init(f);
     int n = 0;
+    unsigned seen = 0; /* class-wide terms given */
     for (const char *p = text; p && *p;) {
         p += strspn(p, " \t\r\n,");
         if (!*p)
             break;
         size_t len = strcspn(p, " \t\r\n,");
-        int st = parse_term(p, len, where, ++n, f, err);
+        int st = parse_term(p, len, where, ++n, f, &seen, err);
         if (st != CS_OK)
             return st;
         p += len;
     }
     return CS_OK;
+}
+
+/* Two factors that differ beyond rounding (a class-wide factor that is one
+ * pair's geometric mean comes back from exp(log(x))). */
+static int differs(double a, double b)
+{
+    return fabs(a - b) > 1e-9 * fabs(b);
 }
 
 void cs_nccl_fit_format(const cs_nccl_fit_t *f, char *buf, size_t len)
@@ -231,11 +247,11 @@ void cs_nccl_fit_format(const cs_nccl_fit_t *f, char *buf, size_t len)
          * a switch's pair in its switch's class, whose switch takes the
          * pair's factor alone (1 without it: cs_nccl_fit_apply) */
         int sw = cs_nccl_fit_switch_pair(r->algo, r->cls);
-        if (r->bw > 0 && (r->bw != f->bw[r->cls] || (sw && r->bw != 1.0)))
+        if (r->bw > 0 && (differs(r->bw, f->bw[r->cls]) || (sw && r->bw != 1.0)))
             PUT("%s%s.bw.%s/%s=%.6g", o ? " " : "", cn, an, pn, r->bw);
-        if (r->lat > 0 && (r->lat != f->lat[r->cls] || (sw && r->lat != 1.0)))
+        if (r->lat > 0 && (differs(r->lat, f->lat[r->cls]) || (sw && r->lat != 1.0)))
             PUT("%s%s.lat.%s/%s=%.6g", o ? " " : "", cn, an, pn, r->lat);
-        if (r->base > 0 && (f->base[r->cls] <= 0 || r->base != f->base[r->cls]))
+        if (r->base > 0 && (f->base[r->cls] <= 0 || differs(r->base, f->base[r->cls])))
             PUT("%s%s.base.%s/%s=%.6g", o ? " " : "", cn, an, pn, r->base);
     }
 #undef PUT

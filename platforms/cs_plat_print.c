@@ -207,8 +207,10 @@ int cs_platform_print(const cs_platform_t *p, FILE *f, cs_err_t *err)
         fprintf(f,
                 "NCCL model terms fitted to measurements (collstep_nccl_fit, line %d): %s\n"
                 "  factors on what NCCL's model charges per route class (nvlink, pci, net):\n"
-                "  bw its rate, lat its per-step latency; CLASS.bw.ALGO/PROTO for one NCCL\n"
-                "  algorithm and protocol.  `--model nccl` (sim, plan, validate) applies them;\n"
+                "  bw its rate, lat its per-step latency, base NCCL's per-collective base\n"
+                "  latency (inside a node; without it the base follows lat);\n"
+                "  CLASS.bw.ALGO/PROTO for one NCCL algorithm and protocol (P2P: all-to-all).\n"
+                "  `--model nccl` (sim, plan, validate) applies them;\n"
                 "  `collstep calibrate --from-nccl-tests` wrote them.\n",
                 p->nccl_fit_line, p->nccl_fit);
     if (p->ndims > 0 && strcmp(p->dims_from, "routes") == 0) {

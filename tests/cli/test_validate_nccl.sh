@@ -181,6 +181,18 @@ sed '0,/    double     sum/s/    double     sum/    doubel     sum/' \
     ! grep -q "^  allreduce " typo.out && grep -q "^  allgather " typo.out && ok ||
     bad "type typo: rc $rc $(grep doubel typo.err)"
 
+# one row's type misspelled: the line and the type named
+sed '18s/    double     sum/    doubel     sum/' "$logs/xxrjun-h100-1node-g4.log" >typo18.log
+"$cs" validate --nccl-tests typo18.log --platform hgx-h100 >/dev/null 2>typo18.err; rc=$?
+[ $rc = 0 ] && grep -q "typo18.log:1: all_reduce table skipped: its rows have several types: line 18 has 'doubel' where line 16 has 'double'; collstep has no type of that name" typo18.err &&
+    ok || bad "one row's type misspelled: rc $rc $(grep skipped typo18.err | head -1)"
+# a hand-edited fit term that does not parse: platform show refuses it as validate does
+sed 's|collstep_nccl_fit" value="|collstep_nccl_fit" value="nvlink.bse=2 |' g4.xml >g4bad.xml
+"$cs" platform show g4bad.xml >/dev/null 2>show.err; rc=$?
+"$cs" validate --nccl-tests typo18.log --platform g4bad.xml >/dev/null 2>vbad.err; rc2=$?
+[ $rc = 2 ] && [ $rc2 = 2 ] && grep -q "g4bad.xml:[0-9]*: collstep_nccl_fit term 1 'nvlink.bse=2': expected bw, lat or base" show.err &&
+    ok || bad "bad fit term: show rc $rc validate rc $rc2 $(cat show.err)"
+
 # --- refusals ----------------------------------------------------------------------------
 "$cs" validate --nccl-tests "$logs/a3mega-h100-2nodes.md" --platform hgx-h100 >/dev/null 2>few.err; rc=$?
 [ $rc = 2 ] && grep -q "a3mega-h100-2nodes.md:9: the table has 16 ranks but hgx-h100 has 8 " few.err &&

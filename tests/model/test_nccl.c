@@ -281,6 +281,18 @@ int main(void)
                           strstr(fe.msg, "given twice"),
                       "base given twice: %s", fe.msg);
         cs_err_clear(&fe);
+        CS_TEST_CHECK(cs_nccl_fit_parse("nvlink.bw=0.9 nvlink.bw=0.5", "t", &f.fit, &fe) != CS_OK &&
+                          strstr(fe.msg, "given twice"),
+                      "class-wide given twice: %s", fe.msg);
+        cs_err_clear(&fe);
+        CS_TEST_CHECK(cs_nccl_fit_parse("net.base=2", "t", &f.fit, &fe) != CS_OK &&
+                          strstr(fe.msg, "inside a node"),
+                      "net.base refused: %s", fe.msg);
+        cs_err_clear(&fe);
+        CS_TEST_CHECK(cs_nccl_fit_parse("nvlink.bw.NVLS/LL=2", "t", &f.fit, &fe) != CS_OK &&
+                          strstr(fe.msg, "Simple only"),
+                      "NVLS/LL refused: %s", fe.msg);
+        cs_err_clear(&fe);
         CS_TEST_CHECK(cs_nccl_fit_parse("nvlink.bse=2", "t", &f.fit, &fe) != CS_OK &&
                           strstr(fe.msg, "bw, lat or base"),
                       "bad kind: %s", fe.msg);
