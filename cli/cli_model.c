@@ -59,9 +59,14 @@ int cs_cli_nccl_setup(const char *cmd, cs_cli_nccl_t *c, const cs_platform_t *pl
     cs_err_t err;
     cs_err_clear(&err);
     c->k = cs_nccl_consts_for(c->version, 0, &exact);
-    if (c->version && !exact)
+    /* said once per version (validate and calibrate set up every table of a
+     * log, each with the log's version) */
+    static char noted[32];
+    if (c->version && !exact && strncmp(noted, c->version, sizeof(noted) - 1) != 0) {
         fprintf(stderr, "collstep %s: note: NCCL %s is not in the model's table; using %s %s "
                         "(the nearest it has)\n", cmd, c->version, c->k->lib, c->k->version);
+        snprintf(noted, sizeof(noted), "%s", c->version);
+    }
     if (cs_nccl_sys_from(plat, hosts, nranks, c->k, &c->sys, &err) != CS_OK)
         return cs_cli_usage_error(cmd, "--model nccl: %s", err.msg);
     if (c->sys.rccl) { /* AMD GPUs: RCCL's constants */

@@ -65,7 +65,9 @@ void cs_cli_size_text(uint64_t b, char *buf, size_t len)
     double v = (double)b;
     while (u < 4 && v >= 1024)
         v /= 1024, u++;
-    snprintf(buf, len, v == floor(v) ? "%.0f %s" : "%.3g %s", v, unit[u]);
+    /* whole units exactly; else three digits, and no exponent from 1000
+     * (1073741760 B is "1024 MiB", not "1.02e+03 MiB") */
+    snprintf(buf, len, v == floor(v) || v >= 1000 ? "%.0f %s" : "%.3g %s", v, unit[u]);
 }
 
 int cs_cli_parse_sweep(const char *s, uint64_t *min, uint64_t *max, double *factor)

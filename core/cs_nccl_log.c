@@ -517,7 +517,10 @@ int cs_nccl_log_parse(const char *buf, size_t len, const char *name, cs_nccl_log
     }
     if (st == CS_OK)
         st = finish_table(&P);
-    if (st == CS_OK && P.log->ntables == 0)
+    if (st == CS_OK && P.log->ntables == 0 && len == 0)
+        st = cs_err_set(P.err, CS_ERR_PARSE, "%s:1: the file is empty (expected an nccl-tests "
+                                             "log)", P.name);
+    else if (st == CS_OK && P.log->ntables == 0)
         st = cs_err_set(P.err, CS_ERR_PARSE,
                         "%s:%u: no nccl-tests table found (expected a '# nThread ...' line or "
                         "a '#  size  count  type ...' column header)",
