@@ -656,8 +656,9 @@ static void say_undetermined(fitrun_t *r, const block_t *b, const cs_nset_t *sub
     for (int q = 0; q < NK * b->ncls; q++) {
         const char *cn = cs_nccl_fit_class_name(b->cls[q / NK]), *kn = KIND_NAME(q);
         int base = q % NK == CS_NCCL_FIT_BASE;
-        if (base && b->cls[q / NK] == CS_SIM_HW_NET)
-            continue; /* NCCL's base latency is paid inside a node */
+        if (base && (b->cls[q / NK] == CS_SIM_HW_NET || switch_pair(b->algo, b->cls[q / NK])))
+            continue; /* NCCL's base latency is paid inside a node, and a switch's
+                       * latency once takes its latency factor */
         if (b->det[q] && src)
             SAY(r, "  %s.%s: from %s: %.4g\n", cn, kn, src[q], fit_value(&r->fit, b, q));
         else if (b->det[q])
@@ -829,7 +830,8 @@ static int fit_level(fitrun_t *r, int level)
     for (int j = 0; j < np && rc == CS_EXIT_OK; j++)
         for (int c = 0; c < pb[j].ncls; c++) {
             int qb = NK * c + CS_NCCL_FIT_BASE;
-            if (!pb[j].det[qb] && pb[j].cls[c] != CS_SIM_HW_NET)
+            if (!pb[j].det[qb] && pb[j].cls[c] != CS_SIM_HW_NET &&
+                !switch_pair(pb[j].algo, pb[j].cls[c]))
                 fit_put(&r->fit, &pb[j], qb,
                         fit_value(&r->fit, &pb[j], NK * c + CS_NCCL_FIT_LAT));
         }
