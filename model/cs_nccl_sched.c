@@ -227,7 +227,7 @@ void cs_nccl_as_sched(const cs_nccl_sys_t *sys, cs_coll_t coll, int algo, int pr
             snprintf(name, nlen, "chain");
         } else if (coll == CS_COLL_ALLTOALL) {
             /* a window of NCCL's that leaves at most 4 rounds of peers is
-             * simulated as every peer at once: the ranks' links bind
+             * simulated as every peer at once (inflight=0): the ranks' links bind
              * either way, and a sliding window of hundreds of exchanges per
              * rank takes the simulation minutes where all at once takes
              * seconds (512 ranks: 256 in flight over a minute, 511 in 4
@@ -236,7 +236,9 @@ void cs_nccl_as_sched(const cs_nccl_sys_t *sys, cs_coll_t coll, int algo, int pr
             if (w < P - 1 && 4 * w >= P - 1)
                 w = P - 1;
             snprintf(name, nlen, "pairwise");
-            snprintf(params, plen, "inflight=%d", w);
+            /* every peer at once: the generator's inflight=0, as the
+             * planner's candidate spells it */
+            snprintf(params, plen, "inflight=%d", w >= P - 1 ? 0 : w);
         } else {
             int steps = coll == CS_COLL_ALLREDUCE ? 2 * (sys->nranks - 1) : sys->nranks - 1;
             unsigned long long nk = ring_chunks(sys, proto, bytes, steps);
