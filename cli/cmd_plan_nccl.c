@@ -25,8 +25,8 @@ static double busbw(const cs_planner_t *p, int k, double t)
 static const char *dominant(const cs_planner_terms_t *t, double total, char *buf, size_t len)
 {
     char lat[160], bw[200], sw[160];
-    snprintf(lat, sizeof(lat), "%.0f steps x %.2f us + %.2f us base = %.2f us", t->steps,
-             t->step_s * 1e6, t->base_s * 1e6, t->lat_s * 1e6);
+    snprintf(lat, sizeof(lat), "%.0f step%s x %.2f us + %.2f us base = %.2f us", t->steps,
+             t->steps == 1 ? "" : "s", t->step_s * 1e6, t->base_s * 1e6, t->lat_s * 1e6);
     if (t->tier[0])
         snprintf(bw, sizeof(bw), "%.2f us, most on tier %s at %.1f GB/s per message (%s)",
                  t->bw_s * 1e6, t->tier, t->tier_rate / 1e9,
