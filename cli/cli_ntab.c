@@ -989,23 +989,27 @@ void cs_ntab_why(const cs_ntab_t *t, int k, char *buf, size_t len)
         double e = t->pred[i] / t->meas[i] - 1;
         emin = fmin(emin, e), emax = fmax(emax, e);
     }
+    /* the advice: fit the terms, or (a platform fitted already) fit them
+     * with this log too */
+    const char *fit = !t->own && !cs_nccl_fit_is_identity(&t->nc.sys.fit)
+                          ? "the platform's fitted terms do not carry over to this log: give it "
+                            "to collstep calibrate --from-nccl-tests with the others"
+                          : "collstep calibrate --from-nccl-tests fits them to logs";
     if (hi > lo && (emin > 0.05 || emax < -0.05)) {
         snprintf(buf, len, "every size of the log's %s range (%s to %s) is predicted %s, by "
-                           "%.0f to %.0f %%: the platform's %s for it %s off "
-                           "(collstep calibrate --from-nccl-tests fits them to logs)",
+                           "%.0f to %.0f %%: the platform's %s for it %s off (%s)",
                  p, a, z, emin > 0 ? "slow" : "fast", fabs(emin > 0 ? emin : emax) * 100,
                  fabs(emin > 0 ? emax : emin) * 100,
                  t->own ? "tiers' rates or latencies" : "rate or latency",
-                 t->own ? "are" : "is");
+                 t->own ? "are" : "is", fit);
         return;
     }
     if (hi == lo) {
         snprintf(buf, len, "the only size of the log's %s range, predicted %s: the platform's "
-                           "%s for it %s off, or the run was (one size cannot tell which; "
-                           "collstep calibrate --from-nccl-tests fits them to logs)",
+                           "%s for it %s off, or the run was (one size cannot tell which; %s)",
                  p, t->pred[k] > t->meas[k] ? "slow" : "fast",
                  t->own ? "tiers' rates or latencies" : "rate or latency",
-                 t->own ? "are" : "is");
+                 t->own ? "are" : "is", fit);
         return;
     }
     snprintf(buf, len, "the log's %s sizes (%s to %s) do not follow one per-step latency and "
