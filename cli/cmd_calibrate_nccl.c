@@ -600,7 +600,6 @@ static cs_nset_t level_set(const fitrun_t *r, int level, cs_ntab_t **tabs)
     return sub;
 }
 
-static int switch_pair(int a, int cls);
 static int class_apart(int a, int cls, int q);
 
 /* "A to B": the sizes of the level's rows in block b. */
@@ -656,7 +655,7 @@ static void say_undetermined(fitrun_t *r, const block_t *b, const cs_nset_t *sub
     for (int q = 0; q < NK * b->ncls; q++) {
         const char *cn = cs_nccl_fit_class_name(b->cls[q / NK]), *kn = KIND_NAME(q);
         int base = q % NK == CS_NCCL_FIT_BASE;
-        if (base && (b->cls[q / NK] == CS_SIM_HW_NET || switch_pair(b->algo, b->cls[q / NK])))
+        if (base && (b->cls[q / NK] == CS_SIM_HW_NET || cs_nccl_fit_switch_pair(b->algo, b->cls[q / NK])))
             continue; /* NCCL's base latency is paid inside a node, and a switch's
                        * latency once takes its latency factor */
         if (b->det[q] && src)
@@ -689,12 +688,6 @@ static void say_undetermined(fitrun_t *r, const block_t *b, const cs_nset_t *sub
     }
 }
 
-/* Whether NCCL's algorithm a reduces in a switch of route class cls. */
-static int switch_pair(int a, int cls)
-{
-    return cs_nccl_fit_switch_pair(a, cls);
-}
-
 /* Whether pair a's factor q in class cls stays out of the class-wide ones
  * (which serve NCCL's algorithms the logs did not run): a switch's, which
  * are its reduction's, and the latency of NCCL's send/receive path
@@ -703,7 +696,7 @@ static int switch_pair(int a, int cls)
  * is the links' as any algorithm's */
 static int class_apart(int a, int cls, int q)
 {
-    return switch_pair(a, cls) || (a == CS_NCCL_P2P && q % NK);
+    return cs_nccl_fit_switch_pair(a, cls) || (a == CS_NCCL_P2P && q % NK);
 }
 
 /* The network's rate rests on fewer than MIN_NET_ROWS sizes: the tables
@@ -717,7 +710,7 @@ static void warn_network(fitrun_t *r, const block_t *pb, int np, int nbw, const 
     char free_[512] = "";
     size_t o = 0;
     for (int j = 0; j < np && o < sizeof(free_); j++) {
-        int d = pb[j].det[0] && !switch_pair(pb[j].algo, CS_SIM_HW_NET);
+        int d = pb[j].det[0] && !cs_nccl_fit_switch_pair(pb[j].algo, CS_SIM_HW_NET);
         int rest = d ? pb[j].nrows - pb[j].ndet[0] : pb[j].nrows;
         if (rest <= 0)
             continue;
@@ -831,7 +824,7 @@ static int fit_level(fitrun_t *r, int level)
         for (int c = 0; c < pb[j].ncls; c++) {
             int qb = NK * c + CS_NCCL_FIT_BASE;
             if (!pb[j].det[qb] && pb[j].cls[c] != CS_SIM_HW_NET &&
-                !switch_pair(pb[j].algo, pb[j].cls[c]))
+                !cs_nccl_fit_switch_pair(pb[j].algo, pb[j].cls[c]))
                 fit_put(&r->fit, &pb[j], qb,
                         fit_value(&r->fit, &pb[j], NK * c + CS_NCCL_FIT_LAT));
         }

@@ -264,8 +264,9 @@ void cs_nccl_fit_apply(const cs_nccl_fit_t *f, const cs_nccl_sys_t *sys, int alg
 {
     for (int k = 0; k < CS_SIM_HW_COUNT; k++) {
         double b = cs_nccl_fit_get(f, k, algo, proto, 0);
-        c->lat[k] *= cs_nccl_fit_get(f, k, algo, proto, 1);
-        c->hid_lat[k] *= cs_nccl_fit_get(f, k, algo, proto, 1);
+        double l = cs_nccl_fit_get(f, k, algo, proto, CS_NCCL_FIT_LAT);
+        c->lat[k] *= l;
+        c->hid_lat[k] *= l;
         c->eff[k] *= b;
         c->cap[k] *= b;
     }
@@ -275,8 +276,8 @@ void cs_nccl_fit_apply(const cs_nccl_fit_t *f, const cs_nccl_sys_t *sys, int alg
     /* NCCL's base latency takes the base factor (the latency's where none
      * is given); a switch's latency once (NVLS, NVLSTree, CollNet: their
      * base_lat) the latency factor */
-    int swa = algo == CS_NCCL_NVLS || algo == CS_NCCL_NVLS_TREE ||
-              algo == CS_NCCL_COLLNET_DIRECT || algo == CS_NCCL_COLLNET_CHAIN;
+    int swa = cs_nccl_fit_switch_pair(algo, CS_SIM_HW_NVLINK) ||
+              cs_nccl_fit_switch_pair(algo, CS_SIM_HW_NET);
     c->base_lat *= cs_nccl_fit_get(f, sys->graph[g].type_intra, algo, proto,
                                    swa ? CS_NCCL_FIT_LAT : CS_NCCL_FIT_BASE);
     /* switches: NVLS on NVLink, CollNet on the network, by their own

@@ -508,14 +508,16 @@ void cs_nccl_step_costs(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, con
         out->eff[c] = eff;
         out->cap[c] = (c == CS_SIM_HW_NET ? bn : bi) * 1e9 * frac / share;
     }
+    double start_in = 0, start_net = 0; /* NCCL's step latencies paid at the start (us) */
     if (algo == CS_NCCL_NVLS || algo == CS_NCCL_NVLS_TREE) {
         /* NVLS: its latency once, its bandwidth the switch's reduction rate
          * per member (NCCL's algorithm bandwidth of the pair) */
         double li, ln;
         step_lats(k, sys, algo, CS_NCCL_SIMPLE, &li, &ln);
-        out->base_lat += li * 1e-6;
+        start_in = li;
         if (sys->nnodes > 1 && algo == CS_NCCL_NVLS)
-            out->base_lat += ln * 1e-6;
+            start_net = ln;
+        out->base_lat += (start_in + start_net) * 1e-6;
         /* the switch's part: the network's is simulated on the links */
         double b = bus_bw(k, sys, coll, algo, CS_NCCL_SIMPLE,
                           chan_bw_of(k, sys, coll, algo, sys->nnodes > 1));
@@ -579,19 +581,12 @@ void cs_nccl_step_costs(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, con
         cs_nccl_as_sched(sys, coll, algo, proto, bytes, name, sizeof(name), params,
                          sizeof(params));
         if (strcmp(name, s->algo) == 0) {
-            double lb, li, ln, si = 0, sn = 0;
+            double lb, li, ln;
             lat_parts(k, sys, coll, algo, proto, &lb, &li, &ln);
-            if (algo == CS_NCCL_NVLS || algo == CS_NCCL_NVLS_TREE) {
-                /* paid at the start already (above) */
-                double a, b;
-                step_lats(k, sys, algo, CS_NCCL_SIMPLE, &a, &b);
-                si = a;
-                sn = sys->nnodes > 1 && algo == CS_NCCL_NVLS ? b : 0;
-            }
             int g = sys->graph[algo].nch > 0 ? algo : CS_NCCL_RING;
-            double keep = 1.0 - 1.0 / pieces;
-            out->hid_lat[sys->graph[g].type_intra] += keep * fmax(0, li - si) * 1e-6;
-            out->hid_lat[CS_SIM_HW_NET] += keep * fmax(0, ln - sn) * 1e-6;
+            double keep = 1.0 - 1.0 / pieces; /* less what NVLS paid at the start above */
+            out->hid_lat[sys->graph[g].type_intra] += keep * fmax(0, li - start_in) * 1e-6;
+            out->hid_lat[CS_SIM_HW_NET] += keep * fmax(0, ln - start_net) * 1e-6;
         }
     }
     cs_nccl_fit_apply(&sys->fit, sys, label, proto, out);

@@ -277,30 +277,21 @@ int main(void)
         CS_TEST_REQUIRE(cs_nccl_fit_parse("nvlink.lat=2", "t", &f.fit, &fe) == CS_OK, "lat");
         cs_nccl_step_costs(k, &f, &sched, CS_NCCL_RING, CS_NCCL_SIMPLE, 64 << 20, &c);
         CS_TEST_CHECK(NEAR(c.base_lat, 2 * 8.4e-6, 1e-11), "no base factor: lat's %g", c.base_lat);
-        CS_TEST_CHECK(cs_nccl_fit_parse("nvlink.base=2 nvlink.base=3", "t", &f.fit, &fe) != CS_OK &&
-                          strstr(fe.msg, "given twice"),
-                      "base given twice: %s", fe.msg);
-        cs_err_clear(&fe);
-        CS_TEST_CHECK(cs_nccl_fit_parse("nvlink.bw=0.9 nvlink.bw=0.5", "t", &f.fit, &fe) != CS_OK &&
-                          strstr(fe.msg, "given twice"),
-                      "class-wide given twice: %s", fe.msg);
-        cs_err_clear(&fe);
-        CS_TEST_CHECK(cs_nccl_fit_parse("net.base=2", "t", &f.fit, &fe) != CS_OK &&
-                          strstr(fe.msg, "inside a node"),
-                      "net.base refused: %s", fe.msg);
-        cs_err_clear(&fe);
-        CS_TEST_CHECK(cs_nccl_fit_parse("nvlink.bw.NVLS/LL=2", "t", &f.fit, &fe) != CS_OK &&
-                          strstr(fe.msg, "Simple only"),
-                      "NVLS/LL refused: %s", fe.msg);
-        cs_err_clear(&fe);
-        CS_TEST_CHECK(cs_nccl_fit_parse("nvlink.bse=2", "t", &f.fit, &fe) != CS_OK &&
-                          strstr(fe.msg, "bw, lat or base"),
-                      "bad kind: %s", fe.msg);
-        /* P2P runs Simple only */
-        cs_err_clear(&fe);
-        CS_TEST_CHECK(cs_nccl_fit_parse("nvlink.lat.P2P/LL=2", "t", &f.fit, &fe) != CS_OK &&
-                          strstr(fe.msg, "P2P/Simple"),
-                      "P2P/LL refused: %s", fe.msg);
+        /* terms refused, each with what its message must say (P2P, NVLS:
+         * Simple only; the base is paid inside a node) */
+        static const char *const refused[][2] = {
+            {"nvlink.base=2 nvlink.base=3", "given twice"},
+            {"nvlink.bw=0.9 nvlink.bw=0.5", "given twice"},
+            {"net.base=2", "inside a node"},
+            {"nvlink.bw.NVLS/LL=2", "Simple only"},
+            {"nvlink.bse=2", "bw, lat or base"},
+            {"nvlink.lat.P2P/LL=2", "P2P/Simple"}};
+        for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+            cs_err_clear(&fe);
+            CS_TEST_CHECK(cs_nccl_fit_parse(refused[i][0], "t", &f.fit, &fe) != CS_OK &&
+                              strstr(fe.msg, refused[i][1]),
+                          "'%s' refused saying '%s': %s", refused[i][0], refused[i][1], fe.msg);
+        }
     }
     /* a schedule of 3 channels shares the cap */
     snprintf(sched.params, sizeof(sched.params), "nchunks=1 channels=3");
