@@ -639,10 +639,15 @@ int cs_nset_read(cs_nset_t *s)
         rc = cs_cli_usage_error(s->cmd, "%s", "out of memory");
     for (int l = 0; l < s->nlogs && rc == CS_EXIT_OK; l++) {
         cs_err_clear(&err);
-        if (cs_nccl_log_load(s->logs[l], &s->log[l], &err) != CS_OK)
+        if (cs_nccl_log_load(s->logs[l], &s->log[l], &err) != CS_OK) {
             rc = cs_cli_usage_error(s->cmd, "%s: %s", "nccl-tests log", err.msg);
-        else
+        } else {
             cap += s->log[l]->ntables;
+            if (s->log[l]->cut_line)
+                fprintf(stderr, "collstep %s: %s:%u: the file ends inside this line (the run or "
+                                "the copy was cut short): the line is left out, the rows "
+                                "above it are read\n", s->cmd, s->logs[l], s->log[l]->cut_line);
+        }
     }
     if (rc == CS_EXIT_OK && !(s->tab = calloc((size_t)cap + 1, sizeof(*s->tab))))
         rc = cs_cli_usage_error(s->cmd, "%s", "out of memory");

@@ -202,6 +202,10 @@ int cs_cli_import_nccl(int argc, char **argv)
         if (!json)
             printf("%s%s: %d table%s\n", a > optind ? "\n" : "", argv[a], log->ntables,
                    log->ntables == 1 ? "" : "s");
+        if (log->cut_line)
+            fprintf(stderr, "collstep import: %s:%u: the file ends inside this line (the run or "
+                            "the copy was cut short): the line is left out\n", argv[a],
+                    log->cut_line);
         for (int i = 0; i < log->ntables; i++, k++) {
             if (json) {
                 printf("%s\n ", k ? "," : "");

@@ -160,6 +160,11 @@ typedef struct cs_nccl_log {
     cs_nccl_run_t *tables;
     int ntables;
     size_t cap_tables;
+    /* The file's last line when the end of the file cuts it short (no
+     * newline after it: a run killed while writing, a copy cut off) and
+     * it does not read whole (a row, a closing line): left out, not an
+     * error; 0 when none. */
+    unsigned cut_line;
 } cs_nccl_log_t;
 
 /* Read `len` bytes of `buf` (need not end with a NUL; NULs are ordinary

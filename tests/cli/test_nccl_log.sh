@@ -54,6 +54,13 @@ fi
     grep -q "     1048576        293.00      3.58        294.00      3.57" ms.out && ok ||
     bad "ms log: $(head -8 ms.out)"
 
+# a log whose run was cut inside a row: the rows above it read, the cut line said
+head -c 2660 "$logs/issue309-h100-2nodes.log" >cut.log
+"$cs" import nccl-tests cut.log --format json >cut.json 2>err &&
+    grep -q "^collstep import: cut.log:30: the file ends inside this line" err &&
+    python3 -c 'import json,sys; t=json.load(open("cut.json")); assert len(t) == 1 and len(t[0]["rows"]) == 6, t' &&
+    ok || bad "cut log: $(cat err)"
+
 # --- refusals ------------------------------------------------------------------------
 printf '# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor)\n#  size count type time algbw busbw\n  8  2  float  1.0  x  0\n' >bad.log
 "$cs" import nccl-tests bad.log >/dev/null 2>err; rc=$?

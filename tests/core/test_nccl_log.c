@@ -448,6 +448,51 @@ static int srun_label(void)
     return 0;
 }
 
+/* A file that ends inside a line (a run killed while writing, a copy cut
+ * off): the line is left out, what came before it is read; the same line
+ * with its newline is an error (a row written whole but wrong). */
+static int cut_short(void)
+{
+    static const char hdr[] =
+        "#       size         count      type   redop    root     time   algbw   busbw  #wrong"
+        "     time   algbw   busbw  #wrong\n";
+    static const char row[] = "     1048576        262144     float     sum      -1    93.25   "
+                              "11.24   21.08      0    82.98   12.64   23.69      0\n";
+    static const char *const cuts[] = {
+        "     2097152        524288     float     sum      -1    94.22", /* inside a row */
+        "     2097152        524288     float     sum      -1    94.22   22.26   41.73      0"
+        "    93.52   22.42   42.05      0",                            /* whole, no newline */
+        "# Avg bus bandw",         /* a comment then: reads whole */
+        "# Out of bounds values : ", /* a closing line */
+    };
+    for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+        char text[1024];
+        snprintf(text, sizeof(text), "%s%s%s", hdr, row, cuts[i]);
+        cs_err_t err = {0};
+        cs_nccl_log_t *log = parse(text, &err);
+        CS_TEST_REQUIRE(log && log->ntables == 1, "cut %zu: read: %s", i, err.msg);
+        int whole = i == 1 || i == 2; /* they read whole */
+        CS_TEST_CHECK(log->tables[0].nrows == 1 + (i == 1) && log->cut_line == (whole ? 0u : 3u),
+                      "cut %zu: %d rows, cut at line %u", i, log->tables[0].nrows, log->cut_line);
+        cs_nccl_log_destroy(log);
+        /* with its newline the cut line is an error */
+        snprintf(text, sizeof(text), "%s%s%s\n", hdr, row, cuts[i]);
+        log = parse(text, &err);
+        CS_TEST_CHECK(whole ? log != NULL : log == NULL && err.code == CS_ERR_PARSE,
+                      "cut %zu with a newline: %s", i, log ? "read" : err.msg);
+        cs_nccl_log_destroy(log);
+    }
+    /* a file cut inside its only row: the table has no row, no error here */
+    char text[512];
+    snprintf(text, sizeof(text), "%s     1048576        262144     float", hdr);
+    cs_err_t err = {0};
+    cs_nccl_log_t *log = parse(text, &err);
+    CS_TEST_CHECK(log && log->ntables == 1 && log->tables[0].nrows == 0 && log->cut_line == 2,
+                  "cut inside the only row: %s", log ? "read" : err.msg);
+    cs_nccl_log_destroy(log);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1)
@@ -461,5 +506,6 @@ int main(int argc, char **argv)
     round_trip();
     variants();
     malformed();
+    cut_short();
     return cs_test_finish();
 }
