@@ -1059,7 +1059,8 @@ int cs_nset_unfit(const cs_nset_t *s, double tol, const char *prefix, FILE *f)
         }
     }
     if (nun > 40)
-        fprintf(f, "%s  (%d more)\n", prefix, nun - 40);
+        fprintf(f, "%s  (%d more: --format csv or json gives every row its reason, column "
+                   "off_why)\n", prefix, nun - 40);
     return nun;
 }
 
@@ -1080,6 +1081,7 @@ int cs_nset_report(const cs_nset_t *s, const cs_cli_report_t *rep)
     const char **algo = calloc((size_t)s->ntab + 1, sizeof(char *));
     const char **params = calloc((size_t)s->ntab + 1, sizeof(char *));
     const char **how = NULL;
+    char **why = NULL;
     unsigned char *serves = NULL;
     char(*loc)[300] = calloc((size_t)s->ntab + 1, sizeof(*loc));
     cs_validate_t v = {0};
@@ -1099,8 +1101,9 @@ int cs_nset_report(const cs_nset_t *s, const cs_cli_report_t *rep)
             sizes[u++] = sizes[k];
     ns = u;
     how = calloc((size_t)s->ntab * (size_t)ns + 1, sizeof(char *));
+    why = calloc((size_t)s->ntab * (size_t)ns + 1, sizeof(char *));
     serves = calloc((size_t)s->ntab * (size_t)ns + 1, 1);
-    if (!how || !serves)
+    if (!how || !why || !serves)
         goto oom;
     /* the model of the report's header: tables of collstep's own algorithms
      * (every one) run under theirs; "measured by collstep run" where each
@@ -1116,6 +1119,7 @@ int cs_nset_report(const cs_nset_t *s, const cs_cli_report_t *rep)
                         .nalgo = s->ntab, .nsizes = ns, .algo = algo, .params = params,
                         .sizes = sizes, .serves = serves, .cases = cases,
                         .ngroups = s->nlogs, .group = (const char **)s->logs, .how = how,
+                        .why = (const char *const *)why,
                         .nplats = 1,
                         .transport = run == s->ntab   ? "collstep run (nccl-tests layout)"
                                      : sim == s->ntab ? "collstep sim (nccl-tests layout)"
@@ -1143,6 +1147,12 @@ int cs_nset_report(const cs_nset_t *s, const cs_cli_report_t *rep)
             size_t x = (size_t)a * (size_t)ns + (size_t)j;
             serves[x] = 1;
             how[x] = t->how[k];
+            if (fabs(t->pred[k] / t->meas[k] - 1) > CS_NSET_TOL) { /* the reason, as listed */
+                char w[400];
+                cs_ntab_why(t, k, w, sizeof(w));
+                if (!(why[x] = strdup(w)))
+                    goto oom;
+            }
             v.meas[x] = (cs_validate_meas_t){.med = t->meas[k], .p10 = t->meas[k],
                                              .p90 = t->meas[k], .lo = t->meas[k],
                                              .hi = t->meas[k]};
@@ -1172,7 +1182,10 @@ oom:
     rc = CS_EXIT_RUNTIME;
 done:
     cs_validate_free(&v);
-    free(sizes), free(cases), free(algo), free(params), free(how), free(serves), free(loc);
+    for (size_t x = 0; why && x < (size_t)s->ntab * (size_t)ns; x++)
+        free(why[x]);
+    free(sizes), free(cases), free(algo), free(params), free(how), free(why), free(serves),
+        free(loc);
     return rc;
 }
 

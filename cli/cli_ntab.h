@@ -116,6 +116,9 @@ void cs_nset_free(cs_nset_t *s);
 void cs_ntab_why(const cs_ntab_t *t, int k, char *buf, size_t len);
 
 
+/* Sizes off by more than this are listed with their reason (5 %). */
+#define CS_NSET_TOL 0.05
+
 /* The sizes of every table off by more than `tol` (0.05: 5 %), each with
  * cs_ntab_why, as lines starting with `prefix` into f; at most 40 of
  * them.  The number off. */

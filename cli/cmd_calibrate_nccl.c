@@ -65,7 +65,7 @@
  * apart (two sizes of one algorithm for four factors) leave them near NCCL's
  * figures instead of anywhere along the line the sizes allow */
 #define RIDGE 0.02
-#define FIT_TOL 0.05             /* sizes fitted within 5 % */
+#define FIT_TOL CS_NSET_TOL      /* sizes fitted within 5 % */
 #define MIN_NET_ROWS 4           /* the network's rate wants this many sizes that depend on it */
 
 static void help(FILE *f)

@@ -147,7 +147,7 @@ int cs_cli_validate_nccl(int argc, char **argv)
     if (rc == CS_EXIT_OK) {
         /* the sizes the model misses, and why (table layout: after it) */
         FILE *f = o.rep.fmt == CS_FMT_TABLE && !o.rep.output ? stdout : stderr;
-        cs_nset_unfit(&s, 0.05, "# ", f);
+        cs_nset_unfit(&s, CS_NSET_TOL, "# ", f);
     }
     cs_nset_free(&s);
     return rc == CS_CLI_DONE ? CS_EXIT_OK : rc;

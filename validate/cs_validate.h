@@ -121,6 +121,8 @@ typedef struct cs_validate {
     const char *const *group;        /* [ngroups] names of the groups of cases */
     const char *const *how;          /* [nalgo * nsizes] what was simulated per row, said
                                         beside it ("Ring/LL"); NULL: nothing */
+    const char *const *why;          /* [nalgo * nsizes] why a row is off, for csv and json
+                                        (NULL or "" where it fits); NULL: no such column */
     int nplats;
     cs_validate_plat_t plats[CS_VALIDATE_MAX_PLATS];
     const char *transport;           /* reports: "tcp", "ofi/tcp;ofi_rxm"; with cases, what

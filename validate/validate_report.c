@@ -170,6 +170,13 @@ static void csv_row(const cs_validate_t *v, FILE *f, int p, int j, int first)
     if (v->cases) /* the group, the operator and what was simulated */
         fprintf(f, ",\"%s\",%s,\"%s\"", c.group >= 0 ? v->group[c.group] : "", redop_of(c),
                 how_of(v, j));
+    if (v->cases && v->why) { /* a sentence: its quotes doubled, as CSV quotes them */
+        const char *w = v->why[j] ? v->why[j] : "";
+        fputs(",\"", f);
+        for (; *w; w++)
+            fputs(*w == '"' ? "\"\"" : (char[2]){*w, 0}, f);
+        fputc('"', f);
+    }
     fprintf(f, "\n");
 }
 
@@ -178,7 +185,8 @@ static void print_csv(const cs_validate_t *v, FILE *f)
     fprintf(f, "algo,params,coll,size_bytes,count,dtype,ranks,nodes,transport,platform,model,"
                "measured_us,spread_pct,measured_min_us,measured_max_us,cpu_us,runq_wait_us,"
                "predicted_us,error_pct,algbw_GBps,busbw_GBps%s\n",
-            v->cases ? ",group,redop,predicted_as" : "");
+            v->cases ? (v->why ? ",group,redop,predicted_as,off_why" : ",group,redop,predicted_as")
+                     : "");
     each_row(v, f, csv_row);
 }
 
@@ -198,6 +206,10 @@ static void json_row(const cs_validate_t *v, FILE *f, int p, int j, int first)
         cs_json_write_str(f, c.group >= 0 ? v->group[c.group] : "");
         fprintf(f, ",\"redop\":\"%s\",\"predicted_as\":", redop_of(c));
         cs_json_write_str(f, how_of(v, j));
+    }
+    if (v->why) {
+        fprintf(f, ",\"off_why\":");
+        cs_json_write_str(f, v->why[j] ? v->why[j] : "");
     }
     fprintf(f, ",\"coll\":\"%s\",\"size_bytes\":%llu,\"count\":%llu,\"dtype\":\"%s\","
                "\"ranks\":%d,\"nodes\":%d,\"transport\":", cs_coll_name(c.coll),

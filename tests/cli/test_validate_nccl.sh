@@ -66,6 +66,12 @@ for r in rows:
 err = open(sys.argv[2]).read()
 line = [l for l in err.splitlines() if " 64 MiB: " in l]
 assert line and "a bump of the run" in line[0] and "(32 MiB and 128 MiB)" in line[0], line
+# the same reason in the rows (off_why), empty where the size fits
+for r in rows:
+    if r["size_bytes"] == 64 << 20:
+        assert r["off_why"] and r["off_why"] in line[0], (r["off_why"], line[0])
+    else:
+        assert r["off_why"] == "", r
 PY
 
 # sim's NCCL version travels with the table; a commented-out setting in a
@@ -106,6 +112,8 @@ assert float(rows[-1]["measured_us"]) == 47743.0, rows[-1]  # the in-place colum
 for r in rows:
     assert r["ranks"] == "16" and r["nodes"] == "2" and r["redop"] == "sum", r
     assert float(r["predicted_us"]) > 0 and r["error_pct"] != "", r
+    # a reason where the size is off by more than 5 %, none where it fits
+    assert (abs(float(r["error_pct"])) > 5) == (r["off_why"] != ""), r
 PY
 
 # --- skipped tables --------------------------------------------------------------------
