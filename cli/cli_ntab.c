@@ -59,6 +59,22 @@ int cs_nset_version_opt(const char *cmd, const char *arg, const char **version)
     return cs_cli_nccl_opt(cmd, &probe, CS_CLI_NCCL_VERSION, arg);
 }
 
+int cs_nset_choice_opt(const char *cmd, int which, const char *arg, const char **out)
+{
+    cs_cli_nccl_t probe;
+    cs_cli_nccl_init(&probe);
+    *out = arg;
+    return cs_cli_nccl_opt(cmd, &probe, which ? CS_CLI_NCCL_PROTO : CS_CLI_NCCL_ALGO, arg);
+}
+
+const char cs_nset_nccl_help[] =
+    "  --nccl-version V     NCCL's constants for tables whose log does not print\n"
+    "                       NCCL's version (default: the model's newest)\n"
+    "  --nccl-algo A        the run's NCCL_ALGO for tables whose log does not say it\n"
+    "                       (an echoed NCCL_ALGO=A, mpirun -x, NCCL INFO): Tree,\n"
+    "                       Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT\n"
+    "  --nccl-proto P       the same for NCCL_PROTO: LL, LL128, Simple\n";
+
 /* ---- --groups ------------------------------------------------------------------ */
 
 /* The node name of each rank from a groups file: lines "NAME" (one rank),
@@ -368,8 +384,11 @@ static void nccl_choice(cs_nset_t *s, cs_ntab_t *v, const char *log, char *said,
     else
         v->nc.version = NULL, from = "the model's default";
     int n = snprintf(said, len, "NCCL %s (%s)", v->nc.version ? v->nc.version : "", from);
-    const char *what[2] = {t->algo, t->proto};
-    int *to[2] = {&v->nc.algo, &v->nc.proto};
+    const char *what[2] = {t->algo, t->proto}, *opt[2] = {s->algo, s->proto};
+    int *to[2] = {&v->nc.algo, &v->nc.proto}, given[2] = {0, 0};
+    for (int i = 0; i < 2; i++)
+        if (!what[i][0] && opt[i]) /* the log does not say: the option does */
+            what[i] = opt[i], given[i] = 1;
     for (int i = 0; i < 2; i++) {
         if (!what[i][0])
             continue;
@@ -385,8 +404,9 @@ static void nccl_choice(cs_nset_t *s, cs_ntab_t *v, const char *log, char *said,
                             "NCCL's own choice is simulated\n", s->cmd, log, t->line,
                     i ? "PROTO" : "ALGO", what[i]);
         else if (n > 0 && (size_t)n < len)
-            n += snprintf(said + n, len - (size_t)n, ", NCCL_%s=%s", i ? "PROTO" : "ALGO",
-                          what[i]);
+            n += snprintf(said + n, len - (size_t)n, ", NCCL_%s=%s%s", i ? "PROTO" : "ALGO",
+                          what[i], given[i] ? (i ? " (from --nccl-proto)" : " (from --nccl-algo)")
+                                            : "");
     }
 }
 

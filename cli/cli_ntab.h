@@ -52,6 +52,8 @@ typedef struct cs_nset {
     const char *cmd;        /* "validate", "calibrate" */
     const char *platform;   /* --platform as given */
     const char *version;    /* --nccl-version, or NULL */
+    const char *algo, *proto; /* --nccl-algo / --nccl-proto (tables whose log does not
+                               say NCCL_ALGO / NCCL_PROTO), or NULL */
     const char *groups;     /* --groups FILE, or NULL */
     const char *const *logs;
     int nlogs;
@@ -72,6 +74,10 @@ typedef struct cs_nset {
 int cs_nset_add_log(const char *cmd, const char *flag, const char **logs, int *n, int max,
                     const char *arg);
 int cs_nset_version_opt(const char *cmd, const char *arg, const char **version);
+/* --nccl-algo A (which 0) or --nccl-proto P (1): checked and kept in *out. */
+int cs_nset_choice_opt(const char *cmd, int which, const char *arg, const char **out);
+/* The help lines of --nccl-version, --nccl-algo and --nccl-proto. */
+extern const char cs_nset_nccl_help[];
 
 /* Open the platform, read the logs, build every table (usage errors
  * printed, CS_EXIT_USAGE; skipped tables said on stderr). */

@@ -103,8 +103,7 @@ static void help(FILE *f)
             "  --force              replace an existing FILE that collstep did not write\n"
             "  --groups FILE        the node of each rank for tables without a device block:\n"
             "                       lines NAME (one rank), NAME N, NAME:N or NAME slots=N\n"
-            "  --nccl-version V     NCCL's constants for logs that do not print NCCL's\n"
-            "                       version (default: the model's newest)\n"
+            "%s"
             "  --format F           the report: table (default), csv, json\n"
             "  --report FILE        write the report to FILE instead of stdout\n"
             "  --help               this text\n"
@@ -115,13 +114,13 @@ static void help(FILE *f)
             "\nexample: collstep calibrate --from-nccl-tests node1.log nodes2.log \\\n"
             "           --platform hgx-h100:nodes=64 -o cluster.xml\n"
             "         collstep sim --platform cluster.xml --model nccl --algo nccl --size 1M:8G\n",
-            cs_cli_exit_help);
+            cs_nset_nccl_help, cs_cli_exit_help);
 }
 
 typedef struct opts {
     const char *logs[MAX_LOGS];
     int nlogs;
-    const char *platform, *version, *groups, *output;
+    const char *platform, *version, *groups, *output, *algo, *proto;
     int force;
     cs_cli_report_t rep;
 } opts_t;
@@ -135,6 +134,8 @@ static int parse_opt(void *ctx, int c, const char *arg)
     case 'P': o->platform = arg; return CS_EXIT_OK;
     case 'G': o->groups = arg; return CS_EXIT_OK;
     case 'V': return cs_nset_version_opt("calibrate", arg, &o->version);
+    case 1002: return cs_nset_choice_opt("calibrate", 0, arg, &o->algo);
+    case 1003: return cs_nset_choice_opt("calibrate", 1, arg, &o->proto);
     case 'f': return cs_cli_parse_format("calibrate", arg, &o->rep.fmt);
     case 'o': o->output = arg; return CS_EXIT_OK;
     case 'R': o->rep.output = arg; return CS_EXIT_OK;
@@ -150,6 +151,7 @@ static int parse(int argc, char **argv, opts_t *o)
         {"platform", required_argument, 0, 'P'},
         {"groups", required_argument, 0, 'G'},
         {"nccl-version", required_argument, 0, 'V'},
+        {"nccl-algo", required_argument, 0, 1002}, {"nccl-proto", required_argument, 0, 1003},
         {"format", required_argument, 0, 'f'},
         {"output", required_argument, 0, 'o'},
         {"report", required_argument, 0, 'R'},
@@ -1007,7 +1009,7 @@ int cs_cli_calibrate_nccl(int argc, char **argv)
     }
     int rc = parse(argc, argv, o);
     r->o = o;
-    r->s = (cs_nset_t){.cmd = "calibrate", .platform = o->platform, .version = o->version,
+    r->s = (cs_nset_t){.cmd = "calibrate", .platform = o->platform, .version = o->version, .algo = o->algo, .proto = o->proto,
                        .groups = o->groups, .logs = o->logs, .nlogs = o->nlogs, .strict = 1,
                        .raw = 1};
     cs_nccl_fit_init(&r->fit);

@@ -108,6 +108,20 @@ PY
     grep -q "^collstep calibrate: warning: the network's rate (net.bw) .*Ring/Simple's 2 (256 MiB to 1 GiB; they move it as they move the links inside a node" ring2.err &&
     ok || bad "tied rates (rc $rc): $(grep 'Ring/Simple' ring2.txt | grep -v '^ ' | head -3)"
 
+# the same log without its NCCL_ALGO line: --nccl-algo Ring says it (the same
+# fit), without it NCCL's own choice is fitted (another algorithm: the log's
+# ring read as Tree/NVLS would not come out as the ring's rates)
+grep -v "^# NCCL_ALGO=" ring2.log >quiet2.log
+"$cs" calibrate --from-nccl-tests quiet2.log --platform hgx-h100:nodes=2 -o quiet2.xml \
+    --nccl-algo Ring >quiet2.txt 2>quiet2.err; rc=$?
+[ $rc = 0 ] && grep -q "NCCL_ALGO=Ring (from --nccl-algo)" quiet2.txt &&
+    [ "$(grep -o 'collstep_nccl_fit" value="[^"]*"' quiet2.xml)" = "$(grep -o 'collstep_nccl_fit" value="[^"]*"' ring2.xml)" ] &&
+    ok || bad "--nccl-algo Ring (rc $rc): $(grep -o 'collstep_nccl_fit" value="[^"]*"' quiet2.xml ring2.xml)"
+"$cs" calibrate --from-nccl-tests quiet2.log --platform hgx-h100:nodes=2 -o q.xml \
+    --nccl-proto Simpel >/dev/null 2>q.err; rc=$?
+[ $rc = 2 ] && grep -q "^collstep calibrate: --nccl-proto: expected LL, LL128 or Simple, found 'Simpel'" q.err &&
+    [ ! -e q.xml ] && ok || bad "--nccl-proto Simpel: rc $rc $(cat q.err)"
+
 # --- logs that leave the network's rate open are told so --------------------------
 # NVLSTree between two HGX nodes is bound by the NVLink switch, and NCCL's
 # Tree there (64 KiB to 1 MiB) runs a chain through each node's GPUs and its

@@ -74,6 +74,32 @@ for r in rows:
         assert r["off_why"] == "", r
 PY
 
+# a log that does not say NCCL_ALGO / NCCL_PROTO: --nccl-algo / --nccl-proto say it
+grep -v "^# NCCL_ALGO=" ring.log >ring-quiet.log
+"$cs" validate --nccl-tests ring-quiet.log --platform hgx-h200 --nccl-algo Ring --nccl-proto Simple \
+    --format json -o quiet.json >/dev/null 2>quiet.err; rc=$?
+[ $rc = 0 ] && python3 - quiet.json <<'PY' && ok || bad "--nccl-algo (rc $rc): $(grep -v ' B: ' quiet.err | tail -3)"
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+assert len(rows) == 7, len(rows)
+for r in rows:
+    assert r["predicted_as"] == "Ring/Simple" and abs(r["error_pct"]) <= 0.5, r
+PY
+"$cs" validate --nccl-tests ring-quiet.log --platform hgx-h200 --nccl-algo Ring --nccl-proto Simple \
+    2>/dev/null | grep -q "NCCL_ALGO=Ring (from --nccl-algo), NCCL_PROTO=Simple (from --nccl-proto)" &&
+    ok || bad "--nccl-algo not said in the table's note"
+# without them NCCL's own choice (NVLS from 16 MiB on one H200 node) is simulated
+"$cs" validate --nccl-tests ring-quiet.log --platform hgx-h200 --format json 2>/dev/null |
+    python3 -c 'import json,sys; assert any(r["predicted_as"].startswith("NVLS") for r in json.load(sys.stdin)["rows"])' &&
+    ok || bad "without --nccl-algo: not NCCL's choice"
+# the log's own line wins over the option
+"$cs" validate --nccl-tests ring.log --platform hgx-h200 --nccl-algo Tree --format json 2>/dev/null |
+    python3 -c 'import json,sys; assert all(r["predicted_as"] == "Ring/Simple" for r in json.load(sys.stdin)["rows"])' &&
+    ok || bad "--nccl-algo over the log's NCCL_ALGO line"
+"$cs" validate --nccl-tests ring.log --platform hgx-h200 --nccl-algo Rings >/dev/null 2>bad.err; rc=$?
+[ $rc = 2 ] && grep -q "^collstep validate: --nccl-algo: expected Tree, Ring, .*found 'Rings'" bad.err &&
+    ok || bad "--nccl-algo Rings: rc $rc $(cat bad.err)"
+
 # sim's NCCL version travels with the table; a commented-out setting in a
 # log's comments is not taken as the run's
 "$cs" sim --platform hgx-h200 --model nccl --algo nccl --nccl-version 2.18 --size 1M:16M:4 \
