@@ -59,6 +59,16 @@ int cs_nset_version_opt(const char *cmd, const char *arg, const char **version)
     return cs_cli_nccl_opt(cmd, &probe, CS_CLI_NCCL_VERSION, arg);
 }
 
+int cs_nset_check_report(const char *cmd, const char *flag, const char *path, int force)
+{
+    cs_err_t err;
+    cs_err_clear(&err);
+    if (path && cs_out_check(path, CS_OUT_STDOUT | (force ? CS_OUT_FORCE : 0),
+                             &cs_validate_out_kind, 0, &err) != CS_OK)
+        return cs_cli_usage_error(cmd, "%s %s: %s", flag, path, err.msg);
+    return CS_EXIT_OK;
+}
+
 int cs_nset_choice_opt(const char *cmd, int which, const char *arg, const char **out)
 {
     cs_cli_nccl_t probe;
@@ -900,6 +910,36 @@ static int simulate(cs_nset_t *s, int nvar, const cs_nccl_fit_t *const *fits, co
 
 /* ---- sizes the model does not fit ---------------------------------------------- */
 
+/* The slope of log(y) against log(size) between sizes i and i + 1 (NaN
+ * where the sizes do not grow). */
+static double slope(const cs_ntab_t *t, const double *y, int i)
+{
+    if (t->sizes[i + 1] <= t->sizes[i] || !(y[i] > 0) || !(y[i + 1] > 0))
+        return NAN;
+    return log(y[i + 1] / y[i]) / log((double)t->sizes[i + 1] / (double)t->sizes[i]);
+}
+
+/* Which curve bends between sizes at and at + 1 of the choice's range
+ * [lo, hi]: its slope there against its slopes beside it.  1: the model's
+ * (by more than twice the log's), 0: the log's, or no neighbour to tell. */
+static int pace_change(const cs_ntab_t *t, int lo, int hi, int at)
+{
+    double dev[2];
+    for (int c = 0; c < 2; c++) {
+        const double *y = c ? t->pred : t->meas;
+        double side = 0;
+        int n = 0;
+        if (at > lo)
+            side += slope(t, y, at - 1), n++;
+        if (at + 1 < hi)
+            side += slope(t, y, at + 1), n++;
+        dev[c] = n ? fabs(slope(t, y, at) - side / n) : NAN;
+        if (!isfinite(dev[c]))
+            return 0;
+    }
+    return dev[1] > 2 * dev[0];
+}
+
 /* "16 MiB", "1 KiB", "8 B" (whole units where the size is one). */
 void cs_ntab_why(const cs_ntab_t *t, int k, char *buf, size_t len)
 {
@@ -997,12 +1037,22 @@ void cs_ntab_why(const cs_ntab_t *t, int k, char *buf, size_t len)
     if (at >= 0 && jump > log(1.2)) {
         cs_cli_size_text(t->sizes[at], a, sizeof(a));
         cs_cli_size_text(t->sizes[at + 1], z, sizeof(z));
-        snprintf(buf, len, "the log changes regime inside NCCL's %s range, between %s and %s "
-                           "(its time %+.0f %%, the model's %+.0f %%): the run likely used "
-                           "another algorithm or protocol for part of the range (NCCL_ALGO, "
-                           "NCCL_PROTO, a tuner plugin, or NCCL's choice on that machine)",
-                 p, a, z, (t->meas[at + 1] / t->meas[at] - 1) * 100,
-                 (t->pred[at + 1] / t->pred[at] - 1) * 100);
+        if (pace_change(t, lo, hi, at) == 1) /* the model's curve bends there, not the log's */
+            snprintf(buf, len, "the model changes pace inside NCCL's %s range, between %s and "
+                               "%s (its time %+.0f %%, the log's %+.0f %%, both against the "
+                               "sizes beside them): the simulated schedule (NCCL's pieces and "
+                               "channels as the model follows them) changes there where the "
+                               "run does not",
+                     p, a, z, (t->pred[at + 1] / t->pred[at] - 1) * 100,
+                     (t->meas[at + 1] / t->meas[at] - 1) * 100);
+        else
+            snprintf(buf, len, "the log changes regime inside NCCL's %s range, between %s and "
+                               "%s (its time %+.0f %%, the model's %+.0f %%): the run likely "
+                               "used another algorithm or protocol for part of the range "
+                               "(NCCL_ALGO, NCCL_PROTO, a tuner plugin, or NCCL's choice on that "
+                               "machine)",
+                     p, a, z, (t->meas[at + 1] / t->meas[at] - 1) * 100,
+                     (t->pred[at + 1] / t->pred[at] - 1) * 100);
         return;
     }
     cs_cli_size_text(t->sizes[lo], a, sizeof(a));
@@ -1060,27 +1110,52 @@ char *cs_nset_unfit_text(const cs_nset_t *s, double tol)
 
 int cs_nset_unfit(const cs_nset_t *s, double tol, const char *prefix, FILE *f)
 {
-    int nun = 0;
+    int nun = 0, lines = 0, more = 0;
     for (int i = 0; i < s->ntab; i++) {
         const cs_ntab_t *t = s->tab[i];
         for (int k = 0; k < t->n; k++) {
             double e = t->pred[k] / t->meas[k] - 1;
             if (!(fabs(e) > tol))
                 continue;
-            if (!nun++)
+            if (!nun)
                 fprintf(f, "%ssizes off by more than %.0f %%:\n", prefix, tol * 100);
-            if (nun > 40)
-                continue;
-            char why[400], sz[32];
+            /* the next sizes off for the same reason: one line */
+            char why[400], w2[400], sz[32], sz2[32];
             cs_ntab_why(t, k, why, sizeof(why));
+            int last = k;
+            double emin = e, emax = e;
+            while (last + 1 < t->n) {
+                double e2 = t->pred[last + 1] / t->meas[last + 1] - 1;
+                if (!(fabs(e2) > tol))
+                    break;
+                cs_ntab_why(t, last + 1, w2, sizeof(w2));
+                if (strcmp(w2, why) != 0)
+                    break;
+                last++;
+                emin = fmin(emin, e2), emax = fmax(emax, e2);
+            }
+            nun += last - k + 1;
+            if (lines++ >= 40) {
+                more += last - k + 1;
+                k = last;
+                continue;
+            }
             cs_cli_size_text(t->sizes[k], sz, sizeof(sz));
-            fprintf(f, "%s  %s:%u %s %s: %+.1f %%: %s\n", prefix, s->logs[t->log],
-                    t->row_line[k], t->label, sz, e * 100, why);
+            if (last == k) {
+                fprintf(f, "%s  %s:%u %s %s: %+.1f %%: %s\n", prefix, s->logs[t->log],
+                        t->row_line[k], t->label, sz, e * 100, why);
+            } else {
+                cs_cli_size_text(t->sizes[last], sz2, sizeof(sz2));
+                fprintf(f, "%s  %s:%u-%u %s %s to %s (%d sizes): %+.1f to %+.1f %%: %s\n",
+                        prefix, s->logs[t->log], t->row_line[k], t->row_line[last], t->label,
+                        sz, sz2, last - k + 1, emin * 100, emax * 100, why);
+            }
+            k = last;
         }
     }
-    if (nun > 40)
-        fprintf(f, "%s  (%d more: --format csv or json gives every row its reason, column "
-                   "off_why)\n", prefix, nun - 40);
+    if (more)
+        fprintf(f, "%s  (%d more sizes: --format csv or json gives every row its reason, column "
+                   "off_why)\n", prefix, more);
     return nun;
 }
 
@@ -1093,7 +1168,8 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* Every table's sizes in one sorted list (each table serving its own). */
-int cs_nset_report(const cs_nset_t *s, const cs_cli_report_t *rep)
+int cs_nset_report(const cs_nset_t *s, const cs_cli_report_t *rep, const char *terms,
+                   const char *notes)
 {
     int ns = 0, rc = CS_EXIT_OK;
     uint64_t *sizes = calloc((size_t)s->total + 1, sizeof(*sizes));
@@ -1139,7 +1215,7 @@ int cs_nset_report(const cs_nset_t *s, const cs_cli_report_t *rep)
                         .nalgo = s->ntab, .nsizes = ns, .algo = algo, .params = params,
                         .sizes = sizes, .serves = serves, .cases = cases,
                         .ngroups = s->nlogs, .group = (const char **)s->logs, .how = how,
-                        .why = (const char *const *)why,
+                        .why = (const char *const *)why, .terms = terms, .notes = notes,
                         .nplats = 1,
                         .transport = run == s->ntab   ? "collstep run (nccl-tests layout)"
                                      : sim == s->ntab ? "collstep sim (nccl-tests layout)"

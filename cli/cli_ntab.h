@@ -74,6 +74,10 @@ typedef struct cs_nset {
 int cs_nset_add_log(const char *cmd, const char *flag, const char **logs, int *n, int max,
                     const char *arg);
 int cs_nset_version_opt(const char *cmd, const char *arg, const char **version);
+/* The report's path (FLAG names it in messages; NULL: standard output):
+ * refused before any work when it exists and is not a report collstep
+ * wrote, unless `force`. */
+int cs_nset_check_report(const char *cmd, const char *flag, const char *path, int force);
 /* --nccl-algo A (which 0) or --nccl-proto P (1): checked and kept in *out. */
 int cs_nset_choice_opt(const char *cmd, int which, const char *arg, const char **out);
 /* The help lines of --nccl-version, --nccl-algo and --nccl-proto. */
@@ -111,7 +115,8 @@ int cs_cli_calibrate_tiers(cs_nset_t *s, char **summary, char *factors, size_t f
 /* The report of validate's layout (cs_validate.h), tables as cases and
  * logs as groups, each table's pred[] as the prediction; to rep's output
  * or stdout.  An exit code (said). */
-int cs_nset_report(const cs_nset_t *s, const cs_cli_report_t *rep);
+int cs_nset_report(const cs_nset_t *s, const cs_cli_report_t *rep, const char *terms,
+                   const char *notes);
 
 void cs_nset_free(cs_nset_t *s);
 

@@ -160,6 +160,13 @@ static int parse(int argc, char **argv, opts_t *o)
         {0, 0, 0, 0}};
     memset(o, 0, sizeof(*o));
     o->rep.fmt = CS_FMT_TABLE;
+    /* --help anywhere, also where an option would take it as its value
+     * (--from-nccl-tests --help) */
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], "--help") == 0) {
+            help(stdout);
+            return CS_CLI_DONE;
+        }
     int rc = cs_cli_options("calibrate", argc, argv, ":ho:", lo, help, parse_opt, o);
     if (rc != CS_EXIT_OK)
         return rc;
@@ -190,7 +197,7 @@ static int parse(int argc, char **argv, opts_t *o)
         return cs_cli_usage_error("calibrate", "-o %s: %s", o->output, err.msg);
     if (o->rep.output && strcmp(o->rep.output, o->output) == 0)
         return cs_cli_usage_error("calibrate", "--report %s: the same file as -o", o->output);
-    return cs_cli_check_outputs("calibrate", o->rep.output, NULL, o->force);
+    return cs_nset_check_report("calibrate", "--report", o->rep.output, o->force);
 }
 
 /* ---- the fit ---------------------------------------------------------------------- */
@@ -219,7 +226,8 @@ typedef struct block {
     double sens[NQ]; /* the largest |d log t / d log factor| over its rows */
     int ndet[NQ];    /* its rows that depend on it (|d log t / d log factor| >= MIN_SENS) */
     int tied[NQ];    /* not determined: its rows move it as they move another (the other
-                        class's rate; a base latency, its class's per-step latency) */
+                        class's rate; a base latency, its class's per-step latency):
+                        TIE_BINDS, TIE_NET (a link inside a node left to one-node logs) */
 } block_t;
 
 typedef struct fitrun {
@@ -316,9 +324,12 @@ static double median_abs_err(const cs_nset_t *sub, const double *pred)
     return m;
 }
 
-/* The sensitivities of the blocks' factors and which are determined. */
-static void sensitivities(const cs_nset_t *sub, const double *jac, const double *jup, block_t *b,
-                          int nb, int perpair)
+enum { TIE_BINDS = 1, TIE_NET = 2 };
+
+/* The sensitivities of the blocks' factors and which are determined
+ * (pred: the current times, for the direction a tie is broken in). */
+static void sensitivities(const cs_nset_t *sub, const double *jac, const double *jup,
+                          const double *pred, block_t *b, int nb, int perpair)
 {
     size_t T = (size_t)sub->total;
     for (int i = 0; i < nb; i++) {
@@ -365,8 +376,26 @@ static void sensitivities(const cs_nset_t *sub, const double *jac, const double 
             }
         if (!(dot > 0.95 * sqrt(n0 * n2)) || (u0 < MIN_SENS && u2 < MIN_SENS))
             continue;
+        /* logs across nodes speak for the network: where the sizes are
+         * slower than the model, lowering either rate would do, and the
+         * network's is lowered, the links inside a node keeping what one-node
+         * logs (or NCCL's figures) say; only where the sizes are faster
+         * must the one that binds be raised.  A switch's pair (NVLSTree's
+         * NVLink switch) is its own and fitted as it binds */
+        double e = 0;
+        int ne = 0;
+        for (int t = 0, o = 0; t < sub->ntab; o += sub->tab[t++]->n)
+            for (int k = 0; k < sub->tab[t]->n; k++)
+                if (block_of(sub->tab[t], k, b, nb, perpair) == i)
+                    e += log(pred[(size_t)o + (size_t)k] / sub->tab[t]->meas[k]), ne++;
+        if (ne && e < 0 && b[i].cls[0] == CS_SIM_HW_NET &&
+            !cs_nccl_fit_switch_pair(b[i].algo, b[i].cls[1])) {
+            b[i].det[NK] = 0;
+            b[i].tied[NK] = TIE_NET;
+            continue;
+        }
         b[i].det[u0 >= u2 ? NK : 0] = 0;
-        b[i].tied[u0 >= u2 ? NK : 0] = 1;
+        b[i].tied[u0 >= u2 ? NK : 0] = TIE_BINDS;
     }
     /* a class's per-step and base latencies that the sizes move alike (one
      * collective at one rank count: every size pays so many steps and one
@@ -390,7 +419,7 @@ static void sensitivities(const cs_nset_t *sub, const double *jac, const double 
                 }
             if (dot > 0.995 * sqrt(nl * nb2)) {
                 b[i].det[qb] = 0;
-                b[i].tied[qb] = 1;
+                b[i].tied[qb] = TIE_BINDS;
             }
         }
 }
@@ -543,7 +572,7 @@ static int stage(fitrun_t *r, cs_nset_t *sub, block_t *b, int nb, int perpair, c
                     jdet[(size_t)q * T + x] = fabs(up) > fabs(dn) ? up : dn;
                     jup[(size_t)q * T + x] = up;
                 }
-            sensitivities(sub, jdet, jup, b, nb, perpair);
+            sensitivities(sub, jdet, jup, pred, b, nb, perpair);
             for (int i = 0; i < nb; i++)
                 bc[i] = block_cost(sub, pred, rowb, &r->fit, b, i);
             need_jac = 0;
@@ -665,6 +694,13 @@ static void say_undetermined(fitrun_t *r, const block_t *b, const cs_nset_t *sub
         else if (b->det[q])
             SAY(r, "  %s.%s%s: fitted to %d size%s (%s): %.4g\n", cn, kn, pair, b->nrows,
                 b->nrows == 1 ? "" : "s", rg, fit_value(&r->fit, b, q));
+        else if (b->tied[q] == TIE_NET)
+            SAY(r, "  %s.%s%s: not determined, the class-wide factor kept: the sizes (%s) "
+                   "move it as they move %s.%s%s (%s), and logs across nodes fit the "
+                   "network's where the sizes are slower than the model; a log on one node "
+                   "with this algorithm and protocol fixes this one\n",
+                cn, kn, pair, rg, cs_nccl_fit_class_name(b->cls[0]), kn, pair,
+                "the slower of the two binds");
         else if (b->tied[q] && base)
             SAY(r, "  %s.base%s: not determined, it follows %s.lat%s: the sizes (%s) move "
                    "NCCL's base latency as they move its per-step latency (one collective at "
@@ -760,8 +796,11 @@ static int fit_level(fitrun_t *r, int level)
     cs_nset_t sub = level_set(r, level, tabs);
     int rc = CS_EXIT_OK;
     if (!sub.ntab) {
-        SAY(r, "  %s: no table %s in the logs: NCCL's figures kept\n",
-            level ? "net" : "inside a node", level ? "across nodes" : "on one node");
+        SAY(r, "  %s: no table %s in the logs: NCCL's figures kept%s\n",
+            level ? "net" : "inside a node", level ? "across nodes" : "on one node",
+            level ? "" : " for the links inside a node (an algorithm that runs across nodes "
+                         "only, or whose sizes the network cannot explain, may still get a "
+                         "factor of them from the logs across nodes: below)");
         free(tabs);
         return rc;
     }
@@ -825,10 +864,11 @@ static int fit_level(fitrun_t *r, int level)
     for (int j = 0; j < np && rc == CS_EXIT_OK; j++)
         for (int c = 0; c < pb[j].ncls; c++) {
             int qb = NK * c + CS_NCCL_FIT_BASE;
+            double l = fit_value(&r->fit, &pb[j], NK * c + CS_NCCL_FIT_LAT);
             if (!pb[j].det[qb] && pb[j].cls[c] != CS_SIM_HW_NET &&
-                !cs_nccl_fit_switch_pair(pb[j].algo, pb[j].cls[c]))
-                fit_put(&r->fit, &pb[j], qb,
-                        fit_value(&r->fit, &pb[j], NK * c + CS_NCCL_FIT_LAT));
+                !cs_nccl_fit_switch_pair(pb[j].algo, pb[j].cls[c]) &&
+                fabs(fit_value(&r->fit, &pb[j], qb) / l - 1) > 1e-9) /* it would not */
+                fit_put(&r->fit, &pb[j], qb, l);
         }
     int any = 0;
     for (int j = 0; j < np; j++)
@@ -1062,13 +1102,20 @@ int cs_cli_calibrate_nccl(int argc, char **argv)
         if (!sum)
             rc = cs_cli_usage_error("calibrate", "%s", "out of memory");
     }
+    /* the summary goes with the report (after a table, in json's "notes"
+     * and "fitted_terms"; csv has no place for it), and on stderr too
+     * where the report is not a table on the terminal */
+    char terms[2048] = "";
+    if (!own)
+        cs_nccl_fit_format(&r->fit, terms, sizeof(terms));
     if (rc == CS_EXIT_OK)
-        rc = cs_nset_report(&r->s, &o->rep);
+        rc = cs_nset_report(&r->s, &o->rep, own ? factors : terms,
+                            o->rep.fmt == CS_FMT_CSV ? NULL : sum);
     if (rc == CS_EXIT_OK) {
-        FILE *f = o->rep.fmt == CS_FMT_TABLE && !o->rep.output ? stdout : stderr;
-        for (const char *p = sum; *p;) {
+        int echo = o->rep.fmt != CS_FMT_TABLE || o->rep.output;
+        for (const char *p = sum; echo && *p;) {
             size_t n = strcspn(p, "\n");
-            fprintf(f, "# %.*s\n", (int)n, p);
+            fprintf(stderr, "# %.*s\n", (int)n, p);
             p += n + (p[n] == '\n');
         }
         rc = write_platform(r, sum, own ? factors : NULL);

@@ -126,9 +126,9 @@ static int import_msccl(int argc, char **argv)
     cs_err_t err = {0};
     cs_msccl_t *m = NULL;
     int st = cs_msccl_load(a.path, &a.mo, &m, &err);
-    if (st != CS_OK) {
+    if (st != CS_OK) { /* an input that cannot be read is bad input, as in verify */
         fprintf(stderr, "collstep import: %s\n", err.msg);
-        return cs_cli_exit_code(st);
+        return st == CS_ERR_IO ? CS_EXIT_USAGE : cs_cli_exit_code(st);
     }
     if (a.origins)
         print_origins(m);

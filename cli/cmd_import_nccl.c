@@ -197,7 +197,7 @@ int cs_cli_import_nccl(int argc, char **argv)
             if (json)
                 printf("]\n");
             fprintf(stderr, "collstep import: %s\n", err.msg);
-            return cs_cli_exit_code(st);
+            return st == CS_ERR_IO ? CS_EXIT_USAGE : cs_cli_exit_code(st); /* as verify */
         }
         if (!json)
             printf("%s%s: %d table%s\n", a > optind ? "\n" : "", argv[a], log->ntables,

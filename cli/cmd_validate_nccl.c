@@ -112,6 +112,13 @@ static int parse(int argc, char **argv, opts_t *o)
         {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
     memset(o, 0, sizeof(*o));
     o->rep.fmt = CS_FMT_TABLE;
+    /* --help anywhere, also where an option would take it as its value
+     * (--nccl-tests --help) */
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], "--help") == 0) {
+            help(stdout);
+            return CS_CLI_DONE;
+        }
     int rc = cs_cli_options("validate", argc, argv, ":ho:", lo, help, parse_opt, o);
     if (rc != CS_EXIT_OK)
         return rc;
@@ -139,13 +146,13 @@ int cs_cli_validate_nccl(int argc, char **argv)
     cs_nset_t s = {.cmd = "validate", .platform = o.platform, .version = o.version, .algo = o.algo, .proto = o.proto,
                    .groups = o.groups, .logs = o.logs, .nlogs = o.nlogs};
     if (rc == CS_EXIT_OK)
-        rc = cs_cli_check_outputs("validate", o.rep.output, NULL, o.rep.force);
+        rc = cs_nset_check_report("validate", "-o", o.rep.output, o.rep.force);
     if (rc == CS_EXIT_OK)
         rc = cs_nset_read(&s);
     if (rc == CS_EXIT_OK)
         rc = cs_nset_simulate(&s, 1, NULL, NULL);
     if (rc == CS_EXIT_OK)
-        rc = cs_nset_report(&s, &o.rep);
+        rc = cs_nset_report(&s, &o.rep, NULL, NULL);
     if (rc == CS_EXIT_OK) {
         /* the sizes the model misses, and why (table layout: after it) */
         FILE *f = o.rep.fmt == CS_FMT_TABLE && !o.rep.output ? stdout : stderr;

@@ -4,6 +4,7 @@
 #include "cs_file.h"
 
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,12 @@ int cs_file_read(const char *path, size_t max, char **out, size_t *len)
     FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
     if (f == NULL)
         return -1;
+    struct stat st;
+    if (f != stdin && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f); /* fopen opens a directory for reading; read says EISDIR */
+        errno = EISDIR;
+        return -1;
+    }
     char *buf = NULL;
     size_t cap = 0, n = 0;
     int e = 0;

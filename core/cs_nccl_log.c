@@ -501,6 +501,19 @@ int cs_nccl_log_parse(const char *buf, size_t len, const char *name, cs_nccl_log
         return cs_err_set(err, CS_ERR_NOMEM, "%s: out of memory", P.name);
     int st = CS_OK;
     const char *p = buf, *end = buf + len;
+    const unsigned char *u = (const unsigned char *)buf;
+    if (len >= 3 && u[0] == 0xEF && u[1] == 0xBB && u[2] == 0xBF)
+        p += 3; /* a UTF-8 byte-order mark (Windows editors write one) */
+    else if (len >= 2 && ((u[0] == 0xFF && u[1] == 0xFE) || (u[0] == 0xFE && u[1] == 0xFF)))
+        st = cs_err_set(P.err, CS_ERR_PARSE, "%s:1: the file is UTF-16 text (as PowerShell's '>' "
+                                             "writes it), expected UTF-8 or ASCII: convert it "
+                                             "(iconv -f UTF-16 -t UTF-8 %s > LOG)",
+                        P.name, P.name);
+    else if (len >= 2 && u[0] == 0x1F && u[1] == 0x8B)
+        st = cs_err_set(P.err, CS_ERR_PARSE, "%s:1: the file is gzip-compressed, expected an "
+                                             "nccl-tests log: decompress it (gunzip), or give "
+                                             "'-' and pipe it in (zcat %s | collstep ... -)",
+                        P.name, P.name);
     while (st == CS_OK && p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         const char *le = nl ? nl : end;

@@ -223,7 +223,7 @@ static int classify_file_kind(cs_out_t *o, int *dest, cs_err_t *err)
     if (!ours && !(o->flags & CS_OUT_FORCE))
         return cs_err_set(err, CS_ERR_EXISTS,
                           "%s exists and is not a %s written by collstep; choose another path "
-                          "or remove it yourself (forcing overwrites it)",
+                          "or remove it yourself (--force replaces it)",
                           p, w);
     *dest = P_REPLACE;
     return CS_OK;

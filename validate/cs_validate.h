@@ -123,6 +123,10 @@ typedef struct cs_validate {
                                         beside it ("Ring/LL"); NULL: nothing */
     const char *const *why;          /* [nalgo * nsizes] why a row is off, for csv and json
                                         (NULL or "" where it fits); NULL: no such column */
+    const char *terms;               /* fitted terms ("net.bw=0.96 ..."): json's
+                                        "fitted_terms"; NULL: none */
+    const char *notes;               /* lines said after the report: the table's, each
+                                        after "# ", and json's "notes"; NULL: none */
     int nplats;
     cs_validate_plat_t plats[CS_VALIDATE_MAX_PLATS];
     const char *transport;           /* reports: "tcp", "ofi/tcp;ofi_rxm"; with cases, what

@@ -254,7 +254,25 @@ static void print_json(const cs_validate_t *v, cs_validate_row_t *rows, FILE *f)
                     cs_sim_model_name(v->plats[p].model), s.n, s.median, s.geomean, s.worst);
         }
     }
-    fprintf(f, "]}\n");
+    fprintf(f, "]");
+    if (v->terms) {
+        fprintf(f, ",\n\"fitted_terms\":");
+        cs_json_write_str(f, v->terms);
+    }
+    if (v->notes) {
+        fprintf(f, ",\n\"notes\":[");
+        char line[4096];
+        for (const char *p = v->notes, *q; *p; p = q + (*q == '\n')) {
+            q = p + strcspn(p, "\n");
+            size_t n = (size_t)(q - p) < sizeof(line) - 1 ? (size_t)(q - p) : sizeof(line) - 1;
+            memcpy(line, p, n);
+            line[n] = 0;
+            fprintf(f, "%s\n", p == v->notes ? "" : ",");
+            cs_json_write_str(f, line);
+        }
+        fprintf(f, "]");
+    }
+    fprintf(f, "}\n");
 }
 
 int cs_validate_write(const cs_validate_t *v, cs_results_fmt_t fmt, FILE *f, cs_err_t *err)
@@ -275,6 +293,11 @@ int cs_validate_write(const cs_validate_t *v, cs_results_fmt_t fmt, FILE *f, cs_
         print_json(v, rows, f);
     else if (st == CS_OK)
         print_table(v, rows, f);
+    for (const char *p = v->notes, *q; st == CS_OK && fmt == CS_FMT_TABLE && p && *p;
+         p = q + (*q == '\n')) {
+        q = p + strcspn(p, "\n");
+        fprintf(f, "# %.*s\n", (int)(q - p), p);
+    }
     free(rows);
     return st;
 }

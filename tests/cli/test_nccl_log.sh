@@ -67,7 +67,10 @@ printf '# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor)\n#  size count
 [ $rc = 2 ] && grep -q "^collstep import: bad.log:3:21: expected an algorithm bandwidth, found 'x'" err &&
     ok || bad "malformed: rc $rc, $(cat err)"
 "$cs" import nccl-tests missing.log >/dev/null 2>err; rc=$?
-[ $rc = 3 ] && grep -q "missing.log" err && ok || bad "missing file: rc $rc"
+[ $rc = 2 ] && grep -q "missing.log: No such file or directory" err && ok || bad "missing file: rc $rc"
+mkdir -p adir.log
+"$cs" import nccl-tests adir.log >/dev/null 2>err; rc=$?
+[ $rc = 2 ] && grep -q "adir.log: Is a directory" err && ok || bad "a directory: rc $rc $(cat err)"
 "$cs" import nccl-tests --format csv bad.log >/dev/null 2>err; rc=$?
 [ $rc = 2 ] && grep -q "expected table or json" err && ok || bad "--format csv: rc $rc"
 "$cs" import nccl-tests >/dev/null 2>&1; [ $? = 2 ] && ok || bad "no log: not exit 2"

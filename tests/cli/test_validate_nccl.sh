@@ -119,7 +119,7 @@ PY
 sed 's|<prop id="collstep_spec"|<prop id="collstep_nccl_fit" value="nvlink.bw=0.7"/>\n  &|' \
     h200.xml >slow.xml
 "$cs" validate --nccl-tests ring.log --platform slow.xml >slow.txt 2>slow.err; rc=$?
-[ $rc = 0 ] && grep -q "1 GiB: +[0-9.]* %: every size of the log's Ring/Simple range (16 MiB to 1 GiB) is predicted slow, by [0-9]* to [0-9]* %: the platform's rate or latency for it is off (the platform's fitted terms do not carry over to this log: give it to collstep calibrate --from-nccl-tests with the others)" slow.txt &&
+[ $rc = 0 ] && grep -q "allreduce 16 MiB to 1 GiB (7 sizes): +[0-9.]* to +[0-9.]* %: every size of the log's Ring/Simple range (16 MiB to 1 GiB) is predicted slow, by [0-9]* to [0-9]* %: the platform's rate or latency for it is off (the platform's fitted terms do not carry over to this log: give it to collstep calibrate --from-nccl-tests with the others)" slow.txt &&
     ok || bad "every size slow (rc $rc): $(grep 'GiB: ' slow.txt | tail -2)"
 # a platform without fitted terms: the advice is to fit them
 "$cs" validate --nccl-tests "$logs/xxrjun-h100-1node-g8.log" --platform hgx-h100 >fast.txt 2>/dev/null
@@ -141,6 +141,12 @@ for r in rows:
     # a reason where the size is off by more than 5 %, none where it fits
     assert (abs(float(r["error_pct"])) > 5) == (r["off_why"] != ""), r
 PY
+
+# --help where --nccl-tests would take it as its log
+"$cs" validate --nccl-tests --help 2>&1 | grep -q "^usage: collstep validate --nccl-tests LOG" &&
+    ok || bad "validate --nccl-tests --help"
+"$cs" calibrate --from-nccl-tests --help 2>&1 | grep -q "^usage: collstep calibrate --from-nccl-tests LOG" &&
+    ok || bad "calibrate --from-nccl-tests --help"
 
 # --- skipped tables --------------------------------------------------------------------
 sed 's/all_reduce_perf/sendrecv_perf/' h200.log >sendrecv.log

@@ -408,6 +408,8 @@ static void malformed(void)
         {"# nccl-tests version\n", "t.log:1:21: expected the nccl-tests version, found the end"},
         {"# nccl-tests version 2.1 nccl-library=x\n",
          "t.log:1:39: expected a version code, found 'x'"},
+        {"\xff\xfe#\x01 nThread\n", "t.log:1: the file is UTF-16 text"},
+        {"\x1f\x8b\x08\x08", "t.log:1: the file is gzip-compressed"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         char text[1024];
@@ -481,6 +483,18 @@ static int cut_short(void)
         CS_TEST_CHECK(whole ? log != NULL : log == NULL && err.code == CS_ERR_PARSE,
                       "cut %zu with a newline: %s", i, log ? "read" : err.msg);
         cs_nccl_log_destroy(log);
+    }
+    /* a UTF-8 byte-order mark before the first line: read as without it */
+    {
+        char bom[1024];
+        snprintf(bom, sizeof(bom), "\xef\xbb\xbf# nccl-tests version 2.17.8 nccl-headers=22902 "
+                                   "nccl-library=22902\n%s%s", hdr, row);
+        cs_err_t e = {0};
+        cs_nccl_log_t *b = parse(bom, &e);
+        CS_TEST_CHECK(b && b->ntables == 1 && !strcmp(b->tables[0].tests_version, "2.17.8") &&
+                          b->tables[0].nrows == 1,
+                      "a byte-order mark: %s", b ? b->tables[0].tests_version : e.msg);
+        cs_nccl_log_destroy(b);
     }
     /* a file cut inside its only row: the table has no row, no error here */
     char text[512];
