@@ -379,6 +379,18 @@ static int take_rows(cs_nset_t *s, cs_ntab_t *v, const char *log)
                               : "no row with a time");
         return 1;
     }
+    /* a sweep that stops short of its maxBytes without nccl-tests' closing
+     * lines: the run was cut (killed, out of time); its rows are compared */
+    if (t->nrows && t->max_bytes && t->rows[t->nrows - 1].size < t->max_bytes &&
+        t->oob_values < 0 && !isfinite(t->avg_busbw)) {
+        char a[32], z[32];
+        cs_cli_size_text(t->rows[t->nrows - 1].size, a, sizeof(a));
+        cs_cli_size_text(t->max_bytes, z, sizeof(z));
+        fprintf(stderr, "collstep %s: %s:%u: the table ends at %s, short of its maxBytes (%s), "
+                        "without nccl-tests' closing lines: the run was likely cut (killed, out "
+                        "of time); the rows it has are compared\n",
+                s->cmd, log, t->rows[t->nrows - 1].line, a, z);
+    }
     return 0;
 }
 
@@ -563,6 +575,72 @@ static int build_own(cs_nset_t *s, cs_ntab_t *v, const char *log)
     return 0;
 }
 
+/* nccl-tests' busbw / algbw for n ranks (0: it tells nothing, as
+ * broadcast's and reduce's 1). */
+static double bus_factor(cs_coll_t c, int n)
+{
+    switch (c) {
+    case CS_COLL_ALLREDUCE: return 2.0 * (n - 1) / n;
+    case CS_COLL_ALLGATHER:
+    case CS_COLL_REDUCE_SCATTER:
+    case CS_COLL_ALLTOALL: return (double)(n - 1) / n;
+    default: return 0;
+    }
+}
+
+/* A table placed by --groups (no device block): its rows' busbw / algbw
+ * is nccl-tests' factor for its rank count; ranks that the groups file
+ * does not give are an error naming both (0: they agree, or the rows do
+ * not tell). */
+static int check_group_ranks(const cs_nset_t *s, const char *log, const cs_nccl_run_t *t,
+                             cs_coll_t coll, int n)
+{
+    double want = bus_factor(coll, n);
+    if (want <= 0)
+        return 0;
+    int rows = 0, off = 0;
+    double ratio[64];
+    for (int k = 0; k < t->nrows; k++) {
+        const cs_nccl_meas_t *m = t->rows[k].oop.present ? &t->rows[k].oop : &t->rows[k].ip;
+        if (!m->present || !(m->algbw_GBps >= 1) || !(m->busbw_GBps > 0))
+            continue; /* two decimals: a small bandwidth tells too little */
+        /* both printed to 0.01: the factor's rounding is within that */
+        double tol = 0.006 + 0.006 * want;
+        if (rows < 64)
+            ratio[rows] = m->busbw_GBps / m->algbw_GBps;
+        rows++;
+        off += fabs(m->busbw_GBps - want * m->algbw_GBps) > tol;
+    }
+    if (rows < 2 || off * 2 <= rows)
+        return 0;
+    int nr = rows < 64 ? rows : 64;
+    for (int i = 1; i < nr; i++) /* the median ratio */
+        for (int j = i; j > 0 && ratio[j - 1] > ratio[j]; j--) {
+            double x = ratio[j];
+            ratio[j] = ratio[j - 1], ratio[j - 1] = x;
+        }
+    double r = ratio[nr / 2];
+    int says = 0; /* the rank count whose factor is nearest (they grow with it) */
+    double best = INFINITY;
+    for (int m = 2; m <= 1 << 20; m++) {
+        double d = fabs(bus_factor(coll, m) - r);
+        if (d >= best)
+            break;
+        best = d, says = m;
+    }
+    if (says == n || best > 0.006 + 0.006 * r)
+        says = 0;
+    char them[48] = "another rank count";
+    if (says)
+        snprintf(them, sizeof(them), "%d ranks", says);
+    return cs_cli_usage_error(s->cmd, "%s:%u: --groups %s gives the %s table %d ranks, but its "
+                                      "rows' busbw / algbw (%.3f, the median of %d rows, %d of "
+                                      "them off) is nccl-tests' factor for %s, not for %d "
+                                      "(%.3f): give the groups of the run that wrote it",
+                              log, t->line, s->groups, cs_nccl_coll_name(t->coll), n, r, rows,
+                              off, them, n, want);
+}
+
 /* One table of log l: 0 built, 1 skipped, else an exit code. */
 static int add_table(cs_nset_t *s, int l, const cs_nccl_run_t *t, char **gnames, int ng)
 {
@@ -604,6 +682,8 @@ static int add_table(cs_nset_t *s, int l, const cs_nccl_run_t *t, char **gnames,
         skip(s, log, t, "no device block: its rank count is unknown (--groups FILE gives it)");
         return 1;
     }
+    if (t->ndevs <= 0 && check_group_ranks(s, log, t, coll, nranks))
+        return CS_EXIT_USAGE;
     if (nranks < 2 && s->strict)
         return cs_cli_usage_error(s->cmd, "%s:%u: the %s table has one rank: nothing crosses a "
                                           "link, so it determines no term; give logs of 2 "

@@ -161,6 +161,13 @@ fitof() { sed -n 's/.*<prop id="collstep_nccl_fit" value="\([^"]*\)".*/\1/p' "$1
 [ $rc = 0 ] && [ $drc = 0 ] && [ -n "$(fitof g.xml)" ] && [ "$(fitof g.xml)" = "$(fitof d.xml)" ] &&
     grep -q "16 ranks on 2 nodes" g.txt && ok ||
     bad "--groups (rc $rc): '$(fitof g.xml)' against the device block's '$(fitof d.xml)': $(grep -v ' B: ' g.err | tail -3)"
+# a groups file of 15 ranks for a log of 16: its busbw / algbw says 16
+printf 'nodeA 8\nnodeB 7\n' >groups15.txt
+"$cs" calibrate --from-nccl-tests nodev.log --groups groups15.txt --platform hgx-h100:nodes=2 \
+    -o g15.xml 2>g15.err; rc=$?
+[ $rc = 2 ] && [ ! -e g15.xml ] &&
+    grep -q "nodev.log:[0-9]*: --groups groups15.txt gives the all_reduce table 15 ranks, but its rows' busbw / algbw (1.87[0-9], .*) is nccl-tests' factor for 16 ranks, not for 15 (1.867)" g15.err &&
+    ok || bad "groups of 15 for 16 ranks: rc $rc $(tail -2 g15.err)"
 printf 'nodeA x\n' >badgroups.txt
 "$cs" calibrate --from-nccl-tests nodev.log --groups badgroups.txt --platform hgx-h100:nodes=2 \
     -o g2.xml 2>bg.err; rc=$?

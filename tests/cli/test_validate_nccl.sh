@@ -142,6 +142,14 @@ for r in rows:
     assert (abs(float(r["error_pct"])) > 5) == (r["off_why"] != ""), r
 PY
 
+# a run cut between two rows (no closing lines, short of maxBytes): said, its rows compared
+n=$(grep -n "^ *67108864 " ring.log | cut -d: -f1)
+head -n "$n" ring.log >cut.log
+"$cs" validate --nccl-tests cut.log --platform hgx-h200 --format json -o cut.json 2>cut.err; rc=$?
+[ $rc = 0 ] && grep -q "^collstep validate: cut.log:$n: the table ends at 64 MiB, short of its maxBytes (1 GiB), without nccl-tests' closing lines" cut.err &&
+    python3 -c 'import json; assert len(json.load(open("cut.json"))["rows"]) == 3' &&
+    ! grep -q "short of its maxBytes" quiet.err && ok || bad "cut between rows (rc $rc): $(grep -v ' B: ' cut.err | tail -2)"
+
 # --help where --nccl-tests would take it as its log
 "$cs" validate --nccl-tests --help 2>&1 | grep -q "^usage: collstep validate --nccl-tests LOG" &&
     ok || bad "validate --nccl-tests --help"
