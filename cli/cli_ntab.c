@@ -441,7 +441,10 @@ static int build_table(cs_nset_t *s, cs_ntab_t *v, const char *log)
     cs_cli_scheds_init(&v->b);
     nccl_choice(s, v, log, said, sizeof(said));
     v->nc.dtype = v->dt, v->nc.op = v->op;
-    int rc = cs_cli_nccl_setup(s->cmd, &v->nc, s->plat, v->map, v->nranks);
+    /* what is said of NCCL's system and choices names the table */
+    char tcmd[600];
+    snprintf(tcmd, sizeof(tcmd), "%s: %s:%u", s->cmd, log, t->line);
+    int rc = cs_cli_nccl_setup(tcmd, &v->nc, s->plat, v->map, v->nranks);
     if (rc != CS_EXIT_OK)
         return rc;
     if (s->raw)
@@ -474,7 +477,7 @@ static int build_table(cs_nset_t *s, cs_ntab_t *v, const char *log)
         snprintf(v->note + o, sizeof(v->note) - o, ", with the platform's fitted terms");
     }
     cs_cli_pick_t picks[CS_CLI_MAX_SIZES];
-    rc = cs_cli_nccl_picks(s->cmd, &v->nc, v->coll, v->sizes, v->n, picks);
+    rc = cs_cli_nccl_picks(tcmd, &v->nc, v->coll, v->sizes, v->n, picks);
     int root = t->rows[0].root > 0 && t->rows[0].root < v->nranks ? t->rows[0].root : 0;
     cs_cli_want_t w = {s->cmd, 0, v->sizes, v->n, cs_dtype_size(v->dt), s->platform,
                        s->plat->dims, s->plat->ndims};
@@ -1151,10 +1154,15 @@ void cs_ntab_why(const cs_ntab_t *t, int k, char *buf, size_t len)
                             "to collstep calibrate --from-nccl-tests with the others"
                           : "collstep calibrate --from-nccl-tests fits them to logs";
     if (hi > lo && (emin > 0.05 || emax < -0.05)) {
-        snprintf(buf, len, "every size of the log's %s range (%s to %s) is predicted %s, by "
-                           "%.0f to %.0f %%: the platform's %s for it %s off (%s)",
-                 p, a, z, emin > 0 ? "slow" : "fast", fabs(emin > 0 ? emin : emax) * 100,
-                 fabs(emin > 0 ? emax : emin) * 100,
+        char by[48];
+        double e1 = fabs(emin > 0 ? emin : emax) * 100, e2 = fabs(emin > 0 ? emax : emin) * 100;
+        if (lround(e1) == lround(e2))
+            snprintf(by, sizeof(by), "%.0f %%", e1);
+        else
+            snprintf(by, sizeof(by), "%.0f to %.0f %%", e1, e2);
+        snprintf(buf, len, "every size of the log's %s range (%s to %s) is predicted %s, by %s: "
+                           "the platform's %s for it %s off (%s)",
+                 p, a, z, emin > 0 ? "slow" : "fast", by,
                  t->own ? "tiers' rates or latencies" : "rate or latency",
                  t->own ? "are" : "is", fit);
         return;

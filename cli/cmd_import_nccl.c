@@ -32,6 +32,11 @@ static void help(FILE *f)
 
 static void print_ranks(const cs_nccl_run_t *t)
 {
+    if (!t->ndevs) {
+        printf("  ranks: no device block (validate and calibrate take the node of each rank "
+               "from --groups FILE)\n");
+        return;
+    }
     printf("  ranks %d on %d node%s", t->ndevs, t->nnodes, t->nnodes == 1 ? "" : "s");
     for (int n = 0; n < t->nnodes; n++) {
         int k = 0, first = -1;

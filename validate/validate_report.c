@@ -117,7 +117,8 @@ static void print_table(const cs_validate_t *v, cs_validate_row_t *rows, FILE *f
                     v->algo[a], (unsigned long long)b, (unsigned long long)count_of(v, a, b),
                     cs_dtype_name(c.dtype), redop_of(c), algbw, algbw * busbw_factor(v, a),
                     m * 1e6, m > 0 ? (v->meas[j].p90 - v->meas[j].p10) / m * 100 : 0, q * 1e6,
-                    m > 0 ? (q - m) / m * 100 : 0, how[0] ? "  " : "", how);
+                    m > 0 && fabs(q - m) >= 0.0005 * m ? (q - m) / m * 100 : 0.0, /* no -0.0 */
+                    how[0] ? "  " : "", how);
         }
         fprintf(f, "# |error|    %8s %8s %8s  (%%)\n", "median", "geomean", "worst");
         for (int a = 0; a <= v->nalgo; a++) {
