@@ -85,6 +85,42 @@ const char cs_nset_nccl_help[] =
     "                       Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT\n"
     "  --nccl-proto P       the same for NCCL_PROTO: LL, LL128, Simple\n";
 
+const char cs_nset_filter_help[] =
+    "  --coll LIST          only the tables of these collectives (allreduce,allgather,\n"
+    "                       reduce-scatter,alltoall,broadcast,reduce)\n"
+    "  --min-size SIZE      only the rows of SIZE and up (nccl-tests' size column)\n"
+    "  --max-size SIZE      only the rows of SIZE and under\n";
+
+int cs_nset_filter_opt(const char *cmd, int which, const char *arg, cs_nset_t *s)
+{
+    if (which == 0) {
+        char buf[256];
+        snprintf(buf, sizeof(buf), "%s", arg);
+        s->colls = 0;
+        for (char *save = NULL, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+            cs_coll_t c = cs_coll_parse(w);
+            if (c == CS_COLL_COUNT || c >= 32)
+                return cs_cli_usage_error(cmd, "--coll: expected allreduce, allgather, "
+                                               "reduce-scatter, alltoall, broadcast or reduce "
+                                               "(a comma list), found '%s'", w);
+            s->colls |= 1u << c;
+        }
+        if (!s->colls)
+            return cs_cli_usage_error(cmd, "%s", "--coll: expected a collective, found nothing");
+        return CS_EXIT_OK;
+    }
+    uint64_t v;
+    if (cs_cli_parse_size(arg, &v) != 0)
+        return cs_cli_usage_error(cmd, "--%s-size: expected a size (1M, 64K, 1073741824), found "
+                                       "'%s'", which == 1 ? "min" : "max", arg);
+    *(which == 1 ? &s->min_size : &s->max_size) = v;
+    if (s->max_size && s->min_size > s->max_size)
+        return cs_cli_usage_error(cmd, "--min-size is above --max-size (%llu > %llu B)",
+                                  (unsigned long long)s->min_size,
+                                  (unsigned long long)s->max_size);
+    return CS_EXIT_OK;
+}
+
 /* ---- --groups ------------------------------------------------------------------ */
 
 /* The node name of each rank from a groups file: lines "NAME" (one rank),
@@ -319,10 +355,14 @@ static int take_rows(cs_nset_t *s, cs_ntab_t *v, const char *log)
         skip(s, log, t, why);
         return 1;
     }
-    int nzero = 0;
+    int nzero = 0, nout = 0;
     unsigned zfirst = 0, zlast = 0;
     for (int i = 0; i < t->nrows; i++) {
         const cs_nccl_row_t *w = &t->rows[i];
+        if (w->size < s->min_size || (s->max_size && w->size > s->max_size)) {
+            nout++; /* said once for the table, below */
+            continue;
+        }
         if (strcmp(w->type, t->rows[0].type) || strcmp(w->redop, opn)) {
             int ty = strcmp(w->type, t->rows[0].type) != 0;
             const char *got = ty ? w->type : w->redop;
@@ -374,9 +414,13 @@ static int take_rows(cs_nset_t *s, cs_ntab_t *v, const char *log)
                         "left out (nothing to move)\n",
                 s->cmd, log, zfirst, zlast != zfirst ? "-" : "", zlast != zfirst ? zlast : 0,
                 nzero, nzero == 1 ? "" : "s");
+    if (nout)
+        fprintf(stderr, "collstep %s: %s:%u: %d row%s outside --min-size / --max-size left "
+                        "out\n", s->cmd, log, t->line, nout, nout == 1 ? "" : "s");
     if (!v->n) {
         skip(s, log, t, nzero ? "every row with a time is 0 B or under one element per rank"
-                              : "no row with a time");
+                        : nout ? "no row within --min-size / --max-size"
+                               : "no row with a time");
         return 1;
     }
     /* a sweep that stops short of its maxBytes without nccl-tests' closing
@@ -653,6 +697,10 @@ static int add_table(cs_nset_t *s, int l, const cs_nccl_run_t *t, char **gnames,
         skip(s, log, t, t->coll == CS_NCCL_UNKNOWN
                             ? "the log does not say which collective it measured"
                             : "collstep has no such collective");
+        return 1;
+    }
+    if (s->colls && !(coll < 32 && (s->colls >> coll) & 1)) {
+        skip(s, log, t, "not among --coll");
         return 1;
     }
     if (!t->nrows) {

@@ -54,6 +54,9 @@ typedef struct cs_nset {
     const char *version;    /* --nccl-version, or NULL */
     const char *algo, *proto; /* --nccl-algo / --nccl-proto (tables whose log does not
                                say NCCL_ALGO / NCCL_PROTO), or NULL */
+    unsigned colls;          /* --coll: the collectives kept (bit per cs_coll_t; 0: all) */
+    uint64_t min_size, max_size; /* --min-size / --max-size: the rows kept (nccl-tests' size
+                               column; max 0: no bound) */
     const char *groups;     /* --groups FILE, or NULL */
     const char *const *logs;
     int nlogs;
@@ -80,8 +83,11 @@ int cs_nset_version_opt(const char *cmd, const char *arg, const char **version);
 int cs_nset_check_report(const char *cmd, const char *flag, const char *path, int force);
 /* --nccl-algo A (which 0) or --nccl-proto P (1): checked and kept in *out. */
 int cs_nset_choice_opt(const char *cmd, int which, const char *arg, const char **out);
-/* The help lines of --nccl-version, --nccl-algo and --nccl-proto. */
-extern const char cs_nset_nccl_help[];
+/* --coll LIST (which 0), --min-size SIZE (1) or --max-size SIZE (2) into s. */
+int cs_nset_filter_opt(const char *cmd, int which, const char *arg, cs_nset_t *s);
+/* The help lines of --nccl-version, --nccl-algo and --nccl-proto, and of
+ * --coll, --min-size and --max-size. */
+extern const char cs_nset_nccl_help[], cs_nset_filter_help[];
 
 /* Open the platform, read the logs, build every table (usage errors
  * printed, CS_EXIT_USAGE; skipped tables said on stderr). */

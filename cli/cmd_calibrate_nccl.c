@@ -103,7 +103,7 @@ static void help(FILE *f)
             "  --force              replace an existing FILE that collstep did not write\n"
             "  --groups FILE        the node of each rank for tables without a device block:\n"
             "                       lines NAME (one rank), NAME N, NAME:N or NAME slots=N\n"
-            "%s"
+            "%s%s"
             "  --format F           the report: table (default), csv, json\n"
             "  --report FILE        write the report to FILE instead of stdout\n"
             "  --help               this text\n"
@@ -114,7 +114,7 @@ static void help(FILE *f)
             "\nexample: collstep calibrate --from-nccl-tests node1.log nodes2.log \\\n"
             "           --platform hgx-h100:nodes=64 -o cluster.xml\n"
             "         collstep sim --platform cluster.xml --model nccl --algo nccl --size 1M:8G\n",
-            cs_nset_nccl_help, cs_cli_exit_help);
+            cs_nset_nccl_help, cs_nset_filter_help, cs_cli_exit_help);
 }
 
 typedef struct opts {
@@ -122,6 +122,7 @@ typedef struct opts {
     int nlogs;
     const char *platform, *version, *groups, *output, *algo, *proto;
     int force;
+    cs_nset_t filt; /* --coll, --min-size, --max-size */
     cs_cli_report_t rep;
 } opts_t;
 
@@ -136,6 +137,9 @@ static int parse_opt(void *ctx, int c, const char *arg)
     case 'V': return cs_nset_version_opt("calibrate", arg, &o->version);
     case 1002: return cs_nset_choice_opt("calibrate", 0, arg, &o->algo);
     case 1003: return cs_nset_choice_opt("calibrate", 1, arg, &o->proto);
+    case 1010: return cs_nset_filter_opt("calibrate", 0, arg, &o->filt);
+    case 1011: return cs_nset_filter_opt("calibrate", 1, arg, &o->filt);
+    case 1012: return cs_nset_filter_opt("calibrate", 2, arg, &o->filt);
     case 'f': return cs_cli_parse_format("calibrate", arg, &o->rep.fmt);
     case 'o': o->output = arg; return CS_EXIT_OK;
     case 'R': o->rep.output = arg; return CS_EXIT_OK;
@@ -152,6 +156,8 @@ static int parse(int argc, char **argv, opts_t *o)
         {"groups", required_argument, 0, 'G'},
         {"nccl-version", required_argument, 0, 'V'},
         {"nccl-algo", required_argument, 0, 1002}, {"nccl-proto", required_argument, 0, 1003},
+        {"coll", required_argument, 0, 1010}, {"min-size", required_argument, 0, 1011},
+        {"max-size", required_argument, 0, 1012},
         {"format", required_argument, 0, 'f'},
         {"output", required_argument, 0, 'o'},
         {"report", required_argument, 0, 'R'},
@@ -1050,6 +1056,8 @@ int cs_cli_calibrate_nccl(int argc, char **argv)
     int rc = parse(argc, argv, o);
     r->o = o;
     r->s = (cs_nset_t){.cmd = "calibrate", .platform = o->platform, .version = o->version, .algo = o->algo, .proto = o->proto,
+                       .colls = o->filt.colls, .min_size = o->filt.min_size,
+                       .max_size = o->filt.max_size,
                        .groups = o->groups, .logs = o->logs, .nlogs = o->nlogs, .strict = 1,
                        .raw = 1};
     cs_nccl_fit_init(&r->fit);

@@ -59,7 +59,7 @@ static void help(FILE *f)
             "  --groups FILE        the node of each rank for tables without a device block:\n"
             "                       lines NAME (one rank), NAME N, NAME:N or NAME slots=N\n"
             "                       (N ranks; an Open MPI hostfile), ranks in order\n"
-            "%s"
+            "%s%s"
             "  --format F           table (default), csv, json\n"
             "  -o, --output FILE    write the report to FILE (whole or not at all)\n"
             "  --force              replace an existing FILE that collstep did not write\n"
@@ -72,7 +72,7 @@ static void help(FILE *f)
             "\n%s"
             "\nexample: collstep validate --nccl-tests slurm-1234.out --platform "
             "hgx-h100:nodes=2\n",
-            cs_nset_nccl_help, cs_cli_exit_help);
+            cs_nset_nccl_help, cs_nset_filter_help, cs_cli_exit_help);
 }
 
 
@@ -80,6 +80,7 @@ typedef struct opts {
     const char *logs[MAX_LOGS];
     int nlogs;
     const char *platform, *version, *groups, *algo, *proto;
+    cs_nset_t filt; /* --coll, --min-size, --max-size */
     cs_cli_report_t rep;
 } opts_t;
 
@@ -94,6 +95,9 @@ static int parse_opt(void *ctx, int c, const char *arg)
     case 'V': return cs_nset_version_opt("validate", arg, &o->version);
     case 1002: return cs_nset_choice_opt("validate", 0, arg, &o->algo);
     case 1003: return cs_nset_choice_opt("validate", 1, arg, &o->proto);
+    case 1010: return cs_nset_filter_opt("validate", 0, arg, &o->filt);
+    case 1011: return cs_nset_filter_opt("validate", 1, arg, &o->filt);
+    case 1012: return cs_nset_filter_opt("validate", 2, arg, &o->filt);
     case 'f': return cs_cli_parse_format("validate", arg, &o->rep.fmt);
     case 'o': o->rep.output = arg; return CS_EXIT_OK;
     case 'F': o->rep.force = 1; return CS_EXIT_OK;
@@ -106,7 +110,9 @@ static int parse(int argc, char **argv, opts_t *o)
     static const struct option lo[] = {
         {"nccl-tests", required_argument, 0, 'L'}, {"platform", required_argument, 0, 'P'},
         {"nccl-version", required_argument, 0, 'V'},
-        {"nccl-algo", required_argument, 0, 1002}, {"nccl-proto", required_argument, 0, 1003}, {"format", required_argument, 0, 'f'},
+        {"nccl-algo", required_argument, 0, 1002}, {"nccl-proto", required_argument, 0, 1003},
+        {"coll", required_argument, 0, 1010}, {"min-size", required_argument, 0, 1011},
+        {"max-size", required_argument, 0, 1012}, {"format", required_argument, 0, 'f'},
         {"groups", required_argument, 0, 'G'},
         {"output", required_argument, 0, 'o'},     {"force", no_argument, 0, 'F'},
         {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
@@ -144,6 +150,8 @@ int cs_cli_validate_nccl(int argc, char **argv)
     opts_t o;
     int rc = parse(argc, argv, &o);
     cs_nset_t s = {.cmd = "validate", .platform = o.platform, .version = o.version, .algo = o.algo, .proto = o.proto,
+                   .colls = o.filt.colls, .min_size = o.filt.min_size,
+                   .max_size = o.filt.max_size,
                    .groups = o.groups, .logs = o.logs, .nlogs = o.nlogs};
     if (rc == CS_EXIT_OK)
         rc = cs_nset_check_report("validate", "-o", o.rep.output, o.rep.force);

@@ -150,6 +150,19 @@ head -n "$n" ring.log >cut.log
     python3 -c 'import json; assert len(json.load(open("cut.json"))["rows"]) == 3' &&
     ! grep -q "short of its maxBytes" quiet.err && ok || bad "cut between rows (rc $rc): $(grep -v ' B: ' cut.err | tail -2)"
 
+# --min-size / --max-size keep the rows between (nccl-tests' size column), --coll the tables
+"$cs" validate --nccl-tests ring.log --platform hgx-h200 --min-size 64M --max-size 256M \
+    --format json -o range.json 2>range.err; rc=$?
+[ $rc = 0 ] && grep -q "ring.log:[0-9]*: 4 rows outside --min-size / --max-size left out" range.err &&
+    python3 -c 'import json; r = json.load(open("range.json"))["rows"]; assert [x["size_bytes"] >> 20 for x in r] == [64, 128, 256], r' &&
+    ok || bad "--min-size/--max-size (rc $rc): $(grep -v ' B: ' range.err | tail -2)"
+"$cs" validate --nccl-tests ring.log --platform hgx-h200 --coll allgather >/dev/null 2>coll.err; rc=$?
+[ $rc = 2 ] && grep -q "all_reduce table skipped: not among --coll" coll.err &&
+    grep -q "no table to compare" coll.err && ok || bad "--coll allgather: rc $rc $(tail -2 coll.err)"
+"$cs" validate --nccl-tests ring.log --platform hgx-h200 --coll allreduce,gather >/dev/null 2>coll.err; rc=$?
+[ $rc = 2 ] && grep -q "^collstep validate: --coll: expected allreduce, .*found 'gather'" coll.err &&
+    ok || bad "--coll gather: rc $rc $(cat coll.err)"
+
 # --help where --nccl-tests would take it as its log
 "$cs" validate --nccl-tests --help 2>&1 | grep -q "^usage: collstep validate --nccl-tests LOG" &&
     ok || bad "validate --nccl-tests --help"
