@@ -434,6 +434,7 @@ typedef struct cs_cli_report {
     const char *output; /* NULL: stdout */
     int force, compare_on;
     const char *compare; /* REF, NULL or "": the first algorithm */
+    const char *flag;    /* the option naming `output` in messages; NULL: "-o" */
 } cs_cli_report_t;
 
 /* Print or save the rows (whole or not at all).  A --compare REF that is

@@ -93,26 +93,32 @@ const char cs_nset_filter_help[] =
 
 int cs_nset_filter_opt(const char *cmd, int which, const char *arg, cs_nset_t *s)
 {
-    if (which == 0) {
-        char buf[256];
+    if (which == 0) { /* a comma list; --coll given twice adds */
+        char buf[512];
+        if (strlen(arg) >= sizeof(buf))
+            return cs_cli_usage_error(cmd, "--coll: a list of %zu characters, expected at most "
+                                           "%zu", strlen(arg), sizeof(buf) - 1);
         snprintf(buf, sizeof(buf), "%s", arg);
-        s->colls = 0;
-        for (char *save = NULL, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+        int any = 0;
+        for (char *save = NULL, *w = strtok_r(buf, ", \t", &save); w;
+             w = strtok_r(NULL, ", \t", &save)) {
             cs_coll_t c = cs_coll_parse(w);
             if (c == CS_COLL_COUNT || c >= 32)
                 return cs_cli_usage_error(cmd, "--coll: expected allreduce, allgather, "
                                                "reduce-scatter, alltoall, broadcast or reduce "
                                                "(a comma list), found '%s'", w);
             s->colls |= 1u << c;
+            any = 1;
         }
-        if (!s->colls)
+        if (!any)
             return cs_cli_usage_error(cmd, "%s", "--coll: expected a collective, found nothing");
         return CS_EXIT_OK;
     }
     uint64_t v;
-    if (cs_cli_parse_size(arg, &v) != 0)
-        return cs_cli_usage_error(cmd, "--%s-size: expected a size (1M, 64K, 1073741824), found "
-                                       "'%s'", which == 1 ? "min" : "max", arg);
+    if (cs_cli_parse_size(arg, &v) != 0 || (which == 2 && v == 0))
+        return cs_cli_usage_error(cmd, "--%s-size: expected a size (1M, 64K, 1073741824%s), "
+                                       "found '%s'", which == 1 ? "min" : "max",
+                                  which == 2 ? "; not 0" : "", arg);
     *(which == 1 ? &s->min_size : &s->max_size) = v;
     if (s->max_size && s->min_size > s->max_size)
         return cs_cli_usage_error(cmd, "--min-size is above --max-size (%llu > %llu B)",
@@ -414,12 +420,23 @@ static int take_rows(cs_nset_t *s, cs_ntab_t *v, const char *log)
                         "left out (nothing to move)\n",
                 s->cmd, log, zfirst, zlast != zfirst ? "-" : "", zlast != zfirst ? zlast : 0,
                 nzero, nzero == 1 ? "" : "s");
-    if (nout)
-        fprintf(stderr, "collstep %s: %s:%u: %d row%s outside --min-size / --max-size left "
-                        "out\n", s->cmd, log, t->line, nout, nout == 1 ? "" : "s");
+    char lim[96] = "";
+    if (nout) {
+        char a[32] = "0 B", z[32] = "any size";
+        if (s->min_size)
+            cs_cli_size_text(s->min_size, a, sizeof(a));
+        if (s->max_size)
+            cs_cli_size_text(s->max_size, z, sizeof(z));
+        snprintf(lim, sizeof(lim), "--min-size / --max-size (%s to %s)", a, z);
+    }
+    if (nout && v->n)
+        fprintf(stderr, "collstep %s: %s:%u: %d row%s outside %s left out\n", s->cmd, log,
+                t->line, nout, nout == 1 ? "" : "s", lim);
     if (!v->n) {
+        char none[128];
+        snprintf(none, sizeof(none), "no row within %s", lim);
         skip(s, log, t, nzero ? "every row with a time is 0 B or under one element per rank"
-                        : nout ? "no row within --min-size / --max-size"
+                        : nout ? none
                                : "no row with a time");
         return 1;
     }
@@ -452,9 +469,20 @@ static void nccl_choice(cs_nset_t *s, cs_ntab_t *v, const char *log, char *said,
     int n = snprintf(said, len, "NCCL %s (%s)", v->nc.version ? v->nc.version : "", from);
     const char *what[2] = {t->algo, t->proto}, *opt[2] = {s->algo, s->proto};
     int *to[2] = {&v->nc.algo, &v->nc.proto}, given[2] = {0, 0};
-    for (int i = 0; i < 2; i++)
-        if (!what[i][0] && opt[i]) /* the log does not say: the option does */
+    for (int i = 0; i < 2; i++) {
+        const char *nm = i ? "PROTO" : "ALGO";
+        if (!what[i][0] && opt[i]) { /* the log does not say: the option does */
             what[i] = opt[i], given[i] = 1;
+        } else if (what[i][0] && opt[i] && v->coll != CS_COLL_ALLTOALL) {
+            int ok = (i ? cs_nccl_proto_parse(what[i]) : cs_nccl_algo_parse(what[i])) >= 0;
+            fprintf(stderr, "collstep %s: %s:%u: the log says NCCL_%s=%s: %s\n", s->cmd, log,
+                    t->line, nm, what[i],
+                    ok ? "it is simulated, not the option's"
+                       : "the model does not take it; the option's is simulated");
+            if (!ok)
+                what[i] = opt[i], given[i] = 1;
+        }
+    }
     for (int i = 0; i < 2; i++) {
         if (!what[i][0])
             continue;
@@ -466,9 +494,11 @@ static void nccl_choice(cs_nset_t *s, cs_ntab_t *v, const char *log, char *said,
         }
         *to[i] = i ? cs_nccl_proto_parse(what[i]) : cs_nccl_algo_parse(what[i]);
         if (*to[i] < 0)
-            fprintf(stderr, "collstep %s: %s:%u: NCCL_%s=%s is not one the model takes; "
-                            "NCCL's own choice is simulated\n", s->cmd, log, t->line,
-                    i ? "PROTO" : "ALGO", what[i]);
+            fprintf(stderr, "collstep %s: %s:%u: NCCL_%s=%s is not one the model takes (one "
+                            "name: Tree, Ring, ..., LL, LL128, Simple; not a list or '^'); "
+                            "NCCL's own choice is simulated%s\n", s->cmd, log, t->line,
+                    i ? "PROTO" : "ALGO", what[i],
+                    i ? " (--nccl-proto gives the run's)" : " (--nccl-algo gives the run's)");
         else if (n > 0 && (size_t)n < len)
             n += snprintf(said + n, len - (size_t)n, ", NCCL_%s=%s%s", i ? "PROTO" : "ALGO",
                           what[i], given[i] ? (i ? " (from --nccl-proto)" : " (from --nccl-algo)")
@@ -626,66 +656,67 @@ static int build_own(cs_nset_t *s, cs_ntab_t *v, const char *log)
  * broadcast's and reduce's 1). */
 static double bus_factor(cs_coll_t c, int n)
 {
-    switch (c) {
-    case CS_COLL_ALLREDUCE: return 2.0 * (n - 1) / n;
-    case CS_COLL_ALLGATHER:
-    case CS_COLL_REDUCE_SCATTER:
-    case CS_COLL_ALLTOALL: return (double)(n - 1) / n;
-    default: return 0;
-    }
+    return c == CS_COLL_BROADCAST || c == CS_COLL_REDUCE ? 0 : cs_coll_busbw_factor(c, n);
+}
+
+/* Half the last printed digit of x: nccl-tests prints bandwidths with two
+ * decimals, collstep's writer with one from 1000 GB/s. */
+static double half_digit(double x)
+{
+    return x >= 1000 ? 0.05 : 0.005;
 }
 
 /* A table placed by --groups (no device block): its rows' busbw / algbw
  * is nccl-tests' factor for its rank count; ranks that the groups file
  * does not give are an error naming both (0: they agree, or the rows do
- * not tell). */
+ * not tell).  The row of the largest algbw tells the factor best (its
+ * printed digits weigh least). */
 static int check_group_ranks(const cs_nset_t *s, const char *log, const cs_nccl_run_t *t,
                              cs_coll_t coll, int n)
 {
     double want = bus_factor(coll, n);
     if (want <= 0)
         return 0;
-    int rows = 0, off = 0;
-    double ratio[64];
+    int rows = 0, off = 0, topk = -1;
+    const cs_nccl_meas_t *top = NULL;
     for (int k = 0; k < t->nrows; k++) {
         const cs_nccl_meas_t *m = t->rows[k].oop.present ? &t->rows[k].oop : &t->rows[k].ip;
         if (!m->present || !(m->algbw_GBps >= 1) || !(m->busbw_GBps > 0))
-            continue; /* two decimals: a small bandwidth tells too little */
-        /* both printed to 0.01: the factor's rounding is within that */
-        double tol = 0.006 + 0.006 * want;
-        if (rows < 64)
-            ratio[rows] = m->busbw_GBps / m->algbw_GBps;
+            continue; /* a small bandwidth's digits tell too little */
+        double tol = half_digit(m->busbw_GBps) + want * half_digit(m->algbw_GBps) + 1e-9;
         rows++;
         off += fabs(m->busbw_GBps - want * m->algbw_GBps) > tol;
+        if (!top || m->algbw_GBps > top->algbw_GBps)
+            top = m, topk = k;
     }
     if (rows < 2 || off * 2 <= rows)
         return 0;
-    int nr = rows < 64 ? rows : 64;
-    for (int i = 1; i < nr; i++) /* the median ratio */
-        for (int j = i; j > 0 && ratio[j - 1] > ratio[j]; j--) {
-            double x = ratio[j];
-            ratio[j] = ratio[j - 1], ratio[j - 1] = x;
-        }
-    double r = ratio[nr / 2];
-    int says = 0; /* the rank count whose factor is nearest (they grow with it) */
-    double best = INFINITY;
+    /* the rank counts whose factor the top row allows */
+    double r = top->busbw_GBps / top->algbw_GBps;
+    double tol = half_digit(top->busbw_GBps) + r * half_digit(top->algbw_GBps);
+    int lo = 0, hi = 0;
     for (int m = 2; m <= 1 << 20; m++) {
-        double d = fabs(bus_factor(coll, m) - r);
-        if (d >= best)
-            break;
-        best = d, says = m;
+        double d = bus_factor(coll, m) * top->algbw_GBps - top->busbw_GBps;
+        if (fabs(d) <= tol) {
+            lo = lo ? lo : m, hi = m;
+        } else if (d > 0) {
+            break; /* the factor grows with m: past the row */
+        }
     }
-    if (says == n || best > 0.006 + 0.006 * r)
-        says = 0;
-    char them[48] = "another rank count";
-    if (says)
-        snprintf(them, sizeof(them), "%d ranks", says);
-    return cs_cli_usage_error(s->cmd, "%s:%u: --groups %s gives the %s table %d ranks, but its "
-                                      "rows' busbw / algbw (%.3f, the median of %d rows, %d of "
-                                      "them off) is nccl-tests' factor for %s, not for %d "
+    char them[64] = "another rank count";
+    if (lo && lo == hi)
+        snprintf(them, sizeof(them), "%d ranks", lo);
+    else if (lo)
+        snprintf(them, sizeof(them), "%d to %d ranks", lo, hi);
+    if (lo && lo <= n && n <= hi)
+        return 0; /* the top row allows n: the others' digits misled */
+    return cs_cli_usage_error(s->cmd, "%s:%u: --groups %s gives the %s table %d ranks, but %d of "
+                                      "its %d rows disagree: busbw / algbw is %.3f (%.2f / %.2f "
+                                      "GB/s at line %u), nccl-tests' factor for %s, not for %d "
                                       "(%.3f): give the groups of the run that wrote it",
-                              log, t->line, s->groups, cs_nccl_coll_name(t->coll), n, r, rows,
-                              off, them, n, want);
+                              log, t->line, s->groups, cs_nccl_coll_name(t->coll), n, off, rows,
+                              r, top->busbw_GBps, top->algbw_GBps,
+                              t->rows[topk].line, them, n, want);
 }
 
 /* One table of log l: 0 built, 1 skipped, else an exit code. */
@@ -807,7 +838,8 @@ int cs_nset_read(cs_nset_t *s)
             if (s->log[l]->cut_line)
                 fprintf(stderr, "collstep %s: %s:%u: the file ends inside this line (the run or "
                                 "the copy was cut short): the line is left out, the rows "
-                                "above it are read\n", s->cmd, s->logs[l], s->log[l]->cut_line);
+                                "above it are read (read whole it says: %s)\n",
+                        s->cmd, s->logs[l], s->log[l]->cut_line, s->log[l]->cut_why);
         }
     }
     if (rc == CS_EXIT_OK && !(s->tab = calloc((size_t)cap + 1, sizeof(*s->tab))))
@@ -1170,10 +1202,11 @@ void cs_ntab_why(const cs_ntab_t *t, int k, char *buf, size_t len)
         cs_cli_size_text(t->sizes[at + 1], z, sizeof(z));
         if (pace_change(t, lo, hi, at) == 1) /* the model's curve bends there, not the log's */
             snprintf(buf, len, "the model changes pace inside NCCL's %s range, between %s and "
-                               "%s (its time %+.0f %%, the log's %+.0f %%, both against the "
-                               "sizes beside them): the simulated schedule (NCCL's pieces and "
-                               "channels as the model follows them) changes there where the "
-                               "run does not",
+                               "%s (its time %+.0f %% from one to the other, the log's %+.0f "
+                               "%%; against the sizes beside them the model's curve bends "
+                               "there, the log's does not): the simulated schedule (NCCL's "
+                               "pieces and channels as the model follows them) changes there "
+                               "where the run does not",
                      p, a, z, (t->pred[at + 1] / t->pred[at] - 1) * 100,
                      (t->meas[at + 1] / t->meas[at] - 1) * 100);
         else
@@ -1394,7 +1427,8 @@ int cs_nset_report(const cs_nset_t *s, const cs_cli_report_t *rep, const char *t
     if (rep->output) {
         int fl = CS_OUT_STDOUT | (rep->force ? CS_OUT_FORCE : 0);
         if (cs_out_begin_file(rep->output, fl, &cs_validate_out_kind, &out, &err) != CS_OK) {
-            rc = cs_cli_usage_error(s->cmd, "-o %s: %s", rep->output, err.msg);
+            rc = cs_cli_usage_error(s->cmd, "%s %s: %s", rep->flag ? rep->flag : "-o",
+                                    rep->output, err.msg);
             goto done;
         }
         f = cs_out_stream(out);
@@ -1404,7 +1438,8 @@ int cs_nset_report(const cs_nset_t *s, const cs_cli_report_t *rep, const char *t
         fprintf(stderr, "collstep %s: %s\n", s->cmd, err.msg);
         rc = CS_EXIT_RUNTIME;
     } else if (out && cs_out_commit(out, &err) != CS_OK) {
-        fprintf(stderr, "collstep %s: -o %s: %s\n", s->cmd, rep->output, err.msg);
+        fprintf(stderr, "collstep %s: %s %s: %s\n", s->cmd, rep->flag ? rep->flag : "-o",
+                rep->output, err.msg);
         rc = CS_EXIT_RUNTIME;
     }
     fflush(f);

@@ -166,10 +166,11 @@ static int parse(int argc, char **argv, opts_t *o)
         {0, 0, 0, 0}};
     memset(o, 0, sizeof(*o));
     o->rep.fmt = CS_FMT_TABLE;
+    o->rep.flag = "--report";
     /* --help anywhere, also where an option would take it as its value
      * (--from-nccl-tests --help) */
     for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-        if (strcmp(argv[i], "--help") == 0) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             help(stdout);
             return CS_CLI_DONE;
         }
@@ -234,6 +235,8 @@ typedef struct block {
     int tied[NQ];    /* not determined: its rows move it as they move another (the other
                         class's rate; a base latency, its class's per-step latency):
                         TIE_BINDS, TIE_NET (a link inside a node left to one-node logs) */
+    int tie_net;     /* how a tie of the two classes' rates is broken, decided once at the
+                        stage's start: 1 the network's rate fitted, -1 the binding one */
 } block_t;
 
 typedef struct fitrun {
@@ -388,14 +391,19 @@ static void sensitivities(const cs_nset_t *sub, const double *jac, const double 
          * logs (or NCCL's figures) say; only where the sizes are faster
          * must the one that binds be raised.  A switch's pair (NVLSTree's
          * NVLink switch) is its own and fitted as it binds */
-        double e = 0;
-        int ne = 0;
-        for (int t = 0, o = 0; t < sub->ntab; o += sub->tab[t++]->n)
-            for (int k = 0; k < sub->tab[t]->n; k++)
-                if (block_of(sub->tab[t], k, b, nb, perpair) == i)
-                    e += log(pred[(size_t)o + (size_t)k] / sub->tab[t]->meas[k]), ne++;
-        if (ne && e < 0 && b[i].cls[0] == CS_SIM_HW_NET &&
-            !cs_nccl_fit_switch_pair(b[i].algo, b[i].cls[1])) {
+        if (!b[i].tie_net) { /* at the stage's start, not again as the fit nears the log */
+            double e = 0;
+            int ne = 0;
+            for (int t = 0, o = 0; t < sub->ntab; o += sub->tab[t++]->n)
+                for (int k = 0; k < sub->tab[t]->n; k++)
+                    if (block_of(sub->tab[t], k, b, nb, perpair) == i)
+                        e += log(pred[(size_t)o + (size_t)k] / sub->tab[t]->meas[k]), ne++;
+            b[i].tie_net = ne && e / ne < -log(1.02) && b[i].cls[0] == CS_SIM_HW_NET &&
+                                   !cs_nccl_fit_switch_pair(b[i].algo, b[i].cls[1])
+                               ? 1
+                               : -1;
+        }
+        if (b[i].tie_net > 0) {
             b[i].det[NK] = 0;
             b[i].tied[NK] = TIE_NET;
             continue;
@@ -702,11 +710,11 @@ static void say_undetermined(fitrun_t *r, const block_t *b, const cs_nset_t *sub
                 b->nrows == 1 ? "" : "s", rg, fit_value(&r->fit, b, q));
         else if (b->tied[q] == TIE_NET)
             SAY(r, "  %s.%s%s: not determined, the class-wide factor kept: the sizes (%s) "
-                   "move it as they move %s.%s%s (%s), and logs across nodes fit the "
+                   "move it as they move %s.%s%s (the slower of the two binds), and logs "
+                   "across nodes fit the "
                    "network's where the sizes are slower than the model; a log on one node "
                    "with this algorithm and protocol fixes this one\n",
-                cn, kn, pair, rg, cs_nccl_fit_class_name(b->cls[0]), kn, pair,
-                "the slower of the two binds");
+                cn, kn, pair, rg, cs_nccl_fit_class_name(b->cls[0]), kn, pair);
         else if (b->tied[q] && base)
             SAY(r, "  %s.base%s: not determined, it follows %s.lat%s: the sizes (%s) move "
                    "NCCL's base latency as they move its per-step latency (one collective at "
@@ -919,6 +927,36 @@ static void summary(fitrun_t *r, char **text)
     } while (0)
     PUTB("fitted terms of the nccl model (factors on NCCL's figures): %s\n",
          terms[0] ? terms : "none (NCCL's figures fit)");
+    /* what of the logs was fitted, where options chose (words, not the
+     * options: the summary goes into an XML comment, where "--" is not) */
+    const cs_nset_t *ns = &r->s;
+    if (ns->colls || ns->min_size || ns->max_size || ns->algo || ns->proto) {
+        PUTB("  fitted to part of the logs:");
+        const char *sep = " ";
+        if (ns->colls) {
+            PUTB("%sthe collectives", sep);
+            for (int c = 0, first = 1; c < CS_COLL_COUNT && c < 32; c++)
+                if ((ns->colls >> c) & 1) {
+                    PUTB("%s%s", first ? " " : ", ", cs_coll_name((cs_coll_t)c));
+                    first = 0;
+                }
+            sep = "; ";
+        }
+        if (ns->min_size || ns->max_size) {
+            char a[32] = "0 B", z[32] = "any size";
+            if (ns->min_size)
+                cs_cli_size_text(ns->min_size, a, sizeof(a));
+            if (ns->max_size)
+                cs_cli_size_text(ns->max_size, z, sizeof(z));
+            PUTB("%sthe rows of %s to %s", sep, a, z);
+            sep = "; ";
+        }
+        if (ns->algo || ns->proto)
+            PUTB("%swhere a log does not say, NCCL_ALGO=%s NCCL_PROTO=%s", sep,
+                 ns->algo ? ns->algo : "(NCCL's choice)",
+                 ns->proto ? ns->proto : "(NCCL's choice)");
+        PUTB("\n");
+    }
     PUTB("%s", r->said);
     char *un = cs_nset_unfit_text(&r->s, FIT_TOL);
     if (un)
@@ -1055,7 +1093,8 @@ int cs_cli_calibrate_nccl(int argc, char **argv)
     }
     int rc = parse(argc, argv, o);
     r->o = o;
-    r->s = (cs_nset_t){.cmd = "calibrate", .platform = o->platform, .version = o->version, .algo = o->algo, .proto = o->proto,
+    r->s = (cs_nset_t){.cmd = "calibrate", .platform = o->platform, .version = o->version,
+                       .algo = o->algo, .proto = o->proto,
                        .colls = o->filt.colls, .min_size = o->filt.min_size,
                        .max_size = o->filt.max_size,
                        .groups = o->groups, .logs = o->logs, .nlogs = o->nlogs, .strict = 1,

@@ -4,6 +4,8 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #ifdef CS_HAVE_INTEROP
@@ -128,7 +130,9 @@ static int import_msccl(int argc, char **argv)
     int st = cs_msccl_load(a.path, &a.mo, &m, &err);
     if (st != CS_OK) { /* an input that cannot be read is bad input, as in verify */
         fprintf(stderr, "collstep import: %s\n", err.msg);
-        return st == CS_ERR_IO ? CS_EXIT_USAGE : cs_cli_exit_code(st);
+        struct stat sb; /* not there or not a file: bad input; a failed read: 3 */
+        int bad = stat(a.path, &sb) != 0 || S_ISDIR(sb.st_mode) || access(a.path, R_OK);
+        return st == CS_ERR_IO && bad ? CS_EXIT_USAGE : cs_cli_exit_code(st);
     }
     if (a.origins)
         print_origins(m);

@@ -367,7 +367,7 @@ static int print_nccl(const cs_planner_t *p, const uint64_t *asked, int nasked)
         rc = cs_cli_nccl_table("plan", plat, hv[nt], p->ranks, asked, nasked, &t[nt], &devs[nt]);
         nt++;
     }
-    cs_cli_report_t r = {CS_FMT_NCCL_TESTS, NULL, 0, 0, NULL};
+    cs_cli_report_t r = {CS_FMT_NCCL_TESTS, NULL, 0, 0, NULL, NULL};
     if (rc == CS_EXIT_OK)
         rc = cs_cli_nccl_report("plan", &r, t, nt);
     for (int i = 0; i < nt; i++) {

@@ -121,7 +121,7 @@ static int parse(int argc, char **argv, opts_t *o)
     /* --help anywhere, also where an option would take it as its value
      * (--nccl-tests --help) */
     for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-        if (strcmp(argv[i], "--help") == 0) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             help(stdout);
             return CS_CLI_DONE;
         }
@@ -149,7 +149,8 @@ int cs_cli_validate_nccl(int argc, char **argv)
 {
     opts_t o;
     int rc = parse(argc, argv, &o);
-    cs_nset_t s = {.cmd = "validate", .platform = o.platform, .version = o.version, .algo = o.algo, .proto = o.proto,
+    cs_nset_t s = {.cmd = "validate", .platform = o.platform, .version = o.version,
+                   .algo = o.algo, .proto = o.proto,
                    .colls = o.filt.colls, .min_size = o.filt.min_size,
                    .max_size = o.filt.max_size,
                    .groups = o.groups, .logs = o.logs, .nlogs = o.nlogs};

@@ -524,15 +524,18 @@ int cs_nccl_log_parse(const char *buf, size_t len, const char *name, cs_nccl_log
         P.p = strip_prefix(p, P.end);
         int was = P.state;
         st = one_line(&P);
+        int cut = 0;
         if (st == CS_ERR_PARSE && !nl && P.end > P.p) {
             /* the file ends inside a line (a row, a closing line): the run
              * or the copy was cut there; its table ends with the line
-             * before */
+             * before.  What reading it said is kept: a typo in a last line
+             * without its newline reads the same */
             P.log->cut_line = P.lineno;
+            set_str(P.log->cut_why, sizeof(P.log->cut_why), P.err->msg);
             cs_err_clear(P.err);
-            st = CS_OK;
+            st = CS_OK, cut = 1;
         }
-        if (st == CS_OK && nl_table(&P) && (P.state != NL_DONE || was != NL_DONE))
+        if (st == CS_OK && !cut && nl_table(&P) && (P.state != NL_DONE || was != NL_DONE))
             nl_table(&P)->end_line = P.lineno;
         p = nl ? nl + 1 : end;
     }

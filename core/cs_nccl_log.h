@@ -163,8 +163,9 @@ typedef struct cs_nccl_log {
     /* The file's last line when the end of the file cuts it short (no
      * newline after it: a run killed while writing, a copy cut off) and
      * it does not read whole (a row, a closing line): left out, not an
-     * error; 0 when none. */
+     * error; 0 when none.  cut_why: what reading it whole said. */
     unsigned cut_line;
+    char cut_why[512];
 } cs_nccl_log_t;
 
 /* Read `len` bytes of `buf` (need not end with a NUL; NULs are ordinary

@@ -117,7 +117,8 @@ static void print_table(const cs_validate_t *v, cs_validate_row_t *rows, FILE *f
                     v->algo[a], (unsigned long long)b, (unsigned long long)count_of(v, a, b),
                     cs_dtype_name(c.dtype), redop_of(c), algbw, algbw * busbw_factor(v, a),
                     m * 1e6, m > 0 ? (v->meas[j].p90 - v->meas[j].p10) / m * 100 : 0, q * 1e6,
-                    m > 0 && fabs(q - m) >= 0.0005 * m ? (q - m) / m * 100 : 0.0, /* no -0.0 */
+                    m > 0 && fabs(round((q - m) / m * 1000)) > 0 ? (q - m) / m * 100 : 0.0,
+                    /* 0.0, not -0.0, where it prints as zero */
                     how[0] ? "  " : "", how);
         }
         fprintf(f, "# |error|    %8s %8s %8s  (%%)\n", "median", "geomean", "worst");
@@ -262,14 +263,12 @@ static void print_json(const cs_validate_t *v, cs_validate_row_t *rows, FILE *f)
     }
     if (v->notes) {
         fprintf(f, ",\n\"notes\":[");
-        char line[4096];
         for (const char *p = v->notes, *q; *p; p = q + (*q == '\n')) {
             q = p + strcspn(p, "\n");
-            size_t n = (size_t)(q - p) < sizeof(line) - 1 ? (size_t)(q - p) : sizeof(line) - 1;
-            memcpy(line, p, n);
-            line[n] = 0;
+            char *line = strndup(p, (size_t)(q - p)); /* each line whole */
             fprintf(f, "%s\n", p == v->notes ? "" : ",");
-            cs_json_write_str(f, line);
+            cs_json_write_str(f, line ? line : "");
+            free(line);
         }
         fprintf(f, "]");
     }

@@ -55,11 +55,18 @@ fi
     bad "ms log: $(head -8 ms.out)"
 
 # a log whose run was cut inside a row: the rows above it read, the cut line said
-head -c 2660 "$logs/issue309-h100-2nodes.log" >cut.log
+# (the first 29 lines whole, then line 30 up to its first time column)
+{ head -n 29 "$logs/issue309-h100-2nodes.log"; sed -n 30p "$logs/issue309-h100-2nodes.log" | cut -c1-62 | tr -d '\n'; } >cut.log
 "$cs" import nccl-tests cut.log --format json >cut.json 2>err &&
-    grep -q "^collstep import: cut.log:30: the file ends inside this line" err &&
+    grep -q "^collstep import: cut.log:30: the file ends inside this line .*(read whole it says: cut.log:30:[0-9]*: expected" err &&
     python3 -c 'import json,sys; t=json.load(open("cut.json")); assert len(t) == 1 and len(t[0]["rows"]) == 6, t' &&
     ok || bad "cut log: $(cat err)"
+
+# a log without a device block says so, not 'ranks 0 on 0 nodes'
+grep -v "^#  Rank" "$logs/issue309-h100-2nodes.log" >nodev.log
+"$cs" import nccl-tests nodev.log >nodev.out 2>&1 &&
+    grep -q "^  ranks: no device block (validate and calibrate take the node of each rank from --groups FILE)" nodev.out &&
+    ! grep -q "ranks 0 on 0" nodev.out && ok || bad "no device block: $(grep ranks nodev.out)"
 
 # --- refusals ------------------------------------------------------------------------
 printf '# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor)\n#  size count type time algbw busbw\n  8  2  float  1.0  x  0\n' >bad.log

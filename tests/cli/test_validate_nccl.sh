@@ -119,7 +119,7 @@ PY
 sed 's|<prop id="collstep_spec"|<prop id="collstep_nccl_fit" value="nvlink.bw=0.7"/>\n  &|' \
     h200.xml >slow.xml
 "$cs" validate --nccl-tests ring.log --platform slow.xml >slow.txt 2>slow.err; rc=$?
-[ $rc = 0 ] && grep -q "allreduce 16 MiB to 1 GiB (7 sizes): +[0-9.]* to +[0-9.]* %: every size of the log's Ring/Simple range (16 MiB to 1 GiB) is predicted slow, by [0-9]* to [0-9]* %: the platform's rate or latency for it is off (the platform's fitted terms do not carry over to this log: give it to collstep calibrate --from-nccl-tests with the others)" slow.txt &&
+[ $rc = 0 ] && grep -q "allreduce 16 MiB to 1 GiB (7 sizes): +[0-9.]* to +[0-9.]* %: every size of the log's Ring/Simple range (16 MiB to 1 GiB) is predicted slow, by [0-9]*\( to [0-9]*\)\? %: the platform's rate or latency for it is off (the platform's fitted terms do not carry over to this log: give it to collstep calibrate --from-nccl-tests with the others)" slow.txt &&
     ok || bad "every size slow (rc $rc): $(grep 'GiB: ' slow.txt | tail -2)"
 # a platform without fitted terms: the advice is to fit them
 "$cs" validate --nccl-tests "$logs/xxrjun-h100-1node-g8.log" --platform hgx-h100 >fast.txt 2>/dev/null
@@ -153,7 +153,7 @@ head -n "$n" ring.log >cut.log
 # --min-size / --max-size keep the rows between (nccl-tests' size column), --coll the tables
 "$cs" validate --nccl-tests ring.log --platform hgx-h200 --min-size 64M --max-size 256M \
     --format json -o range.json 2>range.err; rc=$?
-[ $rc = 0 ] && grep -q "ring.log:[0-9]*: 4 rows outside --min-size / --max-size left out" range.err &&
+[ $rc = 0 ] && grep -q "ring.log:[0-9]*: 4 rows outside --min-size / --max-size (64 MiB to 256 MiB) left out" range.err &&
     python3 -c 'import json; r = json.load(open("range.json"))["rows"]; assert [x["size_bytes"] >> 20 for x in r] == [64, 128, 256], r' &&
     ok || bad "--min-size/--max-size (rc $rc): $(grep -v ' B: ' range.err | tail -2)"
 "$cs" validate --nccl-tests ring.log --platform hgx-h200 --coll allgather >/dev/null 2>coll.err; rc=$?
@@ -162,6 +162,21 @@ head -n "$n" ring.log >cut.log
 "$cs" validate --nccl-tests ring.log --platform hgx-h200 --coll allreduce,gather >/dev/null 2>coll.err; rc=$?
 [ $rc = 2 ] && grep -q "^collstep validate: --coll: expected allreduce, .*found 'gather'" coll.err &&
     ok || bad "--coll gather: rc $rc $(cat coll.err)"
+
+# validate -o: rerun over its own report (replaced), a user's file refused (kept)
+"$cs" validate --nccl-tests ring.log --platform hgx-h200 -o rep.txt 2>/dev/null &&
+    "$cs" validate --nccl-tests ring.log --platform hgx-h200 --format json -o rep.txt 2>/dev/null &&
+    python3 -c 'import json; json.load(open("rep.txt"))' && ok || bad "validate -o over its own report"
+echo "my notes" >mine.txt
+"$cs" validate --nccl-tests ring.log --platform hgx-h200 -o mine.txt >/dev/null 2>mine.err; rc=$?
+[ $rc = 2 ] && [ "$(cat mine.txt)" = "my notes" ] &&
+    grep -q "^collstep validate: -o mine.txt: mine.txt exists and is not a validation results file written by collstep.*(--force replaces it)" mine.err &&
+    ok || bad "validate -o over a user's file: rc $rc $(cat mine.err)"
+"$cs" validate --nccl-tests ring.log --platform hgx-h200 --min-size 1G --max-size 1M >/dev/null 2>mm.err; rc=$?
+[ $rc = 2 ] && grep -q "min-size is above --max-size" mm.err && ok || bad "--min-size above --max-size: rc $rc"
+# the error of a size that fits exactly prints as +0.0, never -0.0
+"$cs" validate --nccl-tests ring.log --platform hgx-h200 2>/dev/null | grep -q -- " -0\.0  " &&
+    bad "an error printed as -0.0" || ok
 
 # --help where --nccl-tests would take it as its log
 "$cs" validate --nccl-tests --help 2>&1 | grep -q "^usage: collstep validate --nccl-tests LOG" &&

@@ -466,13 +466,15 @@ static int cut_short(void)
         "    93.52   22.42   42.05      0",                            /* whole, no newline */
         "# Avg bus bandw",         /* a comment then: reads whole */
         "# Out of bounds values : ", /* a closing line */
+        "# nThread 1 nGpus 1 minBytes 8 maxBytes", /* the next table's sweep line */
+        "#  Rank  0 Group  0 Pid", /* its device block */
     };
     for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
         char text[1024];
         snprintf(text, sizeof(text), "%s%s%s", hdr, row, cuts[i]);
         cs_err_t err = {0};
         cs_nccl_log_t *log = parse(text, &err);
-        CS_TEST_REQUIRE(log && log->ntables == 1, "cut %zu: read: %s", i, err.msg);
+        CS_TEST_REQUIRE(log && log->ntables >= 1, "cut %zu: read: %s", i, err.msg);
         int whole = i == 1 || i == 2; /* they read whole */
         CS_TEST_CHECK(log->tables[0].nrows == 1 + (i == 1) && log->cut_line == (whole ? 0u : 3u),
                       "cut %zu: %d rows, cut at line %u", i, log->tables[0].nrows, log->cut_line);
