@@ -230,6 +230,11 @@ int cs_cli_calibrate_tiers(cs_nset_t *s, char **summary, char *factors, size_t f
                 active[na++] = p, fitted[p] = 1;
         fprintf(stderr, "collstep calibrate: tiers, step %d: median |error| %.1f %% (%d "
                         "simulations)\n", it + 1, median_abs(e, m) * 100, s->nsims);
+        double worst = 0;
+        for (int i = 0; i < m; i++)
+            worst = fmax(worst, fabs(e[i]));
+        if (worst < 1e-3) /* every size within 0.1 %: no step nor wider move can do better */
+            break;
         /* f.pred[0..m) and e are the current point's: the last pass is the
          * fit's */
         stopped = it == MAX_ITERS && !done;
