@@ -514,14 +514,30 @@ int cs_nccl_log_parse(const char *buf, size_t len, const char *name, cs_nccl_log
                                              "nccl-tests log: decompress it (gunzip), or give "
                                              "'-' and pipe it in (zcat %s | collstep ... -)",
                         P.name, P.name);
+    char *tabless = NULL; /* a line with tabs, each a blank (column for column) */
+    size_t tcap = 0;
     while (st == CS_OK && p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         const char *le = nl ? nl : end;
         P.lineno++;
-        P.orig = p, P.end = le;
-        while (P.end > p && P.end[-1] == '\r')
+        const char *lp = p;
+        /* the header's phrases ("nccl-tests version", "Using devices") are
+         * matched with blanks between their words: a file whose tabs an
+         * editor or a script put there reads the same */
+        if (memchr(p, '\t', (size_t)(le - p))) {
+            size_t n = (size_t)(le - p);
+            if (cs_grow(&tabless, &tcap, n + 1, 1, 256)) {
+                st = cs_err_set(P.err, CS_ERR_NOMEM, "%s: out of memory", P.name);
+                break;
+            }
+            for (size_t i = 0; i < n; i++)
+                tabless[i] = p[i] == '\t' ? ' ' : p[i];
+            lp = tabless, le = tabless + n;
+        }
+        P.orig = lp, P.end = le;
+        while (P.end > lp && P.end[-1] == '\r')
             P.end--;
-        P.p = strip_prefix(p, P.end);
+        P.p = strip_prefix(lp, P.end);
         int was = P.state;
         st = one_line(&P);
         int cut = 0;
@@ -539,6 +555,7 @@ int cs_nccl_log_parse(const char *buf, size_t len, const char *name, cs_nccl_log
             nl_table(&P)->end_line = P.lineno;
         p = nl ? nl + 1 : end;
     }
+    free(tabless);
     if (st == CS_OK)
         st = finish_table(&P);
     if (st == CS_OK && P.log->ntables == 0 && len == 0)

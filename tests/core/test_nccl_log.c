@@ -498,6 +498,20 @@ static int cut_short(void)
                       "a byte-order mark: %s", b ? b->tables[0].tests_version : e.msg);
         cs_nccl_log_destroy(b);
     }
+    /* tabs where nccl-tests printed blanks, in the header's phrases too */
+    {
+        char tabs[1024];
+        snprintf(tabs, sizeof(tabs), "#\tnccl-tests\tversion 2.17.8 nccl-headers=22902 "
+                                     "nccl-library=22902\n#\tCollective test starting:\t"
+                                     "all_gather_perf\n%s%s", hdr, row);
+        cs_err_t e = {0};
+        cs_nccl_log_t *b = parse(tabs, &e);
+        CS_TEST_CHECK(b && b->ntables == 1 && !strcmp(b->tables[0].tests_version, "2.17.8") &&
+                          b->tables[0].coll == CS_NCCL_ALL_GATHER &&
+                          !strcmp(b->tables[0].coll_from, "program") && b->tables[0].nrows == 1,
+                      "tabs in the header: %s", b ? b->tables[0].coll_from : e.msg);
+        cs_nccl_log_destroy(b);
+    }
     /* a file cut inside its only row: the table has no row, no error here */
     char text[512];
     snprintf(text, sizeof(text), "%s     1048576        262144     float", hdr);
