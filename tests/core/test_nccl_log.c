@@ -462,8 +462,8 @@ static int cut_short(void)
                               "11.24   21.08      0    82.98   12.64   23.69      0\n";
     static const char *const cuts[] = {
         "     2097152        524288     float     sum      -1    94.22", /* inside a row */
-        "     2097152        524288     float     sum      -1    94.22   22.26   41.73      0"
-        "    93.52   22.42   42.05      0",                            /* whole, no newline */
+        ("     2097152        524288     float     sum      -1    94.22   22.26   41.73      0"
+         "    93.52   22.42   42.05      0"),                          /* whole, no newline */
         "# Avg bus bandw",         /* a comment then: reads whole */
         "# Out of bounds values : ", /* a closing line */
         "# nThread 1 nGpus 1 minBytes 8 maxBytes", /* the next table's sweep line */
