@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -47,6 +48,9 @@ int cs_nset_add_log(const char *cmd, const char *flag, const char **logs, int *n
 {
     if (*n == max)
         return cs_cli_usage_error(cmd, "%s: at most %d logs", flag, max);
+    if (arg[0] == '-' && arg[1] && access(arg, F_OK) != 0) /* "--platform" taken as the log */
+        return cs_cli_usage_error(cmd, "%s: expected a log, found the option '%s' (a log's "
+                                       "path goes right after %s)", flag, arg, flag);
     logs[(*n)++] = arg;
     return CS_EXIT_OK;
 }
@@ -66,6 +70,20 @@ int cs_nset_check_report(const char *cmd, const char *flag, const char *path, in
     if (path && cs_out_check(path, CS_OUT_STDOUT | (force ? CS_OUT_FORCE : 0),
                              &cs_validate_out_kind, 0, &err) != CS_OK)
         return cs_cli_usage_error(cmd, "%s %s: %s", flag, path, err.msg);
+    return CS_EXIT_OK;
+}
+
+int cs_nset_check_not_input(const char *cmd, const char *flag, const char *path,
+                            const char *const *logs, int nlogs)
+{
+    struct stat o, l;
+    if (!path || strcmp(path, "-") == 0 || stat(path, &o) != 0)
+        return CS_EXIT_OK;
+    for (int i = 0; i < nlogs; i++)
+        if (strcmp(logs[i], "-") != 0 && stat(logs[i], &l) == 0 && l.st_dev == o.st_dev &&
+            l.st_ino == o.st_ino)
+            return cs_cli_usage_error(cmd, "%s %s: that is the log %s, an input; choose another "
+                                           "path", flag, path, logs[i]);
     return CS_EXIT_OK;
 }
 
@@ -782,7 +800,10 @@ static int add_table(cs_nset_t *s, int l, const cs_nccl_run_t *t, char **gnames,
     if (!v)
         return cs_cli_usage_error(s->cmd, "%s", "out of memory");
     s->tab[s->ntab++] = v;
-    v->t = t, v->log = l, v->coll = coll, v->nranks = nranks;
+    v->t = t, v->log = l, v->coll = coll, v->nranks = nranks, v->in_fit = s->strict;
+    if (s->groups && t->ndevs > 0)
+        fprintf(stderr, "collstep %s: %s:%u: --groups %s not used for this table: its device "
+                        "block places its ranks\n", s->cmd, log, t->line, s->groups);
     if (take_rows(s, v, log)) {
         free(v);
         s->tab[--s->ntab] = NULL;
@@ -840,6 +861,14 @@ int cs_nset_read(cs_nset_t *s)
                                 "the copy was cut short): the line is left out, the rows "
                                 "above it are read (read whole it says: %s)\n",
                         s->cmd, s->logs[l], s->log[l]->cut_line, s->log[l]->cut_why);
+            for (int i = 0; i < s->log[l]->ntables; i++)
+                if (s->log[l]->tables[i].cut_line)
+                    fprintf(stderr, "collstep %s: %s:%u: the table's last row does not read "
+                                    "whole and nothing of the table follows it (a job killed "
+                                    "while writing it): the row is left out, the rows above "
+                                    "it are read (read whole it says: %s)\n",
+                            s->cmd, s->logs[l], s->log[l]->tables[i].cut_line,
+                            s->log[l]->tables[i].cut_why);
         }
     }
     if (rc == CS_EXIT_OK && !(s->tab = calloc((size_t)cap + 1, sizeof(*s->tab))))
@@ -1230,7 +1259,10 @@ void cs_ntab_why(const cs_ntab_t *t, int k, char *buf, size_t len)
     }
     /* the advice: fit the terms, or (a platform fitted already) fit them
      * with this log too */
-    const char *fit = !t->own && !cs_nccl_fit_is_identity(&t->nc.sys.fit)
+    const char *fit = t->in_fit ? "the terms fitted to every log given leave it off: it "
+                                  "disagrees with the other logs the terms serve, or the model "
+                                  "lacks a term it needs"
+                      : !t->own && !cs_nccl_fit_is_identity(&t->nc.sys.fit)
                           ? "the platform's fitted terms do not carry over to this log: give it "
                             "to collstep calibrate --from-nccl-tests with the others"
                           : "collstep calibrate --from-nccl-tests fits them to logs";

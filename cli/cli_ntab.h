@@ -44,6 +44,7 @@ typedef struct cs_ntab {
                                       simulated as that algorithm under `model`, not as
                                       NCCL's choice under the nccl model */
     cs_sim_model_t model;
+    int in_fit;                    /* calibrate's table: its terms were fitted to it */
     char label[40], note[600];
 } cs_ntab_t;
 
@@ -81,6 +82,9 @@ int cs_nset_version_opt(const char *cmd, const char *arg, const char **version);
  * refused before any work when it exists and is not a report collstep
  * wrote, unless `force`. */
 int cs_nset_check_report(const char *cmd, const char *flag, const char *path, int force);
+/* An output (FLAG PATH) that is one of the logs is refused, --force or not. */
+int cs_nset_check_not_input(const char *cmd, const char *flag, const char *path,
+                            const char *const *logs, int nlogs);
 /* --nccl-algo A (which 0) or --nccl-proto P (1): checked and kept in *out. */
 int cs_nset_choice_opt(const char *cmd, int which, const char *arg, const char **out);
 /* --coll LIST (which 0), --min-size SIZE (1) or --max-size SIZE (2) into s. */

@@ -204,7 +204,12 @@ static int parse(int argc, char **argv, opts_t *o)
         return cs_cli_usage_error("calibrate", "-o %s: %s", o->output, err.msg);
     if (o->rep.output && strcmp(o->rep.output, o->output) == 0)
         return cs_cli_usage_error("calibrate", "--report %s: the same file as -o", o->output);
-    return cs_nset_check_report("calibrate", "--report", o->rep.output, o->force);
+    rc = cs_nset_check_not_input("calibrate", "-o", o->output, o->logs, o->nlogs);
+    if (rc == CS_EXIT_OK)
+        rc = cs_nset_check_not_input("calibrate", "--report", o->rep.output, o->logs, o->nlogs);
+    if (rc == CS_EXIT_OK)
+        rc = cs_nset_check_report("calibrate", "--report", o->rep.output, o->force);
+    return rc;
 }
 
 /* ---- the fit ---------------------------------------------------------------------- */

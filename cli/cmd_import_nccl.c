@@ -214,6 +214,12 @@ int cs_cli_import_nccl(int argc, char **argv)
         if (!json)
             printf("%s%s: %d table%s\n", a > optind ? "\n" : "", argv[a], log->ntables,
                    log->ntables == 1 ? "" : "s");
+        for (int i = 0; i < log->ntables; i++)
+            if (log->tables[i].cut_line)
+                fprintf(stderr, "collstep import: %s:%u: the table's last row does not read "
+                                "whole and nothing of the table follows it (a job killed while "
+                                "writing it): the row is left out (read whole it says: %s)\n",
+                        argv[a], log->tables[i].cut_line, log->tables[i].cut_why);
         if (log->cut_line)
             fprintf(stderr, "collstep import: %s:%u: the file ends inside this line (the run or "
                             "the copy was cut short): the line is left out (read whole it "

@@ -157,16 +157,39 @@ int cs_cli_validate_nccl(int argc, char **argv)
     if (rc == CS_EXIT_OK)
         rc = cs_nset_check_report("validate", "-o", o.rep.output, o.rep.force);
     if (rc == CS_EXIT_OK)
+        rc = cs_nset_check_not_input("validate", "-o", o.rep.output, o.logs, o.nlogs);
+    if (rc == CS_EXIT_OK)
         rc = cs_nset_read(&s);
     if (rc == CS_EXIT_OK)
         rc = cs_nset_simulate(&s, 1, NULL, NULL);
-    if (rc == CS_EXIT_OK)
-        rc = cs_nset_report(&s, &o.rep, NULL, NULL);
-    if (rc == CS_EXIT_OK) {
-        /* the sizes the model misses, and why (table layout: after it) */
-        FILE *f = o.rep.fmt == CS_FMT_TABLE && !o.rep.output ? stdout : stderr;
-        cs_nset_unfit(&s, CS_NSET_TOL, "# ", f);
+    /* the sizes the model misses, and why: with the report (after a table;
+     * in json's "notes", after each table's note line, which a table shows
+     * above its rows), and on stderr where the report is not a table on
+     * the terminal */
+    char *un = rc == CS_EXIT_OK ? cs_nset_unfit_text(&s, CS_NSET_TOL) : NULL, *notes = NULL;
+    if (rc == CS_EXIT_OK && !un)
+        rc = cs_cli_usage_error("validate", "%s", "out of memory");
+    if (rc == CS_EXIT_OK && o.rep.fmt == CS_FMT_JSON) {
+        size_t len = strlen(un) + 1;
+        for (int i = 0; i < s.ntab; i++)
+            len += strlen(s.tab[i]->note) + 1;
+        if ((notes = malloc(len)) != NULL) {
+            size_t n = 0;
+            for (int i = 0; i < s.ntab; i++)
+                n += (size_t)sprintf(notes + n, "%s\n", s.tab[i]->note);
+            strcpy(notes + n, un);
+        } else {
+            rc = cs_cli_usage_error("validate", "%s", "out of memory");
+        }
     }
+    if (rc == CS_EXIT_OK)
+        rc = cs_nset_report(&s, &o.rep, NULL,
+                            o.rep.fmt == CS_FMT_JSON ? notes
+                            : o.rep.fmt == CS_FMT_TABLE ? un
+                                                        : NULL);
+    if (rc == CS_EXIT_OK && (o.rep.fmt != CS_FMT_TABLE || o.rep.output))
+        cs_nset_unfit(&s, CS_NSET_TOL, "# ", stderr);
+    free(un), free(notes);
     cs_nset_free(&s);
     return rc == CS_CLI_DONE ? CS_EXIT_OK : rc;
 }

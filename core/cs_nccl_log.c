@@ -189,11 +189,21 @@ static void version_of_code(int code, char out[32])
 }
 
 /* Number the nodes, check the device block, name the collective. */
+int nl_pending_error(nl_parser_t *P)
+{
+    return cs_err_set(P->err, CS_ERR_PARSE, "%s", P->pend_msg);
+}
+
 static int finish_table(nl_parser_t *P)
 {
     cs_nccl_run_t *t = nl_table(P);
     if (t == NULL)
         return CS_OK;
+    if (P->pend_line) { /* its last row did not read, and nothing of it followed */
+        t->cut_line = P->pend_line;
+        set_str(t->cut_why, sizeof(t->cut_why), P->pend_msg);
+        P->pend_line = 0;
+    }
     t->nnodes = 0;
     for (int i = 0; i < t->ndevs; i++) {
         int j = 0;
@@ -480,8 +490,18 @@ static int one_line(nl_parser_t *P)
         const char *q = ts;
         while (q < te && isdigit((unsigned char)*q))
             q++;
-        if (q == te)
-            return nl_row(P, s);
+        if (q == te) {
+            int st = nl_row(P, s);
+            if (st == CS_ERR_PARSE && !P->pend_line) { /* the last row? decided later */
+                P->pend_line = P->lineno;
+                set_str(P->pend_msg, sizeof(P->pend_msg), P->err->msg);
+                cs_err_clear(P->err);
+                return CS_OK;
+            }
+            if (P->pend_line) /* a row after it: it was not the last */
+                return nl_pending_error(P);
+            return st;
+        }
     }
     /* collstep's title names the table right below it, after '#' lines
      * only: anything else in between cancels it */
@@ -509,7 +529,18 @@ int cs_nccl_log_parse(const char *buf, size_t len, const char *name, cs_nccl_log
                                              "writes it), expected UTF-8 or ASCII: convert it "
                                              "(iconv -f UTF-16 -t UTF-8 %s > LOG)",
                         P.name, P.name);
-    else if (len >= 2 && u[0] == 0x1F && u[1] == 0x8B)
+    else if (len >= 4 && (u[0] == 0 || u[1] == 0) && (u[2] == 0 || u[3] == 0)) {
+        /* text of every other byte NUL: UTF-16 without its byte-order mark */
+        size_t n = len < 256 ? len : 256, nul = 0;
+        for (size_t i = 0; i < n; i++)
+            nul += u[i] == 0;
+        if (nul * 3 >= n)
+            st = cs_err_set(P.err, CS_ERR_PARSE, "%s:1: the file is a third or more NUL bytes: "
+                                                 "UTF-16 text without a byte-order mark, or not "
+                                                 "text; expected UTF-8 or ASCII (iconv -f UTF-16LE "
+                                                 "-t UTF-8 %s > LOG converts the first)",
+                            P.name, P.name);
+    } else if (len >= 2 && u[0] == 0x1F && u[1] == 0x8B)
         st = cs_err_set(P.err, CS_ERR_PARSE, "%s:1: the file is gzip-compressed, expected an "
                                              "nccl-tests log: decompress it (gunzip), or give "
                                              "'-' and pipe it in (zcat %s | collstep ... -)",

@@ -153,6 +153,12 @@ typedef struct cs_nccl_run {
     int oob_failed;          /* it said FAILED */
     double avg_busbw;        /* "Avg bus bandwidth" (NaN when not printed) */
     unsigned line, end_line; /* first and last line of the table */
+    /* Its last row when that does not read whole and no row nor closing
+     * line follows it (a job killed while writing it, a launcher's line
+     * glued to it): left out, not an error; 0 when none.  cut_why: what
+     * reading it said. */
+    unsigned cut_line;
+    char cut_why[512];
     size_t cap_rows, cap_devs;
 } cs_nccl_run_t;
 

@@ -34,6 +34,11 @@ typedef struct nl_parser {
     int ncols;
     unsigned char col[NL_MAX_COLS], place[NL_MAX_COLS];
     int units_seen;
+    /* a row of the open table that did not read: an error once a row or a
+     * closing line of the table follows, else (the table ends: another
+     * table, the end of the file) the run was cut there */
+    unsigned pend_line;
+    char pend_msg[512];
     /* what lines between tables said, for the next table */
     char algo[32], proto[32], nccl[32], prog[64];
     char cs_algo[64], cs_params[160], cs_source[8];
@@ -67,6 +72,9 @@ int nl_double(nl_parser_t *P, const char *ts, const char *te, double *v, const c
 /* Copy a token into a buffer of `cap` bytes; error when it does not fit. */
 int nl_word(nl_parser_t *P, const char *ts, const char *te, char *out, size_t cap,
             const char *what);
+
+/* The pending row's error (see pend_line), CS_ERR_PARSE. */
+int nl_pending_error(nl_parser_t *P);
 
 /* Finish the open table and open the next one (cs_nccl_log.c). */
 int nl_open(nl_parser_t *P);

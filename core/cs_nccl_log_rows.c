@@ -168,6 +168,8 @@ int nl_closing(nl_parser_t *P, const char *s, int oob)
     int st;
     if (t == NULL || P->state == NL_DONE)
         return CS_OK; /* not a table's: another program's line */
+    if (P->pend_line) /* the run ended whole: the row that did not read is wrong */
+        return nl_pending_error(P);
     s = nl_skip_blank(s, P->end);
     if (s == P->end || *s != ':')
         return nl_expected(P, s, "':'");

@@ -58,9 +58,28 @@ fi
 # (the first 29 lines whole, then line 30 up to its first time column)
 { head -n 29 "$logs/issue309-h100-2nodes.log"; sed -n 30p "$logs/issue309-h100-2nodes.log" | cut -c1-62 | tr -d '\n'; } >cut.log
 "$cs" import nccl-tests cut.log --format json >cut.json 2>err &&
-    grep -q "^collstep import: cut.log:30: the file ends inside this line .*(read whole it says: cut.log:30:[0-9]*: expected" err &&
+    grep -q "^collstep import: cut.log:30: the table's last row does not read whole .*(read whole it says: cut.log:30:[0-9]*: expected" err &&
     python3 -c 'import json,sys; t=json.load(open("cut.json")); assert len(t) == 1 and len(t[0]["rows"]) == 6, t' &&
     ok || bad "cut log: $(cat err)"
+
+# a job killed inside a row, the scheduler's line glued to it: the rows above read
+{ head -n 29 "$logs/issue309-h100-2nodes.log"; sed -n 30p "$logs/issue309-h100-2nodes.log" | cut -c1-62 | tr -d '\n'
+  echo "slurmstepd: error: *** JOB 1234 ON n1 CANCELLED AT 2026-01-01T00:00:00 DUE TO TIME LIMIT ***"; } >killed.log
+"$cs" import nccl-tests killed.log --format json >killed.json 2>err &&
+    grep -q "^collstep import: killed.log:30: the table's last row does not read whole .*found 'slurmstepd:')" err &&
+    python3 -c 'import json; t = json.load(open("killed.json")); assert len(t[0]["rows"]) == 6, t' &&
+    ok || bad "killed job: $(cat err)"
+# the same row in the middle of a table (rows after it) is an error at its line
+{ head -n 29 "$logs/issue309-h100-2nodes.log"; sed -n 30p "$logs/issue309-h100-2nodes.log" | cut -c1-62; echo
+  sed -n '31,$p' "$logs/issue309-h100-2nodes.log"; } >mid.log
+"$cs" import nccl-tests mid.log >/dev/null 2>err; rc=$?
+[ $rc = 2 ] && grep -q "^collstep import: mid.log:30:[0-9]*: expected an algorithm bandwidth" err &&
+    ok || bad "a bad row in the middle: rc $rc $(cat err)"
+# UTF-16 without a byte-order mark is named
+iconv -f UTF-8 -t UTF-16LE mid.log >u16.log
+"$cs" import nccl-tests u16.log >/dev/null 2>err; rc=$?
+[ $rc = 2 ] && grep -q "u16.log:1: the file is a third or more NUL bytes: UTF-16 text" err && ok ||
+    bad "UTF-16LE: rc $rc $(cat err)"
 
 # a log without a device block says so, not 'ranks 0 on 0 nodes'
 grep -v "^#  Rank" "$logs/issue309-h100-2nodes.log" >nodev.log
@@ -69,7 +88,8 @@ grep -v "^#  Rank" "$logs/issue309-h100-2nodes.log" >nodev.log
     ! grep -q "ranks 0 on 0" nodev.out && ok || bad "no device block: $(grep ranks nodev.out)"
 
 # --- refusals ------------------------------------------------------------------------
-printf '# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor)\n#  size count type time algbw busbw\n  8  2  float  1.0  x  0\n' >bad.log
+# (closing lines after the row: the run went on, so the row is wrong, not cut)
+printf '# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor)\n#  size count type time algbw busbw\n  8  2  float  1.0  x  0\n# Out of bounds values : 0 OK\n' >bad.log
 "$cs" import nccl-tests bad.log >/dev/null 2>err; rc=$?
 [ $rc = 2 ] && grep -q "^collstep import: bad.log:3:21: expected an algorithm bandwidth, found 'x'" err &&
     ok || bad "malformed: rc $rc, $(cat err)"

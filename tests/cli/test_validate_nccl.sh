@@ -178,6 +178,32 @@ echo "my notes" >mine.txt
 "$cs" validate --nccl-tests ring.log --platform hgx-h200 2>/dev/null | grep -q -- " -0\.0  " &&
     bad "an error printed as -0.0" || ok
 
+# the report as a file holds what the terminal shows: the sizes off and why after a table;
+# json: each table's note line and the same list in "notes", algbw / busbw in the rows
+"$cs" validate --nccl-tests bump.log --platform hgx-h200 -o bump.txt 2>/dev/null &&
+    grep -q "^# sizes off by more than 5 %:" bump.txt && grep -q "^#   bump.log:[0-9]* allreduce 64 MiB: " bump.txt &&
+    python3 - bump.json <<'PY' && ok || bad "-o table / json notes"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["notes"][0].startswith("allreduce: bump.log:"), r["notes"][:2]
+assert any(n.startswith("sizes off by more than 5 %") for n in r["notes"]), r["notes"]
+x = r["rows"][0]
+assert abs(x["algbw_GBps"] - x["size_bytes"] / x["measured_us"] / 1e3) <= 1e-3 * x["algbw_GBps"], x
+assert abs(x["busbw_GBps"] / x["algbw_GBps"] - 2 * 7 / 8) < 1e-6, x
+PY
+# an output that is one of the logs is refused, --force or not; a log forgotten
+"$cs" validate --nccl-tests bump.log --platform hgx-h200 -o bump.log --force >/dev/null 2>in.err; rc=$?
+[ $rc = 2 ] && grep -q "^collstep validate: -o bump.log: that is the log bump.log, an input" in.err &&
+    grep -q "^ *67108864 " bump.log && ok || bad "-o onto its input: rc $rc $(cat in.err)"
+"$cs" validate --nccl-tests --platform hgx-h200 >/dev/null 2>fg.err; rc=$?
+[ $rc = 2 ] && grep -q "expected a log, found the option '--platform'" fg.err && ok ||
+    bad "a forgotten log: rc $rc $(cat fg.err)"
+# --groups beside a device block: said not used
+printf 'nodeA 8\n' >g8.txt
+"$cs" validate --nccl-tests ring.log --platform hgx-h200 --groups g8.txt >/dev/null 2>gr.err
+grep -q "ring.log:[0-9]*: --groups g8.txt not used for this table: its device block places its ranks" gr.err &&
+    ok || bad "--groups beside a device block: $(grep -v ' B: ' gr.err | head -2)"
+
 # --help where --nccl-tests would take it as its log
 "$cs" validate --nccl-tests --help 2>&1 | grep -q "^usage: collstep validate --nccl-tests LOG" &&
     ok || bad "validate --nccl-tests --help"

@@ -373,16 +373,19 @@ static void malformed(void)
         {"", "t.log:1: the file is empty"},
         {"hello\nworld\n", "t.log:2: no nccl-tests table found"},
         {"x\n%s     1048576        262144     float     sum      -1    12x.5    0.02    0.03"
-         "       0     9.0    0.01    0.01       0\n",
+         "       0     9.0    0.01    0.01       0\n# Out of bounds values : 0 OK\n",
          "t.log:3:57: expected a time, found '12x.5'"},
         {"x\n%s     1048576        262144     float     sum      -1    -12.5    0.02    0.03"
-         "       0     9.0    0.01    0.01       0\n",
+         "       0     9.0    0.01    0.01       0\n# Out of bounds values : 0 OK\n",
          "t.log:3:57: expected a time of zero or more, found '-12.5'"},
-        {"%s     1048576        262144     float     sum      -1    12.5\n",
+        {"%s     1048576        262144     float     sum      -1    12.5\n"
+         "     2097152        524288     float     sum      -1    13.5   0.1   0.1   0   13.5"
+         "   0.1   0.1   0\n",
          "t.log:2:61: expected an algorithm bandwidth, found the end of the line"},
-        {"%s  8  2  float  sum  -1  1.0  0.0  0.0  0  1.0  0.0  0.0  0  7\n",
+        {"%s  8  2  float  sum  -1  1.0  0.0  0.0  0  1.0  0.0  0.0  0  7\n# Avg bus bandwidth : 1\n",
          "t.log:2:61: expected the end of the row, found '7'"},
-        {"%s  8  2  float  sum  -1  1.0  0.0  0.0  zero  1.0  0.0  0.0  0\n",
+        {"%s  8  2  float  sum  -1  1.0  0.0  0.0  zero  1.0  0.0  0.0  0\n"
+         "# Out of bounds values : 0 OK\n",
          "t.log:2:40: expected a number of wrong elements or N/A, found 'zero'"},
         {"#  Rank  0 Group  0 Pid 1 at h device 0 [0x00] X\n",
          "t.log:1:27: expected 'Group', 'Pid' or 'on', found 'at'"},
@@ -476,14 +479,45 @@ static int cut_short(void)
         cs_nccl_log_t *log = parse(text, &err);
         CS_TEST_REQUIRE(log && log->ntables >= 1, "cut %zu: read: %s", i, err.msg);
         int whole = i == 1 || i == 2; /* they read whole */
-        CS_TEST_CHECK(log->tables[0].nrows == 1 + (i == 1) && log->cut_line == (whole ? 0u : 3u),
-                      "cut %zu: %d rows, cut at line %u", i, log->tables[0].nrows, log->cut_line);
+        /* a row is its table's cut (cut_line), another line the file's */
+        unsigned tcut = log->tables[0].cut_line, fcut = log->cut_line;
+        CS_TEST_CHECK(log->tables[0].nrows == 1 + (i == 1) &&
+                          tcut == (i == 0 ? 3u : 0u) && fcut == (whole || i == 0 ? 0u : 3u),
+                      "cut %zu: %d rows, cut at line %u / %u", i, log->tables[0].nrows, tcut, fcut);
+        CS_TEST_CHECK(i != 0 || strstr(log->tables[0].cut_why, "t.log:3:") != NULL,
+                      "cut 0: what reading it said: '%s'", log->tables[0].cut_why);
         cs_nccl_log_destroy(log);
-        /* with its newline the cut line is an error */
+        /* with its newline: a row that is its table's last still is its
+         * cut; any other line that does not read is an error */
         snprintf(text, sizeof(text), "%s%s%s\n", hdr, row, cuts[i]);
         log = parse(text, &err);
-        CS_TEST_CHECK(whole ? log != NULL : log == NULL && err.code == CS_ERR_PARSE,
+        CS_TEST_CHECK(whole || i == 0 ? log != NULL : log == NULL && err.code == CS_ERR_PARSE,
                       "cut %zu with a newline: %s", i, log ? "read" : err.msg);
+        cs_nccl_log_destroy(log);
+    }
+    /* a row that does not read, then: a launcher's line glued to it or after
+     * it (a job killed while writing): the table's cut; another row or the
+     * closing lines (the run went on): an error at the row */
+    static const struct {
+        const char *after;
+        int ok;
+    } then[] = {
+        {"  slurmstepd: error: *** JOB 1234 ON n1 CANCELLED AT 2026-01-01 DUE TO TIME LIMIT ***", 1},
+        {"\nslurmstepd: error: *** JOB 1234 CANCELLED ***\n", 1},
+        {"\n# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor)\n", 1},
+        {"\n     4194304       1048576     float     sum      -1    110.9   37.82   70.91      0"
+         "    111.9   37.47   70.25      0\n", 0},
+        {"\n# Out of bounds values : 0 OK\n", 0},
+    };
+    for (size_t i = 0; i < sizeof(then) / sizeof(then[0]); i++) {
+        char text[1024];
+        snprintf(text, sizeof(text), "%s%s     2097152        524288     float     sum      -1"
+                                     "    94.22%s", hdr, row, then[i].after);
+        cs_err_t err = {0};
+        cs_nccl_log_t *log = parse(text, &err);
+        CS_TEST_CHECK(then[i].ok ? log && log->tables[0].nrows == 1 && log->tables[0].cut_line == 3
+                                 : !log && strncmp(err.msg, "t.log:3:", 8) == 0,
+                      "a row that does not read, then %zu: %s", i, log ? "read" : err.msg);
         cs_nccl_log_destroy(log);
     }
     /* a UTF-8 byte-order mark before the first line: read as without it */
@@ -517,7 +551,8 @@ static int cut_short(void)
     snprintf(text, sizeof(text), "%s     1048576        262144     float", hdr);
     cs_err_t err = {0};
     cs_nccl_log_t *log = parse(text, &err);
-    CS_TEST_CHECK(log && log->ntables == 1 && log->tables[0].nrows == 0 && log->cut_line == 2,
+    CS_TEST_CHECK(log && log->ntables == 1 && log->tables[0].nrows == 0 &&
+                      log->tables[0].cut_line == 2,
                   "cut inside the only row: %s", log ? "read" : err.msg);
     cs_nccl_log_destroy(log);
     return 0;
