@@ -228,7 +228,8 @@ static void json_row(const cs_validate_t *v, FILE *f, int p, int j, int first)
             cs_sim_model_name(v->plats[p].model), m * 1e6,
             m > 0 ? (x->p90 - x->p10) / m * 100 : 0, x->lo * 1e6, x->hi * 1e6, v->iters,
             x->skew * 1e6, x->cpu * 1e6, x->runq * 1e6, q * 1e6, m > 0 ? (q - m) / m * 100 : 0,
-            m > 0 ? (double)b / m / 1e9 : 0, (m > 0 ? (double)b / m / 1e9 : 0) * busbw_factor(v, a));
+            m > 0 ? (double)b / m / 1e9 : 0,
+            (m > 0 ? (double)b / m / 1e9 : 0) * busbw_factor(v, a));
 }
 
 static void print_json(const cs_validate_t *v, cs_validate_row_t *rows, FILE *f)

@@ -382,7 +382,8 @@ static void malformed(void)
          "     2097152        524288     float     sum      -1    13.5   0.1   0.1   0   13.5"
          "   0.1   0.1   0\n",
          "t.log:2:61: expected an algorithm bandwidth, found the end of the line"},
-        {"%s  8  2  float  sum  -1  1.0  0.0  0.0  0  1.0  0.0  0.0  0  7\n# Avg bus bandwidth : 1\n",
+        {"%s  8  2  float  sum  -1  1.0  0.0  0.0  0  1.0  0.0  0.0  0  7\n"
+         "# Avg bus bandwidth : 1\n",
          "t.log:2:61: expected the end of the row, found '7'"},
         {"%s  8  2  float  sum  -1  1.0  0.0  0.0  zero  1.0  0.0  0.0  0\n"
          "# Out of bounds values : 0 OK\n",
@@ -502,7 +503,8 @@ static int cut_short(void)
         const char *after;
         int ok;
     } then[] = {
-        {"  slurmstepd: error: *** JOB 1234 ON n1 CANCELLED AT 2026-01-01 DUE TO TIME LIMIT ***", 1},
+        {"  slurmstepd: error: *** JOB 1234 ON n1 CANCELLED AT 2026-01-01 DUE TO TIME "
+         "LIMIT ***", 1},
         {"\nslurmstepd: error: *** JOB 1234 CANCELLED ***\n", 1},
         {"\n# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor)\n", 1},
         {"\n     4194304       1048576     float     sum      -1    110.9   37.82   70.91      0"
