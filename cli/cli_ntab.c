@@ -937,75 +937,97 @@ static double work(const cs_sim_instance_t *in)
     return w;
 }
 
-/* Simulate in[0..m) in up to `par` children at once, each a contiguous
- * slice of about the same work (the schedules' steps), times into
- * times[].  Instances are independent (each starts on idle ranks), so
- * slices give the times one simulation gives. */
+/* Simulate in[0..m), times into times[]: in slices of contiguous
+ * instances, each a child of its own, up to as many at once as the
+ * machine has CPUs (8 at most).  The slices do not depend on the CPUs:
+ * instances of one simulation run back to back on SimGrid's clock, and a
+ * schedule whose simultaneous events tie differently at another start
+ * time takes another path (NVLSTree across nodes: 0.3 % at 256 MiB, more
+ * where it flips), so an instance's time must not depend on which others
+ * share its run.  Up to `maxslice` instances (at most MAXSLICE) each runs
+ * alone (its time is the one `collstep sim` of that size alone gives);
+ * more are cut into `maxslice` slices of about the same work (the
+ * schedules' steps), the same slices on every machine.  A child's start
+ * costs (its platform's set-up, the copies of a large parent's pages): a
+ * fit's many simulations take fewer slices (cs_nset_t.slices). */
 static int sim_parallel(const cs_nset_t *s, const one_sim_t *proto, cs_sim_instance_t *in, int m,
-                        double *times)
+                        int maxslice, double *times)
 {
-    enum { MAXPAR = 8 };
+    enum { MAXPAR = 8, MAXSLICE = 64 };
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     int par = ncpu > 1 ? (int)(ncpu < MAXPAR ? ncpu : MAXPAR) : 1;
-    if (par > m)
-        par = m;
+    if (maxslice > MAXSLICE)
+        maxslice = MAXSLICE;
+    int nsl = m < maxslice ? m : maxslice;
     double total = 0;
     for (int i = 0; i < m; i++)
         total += work(&in[i]);
-    one_sim_t os[MAXPAR];
-    cs_child_t ch[MAXPAR], *chp[MAXPAR];
-    int first[MAXPAR + 1], started = 0, rc = CS_EXIT_OK;
-    cs_err_t err;
-    cs_err_clear(&err);
-    /* slices: cut where the running work passes k / par of the total */
+    int first[MAXSLICE + 1], rc = CS_EXIT_OK;
+    /* slices: cut where the running work passes k / nsl of the total (one
+     * instance each where there are no more than MAXSLICE) */
     int k = 1;
     double acc = 0;
     first[0] = 0;
-    for (int i = 0; i + 1 < m && k < par; i++) {
+    for (int i = 0; i + 1 < m && k < nsl; i++) {
         acc += work(&in[i]);
-        if (acc >= total * k / par)
+        if (m <= maxslice || acc >= total * k / nsl)
             first[k++] = i + 1;
     }
-    par = k;
-    first[par] = m;
-    char what[MAXPAR][300];
-    for (int k = 0; k < par; k++) {
-        os[k] = *proto;
-        os[k].in = in + first[k];
-        os[k].n = first[k + 1] - first[k];
-        snprintf(what[k], sizeof(what[k]), "the simulation of %d ranks on %s", proto->nmap,
-                 s->platform);
-        if (cs_child_start(&ch[k], what[k], 0, sim_child, &os[k], &err) != CS_OK) {
-            fprintf(stderr, "collstep %s: %s\n", s->cmd, err.msg);
+    nsl = k;
+    first[nsl] = m;
+    if (par > nsl)
+        par = nsl;
+    one_sim_t os[MAXPAR];
+    cs_child_t ch[MAXPAR], *chp[MAXPAR];
+    int slice[MAXPAR], next = 0, running = 0;
+    char what[300];
+    snprintf(what, sizeof(what), "the simulation of %d ranks on %s", proto->nmap, s->platform);
+    cs_err_t err;
+    for (int j = 0; j < MAXPAR; j++)
+        chp[j] = NULL;
+    while (rc == CS_EXIT_OK && (next < nsl || running > 0)) {
+        /* start slices while there is a free place */
+        for (int j = 0; j < par && next < nsl && rc == CS_EXIT_OK; j++) {
+            if (chp[j])
+                continue;
+            os[j] = *proto;
+            os[j].in = in + first[next];
+            os[j].n = first[next + 1] - first[next];
+            cs_err_clear(&err);
+            if (cs_child_start(&ch[j], what, 0, sim_child, &os[j], &err) != CS_OK) {
+                fprintf(stderr, "collstep %s: %s\n", s->cmd, err.msg);
+                rc = CS_EXIT_RUNTIME;
+                break;
+            }
+            chp[j] = &ch[j], slice[j] = next++, running++;
+        }
+        if (rc != CS_EXIT_OK || running == 0)
+            break;
+        int j = cs_child_poll(chp, par, -1);
+        if (j < 0) {
             rc = CS_EXIT_RUNTIME;
             break;
         }
-        chp[k] = &ch[k];
-        started++;
-    }
-    for (int left = started; left > 0; left--) {
-        int k = cs_child_poll(chp, started, -1);
-        if (k < 0)
-            break;
         cs_err_clear(&err);
-        int st = cs_child_end(&ch[k], &err);
-        size_t want = sizeof(double) * (size_t)os[k].n;
-        if (st == CS_OK && ch[k].len != want)
-            st = cs_err_set(&err, CS_ERR_INTERNAL, "%s: %zu bytes came back, not %zu", what[k],
-                            ch[k].len, want);
-        if (st == CS_OK)
-            memcpy(times + first[k], ch[k].data, want);
-        else if (rc == CS_EXIT_OK) {
+        int st = cs_child_end(&ch[j], &err);
+        size_t want = sizeof(double) * (size_t)os[j].n;
+        if (st == CS_OK && ch[j].len != want)
+            st = cs_err_set(&err, CS_ERR_INTERNAL, "%s: %zu bytes came back, not %zu", what,
+                            ch[j].len, want);
+        if (st == CS_OK) {
+            memcpy(times + first[slice[j]], ch[j].data, want);
+        } else {
             fprintf(stderr, "collstep %s: %s\n", s->cmd, err.msg);
             rc = cs_cli_exit_code(st) == CS_EXIT_USAGE ? CS_EXIT_RUNTIME : cs_cli_exit_code(st);
-            for (int j = 0; j < started; j++)
-                if (j != k)
-                    cs_child_stop(&ch[j]);
         }
-        chp[k] = NULL;
+        cs_child_free(&ch[j]);
+        chp[j] = NULL, running--;
     }
-    for (int k = 0; k < started; k++)
-        cs_child_free(&ch[k]);
+    for (int j = 0; j < par; j++) /* after an error: the others stopped */
+        if (chp[j]) {
+            cs_child_stop(&ch[j]);
+            cs_child_free(&ch[j]);
+        }
     return rc;
 }
 
@@ -1073,7 +1095,7 @@ static int simulate(cs_nset_t *s, int nvar, const cs_nccl_fit_t *const *fits, co
             }
         one_sim_t os = {s->plat, lead->own ? (tf ? CS_SIM_CALIBRATED : lead->model) : CS_SIM_NCCL,
                         lead->own ? tf : NULL, lead->nc.scale, lead->map, lead->nranks, NULL, 0};
-        if ((rc = sim_parallel(s, &os, in, m, times)) != CS_EXIT_OK)
+        if ((rc = sim_parallel(s, &os, in, m, s->slices ? s->slices : 64, times)) != CS_EXIT_OK)
             break;
         s->nsims++;
         m = 0;

@@ -64,6 +64,9 @@ typedef struct cs_nset {
     int strict;             /* calibrate: a table without a device block (and no --groups)
                                or of one rank is an error, not a skip */
     int raw;                /* costs without the platform's fitted terms */
+    int slices;             /* 0: each size simulated alone (up to 64 per placement);
+                               N: in N slices (a fit's many simulations: fewer children,
+                               the same slices on every machine) */
     /* filled */
     cs_platform_t *plat;
     cs_nccl_log_t **log;    /* [nlogs] */
