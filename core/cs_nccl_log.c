@@ -191,6 +191,7 @@ static void version_of_code(int code, char out[32])
 /* Number the nodes, check the device block, name the collective. */
 int nl_pending_error(nl_parser_t *P)
 {
+    P->pend_raised = 1;
     return cs_err_set(P->err, CS_ERR_PARSE, "%s", P->pend_msg);
 }
 
@@ -572,7 +573,7 @@ int cs_nccl_log_parse(const char *buf, size_t len, const char *name, cs_nccl_log
         int was = P.state;
         st = one_line(&P);
         int cut = 0;
-        if (st == CS_ERR_PARSE && !nl && P.end > P.p) {
+        if (st == CS_ERR_PARSE && !nl && P.end > P.p && !P.pend_raised) {
             /* the file ends inside a line (a row, a closing line): the run
              * or the copy was cut there; its table ends with the line
              * before.  What reading it said is kept: a typo in a last line

@@ -39,6 +39,7 @@ typedef struct nl_parser {
      * table, the end of the file) the run was cut there */
     unsigned pend_line;
     char pend_msg[512];
+    int pend_raised;          /* the error returned is the pending row's, not this line's */
     /* what lines between tables said, for the next table */
     char algo[32], proto[32], nccl[32], prog[64];
     char cs_algo[64], cs_params[160], cs_source[8];
