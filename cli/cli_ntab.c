@@ -954,6 +954,8 @@ static int sim_parallel(const cs_nset_t *s, const one_sim_t *proto, cs_sim_insta
                         int maxslice, double *times)
 {
     enum { MAXPAR = 8, MAXSLICE = 64 };
+    if (m <= 0)
+        return CS_EXIT_OK;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     int par = ncpu > 1 ? (int)(ncpu < MAXPAR ? ncpu : MAXPAR) : 1;
     if (maxslice > MAXSLICE)
