@@ -1139,7 +1139,7 @@ int cs_cli_calibrate_nccl(int argc, char **argv)
     if (rc == CS_EXIT_OK && !own && r->s.plat->nccl_fit[0])
         fprintf(stderr, "collstep calibrate: %s carries fitted terms already: they are set "
                         "aside and replaced\n", o->platform);
-    r->s.slices = 4; /* the fit's simulations: 4 slices on every machine */
+    r->s.slices = 2; /* the fit's simulations: 2 slices on every machine (a child costs) */
     for (int level = 0; level < 2 && rc == CS_EXIT_OK && !own; level++)
         rc = fit_level(r, level);
     r->s.slices = 0; /* the report's: each size alone, as validate runs it */
