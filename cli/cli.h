@@ -42,6 +42,15 @@
  * transport or simulation failure).  Every command maps through here. */
 int cs_cli_exit_code(int st);
 
+/* The exit code of a status from reading the input file `path`: a file
+ * that is not there, not a file or not readable is bad input (2, as
+ * verify says); a read that failed, and every other status, as above. */
+int cs_cli_input_exit_code(const char *path, int st);
+
+/* Whether argv[1..] asks for help (--help or -h before any "--"), also
+ * where an option would take it as its value ("--nccl-tests --help"). */
+int cs_cli_help_asked(int argc, char **argv);
+
 /* The text of the list above, for the help pages. */
 extern const char cs_cli_exit_help[];
 /* What every page that takes --size says about sizes. */

@@ -856,19 +856,9 @@ int cs_nset_read(cs_nset_t *s)
             rc = cs_cli_usage_error(s->cmd, "%s: %s", "nccl-tests log", err.msg);
         } else {
             cap += s->log[l]->ntables;
-            if (s->log[l]->cut_line)
-                fprintf(stderr, "collstep %s: %s:%u: the file ends inside this line (the run or "
-                                "the copy was cut short): the line is left out, the rows "
-                                "above it are read (read whole it says: %s)\n",
-                        s->cmd, s->logs[l], s->log[l]->cut_line, s->log[l]->cut_why);
-            for (int i = 0; i < s->log[l]->ntables; i++)
-                if (s->log[l]->tables[i].cut_line)
-                    fprintf(stderr, "collstep %s: %s:%u: the table's last row does not read "
-                                    "whole and nothing of the table follows it (a job killed "
-                                    "while writing it): the row is left out, the rows above "
-                                    "it are read (read whole it says: %s)\n",
-                            s->cmd, s->logs[l], s->log[l]->tables[i].cut_line,
-                            s->log[l]->tables[i].cut_why);
+            char pre[64];
+            snprintf(pre, sizeof(pre), "collstep %s: ", s->cmd);
+            cs_nccl_log_say_cuts(s->log[l], s->logs[l], pre, stderr);
         }
     }
     if (rc == CS_EXIT_OK && !(s->tab = calloc((size_t)cap + 1, sizeof(*s->tab))))
@@ -1253,6 +1243,8 @@ void cs_ntab_why(const cs_ntab_t *t, int k, char *buf, size_t len)
     if (at >= 0 && jump > log(1.2)) {
         cs_cli_size_text(t->sizes[at], a, sizeof(a));
         cs_cli_size_text(t->sizes[at + 1], z, sizeof(z));
+        double dm = (t->meas[at + 1] / t->meas[at] - 1) * 100; /* the log's step, in % */
+        double dp = (t->pred[at + 1] / t->pred[at] - 1) * 100; /* the model's */
         if (pace_change(t, lo, hi, at) == 1) /* the model's curve bends there, not the log's */
             snprintf(buf, len, "the model changes pace inside NCCL's %s range, between %s and "
                                "%s (its time %+.0f %% from one to the other, the log's %+.0f "
@@ -1260,16 +1252,14 @@ void cs_ntab_why(const cs_ntab_t *t, int k, char *buf, size_t len)
                                "there, the log's does not): the simulated schedule (NCCL's "
                                "pieces and channels as the model follows them) changes there "
                                "where the run does not",
-                     p, a, z, (t->pred[at + 1] / t->pred[at] - 1) * 100,
-                     (t->meas[at + 1] / t->meas[at] - 1) * 100);
+                     p, a, z, dp, dm);
         else
             snprintf(buf, len, "the log changes regime inside NCCL's %s range, between %s and "
                                "%s (its time %+.0f %%, the model's %+.0f %%): the run likely "
                                "used another algorithm or protocol for part of the range "
                                "(NCCL_ALGO, NCCL_PROTO, a tuner plugin, or NCCL's choice on that "
                                "machine)",
-                     p, a, z, (t->meas[at + 1] / t->meas[at] - 1) * 100,
-                     (t->pred[at + 1] / t->pred[at] - 1) * 100);
+                     p, a, z, dm, dp);
         return;
     }
     cs_cli_size_text(t->sizes[lo], a, sizeof(a));

@@ -13,6 +13,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cs_dtype.h"
@@ -290,6 +291,23 @@ int cs_cli_exit_code(int st)
     case CS_ERR_INTERRUPTED: return cs_intr_pending() ? cs_intr_exit_code() : CS_EXIT_RUNTIME;
     default: return CS_EXIT_RUNTIME;
     }
+}
+
+int cs_cli_input_exit_code(const char *path, int st)
+{
+    struct stat sb;
+    if (st == CS_ERR_IO && strcmp(path, "-") != 0 &&
+        (stat(path, &sb) != 0 || S_ISDIR(sb.st_mode) || access(path, R_OK) != 0))
+        return CS_EXIT_USAGE;
+    return cs_cli_exit_code(st);
+}
+
+int cs_cli_help_asked(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            return 1;
+    return 0;
 }
 
 const char cs_cli_exit_help[] =

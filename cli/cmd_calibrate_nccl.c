@@ -167,13 +167,10 @@ static int parse(int argc, char **argv, opts_t *o)
     memset(o, 0, sizeof(*o));
     o->rep.fmt = CS_FMT_TABLE;
     o->rep.flag = "--report";
-    /* --help anywhere, also where an option would take it as its value
-     * (--from-nccl-tests --help) */
-    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            help(stdout);
-            return CS_CLI_DONE;
-        }
+    if (cs_cli_help_asked(argc, argv)) { /* also "--nccl-tests --help" */
+        help(stdout);
+        return CS_CLI_DONE;
+    }
     int rc = cs_cli_options("calibrate", argc, argv, ":ho:", lo, help, parse_opt, o);
     if (rc != CS_EXIT_OK)
         return rc;

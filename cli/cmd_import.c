@@ -4,8 +4,6 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli.h"
 #ifdef CS_HAVE_INTEROP
@@ -128,11 +126,9 @@ static int import_msccl(int argc, char **argv)
     cs_err_t err = {0};
     cs_msccl_t *m = NULL;
     int st = cs_msccl_load(a.path, &a.mo, &m, &err);
-    if (st != CS_OK) { /* an input that cannot be read is bad input, as in verify */
+    if (st != CS_OK) {
         fprintf(stderr, "collstep import: %s\n", err.msg);
-        struct stat sb; /* not there or not a file: bad input; a failed read: 3 */
-        int bad = stat(a.path, &sb) != 0 || S_ISDIR(sb.st_mode) || access(a.path, R_OK);
-        return st == CS_ERR_IO && bad ? CS_EXIT_USAGE : cs_cli_exit_code(st);
+        return cs_cli_input_exit_code(a.path, st);
     }
     if (a.origins)
         print_origins(m);

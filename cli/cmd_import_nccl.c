@@ -6,8 +6,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "cs_nccl_log.h"
@@ -204,26 +202,12 @@ int cs_cli_import_nccl(int argc, char **argv)
             if (json)
                 printf("]\n");
             fprintf(stderr, "collstep import: %s\n", err.msg);
-            /* an input that is not there or not a file is bad input (as verify says);
-             * a read that fails is a failure while running */
-            struct stat sb;
-            int bad = strcmp(argv[a], "-") != 0 &&
-                      (stat(argv[a], &sb) != 0 || S_ISDIR(sb.st_mode) || access(argv[a], R_OK));
-            return st == CS_ERR_IO && bad ? CS_EXIT_USAGE : cs_cli_exit_code(st);
+            return cs_cli_input_exit_code(argv[a], st);
         }
         if (!json)
             printf("%s%s: %d table%s\n", a > optind ? "\n" : "", argv[a], log->ntables,
                    log->ntables == 1 ? "" : "s");
-        for (int i = 0; i < log->ntables; i++)
-            if (log->tables[i].cut_line)
-                fprintf(stderr, "collstep import: %s:%u: the table's last row does not read "
-                                "whole and nothing of the table follows it (a job killed while "
-                                "writing it): the row is left out (read whole it says: %s)\n",
-                        argv[a], log->tables[i].cut_line, log->tables[i].cut_why);
-        if (log->cut_line)
-            fprintf(stderr, "collstep import: %s:%u: the file ends inside this line (the run or "
-                            "the copy was cut short): the line is left out (read whole it "
-                            "says: %s)\n", argv[a], log->cut_line, log->cut_why);
+        cs_nccl_log_say_cuts(log, argv[a], "collstep import: ", stderr);
         for (int i = 0; i < log->ntables; i++, k++) {
             if (json) {
                 printf("%s\n ", k ? "," : "");

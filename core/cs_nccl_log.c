@@ -188,13 +188,14 @@ static void version_of_code(int code, char out[32])
         snprintf(out, 32, "%d.%d.%d", code / 1000, code / 100 % 10, code % 100);
 }
 
-/* Number the nodes, check the device block, name the collective. */
 int nl_pending_error(nl_parser_t *P)
 {
     P->pend_raised = 1;
     return cs_err_set(P->err, CS_ERR_PARSE, "%s", P->pend_msg);
 }
 
+/* Number the nodes, check the device block, name the collective (and a
+ * pending row that nothing of the table followed: the table's cut). */
 static int finish_table(nl_parser_t *P)
 {
     cs_nccl_run_t *t = nl_table(P);
@@ -574,10 +575,11 @@ int cs_nccl_log_parse(const char *buf, size_t len, const char *name, cs_nccl_log
         st = one_line(&P);
         int cut = 0;
         if (st == CS_ERR_PARSE && !nl && P.end > P.p && !P.pend_raised) {
-            /* the file ends inside a line (a row, a closing line): the run
-             * or the copy was cut there; its table ends with the line
-             * before.  What reading it said is kept: a typo in a last line
-             * without its newline reads the same */
+            /* the file ends inside a line that is not a row (a row is
+             * pending: finish_table): the run or the copy was cut there;
+             * its table ends with the line before.  What reading it said
+             * is kept: a typo in a last line without its newline reads the
+             * same */
             P.log->cut_line = P.lineno;
             set_str(P.log->cut_why, sizeof(P.log->cut_why), P.err->msg);
             cs_err_clear(P.err);
@@ -617,6 +619,22 @@ int cs_nccl_log_load(const char *path, cs_nccl_log_t **out, cs_err_t *err)
     int st = cs_nccl_log_parse(buf, len, strcmp(path, "-") ? path : "<stdin>", out, err);
     free(buf);
     return st;
+}
+
+void cs_nccl_log_say_cuts(const cs_nccl_log_t *log, const char *path, const char *prefix,
+                          FILE *f)
+{
+    for (int i = 0; i < log->ntables; i++)
+        if (log->tables[i].cut_line)
+            fprintf(f, "%s%s:%u: the table's last row does not read whole and nothing of the "
+                       "table follows it (a job killed while writing it): the row is left out, "
+                       "the rows above it are read (read whole it says: %s)\n",
+                    prefix, path, log->tables[i].cut_line, log->tables[i].cut_why);
+    if (log->cut_line)
+        fprintf(f, "%s%s:%u: the file ends inside this line (the run or the copy was cut "
+                   "short): the line is left out, the rows above it are read (read whole it "
+                   "says: %s)\n",
+                prefix, path, log->cut_line, log->cut_why);
 }
 
 void cs_nccl_log_destroy(cs_nccl_log_t *log)

@@ -61,6 +61,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cs_sched.h"
 #include "cs_status.h"
@@ -168,8 +169,9 @@ typedef struct cs_nccl_log {
     size_t cap_tables;
     /* The file's last line when the end of the file cuts it short (no
      * newline after it: a run killed while writing, a copy cut off) and
-     * it does not read whole (a row, a closing line): left out, not an
-     * error; 0 when none.  cut_why: what reading it whole said. */
+     * it does not read whole (a closing line, a header line; a row is its
+     * table's cut_line): left out, not an error; 0 when none.  cut_why:
+     * what reading it whole said. */
     unsigned cut_line;
     char cut_why[512];
 } cs_nccl_log_t;
@@ -183,6 +185,10 @@ int cs_nccl_log_parse(const char *buf, size_t len, const char *name, cs_nccl_log
  * cannot be read. */
 int cs_nccl_log_load(const char *path, cs_nccl_log_t **out, cs_err_t *err);
 void cs_nccl_log_destroy(cs_nccl_log_t *log);
+/* The lines the reader left out of a log read from `path` (its cut_line
+ * and its tables'), one line each on f after `prefix`. */
+void cs_nccl_log_say_cuts(const cs_nccl_log_t *log, const char *path, const char *prefix,
+                          FILE *f);
 
 #ifdef __cplusplus
 }
