@@ -109,6 +109,16 @@ const char cs_nset_filter_help[] =
     "  --min-size SIZE      only the rows of SIZE and up (nccl-tests' size column)\n"
     "  --max-size SIZE      only the rows of SIZE and under\n";
 
+void cs_nset_size_range(const cs_nset_t *s, char *buf, size_t len)
+{
+    char a[32] = "0 B", z[32] = "any size";
+    if (s->min_size)
+        cs_cli_size_text(s->min_size, a, sizeof(a));
+    if (s->max_size)
+        cs_cli_size_text(s->max_size, z, sizeof(z));
+    snprintf(buf, len, "%s to %s", a, z);
+}
+
 int cs_nset_filter_opt(const char *cmd, int which, const char *arg, cs_nset_t *s)
 {
     if (which == 0) { /* a comma list; --coll given twice adds */
@@ -438,20 +448,16 @@ static int take_rows(cs_nset_t *s, cs_ntab_t *v, const char *log)
                         "left out (nothing to move)\n",
                 s->cmd, log, zfirst, zlast != zfirst ? "-" : "", zlast != zfirst ? zlast : 0,
                 nzero, nzero == 1 ? "" : "s");
-    char lim[96] = "";
+    char lim[128] = "", range[72];
     if (nout) {
-        char a[32] = "0 B", z[32] = "any size";
-        if (s->min_size)
-            cs_cli_size_text(s->min_size, a, sizeof(a));
-        if (s->max_size)
-            cs_cli_size_text(s->max_size, z, sizeof(z));
-        snprintf(lim, sizeof(lim), "--min-size / --max-size (%s to %s)", a, z);
+        cs_nset_size_range(s, range, sizeof(range));
+        snprintf(lim, sizeof(lim), "--min-size / --max-size (%s)", range);
     }
     if (nout && v->n)
         fprintf(stderr, "collstep %s: %s:%u: %d row%s outside %s left out\n", s->cmd, log,
                 t->line, nout, nout == 1 ? "" : "s", lim);
     if (!v->n) {
-        char none[128];
+        char none[160];
         snprintf(none, sizeof(none), "no row within %s", lim);
         skip(s, log, t, nzero ? "every row with a time is 0 B or under one element per rank"
                         : nout ? none

@@ -90,6 +90,8 @@ int cs_nset_check_not_input(const char *cmd, const char *flag, const char *path,
                             const char *const *logs, int nlogs);
 /* --nccl-algo A (which 0) or --nccl-proto P (1): checked and kept in *out. */
 int cs_nset_choice_opt(const char *cmd, int which, const char *arg, const char **out);
+/* The rows --min-size / --max-size keep, in words: "1 MiB to any size". */
+void cs_nset_size_range(const cs_nset_t *s, char *buf, size_t len);
 /* --coll LIST (which 0), --min-size SIZE (1) or --max-size SIZE (2) into s. */
 int cs_nset_filter_opt(const char *cmd, int which, const char *arg, cs_nset_t *s);
 /* The help lines of --nccl-version, --nccl-algo and --nccl-proto, and of

@@ -713,9 +713,8 @@ static void say_undetermined(fitrun_t *r, const block_t *b, const cs_nset_t *sub
         else if (b->tied[q] == TIE_NET)
             SAY(r, "  %s.%s%s: not determined, the class-wide factor kept: the sizes (%s) "
                    "move it as they move %s.%s%s (the slower of the two binds), and logs "
-                   "across nodes fit the "
-                   "network's where the sizes are slower than the model; a log on one node "
-                   "with this algorithm and protocol fixes this one\n",
+                   "across nodes fit the network's where the sizes are slower than the "
+                   "model; a log on one node with this algorithm and protocol fixes this one\n",
                 cn, kn, pair, rg, cs_nccl_fit_class_name(b->cls[0]), kn, pair);
         else if (b->tied[q] && base)
             SAY(r, "  %s.base%s: not determined, it follows %s.lat%s: the sizes (%s) move "
@@ -945,12 +944,9 @@ static void summary(fitrun_t *r, char **text)
             sep = "; ";
         }
         if (ns->min_size || ns->max_size) {
-            char a[32] = "0 B", z[32] = "any size";
-            if (ns->min_size)
-                cs_cli_size_text(ns->min_size, a, sizeof(a));
-            if (ns->max_size)
-                cs_cli_size_text(ns->max_size, z, sizeof(z));
-            PUTB("%sthe rows of %s to %s", sep, a, z);
+            char range[72];
+            cs_nset_size_range(ns, range, sizeof(range));
+            PUTB("%sthe rows of %s", sep, range);
             sep = "; ";
         }
         if (ns->algo || ns->proto)
