@@ -185,6 +185,9 @@ typedef struct cs_nccl_sys {
     int nvls_channels; /* channels (CTAs) NCCL's NVLS kernels run on (nvls.cc) */
     int nvls_heads;    /* NVLS heads: the ranks of a node that reduce, one slice each (the
                           NVLS graph's channels: a node's GPUs, at most NCCL's NVLS arity) */
+    int nvls_tree_chunk; /* NVLSTree's largest chunk (enqueue.cc): NCCL_NVLS_CHUNKSIZE (128 KiB)
+                            from 2.21, a Simple step (512 KiB) before; 64 KiB from 4 nodes
+                            (NCCL_NVLSTREE_MAX_CHUNKSIZE's default); 0: 128 KiB */
     char note[256];    /* how the figures were derived (one line) */
     cs_nccl_fit_t fit; /* the platform's fitted terms (every factor 1 when it has none);
                           cs_nccl_step_costs applies them, the tuner does not (NCCL's
@@ -261,6 +264,11 @@ int cs_nccl_p2p_channels(const cs_nccl_sys_t *sys);
  * for an allreduce of `bytes`: 128 KiB, shrunk to 64, 32 and 16 KiB while
  * the collective is small against channels x heads (enqueue.cc). */
 uint64_t cs_nccl_nvls_chunk(const cs_nccl_sys_t *sys, uint64_t bytes);
+
+/* NCCL's NVLSTree chunk for an allreduce of `bytes`: sys->nvls_tree_chunk,
+ * shrunk to 256, 128, 64 and 32 KiB while the collective is under 32, 16,
+ * 4 and 1 loop iterations of channels x heads chunks (enqueue.cc). */
+uint64_t cs_nccl_nvls_tree_chunk(const cs_nccl_sys_t *sys, uint64_t bytes);
 
 /* NCCL's algorithm `algo` with protocol `proto` for a collective of
  * `bytes` as a collstep schedule: the registry generator (name) and its

@@ -122,6 +122,22 @@ uint64_t cs_nccl_nvls_chunk(const cs_nccl_sys_t *sys, uint64_t bytes)
     return chunk;
 }
 
+uint64_t cs_nccl_nvls_tree_chunk(const cs_nccl_sys_t *sys, uint64_t bytes)
+{
+    uint64_t nch = (uint64_t)(sys->nvls_channels > 0 ? sys->nvls_channels : 16);
+    uint64_t ops = nch * (uint64_t)(sys->nvls_heads > 0 ? sys->nvls_heads : 1);
+    uint64_t chunk = sys->nvls_tree_chunk > 0 ? (uint64_t)sys->nvls_tree_chunk : 131072u;
+    if (bytes < 32 * ops * chunk && chunk > 262144)
+        chunk = 262144;
+    if (bytes < 16 * ops * chunk && chunk > 131072)
+        chunk = 131072;
+    if (bytes < 4 * ops * chunk && chunk > 65536)
+        chunk = 65536;
+    if (bytes < 1 * ops * chunk && chunk > 32768)
+        chunk = 32768;
+    return chunk;
+}
+
 void cs_nccl_as_sched(const cs_nccl_sys_t *sys, cs_coll_t coll, int algo, int proto,
                       uint64_t bytes, char *name, size_t nlen, char *params, size_t plen)
 {
@@ -183,18 +199,23 @@ void cs_nccl_as_sched(const cs_nccl_sys_t *sys, cs_coll_t coll, int algo, int pr
         break;
     }
     case CS_NCCL_NVLS_TREE: {
-        /* each GPU's slice through the trees across domains in NCCL's
-         * NVLSTree chunks (256 KiB, 64 KiB from 4 nodes), as many as a
-         * simulation takes in seconds (about 400,000 steps or switch
-         * transfers in all) */
+        /* NCCL's NVLSTree kernel loops over iterations of channels x heads
+         * chunks (cs_nccl_nvls_tree_chunk), half its channels on each
+         * tree: a piece is a head's share of one tree's half of an
+         * iteration (channels / 2 chunks), and the pipeline fills and
+         * drains by pieces of that size, as NCCL's does by iterations.  As
+         * many as a simulation takes in seconds (about 400,000 steps or
+         * switch transfers in all) */
         uint64_t n = (uint64_t)(sys->nranks > 0 ? sys->nranks : 1);
-        uint64_t chunk = sys->nnodes >= 4 ? 65536 : 262144;
-        uint64_t pieces = bytes / ((uint64_t)(local > 0 ? local : 1) * chunk);
+        uint64_t nch = (uint64_t)(sys->nvls_channels > 0 ? sys->nvls_channels : 16);
+        uint64_t trees = sys->nnodes > 1 ? 2 : 1;
+        uint64_t piece = cs_nccl_nvls_tree_chunk(sys, bytes) * (nch / trees > 0 ? nch / trees : 1);
+        uint64_t pieces = bytes / ((uint64_t)(local > 0 ? local : 1) * piece);
         uint64_t most = 400000 / (n * (uint64_t)(local > 8 ? local : 8));
         if (pieces > most)
             pieces = most;
-        if (pieces < 4)
-            pieces = 4;
+        if (pieces < trees)
+            pieces = trees;
         /* NCCL runs its two trees at once, each on half its channels:
          * two channels, the second starting on the other tree.  From 3
          * domains a node interior in one tree is a leaf in the other, and

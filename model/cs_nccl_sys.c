@@ -356,6 +356,13 @@ int cs_nccl_sys_from(const cs_platform_t *plat, char *const *hosts, int nranks,
          * most NCCL_MAX_NVLS_ARITY of them (search.cc): 32 of an NVL72
          * rack's 72 GPUs reduce from 2.25 */
         sys->nvls_heads = local < nvls_arity ? local : nvls_arity;
+        /* enqueue.cc (calcCollChunking): NVLSTree starts from
+         * comm->nvlsChunkSize (NCCL_NVLS_CHUNKSIZE, 128 KiB) from 2.21,
+         * from a Simple step (4 MiB buffer / 8 steps) before; at most 64
+         * KiB from 4 nodes (NCCL_NVLSTREE_MAX_CHUNKSIZE = -2) */
+        sys->nvls_tree_chunk = k->major > 2 || k->minor >= 21 ? 131072 : 524288;
+        if (sys->nnodes >= 4)
+            sys->nvls_tree_chunk = 65536;
     }
     snprintf(sys->note, sizeof(sys->note),
              "%s %s: %s, %d rank(s) in %d %s(s); ring %d x %.1f GB/s%s", k->lib,

@@ -547,7 +547,7 @@ void cs_nccl_step_costs(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, con
     /* NCCL reduces in its copy kernels, and its rates are those of the
      * kernels reducing */
     out->fused = 1;
-    if (algo == CS_NCCL_NVLS && out->sw_rate > 0) {
+    if ((algo == CS_NCCL_NVLS || algo == CS_NCCL_NVLS_TREE) && out->sw_rate > 0) {
         /* NCCL's NVLS kernel (all_reduce.h) runs three stages in warps of
          * their own, each CTA looping over heads x chunk of its channel's
          * part: scatter (the input into the heads' NVLS buffers), reduce
@@ -558,13 +558,25 @@ void cs_nccl_step_costs(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, con
          * before any reduce and the last gathered after every one, two
          * iterations of all channels (channels x heads x chunk, the whole
          * collective when smaller) at the switch's rate per member (a
-         * fitted rate included) */
+         * fitted rate included).  NVLSTree's kernel has the same scatter
+         * and gather stages around its reduce, tree and multicast ones
+         * (without registered buffers, as nccl-tests runs by default),
+         * with NVLSTree's chunk */
         double iter = (double)(sys->nvls_channels > 0 ? sys->nvls_channels : 16) *
                       (sys->nvls_heads > 0 ? sys->nvls_heads : 1) *
-                      (double)cs_nccl_nvls_chunk(sys, bytes);
+                      (double)(algo == CS_NCCL_NVLS_TREE ? cs_nccl_nvls_tree_chunk(sys, bytes)
+                                                         : cs_nccl_nvls_chunk(sys, bytes));
         if (iter > (double)bytes)
             iter = (double)bytes;
         out->sw_fill = 2.0 * iter;
+        /* NVLSTree's reduce runs below the GPU's NVLink rate (the tree's
+         * network binds it), its scatter and gather copies do not: they
+         * fill and drain at the GPU's NVLink rate (as sw_fill is counted
+         * at sw_rate, in bytes at that rate).  On 2 HGX H100 nodes (issue
+         * 309's log) the run's time jumps by about 65 us between 32 and 64
+         * MiB, where the chunk doubles */
+        if (algo == CS_NCCL_NVLS_TREE && sys->gpu_nvlink * 1e9 > out->sw_rate)
+            out->sw_fill *= out->sw_rate / (sys->gpu_nvlink * 1e9);
     }
     /* NCCL's cost model charges its per-step latency whatever the chunks
      * (tuner: base + steps x latency + bytes / rate), and the runs agree:

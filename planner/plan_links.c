@@ -576,6 +576,35 @@ static void bound(const cs_platform_t *plat, cs_planner_t *p)
             note(p, "switch: %s at %.60s reduces for every rank: an allreduce moves (P+1)/P x "
                  "SIZE per rank each way", cs_reduce_kind_name(plat->switches[s].kind),
                  plat->switches[s].zone);
+        } else if (s < 0) {
+            /* a switch per group of a tier (an HGX node's NVLS, an NVL72
+             * rack's): each rank's vector passes its group's switch once
+             * each way, and a g-th of it more the group's share across
+             * groups, (g+1)/g x SIZE, where the ranks' own reductions move
+             * 2(P-1)/P (the groups' egress bounds what crosses them) */
+            for (int t = 0; t + 1 < p->ntiers && !sw[0]; t++) {
+                int g = p->tiers[t].group, all = g > 1 && P % g == 0 && P / g >= 2;
+                const char **gh = all ? malloc(sizeof(char *) * (size_t)g) : NULL;
+                int first = -1;
+                for (int j = 0; all && j < P / g; j++) {
+                    for (int r = 0; gh && r < g; r++)
+                        gh[r] = cs_planner_host(p, 0, j * g + r);
+                    int gs = gh ? cs_platform_switch_for(plat, gh, (uint32_t)g) : -1;
+                    all = gs >= 0;
+                    if (first < 0)
+                        first = gs;
+                }
+                free(gh);
+                if (all && first >= 0 && (double)(g + 1) / g < fr) {
+                    fr = (double)(g + 1) / g;
+                    snprintf(sw, sizeof(sw), " (each group of %d ranks (tier %.40s) has a "
+                             "switch that reduces (%s): (g+1)/g, not 2(P-1)/P)",
+                             g, p->tiers[t].name, cs_reduce_kind_name(plat->switches[first].kind));
+                    note(p, "switch: each group of %d ranks (tier %s) has a switch that reduces "
+                         "for its ranks (%s): an allreduce moves (g+1)/g x SIZE per rank each way",
+                         g, p->tiers[t].name, cs_reduce_kind_name(plat->switches[first].kind));
+                }
+            }
         }
     }
     double per = fr > 0 && rate > 0 && isfinite(rate) ? fr / rate : 0; /* seconds per byte */

@@ -310,6 +310,34 @@ int main(void)
                   (unsigned long long)cs_nccl_nvls_chunk(&s, 1ull << 30),
                   (unsigned long long)cs_nccl_nvls_chunk(&s, 16 << 20),
                   (unsigned long long)cs_nccl_nvls_chunk(&s, 4 << 20));
+    /* NVLSTree chunks (enqueue.cc), 16 channels x 8 heads = 128 operations:
+     * from 2.21 128 KiB (NCCL_NVLS_CHUNKSIZE), 64 KiB under 4 x 128 x 128
+     * KiB = 64 MiB, 32 KiB under 128 x 64 KiB = 8 MiB; 2.20's start, a
+     * Simple step of 512 KiB: 256 KiB under 32 x 128 x 512 KiB = 2 GiB, 128
+     * KiB under 16 x 128 x 256 KiB = 512 MiB; from 4 nodes at most 64 KiB */
+    {
+        static const struct {
+            int start;
+            uint64_t bytes, chunk;
+        } tc[] = {
+            {131072, 8ull << 30, 131072}, {131072, 64 << 20, 131072},
+            {131072, (64 << 20) - 1, 65536}, {131072, 8 << 20, 65536},
+            {131072, (8 << 20) - 1, 32768}, {131072, 1 << 20, 32768},
+            {524288, 2ull << 30, 524288}, {524288, (2ull << 30) - 1, 262144},
+            {524288, 512 << 20, 262144}, {524288, (512 << 20) - 1, 131072},
+            {524288, (64 << 20) - 1, 65536}, {524288, (8 << 20) - 1, 32768},
+            {65536, 1ull << 30, 65536}, {65536, (8 << 20) - 1, 32768},
+            {0, 64 << 20, 131072},
+        };
+        for (size_t i = 0; i < sizeof(tc) / sizeof(tc[0]); i++) {
+            s.nvls_tree_chunk = tc[i].start;
+            uint64_t got = cs_nccl_nvls_tree_chunk(&s, tc[i].bytes);
+            CS_TEST_CHECK(got == tc[i].chunk, "NVLSTree chunk from %d at %llu: %llu, want %llu",
+                          tc[i].start, (unsigned long long)tc[i].bytes,
+                          (unsigned long long)got, (unsigned long long)tc[i].chunk);
+        }
+        s.nvls_tree_chunk = 0;
+    }
     /* NVLS: its 25 us once, the switch at NCCL's algorithm bandwidth per
      * member (8 x 40 x 5/6 = 266.67 GB/s), and the kernel's pipeline fill
      * and drain: two iterations of 16 channels x 8 heads x 64 KiB = 8 MiB
@@ -322,6 +350,22 @@ int main(void)
     /* a collective smaller than an iteration: the whole of it, twice */
     cs_nccl_step_costs(k, &s, &sched, CS_NCCL_NVLS, CS_NCCL_SIMPLE, 1 << 20, &c);
     CS_TEST_CHECK(c.sw_fill == 2.0 * 1048576, "NVLS 1 MiB fill %g", c.sw_fill);
+    /* NVLSTree on 2 nodes: the same scatter and gather, of NVLSTree's
+     * iteration (128 operations x 128 KiB = 16 MiB at 64 MiB), at the GPU's
+     * NVLink rate (370 GB/s here): 2 x 16 MiB / 370 GB/s = 90.7 us, below
+     * the switch's rate the fill would take at */
+    s.nranks = 16, s.nnodes = 2, s.nhosts = 2, s.gpu_nvlink = 370, s.nvls_tree_chunk = 131072;
+    snprintf(sched.algo, sizeof(sched.algo), "nvls_tree");
+    cs_nccl_step_costs(k, &s, &sched, CS_NCCL_NVLS_TREE, CS_NCCL_SIMPLE, 64 << 20, &c);
+    CS_TEST_CHECK(c.sw_rate > 0 && c.sw_rate < 370e9 &&
+                      NEAR(c.sw_fill / c.sw_rate, 2.0 * 16777216 / 370e9, 1e-9),
+                  "NVLSTree fill %g us (rate %g)", 1e6 * c.sw_fill / c.sw_rate, c.sw_rate);
+    /* 8 MiB: 64 KiB chunks, iterations of 8 MiB: the whole collective twice */
+    cs_nccl_step_costs(k, &s, &sched, CS_NCCL_NVLS_TREE, CS_NCCL_SIMPLE, 8 << 20, &c);
+    CS_TEST_CHECK(NEAR(c.sw_fill / c.sw_rate, 2.0 * 8388608 / 370e9, 1e-9),
+                  "NVLSTree 8 MiB fill %g us", 1e6 * c.sw_fill / c.sw_rate);
+    s.nranks = 8, s.nnodes = 1, s.nhosts = 1, s.gpu_nvlink = 0, s.nvls_tree_chunk = 0;
+    snprintf(sched.algo, sizeof(sched.algo), "nvls");
     /* the other algorithms have none */
     cs_nccl_step_costs(k, &s, &sched, CS_NCCL_RING, CS_NCCL_SIMPLE, 64 << 20, &c);
     CS_TEST_CHECK(c.sw_fill == 0, "ring fill %g", c.sw_fill);

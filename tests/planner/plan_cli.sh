@@ -113,6 +113,14 @@ for s in d["sizes"]:
     assert not ref[0].get("chosen") and s["versus_nccl"]["speedup"] > 0
 PY
 fi
+# a reducing switch per group (two NVL72 racks): each rank's vector passes
+# its rack's switch, (72+1)/72 x SIZE per rank, not 2(P-1)/P; the reference
+# row of two HGX nodes (NVLSTree) stays within the bound above
+"$collstep" plan --platform gb200-nvl72:racks=2 --size 1M --top 1 --candidates 2 \
+  >"$tmp/nvl2" 2>"$tmp/err"
+rc=$?; check "two NVL72 racks plan exits 0 ($(tail -2 "$tmp/err"))" test $rc -eq 0
+check "two NVL72 racks: the bound counts the racks' switches ($(grep '^# bound' "$tmp/nvl2"))" \
+  grep -q "^# bound: 1.01 x SIZE out of each rank over its links' .*each group of 72 ranks (tier nvlink) has a switch that reduces (nvls): (g+1)/g" "$tmp/nvl2"
 # all-to-all across 2 HGX nodes: every rank's own blocks leave its node (8 x
 # 1/2 x SIZE per node over its 8 NICs); posting every exchange at once reaches
 # that bound, as NCCL's reference (every peer at once) does
