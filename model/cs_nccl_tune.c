@@ -553,15 +553,20 @@ void cs_nccl_step_costs(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, con
          * part: scatter (the input into the heads' NVLS buffers), reduce
          * (a head's load-reduce and multicast: what the schedule
          * simulates) and gather (the NVLS buffers into the output).  The
-         * stages pipeline over the loop's iterations, each moving the
-         * collective's bytes at its rate: the first iteration is scattered
-         * before any reduce and the last gathered after every one, two
-         * iterations of all channels (channels x heads x chunk, the whole
-         * collective when smaller) at the switch's rate per member (a
-         * fitted rate included).  NVLSTree's kernel has the same scatter
-         * and gather stages around its reduce, tree and multicast ones
-         * (without registered buffers, as nccl-tests runs by default),
-         * with NVLSTree's chunk */
+         * stages pipeline over the loop's iterations: the first iteration
+         * is scattered before any reduce and the last gathered after every
+         * one, two iterations of all channels (channels x heads x chunk,
+         * the whole collective when smaller).  NVLSTree's kernel has the
+         * same scatter and gather stages around its reduce, tree and
+         * multicast ones (without registered buffers, as nccl-tests runs
+         * by default), with NVLSTree's chunk.  The copies run at the GPU's
+         * NVLink rate as NCCL counts it, not at the reduce's pace (sw_fill
+         * is counted at sw_rate: bytes at that rate; a fitted switch rate
+         * scales it too): 2 HGX H100 nodes' NVLSTree log jumps by about 65
+         * us between 32 and 64 MiB, where the chunk doubles (2 x 8 MiB
+         * more at 370 GB/s: 45 us), and one 8-GPU H100 node's and H200
+         * node's NVLS logs from 16 MiB are within 2 % with it, 3 to 11 %
+         * slow at the switch's rate */
         double iter = (double)(sys->nvls_channels > 0 ? sys->nvls_channels : 16) *
                       (sys->nvls_heads > 0 ? sys->nvls_heads : 1) *
                       (double)(algo == CS_NCCL_NVLS_TREE ? cs_nccl_nvls_tree_chunk(sys, bytes)
@@ -569,13 +574,7 @@ void cs_nccl_step_costs(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, con
         if (iter > (double)bytes)
             iter = (double)bytes;
         out->sw_fill = 2.0 * iter;
-        /* NVLSTree's reduce runs below the GPU's NVLink rate (the tree's
-         * network binds it), its scatter and gather copies do not: they
-         * fill and drain at the GPU's NVLink rate (as sw_fill is counted
-         * at sw_rate, in bytes at that rate).  On 2 HGX H100 nodes (issue
-         * 309's log) the run's time jumps by about 65 us between 32 and 64
-         * MiB, where the chunk doubles */
-        if (algo == CS_NCCL_NVLS_TREE && sys->gpu_nvlink * 1e9 > out->sw_rate)
+        if (sys->gpu_nvlink * 1e9 > out->sw_rate)
             out->sw_fill *= out->sw_rate / (sys->gpu_nvlink * 1e9);
     }
     /* NCCL's cost model charges its per-step latency whatever the chunks

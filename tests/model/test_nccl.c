@@ -340,20 +340,26 @@ int main(void)
     }
     /* NVLS: its 25 us once, the switch at NCCL's algorithm bandwidth per
      * member (8 x 40 x 5/6 = 266.67 GB/s), and the kernel's pipeline fill
-     * and drain: two iterations of 16 channels x 8 heads x 64 KiB = 8 MiB
-     * through the switch at that rate (62.9 us) */
+     * and drain: two iterations of 16 channels x 8 heads x 64 KiB = 8 MiB,
+     * copied at the GPU's NVLink rate (370 GB/s: 45.3 us), at the switch's
+     * rate where the system gives none (62.9 us) */
     snprintf(sched.algo, sizeof(sched.algo), "nvls");
     cs_nccl_step_costs(k, &s, &sched, CS_NCCL_NVLS, CS_NCCL_SIMPLE, 64 << 20, &c);
     CS_TEST_CHECK(NEAR(c.base_lat, 25e-6, 1e-12) && NEAR(c.sw_rate, 266.667e9, 1e6) &&
                       c.sw_fill == 2.0 * 8388608,
                   "NVLS base %g rate %g fill %g", c.base_lat, c.sw_rate, c.sw_fill);
+    s.gpu_nvlink = 370;
+    cs_nccl_step_costs(k, &s, &sched, CS_NCCL_NVLS, CS_NCCL_SIMPLE, 64 << 20, &c);
+    CS_TEST_CHECK(NEAR(c.sw_fill / c.sw_rate, 2.0 * 8388608 / 370e9, 1e-9),
+                  "NVLS fill %g us at the NVLink rate", 1e6 * c.sw_fill / c.sw_rate);
     /* a collective smaller than an iteration: the whole of it, twice */
     cs_nccl_step_costs(k, &s, &sched, CS_NCCL_NVLS, CS_NCCL_SIMPLE, 1 << 20, &c);
-    CS_TEST_CHECK(c.sw_fill == 2.0 * 1048576, "NVLS 1 MiB fill %g", c.sw_fill);
+    CS_TEST_CHECK(NEAR(c.sw_fill / c.sw_rate, 2.0 * 1048576 / 370e9, 1e-9),
+                  "NVLS 1 MiB fill %g us", 1e6 * c.sw_fill / c.sw_rate);
+    s.gpu_nvlink = 0;
     /* NVLSTree on 2 nodes: the same scatter and gather, of NVLSTree's
      * iteration (128 operations x 128 KiB = 16 MiB at 64 MiB), at the GPU's
-     * NVLink rate (370 GB/s here): 2 x 16 MiB / 370 GB/s = 90.7 us, below
-     * the switch's rate the fill would take at */
+     * NVLink rate (370 GB/s here): 2 x 16 MiB / 370 GB/s = 90.7 us */
     s.nranks = 16, s.nnodes = 2, s.nhosts = 2, s.gpu_nvlink = 370, s.nvls_tree_chunk = 131072;
     snprintf(sched.algo, sizeof(sched.algo), "nvls_tree");
     cs_nccl_step_costs(k, &s, &sched, CS_NCCL_NVLS_TREE, CS_NCCL_SIMPLE, 64 << 20, &c);
