@@ -84,6 +84,7 @@ typedef struct cs_nccl_consts {
     float ratio[2][2][CS_NCCL_NPROTOS]; /* [more than 2 nodes][Tree, Ring][protocol] */
     double nvlink_bw[CS_NCCL_NARCH]; /* GB/s NCCL counts per NVLink link (topo.h) */
     double pci_bw;          /* GB/s of a PCIe Gen3 x16 link in topo.h (scaled by width/gen) */
+    float pat_factor;       /* PAT's bus bandwidth factor (.85 in 2.23, .75 from 2.25; 0: no PAT) */
     const char *source;     /* where the numbers are: tag and files */
 } cs_nccl_consts_t;
 

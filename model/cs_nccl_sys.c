@@ -291,14 +291,16 @@ int cs_nccl_sys_from(const cs_platform_t *plat, char *const *hosts, int nranks,
         else
             sys->collnet = 1;
     }
-    /* NVLS needs more than 2 GPUs of a node (2 from 2.29); before 2.25 one
-     * node only, and no multi-node NVLink domain */
+    /* NVLS needs more than 2 GPUs of a node (2 from 2.29); in 2.20 no
+     * multi-node NVLink domain (MNNVL).  2.20's nvls.cc also tests
+     * nNodes > 1, but before init.cc has counted the nodes (it is still 0
+     * there), so NVLSTree runs across nodes as from 2.21 */
     if (k->minor >= 29 ? local < 2 : local <= 2)
         sys->nvls = 0;
-    if (k->minor < 25 && (sys->nnodes > 1 || domain > 8))
+    if (k->minor < 21 && domain > 8)
         sys->nvls = 0;
     /* graphs */
-    int maxch = k->minor >= 25 ? 32 : 16, nvls_arity = k->minor >= 25 ? 32 : 8;
+    int maxch = k->minor >= 25 ? 32 : 16, nvls_arity = k->minor >= 21 ? 32 : 8;
     int type_intra = nvl_tier >= 0 ? CS_SIM_HW_NVLINK : CS_SIM_HW_PCI;
     double total = type_intra == CS_SIM_HW_NVLINK ? sys->gpu_nvlink : sys->gpu_pci;
     const double *spi = g->cc >= 100 ? sp_intra_100 : g->cc >= 90 ? sp_intra_90 : sp_intra_old;

@@ -84,7 +84,7 @@ int cs_nccl_proto_parse(const char *s)
     .tree_ll128_bw = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {73.4, 73.4, 58.0}},       \
     .tree_bw = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {77.4, 82.8, 72.0}}, \
     .ring_ll_factor = 0.5f, .ring_ll_factor_1 = 0.5f, .ll128_ppn1 = 0.92f, .nvls_model = 0,      \
-    .inter_steps_v2 = 1, .nvlink_bw = {20.0, 20.0, 20.6, 40.0}, .pci_bw = 12.0
+    .inter_steps_v2 = 1, .nvlink_bw = {20.0, 20.0, 20.6, 40.0}, .pci_bw = 12.0, .pat_factor = .75f
 
 static const cs_nccl_consts_t table[] = {
     {
@@ -100,6 +100,24 @@ static const cs_nccl_consts_t table[] = {
         .nvlink_bw = {20.0, 20.0, 20.6, 20.6},
         .pci_bw = 12.0,
         .source = "NCCL v2.20.5-1: src/graph/tuning.cc, src/graph/topo.h",
+    },
+    {
+        /* 2.23.4 (serving 2.23 and 2.24): NVLS across nodes and on MNNVL
+         * with 32 heads, as from 2.21; 2.25's latencies and refinements on
+         * Hopper's rows (no Blackwell row yet), NVLS and NVLSTree at
+         * min(intra, inter) x 5/6, PAT's factor .85, 32 channels at most */
+        .version = "2.23.4", .lib = "NCCL", .major = 2, .minor = 23, .patch = 4,
+        .base_lat = {{6.8f, 14.0f, 8.4f}, {6.6f, 14.0f, 8.4f}, {0}, {0}, {0}, {0}, {8, 8, 8}},
+        .hw_lat = HW_LAT_2_25(14, 0, 0),
+        .ll_max_bw = {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {141.0, 45.0, 35.0}},
+        .ring_ll128_bw = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {36.7, 36.7, 36.7}},
+        .tree_ll128_bw = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {36.7, 36.7, 29.0}},
+        .tree_bw = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {38.7, 41.4, 36.0}},
+        .ring_ll_factor = 0.5f, .ring_ll_factor_1 = 0.5f,
+        .ll128_ppn1 = 0.92f, .nvls_model = 0, .inter_steps_v2 = 1,
+        .nvlink_bw = {20.0, 20.0, 20.6, 20.6},
+        .pci_bw = 12.0, .pat_factor = .85f,
+        .source = "NCCL v2.23.4-1: src/graph/tuning.cc, src/graph/topo.h, src/transport/nvls.cc",
     },
     {
         .version = "2.25.1", .lib = "NCCL", .major = 2, .minor = 25, .patch = 1,
@@ -124,7 +142,7 @@ static const cs_nccl_consts_t table[] = {
         .ring_ll_factor = 0.5f, .ring_ll_factor_1 = 0.5f,
         .ll128_ppn1 = 0.92f, .nvls_model = 1, .inter_steps_v2 = 1,
         .nvlink_bw = {20.0, 20.0, 20.6, 40.1},
-        .pci_bw = 12.0,
+        .pci_bw = 12.0, .pat_factor = .75f,
         .source = "NCCL v2.29.7-1: src/graph/tuning.cc, src/graph/topo.h",
     },
 };

@@ -71,13 +71,15 @@ static int nvls_reduces(int dtype, int op)
 static int enabled(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, cs_coll_t coll, int a,
                    int p)
 {
-    /* NVLS all-gather and reduce-scatter: one node of at most NCCL's NVLS
-     * arity (8 ranks in 2.20, 32 from 2.25) */
+    /* NVLS all-gather and reduce-scatter: one node (an NVLS graph of at
+     * most NCCL's NVLS arity, 8 ranks in 2.20), and from 2.25 at most 32
+     * ranks (enqueue.cc) */
     if (a == CS_NCCL_NVLS && (coll == CS_COLL_ALLGATHER || coll == CS_COLL_REDUCE_SCATTER) &&
-        (sys->nnodes > 1 || sys->nranks > (k->minor >= 25 ? 32 : 8)))
+        (sys->nnodes > 1 || (k->minor < 23 && sys->nranks > 8) ||
+         (k->minor >= 25 && sys->nranks > 32)))
         return 0;
-    /* PAT: from 2.23 (the table's 2.25), SM60 and up */
-    if (a == CS_NCCL_PAT && (k->minor < 23 || sys->cc < 60))
+    /* PAT: from 2.23, SM60 and up */
+    if (a == CS_NCCL_PAT && (k->minor < 23 || sys->cc < 60 || !(k->pat_factor > 0)))
         return 0;
     if ((a == CS_NCCL_NVLS || a == CS_NCCL_NVLS_TREE) && coll != CS_COLL_ALLGATHER &&
         !nvls_reduces(sys->dtype, sys->op))
@@ -142,7 +144,7 @@ static double bus_bw(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, cs_col
     if (a == CS_NCCL_TREE && p == CS_NCCL_LL128)
         bus = fmin(bus * (nn == 1 ? 7.0 / 9.0 : 120.0 / 128.0), g->nch * k->tree_ll128_bw[arch][idx2]);
     if (a == CS_NCCL_PAT)
-        bus *= .75;
+        bus *= k->pat_factor;
     if (a == CS_NCCL_COLLNET_DIRECT) {
         double factor = ppn / g->nch;
         factor -= (factor - 1) / 2;
@@ -193,9 +195,10 @@ static double alg_ratio(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, cs_
 {
     int nsteps = nsteps_of(coll, sys->nranks);
     /* all-gather and reduce-scatter keep their bus bandwidth: every
-     * algorithm but Ring from 2.25, CollNetDirect only before */
+     * algorithm but Ring from 2.23 (the table's first after 2.20),
+     * CollNetDirect only in 2.20 */
     if ((coll == CS_COLL_ALLGATHER || coll == CS_COLL_REDUCE_SCATTER) &&
-        (k->minor >= 25 ? a != CS_NCCL_RING : a == CS_NCCL_COLLNET_DIRECT))
+        (k->minor >= 23 ? a != CS_NCCL_RING : a == CS_NCCL_COLLNET_DIRECT))
         return 1.0;
     if (a == CS_NCCL_RING)
         return (double)sys->nranks / nsteps;

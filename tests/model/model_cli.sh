@@ -56,6 +56,16 @@ PY
   --format csv >"$tmp/v" 2>"$tmp/verr"
 check "2.21 served by 2.20.5" grep -q '"nccl-2.20.5:NVLS/Simple"' "$tmp/v"
 check "2.21 note" grep -q 'NCCL 2.21 is not in the model' "$tmp/verr"
+# across 2 HGX nodes NCCL runs NVLSTree in 2.20.5 already (its nvls.cc's
+# nNodes test runs before the nodes are counted) and in 2.23.4 (2.21 to
+# 2.24); 2.20.5 starts NVLSTree's chunk at 512 KiB, 2.21 on at 128 KiB:
+# 4 GiB in 128 and 512 pieces of 8 heads' shares of one tree's channels
+for v in 2.20.5:128 2.24:512; do
+  "$collstep" sim --platform hgx-h100:nodes=2 --model nccl --algo nccl --nccl-version "${v%:*}" \
+    --size 4G --format csv >"$tmp/nt2" 2>/dev/null
+  check "NVLSTree across 2 nodes in ${v%:*} ($(tail -1 "$tmp/nt2" | cut -c1-120))" \
+    grep -qE '^"nvls_tree",allreduce,4294967296,.*:NVLSTree/Simple","","nchunks='"${v#*:}"' local=8 inter=tree channels=2"$' "$tmp/nt2"
+done
 # NCCL_ALGO=Ring NCCL_PROTO=Simple
 "$collstep" sim --platform "$H" --model nccl --algo nccl --nccl-algo Ring --nccl-proto Simple \
   --size 1M --format csv >"$tmp/f" 2>/dev/null

@@ -43,6 +43,9 @@ int main(void)
     const cs_nccl_consts_t *k20 = cs_nccl_consts_for("2.21", 0, &exact);
     CS_TEST_CHECK(k20 && !exact && strcmp(k20->version, "2.20.5") == 0,
                   "2.21 served by 2.20.5 (nearest earlier), got %s", k20 ? k20->version : "-");
+    const cs_nccl_consts_t *k23 = cs_nccl_consts_for("2.24", 0, &exact);
+    CS_TEST_CHECK(k23 && !exact && strcmp(k23->version, "2.23.4") == 0,
+                  "2.24 served by 2.23.4, got %s", k23 ? k23->version : "-");
     const cs_nccl_consts_t *k29 = cs_nccl_consts_for(NULL, 0, &exact);
     CS_TEST_CHECK(k29 && strcmp(k29->version, "2.29.7") == 0, "default is the newest");
     CS_TEST_CHECK(cs_nccl_consts_for("2.x", 0, &exact) == NULL, "a bad version is refused");
@@ -398,6 +401,27 @@ int main(void)
     cs_nccl_tune(k, &s, CS_COLL_ALLGATHER, lat, bw);
     CS_TEST_CHECK(bw[CS_NCCL_PAT][CS_NCCL_SIMPLE] > 0 && NEAR(lat[CS_NCCL_PAT][CS_NCCL_SIMPLE], 27.2, 1e-3),
                   "2.25.1 PAT lat %g", lat[CS_NCCL_PAT][CS_NCCL_SIMPLE]);
+    /* 2.23.4: PAT with the same latency at .85 of the tree graph's bus
+     * bandwidth where 2.25 takes .75 (12 x 30 x .85 = 306 GB/s, kept as
+     * bus bandwidth for all-gather) */
+    float pat25 = bw[CS_NCCL_PAT][CS_NCCL_SIMPLE];
+    cs_nccl_tune(k23, &s, CS_COLL_ALLGATHER, lat, bw);
+    CS_TEST_CHECK(NEAR(lat[CS_NCCL_PAT][CS_NCCL_SIMPLE], 27.2, 1e-3) &&
+                      NEAR(bw[CS_NCCL_PAT][CS_NCCL_SIMPLE], 12 * 30 * .85, 1e-2) &&
+                      NEAR(bw[CS_NCCL_PAT][CS_NCCL_SIMPLE] / pat25, .85 / .75, 1e-4),
+                  "2.23.4 PAT lat %g bw %g (2.25.1: %g)", lat[CS_NCCL_PAT][CS_NCCL_SIMPLE],
+                  bw[CS_NCCL_PAT][CS_NCCL_SIMPLE], pat25);
+    /* 2.23.4 keeps NVLS all-gather's bus bandwidth as 2.25 does (320, not
+     * 2.20.5's x 5/6), and its allreduce as 2.20.5 (8 x 40 x 5/6) */
+    h100_node(&s);
+    cs_nccl_tune(k23, &s, CS_COLL_ALLGATHER, lat, bw);
+    CS_TEST_CHECK(NEAR(bw[CS_NCCL_NVLS][CS_NCCL_SIMPLE], 320.0, 1e-2), "2.23.4 AG NVLS %g",
+                  bw[CS_NCCL_NVLS][CS_NCCL_SIMPLE]);
+    cs_nccl_tune(k23, &s, CS_COLL_ALLREDUCE, lat, bw);
+    CS_TEST_CHECK(NEAR(bw[CS_NCCL_NVLS][CS_NCCL_SIMPLE], 320.0 * 5 / 6, 1e-2) &&
+                      NEAR(lat[CS_NCCL_NVLS][CS_NCCL_SIMPLE], 25.0, 1e-4),
+                  "2.23.4 AR NVLS %g, %g us", bw[CS_NCCL_NVLS][CS_NCCL_SIMPLE],
+                  lat[CS_NCCL_NVLS][CS_NCCL_SIMPLE]);
 
     /* RCCL on 8 x MI300X (28 rings of 12 GB/s over 7 xGMI links of 48):
      * Ring/LL 12 + 14 x 0.8 = 23.2 us at 336 x 0.08 x 8/14 = 15.36 GB/s,
