@@ -251,7 +251,7 @@ void cs_nccl_fit_apply(const cs_nccl_fit_t *f, const cs_nccl_sys_t *sys, int alg
 
 /* The channels NCCL runs a collective of `bytes` on with `algo` and
  * `proto`: for Ring and Tree the share of the communicator's channels its
- * size gets (enqueue.cc's thread thresholds and, from 2.25, 16/32 KiB of
+ * size gets (enqueue.cc's thread thresholds and, from 2.23, 16/32 KiB of
  * traffic per channel); for CS_NCCL_P2P the p2p channels
  * (cs_nccl_p2p_channels); for the others the algorithm's graph's channels. */
 int cs_nccl_channels(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, cs_coll_t coll,

@@ -362,7 +362,7 @@ int cs_nccl_sys_from(const cs_platform_t *plat, char *const *hosts, int nranks,
          * comm->nvlsChunkSize (NCCL_NVLS_CHUNKSIZE, 128 KiB) from 2.21,
          * from a Simple step (4 MiB buffer / 8 steps) before; at most 64
          * KiB from 4 nodes (NCCL_NVLSTREE_MAX_CHUNKSIZE = -2) */
-        sys->nvls_tree_chunk = k->major > 2 || k->minor >= 21 ? 131072 : 524288;
+        sys->nvls_tree_chunk = k->minor >= 21 ? 131072 : 524288;
         if (sys->nnodes >= 4)
             sys->nvls_tree_chunk = 65536;
     }

@@ -102,10 +102,12 @@ static const cs_nccl_consts_t table[] = {
         .source = "NCCL v2.20.5-1: src/graph/tuning.cc, src/graph/topo.h",
     },
     {
-        /* 2.23.4 (serving 2.23 and 2.24): NVLS across nodes and on MNNVL
-         * with 32 heads, as from 2.21; 2.25's latencies and refinements on
+        /* 2.23.4 (serving 2.23 and 2.24): NVLS across nodes and on
+         * multi-node NVLink domains of at most 32 GPUs (its arity), as from
+         * 2.21; 2.25's latencies and refinements on
          * Hopper's rows (no Blackwell row yet), NVLS and NVLSTree at
-         * min(intra, inter) x 5/6, PAT's factor .85, 32 channels at most */
+         * min(intra, inter) x 5/6, PAT's factor .85, 32 channels at most,
+         * channels split by traffic (16 KiB each at least) */
         .version = "2.23.4", .lib = "NCCL", .major = 2, .minor = 23, .patch = 4,
         .base_lat = {{6.8f, 14.0f, 8.4f}, {6.6f, 14.0f, 8.4f}, {0}, {0}, {0}, {0}, {8, 8, 8}},
         .hw_lat = HW_LAT_2_25(14, 0, 0),

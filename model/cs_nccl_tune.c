@@ -389,7 +389,7 @@ int cs_nccl_algo_of(const cs_sched_t *s, const cs_nccl_sys_t *sys)
 /* The channels NCCL runs a collective of `bytes` on, out of the
  * communicator's (the graph's, doubled): enqueue.cc drops channels while
  * each thread would get less than its threshold of bytes (LL 8 x nRanks
- * for Ring, LL128 8, Simple 64; 512 threads, 640 for LL128), and from 2.25
+ * for Ring, LL128 8, Simple 64; 512 threads, 640 for LL128), and from 2.23
  * gives each channel at least 16 KiB of traffic (32 KiB from 2.29). */
 static double chan_fraction(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, cs_coll_t coll,
                             int algo, int proto, uint64_t bytes)
@@ -405,7 +405,7 @@ static double chan_fraction(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys,
     int nc = ncomm;
     while ((double)bytes < nc * nt * thr && nc >= 2)
         nc--;
-    if (k->minor >= 25) {
+    if (k->minor >= 23) {
         double traffic = (double)bytes * (coll == CS_COLL_ALLREDUCE ? 2
                                           : (coll == CS_COLL_ALLGATHER ||
                                              coll == CS_COLL_REDUCE_SCATTER) ? sys->nranks : 1);
@@ -536,11 +536,9 @@ void cs_nccl_step_costs(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, con
     out->sw_lat = (algo == CS_NCCL_NVLS || algo == CS_NCCL_NVLS_TREE)
                       ? k->hw_lat[CS_SIM_HW_NVLINK][CS_NCCL_RING][CS_NCCL_SIMPLE] * 1e-6
                       : 0;
-    /* NCCL runs NVLSTree's chunks on its NVLS channels at once, where the
-     * schedule (nvls_tree) runs a slice's pieces one after another on one
-     * channel: each piece pays the channels' share of the step */
-    if (algo == CS_NCCL_NVLS_TREE && sys->nvls_channels > ch)
-        out->sw_lat *= (double)ch / sys->nvls_channels;
+    /* NVLSTree's pieces (cs_nccl_as_sched) are NCCL's loop iterations, a
+     * tree's half of its channels moving a chunk each at once: a piece
+     * pays one step, as an NVLS operation does */
     if (algo == CS_NCCL_COLLNET_DIRECT || algo == CS_NCCL_COLLNET_CHAIN) {
         /* CollNet's network latency once per collective: a C-th per piece */
         double li, ln;

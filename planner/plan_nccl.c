@@ -253,7 +253,8 @@ void cs__planner_terms(cs__planner_net_t *net, const cs_platform_t *plat, const 
             ops = nops;
     }
     free(grate);
-    /* NVLS's pipeline fill and drain, at the switch's rate */
+    /* NVLS's and NVLSTree's pipeline fill and drain (sw_fill is counted in
+     * bytes at the switch's rate, cs_nccl_step_costs) */
     if (c->sw_fill > 0 && c->sw_rate > 0)
         t->sw_s += c->sw_fill / c->sw_rate;
     if (s->nswitch > 0 && !t->sw_kind[0])

@@ -130,6 +130,15 @@ int main(void)
     CS_TEST_CHECK(cs_nccl_channels(k, &s, CS_COLL_ALLREDUCE, CS_NCCL_RING, CS_NCCL_LL, 64 << 10) == 2,
                   "64 KiB Ring/LL on 2 channels, got %d",
                   cs_nccl_channels(k, &s, CS_COLL_ALLREDUCE, CS_NCCL_RING, CS_NCCL_LL, 64 << 10));
+    /* 64 KiB of Ring/LL128: 640 threads x 8 B leave 12 of the 24; from 2.23
+     * the traffic (128 KiB / 16 KiB) cuts to 8, 2.20.5 keeps 12 */
+    CS_TEST_CHECK(cs_nccl_channels(k, &s, CS_COLL_ALLREDUCE, CS_NCCL_RING, CS_NCCL_LL128, 64 << 10) == 8 &&
+                      cs_nccl_channels(k23, &s, CS_COLL_ALLREDUCE, CS_NCCL_RING, CS_NCCL_LL128, 64 << 10) == 8 &&
+                      cs_nccl_channels(k20, &s, CS_COLL_ALLREDUCE, CS_NCCL_RING, CS_NCCL_LL128, 64 << 10) == 12,
+                  "64 KiB Ring/LL128 channels: 2.25.1 %d, 2.23.4 %d, 2.20.5 %d",
+                  cs_nccl_channels(k, &s, CS_COLL_ALLREDUCE, CS_NCCL_RING, CS_NCCL_LL128, 64 << 10),
+                  cs_nccl_channels(k23, &s, CS_COLL_ALLREDUCE, CS_NCCL_RING, CS_NCCL_LL128, 64 << 10),
+                  cs_nccl_channels(k20, &s, CS_COLL_ALLREDUCE, CS_NCCL_RING, CS_NCCL_LL128, 64 << 10));
     CS_TEST_CHECK(cs_nccl_channels(k, &s, CS_COLL_ALLREDUCE, CS_NCCL_RING, CS_NCCL_SIMPLE, 1u << 30) == 24 &&
                   cs_nccl_channels(k, &s, CS_COLL_ALLREDUCE, CS_NCCL_NVLS, CS_NCCL_SIMPLE, 1u << 30) == 8,
                   "1 GiB: Ring on all 24 channels, NVLS on its graph's 8");
@@ -369,10 +378,23 @@ int main(void)
     CS_TEST_CHECK(c.sw_rate > 0 && c.sw_rate < 370e9 &&
                       NEAR(c.sw_fill / c.sw_rate, 2.0 * 16777216 / 370e9, 1e-9),
                   "NVLSTree fill %g us (rate %g)", 1e6 * c.sw_fill / c.sw_rate, c.sw_rate);
-    /* 8 MiB: 64 KiB chunks, iterations of 8 MiB: the whole collective twice */
+    /* 8 MiB: 64 KiB chunks, iterations of 8 MiB: the whole collective
+     * twice; 6 MiB: 32 KiB chunks, iterations of 4 MiB, two of them */
     cs_nccl_step_costs(k, &s, &sched, CS_NCCL_NVLS_TREE, CS_NCCL_SIMPLE, 8 << 20, &c);
     CS_TEST_CHECK(NEAR(c.sw_fill / c.sw_rate, 2.0 * 8388608 / 370e9, 1e-9),
                   "NVLSTree 8 MiB fill %g us", 1e6 * c.sw_fill / c.sw_rate);
+    cs_nccl_step_costs(k, &s, &sched, CS_NCCL_NVLS_TREE, CS_NCCL_SIMPLE, 6 << 20, &c);
+    CS_TEST_CHECK(NEAR(c.sw_fill / c.sw_rate, 2.0 * 4194304 / 370e9, 1e-9),
+                  "NVLSTree 6 MiB fill %g us", 1e6 * c.sw_fill / c.sw_rate);
+    /* a collective smaller than an iteration: the whole of it, twice (1
+     * MiB, 32 KiB chunks: iterations of 4 MiB) */
+    cs_nccl_step_costs(k, &s, &sched, CS_NCCL_NVLS_TREE, CS_NCCL_SIMPLE, 1 << 20, &c);
+    CS_TEST_CHECK(NEAR(c.sw_fill / c.sw_rate, 2.0 * 1048576 / 370e9, 1e-9),
+                  "NVLSTree 1 MiB fill %g us", 1e6 * c.sw_fill / c.sw_rate);
+    /* each NVLSTree piece (one of NCCL's iterations) pays a whole step of
+     * Simple on NVLink, as an NVLS operation does */
+    CS_TEST_CHECK(NEAR(c.sw_lat, k->hw_lat[CS_SIM_HW_NVLINK][CS_NCCL_RING][CS_NCCL_SIMPLE] * 1e-6, 1e-12),
+                  "NVLSTree switch step %g us", 1e6 * c.sw_lat);
     s.nranks = 8, s.nnodes = 1, s.nhosts = 1, s.gpu_nvlink = 0, s.nvls_tree_chunk = 0;
     snprintf(sched.algo, sizeof(sched.algo), "nvls");
     /* the other algorithms have none */
