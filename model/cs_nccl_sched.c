@@ -201,16 +201,20 @@ void cs_nccl_as_sched(const cs_nccl_sys_t *sys, cs_coll_t coll, int algo, int pr
     case CS_NCCL_NVLS_TREE: {
         /* NCCL's NVLSTree kernel loops over iterations of channels x heads
          * chunks (cs_nccl_nvls_tree_chunk), half its channels on each
-         * tree: a piece is a head's share of one tree's half of an
-         * iteration (channels / 2 chunks), and the pipeline fills and
-         * drains by pieces of that size, as NCCL's does by iterations.  As
+         * tree: a piece is one tree's half of an iteration (channels / 2
+         * chunks of each head), and the pipeline fills and drains by
+         * pieces of that size, as NCCL's does by iterations.  As
          * many as a simulation takes in seconds (about 400,000 steps or
          * switch transfers in all) */
         uint64_t n = (uint64_t)(sys->nranks > 0 ? sys->nranks : 1);
         uint64_t nch = (uint64_t)(sys->nvls_channels > 0 ? sys->nvls_channels : 16);
         uint64_t trees = sys->nnodes > 1 ? 2 : 1;
         uint64_t piece = cs_nccl_nvls_tree_chunk(sys, bytes) * (nch / trees > 0 ? nch / trees : 1);
-        uint64_t pieces = bytes / ((uint64_t)(local > 0 ? local : 1) * piece);
+        /* NCCL's heads (32 of an NVL72 rack's 72 from 2.25) make an
+         * iteration: the schedule's pieces count NCCL's iterations, each
+         * then spread over its slices */
+        uint64_t heads = (uint64_t)(sys->nvls_heads > 0 ? sys->nvls_heads : local > 0 ? local : 1);
+        uint64_t pieces = bytes / (heads * piece);
         uint64_t most = 400000 / (n * (uint64_t)(local > 8 ? local : 8));
         if (pieces > most)
             pieces = most;
