@@ -31,9 +31,18 @@ int cs_cli_nccl_opt(const char *cmd, cs_cli_nccl_t *c, int which, const char *ar
     switch (which) {
     case CS_CLI_NCCL_VERSION: {
         int exact = 0;
-        if (!cs_nccl_consts_for(arg, 0, &exact))
+        if (!cs_nccl_consts_for(arg, 0, &exact)) {
+            char have[160] = "NCCL";
+            size_t n = strlen(have);
+            for (int i = 0; i < cs_nccl_nversions() && n + 16 < sizeof(have); i++)
+                n += (size_t)snprintf(have + n, sizeof(have) - n, "%s %s", i ? "," : "",
+                                      cs_nccl_version_at(i)->version);
+            const cs_nccl_consts_t *r = cs_nccl_consts_for(NULL, 1, &exact);
+            if (r && n + 32 < sizeof(have))
+                snprintf(have + n, sizeof(have) - n, "; %s %s on AMD GPUs", r->lib, r->version);
             return cs_cli_usage_error(cmd, "--nccl-version: expected a version like 2.26.2, "
-                                           "found '%s'", arg);
+                                           "found '%s' (the model's table: %s)", arg, have);
+        }
         c->version = arg;
         return CS_EXIT_OK;
     }

@@ -12,7 +12,7 @@ bad "need --model nccl" --platform "$H" --algo ring --size 1M --nccl-version 2.2
 bad "need --model nccl" --platform "$H" --algo nccl --size 1M
 bad "nccl-proto" --platform "$H" --model nccl --algo nccl --size 1M --nccl-proto LL256
 bad "nccl-algo" --platform "$H" --model nccl --algo nccl --size 1M --nccl-algo Butterfly
-bad "nccl-version" --platform "$H" --model nccl --algo nccl --size 1M --nccl-version two
+bad "--nccl-version: expected a version like 2.26.2, found 'two' (the model's table: NCCL 2.20.5, 2.23.4" --platform "$H" --model nccl --algo nccl --size 1M --nccl-version two
 bad "stands alone" --platform "$H" --model nccl --algo ring,nccl --size 1M
 bad "--param does not apply to --algo nccl" --platform "$H" --model nccl --algo nccl --param inflight=1 --size 1M
 bad "--param does not apply to --algo nccl" --platform "$H" --model nccl --algo nccl --param ring:nchunks=2 --size 1M
