@@ -58,8 +58,8 @@ int cs_nccl_proto_parse(const char *s)
 
 /* Ring's, Tree's and NVLS's hardware latencies (us) per step, by route
  * class.  The layout is NCCL's hwLat[NVLINK|PCI|NET][algorithm][protocol]. */
-#define HW_LAT_2_20                                                                              \
-    {{{.6f, 1.25f, 28}, {.6f, 1.9f, 3.4f}, {0, 0, 3.7f}, {0, 0, 2.8f}, {0, 0, 23}, {0, 0, 23},   \
+#define HW_LAT_2_20(nvls)                                                                        \
+    {{{.6f, 1.25f, 28}, {.6f, 1.9f, 3.4f}, {0, 0, 3.7f}, {0, 0, 2.8f}, {0, 0, nvls}, {0, 0, nvls}, \
       {0, 0, 0}},                                                                                \
      {{1.0f, 1.9f, 28}, {1.0f, 2.5f, 5.7f}, {0, 0, 3.7f}, {0, 0, 2.8f}, {0, 0, 0}, {0, 0, 0},    \
       {0, 0, 0}},                                                                                \
@@ -90,7 +90,7 @@ static const cs_nccl_consts_t table[] = {
     {
         .version = "2.20.5", .lib = "NCCL", .major = 2, .minor = 20, .patch = 5,
         .base_lat = {{6.8f, 14.0f, 0}, {6.6f, 14.0f, 8.4f}},
-        .hw_lat = HW_LAT_2_20,
+        .hw_lat = HW_LAT_2_20(23),
         .ll_max_bw = {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {87.7, 22.5, 19.0}, {87.7, 22.5, 19.0}},
         .ring_ll128_bw = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {36.7, 36.7, 36.7}},
         .tree_ll128_bw = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {36.7, 36.7, 29.0}},
@@ -100,6 +100,26 @@ static const cs_nccl_consts_t table[] = {
         .nvlink_bw = {20.0, 20.0, 20.6, 20.6},
         .pci_bw = 12.0,
         .source = "NCCL v2.20.5-1: src/graph/tuning.cc, src/graph/topo.h",
+    },
+    {
+        /* 2.21.5 (serving 2.21 and 2.22, whose tuning.cc differs from it in
+         * form only): 2.20's latencies and refinements but NVLS's 25 us,
+         * Hopper's LL limits of 141 / 45 / 35 and Ring LL at x 1/2; NVLS
+         * across nodes and on multi-node NVLink domains of at most 32 GPUs
+         * (its arity), NVLSTree's chunk from NCCL_NVLS_CHUNKSIZE; no PAT,
+         * no split of channels by traffic (512 bytes each in 2.22) */
+        .version = "2.21.5", .lib = "NCCL", .major = 2, .minor = 21, .patch = 5,
+        .base_lat = {{6.8f, 14.0f, 0}, {6.6f, 14.0f, 8.4f}},
+        .hw_lat = HW_LAT_2_20(25),
+        .ll_max_bw = {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {141.0, 45.0, 35.0}},
+        .ring_ll128_bw = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {36.7, 36.7, 36.7}},
+        .tree_ll128_bw = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {36.7, 36.7, 29.0}},
+        .tree_bw = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {38.7, 41.4, 36.0}},
+        .ring_ll_factor = 0.5f, .ring_ll_factor_1 = 0.5f,
+        .ll128_ppn1 = 0.7f, .nvls_model = 0, .inter_steps_v2 = 0,
+        .nvlink_bw = {20.0, 20.0, 20.6, 20.6},
+        .pci_bw = 12.0,
+        .source = "NCCL v2.21.5-1: src/graph/tuning.cc, src/graph/topo.h, src/transport/nvls.cc",
     },
     {
         /* 2.23.4 (serving 2.23 and 2.24): NVLS across nodes and on

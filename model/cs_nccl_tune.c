@@ -75,7 +75,7 @@ static int enabled(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, cs_coll_
      * most NCCL's NVLS arity, 8 ranks in 2.20), and from 2.25 at most 32
      * ranks (enqueue.cc) */
     if (a == CS_NCCL_NVLS && (coll == CS_COLL_ALLGATHER || coll == CS_COLL_REDUCE_SCATTER) &&
-        (sys->nnodes > 1 || (k->minor < 23 && sys->nranks > 8) ||
+        (sys->nnodes > 1 || (k->minor < 21 && sys->nranks > 8) ||
          (k->minor >= 25 && sys->nranks > 32)))
         return 0;
     /* PAT: from 2.23, SM60 and up */
@@ -195,8 +195,7 @@ static double alg_ratio(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, cs_
 {
     int nsteps = nsteps_of(coll, sys->nranks);
     /* all-gather and reduce-scatter keep their bus bandwidth: every
-     * algorithm but Ring from 2.23 (the table's first after 2.20),
-     * CollNetDirect only in 2.20 */
+     * algorithm but Ring from 2.23, CollNetDirect only before */
     if ((coll == CS_COLL_ALLGATHER || coll == CS_COLL_REDUCE_SCATTER) &&
         (k->minor >= 23 ? a != CS_NCCL_RING : a == CS_NCCL_COLLNET_DIRECT))
         return 1.0;

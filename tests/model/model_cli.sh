@@ -12,7 +12,7 @@ bad "need --model nccl" --platform "$H" --algo ring --size 1M --nccl-version 2.2
 bad "need --model nccl" --platform "$H" --algo nccl --size 1M
 bad "nccl-proto" --platform "$H" --model nccl --algo nccl --size 1M --nccl-proto LL256
 bad "nccl-algo" --platform "$H" --model nccl --algo nccl --size 1M --nccl-algo Butterfly
-bad "--nccl-version: expected a version like 2.26.2, found 'two' (the model's table: NCCL 2.20.5, 2.23.4" --platform "$H" --model nccl --algo nccl --size 1M --nccl-version two
+bad "--nccl-version: expected a version like 2.26.2, found 'two' (the model's table: NCCL 2.20.5, 2.21.5, 2.23.4" --platform "$H" --model nccl --algo nccl --size 1M --nccl-version two
 bad "stands alone" --platform "$H" --model nccl --algo ring,nccl --size 1M
 bad "--param does not apply to --algo nccl" --platform "$H" --model nccl --algo nccl --param inflight=1 --size 1M
 bad "--param does not apply to --algo nccl" --platform "$H" --model nccl --algo nccl --param ring:nchunks=2 --size 1M
@@ -52,15 +52,15 @@ sys.exit(0 if b > 2 * a else 1)
 PY
 # 2.20.5 moves to NVLS at 512 KiB already; a version between two of the
 # table's is served by the earlier one, with a note
-"$collstep" sim --platform "$H" --model nccl --algo nccl --nccl-version 2.21 --size 512K \
+"$collstep" sim --platform "$H" --model nccl --algo nccl --nccl-version 2.20.7 --size 512K \
   --format csv >"$tmp/v" 2>"$tmp/verr"
-check "2.21 served by 2.20.5" grep -q '"nccl-2.20.5:NVLS/Simple"' "$tmp/v"
-check "2.21 note" grep -q 'NCCL 2.21 is not in the model' "$tmp/verr"
+check "2.20.7 served by 2.20.5" grep -q '"nccl-2.20.5:NVLS/Simple"' "$tmp/v"
+check "2.20.7 note" grep -q 'NCCL 2.20.7 is not in the model' "$tmp/verr"
 # across 2 HGX nodes NCCL runs NVLSTree in 2.20.5 already (its nvls.cc's
-# nNodes test runs before the nodes are counted) and in 2.23.4 (2.21 to
-# 2.24); 2.20.5 starts NVLSTree's chunk at 512 KiB, 2.21 on at 128 KiB:
-# 4 GiB in 128 and 512 pieces of 8 heads' shares of one tree's channels
-for v in 2.20.5:128 2.24:512; do
+# nNodes test runs before the nodes are counted) and from 2.21; 2.20.5
+# starts NVLSTree's chunk at 512 KiB, 2.21 on at 128 KiB: 4 GiB in 128 and
+# 512 pieces (NCCL's iterations, each tree's half)
+for v in 2.20.5:128 2.22:512 2.24:512; do
   "$collstep" sim --platform hgx-h100:nodes=2 --model nccl --algo nccl --nccl-version "${v%:*}" \
     --size 4G --format csv >"$tmp/nt2" 2>/dev/null
   check "NVLSTree across 2 nodes in ${v%:*} ($(tail -1 "$tmp/nt2" | cut -c1-120))" \

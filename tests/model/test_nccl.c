@@ -40,9 +40,12 @@ int main(void)
     int exact = 0;
     const cs_nccl_consts_t *k = cs_nccl_consts_for("v2.25.1-1", 0, &exact);
     CS_TEST_REQUIRE(k && exact && strcmp(k->version, "2.25.1") == 0, "2.25.1 found exactly");
-    const cs_nccl_consts_t *k20 = cs_nccl_consts_for("2.21", 0, &exact);
-    CS_TEST_CHECK(k20 && !exact && strcmp(k20->version, "2.20.5") == 0,
-                  "2.21 served by 2.20.5 (nearest earlier), got %s", k20 ? k20->version : "-");
+    const cs_nccl_consts_t *k20 = cs_nccl_consts_for("2.20", 0, &exact);
+    CS_TEST_CHECK(k20 && strcmp(k20->version, "2.20.5") == 0,
+                  "2.20 served by 2.20.5 (same major.minor), got %s", k20 ? k20->version : "-");
+    const cs_nccl_consts_t *k21 = cs_nccl_consts_for("2.22.3", 0, &exact);
+    CS_TEST_CHECK(k21 && !exact && strcmp(k21->version, "2.21.5") == 0,
+                  "2.22.3 served by 2.21.5 (nearest earlier), got %s", k21 ? k21->version : "-");
     const cs_nccl_consts_t *k23 = cs_nccl_consts_for("2.24", 0, &exact);
     CS_TEST_CHECK(k23 && !exact && strcmp(k23->version, "2.23.4") == 0,
                   "2.24 served by 2.23.4, got %s", k23 ? k23->version : "-");
@@ -102,6 +105,25 @@ int main(void)
     cs_nccl_tune(k20, &s, CS_COLL_ALLREDUCE, lat, bw);
     CS_TEST_CHECK(NEAR(bw[CS_NCCL_RING][CS_NCCL_LL], 87.7 * 8 / 14, 1e-3), "2.20.5 ring LL bw %g",
                   bw[CS_NCCL_RING][CS_NCCL_LL]);
+    /* 2.21.5: Hopper's LL limit 141 and Ring LL at x 1/2 (min(141, 180) x
+     * 8/14), NVLS's 25 us, Tree/Simple still 28 us a step (6.6 + 2 x 7 x 28
+     * ... as 2.20.5), NVLS all-gather still at 5/6 of its bus bandwidth */
+    cs_nccl_tune(k21, &s, CS_COLL_ALLREDUCE, lat, bw);
+    CS_TEST_CHECK(NEAR(bw[CS_NCCL_RING][CS_NCCL_LL], 141.0 * 8 / 14, 1e-3) &&
+                      NEAR(lat[CS_NCCL_NVLS][CS_NCCL_SIMPLE], 25.0, 1e-4),
+                  "2.21.5 ring LL bw %g, NVLS %g us", bw[CS_NCCL_RING][CS_NCCL_LL],
+                  lat[CS_NCCL_NVLS][CS_NCCL_SIMPLE]);
+    {
+        float lat20[CS_NCCL_NALGOS][CS_NCCL_NPROTOS], bw20[CS_NCCL_NALGOS][CS_NCCL_NPROTOS];
+        cs_nccl_tune(k20, &s, CS_COLL_ALLREDUCE, lat20, bw20);
+        CS_TEST_CHECK(NEAR(lat[CS_NCCL_TREE][CS_NCCL_SIMPLE], lat20[CS_NCCL_TREE][CS_NCCL_SIMPLE], 1e-4),
+                      "2.21.5 Tree/Simple %g us as 2.20.5's %g", lat[CS_NCCL_TREE][CS_NCCL_SIMPLE],
+                      lat20[CS_NCCL_TREE][CS_NCCL_SIMPLE]);
+    }
+    cs_nccl_tune(k21, &s, CS_COLL_ALLGATHER, lat, bw);
+    CS_TEST_CHECK(NEAR(bw[CS_NCCL_NVLS][CS_NCCL_SIMPLE], 320.0 * 5 / 6, 1e-2) &&
+                      bw[CS_NCCL_PAT][CS_NCCL_SIMPLE] == 0,
+                  "2.21.5 AG NVLS %g, no PAT", bw[CS_NCCL_NVLS][CS_NCCL_SIMPLE]);
     /* 2.29.7's NVLS formula */
     cs_nccl_tune(k29, &s, CS_COLL_ALLREDUCE, lat, bw);
     CS_TEST_CHECK(NEAR(bw[CS_NCCL_NVLS][CS_NCCL_SIMPLE], 8 * 59.5 * 8 / 14, 1e-2), "2.29.7 NVLS %g",
