@@ -105,37 +105,40 @@ static int p2p_inflight(const cs_nccl_sys_t *sys, uint64_t bytes)
     return w > 0 ? w : 1;
 }
 
-uint64_t cs_nccl_nvls_chunk(const cs_nccl_sys_t *sys, uint64_t bytes)
+/* enqueue.cc (calcCollChunking): NVLS's and NVLSTree's chunk, from `chunk`
+ * shrunk while the collective is small against its loop iterations: for
+ * each step in turn, to `to` where the bytes are under `times` iterations
+ * (channels x heads x the chunk so far) and the chunk is above it. */
+typedef struct shrink {
+    uint32_t times, to;
+} shrink_t;
+
+static uint64_t nvls_shrink(const cs_nccl_sys_t *sys, uint64_t bytes, uint64_t chunk,
+                            const shrink_t *steps, int nsteps)
 {
-    /* enqueue.cc (calcCollChunking): NCCL_NVLS_CHUNKSIZE (128 KiB), halved
-     * while the collective is small against its concurrent operations
-     * (channels x heads) */
     uint64_t nch = (uint64_t)(sys->nvls_channels > 0 ? sys->nvls_channels : 16);
     uint64_t ops = nch * (uint64_t)(sys->nvls_heads > 0 ? sys->nvls_heads : 1);
-    uint64_t chunk = 128u << 10;
-    if (bytes < 64 * ops * chunk && chunk > 65536)
-        chunk = 65536;
-    if (bytes < 8 * ops * chunk && chunk > 32768)
-        chunk = 32768;
-    if (bytes < 2 * ops * chunk && chunk > 16384)
-        chunk = 16384;
+    for (int i = 0; i < nsteps; i++)
+        if (bytes < steps[i].times * ops * chunk && chunk > steps[i].to)
+            chunk = steps[i].to;
     return chunk;
+}
+
+uint64_t cs_nccl_nvls_chunk(const cs_nccl_sys_t *sys, uint64_t bytes)
+{
+    /* NCCL_NVLS_CHUNKSIZE (128 KiB), to 64, 32 and 16 KiB under 64, 8 and 2
+     * iterations */
+    static const shrink_t steps[] = {{64, 65536}, {8, 32768}, {2, 16384}};
+    return nvls_shrink(sys, bytes, 128u << 10, steps, 3);
 }
 
 uint64_t cs_nccl_nvls_tree_chunk(const cs_nccl_sys_t *sys, uint64_t bytes)
 {
-    uint64_t nch = (uint64_t)(sys->nvls_channels > 0 ? sys->nvls_channels : 16);
-    uint64_t ops = nch * (uint64_t)(sys->nvls_heads > 0 ? sys->nvls_heads : 1);
+    /* sys->nvls_tree_chunk, to 256, 128, 64 and 32 KiB under 32, 16, 4 and
+     * 1 iterations */
+    static const shrink_t steps[] = {{32, 262144}, {16, 131072}, {4, 65536}, {1, 32768}};
     uint64_t chunk = sys->nvls_tree_chunk > 0 ? (uint64_t)sys->nvls_tree_chunk : 131072u;
-    if (bytes < 32 * ops * chunk && chunk > 262144)
-        chunk = 262144;
-    if (bytes < 16 * ops * chunk && chunk > 131072)
-        chunk = 131072;
-    if (bytes < 4 * ops * chunk && chunk > 65536)
-        chunk = 65536;
-    if (bytes < 1 * ops * chunk && chunk > 32768)
-        chunk = 32768;
-    return chunk;
+    return nvls_shrink(sys, bytes, chunk, steps, 4);
 }
 
 void cs_nccl_as_sched(const cs_nccl_sys_t *sys, cs_coll_t coll, int algo, int proto,
