@@ -169,6 +169,172 @@ int cs__out_rename_noreplace(const char *from, const char *to)
     return rename(from, to);
 }
 
+/* ---- the manifest: what a directory collstep wrote holds -------------------------
+ *
+ * At commit the marker gets, after its first line, a line "contents:" and
+ * one line per entry of the tree ("F path" for a file, "D path" for a
+ * directory, paths relative to the top, the marker itself left out).  A
+ * marked directory is replaced only when everything in it is listed there:
+ * a file a user put into a trace is never deleted with it. */
+
+#define MANIFEST_MAX (16u << 20) /* a marker's size at most (a tree of ~200,000 entries) */
+
+static const char *what_of(const cs_out_t *o);
+
+static int manifest_walk(int dfd, const char *rel, const char *marker, FILE *f, int depth)
+{
+    if (depth > 64)
+        return -1;
+    int fd = openat(dfd, rel[0] ? rel : ".", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    DIR *d = fdopendir(fd);
+    if (!d) {
+        close(fd);
+        return -1;
+    }
+    int rc = 0;
+    for (struct dirent *e; rc == 0 && (e = readdir(d)) != NULL;) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        if (depth == 0 && strcmp(e->d_name, marker) == 0)
+            continue;
+        char sub[4096];
+        if ((size_t)snprintf(sub, sizeof(sub), "%s%s%s", rel, rel[0] ? "/" : "", e->d_name) >=
+                sizeof(sub) ||
+            strchr(e->d_name, '\n')) {
+            rc = -1;
+            break;
+        }
+        struct stat sb;
+        if (fstatat(dfd, sub, &sb, AT_SYMLINK_NOFOLLOW) != 0) {
+            rc = -1;
+            break;
+        }
+        fprintf(f, "%c %s\n", S_ISDIR(sb.st_mode) ? 'D' : 'F', sub);
+        if (S_ISDIR(sb.st_mode))
+            rc = manifest_walk(dfd, sub, marker, f, depth + 1);
+    }
+    closedir(d);
+    return rc;
+}
+
+/* Rewrite the temporary's marker with the manifest of the tree. */
+static int manifest_write(const cs_out_t *o, cs_err_t *err)
+{
+    size_t n = strlen(o->tmp) + strlen(o->kind->marker) + 2;
+    char *mp = malloc(n);
+    if (!mp)
+        return cs_err_set(err, CS_ERR_NOMEM, "%s: out of memory", o->path);
+    snprintf(mp, n, "%s/%s", o->tmp, o->kind->marker);
+    int dfd = open(o->tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    FILE *f = dfd >= 0 ? fopen(mp, "w") : NULL;
+    int bad = !f;
+    if (f) {
+        fprintf(f, "collstep %s, written by collstep %s\ncontents:\n", what_of(o), CS_VERSION);
+        bad = manifest_walk(dfd, "", o->kind->marker, f, 0) != 0;
+        bad |= ferror(f);
+        bad |= fclose(f) != 0;
+    }
+    if (dfd >= 0)
+        close(dfd);
+    free(mp);
+    if (bad)
+        return cs_err_set(err, CS_ERR_IO, "cannot write %s: its list of contents: %s", o->path,
+                          strerror(errno ? errno : EIO));
+    return CS_OK;
+}
+
+/* 1 when every entry under `rel` of dfd is in `list` ("\nF path\n" ...),
+ * 0 with the first one that is not in *foreign, -1 when the tree cannot be
+ * read. */
+static int manifest_check(int dfd, const char *rel, const char *marker, const char *list,
+                          char *foreign, size_t flen, int depth)
+{
+    if (depth > 64)
+        return -1;
+    int fd = openat(dfd, rel[0] ? rel : ".", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    DIR *d = fdopendir(fd);
+    if (!d) {
+        close(fd);
+        return -1;
+    }
+    int rc = 1;
+    for (struct dirent *e; rc == 1 && (e = readdir(d)) != NULL;) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        if (depth == 0 && strcmp(e->d_name, marker) == 0)
+            continue;
+        char sub[4096], line[sizeof(sub) + 16];
+        struct stat sb;
+        if ((size_t)snprintf(sub, sizeof(sub), "%s%s%s", rel, rel[0] ? "/" : "", e->d_name) >=
+            sizeof(sub)) {
+            rc = -1;
+            break;
+        }
+        if (fstatat(dfd, sub, &sb, AT_SYMLINK_NOFOLLOW) != 0) {
+            rc = -1;
+            break;
+        }
+        int isdir = S_ISDIR(sb.st_mode);
+        if ((size_t)snprintf(line, sizeof(line), "\n%c %s\n", isdir ? 'D' : 'F', sub) >=
+            sizeof(line)) {
+            rc = -1;
+            break;
+        }
+        if (strchr(e->d_name, '\n') || !strstr(list, line)) {
+            if ((size_t)snprintf(foreign, flen, "%s%s", sub, isdir ? "/" : "") >= flen && flen > 4)
+                memcpy(foreign + flen - 4, "...", 4); /* a name too long to show whole */
+            rc = 0;
+            break;
+        }
+        if (isdir)
+            rc = manifest_check(dfd, sub, marker, list, foreign, flen, depth + 1);
+    }
+    closedir(d);
+    return rc;
+}
+
+/* A marked directory: 1 when it holds only what its manifest lists (or it
+ * has no manifest, from a collstep before manifests, and the kind's legacy
+ * test accepts its files), 0 with the first foreign entry, -1 unreadable. */
+static int manifest_owned(const cs_out_t *o, char *foreign, size_t flen)
+{
+    const char *p = o->path, *m = o->kind->marker;
+    int dfd = open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dfd < 0)
+        return -1;
+    int rc = -1;
+    char *list = NULL;
+    int mfd = openat(dfd, m, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat sb;
+    if (mfd >= 0 && fstat(mfd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size <= MANIFEST_MAX &&
+        (list = malloc((size_t)sb.st_size + 2)) != NULL) {
+        list[0] = '\n';
+        size_t got = 0;
+        for (ssize_t r; got < (size_t)sb.st_size; got += (size_t)r)
+            if ((r = read(mfd, list + 1 + got, (size_t)sb.st_size - got)) <= 0)
+                break;
+        list[1 + got] = '\0';
+        const char *c = strstr(list, "\ncontents:\n");
+        if (c)
+            rc = manifest_check(dfd, "", m, c + 10, foreign, flen, 0);
+        else if (o->kind->legacy && o->kind->legacy(p))
+            rc = 1;
+        else {
+            snprintf(foreign, flen, "%s", "");
+            rc = 0;
+        }
+    }
+    if (mfd >= 0)
+        close(mfd);
+    free(list);
+    close(dfd);
+    return rc;
+}
+
 /* ---- classification ---------------------------------------------------------- */
 
 static const char *what_of(const cs_out_t *o)
@@ -253,6 +419,24 @@ static int classify_dir_kind(cs_out_t *o, int *dest, cs_err_t *err)
     if (marked < 0)
         return cs_err_set(err, CS_ERR_IO, "%s: cannot read the directory: %s", p, strerror(errno));
     if (marked) {
+        char foreign[4096];
+        int owned = manifest_owned(o, foreign, sizeof(foreign));
+        if (owned < 0)
+            return cs_err_set(err, CS_ERR_IO, "%s: cannot read the directory: %s", p,
+                              strerror(errno ? errno : EIO));
+        if (!owned && foreign[0])
+            return cs_err_set(err, CS_ERR_EXISTS,
+                              "%s is a collstep %s, but %s in it is not collstep's: collstep "
+                              "does not delete it, even with --force; move it out, choose "
+                              "another path, or remove the directory yourself",
+                              p, w, foreign);
+        if (!owned)
+            return cs_err_set(err, CS_ERR_EXISTS,
+                              "%s is a collstep %s from a collstep that did not list what it "
+                              "wrote, so collstep cannot tell your files from its own there and "
+                              "does not delete it, even with --force; choose another path or "
+                              "remove the directory yourself",
+                              p, w);
         *dest = P_REPLACE;
         return CS_OK;
     }
@@ -559,7 +743,7 @@ static int commit_dir(cs_out_t *o, cs_err_t *err)
     char *old = NULL;
     if (o->gone)
         return cs_err_set(err, CS_ERR_IO, "%s: interrupted: the temporary was removed", o->path);
-    if ((st = classify_dir(o, &dest, err)) != CS_OK)
+    if ((st = manifest_write(o, err)) != CS_OK || (st = classify_dir(o, &dest, err)) != CS_OK)
         goto out;
     if (dest == P_ABSENT || dest == P_EMPTY_DIR) {
         /* rename replaces an empty directory, and only that */

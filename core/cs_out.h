@@ -33,8 +33,14 @@
  * Directories (cs_out_begin_dir), PATH is
  *   absent                   created
  *   a directory holding the marker kind->marker (written into every
- *                            directory collstep creates, first thing)
- *                            replaced, with everything in it
+ *                            directory collstep creates, first thing; at
+ *                            commit it lists the tree's entries)
+ *                            replaced, with everything in it, when every
+ *                            entry is in that list; otherwise refused, even
+ *                            with CS_OUT_FORCE, naming the first entry not
+ *                            listed.  A marker without a list (a collstep
+ *                            before the lists) counts only when
+ *                            kind->legacy accepts the tree
  *   an empty directory       refused; CS_OUT_FORCE replaces it (its mode
  *                            and owner are not kept)
  *   a non-empty directory without the marker

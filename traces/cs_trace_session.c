@@ -68,7 +68,8 @@ static int trace_file(const char *name)
 {
     static const char *const names[] = {"steps.csv", "trace.json",      "links.csv",
                                         "tiers.csv", "summary.json",    "heatmap.dat",
-                                        "plot.gp",   "utilization.png", "index.csv"};
+                                        "plot.gp",   "utilization.png", "index.csv",
+                                        CS_TRACE_MARKER};
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
         if (strcmp(name, names[i]) == 0)
             return 1;
@@ -103,7 +104,8 @@ static int only_trace_files(const char *path, int depth, int *summaries)
     return ok;
 }
 
-/* A trace written before the marker existed (forced replacement only). */
+/* A trace written before the marker existed (forced replacement only), or
+ * with a marker but before the marker listed the trace's files. */
 static int trace_legacy(const char *path)
 {
     int summaries = 0;

@@ -221,11 +221,39 @@ static void test_dirs(void)
     CS_TEST_CHECK(strncmp(get(P("tr/.collstep-test")),
                           "collstep test directory, written by collstep ", 45) == 0,
                   "marker: %s", get(P("tr/.collstep-test")));
-    put(P("tr/stale.txt"), "old");
+    CS_TEST_CHECK(strstr(get(P("tr/.collstep-test")), "\ncontents:\nF data.txt\n") != NULL,
+                  "marker without the list of contents: %s", get(P("tr/.collstep-test")));
+    /* a file (or a folder) a user put into our directory: never deleted with
+     * it, forced or not; once moved out, the directory is replaced whole */
+    put(P("tr/notes.txt"), "mine");
+    mkdir(P("tr/analysis"), 0777);
+    for (int force = 0; force < 2; force++) {
+        CS_TEST_CHECK(write_dir(d, force ? CS_OUT_FORCE : 0, &dkind, "two", &err) ==
+                              CS_ERR_EXISTS &&
+                          strstr(err.msg, " in it is not collstep's") &&
+                          (strstr(err.msg, "notes.txt") || strstr(err.msg, "analysis/")),
+                      "user's file in ours (force %d): %s", force, err.msg);
+        CS_TEST_CHECK(strcmp(get(P("tr/notes.txt")), "mine") == 0 &&
+                          strcmp(get(P("tr/data.txt")), "one") == 0,
+                      "user's file or ours changed");
+    }
+    CS_TEST_CHECK(unlink(P("tr/notes.txt")) == 0 && rmdir(P("tr/analysis")) == 0, "cleanup");
     CS_TEST_CHECK(write_dir(d, 0, &dkind, "two", &err) == CS_OK, "replace own: %s", err.msg);
-    CS_TEST_CHECK(strcmp(get(P("tr/data.txt")), "two") == 0 && !exists(P("tr/stale.txt")),
-                  "not replaced whole");
+    CS_TEST_CHECK(strcmp(get(P("tr/data.txt")), "two") == 0, "not replaced");
     CS_TEST_CHECK(count_prefix("tr.") == 0, "tmp or old left");
+    /* a marker from before the list of contents: refused (collstep cannot
+     * tell), unless the kind's legacy test accepts the files */
+    const char *pre = P("premanifest");
+    mkdir(pre, 0777);
+    put(P("premanifest/.collstep-test"), "collstep test directory, written by collstep 0.0.9\n");
+    put(P("premanifest/summary.json"), "{}\n");
+    CS_TEST_CHECK(write_dir(pre, CS_OUT_FORCE, &dkind, "t", &err) == CS_ERR_EXISTS &&
+                      strstr(err.msg, "did not list what it wrote"),
+                  "marker without a list: %s", err.msg);
+    CS_TEST_CHECK(exists(P("premanifest/summary.json")), "unlisted tree changed");
+    CS_TEST_CHECK(write_dir(pre, 0, &dkind_legacy, "t", &err) == CS_OK, "legacy's files: %s",
+                  err.msg);
+    CS_TEST_CHECK(!exists(P("premanifest/summary.json")), "unlisted tree not replaced");
 
     /* a user's directory (the issue's project): refused with and without
      * force, every file byte for byte untouched */
@@ -349,13 +377,26 @@ static void test_links(void)
     cs_out_abort(o);
     CS_TEST_CHECK(!exists(d) && count_prefix("ltr.") == 0, "abort left files");
     CS_TEST_CHECK(strcmp(get(P("outside/victim")), "do not delete") == 0, "followed a link");
-    /* a replaced trace that holds a link to the outside */
-    CS_TEST_CHECK(write_dir(d, 0, &dkind, "1", &err) == CS_OK, "write: %s", err.msg);
-    CS_TEST_CHECK(symlink(out, P("ltr/link")) == 0, "symlink");
+    /* a replaced tree that holds a link to the outside (written with it,
+     * so its list names it): the link goes, never what it points to */
+    cs_err_clear(&err);
+    CS_TEST_CHECK(cs_out_begin_dir(d, 0, &dkind, &o, &err) == CS_OK, "begin: %s", err.msg);
+    snprintf(p, sizeof(p), "%s/link", cs_out_tmp_path(o));
+    CS_TEST_CHECK(symlink(out, p) == 0, "symlink");
+    CS_TEST_CHECK(cs_out_commit(o, &err) == CS_OK, "commit: %s", err.msg);
     CS_TEST_CHECK(write_dir(d, 0, &dkind, "2", &err) == CS_OK, "replace: %s", err.msg);
     CS_TEST_CHECK(strcmp(get(P("outside/victim")), "do not delete") == 0 &&
                       !exists(P("ltr/link")) && count_prefix("ltr.") == 0,
                   "replace followed a link or left files");
+    /* a link a user put there: the tree is not replaced, the link kept */
+    CS_TEST_CHECK(symlink(out, P("ltr/mylink")) == 0, "symlink");
+    CS_TEST_CHECK(write_dir(d, CS_OUT_FORCE, &dkind, "3", &err) == CS_ERR_EXISTS &&
+                      strstr(err.msg, "mylink in it is not collstep's"),
+                  "user's link: %s", err.msg);
+    struct stat lsb;
+    CS_TEST_CHECK(lstat(P("ltr/mylink"), &lsb) == 0 && S_ISLNK(lsb.st_mode) &&
+                      strcmp(get(P("outside/victim")), "do not delete") == 0,
+                  "user's link or its target changed");
 }
 
 static void test_cleanup_all(void)

@@ -299,10 +299,17 @@ static void test_links(void)
     CS_TEST_CHECK(same(P("outside/victim"), "keep\n") && count_prefix("ln") == 0,
                   "close followed a link or left files");
     CS_TEST_CHECK(write_trace(d, 0, 1000, &err) == CS_OK, "write: %s", err.msg);
+    /* a link put into a trace: the trace is not replaced (collstep did not
+     * write the link), the link and what it points to are kept */
     CS_TEST_CHECK(symlink(out, P("ln/escape")) == 0, "symlink in a trace");
-    CS_TEST_CHECK(write_trace(d, 0, 2000, &err) == CS_OK, "replace: %s", err.msg);
-    CS_TEST_CHECK(same(P("outside/victim"), "keep\n") && !exists(P("ln/escape")),
-                  "the replacement followed a link");
+    CS_TEST_CHECK(write_trace(d, 1, 2000, &err) == CS_ERR_EXISTS &&
+                      strstr(err.msg, "escape in it is not collstep's"),
+                  "replace: %s", err.msg);
+    struct stat lsb;
+    CS_TEST_CHECK(same(P("outside/victim"), "keep\n") && lstat(P("ln/escape"), &lsb) == 0 &&
+                      S_ISLNK(lsb.st_mode),
+                  "the refusal changed the link or its target");
+    CS_TEST_CHECK(unlink(P("ln/escape")) == 0, "unlink");
     /* a trace path that is a link to a trace: refused, the trace untouched */
     CS_TEST_CHECK(symlink(d, P("ln2")) == 0, "symlink");
     CS_TEST_CHECK(write_trace(P("ln2"), 1, 1000, &err) == CS_ERR_EXISTS &&

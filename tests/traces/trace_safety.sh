@@ -88,6 +88,22 @@ for mode in $modes; do
     check '[ "$(cat "$tmp/rc")" = 0 ]' "$mode: second trace: rc $(cat "$tmp/rc"): $(cat "$tmp/err")"
     check 'grep -q "$bytes" "$w/tr/summary.json"' "$mode: the trace was not replaced ($bytes bytes)"
     check '[ -z "$(leftovers "$w")" ]' "$mode: left $(leftovers "$w")"
+
+    # a note and a folder the user put into that trace: a third run, forced
+    # or not, refuses (exit 2, naming the file) and keeps them and the trace
+    printf 'my notes
+' >"$w/tr/README.txt"
+    mkdir "$w/tr/analysis" && printf 'x
+' >"$w/tr/analysis/report.md"
+    cp "$w/tr/summary.json" "$tmp/summary.ref"
+    for f in "" --force; do
+        (cd "$w" && one "$mode" --trace tr $f; echo "$rc" >"$tmp/rc")
+        check 'refused "$(cat "$tmp/rc")"' "$mode: user's file in a trace ($f): exit $(cat "$tmp/rc")"
+        check 'grep -q "in it is not collstep.s" "$tmp/err"' "$mode: message ($f): $(cat "$tmp/err")"
+        check '[ "$(cat "$w/tr/README.txt")" = "my notes" ] && [ -f "$w/tr/analysis/report.md" ] && cmp -s "$w/tr/summary.json" "$tmp/summary.ref"' \
+            "$mode: the user's files or the trace changed ($f)"
+        check '[ -z "$(leftovers "$w")" ]' "$mode: left $(leftovers "$w") ($f)"
+    done
 done
 echo "$pass passed, $failn failed"
 [ "$failn" = 0 ]
