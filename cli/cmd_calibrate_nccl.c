@@ -368,9 +368,10 @@ static void sensitivities(const cs_nset_t *sub, const double *jac, const double 
      * time lowering either rate lengthens the same way: the slower of the
      * two binds) are one term, not two: the one that binds now (raising it
      * shortens the sizes) is fitted and the other kept, as the sizes cannot
-     * tell how much slower it may be.  Only where both bind at once
-     * (raising either changes nothing) are both fitted, the prior sharing
-     * the change between them */
+     * tell how much slower it may be.  Where both bind at once (raising
+     * either changes nothing) and the sizes are slower than the model, the
+     * network's is lowered, as below; faster, both are fitted, the prior
+     * sharing the change between them */
     for (int i = 0; i < nb; i++) {
         if (b[i].ncls < 2 || !b[i].det[0] || !b[i].det[NK])
             continue;
@@ -385,8 +386,9 @@ static void sensitivities(const cs_nset_t *sub, const double *jac, const double 
                 u0 = fmax(u0, fabs(jup[x]));
                 u2 = fmax(u2, fabs(jup[NK * T + x]));
             }
-        if (!(dot > 0.95 * sqrt(n0 * n2)) || (u0 < MIN_SENS && u2 < MIN_SENS))
+        if (!(dot > 0.95 * sqrt(n0 * n2)))
             continue;
+        int both = u0 < MIN_SENS && u2 < MIN_SENS; /* both bind at once */
         /* logs across nodes speak for the network: where the sizes are
          * slower than the model, lowering either rate would do, and the
          * network's is lowered, the links inside a node keeping what one-node
@@ -410,6 +412,8 @@ static void sensitivities(const cs_nset_t *sub, const double *jac, const double 
             b[i].tied[NK] = TIE_NET;
             continue;
         }
+        if (both)
+            continue;
         b[i].det[u0 >= u2 ? NK : 0] = 0;
         b[i].tied[u0 >= u2 ? NK : 0] = TIE_BINDS;
     }

@@ -100,6 +100,24 @@ assert abs(float(terms["nvlink.bw"]) / 0.8 - 1) <= 0.06, terms
 assert "net.bw: from Ring/Simple" in x, x[:3000]
 PY
 
+# 2 nodes x 2 GPUs, a network at 0.55 of NCCL's figures: at NCCL's figures
+# NVLink and the NICs bind the ring at once; the logs across nodes lower the
+# network's rate only, so that a one-node prediction keeps NVLink's
+printf 'n0-g0\nn0-g1\nn1-g0\nn1-g1\n' >map22
+sed 's|<prop id="collstep_spec"|<prop id="collstep_nccl_fit" value="net.bw=0.55"/>\n  &|' \
+    base.xml >slownet.xml
+"$cs" sim --platform slownet.xml --ranks 4 --map map22 --model nccl --algo nccl --nccl-algo Ring \
+    --size 16M:1G:4 --format nccl-tests -o r22.log 2>/dev/null || bad "sim r22.log"
+"$cs" calibrate --from-nccl-tests r22.log --platform hgx-h100:nodes=2 -o r22.xml >r22.txt 2>r22.err
+rc=$?
+[ $rc = 0 ] && python3 - r22.xml <<'PY' && ok || bad "2x2 ring, slow network (rc $rc): $(grep 'fitted terms' r22.txt)"
+import re, sys
+x = open(sys.argv[1]).read()
+terms = dict(t.split("=") for t in re.search(r'collstep_nccl_fit" value="([^"]*)"', x).group(1).split())
+assert abs(float(terms["net.bw"]) / 0.55 - 1) <= 0.03, terms
+assert not [k for k in terms if k.startswith("nvlink.bw")], terms
+PY
+
 # the two-node ring alone cannot tell NVLink's rate from the network's (the
 # slower binds; the log is slower than NCCL's figures): logs across nodes
 # speak for the network, so its rate is lowered (to the 0.7 the log was made
