@@ -613,9 +613,19 @@ int cs_nccl_log_load(const char *path, cs_nccl_log_t **out, cs_err_t *err)
     char *buf;
     size_t len;
     *out = NULL;
-    if (cs_file_read(path, 0, &buf, &len) != 0)
+    /* the largest logs seen are a few MiB (NCCL_DEBUG=INFO output of
+     * thousands of ranks: some hundred); beyond the bound a path is not a
+     * log (/dev/zero, a disk image) and is not read on into memory */
+    if (cs_file_read(path, CS_NCCL_LOG_MAX_BYTES, &buf, &len) != 0) {
+        if (errno == EFBIG)
+            return cs_err_set(err, CS_ERR_INVAL,
+                              "%s: more than %u MiB: not an nccl-tests log (a log with NCCL's "
+                              "debug output can be cut to nccl-tests' lines first: grep -v "
+                              "'NCCL INFO')",
+                              path, (unsigned)(CS_NCCL_LOG_MAX_BYTES >> 20));
         return cs_err_set(err, errno == ENOMEM ? CS_ERR_NOMEM : CS_ERR_IO, "%s: %s", path,
                           strerror(errno));
+    }
     int st = cs_nccl_log_parse(buf, len, strcmp(path, "-") ? path : "<stdin>", out, err);
     free(buf);
     return st;

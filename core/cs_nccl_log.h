@@ -184,6 +184,8 @@ int cs_nccl_log_parse(const char *buf, size_t len, const char *name, cs_nccl_log
 /* cs_nccl_log_parse of a file ("-": standard input); CS_ERR_IO when it
  * cannot be read. */
 int cs_nccl_log_load(const char *path, cs_nccl_log_t **out, cs_err_t *err);
+/* A file larger than this is refused (CS_ERR_INVAL) before it is read on. */
+#define CS_NCCL_LOG_MAX_BYTES ((size_t)256 << 20)
 void cs_nccl_log_destroy(cs_nccl_log_t *log);
 /* The lines the reader left out of a log read from `path` (its cut_line
  * and its tables'), one line each on f after `prefix`. */

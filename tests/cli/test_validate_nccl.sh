@@ -305,6 +305,10 @@ sed 's|collstep_nccl_fit" value="|collstep_nccl_fit" value="nvlink.bse=2 |' g4.x
     ok || bad "too few devices: rc $rc $(cat few.err)"
 "$cs" validate --nccl-tests missing.log --platform hgx-h100 >/dev/null 2>miss.err; rc=$?
 [ $rc = 2 ] && grep -q "missing.log" miss.err && ok || bad "unreadable: rc $rc $(cat miss.err)"
+# an endless file is not read on into memory: refused past the bound, exit 2
+(ulimit -v 2000000; timeout 60 "$cs" validate --nccl-tests /dev/zero --platform hgx-h100 >/dev/null 2>zero.err); rc=$?
+[ $rc = 2 ] && grep -q "/dev/zero: more than 256 MiB: not an nccl-tests log" zero.err && ok ||
+    bad "endless file: rc $rc $(cat zero.err)"
 printf 'srun: job 12 queued\nhello\n' >none.log
 "$cs" validate --nccl-tests none.log --platform hgx-h100 >/dev/null 2>none.err; rc=$?
 [ $rc = 2 ] && grep -q "none.log:[0-9]*: no nccl-tests table" none.err && ok ||
