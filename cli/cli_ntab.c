@@ -690,14 +690,15 @@ static double half_digit(double x)
     return x >= 1000 ? 0.05 : 0.005;
 }
 
-/* A table placed by --groups (no device block): its rows' busbw / algbw
- * is nccl-tests' factor for its rank count; ranks that the groups file
- * does not give are an error naming both (0: they agree, or the rows do
- * not tell).  The row of the largest algbw tells the factor best (its
- * printed digits weigh least). */
+/* A table's rows' busbw / algbw is nccl-tests' factor for its rank count;
+ * ranks that its device block (or, without one, the --groups file) does
+ * not give are an error naming both (0: they agree, or the rows do not
+ * tell).  The row of the largest algbw tells the factor best (its printed
+ * digits weigh least). */
 static int check_group_ranks(const cs_nset_t *s, const char *log, const cs_nccl_run_t *t,
                              cs_coll_t coll, int n)
 {
+    int devs = t->ndevs > 0;
     double want = bus_factor(coll, n);
     if (want <= 0)
         return 0;
@@ -734,6 +735,16 @@ static int check_group_ranks(const cs_nset_t *s, const char *log, const cs_nccl_
         snprintf(them, sizeof(them), "%d to %d ranks", lo, hi);
     if (lo && lo <= n && n <= hi)
         return 0; /* the top row allows n: the others' digits misled */
+    if (devs)
+        return cs_cli_usage_error(s->cmd, "%s:%u: the %s table's device block lists %d ranks, but "
+                                          "%d of its %d rows disagree: busbw / algbw is %.3f "
+                                          "(%.2f / %.2f GB/s at line %u), nccl-tests' factor for "
+                                          "%s, not for %d (%.3f): the device block is cut or "
+                                          "comes from another run; mend it or give the log as "
+                                          "nccl-tests wrote it",
+                                  log, t->line, cs_nccl_coll_name(t->coll), n, off, rows, r,
+                                  top->busbw_GBps, top->algbw_GBps, t->rows[topk].line, them, n,
+                                  want);
     return cs_cli_usage_error(s->cmd, "%s:%u: --groups %s gives the %s table %d ranks, but %d of "
                                       "its %d rows disagree: busbw / algbw is %.3f (%.2f / %.2f "
                                       "GB/s at line %u), nccl-tests' factor for %s, not for %d "
@@ -788,7 +799,7 @@ static int add_table(cs_nset_t *s, int l, const cs_nccl_run_t *t, char **gnames,
         skip(s, log, t, "no device block: its rank count is unknown (--groups FILE gives it)");
         return 1;
     }
-    if (t->ndevs <= 0 && check_group_ranks(s, log, t, coll, nranks))
+    if (check_group_ranks(s, log, t, coll, nranks))
         return CS_EXIT_USAGE;
     if (nranks < 2 && s->strict)
         return cs_cli_usage_error(s->cmd, "%s:%u: the %s table has one rank: nothing crosses a "

@@ -305,6 +305,12 @@ sed 's|collstep_nccl_fit" value="|collstep_nccl_fit" value="nvlink.bse=2 |' g4.x
     ok || bad "too few devices: rc $rc $(cat few.err)"
 "$cs" validate --nccl-tests missing.log --platform hgx-h100 >/dev/null 2>miss.err; rc=$?
 [ $rc = 2 ] && grep -q "missing.log" miss.err && ok || bad "unreadable: rc $rc $(cat miss.err)"
+# a device block that lists fewer ranks than the rows' busbw / algbw says
+# (a line lost in a copy): refused, naming both counts
+grep -v "Rank  3 Group" "$logs/xxrjun-h100-1node-g4.log" >cut-devs.log
+"$cs" validate --nccl-tests cut-devs.log --platform hgx-h100 >/dev/null 2>cut.err; rc=$?
+[ $rc = 2 ] && grep -q "cut-devs.log:1: the all_reduce table's device block lists 3 ranks, but 10 of its 10 rows disagree: busbw / algbw is 1.500 .*nccl-tests' factor for 4 ranks, not for 3" cut.err && ok ||
+    bad "device block cut: rc $rc $(cat cut.err)"
 # an endless file is not read on into memory: refused past the bound, exit 2
 (ulimit -v 2000000; timeout 60 "$cs" validate --nccl-tests /dev/zero --platform hgx-h100 >/dev/null 2>zero.err); rc=$?
 [ $rc = 2 ] && grep -q "/dev/zero: more than 256 MiB: not an nccl-tests log" zero.err && ok ||
