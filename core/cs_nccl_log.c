@@ -154,6 +154,9 @@ int nl_double(nl_parser_t *P, const char *ts, const char *te, double *v, const c
                                  buf[0] == '+' || buf[0] == '.' || buf[0] == 'n' ||
                                  buf[0] == 'i'))
         return nl_expected(P, ts, what);
+    /* strtod also reads hexadecimal ("0x10"), which nccl-tests never prints */
+    if (strpbrk(buf, "xXpP"))
+        return nl_expected(P, ts, what);
     errno = 0;
     double x = strtod(buf, &e);
     if (*e || e == buf)

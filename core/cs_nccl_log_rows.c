@@ -107,6 +107,7 @@ int nl_row(nl_parser_t *P, const char *s)
     const char *ts, *te;
     int st = CS_OK;
     double ignored;
+    const char *tpos[2] = {NULL, NULL};
     r.oop.present = 1;
     /* alltoall of 2020-2022 printed an empty operation under "redop": a row
      * one word short, in a table with an op column, has none */
@@ -133,6 +134,7 @@ int nl_row(nl_parser_t *P, const char *s)
         case NL_C_ROOT: st = nl_int(P, ts, te, &r.root, col_what[k]); break;
         case NL_C_TIME:
             m->present = 1;
+            tpos[m == &r.ip] = ts;
             st = nl_double(P, ts, te, &m->time_us, col_what[k]);
             if (st == CS_OK && !(m->time_us >= 0)) /* a hand-edited row */
                 st = nl_expected(P, ts, "a time of zero or more");
@@ -155,6 +157,17 @@ int nl_row(nl_parser_t *P, const char *s)
         return st;
     if (nl_token(s, P->end, &ts, &te))
         return nl_expected(P, ts, "the end of the row");
+    /* a time no link can reach: its size over it past 100 TB/s (a
+     * hand-edited row; nccl-tests prints at most 2 decimals of us) */
+    for (int i = 0; i < 2; i++) {
+        const cs_nccl_meas_t *m = i ? &r.ip : &r.oop;
+        if (tpos[i] && m->present && r.size > 0 && (double)r.size > 1e8 * m->time_us) {
+            char what[96];
+            snprintf(what, sizeof(what), "a time that %llu bytes can take (at most 100 TB/s)",
+                     (unsigned long long)r.size);
+            return nl_expected(P, tpos[i], what);
+        }
+    }
     if (cs_grow(&t->rows, &t->cap_rows, (size_t)t->nrows + 1, sizeof(*t->rows), 32))
         return nl_fail(P, CS_ERR_NOMEM, P->p, "out of memory");
     t->rows[t->nrows++] = r;

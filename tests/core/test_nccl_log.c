@@ -378,6 +378,13 @@ static void malformed(void)
         {"x\n%s     1048576        262144     float     sum      -1    -12.5    0.02    0.03"
          "       0     9.0    0.01    0.01       0\n# Out of bounds values : 0 OK\n",
          "t.log:3:57: expected a time of zero or more, found '-12.5'"},
+        {"x\n%s     1048576        262144     float     sum      -1    0x10    0.02    0.03"
+         "       0     9.0    0.01    0.01       0\n# Out of bounds values : 0 OK\n",
+         "t.log:3:57: expected a time, found '0x10'"},
+        {"x\n%s     1048576        262144     float     sum      -1    12.5    0.02    0.03"
+         "       0   1e-30    0.01    0.01       0\n# Out of bounds values : 0 OK\n",
+         "t.log:3:88: expected a time that 1048576 bytes can take (at most 100 TB/s), found "
+         "'1e-30'"},
         {"%s     1048576        262144     float     sum      -1    12.5\n"
          "     2097152        524288     float     sum      -1    13.5   0.1   0.1   0   13.5"
          "   0.1   0.1   0\n",
