@@ -120,7 +120,12 @@ int cs_results_print_table(FILE *f, const cs_result_t *rows, int n)
     for (int i = 0; i < n; i++) {
         const cs_result_t *r = &rows[i];
         if (i == 0 || strcmp(r->algo, rows[i - 1].algo) != 0 || r->ranks != rows[i - 1].ranks ||
-            r->coll != rows[i - 1].coll || strcmp(r->params, rows[i - 1].params) != 0) {
+            r->coll != rows[i - 1].coll || strcmp(r->params, rows[i - 1].params) != 0 ||
+            strcmp(r->model, rows[i - 1].model) != 0 ||
+            strcmp(r->platform, rows[i - 1].platform) != 0 ||
+            strcmp(r->transport, rows[i - 1].transport) != 0) {
+            /* a header per run of rows it describes whole (--model nccl:
+             * the protocol may change with the size) */
             if (i > 0)
                 fputc('\n', f);
             fprintf(f, "# %s %s", cs_coll_name(r->coll), r->algo);

@@ -141,5 +141,12 @@ PY
 check "the actor engine refuses the nccl model (exit 2)" [ $? -eq 2 ]
 check "... saying why" grep -q "the nccl model runs on the dag engine" "$tmp/acterr"
 
+# a table's header describes all of its rows: Ring forced over sizes where
+# NCCL's protocol changes gets one header per protocol
+"$collstep" sim --platform hgx-h100:nodes=2 --model nccl --algo nccl --nccl-algo Ring --size 1M,256M \
+    >"$tmp/proto" 2>/dev/null
+check "one header per protocol (Ring/LL128 for 1 MiB, Ring/Simple for 256 MiB)" \
+    awk '/^# allreduce/ { h = $0 } /^ +1048576 / { a = (h ~ /Ring\/LL128$/) } /^ +268435456 / { b = (h ~ /Ring\/Simple$/) } END { exit !(a && b) }' "$tmp/proto"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
