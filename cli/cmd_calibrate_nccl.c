@@ -711,9 +711,17 @@ static void say_undetermined(fitrun_t *r, const block_t *b, const cs_nset_t *sub
                        * latency once takes its latency factor */
         if (b->det[q] && src)
             SAY(r, "  %s.%s: from %s: %.4g\n", cn, kn, src[q], fit_value(&r->fit, b, q));
-        else if (b->det[q])
-            SAY(r, "  %s.%s%s: fitted to %d size%s (%s): %.4g\n", cn, kn, pair, b->nrows,
-                b->nrows == 1 ? "" : "s", rg, fit_value(&r->fit, b, q));
+        else if (b->det[q]) {
+            double v = fit_value(&r->fit, b, q);
+            SAY(r, "  %s.%s%s: fitted to %d size%s (%s): %.4g%s%s\n", cn, kn, pair, b->nrows,
+                b->nrows == 1 ? "" : "s", rg, v,
+                v >= 0.99e3 ? " (at the fit's limit, 1000 times NCCL's figure"
+                : v <= 1.01e-3 ? " (at the fit's limit, a thousandth of NCCL's figure" : "",
+                v <= 1.01e-3 || v >= 0.99e3
+                    ? ": the sizes ask for more than this term can give, so the model does not "
+                      "follow them; the sizes off by more than 5 % below say which)"
+                    : "");
+        }
         else if (b->tied[q] == TIE_NET)
             SAY(r, "  %s.%s%s: not determined, the class-wide factor kept: the sizes (%s) "
                    "move it as they move %s.%s%s (the slower of the two binds), and logs "
