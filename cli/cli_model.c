@@ -31,7 +31,7 @@ int cs_cli_nccl_opt(const char *cmd, cs_cli_nccl_t *c, int which, const char *ar
     switch (which) {
     case CS_CLI_NCCL_VERSION: {
         int exact = 0;
-        if (!cs_nccl_consts_for(arg, 0, &exact)) {
+        if (!*arg || !cs_nccl_consts_for(arg, 0, &exact)) {
             char have[160] = "NCCL";
             size_t n = strlen(have);
             for (int i = 0; i < cs_nccl_nversions() && n + 16 < sizeof(have); i++)
@@ -68,23 +68,31 @@ int cs_cli_nccl_setup(const char *cmd, cs_cli_nccl_t *c, const cs_platform_t *pl
     cs_err_t err;
     cs_err_clear(&err);
     c->k = cs_nccl_consts_for(c->version, 0, &exact);
-    /* said once per version (validate and calibrate set up every table of a
-     * log, each with the log's version) */
-    static char noted[32];
-    if (c->version && !exact && strncmp(noted, c->version, sizeof(noted) - 1) != 0) {
-        fprintf(stderr, "collstep %s: note: NCCL %s is not in the model's table; using %s %s "
-                        "(the nearest it has)\n", cmd, c->version, c->k->lib, c->k->version);
-        snprintf(noted, sizeof(noted), "%s", c->version);
-    }
     if (cs_nccl_sys_from(plat, hosts, nranks, c->k, &c->sys, &err) != CS_OK)
         return cs_cli_usage_error(cmd, "--model nccl: %s", err.msg);
     if (c->sys.rccl) { /* AMD GPUs: RCCL's constants */
         c->k = cs_nccl_consts_for(c->version, 1, &exact);
-        if (c->version && !exact)
-            fprintf(stderr, "collstep %s: note: the model has RCCL %s only; using it\n", cmd,
-                    c->k->version);
         if (cs_nccl_sys_from(plat, hosts, nranks, c->k, &c->sys, &err) != CS_OK)
             return cs_cli_usage_error(cmd, "--model nccl: %s", err.msg);
+    }
+    /* which entry serves the version asked for, said once per version
+     * (validate and calibrate set up every table of a log, each with the
+     * log's version) */
+    static char noted[32];
+    if (c->version && strcmp(c->version, "default") != 0 &&
+        strncmp(noted, c->version, sizeof(noted) - 1) != 0) {
+        if (c->sys.rccl && !exact)
+            fprintf(stderr, "collstep %s: note: %s GPUs run RCCL, and the model has RCCL %s "
+                            "only: using it for %s\n",
+                    cmd, c->sys.gpu, c->k->version, c->version);
+        else if (!exact)
+            fprintf(stderr, "collstep %s: note: %s %s is not in the model's table; using %s %s "
+                            "(the nearest it has)\n",
+                    cmd, c->k->lib, c->version, c->k->lib, c->k->version);
+        else if (strcmp(c->version, c->k->version) != 0) /* "2", "2.26" */
+            fprintf(stderr, "collstep %s: note: %s %s: using %s %s, the model's entry for it\n",
+                    cmd, c->k->lib, c->version, c->k->lib, c->k->version);
+        snprintf(noted, sizeof(noted), "%s", c->version);
     }
     c->sys.dtype = c->dtype, c->sys.op = c->op;
     for (int t = 0; t < CS_PLAT_MAX_TIERS; t++)

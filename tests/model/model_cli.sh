@@ -141,6 +141,14 @@ PY
 check "the actor engine refuses the nccl model (exit 2)" [ $? -eq 2 ]
 check "... saying why" grep -q "the nccl model runs on the dag engine" "$tmp/acterr"
 
+# an empty version is refused; a partial one is said to be served by the
+# entry it names; on AMD GPUs one note says RCCL's entry serves
+bad "--nccl-version: expected a version like 2.26.2, found ''" --platform "$H" --model nccl --algo nccl --size 1M --nccl-version ""
+"$collstep" sim --platform "$H" --model nccl --algo nccl --size 1M --nccl-version 2 2>"$tmp/v2" >/dev/null
+check "version 2: the note names 2.29.7" grep -q "note: NCCL 2: using NCCL 2.29.7, the model's entry for it" "$tmp/v2"
+"$collstep" sim --platform mi300x --model nccl --algo nccl --size 1M --nccl-version 2.18 2>"$tmp/v3" >/dev/null
+check "mi300x at 2.18: one note, RCCL's" [ "$(grep -c note: "$tmp/v3")" = 1 ]
+check "... naming RCCL 2.21.5" grep -q "note: mi300x GPUs run RCCL, and the model has RCCL 2.21.5 only: using it for 2.18" "$tmp/v3"
 # a table's header describes all of its rows: Ring forced over sizes where
 # NCCL's protocol changes gets one header per protocol
 "$collstep" sim --platform hgx-h100:nodes=2 --model nccl --algo nccl --nccl-algo Ring --size 1M,256M \
