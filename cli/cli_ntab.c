@@ -500,7 +500,9 @@ static void nccl_choice(cs_nset_t *s, cs_ntab_t *v, const char *log, char *said,
         } else if (what[i][0] && opt[i] && v->coll != CS_COLL_ALLTOALL) {
             int ok = (i ? cs_nccl_proto_parse(what[i]) : cs_nccl_algo_parse(what[i])) >= 0;
             fprintf(stderr, "collstep %s: %s:%u: the log says NCCL_%s=%s: %s\n", s->cmd, log,
-                    t->line, nm, what[i],
+                    (i ? t->proto_line : t->algo_line) ? (i ? t->proto_line : t->algo_line)
+                                                        : t->line,
+                    nm, what[i],
                     ok ? "it is simulated, not the option's"
                        : "the model does not take it; the option's is simulated");
             if (!ok)
@@ -520,7 +522,10 @@ static void nccl_choice(cs_nset_t *s, cs_ntab_t *v, const char *log, char *said,
         if (*to[i] < 0)
             fprintf(stderr, "collstep %s: %s:%u: NCCL_%s=%s is not one the model takes (one "
                             "name: Tree, Ring, ..., LL, LL128, Simple; not a list or '^'); "
-                            "NCCL's own choice is simulated%s\n", s->cmd, log, t->line,
+                            "NCCL's own choice is simulated%s\n", s->cmd, log,
+                    !given[i] && (i ? t->proto_line : t->algo_line)
+                        ? (i ? t->proto_line : t->algo_line)
+                        : t->line,
                     i ? "PROTO" : "ALGO", what[i],
                     i ? " (--nccl-proto gives the run's)" : " (--nccl-algo gives the run's)");
         else if (n > 0 && (size_t)n < len)

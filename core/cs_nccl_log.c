@@ -252,6 +252,8 @@ int nl_open(nl_parser_t *P)
     /* what the lines before it said */
     set_str(t->algo, sizeof(t->algo), P->algo);
     set_str(t->proto, sizeof(t->proto), P->proto);
+    t->algo_line = P->algo[0] ? P->algo_line : 0;
+    t->proto_line = P->proto[0] ? P->proto_line : 0;
     if (P->nccl[0]) {
         set_str(t->nccl_version, sizeof(t->nccl_version), P->nccl);
         t->nccl_version_from = "NCCL version line";
@@ -265,6 +267,7 @@ int nl_open(nl_parser_t *P)
     set_str(t->cs_params, sizeof(t->cs_params), P->cs_params);
     set_str(t->cs_source, sizeof(t->cs_source), P->cs_source);
     P->algo[0] = P->proto[0] = P->nccl[0] = P->prog[0] = 0;
+    P->algo_line = P->proto_line = 0;
     P->cs_algo[0] = P->cs_params[0] = P->cs_source[0] = 0;
     P->state = NL_HEAD, P->seen = 0, P->ncols = 0, P->units_seen = 0;
     return CS_OK;
@@ -274,7 +277,7 @@ int nl_open(nl_parser_t *P)
 
 /* The token after `key` in the line, into out (trailing '.', quotes cut);
  * nothing when absent or too long. */
-static void value_after(nl_parser_t *P, const char *key, char *out, size_t cap, int version)
+static int value_after(nl_parser_t *P, const char *key, char *out, size_t cap, int version)
 {
     size_t kn = strlen(key);
     for (const char *q = P->p; q + kn <= P->end; q++) {
@@ -286,14 +289,15 @@ static void value_after(nl_parser_t *P, const char *key, char *out, size_t cap, 
         while (ve > vs && ve[-1] == '.')
             ve--;
         if (ve == vs || (size_t)(ve - vs) >= cap)
-            return;
+            return 0;
         for (const char *c = vs; version && c < ve; c++)
             if (!isdigit((unsigned char)*c) && *c != '.')
-                return;
+                return 0;
         memcpy(out, vs, (size_t)(ve - vs));
         out[ve - vs] = 0;
-        return;
+        return 1;
     }
+    return 0;
 }
 
 static void other_line(nl_parser_t *P)
@@ -301,10 +305,14 @@ static void other_line(nl_parser_t *P)
     cs_nccl_run_t *t = nl_table(P);
     int inside = t && P->state != NL_DONE;
     char *algo = inside ? t->algo : P->algo, *proto = inside ? t->proto : P->proto;
-    value_after(P, "NCCL_ALGO set by environment to ", algo, 32, 0);
-    value_after(P, "NCCL_ALGO=", algo, 32, 0);
-    value_after(P, "NCCL_PROTO set by environment to ", proto, 32, 0);
-    value_after(P, "NCCL_PROTO=", proto, 32, 0);
+    unsigned *al = inside ? &t->algo_line : &P->algo_line,
+             *pl = inside ? &t->proto_line : &P->proto_line;
+    if (value_after(P, "NCCL_ALGO set by environment to ", algo, 32, 0) |
+        value_after(P, "NCCL_ALGO=", algo, 32, 0))
+        *al = P->lineno;
+    if (value_after(P, "NCCL_PROTO set by environment to ", proto, 32, 0) |
+        value_after(P, "NCCL_PROTO=", proto, 32, 0))
+        *pl = P->lineno;
     char v[32] = "";
     value_after(P, "NCCL version ", v, sizeof(v), 1);
     if (v[0] && inside &&

@@ -128,6 +128,7 @@ typedef struct cs_nccl_run {
                                       "compiled with", "" */
     int nccl_headers, nccl_library; /* NCCL_VERSION_CODE as printed; 0 when not */
     char algo[32], proto[32];       /* NCCL_ALGO / NCCL_PROTO; "" when not shown */
+    unsigned algo_line, proto_line; /* the lines that said them (0: not said) */
     /* A table collstep wrote (`run` or `sim --format nccl-tests`) for one of
      * its own algorithms: the title's algorithm and parameters ("ring",
      * "nchunks=1 channels=1 local=1"), and "run" (measured by collstep run)

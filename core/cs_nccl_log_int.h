@@ -42,6 +42,7 @@ typedef struct nl_parser {
     int pend_raised;          /* the error returned is the pending row's, not this line's */
     /* what lines between tables said, for the next table */
     char algo[32], proto[32], nccl[32], prog[64];
+    unsigned algo_line, proto_line; /* where algo and proto were said */
     char cs_algo[64], cs_params[160], cs_source[8];
     char prev[1024];          /* the last '#' line that said nothing read: a title */
 } nl_parser_t;

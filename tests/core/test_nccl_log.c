@@ -327,7 +327,9 @@ static int variants(void)
                       !strcmp(t->nccl_version_from, "nccl-library"),
                   "table 1: %s %s %s", cs_nccl_coll_name(t->coll), t->tests_version,
                   t->nccl_version);
-    CS_TEST_CHECK(!strcmp(t->algo, "Ring") && !t->proto[0], "NCCL_ALGO inside: '%s'", t->algo);
+    CS_TEST_CHECK(!strcmp(t->algo, "Ring") && !t->proto[0] && t->algo_line == 5 &&
+                      t->proto_line == 0,
+                  "NCCL_ALGO inside: '%s' at %u", t->algo, t->algo_line);
     CS_TEST_CHECK(t->ndevs == 2 && t->nnodes == 1 && !strcmp(t->devs[0].host, "10-0-0-1"),
                   "hosts named like addresses");
     CS_TEST_CHECK(t->nrows == 1 && near(t->rows[0].ip.busbw_GBps, 12.2) &&
@@ -336,7 +338,7 @@ static int variants(void)
     t = &log->tables[1];
     CS_TEST_CHECK(t->coll == CS_NCCL_ALL_GATHER && !strcmp(t->coll_from, "command") &&
                       !strcmp(t->nccl_version, "2.21.5") && !strcmp(t->proto, "Simple") &&
-                      !t->algo[0],
+                      t->proto_line == 14 && !t->algo[0] && t->algo_line == 0,
                   "table 2: %s from %s, NCCL %s", cs_nccl_coll_name(t->coll), t->coll_from,
                   t->nccl_version);
     CS_TEST_CHECK(t->nrows == 1 && near(t->rows[0].ip.time_us, 12.87), "timestamp column");
