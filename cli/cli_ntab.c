@@ -811,6 +811,10 @@ static int add_table(cs_nset_t *s, int l, const cs_nccl_run_t *t, char **gnames,
                                           "link, so it determines no term; give logs of 2 "
                                           "ranks or more",
                                   log, t->line, cs_nccl_coll_name(t->coll));
+    if (nranks < 2) {
+        skip(s, log, t, "one rank: nothing crosses a link, and NCCL runs no algorithm for it");
+        return 1;
+    }
     if ((uint64_t)nranks > s->plat->ndevices)
         return cs_cli_usage_error(s->cmd, "%s:%u: the table has %d ranks but %s has %llu %s: "
                                           "give a platform with at least as many (e.g. more "

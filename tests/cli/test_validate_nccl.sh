@@ -311,6 +311,12 @@ grep -v "Rank  3 Group" "$logs/xxrjun-h100-1node-g4.log" >cut-devs.log
 "$cs" validate --nccl-tests cut-devs.log --platform hgx-h100 >/dev/null 2>cut.err; rc=$?
 [ $rc = 2 ] && grep -q "cut-devs.log:1: the all_reduce table's device block lists 3 ranks, but 10 of its 10 rows disagree: busbw / algbw is 1.500 .*nccl-tests' factor for 4 ranks, not for 3" cut.err && ok ||
     bad "device block cut: rc $rc $(cat cut.err)"
+# a table of one rank: skipped, saying why (nothing else to compare: exit 2)
+grep -v "Rank  [123] Group" "$logs/xxrjun-h100-1node-g4.log" >one-rank.log
+"$cs" validate --nccl-tests one-rank.log --platform hgx-h100 >/dev/null 2>one.err; rc=$?
+[ $rc = 2 ] && grep -q "one-rank.log:1: all_reduce table skipped: one rank: nothing crosses a link" one.err &&
+    grep -q "no table to compare" one.err && ! grep -q -- "--algo nccl" one.err && ok ||
+    bad "one rank: rc $rc $(cat one.err)"
 # an endless file is not read on into memory: refused past the bound, exit 2
 (ulimit -v 2000000; timeout 60 "$cs" validate --nccl-tests /dev/zero --platform hgx-h100 >/dev/null 2>zero.err); rc=$?
 [ $rc = 2 ] && grep -q "/dev/zero: more than 256 MiB: not an nccl-tests log" zero.err && ok ||
