@@ -696,10 +696,15 @@ static int simulate(void *ctx)
         if (a->model == CS_SIM_NCCL && nc->npicks > 0 && nc->pick_us[kof[i]] > 0 &&
             inst[i].time * 1e6 > 2 * nc->pick_us[kof[i]])
             fprintf(stderr, "collstep sim: note: %llu B: the simulation of NCCL's choice takes "
-                            "%.2f us, more than twice its tuner's %.2f us: the schedule standing "
-                            "for it does not follow NCCL's paths here (docs/nccl-model.md, "
-                            "\"What it does not model\")\n",
-                    (unsigned long long)inst[i].bytes, inst[i].time * 1e6, nc->pick_us[kof[i]]);
+                            "%.2f us, more than twice its tuner's %.2f us: %s\n",
+                    (unsigned long long)inst[i].bytes, inst[i].time * 1e6, nc->pick_us[kof[i]],
+                    s->plat->nccl_fit[0]
+                        ? "the platform's fitted terms (its collstep_nccl_fit property) slow the "
+                          "simulation, and NCCL's tuner, which knows NCCL's figures only, does "
+                          "not see them; or the schedule standing for the choice does not follow "
+                          "NCCL's paths here (docs/nccl-model.md, \"What it does not model\")"
+                        : "the schedule standing for it does not follow NCCL's paths here "
+                          "(docs/nccl-model.md, \"What it does not model\")");
         if (a->model == CS_SIM_NCCL) {
             snprintf(mbuf, sizeof(mbuf), "nccl-%s:%s/%s", s->a.nccl.k->version,
                      cs_nccl_algo_name(s->a.nccl.inst_algo[2 * i]),
