@@ -28,7 +28,7 @@ static const char *dominant(const cs_planner_terms_t *t, double total, char *buf
     snprintf(lat, sizeof(lat), "%.0f step%s x %.2f us + %.2f us base = %.2f us", t->steps,
              t->steps == 1 ? "" : "s", t->step_s * 1e6, t->base_s * 1e6, t->lat_s * 1e6);
     if (t->tier[0])
-        snprintf(bw, sizeof(bw), "%.2f us, most on tier %s at %.1f GB/s per message (%s)",
+        snprintf(bw, sizeof(bw), "%.2f us, most on the platform's %s links at %.1f GB/s per message (%s)",
                  t->bw_s * 1e6, t->tier, t->tier_rate / 1e9,
                  t->capped ? "NCCL's channel cap" : "the link x the protocol's efficiency");
     else
