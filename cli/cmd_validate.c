@@ -71,7 +71,7 @@ typedef struct val {
 } val_t;
 
 static const char usage_text[] =
-    "usage: collstep validate --platform FILE --coll COLL --algo A[,B...] --size SIZES\n"
+    "usage: collstep validate --platform SPEC --coll COLL --algo A[,B...] --size SIZES\n"
     "                         [options]\n"
     "       (start like collstep run: mpirun -np N, srun --mpi=pmix, or RANK,\n"
     "        WORLD_SIZE, MASTER_ADDR, MASTER_PORT for every process)\n"
@@ -109,8 +109,9 @@ static const char usage_text[] =
     "       collstep validate --nccl-tests LOG [LOG...] --platform SPEC: predict\n"
     "       nccl-tests logs instead of running (collstep validate --help --nccl-tests)\n"
     "\n"
-    "measured: every timed run starts after a barrier; its time is the last rank's\n"
-    "end minus the first rank's start (clocks aligned to rank 0's); the column is\n"
+    "measured: every timed run starts at a common moment (rank 0 names one a few ms\n"
+    "ahead, every rank waits for it on clocks aligned to rank 0's); its time is the\n"
+    "last rank's end minus the first rank's start on those clocks; the column is\n"
     "the median over --iters runs, spread = (90th - 10th percentile) / median;\n"
     "cpu_us (json, csv) is the CPU time a rank spent per run, runq_wait_us the time\n"
     "its engine waited for a core while it could run (means over the ranks).\n"
