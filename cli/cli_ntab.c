@@ -1230,6 +1230,32 @@ void cs_ntab_why(const cs_ntab_t *t, int k, char *buf, size_t len)
             return;
         }
     }
+    /* a near constant difference over the choice's sizes: a cost per
+     * collective that the size does not change (the log's time minus the
+     * model's within half of its median from the first size to the last) */
+    if (hi - lo >= 2) {
+        double dmin = INFINITY, dmax = -INFINITY, dsum = 0;
+        for (int i = lo; i <= hi; i++) {
+            double d = t->meas[i] - t->pred[i];
+            dmin = fmin(dmin, d), dmax = fmax(dmax, d), dsum += d;
+        }
+        double dmean = dsum / (hi - lo + 1);
+        if ((dmin > 0 || dmax < 0) && dmax - dmin <= 0.5 * fabs(dmean)) {
+            cs_cli_size_text(t->sizes[lo], a, sizeof(a));
+            cs_cli_size_text(t->sizes[hi], z, sizeof(z));
+            snprintf(buf, len, "every size of the log's %s range (%s to %s) takes about %.0f us "
+                               "%s than the model (%.0f to %.0f us): a cost per collective that "
+                               "the size does not change, %s",
+                     p, a, z, fabs(dmean) * 1e6, dmean > 0 ? "more" : "less",
+                     fabs(dmin > 0 ? dmin : dmax) * 1e6, fabs(dmin > 0 ? dmax : dmin) * 1e6,
+                     dmean > 0 ? "which the platform lacks (a slower network stack or plugin, a "
+                                 "proxy, launch overhead); collstep calibrate --from-nccl-tests "
+                                 "fits it to the latency terms"
+                               : "which the platform's latency terms overstate for this run "
+                                 "(collstep calibrate --from-nccl-tests fits them)");
+            return;
+        }
+    }
     /* two regimes inside one choice: the largest jump of the error between
      * consecutive sizes of the pair */
     int at = -1;
