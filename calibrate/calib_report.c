@@ -26,8 +26,8 @@ static int json_recognize(const char *head, size_t n)
     return n >= sizeof(k) - 1 && memcmp(head, k, sizeof(k) - 1) == 0;
 }
 /* a platform collstep wrote: calibrate's, or `platform export`'s */
-const cs_out_kind_t cs_calibrate_xml_kind = {"platform", cs_platform_recognize, NULL, NULL};
-const cs_out_kind_t cs_calibrate_json_kind = {"calibration file", json_recognize, NULL, NULL};
+const cs_out_kind_t cs_calibrate_xml_kind = {"platform", cs_platform_recognize, NULL, NULL, NULL};
+const cs_out_kind_t cs_calibrate_json_kind = {"calibration file", json_recognize, NULL, NULL, NULL};
 
 static void json_line(FILE *f, const char *k, const cs_fit_line_t *l, const char *end)
 {

@@ -217,9 +217,9 @@ static int parse(int argc, char **argv, args_t *a)
     return CS_EXIT_OK;
 }
 
-static const cs_out_kind_t tuning_kind = {"tuning table", cs_tuning_recognize, NULL, NULL};
+static const cs_out_kind_t tuning_kind = {"tuning table", cs_tuning_recognize, NULL, NULL, NULL};
 
-static const cs_out_kind_t part_kind = {"part of a plan", cs_planner_part_recognize, NULL, NULL};
+static const cs_out_kind_t part_kind = {"part of a plan", cs_planner_part_recognize, NULL, NULL, NULL};
 
 /* --shard: the part to -o. */
 static int write_part(const args_t *a, const cs_planner_t *p)

@@ -19,7 +19,7 @@
 #include "cs_results.h"
 #include "cs_tuning.h"
 
-static const cs_out_kind_t tuning_kind = {"tuning table", cs_tuning_recognize, NULL, NULL};
+static const cs_out_kind_t tuning_kind = {"tuning table", cs_tuning_recognize, NULL, NULL, NULL};
 
 /* ---- report -------------------------------------------------------------- */
 

@@ -43,6 +43,7 @@ typedef struct nl_parser {
     /* what lines between tables said, for the next table */
     char algo[32], proto[32], nccl[32], prog[64];
     unsigned algo_line, proto_line; /* where algo and proto were said */
+    int cputime;              /* the table's time columns are cputime (-C 1) */
     char cs_algo[64], cs_params[160], cs_source[8];
     char prev[1024];          /* the last '#' line that said nothing read: a title */
 } nl_parser_t;

@@ -228,7 +228,10 @@ static int manifest_write(const cs_out_t *o, cs_err_t *err)
         return cs_err_set(err, CS_ERR_NOMEM, "%s: out of memory", o->path);
     snprintf(mp, n, "%s/%s", o->tmp, o->kind->marker);
     int dfd = open(o->tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    FILE *f = dfd >= 0 ? fopen(mp, "w") : NULL;
+    int mfd = dfd >= 0 ? open(mp, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC) : -1;
+    FILE *f = mfd >= 0 ? fdopen(mfd, "w") : NULL;
+    if (mfd >= 0 && !f)
+        close(mfd);
     int bad = !f;
     if (f) {
         fprintf(f, "collstep %s, written by collstep %s\ncontents:\n", what_of(o), CS_VERSION);
@@ -249,7 +252,7 @@ static int manifest_write(const cs_out_t *o, cs_err_t *err)
  * 0 with the first one that is not in *foreign, -1 when the tree cannot be
  * read. */
 static int manifest_check(int dfd, const char *rel, const char *marker, const char *list,
-                          char *foreign, size_t flen, int depth)
+                          int (*remade)(const char *), char *foreign, size_t flen, int depth)
 {
     if (depth > 64)
         return -1;
@@ -284,14 +287,15 @@ static int manifest_check(int dfd, const char *rel, const char *marker, const ch
             rc = -1;
             break;
         }
-        if (strchr(e->d_name, '\n') || !strstr(list, line)) {
+        if (strchr(e->d_name, '\n') ||
+            (!strstr(list, line) && !(S_ISREG(sb.st_mode) && remade && remade(e->d_name)))) {
             if ((size_t)snprintf(foreign, flen, "%s%s", sub, isdir ? "/" : "") >= flen && flen > 4)
                 memcpy(foreign + flen - 4, "...", 4); /* a name too long to show whole */
             rc = 0;
             break;
         }
         if (isdir)
-            rc = manifest_check(dfd, sub, marker, list, foreign, flen, depth + 1);
+            rc = manifest_check(dfd, sub, marker, list, remade, foreign, flen, depth + 1);
     }
     closedir(d);
     return rc;
@@ -320,7 +324,7 @@ static int manifest_owned(const cs_out_t *o, char *foreign, size_t flen)
         list[1 + got] = '\0';
         const char *c = strstr(list, "\ncontents:\n");
         if (c)
-            rc = manifest_check(dfd, "", m, c + 10, foreign, flen, 0);
+            rc = manifest_check(dfd, "", m, c + 10, o->kind->remade, foreign, flen, 0);
         else if (o->kind->legacy && o->kind->legacy(p))
             rc = 1;
         else {

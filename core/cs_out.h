@@ -136,6 +136,10 @@ typedef struct cs_out_kind {
      * directory PATH holds only what collstep writes (an older collstep's
      * output); NULL: none is */
     int (*legacy)(const char *path);
+    /* directories: 1 when a regular file named `name` that the marker does
+     * not list is still one collstep writes there, made again by the user
+     * (utilization.png after `gnuplot plot.gp`); NULL: none is */
+    int (*remade)(const char *name);
 } cs_out_kind_t;
 
 typedef struct cs_out cs_out_t;

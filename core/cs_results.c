@@ -351,7 +351,7 @@ int cs_results_recognize(const char *head, size_t n)
     return 0;
 }
 
-const cs_out_kind_t cs_results_out_kind = {"results file", cs_results_recognize, NULL, NULL};
+const cs_out_kind_t cs_results_out_kind = {"results file", cs_results_recognize, NULL, NULL, NULL};
 
 int cs__results_save_with(const char *path, unsigned flags,
                           int (*print)(FILE *f, const void *ctx), const void *ctx, cs_err_t *err)

@@ -31,7 +31,7 @@ static int is_schedule(const char *head, size_t n)
     return n - i >= sizeof(hdr) - 1 && memcmp(head + i, hdr, sizeof(hdr) - 1) == 0;
 }
 
-const cs_out_kind_t cs_sched_out_kind = {"schedule file", is_schedule, NULL, NULL};
+const cs_out_kind_t cs_sched_out_kind = {"schedule file", is_schedule, NULL, NULL, NULL};
 
 int cs_sched_save_flags(const cs_sched_t *s, const char *path, int flags, cs_err_t *err)
 {

@@ -457,7 +457,7 @@ static int recognize_xml(const char *head, size_t n)
     return cs_msccl_detect(head, n) && cs_out_xml_marked(head, n);
 }
 
-static const cs_out_kind_t kind = {"MSCCL algorithm file", recognize_xml, NULL, NULL};
+static const cs_out_kind_t kind = {"MSCCL algorithm file", recognize_xml, NULL, NULL, NULL};
 
 int cs_msccl_check_output(const char *path, int flags, cs_err_t *err)
 {

@@ -324,7 +324,7 @@ int cs_platform_recognize(const char *head, size_t n)
     return cs_out_xml_marked(head, n) || cs_plat_calib_recognize(head, n);
 }
 
-const cs_out_kind_t cs_platform_out_kind = {"platform", cs_platform_recognize, NULL, NULL};
+const cs_out_kind_t cs_platform_out_kind = {"platform", cs_platform_recognize, NULL, NULL, NULL};
 
 int cs_platform_export(const cs_platform_t *p, const char *path, int flags, cs_err_t *err)
 {

@@ -258,6 +258,11 @@ typedef struct cs_trace_session cs_trace_session_t;
 struct cs_out_kind;
 /* What a session writes, for cs_out_begin_dir (marker, legacy traces). */
 extern const struct cs_out_kind cs_trace_out_kind;
+/* 1 when directory `path` holds only what a trace session writes (files,
+ * instance directories, the marker): a trace of any collstep. */
+int cs_trace_dir_is_ours(const char *path);
+/* 1 for a file a user makes again in a trace (utilization.png). */
+int cs_trace_remade(const char *name);
 
 int cs_trace_session_open(const char *dir, const cs_trace_opts_t *opts, int ninstances,
                           cs_trace_session_t **out, cs_err_t *err);

@@ -112,7 +112,19 @@ static int trace_legacy(const char *path)
     return only_trace_files(path, 0, &summaries) && summaries > 0;
 }
 
-const cs_out_kind_t cs_trace_out_kind = {"trace directory", NULL, CS_TRACE_MARKER, trace_legacy};
+int cs_trace_dir_is_ours(const char *path)
+{
+    return trace_legacy(path);
+}
+
+/* The plot a user draws again from plot.gp. */
+int cs_trace_remade(const char *name)
+{
+    return strcmp(name, "utilization.png") == 0;
+}
+
+const cs_out_kind_t cs_trace_out_kind = {"trace directory", NULL, CS_TRACE_MARKER, trace_legacy,
+                                         cs_trace_remade};
 
 int cs_trace_session_open(const char *dir, const cs_trace_opts_t *opts, int ninstances,
                           cs_trace_session_t **out, cs_err_t *err)

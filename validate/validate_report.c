@@ -25,7 +25,7 @@ static int out_recognize(const char *head, size_t n)
             return 1;
     return 0;
 }
-const cs_out_kind_t cs_validate_out_kind = {"validation results file", out_recognize, NULL, NULL};
+const cs_out_kind_t cs_validate_out_kind = {"validation results file", out_recognize, NULL, NULL, NULL};
 
 /* The |error| statistics of platform p, algorithm a (or all: -1); rows
  * were checked by cs_validate_write. */

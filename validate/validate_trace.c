@@ -30,6 +30,7 @@
  * The caller writes DIR whole or not at all (core/cs_out.h,
  * cs_validate_trace_kind: marker .collstep-validate-trace).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,8 +41,56 @@
 #include "cs_trace.h"
 #endif
 
+#ifdef CS_EXEC_HAVE_TRACES
+/* A validation trace written before its marker listed what it holds: the
+ * marker, compare.csv, live/ of traces and sim-N/ traces, nothing else. */
+static int validate_legacy(const char *path)
+{
+    DIR *d = opendir(path);
+    if (!d)
+        return 0;
+    int ok = 1;
+    for (struct dirent *e; ok && (e = readdir(d)) != NULL;) {
+        const char *n = e->d_name;
+        if (!strcmp(n, ".") || !strcmp(n, ".."))
+            continue;
+        char sub[4096];
+        struct stat sb;
+        if ((size_t)snprintf(sub, sizeof(sub), "%s/%s", path, n) >= sizeof(sub) ||
+            lstat(sub, &sb) != 0) {
+            ok = 0;
+        } else if (!strcmp(n, ".collstep-validate-trace") || !strcmp(n, "compare.csv")) {
+            ok = S_ISREG(sb.st_mode);
+        } else if (!strncmp(n, "sim-", 4) && S_ISDIR(sb.st_mode)) {
+            ok = cs_trace_dir_is_ours(sub);
+        } else if (!strcmp(n, "live") && S_ISDIR(sb.st_mode)) {
+            DIR *l = opendir(sub);
+            ok = l != NULL;
+            for (struct dirent *f; ok && l && (f = readdir(l)) != NULL;) {
+                char t[4096];
+                struct stat tb;
+                if (!strcmp(f->d_name, ".") || !strcmp(f->d_name, ".."))
+                    continue;
+                ok = (size_t)snprintf(t, sizeof(t), "%s/%s", sub, f->d_name) < sizeof(t) &&
+                     lstat(t, &tb) == 0 && S_ISDIR(tb.st_mode) && cs_trace_dir_is_ours(t);
+            }
+            if (l)
+                closedir(l);
+        } else {
+            ok = 0;
+        }
+    }
+    closedir(d);
+    return ok;
+}
+
 const cs_out_kind_t cs_validate_trace_kind = {"validation trace directory", NULL,
-                                              ".collstep-validate-trace", NULL};
+                                              ".collstep-validate-trace", validate_legacy,
+                                              cs_trace_remade};
+#else
+const cs_out_kind_t cs_validate_trace_kind = {"validation trace directory", NULL,
+                                              ".collstep-validate-trace", NULL, NULL};
+#endif
 
 void cs__validate_live_dir(const cs_validate_t *v, int a, char *buf, size_t len)
 {

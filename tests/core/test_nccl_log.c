@@ -569,6 +569,32 @@ static int cut_short(void)
     return 0;
 }
 
+/* Rows where nothing moves are read whatever their time: one rank in
+ * place (NCCL does nothing; nccl-tests prints its launch time and a bus
+ * bandwidth of 0), and -C 1's cputime, the host's launch time. */
+static void nothing_moves(void)
+{
+    cs_err_t err;
+    cs_nccl_log_t *log = parse(
+        "#  Rank  0 Group  0 Pid 1 on h device  0 [0000:1b:00] NVIDIA H100 80GB HBM3\n"
+        "#       size         count      type   redop    root     time   algbw   busbw  #wrong"
+        "     time   algbw   busbw  #wrong\n"
+        "  1073741824     134217728    double     sum      -1   800.10  1342.04    0.00       0"
+        "     4.52  237553.5    0.00       0\n"
+        "# Avg bus bandwidth    : 0\n"
+        "#       size   count  type  redop  root  cputime  algbw  busbw  #wrong  cputime  algbw"
+        "  busbw  #wrong\n"
+        "  1073741824  268435456  float  sum  -1  6.10  176023.6  330044.3  0  5.90  181990.5"
+        "  341232.2  0\n"
+        "# Avg bus bandwidth    : 1\n",
+        &err);
+    CS_TEST_CHECK(log && log->ntables == 2 && log->tables[0].nrows == 1 &&
+                      near(log->tables[0].rows[0].ip.time_us, 4.52) &&
+                      log->tables[1].nrows == 1 && near(log->tables[1].rows[0].oop.time_us, 6.1),
+                  "one rank in place, cputime: %s", err.msg);
+    cs_nccl_log_destroy(log);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1)
@@ -581,6 +607,7 @@ int main(int argc, char **argv)
     superbench_more();
     round_trip();
     variants();
+    nothing_moves();
     malformed();
     cut_short();
     return cs_test_finish();

@@ -86,7 +86,7 @@ static int starts_hello(const char *head, size_t n)
     return n >= 5 && memcmp(head, "hello", 5) == 0;
 }
 
-static const cs_out_kind_t fkind = {"hello file", starts_hello, NULL, NULL};
+static const cs_out_kind_t fkind = {"hello file", starts_hello, NULL, NULL, NULL};
 
 static int legacy_ok(const char *path)
 {
@@ -95,8 +95,14 @@ static int legacy_ok(const char *path)
     return exists(p);
 }
 
-static const cs_out_kind_t dkind = {"test directory", NULL, ".collstep-test", NULL};
-static const cs_out_kind_t dkind_legacy = {"test directory", NULL, ".collstep-test", legacy_ok};
+static const cs_out_kind_t dkind = {"test directory", NULL, ".collstep-test", NULL, NULL};
+static const cs_out_kind_t dkind_legacy = {"test directory", NULL, ".collstep-test", legacy_ok, NULL};
+static int remade_png(const char *name)
+{
+    return strcmp(name, "plot.png") == 0;
+}
+static const cs_out_kind_t dkind_remade = {"test directory", NULL, ".collstep-test", NULL,
+                                           remade_png};
 
 /* Write a file through cs_out; returns the status of begin or commit. */
 static int write_file(const char *path, int flags, const char *text, cs_err_t *err)
@@ -238,6 +244,12 @@ static void test_dirs(void)
                       "user's file or ours changed");
     }
     CS_TEST_CHECK(unlink(P("tr/notes.txt")) == 0 && rmdir(P("tr/analysis")) == 0, "cleanup");
+    /* a file the kind says a user makes again (a plot drawn from its
+     * script): still ours, replaced with the rest */
+    put(P("tr/plot.png"), "png");
+    CS_TEST_CHECK(write_dir(d, 0, &dkind, "x", &err) == CS_ERR_EXISTS, "plot.png without remade");
+    CS_TEST_CHECK(write_dir(d, 0, &dkind_remade, "one", &err) == CS_OK && !exists(P("tr/plot.png")),
+                  "remade plot: %s", err.msg);
     CS_TEST_CHECK(write_dir(d, 0, &dkind, "two", &err) == CS_OK, "replace own: %s", err.msg);
     CS_TEST_CHECK(strcmp(get(P("tr/data.txt")), "two") == 0, "not replaced");
     CS_TEST_CHECK(count_prefix("tr.") == 0, "tmp or old left");
@@ -348,7 +360,7 @@ static void test_dirs(void)
                   "'.' accepted: %s", err.msg);
     /* a marker with a bad name is refused */
     cs_err_clear(&err);
-    CS_TEST_CHECK(cs_out_begin_dir(P("bad"), 0, &(cs_out_kind_t){"x", NULL, "marker", NULL}, &o,
+    CS_TEST_CHECK(cs_out_begin_dir(P("bad"), 0, &(cs_out_kind_t){"x", NULL, "marker", NULL, NULL}, &o,
                                    &err) == CS_ERR_INVAL,
                   "bad marker accepted");
 }

@@ -89,6 +89,12 @@ for mode in $modes; do
     check 'grep -q "$bytes" "$w/tr/summary.json"' "$mode: the trace was not replaced ($bytes bytes)"
     check '[ -z "$(leftovers "$w")" ]' "$mode: left $(leftovers "$w")"
 
+    # the plot drawn again from plot.gp (utilization.png, which --trace-no-plot
+    # or a missing gnuplot left out): the trace is still collstep's
+    printf 'png\n' >"$w/tr/utilization.png"
+    (cd "$w" && one "$mode" --trace tr; echo "$rc" >"$tmp/rc")
+    check '[ "$(cat "$tmp/rc")" = 0 ]' "$mode: a redrawn plot made the trace foreign: $(cat "$tmp/err")"
+
     # a note and a folder the user put into that trace: a third run, forced
     # or not, refuses (exit 2, naming the file) and keeps them and the trace
     printf 'my notes
