@@ -804,6 +804,25 @@ static int add_table(cs_nset_t *s, int l, const cs_nccl_run_t *t, char **gnames,
         skip(s, log, t, "no device block: its rank count is unknown (--groups FILE gives it)");
         return 1;
     }
+    /* NCCL_TESTS_SPLIT_MASK: the ranks ran as several communicators (the
+     * device block's Group column), each timed on its own */
+    int groups = 0, seen[64];
+    for (int d = 0; d < t->ndevs && groups < 64; d++) {
+        int g = t->devs[d].group, j = 0;
+        while (j < groups && seen[j] != g)
+            j++;
+        if (g >= 0 && j == groups)
+            seen[groups++] = g;
+    }
+    if (groups > 1) {
+        char why[160];
+        snprintf(why, sizeof(why),
+                 "its ranks ran as %d communicators (the device block's Group column: "
+                 "NCCL_TESTS_SPLIT_MASK), which collstep does not simulate",
+                 groups);
+        skip(s, log, t, why);
+        return 1;
+    }
     if (check_group_ranks(s, log, t, coll, nranks))
         return CS_EXIT_USAGE;
     if (nranks < 2 && s->strict)
@@ -1233,14 +1252,18 @@ void cs_ntab_why(const cs_ntab_t *t, int k, char *buf, size_t len)
     /* a near constant difference over the choice's sizes: a cost per
      * collective that the size does not change (the log's time minus the
      * model's within half of its median from the first size to the last) */
-    if (hi - lo >= 2) {
-        double dmin = INFINITY, dmax = -INFINITY, dsum = 0;
+    if (hi - lo >= 2 && t->pred[hi] >= 2 * t->pred[lo]) {
+        double dmin = INFINITY, dmax = -INFINITY, dsum = 0, rmin = INFINITY, rmax = 0;
         for (int i = lo; i <= hi; i++) {
-            double d = t->meas[i] - t->pred[i];
+            double d = t->meas[i] - t->pred[i], r = t->meas[i] / t->pred[i];
             dmin = fmin(dmin, d), dmax = fmax(dmax, d), dsum += d;
+            rmin = fmin(rmin, r), rmax = fmax(rmax, r);
         }
         double dmean = dsum / (hi - lo + 1);
-        if ((dmin > 0 || dmax < 0) && dmax - dmin <= 0.5 * fabs(dmean)) {
+        /* and the ratio varies more than the difference: a rate that is off
+         * keeps the ratio, not the difference */
+        if ((dmin > 0 || dmax < 0) && dmax - dmin <= 0.5 * fabs(dmean) &&
+            (rmax - rmin) / (0.5 * (rmax + rmin)) > (dmax - dmin) / fabs(dmean)) {
             cs_cli_size_text(t->sizes[lo], a, sizeof(a));
             cs_cli_size_text(t->sizes[hi], z, sizeof(z));
             snprintf(buf, len, "every size of the log's %s range (%s to %s) takes about %.0f us "

@@ -311,6 +311,12 @@ grep -v "Rank  3 Group" "$logs/xxrjun-h100-1node-g4.log" >cut-devs.log
 "$cs" validate --nccl-tests cut-devs.log --platform hgx-h100 >/dev/null 2>cut.err; rc=$?
 [ $rc = 2 ] && grep -q "cut-devs.log:1: the all_reduce table's device block lists 3 ranks, but 10 of its 10 rows disagree: busbw / algbw is 1.500 .*nccl-tests' factor for 4 ranks, not for 3" cut.err && ok ||
     bad "device block cut: rc $rc $(cat cut.err)"
+# NCCL_TESTS_SPLIT_MASK: ranks in two communicators (Group 0 and 1) are
+# skipped, saying why, not refused as a cut device block
+sed 's/^\(#  Rank  [23]\) Group  0/\1 Group  1/' "$logs/xxrjun-h100-1node-g4.log" >split.log
+"$cs" validate --nccl-tests split.log --platform hgx-h100 >/dev/null 2>split.err
+grep -q "split.log:1: all_reduce table skipped: its ranks ran as 2 communicators" split.err &&
+    ! grep -q "device block is cut" split.err && ok || bad "split mask: $(head -3 split.err)"
 # a table of one rank: skipped, saying why (nothing else to compare: exit 2)
 grep -v "Rank  [123] Group" "$logs/xxrjun-h100-1node-g4.log" >one-rank.log
 "$cs" validate --nccl-tests one-rank.log --platform hgx-h100 >/dev/null 2>one.err; rc=$?
