@@ -91,7 +91,8 @@ static void help(FILE *f)
 #ifdef CS_HAVE_TRACES
             "  --trace DIR          write per-step and per-link/per-tier utilization traces to\n"
             "                       DIR (whole or not at all; an existing DIR is replaced only\n"
-            "                       when it is a collstep trace; several algorithms or sizes:\n"
+            "                       when it is a collstep trace holding nothing else, even with\n"
+            "                       --force; several algorithms or sizes:\n"
             "                       one DIR/ALGO-BYTES/ each and DIR/index.csv); see\n"
             "                       'collstep trace'\n"
             "  --trace-links N      per-link counter tracks in trace.json for the N busiest links\n"
