@@ -454,7 +454,52 @@ void cs_cli_params_init(cs_cli_params_t *p)
     cs_params_init(&p->global);
 }
 
+static int params_add_one(cs_cli_params_t *p, const char *cmd, const char *arg);
+
+/* --param: comma-separated items, each KEY=VALUE or ALGO:KEY=VALUE; an item
+ * without ALGO: goes with the ALGO of the item before it (ALGO:k=v,k2=v2),
+ * or to every algorithm when none came before.  The items of one ALGO (or
+ * of none) are parsed as one list, so a key given twice is said. */
 int cs_cli_params_add(cs_cli_params_t *p, const char *cmd, const char *arg)
+{
+    char buf[1024], run[1024];
+    if (strlen(arg) >= sizeof(buf))
+        return cs_cli_usage_error(cmd, "--param %s: too long", arg);
+    snprintf(buf, sizeof(buf), "%s", arg);
+    size_t rl = 0, pl = 0;
+    run[0] = '\0';
+    for (char *it = buf, *next; it; it = next) {
+        next = strchr(it, ',');
+        if (next)
+            *next++ = '\0';
+        const char *colon = strchr(it, ':'), *eq = strchr(it, '=');
+        int prefixed = colon && (!eq || colon < eq);
+        size_t il = strlen(it);
+        /* a new ALGO: the run so far is added whole first */
+        if (prefixed && rl > 0 && !(pl == (size_t)(colon - it) + 1 && !strncmp(run, it, pl))) {
+            int rc = params_add_one(p, cmd, run);
+            if (rc != CS_EXIT_OK)
+                return rc;
+            rl = 0;
+        }
+        if (rl == 0) {
+            pl = prefixed ? (size_t)(colon - it) + 1 : 0;
+            if (pl >= sizeof(run))
+                return cs_cli_usage_error(cmd, "--param %s: too long", arg);
+            memcpy(run, it, pl), rl = pl, run[rl] = '\0';
+        }
+        const char *body = prefixed ? colon + 1 : it;
+        size_t bl = prefixed ? il - (size_t)(colon + 1 - it) : il;
+        if (rl + bl + 2 >= sizeof(run))
+            return cs_cli_usage_error(cmd, "--param %s: too long", arg);
+        if (rl > pl)
+            run[rl++] = ',';
+        memcpy(run + rl, body, bl), rl += bl, run[rl] = '\0';
+    }
+    return rl > 0 ? params_add_one(p, cmd, run) : cs_cli_usage_error(cmd, "--param: empty");
+}
+
+static int params_add_one(cs_cli_params_t *p, const char *cmd, const char *arg)
 {
     cs_err_t err;
     cs_err_clear(&err);

@@ -278,6 +278,19 @@ static int parse(int argc, char **argv, sim_t *s)
         return rc;
     memcpy(s->asked, s->sizes, sizeof(s->sizes));
     s->nasked = s->nsizes;
+    /* --compare=REF names one of --algo's, said before any simulation */
+    if (a->rep.compare_on && a->rep.compare && *a->rep.compare && a->algos && !a->schedule &&
+        strcmp(a->algos, "auto") != 0) {
+        size_t rl = strlen(a->rep.compare);
+        int found = 0;
+        for (const char *p = a->algos; *p && !found; p += strcspn(p, ","), p += *p == ',') {
+            size_t n = strcspn(p, ",");
+            found = n == rl && strncmp(p, a->rep.compare, rl) == 0;
+        }
+        if (!found)
+            return cs_cli_usage_error("sim", "--compare=%s: '%s' is not among --algo %s",
+                                      a->rep.compare, a->rep.compare, a->algos);
+    }
     if (a->rep.fmt != CS_FMT_NCCL_TESTS)
         return CS_EXIT_OK;
     if (a->rep.compare_on)

@@ -56,12 +56,21 @@ int cs_params_parse(cs_params_t *p, const char *text, cs_err_t *err)
     if (strlen(text) >= sizeof(buf))
         return cs_err_set(err, CS_ERR_PARSE, "parameter list too long");
     snprintf(buf, sizeof(buf), "%s", text);
-    char *save = NULL;
+    char *save = NULL, *seen[CS_PARAMS_MAX + 1];
+    int nseen = 0;
     for (char *tok = strtok_r(buf, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
         char *eq = strchr(tok, '=');
         if (eq == NULL)
             return cs_err_set(err, CS_ERR_PARSE, "parameter '%s': expected KEY=VALUE", tok);
         *eq = '\0';
+        /* one list names a key once: which of two values was meant is not
+         * for collstep to guess */
+        for (int i = 0; i < nseen; i++)
+            if (strcmp(seen[i], tok) == 0)
+                return cs_err_set(err, CS_ERR_PARSE, "parameter %s given twice in '%s'", tok,
+                                  text);
+        if (nseen <= CS_PARAMS_MAX)
+            seen[nseen++] = tok;
         int st = cs_params_set(p, tok, eq + 1, err);
         if (st != CS_OK)
             return st;

@@ -123,7 +123,8 @@ static int cs__fabric_params(cs__pctx_t *c, cs__fab_t *f)
     if (st == CS_OK)
         st = cs__get_unit(c, "reduce_bw", f->reduce_bw, 1, &f->reduce_bw);
     if (st == CS_OK && f->nodes * 64 > 1000000)
-        st = cs_err_set(c->err, CS_ERR_INVAL, "%s: nodes=%ld is too many", c->preset, f->nodes);
+        st = cs_err_set(c->err, CS_ERR_INVAL, "%s: nodes=%ld is too many (at most %d)", c->preset,
+                        f->nodes, 1000000 / 64);
     /* lanes: one spine link per pair of racks */
     if (st == CS_OK && f->oversub == 1.0 && (f->nodes + f->npr - 1) / f->npr > 1024)
         st = cs_err_set(c->err, CS_ERR_INVAL,
@@ -391,7 +392,7 @@ static const cs__preset_t cs__presets[] = {
      "leaf_lat=0.1us nvlink_bw=75GBps xbus_bw=32GBps pcie_bw=31.5GBps reduce_bw=266.7GBps sharp=0",
      cs__build_ac922, &cs__desc_ac922},
     {"summit", "OLCF Summit: AC922 6 V100 (2 NVLink triangles), dual-rail EDR, non-blocking fat tree",
-     "nodes=256 (max 4608) nodes_per_rack=18 racks=15 oversub=1 rails=2 nic_bw=12.5GBps(per rail) "
+     "nodes=256 (the machine: 4608; at most 15625) nodes_per_rack=18 racks=15 oversub=1 rails=2 nic_bw=12.5GBps(per rail) "
      "nic_lat=1us leaf_lat=0.1us nvlink_bw=50GBps xbus_bw=32GBps pcie_bw=15.75GBps "
      "reduce_bw=266.7GBps sharp=0",
      cs__build_summit, &cs__desc_summit},

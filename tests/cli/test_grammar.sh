@@ -110,10 +110,12 @@ done
 
 both --coll allreduce --algo ring --size 64K --compare=rd
 expect_rc "--compare REF not among the algorithms" 2
-for f in sim run; do
-    grep -q "'rd' is not among the algorithms compared" "$tmp/$f.err" && grep -q "^ *65536 " "$tmp/$f.out" &&
-        ok || bad "$f --compare=rd: says why, reports the rows without the comparison"
-done
+# sim says so before it simulates (nothing on stdout); run, after its runs,
+# reports the rows it measured without the comparison
+grep -q -- "--compare=rd: 'rd' is not among --algo ring" "$tmp/sim.err" && ! grep -q "^ *65536 " "$tmp/sim.out" &&
+    ok || bad "sim --compare=rd: refused before simulating"
+grep -q "'rd' is not among the algorithms compared" "$tmp/run.err" && grep -q "^ *65536 " "$tmp/run.out" &&
+    ok || bad "run --compare=rd: says why, reports the rows without the comparison"
 
 # --- options ----------------------------------------------------------------------
 both --coll allreduce --algo ring --size 64K --bogus

@@ -149,6 +149,13 @@ check "version 2: the note names 2.29.7" grep -q "note: NCCL 2: using NCCL 2.29.
 "$collstep" sim --platform mi300x --model nccl --algo nccl --size 1M --nccl-version 2.18 2>"$tmp/v3" >/dev/null
 check "mi300x at 2.18: one note, RCCL's" [ "$(grep -c note: "$tmp/v3")" = 1 ]
 check "... naming RCCL 2.21.5" grep -q "note: mi300x GPUs run RCCL, and the model has RCCL 2.21.5 only: using it for 2.18" "$tmp/v3"
+# a key given twice in one list is refused; ALGO: may prefix every item
+bad "parameter nodes given twice in 'nodes=2,nodes=3'" --platform hgx-h100:nodes=2,nodes=3 --algo ring --size 1M
+bad "parameter nchunks given twice" --platform "$H" --algo ring --param ring:nchunks=2,nchunks=3 --size 1M
+bad "--compare=rd: 'rd' is not among --algo ring" --platform "$H" --algo ring --size 1M --compare=rd
+"$collstep" sim --platform hgx-h100:nodes=2 --algo nvls_tree --param nvls_tree:nchunks=16,nvls_tree:channels=2 \
+    --size 64M >"$tmp/pp" 2>&1
+check "ALGO: on every item" grep -q "nvls_tree (nchunks=16 local=8 inter=tree channels=2)" "$tmp/pp"
 # a table's header describes all of its rows: Ring forced over sizes where
 # NCCL's protocol changes gets one header per protocol
 "$collstep" sim --platform hgx-h100:nodes=2 --model nccl --algo nccl --nccl-algo Ring --size 1M,256M \
