@@ -365,7 +365,7 @@ void cs_cli_plan_dist_close(cs_cli_plan_dist_t *d);
 typedef struct cs_cli_scheds {
     int n;
     cs_sched_t *sched[CS_CLI_MAX_SCHEDS];
-    char params[CS_CLI_MAX_SCHEDS][128];   /* the params column of its rows */
+    char params[CS_CLI_MAX_SCHEDS][320];   /* the params column of its rows */
     char *const *map[CS_CLI_MAX_SCHEDS];   /* host of each rank (a table's), or NULL */
     int nmap[CS_CLI_MAX_SCHEDS];
     int per_size;                          /* 1: of_size[k] serves size k (set, auto) */

@@ -66,7 +66,7 @@ typedef struct cs_result {
     char platform[64];   /* simulation: the platform spec; live: "" */
     char model[40];      /* simulation: ideal, calibrated, nccl-V:ALGO/PROTO; live: "" */
     char transport[64];  /* live: "ofi/tcp;ofi_rxm", "shm", "tcp", "nccl"; simulation: "" */
-    char params[96];     /* generator parameters in effect, "key=value key=value" */
+    char params[320];    /* generator parameters in effect, "key=value key=value" */
     int64_t wrong;       /* -1: not checked */
     double predicted_us; /* < 0: none */
     int place;           /* comparison: 1 = fastest of its size; 0: not compared */

@@ -156,6 +156,10 @@ bad "--compare=rd: 'rd' is not among --algo ring" --platform "$H" --algo ring --
 "$collstep" sim --platform hgx-h100:nodes=2 --algo nvls_tree --param nvls_tree:nchunks=16,nvls_tree:channels=2 \
     --size 64M >"$tmp/pp" 2>&1
 check "ALGO: on every item" grep -q "nvls_tree (nchunks=16 local=8 inter=tree channels=2)" "$tmp/pp"
+# parameters are printed whole (five ring orders: 97 characters)
+"$collstep" sim --platform "$H" --algo ring --param channels=5,orders=01234567:02461357:04152637:07654321:03614725 \
+    --size 1M --format csv >"$tmp/long" 2>&1
+check "long parameters kept whole" grep -q "orders=01234567:02461357:04152637:07654321:03614725\"" "$tmp/long"
 # a table's header describes all of its rows: Ring forced over sizes where
 # NCCL's protocol changes gets one header per protocol
 "$collstep" sim --platform hgx-h100:nodes=2 --model nccl --algo nccl --nccl-algo Ring --size 1M,256M \
