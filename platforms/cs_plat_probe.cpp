@@ -153,14 +153,20 @@ static int links_and_tiers(int fd, const cs__pfile_t *f, const char *shown)
             int line = cs__pfile_line(f, "link", b.c_str());
             if (line == 0 && lines.count(l))
                 line = lines[l];
+            /* the first value at fault: the bandwidth (not positive, or
+             * not finite), else the latency */
+            bool bad_bw = !(bw > 0) || !std::isfinite(bw);
             char num[64];
-            snprintf(num, sizeof(num), "%g", bw > 0 ? lat : bw);
+            snprintf(num, sizeof(num), "%g", bad_bw ? bw : lat);
+            const char *why =
+                bad_bw ? (std::isfinite(bw) ? " B/s: every link needs a positive bandwidth (SimGrid "
+                                              "would take 0 as unlimited)"
+                                            : " B/s: a bandwidth must be a finite number")
+                       : (std::isfinite(lat) ? " s: a latency must not be negative"
+                                             : " s: a latency must be a finite number");
             put_error(fd, CS_ERR_INVAL,
                       std::string(shown) + (line ? ":" + std::to_string(line) : "") + ": link " +
-                          n + " has " + (bw > 0 ? "latency " : "bandwidth ") + num +
-                          (bw > 0 ? " s: a latency must not be negative"
-                                  : " B/s: every link needs a positive bandwidth (SimGrid would "
-                                    "take 0 as unlimited)"));
+                          n + " has " + (bad_bw ? "bandwidth " : "latency ") + num + why);
             return -1;
         }
         if (n == "__loopback__")
@@ -350,6 +356,23 @@ static void facts(int fd, const cs__pfile_t *f, const char *shown, int topo, dou
                       ": the platform has no host, so no rank can run (declare <host>, "
                       "<cluster>, <cabinet> or <peer> elements)");
         return;
+    }
+    /* a rank's host computes its reductions: a speed of 0 or less (or not a
+     * number) would make them free or undefined */
+    for (const sg4::Host *h : hosts) {
+        double sp = h->get_speed();
+        if (!(sp > 0) || !std::isfinite(sp)) {
+            char num[64];
+            snprintf(num, sizeof(num), "%g", sp);
+            std::string b = base_name(h->get_name());
+            int line = cs__pfile_line(f, "host", b.c_str());
+            put_error(fd, CS_ERR_INVAL,
+                      std::string(shown) + (line ? ":" + std::to_string(line) : "") + ": host " +
+                          h->get_name() + " has speed " + num +
+                          " flop/s: a host that runs a rank needs a positive, finite speed (it "
+                          "computes the reductions; e.g. speed=\"1Tf\")");
+            return;
+        }
     }
     speeds(fd, hosts);
     route_reader rr(f);

@@ -153,6 +153,8 @@ for verb in show sim; do
   bad "bad_xml.xml:7:" "${run[@]}" "$dir/bad_xml.xml"
   bad 'bad_simgrid.xml:10: SimGrid cannot load it: Link not found: nosuchlink: no <link id="nosuchlink"> is declared' "${run[@]}" "$dir/bad_simgrid.xml"
   bad "zerobw.xml:9: link zero has bandwidth 0" "${run[@]}" "$dir/zerobw.xml"
+  bad "infbw.xml:9: link zero has bandwidth inf B/s: a bandwidth must be a finite number" "${run[@]}" "$dir/infbw.xml"
+  bad "zerospeed.xml:6: host a has speed 0 flop/s: a host that runs a rank needs a positive" "${run[@]}" "$dir/zerospeed.xml"
   bad "the platform has no host" "${run[@]}" "$dir/nohosts.xml"
   bad "baddevice.xml:7: <host> has device 'tpu'" "${run[@]}" "$dir/baddevice.xml"
 done
