@@ -901,8 +901,9 @@ int cs_cli_scheds_build_picks(const cs_cli_want_t *w, const cs_cli_pick_t *picks
         }
         if (w->announce) {
             const char *prm = b->params[b->of_size[k]];
-            fprintf(stderr, "collstep %s: %llu B: %s%s%s%s from %s (%llu to %llu bytes, "
-                            "predicted %.2f us)\n", w->cmd, (unsigned long long)w->sizes[k],
+            fprintf(stderr, "collstep %s: %llu B: %s%s%s%s from %s (%llu to %llu bytes; the "
+                            "plan predicted %.2f us for the first size it planned there)\n",
+                    w->cmd, (unsigned long long)w->sizes[k],
                     pk->algo, *prm ? " " : "", prm, pk->map ? ", ranks mapped by the table" : "",
                     tuning, (unsigned long long)pk->min_bytes,
                     (unsigned long long)pk->max_bytes, pk->predicted_us);
