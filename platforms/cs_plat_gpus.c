@@ -57,6 +57,13 @@ static int cs__get_nic(cs__pctx_t *c, double *out)
         *out = x * 1e9 / 8;
         return CS_OK;
     }
+    /* a bare number: NICs are sold in Gb/s, bandwidths elsewhere are read
+     * in bytes: which was meant is not for collstep to guess */
+    if (v && end != v && *end == '\0')
+        return cs_err_set(c->err, CS_ERR_INVAL,
+                          "%s parameter nic: '%s' has no unit: give 400G (Gb/s, as NICs are "
+                          "sold) or a rate with its unit, like 50GBps",
+                          c->preset, v);
     return cs__get_unit(c, "nic", 400e9 / 8, 1, out);
 }
 

@@ -207,6 +207,7 @@ static void test_params(void)
     expect_error("hgx-h100:gpu=a100", CS_ERR_INVAL, "expected h100 or h200, found 'a100'");
     expect_error("hgx-h100:nic=fast", CS_ERR_INVAL, "nic");
     expect_error("hgx-h100:nic=0G", CS_ERR_INVAL, "400G");
+    expect_error("hgx-h100:nic=400", CS_ERR_INVAL, "'400' has no unit: give 400G (Gb/s");
     expect_error("hgx-h100:nvls=2", CS_ERR_PARSE, "nvls");
     expect_error("hgx-h100:sharp=yes", CS_ERR_PARSE, "sharp");
     expect_error("hgx-h100:racks=2", CS_ERR_INVAL, "no parameter 'racks'");
