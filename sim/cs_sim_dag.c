@@ -653,7 +653,12 @@ static int prog_prepare(dag_prog_t *dp, const cs__prog_t *p, cs_err_t *err)
         }
         dp->mem = malloc(sizeof(uint64_t) * (tot ? tot : 1));
         dp->get = malloc(sizeof(uint64_t) * (tot ? tot : 1));
-        if (!dp->off || !dp->sw || !dp->mem || !dp->get)
+        dp->ngq = p->s->ngroups + 1;
+        dp->g_busy = calloc(dp->ngq, 1);
+        dp->gq_head = malloc(sizeof(uint32_t) * dp->ngq);
+        dp->gq_tail = malloc(sizeof(uint32_t) * dp->ngq);
+        if (!dp->off || !dp->sw || !dp->mem || !dp->get || !dp->g_busy || !dp->gq_head ||
+            !dp->gq_tail)
             return cs_err_set(err, CS_ERR_NOMEM, "sim: out of memory for %u switch operations",
                               p->nswops);
     }
@@ -669,6 +674,9 @@ static void prog_free(dag_prog_t *dp)
     free(dp->mem);
     free(dp->get);
     free(dp->sw);
+    free(dp->g_busy);
+    free(dp->gq_head);
+    free(dp->gq_tail);
 }
 
 /* The instance's ranks start (after its base latency). */
@@ -732,8 +740,12 @@ static void inst_begin(dag_t *D)
         D->cur->chans[c].rcount = 0;
         D->cur->chans[c].slot = 0;
     }
-    if (I->prog->nswops)
+    if (I->prog->nswops) {
         memset(D->cur->sw, 0, sizeof(dag_swop_t) * I->prog->nswops);
+        memset(D->cur->g_busy, 0, D->cur->ngq);
+        for (uint32_t g = 0; g < D->cur->ngq; g++)
+            D->cur->gq_head[g] = D->cur->gq_tail[g] = CS__NONE32;
+    }
     if (D->run->opts->model == CS_SIM_NCCL)
         cs__prog_classes(I->prog, D->run->host_names);
     I->esize = cs_dtype_size(in->dtype);

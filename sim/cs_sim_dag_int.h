@@ -43,6 +43,7 @@ typedef struct dag_chan {
 typedef struct dag_swop {
     uint32_t narr, nupd, nget, ndownd, dput;
     int down; /* its down transfers have begun */
+    uint32_t qnext; /* a switch allreduce waiting for its group's ups: the next one */
     double t0, bytes, arrive, ready, work;
 } dag_swop_t;
 
@@ -56,6 +57,11 @@ typedef struct dag_prog {
      * (get + off[k]) */
     uint64_t *off, *mem, *get;
     dag_swop_t *sw;
+    /* per switch group: switch allreduces (SHARP) send their members' parts
+     * up one operation after the other, as a member's NIC sends in order:
+     * the operation whose ups are under way (busy) and those waiting */
+    unsigned char *g_busy;
+    uint32_t *gq_head, *gq_tail, ngq;
     int ready;
 } dag_prog_t;
 

@@ -77,11 +77,24 @@ void cs__dag_sw_down(dag_t *D, uint64_t k)
         sw_end(D, (uint32_t)k);
 }
 
+static void sw_launch(dag_t *D, uint32_t k);
+
 /* Every up transfer of operation k has left its member. */
 static void sw_up_done(dag_t *D, uint32_t k)
 {
     const cs__swop_t *o = swop(D, k);
     dag_swop_t *w = &D->cur->sw[k];
+    if (o->op == CS_SW_ALLREDUCE && o->group < D->cur->ngq && D->cur->g_busy[o->group]) {
+        /* the group's next switch allreduce sends its parts up now */
+        uint32_t g = o->group, nx = D->cur->gq_head[g];
+        D->cur->g_busy[g] = 0;
+        if (nx != CS__NONE32) {
+            D->cur->gq_head[g] = D->cur->sw[nx].qnext;
+            if (D->cur->gq_head[g] == CS__NONE32)
+                D->cur->gq_tail[g] = CS__NONE32;
+            sw_launch(D, nx);
+        }
+    }
     const cs_sim_nccl_t *nc = D->run->opts->model == CS_SIM_NCCL ? D->I.in->nccl : NULL;
     if (w->arrive > w->ready)
         w->ready = w->arrive;
@@ -111,15 +124,40 @@ static void sw_up_done(dag_t *D, uint32_t k)
     cs__dag_sw_down(D, k);
 }
 
-/* The last member of operation k issued its step: the operation starts. */
+/* The last member of operation k issued its step: the operation starts,
+ * a switch allreduce once its group's previous one has sent its parts up
+ * (the members' NICs send one operation's parts after the other: the
+ * pieces of a SHARP allreduce pipeline, one going up while the one before
+ * comes down, rather than all sharing the links up and then down). */
 static void sw_start(dag_t *D, uint32_t k)
+{
+    const cs__swop_t *o = swop(D, k);
+    D->sw_live++;
+    if (o->op == CS_SW_ALLREDUCE && o->nup > 0 && o->group < D->cur->ngq) {
+        uint32_t g = o->group;
+        if (D->cur->g_busy[g]) {
+            D->cur->sw[k].qnext = CS__NONE32;
+            if (D->cur->gq_tail[g] == CS__NONE32)
+                D->cur->gq_head[g] = k;
+            else
+                D->cur->sw[D->cur->gq_tail[g]].qnext = k;
+            D->cur->gq_tail[g] = k;
+            return;
+        }
+        D->cur->g_busy[g] = 1;
+    }
+    sw_launch(D, k);
+}
+
+static void sw_launch(dag_t *D, uint32_t k)
 {
     const cs__prog_t *p = D->I.prog;
     const cs__swop_t *o = swop(D, k);
     dag_swop_t *w = &D->cur->sw[k];
     const cs__swgrp_t *g = &p->swg[o->group];
     const cs_step_t *ls = &p->s->ranks[o->lead_rank].steps[o->lead_step];
-    D->sw_live++;
+    if (o->op == CS_SW_ALLREDUCE && o->nup > 0 && o->group < D->cur->ngq)
+        D->cur->g_busy[o->group] = 1;
     w->t0 = w->arrive = w->ready = simgrid_get_clock();
     w->bytes = (double)cs__step_bytes(p->s, o->lead_rank, ls, D->I.count, D->I.esize);
     w->work = 0;

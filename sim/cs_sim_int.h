@@ -321,6 +321,12 @@ typedef struct cs__swgrp {
     double rate;        /* reduction bytes/s (cs__sw_rates) */
     double lat;         /* seconds per operation */
     double *uplat;      /* per member (group order): its route's latency to the switch */
+    /* actor engine: switch allreduces (SHARP) send their parts up one after
+     * the other (cs_sim_dag_sw.c does the same): one is under way, the
+     * others wait, suspended, in order */
+    int upbusy;
+    sg_actor_t *upq;
+    uint32_t upq_head, upq_n, upq_cap;
 } cs__swgrp_t;
 
 /* Match the switch steps of p's schedule into operations (after the ranks

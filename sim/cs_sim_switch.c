@@ -115,8 +115,10 @@ int cs__sw_build(cs__prog_t *p, cs_err_t *err)
 
 void cs__sw_fini(cs__prog_t *p)
 {
-    for (uint32_t g = 0; p->swg && g < p->s->ngroups; g++)
+    for (uint32_t g = 0; p->swg && g < p->s->ngroups; g++) {
         free(p->swg[g].uplat);
+        free(p->swg[g].upq);
+    }
     free(p->swop_of);
     free(p->swops);
     free(p->swg);
@@ -385,6 +387,45 @@ void cs__sw_reset(cs__prog_t *p)
 {
     if (p->nswops)
         memset(p->swarr, 0, sizeof(*p->swarr) * p->nswops);
+    for (uint32_t g = 0; p->swg && g < p->s->ngroups; g++)
+        p->swg[g].upbusy = 0, p->swg[g].upq_head = p->swg[g].upq_n = 0;
+}
+
+/* A switch allreduce waits for its group's previous one to have sent its
+ * parts up (the members' NICs send in order); 0, or -1 out of memory. */
+static int up_turn(cs__swgrp_t *g)
+{
+    if (!g->upbusy) {
+        g->upbusy = 1;
+        return 0;
+    }
+    if (g->upq_head + g->upq_n == g->upq_cap) {
+        if (g->upq_head > 0) {
+            memmove(g->upq, g->upq + g->upq_head, sizeof(*g->upq) * g->upq_n);
+            g->upq_head = 0;
+        } else {
+            uint32_t cap = g->upq_cap ? 2 * g->upq_cap : 16;
+            sg_actor_t *q = realloc(g->upq, sizeof(*q) * cap);
+            if (!q)
+                return -1;
+            g->upq = q, g->upq_cap = cap;
+        }
+    }
+    g->upq[g->upq_head + g->upq_n++] = sg_actor_self();
+    sg_actor_suspend(sg_actor_self()); /* resumed by up_next, the group still busy */
+    return 0;
+}
+
+/* Its parts are up: the next waiting allreduce of the group goes. */
+static void up_next(cs__swgrp_t *g)
+{
+    if (g->upq_n == 0) {
+        g->upbusy = 0;
+        return;
+    }
+    sg_actor_t next = g->upq[g->upq_head++];
+    g->upq_n--;
+    sg_actor_resume(next);
 }
 
 typedef struct swarg {
@@ -483,6 +524,9 @@ static void sw_main(int argc, char **argv)
     cs__swgrp_t *g = &p->swg[o->group];
     const cs_sim_observer_t *obs = I->run->opts->obs;
     const cs_step_t *ls = &p->s->ranks[o->lead_rank].steps[o->lead_step];
+    int fifo = o->op == CS_SW_ALLREDUCE && o->nup > 0;
+    if (fifo && up_turn(g) != 0)
+        I->run->failed = CS_ERR_NOMEM, fifo = 0;
     upctx_t u = {I, o, k, simgrid_get_clock(),
                  (double)cs__step_bytes(p->s, o->lead_rank, ls, I->count, I->esize),
                  simgrid_get_clock()};
@@ -516,6 +560,8 @@ static void sw_main(int argc, char **argv)
     wait_all(&set, posted, slots, at, up_done, &u);
     free(slots);
     free(at);
+    if (fifo)
+        up_next(g);
     if (u.arrive > ready)
         ready = u.arrive;
     double now = simgrid_get_clock(), lat = nc ? nc->sw_lat : g->lat;

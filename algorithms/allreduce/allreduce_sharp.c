@@ -4,8 +4,10 @@
  * members' contributions and sends the result back down to each of them.
  *
  * The vector is nchunks chunks; each chunk is one switch allreduce
- * operation, all of them in flight at once (the switch pipelines them, as
- * NCCL keeps several CollNet operations posted).
+ * operation, all of them posted at once (as NCCL keeps several CollNet
+ * operations posted).  The simulator sends a group's operations up one
+ * after the other, as a member's NIC sends in order, so a chunk goes up
+ * while the one before comes down.
  *   local = 1:  one group "sharp0" of all P ranks; every rank contributes
  *               in (out in place) and receives the sum in out.
  *   local = L:  ranks in consecutive nodes of L (the last one shorter when L
@@ -21,7 +23,8 @@
  *
  * Cost (S bytes, alpha = one switch operation's latency, beta = a member's
  * link per direction; the switch reduces, no gamma): a member sends S up and
- * receives S down at once:  T = alpha + S beta  for local = 1.  With local =
+ * receives S down, the chunks pipelined:  T = alpha + S beta (1 + 1 / nchunks)
+ * for local = 1.  With local =
  * L > 1 the chains add 2 (L - 1 + nchunks - 1) (alpha + S / nchunks beta)
  * (pipelined chain reduce and broadcast) and gamma for the chain's
  * reductions.  Supports every P >= 1 (P = 1, or one node: no switch
