@@ -181,7 +181,14 @@ int cs__out_rename_noreplace(const char *from, const char *to)
 
 static const char *what_of(const cs_out_t *o);
 
-static int manifest_walk(int dfd, const char *rel, const char *marker, FILE *f, int depth)
+/* Visit every entry of the tree under `rel` of dfd (the top's marker
+ * aside), a directory before what it holds; fn returns 1 to go on, 0 to
+ * stop, -1 for an error.  1 when the whole tree was visited, 0 when fn
+ * stopped, -1 when it failed or the tree cannot be read. */
+typedef int (*tree_fn)(void *ctx, const char *path, const char *name, const struct stat *sb);
+
+static int tree_walk(int dfd, const char *rel, const char *marker, int depth, tree_fn fn,
+                     void *ctx)
 {
     if (depth > 64)
         return -1;
@@ -193,30 +200,35 @@ static int manifest_walk(int dfd, const char *rel, const char *marker, FILE *f, 
         close(fd);
         return -1;
     }
-    int rc = 0;
-    for (struct dirent *e; rc == 0 && (e = readdir(d)) != NULL;) {
+    int rc = 1;
+    for (struct dirent *e; rc == 1 && (e = readdir(d)) != NULL;) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
         if (depth == 0 && strcmp(e->d_name, marker) == 0)
             continue;
         char sub[4096];
+        struct stat sb;
         if ((size_t)snprintf(sub, sizeof(sub), "%s%s%s", rel, rel[0] ? "/" : "", e->d_name) >=
                 sizeof(sub) ||
-            strchr(e->d_name, '\n')) {
+            fstatat(dfd, sub, &sb, AT_SYMLINK_NOFOLLOW) != 0) {
             rc = -1;
             break;
         }
-        struct stat sb;
-        if (fstatat(dfd, sub, &sb, AT_SYMLINK_NOFOLLOW) != 0) {
-            rc = -1;
-            break;
-        }
-        fprintf(f, "%c %s\n", S_ISDIR(sb.st_mode) ? 'D' : 'F', sub);
-        if (S_ISDIR(sb.st_mode))
-            rc = manifest_walk(dfd, sub, marker, f, depth + 1);
+        rc = fn(ctx, sub, e->d_name, &sb);
+        if (rc == 1 && S_ISDIR(sb.st_mode))
+            rc = tree_walk(dfd, sub, marker, depth + 1, fn, ctx);
     }
     closedir(d);
     return rc;
+}
+
+/* manifest_write's visit: the entry's line */
+static int list_entry(void *ctx, const char *path, const char *name, const struct stat *sb)
+{
+    if (strchr(name, '\n'))
+        return -1;
+    fprintf((FILE *)ctx, "%c %s\n", S_ISDIR(sb->st_mode) ? 'D' : 'F', path);
+    return 1;
 }
 
 /* Rewrite the temporary's marker with the manifest of the tree. */
@@ -235,7 +247,7 @@ static int manifest_write(const cs_out_t *o, cs_err_t *err)
     int bad = !f;
     if (f) {
         fprintf(f, "collstep %s, written by collstep %s\ncontents:\n", what_of(o), CS_VERSION);
-        bad = manifest_walk(dfd, "", o->kind->marker, f, 0) != 0;
+        bad = tree_walk(dfd, "", o->kind->marker, 0, list_entry, f) != 1;
         bad |= ferror(f);
         bad |= fclose(f) != 0;
     }
@@ -248,57 +260,29 @@ static int manifest_write(const cs_out_t *o, cs_err_t *err)
     return CS_OK;
 }
 
-/* 1 when every entry under `rel` of dfd is in `list` ("\nF path\n" ...),
- * 0 with the first one that is not in *foreign, -1 when the tree cannot be
- * read. */
-static int manifest_check(int dfd, const char *rel, const char *marker, const char *list,
-                          int (*remade)(const char *), char *foreign, size_t flen, int depth)
+/* manifest_owned's visit: the entry is in the list ("\nF path\n" ...),
+ * or a file the kind says a user makes again; else it is the foreign one */
+typedef struct check_ctx {
+    const char *list;
+    int (*remade)(const char *);
+    char *foreign;
+    size_t flen;
+} check_ctx_t;
+
+static int check_entry(void *ctx, const char *path, const char *name, const struct stat *sb)
 {
-    if (depth > 64)
+    check_ctx_t *c = ctx;
+    int isdir = S_ISDIR(sb->st_mode);
+    char line[4112];
+    if ((size_t)snprintf(line, sizeof(line), "\n%c %s\n", isdir ? 'D' : 'F', path) >= sizeof(line))
         return -1;
-    int fd = openat(dfd, rel[0] ? rel : ".", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    DIR *d = fdopendir(fd);
-    if (!d) {
-        close(fd);
-        return -1;
-    }
-    int rc = 1;
-    for (struct dirent *e; rc == 1 && (e = readdir(d)) != NULL;) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        if (depth == 0 && strcmp(e->d_name, marker) == 0)
-            continue;
-        char sub[4096], line[sizeof(sub) + 16];
-        struct stat sb;
-        if ((size_t)snprintf(sub, sizeof(sub), "%s%s%s", rel, rel[0] ? "/" : "", e->d_name) >=
-            sizeof(sub)) {
-            rc = -1;
-            break;
-        }
-        if (fstatat(dfd, sub, &sb, AT_SYMLINK_NOFOLLOW) != 0) {
-            rc = -1;
-            break;
-        }
-        int isdir = S_ISDIR(sb.st_mode);
-        if ((size_t)snprintf(line, sizeof(line), "\n%c %s\n", isdir ? 'D' : 'F', sub) >=
-            sizeof(line)) {
-            rc = -1;
-            break;
-        }
-        if (strchr(e->d_name, '\n') ||
-            (!strstr(list, line) && !(S_ISREG(sb.st_mode) && remade && remade(e->d_name)))) {
-            if ((size_t)snprintf(foreign, flen, "%s%s", sub, isdir ? "/" : "") >= flen && flen > 4)
-                memcpy(foreign + flen - 4, "...", 4); /* a name too long to show whole */
-            rc = 0;
-            break;
-        }
-        if (isdir)
-            rc = manifest_check(dfd, sub, marker, list, remade, foreign, flen, depth + 1);
-    }
-    closedir(d);
-    return rc;
+    if (!strchr(name, '\n') &&
+        (strstr(c->list, line) || (S_ISREG(sb->st_mode) && c->remade && c->remade(name))))
+        return 1;
+    if ((size_t)snprintf(c->foreign, c->flen, "%s%s", path, isdir ? "/" : "") >= c->flen &&
+        c->flen > 4)
+        memcpy(c->foreign + c->flen - 4, "...", 4); /* a name too long to show whole */
+    return 0;
 }
 
 /* A marked directory: 1 when it holds only what its manifest lists (or it
@@ -324,7 +308,8 @@ static int manifest_owned(const cs_out_t *o, char *foreign, size_t flen)
         list[1 + got] = '\0';
         const char *c = strstr(list, "\ncontents:\n");
         if (c)
-            rc = manifest_check(dfd, "", m, c + 10, o->kind->remade, foreign, flen, 0);
+            rc = tree_walk(dfd, "", m, 0, check_entry,
+                           &(check_ctx_t){c + 10, o->kind->remade, foreign, flen});
         else if (o->kind->legacy && o->kind->legacy(p))
             rc = 1;
         else {

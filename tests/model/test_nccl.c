@@ -35,6 +35,17 @@ static void h100_node(cs_nccl_sys_t *s)
 
 #define NEAR(x, y, tol) (fabs((x) - (y)) <= (tol))
 
+/* Under --model nccl, algo's pipeline fill and drain at `bytes` is twice
+ * `iter` bytes copied at the GPU's NVLink rate of 370 GB/s. */
+static void fill_is(const cs_nccl_consts_t *k, const cs_nccl_sys_t *s, const cs_sched_t *sched,
+                    int algo, uint64_t bytes, double iter, const char *what)
+{
+    cs_sim_nccl_t c;
+    cs_nccl_step_costs(k, s, sched, algo, CS_NCCL_SIMPLE, bytes, &c);
+    CS_TEST_CHECK(NEAR(c.sw_fill / c.sw_rate, 2.0 * iter / 370e9, 1e-9), "%s fill %g us", what,
+                  1e6 * c.sw_fill / c.sw_rate);
+}
+
 int main(void)
 {
     int exact = 0;
@@ -383,13 +394,9 @@ int main(void)
                       c.sw_fill == 2.0 * 8388608,
                   "NVLS base %g rate %g fill %g", c.base_lat, c.sw_rate, c.sw_fill);
     s.gpu_nvlink = 370;
-    cs_nccl_step_costs(k, &s, &sched, CS_NCCL_NVLS, CS_NCCL_SIMPLE, 64 << 20, &c);
-    CS_TEST_CHECK(NEAR(c.sw_fill / c.sw_rate, 2.0 * 8388608 / 370e9, 1e-9),
-                  "NVLS fill %g us at the NVLink rate", 1e6 * c.sw_fill / c.sw_rate);
+    fill_is(k, &s, &sched, CS_NCCL_NVLS, 64 << 20, 8388608, "NVLS at the NVLink rate");
     /* a collective smaller than an iteration: the whole of it, twice */
-    cs_nccl_step_costs(k, &s, &sched, CS_NCCL_NVLS, CS_NCCL_SIMPLE, 1 << 20, &c);
-    CS_TEST_CHECK(NEAR(c.sw_fill / c.sw_rate, 2.0 * 1048576 / 370e9, 1e-9),
-                  "NVLS 1 MiB fill %g us", 1e6 * c.sw_fill / c.sw_rate);
+    fill_is(k, &s, &sched, CS_NCCL_NVLS, 1 << 20, 1048576, "NVLS 1 MiB");
     s.gpu_nvlink = 0;
     /* NVLSTree on 2 nodes: the same scatter and gather, of NVLSTree's
      * iteration (128 operations x 128 KiB = 16 MiB at 64 MiB), at the GPU's
@@ -402,12 +409,8 @@ int main(void)
                   "NVLSTree fill %g us (rate %g)", 1e6 * c.sw_fill / c.sw_rate, c.sw_rate);
     /* 8 MiB: 64 KiB chunks, iterations of 8 MiB: the whole collective
      * twice; 6 MiB: 32 KiB chunks, iterations of 4 MiB, two of them */
-    cs_nccl_step_costs(k, &s, &sched, CS_NCCL_NVLS_TREE, CS_NCCL_SIMPLE, 8 << 20, &c);
-    CS_TEST_CHECK(NEAR(c.sw_fill / c.sw_rate, 2.0 * 8388608 / 370e9, 1e-9),
-                  "NVLSTree 8 MiB fill %g us", 1e6 * c.sw_fill / c.sw_rate);
-    cs_nccl_step_costs(k, &s, &sched, CS_NCCL_NVLS_TREE, CS_NCCL_SIMPLE, 6 << 20, &c);
-    CS_TEST_CHECK(NEAR(c.sw_fill / c.sw_rate, 2.0 * 4194304 / 370e9, 1e-9),
-                  "NVLSTree 6 MiB fill %g us", 1e6 * c.sw_fill / c.sw_rate);
+    fill_is(k, &s, &sched, CS_NCCL_NVLS_TREE, 8 << 20, 8388608, "NVLSTree 8 MiB");
+    fill_is(k, &s, &sched, CS_NCCL_NVLS_TREE, 6 << 20, 4194304, "NVLSTree 6 MiB");
     /* a collective smaller than an iteration: the whole of it, twice (1
      * MiB, 32 KiB chunks: iterations of 4 MiB) */
     cs_nccl_step_costs(k, &s, &sched, CS_NCCL_NVLS_TREE, CS_NCCL_SIMPLE, 1 << 20, &c);
