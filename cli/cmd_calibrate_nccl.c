@@ -15,7 +15,9 @@
  *            the network (net).  Per level two stages: the class-wide
  *            bandwidth and latency factors over every size of the level,
  *            then per NCCL algorithm and protocol that the logs ran a
- *            refinement of both over that pair's sizes.  Each stage is a
+ *            refinement of both over that pair's sizes (across nodes also
+ *            a fixed cost, net.base, where the sizes show a constant that
+ *            the per-step latencies do not explain).  Each stage is a
  *            damped Gauss-Newton fit of log(predicted / measured) with the
  *            simulator in the loop: its Jacobian from variants of each
  *            factor (x 1.25 and / 1.6) simulated beside the current ones,
@@ -65,6 +67,19 @@
  * apart (two sizes of one algorithm for four factors) leave them near NCCL's
  * figures instead of anywhere along the line the sizes allow */
 #define RIDGE 0.02
+/* the network's fixed cost (net.base) a hundredth of it: NCCL's base
+ * latency is a few microseconds, and the fixed cost the network adds can
+ * be tens of times that (two HGX H100 nodes, one GPU each: 100-300 us over
+ * 32 MiB to 512 MiB), which the sizes must be free to say; it still costs
+ * a factor of 10 what the sizes lose being off by a few % at noise level */
+#define RIDGE_NET_BASE 2e-4
+/* the network's fixed cost is determined by a block whose sizes the
+ * network's rate determines, that its per-step latency does not explain
+ * (under a tenth of every size), spanning this much in time and at least
+ * NET_BASE_ROWS sizes: a constant then differs from a rate by far more than
+ * the noise */
+#define NET_BASE_SPAN 4.0
+#define NET_BASE_ROWS 3
 #define FIT_TOL CS_NSET_TOL      /* sizes fitted within 5 % */
 #define MIN_NET_ROWS 4           /* the network's rate wants this many sizes that depend on it */
 
@@ -83,7 +98,9 @@ static void help(FILE *f)
             "inside a node (nvlink, or pci without NVLink), logs across nodes the network\n"
             "(net): per class a bandwidth and a per-step latency factor on NCCL's figures\n"
             "(inside a node also one on NCCL's base latency, where the logs' collectives or\n"
-            "rank counts tell it from the steps), then per NCCL algorithm and protocol the\n"
+            "rank counts tell it from the steps; across nodes one on the fixed cost of\n"
+            "crossing the network, where the sizes show a constant that NCCL's per-step\n"
+            "latencies do not explain), then per NCCL algorithm and protocol the\n"
             "logs ran (P2P for all-to-all) a refinement of them; a warning says\n"
             "when the logs leave the network's rate open (2 HGX nodes running NVLSTree are\n"
             "bound by the NVLink switch, not the NICs).  Give BASE the whole machine to\n"
@@ -221,6 +238,10 @@ static int parse(int argc, char **argv, opts_t *o)
 #define KIND_NAME(q) ((q) % NK == CS_NCCL_FIT_BASE ? "base" : (q) % NK ? "lat" : "bw")
 /* the sensitivity that determines a factor of parameter q */
 #define Q_SENS(q) ((q) % NK ? MIN_SENS_LAT : MIN_SENS)
+/* whether parameter q of block b is the network's fixed cost (net.base) */
+#define NET_BASE(b, q) ((q) % NK == CS_NCCL_FIT_BASE && (b)->cls[(q) / NK] == CS_SIM_HW_NET)
+/* the prior's weight on parameter q of block b */
+#define Q_RIDGE(b, q) (NET_BASE(b, q) ? RIDGE_NET_BASE : RIDGE)
 /* Simulation rounds per stage (a round: the trial step's factors, or the
  * Jacobian's 2 x factors + 1 variants at once); a stage stops sooner once
  * no step moves a factor by 1 %.  Ten left a 2-node log of Tree and
@@ -311,7 +332,7 @@ static double block_cost(const cs_nset_t *sub, const double *pred, const int *ro
             }
     for (int q = 0; q < NK * b[bi].ncls; q++) {
         double l = log(fit_value(f, &b[bi], q));
-        c += RIDGE * l * l;
+        c += Q_RIDGE(&b[bi], q) * l * l;
     }
     return c;
 }
@@ -362,8 +383,32 @@ static void sensitivities(const cs_nset_t *sub, const double *jac, const double 
         }
     for (int i = 0; i < nb; i++)
         for (int q = 0; q < NQ; q++)
-            b[i].det[q] = q < NK * b[i].ncls && b[i].sens[q] >= Q_SENS(q) &&
-                          !(q % NK == CS_NCCL_FIT_BASE && b[i].cls[q / NK] == CS_SIM_HW_NET);
+            b[i].det[q] = q < NK * b[i].ncls && !NET_BASE(&b[i], q) && b[i].sens[q] >= Q_SENS(q);
+    /* the network's fixed cost: what a log at one node count shows as a
+     * constant beside the rate that NCCL's few per-step latencies across
+     * nodes do not explain.  Its sensitivity at NCCL's base latency (a few
+     * microseconds) says nothing of what the sizes could show, so it is
+     * determined by the sizes' span instead: a block whose rate the network
+     * binds, with sizes spanning NET_BASE_SPAN in time, and whose per-step
+     * latency is not determined (where it is, the two move the sizes alike
+     * at one node count, and NCCL's per-step latency is fitted) */
+    for (int i = 0; i < nb; i++)
+        for (int c = 0; c < b[i].ncls; c++) {
+            int qb = NK * c + CS_NCCL_FIT_BASE;
+            if (b[i].cls[c] != CS_SIM_HW_NET || !b[i].det[NK * c] ||
+                b[i].det[NK * c + CS_NCCL_FIT_LAT] || b[i].nrows < NET_BASE_ROWS ||
+                cs_nccl_fit_switch_pair(b[i].algo, CS_SIM_HW_NET))
+                continue;
+            double lo = HUGE_VAL, hi = 0;
+            for (int t = 0, o = 0; t < sub->ntab; o += sub->tab[t++]->n)
+                for (int k = 0; k < sub->tab[t]->n; k++)
+                    if (block_of(sub->tab[t], k, b, nb, perpair) == i) {
+                        lo = fmin(lo, sub->tab[t]->meas[k]);
+                        hi = fmax(hi, sub->tab[t]->meas[k]);
+                    }
+            b[i].det[qb] = hi >= NET_BASE_SPAN * lo;
+            b[i].sens[qb] = b[i].det[qb] ? MIN_SENS_LAT : b[i].sens[qb];
+        }
     /* two classes' rates that the sizes move alike (a ring or a tree whose
      * time lowering either rate lengthens the same way: the slower of the
      * two binds) are one term, not two: the one that binds now (raising it
@@ -513,8 +558,9 @@ static double gn_step(const cs_nset_t *sub, const double *pred, const double *ja
                 }
             }
         for (int u = 0; u < n; u++) { /* the damping and the prior */
-            A[u][u] = A[u][u] * (1 + mu[i]) + RIDGE + 1e-12;
-            g[u] -= RIDGE * log(fit_value(cur, &b[i], qi[u]));
+            double rq = Q_RIDGE(&b[i], qi[u]);
+            A[u][u] = A[u][u] * (1 + mu[i]) + rq + 1e-12;
+            g[u] -= rq * log(fit_value(cur, &b[i], qi[u]));
         }
         if (!solve(A, g, n, d))
             continue;
@@ -575,8 +621,7 @@ static int stage(fitrun_t *r, cs_nset_t *sub, block_t *b, int nb, int perpair, c
                 var[q] = r->fit;
             for (int q = 0; q < nq; q++)
                 for (int i = 0; i < nb; i++)
-                    if (q < NK * b[i].ncls &&
-                        !(q % NK == CS_NCCL_FIT_BASE && b[i].cls[q / NK] == CS_SIM_HW_NET)) {
+                    if (q < NK * b[i].ncls) {
                         double v = fit_value(&r->fit, &b[i], q);
                         fit_put(&var[q + 1], &b[i], q, v * exp(STEP));
                         fit_put(&var[nq + q + 1], &b[i], q, v * exp(-STEP_DN));
@@ -706,9 +751,21 @@ static void say_undetermined(fitrun_t *r, const block_t *b, const cs_nset_t *sub
     for (int q = 0; q < NK * b->ncls; q++) {
         const char *cn = cs_nccl_fit_class_name(b->cls[q / NK]), *kn = KIND_NAME(q);
         int base = q % NK == CS_NCCL_FIT_BASE;
-        if (base && (b->cls[q / NK] == CS_SIM_HW_NET || cs_nccl_fit_switch_pair(b->algo, b->cls[q / NK])))
-            continue; /* NCCL's base latency is paid inside a node, and a switch's
-                       * latency once takes its latency factor */
+        if (base && cs_nccl_fit_switch_pair(b->algo, b->cls[q / NK]))
+            continue; /* a switch's latency once takes its latency factor */
+        if (NET_BASE(b, q) && !b->det[q]) {
+            /* the network's fixed cost: said where the pair's rate was
+             * fitted (where it was not, the rate's line says why) */
+            if (!src && b->det[q - CS_NCCL_FIT_BASE])
+                SAY(r, "  net.base%s: not determined, none added: %s\n", pair,
+                    b->det[q - CS_NCCL_FIT_BASE + CS_NCCL_FIT_LAT]
+                        ? "the per-step latency was fitted in its place (at one node count "
+                          "the sizes move the two alike; logs at another node count tell them "
+                          "apart)"
+                        : "the sizes are too few or span too little time to tell a fixed cost "
+                          "across nodes from the rate (3 sizes over 4 x in time tell it)");
+            continue;
+        }
         if (b->det[q] && src)
             SAY(r, "  %s.%s: from %s: %.4g\n", cn, kn, src[q], fit_value(&r->fit, b, q));
         else if (b->det[q]) {

@@ -108,8 +108,10 @@ const cs_nccl_consts_t *cs_nccl_consts_for(const char *version, int rccl, int *e
  *         also the per-collective base latency where no base factor is
  *         given; for nvlink NVLS's per operation latency and its latency
  *         once, which is its switch's)
- *   base  NCCL's per-collective base latency (baseLat), for the class
- *         inside a node; not given: the lat factor's
+ *   base  NCCL's per-collective base latency (baseLat): for the class
+ *         inside a node its factor (not given: the lat factor's); for net
+ *         a factor on top for collectives across nodes, the fixed cost of
+ *         crossing the network (not given: 1)
  * Text: terms separated by blanks, CLASS.bw=F, CLASS.lat=F, CLASS.base=F
  * (class-wide) and CLASS.bw.ALGO/PROTO=F, ... (that pair only, in place
  * of the class-wide factor), F in [1e-3, 1e3]; NCCL's names for algorithms
@@ -138,8 +140,9 @@ int cs_nccl_fit_switch_pair(int algo, int cls);
 int cs_nccl_fit_is_identity(const cs_nccl_fit_t *f);
 /* The factor of `kind` (CS_NCCL_FIT_BW, _LAT, _BASE) for class cls and
  * the pair (algo, proto): the pair's, else the class-wide one; a base
- * factor given nowhere is the latency factor (terms written before base
- * factors existed scale the base with the steps). */
+ * factor given nowhere is the latency factor inside a node (terms written
+ * before base factors existed scale the base with the steps) and 1 for
+ * net. */
 double cs_nccl_fit_get(const cs_nccl_fit_t *f, int cls, int algo, int proto, int kind);
 /* The pair's own factor, 1 when it has none (a switch's terms: the
  * class-wide factors are the links'). */

@@ -82,7 +82,9 @@ double cs_nccl_fit_get(const cs_nccl_fit_t *f, int cls, int algo, int proto, int
     double v = pair_value(f, cls, algo, proto, kind);
     if (v <= 0)
         v = kind == CS_NCCL_FIT_BASE ? f->base[cls] : kind ? f->lat[cls] : f->bw[cls];
-    if (v <= 0 && kind == CS_NCCL_FIT_BASE) /* no base factor: the latency's */
+    /* no base factor: inside a node the latency's; across nodes none (the
+     * network adds no fixed cost to NCCL's base latency unless fitted) */
+    if (v <= 0 && kind == CS_NCCL_FIT_BASE && cls != CS_SIM_HW_NET)
         return cs_nccl_fit_get(f, cls, algo, proto, CS_NCCL_FIT_LAT);
     return v > 0 ? v : 1.0; /* a zeroed fit is no fit */
 }
@@ -179,9 +181,6 @@ static int parse_term(const char *t, size_t len, const char *where, int n, cs_nc
                                          "CollNetChain, NVLS, NVLSTree, PAT, P2P)"
                                        : "unknown protocol (LL, LL128, Simple)");
     }
-    if (kind == CS_NCCL_FIT_BASE && cls == CS_SIM_HW_NET)
-        return term_error(err, where, n, t, len,
-                          "NCCL's base latency is paid inside a node: nvlink.base or pci.base");
     char *end;
     const char *num = eq + 1;
     double v = strtod(num, &end);
@@ -270,8 +269,8 @@ void cs_nccl_fit_apply(const cs_nccl_fit_t *f, const cs_nccl_sys_t *sys, int alg
         c->eff[k] *= b;
         c->cap[k] *= b;
     }
-    /* the base latency is paid inside a node: the class of NCCL's graph
-     * there */
+    /* the base latency's factor is the class of NCCL's graph inside a
+     * node */
     int g = algo >= 0 && algo < CS_NCCL_NALGOS && sys->graph[algo].nch > 0 ? algo : CS_NCCL_RING;
     /* NCCL's base latency takes the base factor (the latency's where none
      * is given); a switch's latency once (NVLS, NVLSTree, CollNet: their
@@ -280,6 +279,13 @@ void cs_nccl_fit_apply(const cs_nccl_fit_t *f, const cs_nccl_sys_t *sys, int alg
               cs_nccl_fit_switch_pair(algo, CS_SIM_HW_NET);
     c->base_lat *= cs_nccl_fit_get(f, sys->graph[g].type_intra, algo, proto,
                                    swa ? CS_NCCL_FIT_LAT : CS_NCCL_FIT_BASE);
+    /* across nodes the network's base factor on top: the fixed cost a
+     * collective pays once for crossing the network, which a log at one
+     * node count shows as a constant beside the per-step latencies (two
+     * HGX H100 nodes, one GPU each: 100-300 us over 32 MiB to 512 MiB,
+     * where NCCL's two network steps cost 30 us) */
+    if (sys->nnodes > 1)
+        c->base_lat *= cs_nccl_fit_get(f, CS_SIM_HW_NET, algo, proto, CS_NCCL_FIT_BASE);
     /* switches: NVLS on NVLink, CollNet on the network, by their own
      * factors alone (the pair's, fitted to its sizes): a class-wide factor
      * comes from the links' copies of the pairs the logs ran (Ring, Tree)

@@ -322,12 +322,30 @@ int main(void)
         CS_TEST_REQUIRE(cs_nccl_fit_parse("nvlink.lat=2", "t", &f.fit, &fe) == CS_OK, "lat");
         cs_nccl_step_costs(k, &f, &sched, CS_NCCL_RING, CS_NCCL_SIMPLE, 64 << 20, &c);
         CS_TEST_CHECK(NEAR(c.base_lat, 2 * 8.4e-6, 1e-11), "no base factor: lat's %g", c.base_lat);
+        /* the network's base factor: on top, for collectives across nodes
+         * only; none given is 1, not net.lat's */
+        CS_TEST_REQUIRE(cs_nccl_fit_parse("nvlink.base=3 net.lat=7 net.base.Ring/Simple=4", "t",
+                                          &f.fit, &fe) == CS_OK,
+                        "net.base: %s", fe.msg);
+        cs_nccl_fit_format(&f.fit, txt, sizeof(txt));
+        CS_TEST_CHECK(strstr(txt, "net.base.Ring/Simple=4") != NULL, "net.base written back: %s",
+                      txt);
+        cs_nccl_step_costs(k, &f, &sched, CS_NCCL_RING, CS_NCCL_SIMPLE, 64 << 20, &c);
+        CS_TEST_CHECK(NEAR(c.base_lat, 3 * 8.4e-6, 1e-11), "one node: no network base %g",
+                      c.base_lat);
+        f.nnodes = 2, f.nranks = 16;
+        cs_nccl_step_costs(k, &f, &sched, CS_NCCL_RING, CS_NCCL_SIMPLE, 64 << 20, &c);
+        CS_TEST_CHECK(NEAR(c.base_lat, 4 * 3 * 8.4e-6, 1e-11), "two nodes: base x 3 x 4 %g",
+                      c.base_lat);
+        cs_nccl_step_costs(k, &f, &sched, CS_NCCL_RING, CS_NCCL_LL, 64 << 20, &c);
+        CS_TEST_CHECK(NEAR(c.base_lat, 3 * 6.6e-6, 1e-11), "Ring/LL: no network base (not net.lat) %g",
+                      c.base_lat);
+        f.nnodes = 1, f.nranks = 8;
         /* terms refused, each with what its message must say (P2P, NVLS:
-         * Simple only; the base is paid inside a node) */
+         * Simple only) */
         static const char *const refused[][2] = {
             {"nvlink.base=2 nvlink.base=3", "given twice"},
             {"nvlink.bw=0.9 nvlink.bw=0.5", "given twice"},
-            {"net.base=2", "inside a node"},
             {"nvlink.bw.NVLS/LL=2", "Simple only"},
             {"nvlink.bse=2", "bw, lat or base"},
             {"nvlink.lat.P2P/LL=2", "P2P/Simple"}};
