@@ -356,7 +356,7 @@ static double median_abs_err(const cs_nset_t *sub, const double *pred)
     return m;
 }
 
-enum { TIE_BINDS = 1, TIE_NET = 2 };
+enum { TIE_BINDS = 1, TIE_NET = 2, TIE_NET_BASE = 3 };
 
 /* The sensitivities of the blocks' factors and which are determined
  * (pred: the current times, for the direction a tie is broken in). */
@@ -408,6 +408,27 @@ static void sensitivities(const cs_nset_t *sub, const double *jac, const double 
                     }
             b[i].det[qb] = hi >= NET_BASE_SPAN * lo;
             b[i].sens[qb] = b[i].det[qb] ? MIN_SENS_LAT : b[i].sens[qb];
+            /* a latency of the links inside a node that moves the sizes only
+             * as the fixed cost does (one GPU per node: NCCL's base latency
+             * is all the node's links add) is one term with it: the
+             * network's is fitted */
+            for (int q = 0; b[i].det[qb] && q < NK * b[i].ncls; q++) {
+                if (q / NK == c || q % NK == CS_NCCL_FIT_BW || !b[i].det[q])
+                    continue;
+                double dot = 0, n0 = 0, n2 = 0;
+                for (int t = 0, o = 0; t < sub->ntab; o += sub->tab[t++]->n)
+                    for (int k = 0; k < sub->tab[t]->n; k++) {
+                        if (block_of(sub->tab[t], k, b, nb, perpair) != i)
+                            continue;
+                        size_t x = (size_t)o + (size_t)k;
+                        double a = jac[(size_t)qb * T + x], d = jac[(size_t)q * T + x];
+                        dot += a * d, n0 += a * a, n2 += d * d;
+                    }
+                if (dot > 0.995 * sqrt(n0 * n2)) {
+                    b[i].det[q] = 0;
+                    b[i].tied[q] = TIE_NET_BASE;
+                }
+            }
         }
     /* two classes' rates that the sizes move alike (a ring or a tree whose
      * time lowering either rate lengthens the same way: the slower of the
@@ -785,6 +806,10 @@ static void say_undetermined(fitrun_t *r, const block_t *b, const cs_nset_t *sub
                    "across nodes fit the network's where the sizes are slower than the "
                    "model; a log on one node with this algorithm and protocol fixes this one\n",
                 cn, kn, pair, rg, cs_nccl_fit_class_name(b->cls[0]), kn, pair);
+        else if (b->tied[q] == TIE_NET_BASE)
+            SAY(r, "  %s.%s%s: not determined, %s kept: the sizes (%s) move it only as they "
+                   "move net.base%s (the fixed cost of each collective), which was fitted\n",
+                cn, kn, pair, base ? "its latency's factor" : "the class-wide factor", rg, pair);
         else if (b->tied[q] && base)
             SAY(r, "  %s.base%s: not determined, it follows %s.lat%s: the sizes (%s) move "
                    "NCCL's base latency as they move its per-step latency (one collective at "
