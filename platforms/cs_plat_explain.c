@@ -1,7 +1,8 @@
 /*
  * cs_plat_explain.c - SimGrid's refusal of a platform file in collstep's
  * words (contract of cs__pfile_explain in cs_plat_file.h): one line, the
- * file and the line of the element at fault, SimGrid's own message, and
+ * file and the line of the element at fault (and the column of what
+ * SimGrid's message quotes, where the line has it), SimGrid's own message, and
  * for the messages SimGrid 3.32 leaves cryptic what is missing:
  *
  *   "Link 'X' not found!"   (xbt_assert while building a Cluster zone: no
@@ -134,6 +135,55 @@ static void why_link_ctn(const cs__pfile_t *f, const char *x, int *line, char *w
     xmlFree(dir);
 }
 
+/* The column (from 1) on line `line` of the file at `path` of the token
+ * SimGrid's words quote (`X', 'X', or what follows "number:" or "not
+ * found:"): an
+ * attribute's name where it names one (X=), else a quoted value ("X"),
+ * else the token anywhere on the line; 0 when the words quote none or the
+ * line does not have it. */
+static int column_of(const char *path, int line, const char *words)
+{
+    char tok[128] = "";
+    const char *a = strchr(words, '`'), *q = strchr(words, '\''), *num = strstr(words, "number:");
+    const char *open = a && (!q || a < q) ? a : q, *nf = strstr(words, "not found: ");
+    if (!num && nf)
+        num = nf + 4; /* "Link not found: X" */
+    if (num) {
+        num += 7;
+        while (*num == ' ')
+            num++;
+        snprintf(tok, sizeof(tok), "%.*s", (int)strcspn(num, " \t\n"), num);
+    } else if (open) {
+        const char *close = strchr(open + 1, '\'');
+        if (close && close > open + 1)
+            snprintf(tok, sizeof(tok), "%.*s", (int)(close - open - 1), open + 1);
+    }
+    if (!tok[0] || line <= 0 || !path)
+        return 0;
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        return 0;
+    char buf[8192];
+    int l = 0, col = 0;
+    while (fgets(buf, sizeof(buf), fp))
+        if (++l == line) {
+            char pat[136];
+            snprintf(pat, sizeof(pat), " %s=", tok);
+            const char *hit = strstr(buf, pat);
+            int off = 1;
+            if (!hit) {
+                snprintf(pat, sizeof(pat), "\"%s\"", tok);
+                hit = strstr(buf, pat);
+            }
+            if (!hit)
+                hit = strstr(buf, tok), off = 0;
+            col = hit ? (int)(hit - buf) + off + 1 : 0;
+            break;
+        }
+    fclose(fp);
+    return col;
+}
+
 void cs__pfile_explain(const cs__pfile_t *f, const char *shown, int line, const char *words,
                        int ideal, char *out, size_t len)
 {
@@ -148,8 +198,14 @@ void cs__pfile_explain(const cs__pfile_t *f, const char *shown, int line, const 
             why_link_ctn(f, x, &line, why, sizeof(why));
         }
     }
+    if (strncmp(words, "cannot parse number", 19) == 0)
+        snprintf(why, sizeof(why), "expected a number with its unit (a bandwidth 25GBps or "
+                                   "200Gbps, a latency 1us, a speed 1Gf)");
     char where[64] = "";
-    if (line > 0)
+    int col = f ? column_of(f->fname, line, words) : 0;
+    if (line > 0 && col > 0)
+        snprintf(where, sizeof(where), ":%d:%d", line, col);
+    else if (line > 0)
         snprintf(where, sizeof(where), ":%d", line);
     snprintf(out, len, "%s%s: SimGrid cannot load it%s: %s%s%s", shown, where,
              ideal ? " as the ideal model does (every <link> without sharing_policy made "

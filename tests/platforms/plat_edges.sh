@@ -70,8 +70,8 @@ refused() {
     fi
   done
 }
-refused hostlink_split "hostlink_split.xml:12: SimGrid cannot load it: Link 'la' not found!: <host_link> names link la, which line 11 declares SPLITDUPLEX: SimGrid 3.32 names its halves la_UP and la_DOWN; write up=\"la_UP\" down=\"la_DOWN\""
-refused ctn_direction "ctn_direction.xml:12: SimGrid cannot load it: Link not found: l0: <link_ctn id=\"l0\" direction=\"UP\"> takes one half of a split-duplex link, but line 9 declares l0 with no sharing_policy, which SimGrid takes as SHARED; declare it sharing_policy=\"SPLITDUPLEX\", or drop the direction"
+refused hostlink_split "hostlink_split.xml:12:27: SimGrid cannot load it: Link 'la' not found!: <host_link> names link la, which line 11 declares SPLITDUPLEX: SimGrid 3.32 names its halves la_UP and la_DOWN; write up=\"la_UP\" down=\"la_DOWN\""
+refused ctn_direction "ctn_direction.xml:12:21: SimGrid cannot load it: Link not found: l0: <link_ctn id=\"l0\" direction=\"UP\"> takes one half of a split-duplex link, but line 9 declares l0 with no sharing_policy, which SimGrid takes as SHARED; declare it sharing_policy=\"SPLITDUPLEX\", or drop the direction"
 
 # ---- routing_cluster-style host links simulate -------------------------------
 run plain sim --platform "$dir/hostlink_plain.xml" --algo ring --size 1M --format csv
