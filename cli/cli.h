@@ -268,7 +268,7 @@ typedef struct cs_cli_nccl {
     int npicks;                  /* --algo nccl: per size NCCL's choice */
     int pick_algo[CS_CLI_MAX_SIZES], pick_proto[CS_CLI_MAX_SIZES];
     double pick_us[CS_CLI_MAX_SIZES];
-    char pick_name[CS_CLI_MAX_SIZES][32], pick_params[CS_CLI_MAX_SIZES][96];
+    char pick_name[CS_CLI_MAX_SIZES][32], pick_params[CS_CLI_MAX_SIZES][192];
 } cs_cli_nccl_t;
 void cs_cli_nccl_init(cs_cli_nccl_t *c);
 void cs_cli_nccl_fini(cs_cli_nccl_t *c);

@@ -718,7 +718,9 @@ static int simulate(void *ctx)
                           "not see them; or the schedule standing for the choice does not follow "
                           "NCCL's paths here (docs/nccl-model.md, \"What it does not model\")"
                         : "the schedule standing for it does not follow NCCL's paths here "
-                          "(docs/nccl-model.md, \"What it does not model\")");
+                          "(docs/nccl-model.md, \"What it does not model\"); on one node "
+                          "without a switch, `collstep plan --model nccl` simulates NCCL's "
+                          "rings over the links its analysis finds");
         if (a->model == CS_SIM_NCCL) {
             snprintf(mbuf, sizeof(mbuf), "nccl-%s:%s/%s", s->a.nccl.k->version,
                      cs_nccl_algo_name(s->a.nccl.inst_algo[2 * i]),

@@ -177,6 +177,9 @@ typedef struct cs_nccl_sys {
     int rccl;          /* AMD GPUs: RCCL */
     char gpu[32];      /* "h100", "v100", ... */
     int cpu_amd;       /* the hosts' CPUs are AMD (NCCL's llMaxBw row across nodes) */
+    int mesh;          /* GPUs per node when every GPU of a node has its own link to every
+                          other (MI300X's xGMI, no switch), 0 otherwise: NCCL's (RCCL's)
+                          rings then spread over every link (cs_nccl_as_sched) */
     int nvls;          /* NVLS available (a reducing NVLink switch serves every node) */
     int collnet;       /* CollNet available (a reducing network switch serves the nodes) */
     double gpu_nvlink; /* GB/s per GPU over NVLink/xGMI as NCCL counts it (0: none) */

@@ -141,6 +141,17 @@ uint64_t cs_nccl_nvls_tree_chunk(const cs_nccl_sys_t *sys, uint64_t bytes)
     return nvls_shrink(sys, bytes, chunk, steps, 4);
 }
 
+/* NCCL's rings on a full mesh of 8 GPUs (MI300X's xGMI: RCCL's 28 channels
+ * over each GPU's 7 links): 7 ring orders that use every directed link of
+ * the mesh once, a decomposition of the complete directed graph on 8
+ * vertices into 7 Hamiltonian cycles (found by search; any serves), each
+ * written from where it enters a node to where it leaves it so that across
+ * nodes the 7 rings enter by 7 different GPUs and leave by 7 different
+ * ones (each GPU's NIC carries one ring each way).  In rank order instead
+ * a ring would use 2 of a GPU's 7 links, at a seventh of NCCL's rate. */
+static const char mesh8_orders[] =
+    "04276531+24167350+15263407+72546013+57036214+61743205+47512306";
+
 void cs_nccl_as_sched(const cs_nccl_sys_t *sys, cs_coll_t coll, int algo, int proto,
                       uint64_t bytes, char *name, size_t nlen, char *params, size_t plen)
 {
@@ -271,8 +282,11 @@ void cs_nccl_as_sched(const cs_nccl_sys_t *sys, cs_coll_t coll, int algo, int pr
             int steps = coll == CS_COLL_ALLREDUCE ? 2 * (sys->nranks - 1) : sys->nranks - 1;
             unsigned long long nk = ring_chunks(sys, proto, bytes, steps);
             snprintf(name, nlen, "ring");
+            if (coll != CS_COLL_REDUCE && sys->mesh == 8 && local == 8)
+                snprintf(params, plen, "nchunks=%llu,channels=7,%sorders=%s", nk,
+                         sys->nnodes > 1 ? "local=8," : "", mesh8_orders);
             /* across nodes, NCCL's rings leave through different NICs */
-            if (coll != CS_COLL_REDUCE && sys->nnodes > 1 && ch > 1)
+            else if (coll != CS_COLL_REDUCE && sys->nnodes > 1 && ch > 1)
                 snprintf(params, plen, "nchunks=%llu,channels=%d,local=%d", nk,
                          ch < local ? ch : local, local);
             else

@@ -454,9 +454,35 @@ static int nccl_body(void *ctx, int fd, cs_err_t *err)
     return cs__planner_nccl_simulate(a[0], a[1], a[2]);
 }
 
+/* NCCL's rings follow the links its search finds (search.cc): on one node
+ * that is no switch domain (DGX-1's hybrid cube mesh, a PCIe box) a ring in
+ * the ranks' order crosses slow paths NCCL's never takes.  Where the link
+ * analysis found rings over disjoint links in all of the ranks, NCCL's
+ * Ring is simulated over them (`orders`), its pipelining kept. */
+static void nccl_rings(cs_planner_t *p)
+{
+    if (p->nrings < 2 || p->ring_switch || p->ring_group != p->ranks || !p->ring_orders[0])
+        return;
+    for (int k = 0; k < p->nsizes; k++) {
+        cs_planner_nccl_t *x = &p->nccl_pick[k];
+        if (strcmp(x->sched, "ring") != 0 || strstr(x->params, "orders=") ||
+            p->coll == CS_COLL_REDUCE)
+            continue;
+        unsigned long long nk = 1;
+        const char *c = strstr(x->params, "nchunks=");
+        if (c)
+            nk = strtoull(c + 8, NULL, 10);
+        char v[sizeof(x->params)];
+        int w = snprintf(v, sizeof(v), "nchunks=%llu,orders=%s", nk ? nk : 1, p->ring_orders);
+        if (w > 0 && (size_t)w < sizeof(v))
+            memcpy(x->params, v, (size_t)w + 1);
+    }
+}
+
 int cs__planner_nccl_run(const cs_platform_t *plat, const cs__planner_model_t *m, cs_planner_t *p,
                          double seconds, cs_err_t *err)
 {
+    nccl_rings(p);
     void *a[3] = {(void *)(uintptr_t)plat, (void *)(uintptr_t)m, p};
     cs_child_t c;
     cs_err_t ce;

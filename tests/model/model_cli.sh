@@ -117,9 +117,26 @@ check "every switch operation traced" grep -q '"switch":"n0-nvs","ops":64,' \
 "$collstep" sim --platform "$H" --model nccl --algo nccl --size 1G --op prod --format csv \
   >"$tmp/prod" 2>/dev/null
 check "prod: Ring, not NVLS" grep -q '"nccl-2.29.7:Ring/Simple"' "$tmp/prod"
-# a simulation far from NCCL's tuner says so (MI300X: rings in rank order)
-"$collstep" sim --platform mi300x --model nccl --algo nccl --size 1G >/dev/null 2>"$tmp/merr"
+# a simulation far from NCCL's tuner says so (DGX-1's hybrid cube mesh:
+# rings in rank order)
+"$collstep" sim --platform dgx1-v100-ib100:nodes=1 --model nccl --algo nccl --size 1G >/dev/null \
+  2>"$tmp/merr"
 check "note when far from the tuner" grep -q 'more than twice its tuner' "$tmp/merr"
+# MI300X's full xGMI mesh: NCCL's rings over all 7 links of each GPU (7
+# ring orders using every directed link once), within 5 % of RCCL's tuner
+# on one node, and entering and leaving each node by 7 different GPUs
+for n in 1 2; do
+  "$collstep" sim --platform mi300x:nodes=$n --model nccl --algo nccl --size 1G --format csv \
+    >"$tmp/mx$n" 2>"$tmp/mx${n}err"
+  check "mi300x x $n: the mesh's ring orders" grep -q 'channels=7 .*orders=04276531+24167350+15263407+72546013+57036214+61743205+47512306' "$tmp/mx$n"
+  check "mi300x x $n: no note" sh -c "! grep -q 'more than twice' '$tmp/mx${n}err'"
+done
+check "mi300x: within 5 % of RCCL's tuner on one node" python3 - "$tmp/mx1" "$tmp/mx1err" <<'PY'
+import csv, re, sys
+r = list(csv.DictReader(open(sys.argv[1])))[0]
+t = float(re.search(r"its tuner: ([0-9.]+) us", open(sys.argv[2]).read()).group(1))
+assert abs(float(r["time_us"]) / t - 1) <= 0.05, (r["time_us"], t)
+PY
 
 # a ring across nodes pays the network's latency where its data crosses nodes
 # (NCCL's connections: eager messages, the latency on the data's path), as

@@ -28,6 +28,25 @@ bad "nccl-algo" --platform "$H" --size 1M --model nccl --nccl-algo Bogus
 bad "nccl-proto" --platform "$H" --size 1M --model nccl --nccl-proto LL256
 bad "model" --platform "$H" --size 1M --model nccl2
 
+# one node without a switch (DGX-1's hybrid cube mesh): NCCL's Ring follows
+# the NVLinks as NCCL's search does, over the rings the link analysis found,
+# within 5 % of NCCL's tuner (in the ranks' order it crosses PCIe: 12 x);
+# sim --algo nccl, which runs no link analysis, says where to look
+"$collstep" plan --platform dgx1-v100-ib100:nodes=1 --model nccl --size 64M,1G --top 1 \
+  --format json >"$tmp/d1" 2>"$tmp/d1err"
+check "dgx-1: NCCL's rings over the NVLinks" python3 - "$tmp/d1" <<'PY'
+import json, sys
+rows = [r for s in json.load(open(sys.argv[1]))["sizes"] for r in s["ranking"]
+        if r.get("choice") == "nccl"]
+assert len(rows) == 2, rows
+for n in rows:
+    assert n["algorithm"] == "Ring" and "orders=" in n["params"], n
+    assert abs(n["time_us"] / n["tuner_us"] - 1) <= 0.05, n
+PY
+"$collstep" sim --platform dgx1-v100-ib100:nodes=1 --model nccl --algo nccl --size 1G >/dev/null \
+  2>"$tmp/d1sim"
+check "dgx-1: sim names plan for NCCL's rings" grep -q "collstep plan --model nccl. simulates NCCL's rings" "$tmp/d1sim"
+
 # JSON: one NCCL row per size, equal to collstep sim --algo nccl
 sizes=64K,1M,1G
 "$collstep" plan --platform "$H" --model nccl --size $sizes --top 2 --format json >"$tmp/j" \
