@@ -235,6 +235,7 @@ typedef struct cs_cli_pick {
     int nmap;
     uint64_t min_bytes, max_bytes;
     double predicted_us;
+    const char *model; /* the model the table's predictions are of ("nccl-2.29.7"), NULL */
 } cs_cli_pick_t;
 
 struct cs_tuning;
@@ -394,6 +395,7 @@ typedef struct cs_cli_want {
     const char *platform;     /* the --platform spec a tuning table must be for; NULL: live */
     const int *dims;          /* the platform's tier sizes: hier's default dims */
     int ndims;
+    const char *model;        /* the run's model (ideal, calibrated, nccl), NULL: not said */
 } cs_cli_want_t;
 
 /* Per size k the schedule of picks[k] (algorithm and params; min_bytes

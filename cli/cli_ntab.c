@@ -583,7 +583,7 @@ static int build_table(cs_nset_t *s, cs_ntab_t *v, const char *log)
     rc = cs_cli_nccl_picks(tcmd, &v->nc, v->coll, v->sizes, v->n, picks);
     int root = t->rows[0].root > 0 && t->rows[0].root < v->nranks ? t->rows[0].root : 0;
     cs_cli_want_t w = {s->cmd, 0, v->sizes, v->n, cs_dtype_size(v->dt), s->platform,
-                       s->plat->dims, s->plat->ndims};
+                       s->plat->dims, s->plat->ndims, NULL};
     cs_coll_desc_t d = {v->coll, v->nranks, root, 0};
     if (rc == CS_EXIT_OK)
         rc = cs_cli_scheds_build_picks(&w, picks, "NCCL's tuner", &d, &v->b);
@@ -646,10 +646,10 @@ static int build_own(cs_nset_t *s, cs_ntab_t *v, const char *log)
     }
     cs_cli_pick_t picks[CS_CLI_MAX_SIZES];
     for (int k = 0; k < v->n; k++)
-        picks[k] = (cs_cli_pick_t){t->cs_algo, t->cs_params, NULL, 0, 0, UINT64_MAX, 0};
+        picks[k] = (cs_cli_pick_t){t->cs_algo, t->cs_params, NULL, 0, 0, UINT64_MAX, 0, NULL};
     int root = t->rows[0].root > 0 && t->rows[0].root < v->nranks ? t->rows[0].root : 0;
     cs_cli_want_t w = {s->cmd, 0, v->sizes, v->n, cs_dtype_size(v->dt), s->platform,
-                       s->plat->dims, s->plat->ndims};
+                       s->plat->dims, s->plat->ndims, NULL};
     cs_coll_desc_t d = {v->coll, v->nranks, root, 0};
     char from[300];
     snprintf(from, sizeof(from), "%s:%u", log, t->line);

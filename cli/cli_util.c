@@ -737,7 +737,7 @@ int cs_cli_tuning_pick(const char *cmd, const char *path, const char *platform, 
         picks[k] = (cs_cli_pick_t){e->algo,      e->params ? e->params : "",
                                    e->map,       e->map ? e->nmap : 0,
                                    e->min_bytes, e->max_bytes,
-                                   e->predicted_us};
+                                   e->predicted_us, cs_tuning_model(*t)};
     }
     return CS_EXIT_OK;
 }
@@ -902,11 +902,20 @@ int cs_cli_scheds_build_picks(const cs_cli_want_t *w, const cs_cli_pick_t *picks
         if (w->announce) {
             const char *prm = b->params[b->of_size[k]];
             fprintf(stderr, "collstep %s: %llu B: %s%s%s%s from %s (%llu to %llu bytes; the "
-                            "plan predicted %.2f us for the first size it planned there)\n",
+                            "plan predicted %.2f us%s%s for the first size it planned there)\n",
                     w->cmd, (unsigned long long)w->sizes[k],
                     pk->algo, *prm ? " " : "", prm, pk->map ? ", ranks mapped by the table" : "",
                     tuning, (unsigned long long)pk->min_bytes,
-                    (unsigned long long)pk->max_bytes, pk->predicted_us);
+                    (unsigned long long)pk->max_bytes, pk->predicted_us,
+                    pk->model ? " under model " : "", pk->model ? pk->model : "");
+            /* once: the table's predictions are another model's */
+            size_t ml = pk->model ? strcspn(pk->model, "-") : 0;
+            if (k == 0 && pk->model && w->model &&
+                !(strlen(w->model) == ml && strncmp(w->model, pk->model, ml) == 0))
+                fprintf(stderr, "collstep %s: note: %s's predictions are model %s's and this "
+                                "run simulates under model %s: give --model %.*s to compare "
+                                "them\n",
+                        w->cmd, tuning, pk->model, w->model, (int)ml, pk->model);
         }
     }
     return rc;

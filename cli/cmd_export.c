@@ -120,7 +120,7 @@ static int parse(int argc, char **argv, export_args_t *a)
 /* build: the file's schedule or the registry algorithm's. */
 static int build(const export_args_t *a, cs_cli_scheds_t *b)
 {
-    cs_cli_want_t w = {"export", 0, NULL, 0, 0, NULL, NULL, 0};
+    cs_cli_want_t w = {"export", 0, NULL, 0, 0, NULL, NULL, 0, NULL};
     if (a->file)
         return cs_cli_scheds_load(&w, a->file, b);
     cs_coll_desc_t d = {CS_COLL_COUNT, (int32_t)a->ranks, 0, a->inplace};

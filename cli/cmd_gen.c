@@ -104,7 +104,7 @@ int cs_cli_gen(int argc, char **argv)
     /* build (and verify) */
     cs_cli_scheds_t b;
     cs_cli_scheds_init(&b);
-    cs_cli_want_t w = {"gen", 0, NULL, 0, 0, NULL, NULL, 0};
+    cs_cli_want_t w = {"gen", 0, NULL, 0, 0, NULL, NULL, 0, NULL};
     cs_coll_desc_t d = {g.coll, (int32_t)g.ranks, (int32_t)g.root, 0};
     rc = cs_cli_scheds_build(&w, g.algo, NULL, &g.params, &d, &b);
     if (rc == CS_EXIT_OK && g.verify)

@@ -313,7 +313,7 @@ typedef struct run_ctx {
 static int build_schedules(run_ctx_t *c, uint64_t *sizes, int *nsizes)
 {
     run_opts_t *o = c->o;
-    cs_cli_want_t w = {"run", c->rank == 0, sizes, *nsizes, cs_dtype_size(c->dt), NULL, NULL, 0};
+    cs_cli_want_t w = {"run", c->rank == 0, sizes, *nsizes, cs_dtype_size(c->dt), NULL, NULL, 0, NULL};
     cs_coll_desc_t d = {o->coll, c->nranks, cs_coll_has_root(o->coll) ? (int32_t)o->root : 0, 0};
     int rc;
     /* the sizes as they move: a schedule file's collective once it is

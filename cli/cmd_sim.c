@@ -375,7 +375,7 @@ static int build(sim_t *s)
     if (a->map && cs_platform_map_read(a->map, &s->map, &s->nmap, &err) != CS_OK)
         rc = cs_cli_usage_error("sim", "--map: %s", err.msg);
     cs_cli_want_t w = {"sim", 1, s->sizes, s->nsizes, cs_dtype_size(a->dt), a->platform,
-                       s->plat->dims, s->plat->ndims};
+                       s->plat->dims, s->plat->ndims, cs_sim_model_name(a->model)};
     if (rc == CS_EXIT_OK && a->schedule && (rc = cs_cli_scheds_load(&w, a->schedule, &s->b)) == 0)
         rc = cs_cli_scheds_fit("sim", &s->b, a->schedule, (int)a->ranks);
     if (rc == CS_EXIT_OK)

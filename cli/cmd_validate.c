@@ -226,7 +226,7 @@ static int build(val_t *w)
     cs_job_dims(&w->l, dims, &ndims);
     /* a tuning table's rank maps are not applied: the live ranks are where
      * they were started, and the simulation places them the same way */
-    cs_cli_want_t want = {"validate", w->l.rank == 0, w->sizes, w->nsizes, 4, NULL, dims, ndims};
+    cs_cli_want_t want = {"validate", w->l.rank == 0, w->sizes, w->nsizes, 4, NULL, dims, ndims, NULL};
     cs_coll_desc_t d = {coll, w->l.nranks, 0, 0};
     rc = cs_cli_scheds_build(&want, o->algo, o->tuning, &o->params, &d, &w->b);
     for (int a = 0; a < w->b.n; a++) {

@@ -23,6 +23,7 @@ typedef struct tmap {
 struct cs_tuning {
     char *platform;
     int ranks;
+    char *model; /* the model the plan predicted under ("nccl-2.29.7"), NULL: not said */
     tmap_t *maps;
     int nmaps;
     size_t cap_maps;
@@ -62,6 +63,7 @@ void cs_tuning_free(cs_tuning_t *t)
     free(t->e);
     free(t->emap);
     free(t->platform);
+    free(t->model);
     free(t);
 }
 
@@ -87,6 +89,20 @@ cs_tuning_t *cs_tuning_new(const char *platform, int ranks, cs_err_t *err)
 }
 
 const char *cs_tuning_platform(const cs_tuning_t *t) { return t->platform; }
+const char *cs_tuning_model(const cs_tuning_t *t) { return t->model; }
+
+int cs_tuning_set_model(cs_tuning_t *t, const char *model, cs_err_t *err)
+{
+    if (!model || !*model || has_blank(model))
+        return cs_err_set(err, CS_ERR_INVAL, "tuning table: the model name '%s' is empty or "
+                          "holds blanks", model ? model : "");
+    char *m = strdup(model);
+    if (!m)
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    free(t->model);
+    t->model = m;
+    return CS_OK;
+}
 int cs_tuning_ranks(const cs_tuning_t *t) { return t->ranks; }
 int cs_tuning_count(const cs_tuning_t *t) { return t->n; }
 const cs_tuning_entry_t *cs_tuning_entry_at(const cs_tuning_t *t, int i)
@@ -214,6 +230,8 @@ int cs_tuning_write(const cs_tuning_t *t, FILE *f, cs_err_t *err)
     fprintf(f, "%s %d\n", TUNING_MAGIC, TUNING_VERSION);
     fprintf(f, "# written by collstep %s plan; read by --algo auto --tuning FILE\n", CS_VERSION);
     fprintf(f, "platform %s\nranks %d\n", t->platform, t->ranks);
+    if (t->model)
+        fprintf(f, "model %s\n", t->model);
     for (int i = 0; i < t->nmaps; i++) {
         int used = 0;
         for (int k = 0; k < t->n; k++)
@@ -431,6 +449,23 @@ int cs_tuning_load(const char *path, cs_tuning_t **out, cs_err_t *err)
             if ((rc = end_of_line(&r)))
                 break;
             state = 3;
+        } else if (strcmp(kw, "model") == 0) {
+            char *v = need(&r, "a model name");
+            if (!v) {
+                rc = CS_ERR_PARSE;
+                break;
+            }
+            if (t->model) {
+                r.p = kw;
+                rc = perr(&r, "one 'model' line (this is a second)", "model");
+                break;
+            }
+            if (!(t->model = strdup(v))) {
+                rc = cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+                break;
+            }
+            if ((rc = end_of_line(&r)))
+                break;
         } else if (strcmp(kw, "map") == 0) {
             char *name = need(&r, "a map name");
             if (!name) {
@@ -526,7 +561,7 @@ int cs_tuning_load(const char *path, cs_tuning_t **out, cs_err_t *err)
                 break;
         } else {
             r.p = kwp;
-            rc = perr(&r, "'map' or 'entry'", kw);
+            rc = perr(&r, "'model', 'map' or 'entry'", kw);
             break;
         }
     }

@@ -8,6 +8,8 @@
  *   collstep-tuning 1
  *   platform SPEC                 platform spec as given to plan
  *   ranks P
+ *   model NAME                    optional: the model the plan predicted
+ *                                 under (ideal, calibrated, nccl-2.29.7)
  *   map NAME N                    a rank-to-host map of N hosts, followed by
  *   HOST                          N lines, one host per rank (as the lines of
  *   ...                           `collstep sim --map FILE`)
@@ -50,6 +52,10 @@ void cs_tuning_free(cs_tuning_t *t);
 /* What the table was planned for: platform spec as given to plan ("summit:nodes=16" or a
  * file path) and the number of ranks. */
 const char *cs_tuning_platform(const cs_tuning_t *t);
+/* The model the plan predicted under (its `model` line), NULL when the
+ * table does not say; set it (no blanks) before writing. */
+const char *cs_tuning_model(const cs_tuning_t *t);
+int cs_tuning_set_model(cs_tuning_t *t, const char *model, cs_err_t *err);
 int cs_tuning_ranks(const cs_tuning_t *t);
 /* Check that the table fits this run: same platform name (compared as given) and ranks,
  * otherwise CS_ERR_MISMATCH with a message naming both.  platform may be NULL (live runs:

@@ -301,6 +301,14 @@ int cs_planner_tuning(const cs_planner_t *p, const char *platform, cs_tuning_t *
     cs_tuning_t *t = cs_tuning_new(platform, p->ranks, err);
     char **map = malloc(sizeof(char *) * (size_t)p->ranks);
     int st = t && map ? CS_OK : cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    if (st == CS_OK) { /* the model its predictions are of */
+        char mn[48];
+        if (p->model == CS_SIM_NCCL && p->nccl_version[0])
+            snprintf(mn, sizeof(mn), "nccl-%s", p->nccl_version);
+        else
+            snprintf(mn, sizeof(mn), "%s", cs_sim_model_name(p->model));
+        st = cs_tuning_set_model(t, mn, err);
+    }
     uint64_t lo = 0;
     for (int k = 0; k < p->nsizes && st == CS_OK; k++) {
         int c = cs_planner_choice(p, k);

@@ -64,6 +64,9 @@ static int roundtrip(void)
     cs_err_clear(&err);
     CS_TEST_CHECK(cs_tuning_add(t, CS_COLL_REDUCE, 0, 1, "ring", "", map, 3, 1, &err) ==
                       CS_ERR_INVAL, "short map accepted");
+    cs_err_clear(&err);
+    CS_TEST_CHECK(cs_tuning_set_model(t, "nccl 2", &err) == CS_ERR_INVAL, "model with a blank");
+    CS_TEST_CHECK(cs_tuning_set_model(t, "nccl-2.29.7", &err) == CS_OK, "%s", err.msg);
     char path[512];
     snprintf(path, sizeof(path), "%s/ok.tuning", dir);
     FILE *f = fopen(path, "w");
@@ -86,6 +89,8 @@ static int roundtrip(void)
     CS_TEST_CHECK(strcmp(cs_tuning_platform(r), "summit:nodes=2") == 0, "platform %s",
                   cs_tuning_platform(r));
     CS_TEST_CHECK(cs_tuning_ranks(r) == 4, "ranks %d", cs_tuning_ranks(r));
+    CS_TEST_CHECK(cs_tuning_model(r) && strcmp(cs_tuning_model(r), "nccl-2.29.7") == 0,
+                  "model %s", cs_tuning_model(r) ? cs_tuning_model(r) : "(none)");
     CS_TEST_CHECK(cs_tuning_count(r) == 3, "entries %d", cs_tuning_count(r));
     const cs_tuning_entry_t *e = NULL;
     CS_TEST_CHECK(cs_tuning_pick(r, CS_COLL_ALLREDUCE, 65536, &e, &err) == CS_OK && e &&
@@ -135,7 +140,11 @@ int main(void)
     bad("ranks", "collstep-tuning 1\nplatform p\nranks x\n", ":3:7: expected a rank count");
     bad("noentry", H, "expected at least one 'entry'");
     snprintf(buf, sizeof(buf), "%sentry allreduce 0 10 ring - - 1\nbogus\n", H);
-    bad("keyword", buf, ":5:1: expected 'map' or 'entry'");
+    bad("keyword", buf, ":5:1: expected 'model', 'map' or 'entry'");
+    snprintf(buf, sizeof(buf), "%smodel ideal\nmodel nccl\nentry allreduce 0 10 ring - - 1\n", H);
+    bad("model twice", buf, ":5:1: expected one 'model' line (this is a second), found 'model'");
+    snprintf(buf, sizeof(buf), "%smodel\nentry allreduce 0 10 ring - - 1\n", H);
+    bad("model without a name", buf, ":4:6: expected a model name");
     snprintf(buf, sizeof(buf), "%sentry allreduce 0 10 ring - m0 1\n", H);
     bad("nomap", buf, ":4:29: expected the name of a map defined above");
     snprintf(buf, sizeof(buf), "%sentry allreduce 5 1 ring - - 1\n", H);

@@ -179,6 +179,12 @@ if "$collstep" sim --help 2>/dev/null | grep -q -- "--tuning"; then
   "$collstep" plan --platform "$P" --size 64K,16M --top 2 -o "$tmp/t.tuning" >/dev/null 2>&1
   "$collstep" sim --platform "$P" --algo auto --tuning "$tmp/t.tuning" --size 64K,16M >"$tmp/sim" 2>"$tmp/simerr"
   rc=$?; check "sim --algo auto runs the table ($(head -c 300 "$tmp/simerr"))" test $rc -eq 0
+  # the table says the model of its predictions; a run under another is told
+  check "tuning table model" grep -qx "model ideal" "$tmp/t.tuning"
+  check "no note under the table's model" sh -c "! grep -q 'predictions are model' '$tmp/simerr'"
+  "$collstep" sim --platform "$P" --algo auto --tuning "$tmp/t.tuning" --size 64K --model calibrated \
+    >/dev/null 2>"$tmp/simerr2"
+  check "note under another model" grep -q "note: .*t.tuning's predictions are model ideal's and this run simulates under model calibrated: give --model ideal to compare them" "$tmp/simerr2"
   "$collstep" sim --platform summit:nodes=2 --algo auto --tuning "$tmp/t.tuning" --size 1M >"$tmp/out" 2>"$tmp/err"
   rc=$?
   check "sim refuses a table for another platform (exit $rc: $(head -c 200 "$tmp/err"))" \
