@@ -230,7 +230,7 @@ static int parse(int argc, char **argv, opts_t *o)
 
 /* One parameter block: factors of one or two classes (param q: class
  * cls[q / NK], of kind q % NK: CS_NCCL_FIT_BW, _LAT (per-step latency) or
- * _BASE (NCCL's per-collective base latency, paid inside a node)),
+ * _BASE (NCCL's per-collective base latency; for net the fixed cost across nodes)),
  * class-wide (algo < 0) or one algorithm and protocol's; its rows are the
  * level's sizes it serves. */
 #define NK CS_NCCL_FIT_NKINDS
@@ -257,7 +257,9 @@ typedef struct block {
     int ndet[NQ];    /* its rows that depend on it (|d log t / d log factor| >= MIN_SENS) */
     int tied[NQ];    /* not determined: its rows move it as they move another (the other
                         class's rate; a base latency, its class's per-step latency):
-                        TIE_BINDS, TIE_NET (a link inside a node left to one-node logs) */
+                        TIE_BINDS, TIE_NET (a link inside a node left to one-node logs),
+                        TIE_NET_BASE (a latency inside a node that moves the sizes only as
+                        the network's fixed cost does) */
     int tie_net;     /* how a tie of the two classes' rates is broken, decided once at the
                         stage's start: 1 the network's rate fitted, -1 the binding one */
 } block_t;
@@ -384,52 +386,6 @@ static void sensitivities(const cs_nset_t *sub, const double *jac, const double 
     for (int i = 0; i < nb; i++)
         for (int q = 0; q < NQ; q++)
             b[i].det[q] = q < NK * b[i].ncls && !NET_BASE(&b[i], q) && b[i].sens[q] >= Q_SENS(q);
-    /* the network's fixed cost: what a log at one node count shows as a
-     * constant beside the rate that NCCL's few per-step latencies across
-     * nodes do not explain.  Its sensitivity at NCCL's base latency (a few
-     * microseconds) says nothing of what the sizes could show, so it is
-     * determined by the sizes' span instead: a block whose rate the network
-     * binds, with sizes spanning NET_BASE_SPAN in time, and whose per-step
-     * latency is not determined (where it is, the two move the sizes alike
-     * at one node count, and NCCL's per-step latency is fitted) */
-    for (int i = 0; i < nb; i++)
-        for (int c = 0; c < b[i].ncls; c++) {
-            int qb = NK * c + CS_NCCL_FIT_BASE;
-            if (b[i].cls[c] != CS_SIM_HW_NET || !b[i].det[NK * c] ||
-                b[i].det[NK * c + CS_NCCL_FIT_LAT] || b[i].nrows < NET_BASE_ROWS ||
-                cs_nccl_fit_switch_pair(b[i].algo, CS_SIM_HW_NET))
-                continue;
-            double lo = HUGE_VAL, hi = 0;
-            for (int t = 0, o = 0; t < sub->ntab; o += sub->tab[t++]->n)
-                for (int k = 0; k < sub->tab[t]->n; k++)
-                    if (block_of(sub->tab[t], k, b, nb, perpair) == i) {
-                        lo = fmin(lo, sub->tab[t]->meas[k]);
-                        hi = fmax(hi, sub->tab[t]->meas[k]);
-                    }
-            b[i].det[qb] = hi >= NET_BASE_SPAN * lo;
-            b[i].sens[qb] = b[i].det[qb] ? MIN_SENS_LAT : b[i].sens[qb];
-            /* a latency of the links inside a node that moves the sizes only
-             * as the fixed cost does (one GPU per node: NCCL's base latency
-             * is all the node's links add) is one term with it: the
-             * network's is fitted */
-            for (int q = 0; b[i].det[qb] && q < NK * b[i].ncls; q++) {
-                if (q / NK == c || q % NK == CS_NCCL_FIT_BW || !b[i].det[q])
-                    continue;
-                double dot = 0, n0 = 0, n2 = 0;
-                for (int t = 0, o = 0; t < sub->ntab; o += sub->tab[t++]->n)
-                    for (int k = 0; k < sub->tab[t]->n; k++) {
-                        if (block_of(sub->tab[t], k, b, nb, perpair) != i)
-                            continue;
-                        size_t x = (size_t)o + (size_t)k;
-                        double a = jac[(size_t)qb * T + x], d = jac[(size_t)q * T + x];
-                        dot += a * d, n0 += a * a, n2 += d * d;
-                    }
-                if (dot > 0.995 * sqrt(n0 * n2)) {
-                    b[i].det[q] = 0;
-                    b[i].tied[q] = TIE_NET_BASE;
-                }
-            }
-        }
     /* two classes' rates that the sizes move alike (a ring or a tree whose
      * time lowering either rate lengthens the same way: the slower of the
      * two binds) are one term, not two: the one that binds now (raising it
@@ -483,6 +439,66 @@ static void sensitivities(const cs_nset_t *sub, const double *jac, const double 
         b[i].det[u0 >= u2 ? NK : 0] = 0;
         b[i].tied[u0 >= u2 ? NK : 0] = TIE_BINDS;
     }
+    /* the network's fixed cost: what a log at one node count shows as a
+     * constant beside the rate that NCCL's few per-step latencies across
+     * nodes do not explain.  Its sensitivity at NCCL's base latency (a few
+     * microseconds) says nothing of what the sizes could show, so it is
+     * determined by the sizes' span instead: a block whose rate the network
+     * binds, with sizes spanning NET_BASE_SPAN in time, and whose per-step
+     * latency is not determined (where it is, the two move the sizes alike
+     * at one node count, and NCCL's per-step latency is fitted; so too
+     * where another pair's sizes determine it: the logs then say what a
+     * step across nodes costs, and a constant the per-step latency leaves
+     * is not the network's).  Decided after the rates' ties: the rate it
+     * is told from must be the one fitted */
+    int net_lat = 0;
+    for (int i = 0; i < nb; i++)
+        for (int c = 0; c < b[i].ncls; c++)
+            net_lat |= b[i].cls[c] == CS_SIM_HW_NET && b[i].det[NK * c + CS_NCCL_FIT_LAT];
+    for (int i = 0; i < nb && !net_lat; i++)
+        for (int c = 0; c < b[i].ncls; c++) {
+            int qb = NK * c + CS_NCCL_FIT_BASE;
+            if (b[i].cls[c] != CS_SIM_HW_NET || !b[i].det[NK * c] ||
+                cs_nccl_fit_switch_pair(b[i].algo, CS_SIM_HW_NET))
+                continue;
+            double lo = HUGE_VAL, hi = 0;
+            uint64_t sz[NET_BASE_ROWS];
+            int nsz = 0; /* distinct sizes, up to NET_BASE_ROWS */
+            for (int t = 0, o = 0; t < sub->ntab; o += sub->tab[t++]->n)
+                for (int k = 0; k < sub->tab[t]->n; k++)
+                    if (block_of(sub->tab[t], k, b, nb, perpair) == i) {
+                        lo = fmin(lo, sub->tab[t]->meas[k]);
+                        hi = fmax(hi, sub->tab[t]->meas[k]);
+                        int seen = 0;
+                        for (int u = 0; u < nsz; u++)
+                            seen |= sz[u] == sub->tab[t]->sizes[k];
+                        if (!seen && nsz < NET_BASE_ROWS)
+                            sz[nsz++] = sub->tab[t]->sizes[k];
+                    }
+            b[i].det[qb] = nsz >= NET_BASE_ROWS && hi >= NET_BASE_SPAN * lo;
+            b[i].sens[qb] = b[i].det[qb] ? MIN_SENS_LAT : b[i].sens[qb];
+            /* a latency of the links inside a node that moves the sizes only
+             * as the fixed cost does (one GPU per node: NCCL's base latency
+             * is all the node's links add) is one term with it: the
+             * network's is fitted */
+            for (int q = 0; b[i].det[qb] && q < NK * b[i].ncls; q++) {
+                if (q / NK == c || q % NK == CS_NCCL_FIT_BW || !b[i].det[q])
+                    continue;
+                double dot = 0, n0 = 0, n2 = 0;
+                for (int t = 0, o = 0; t < sub->ntab; o += sub->tab[t++]->n)
+                    for (int k = 0; k < sub->tab[t]->n; k++) {
+                        if (block_of(sub->tab[t], k, b, nb, perpair) != i)
+                            continue;
+                        size_t x = (size_t)o + (size_t)k;
+                        double a = jac[(size_t)qb * T + x], d = jac[(size_t)q * T + x];
+                        dot += a * d, n0 += a * a, n2 += d * d;
+                    }
+                if (dot > 0.995 * sqrt(n0 * n2)) {
+                    b[i].det[q] = 0;
+                    b[i].tied[q] = TIE_NET_BASE;
+                }
+            }
+        }
     /* a class's per-step and base latencies that the sizes move alike (one
      * collective at one rank count: every size pays so many steps and one
      * base) are one term: the per-step latency is fitted (as a base
@@ -784,7 +800,8 @@ static void say_undetermined(fitrun_t *r, const block_t *b, const cs_nset_t *sub
                           "the sizes move the two alike; logs at another node count tell them "
                           "apart)"
                         : "the sizes are too few or span too little time to tell a fixed cost "
-                          "across nodes from the rate (3 sizes over 4 x in time tell it)");
+                          "across nodes from the rate (3 sizes over 4 x in time tell it), or "
+                          "another pair's sizes determine the network's per-step latency");
             continue;
         }
         if (b->det[q] && src)
@@ -967,6 +984,14 @@ static int fit_level(fitrun_t *r, int level)
         if (n > 0)
             fit_put(&r->fit, &one, q, exp(sum / n));
     }
+    /* a pair the logs ran whose network fixed cost they did not determine
+     * has none (its other factors were fitted without one), whatever the
+     * class-wide one, which serves the pairs the logs did not run */
+    for (int j = 0; j < np && rc == CS_EXIT_OK && level && one.det[CS_NCCL_FIT_BASE]; j++)
+        for (int c = 0; c < pb[j].ncls; c++)
+            if (pb[j].cls[c] == CS_SIM_HW_NET && !pb[j].det[NK * c + CS_NCCL_FIT_BASE] &&
+                !cs_nccl_fit_switch_pair(pb[j].algo, CS_SIM_HW_NET))
+                fit_put(&r->fit, &pb[j], NK * c + CS_NCCL_FIT_BASE, 1.0);
     /* a pair's base latency that its sizes did not determine follows the
      * pair's own per-step latency (as the report says), not the class-wide
      * base: written as its own term */

@@ -110,8 +110,8 @@ const cs_nccl_consts_t *cs_nccl_consts_for(const char *version, int rccl, int *e
  *         once, which is its switch's)
  *   base  NCCL's per-collective base latency (baseLat): for the class
  *         inside a node its factor (not given: the lat factor's); for net
- *         a factor on top for collectives across nodes, the fixed cost of
- *         crossing the network (not given: 1)
+ *         F adds (F - 1) x NCCL's base latency to collectives across
+ *         nodes, the fixed cost of crossing the network (not given: 1)
  * Text: terms separated by blanks, CLASS.bw=F, CLASS.lat=F, CLASS.base=F
  * (class-wide) and CLASS.bw.ALGO/PROTO=F, ... (that pair only, in place
  * of the class-wide factor), F in [1e-3, 1e3]; NCCL's names for algorithms

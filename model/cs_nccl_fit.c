@@ -277,15 +277,18 @@ void cs_nccl_fit_apply(const cs_nccl_fit_t *f, const cs_nccl_sys_t *sys, int alg
      * base_lat) the latency factor */
     int swa = cs_nccl_fit_switch_pair(algo, CS_SIM_HW_NVLINK) ||
               cs_nccl_fit_switch_pair(algo, CS_SIM_HW_NET);
+    double base0 = c->base_lat; /* NCCL's, before any factor */
     c->base_lat *= cs_nccl_fit_get(f, sys->graph[g].type_intra, algo, proto,
                                    swa ? CS_NCCL_FIT_LAT : CS_NCCL_FIT_BASE);
-    /* across nodes the network's base factor on top: the fixed cost a
-     * collective pays once for crossing the network, which a log at one
-     * node count shows as a constant beside the per-step latencies (two
-     * HGX H100 nodes, one GPU each: 100-300 us over 32 MiB to 512 MiB,
-     * where NCCL's two network steps cost 30 us) */
+    /* across nodes the network's base factor F adds (F - 1) x NCCL's base
+     * latency, whatever the links inside a node were fitted to: the fixed
+     * cost a collective pays once for crossing the network, which a log at
+     * one node count shows as a constant beside the per-step latencies
+     * (two HGX H100 nodes, one GPU each: about 100 us over 32 MiB to 512
+     * MiB, where NCCL's two network steps cost 30 us) */
     if (sys->nnodes > 1)
-        c->base_lat *= cs_nccl_fit_get(f, CS_SIM_HW_NET, algo, proto, CS_NCCL_FIT_BASE);
+        c->base_lat = fmax(0.0, c->base_lat + (cs_nccl_fit_get(f, CS_SIM_HW_NET, algo, proto,
+                                                               CS_NCCL_FIT_BASE) - 1.0) * base0);
     /* switches: NVLS on NVLink, CollNet on the network, by their own
      * factors alone (the pair's, fitted to its sizes): a class-wide factor
      * comes from the links' copies of the pairs the logs ran (Ring, Tree)

@@ -280,9 +280,11 @@ void cs_nccl_as_sched(const cs_nccl_sys_t *sys, cs_coll_t coll, int algo, int pr
             snprintf(params, plen, "inflight=%d", w >= P - 1 ? 0 : w);
         } else {
             int steps = coll == CS_COLL_ALLREDUCE ? 2 * (sys->nranks - 1) : sys->nranks - 1;
-            unsigned long long nk = ring_chunks(sys, proto, bytes, steps);
+            int mesh = coll != CS_COLL_REDUCE && sys->mesh == 8 && local == 8;
+            /* the mesh's 7 rings: 7 times the steps within the cap */
+            unsigned long long nk = ring_chunks(sys, proto, bytes, mesh ? 7 * steps : steps);
             snprintf(name, nlen, "ring");
-            if (coll != CS_COLL_REDUCE && sys->mesh == 8 && local == 8)
+            if (mesh)
                 snprintf(params, plen, "nchunks=%llu,channels=7,%sorders=%s", nk,
                          sys->nnodes > 1 ? "local=8," : "", mesh8_orders);
             /* across nodes, NCCL's rings leave through different NICs */

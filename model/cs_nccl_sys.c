@@ -306,8 +306,12 @@ int cs_nccl_sys_from(const cs_platform_t *plat, char *const *hosts, int nranks,
     const double *spi = g->cc >= 100 ? sp_intra_100 : g->cc >= 90 ? sp_intra_90 : sp_intra_old;
     const double *spn = g->cc >= 90 ? sp_inter_90 : sp_inter_old;
     cs_nccl_graph_t ring = {0, 0, 0, type_intra};
-    /* a full mesh: a link of the class inside a node to each other GPU */
-    if (type_intra == CS_SIM_HW_NVLINK && g->rccl && local > 1 && g->links == local - 1)
+    /* a full mesh: a link of the class inside a node to each other GPU,
+     * as the GPU has and as the platform's links count (each GPU's
+     * local - 1 links, each shared by two GPUs) */
+    if (type_intra == CS_SIM_HW_NVLINK && g->rccl && local > 1 && g->links == local - 1 &&
+        nvl_tier >= 0 &&
+        2 * plat->tiers[nvl_tier].nlinks == plat->ndevices * (uint64_t)(local - 1))
         sys->mesh = local;
     if (g->rccl) {
         /* RCCL's hand-written model of an 8-GPU xGMI mesh: 28 rings sharing

@@ -459,9 +459,10 @@ static int nccl_body(void *ctx, int fd, cs_err_t *err)
  * the ranks' order crosses slow paths NCCL's never takes.  Where the link
  * analysis found rings over disjoint links in all of the ranks, NCCL's
  * Ring is simulated over them (`orders`), its pipelining kept. */
-static void nccl_rings(cs_planner_t *p)
+static void nccl_rings(cs_planner_t *p, const cs__planner_model_t *m)
 {
-    if (p->nrings < 2 || p->ring_switch || p->ring_group != p->ranks || !p->ring_orders[0])
+    if (m->sys.nnodes != 1 || p->nrings < 2 || p->ring_switch || p->ring_group != p->ranks ||
+        !p->ring_orders[0])
         return;
     for (int k = 0; k < p->nsizes; k++) {
         cs_planner_nccl_t *x = &p->nccl_pick[k];
@@ -482,7 +483,7 @@ static void nccl_rings(cs_planner_t *p)
 int cs__planner_nccl_run(const cs_platform_t *plat, const cs__planner_model_t *m, cs_planner_t *p,
                          double seconds, cs_err_t *err)
 {
-    nccl_rings(p);
+    nccl_rings(p, m);
     void *a[3] = {(void *)(uintptr_t)plat, (void *)(uintptr_t)m, p};
     cs_child_t c;
     cs_err_t ce;

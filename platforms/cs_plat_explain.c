@@ -15,7 +15,9 @@
  *       link is declared (before the route).
  * Anything else keeps SimGrid's words alone.
  */
+#include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <libxml/tree.h>
@@ -137,15 +139,16 @@ static void why_link_ctn(const cs__pfile_t *f, const char *x, int *line, char *w
 
 /* The column (from 1) on line `line` of the file at `path` of the token
  * SimGrid's words quote (`X', 'X', or what follows "number:" or "not
- * found:"): an
- * attribute's name where it names one (X=), else a quoted value ("X"),
- * else the token anywhere on the line; 0 when the words quote none or the
- * line does not have it. */
+ * found:"): an attribute's name where it names one (blank, X, '='), else a
+ * quoted value, the one of a bandwidth, latency or speed first (a number
+ * SimGrid could not read), else the token anywhere on the line; 0 when the
+ * words quote none or the line does not have it. */
 static int column_of(const char *path, int line, const char *words)
 {
     char tok[128] = "";
     const char *a = strchr(words, '`'), *q = strchr(words, '\''), *num = strstr(words, "number:");
     const char *open = a && (!q || a < q) ? a : q, *nf = strstr(words, "not found: ");
+    int is_num = num != NULL;
     if (!num && nf)
         num = nf + 4; /* "Link not found: X" */
     if (num) {
@@ -163,23 +166,45 @@ static int column_of(const char *path, int line, const char *words)
     FILE *fp = fopen(path, "r");
     if (!fp)
         return 0;
-    char buf[8192];
+    char *buf = NULL;
+    size_t cap = 0;
+    ssize_t n;
     int l = 0, col = 0;
-    while (fgets(buf, sizeof(buf), fp))
+    size_t tl = strlen(tok);
+    while ((n = getline(&buf, &cap, fp)) >= 0)
         if (++l == line) {
-            char pat[136];
-            snprintf(pat, sizeof(pat), " %s=", tok);
-            const char *hit = strstr(buf, pat);
-            int off = 1;
-            if (!hit) {
-                snprintf(pat, sizeof(pat), "\"%s\"", tok);
-                hit = strstr(buf, pat);
+            const char *hit = NULL;
+            /* an attribute's name: a blank before it, '=' after (blanks
+             * between allowed) */
+            for (const char *p = buf; !is_num && !hit && (p = strstr(p, tok)); p++) {
+                const char *e = p + tl;
+                while (*e == ' ' || *e == '\t')
+                    e++;
+                if (p > buf && isspace((unsigned char)p[-1]) && *e == '=')
+                    hit = p;
             }
+            /* a quoted value: a number's attribute first */
+            static const char *const numeric[] = {"bandwidth", "latency", "speed", NULL};
+            for (int i = 0; is_num && !hit && numeric[i]; i++) {
+                char pat[160];
+                snprintf(pat, sizeof(pat), "%s=\"%s\"", numeric[i], tok);
+                const char *p = strstr(buf, pat);
+                if (!p) {
+                    snprintf(pat, sizeof(pat), "%s='%s'", numeric[i], tok);
+                    p = strstr(buf, pat);
+                }
+                if (p)
+                    hit = p + strlen(numeric[i]) + 2;
+            }
+            for (const char *p = buf; !hit && (p = strstr(p, tok)); p++)
+                if (p > buf && (p[-1] == '"' || p[-1] == '\'') && (p[tl] == '"' || p[tl] == '\''))
+                    hit = p;
             if (!hit)
-                hit = strstr(buf, tok), off = 0;
-            col = hit ? (int)(hit - buf) + off + 1 : 0;
+                hit = strstr(buf, tok);
+            col = hit ? (int)(hit - buf) + 1 : 0;
             break;
         }
+    free(buf);
     fclose(fp);
     return col;
 }
@@ -199,7 +224,7 @@ void cs__pfile_explain(const cs__pfile_t *f, const char *shown, int line, const 
         }
     }
     if (strncmp(words, "cannot parse number", 19) == 0)
-        snprintf(why, sizeof(why), "expected a number with its unit (a bandwidth 25GBps or "
+        snprintf(why, sizeof(why), "expected a number, with its unit (a bandwidth 25GBps or "
                                    "200Gbps, a latency 1us, a speed 1Gf)");
     char where[64] = "";
     int col = f ? column_of(f->fname, line, words) : 0;

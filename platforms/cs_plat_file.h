@@ -66,8 +66,9 @@ int cs__pfile_attr(const cs__pfile_t *f, const char *elem, const char *id, const
                    char *out, size_t len);
 
 /* SimGrid's failure to load the file (`ideal`: the ideal model's text of
- * it) as collstep says it, one line: "FILE[:LINE]: SimGrid cannot load it:
- * WORDS[: what is missing]".  words: SimGrid's message (its own path
+ * it) as collstep says it, one line: "FILE[:LINE[:COLUMN]]: SimGrid cannot
+ * load it: WORDS[: what is missing]" (COLUMN: where on the line stands what
+ * the words quote, read from the file f names).  words: SimGrid's message (its own path
  * already replaced by the file's name, without "Parse error at F:L: ");
  * line: the file's line SimGrid named, 0 when it named none (the line of
  * the element the words point at is found then: the <host_link> of "Link

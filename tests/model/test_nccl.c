@@ -335,8 +335,8 @@ int main(void)
                       c.base_lat);
         f.nnodes = 2, f.nranks = 16;
         cs_nccl_step_costs(k, &f, &sched, CS_NCCL_RING, CS_NCCL_SIMPLE, 64 << 20, &c);
-        CS_TEST_CHECK(NEAR(c.base_lat, 4 * 3 * 8.4e-6, 1e-11), "two nodes: base x 3 x 4 %g",
-                      c.base_lat);
+        CS_TEST_CHECK(NEAR(c.base_lat, (3 + 4 - 1) * 8.4e-6, 1e-11),
+                      "two nodes: base x 3, plus 3 x NCCL's base %g", c.base_lat);
         cs_nccl_step_costs(k, &f, &sched, CS_NCCL_RING, CS_NCCL_LL, 64 << 20, &c);
         CS_TEST_CHECK(NEAR(c.base_lat, 3 * 6.6e-6, 1e-11), "Ring/LL: no network base (not net.lat) %g",
                       c.base_lat);

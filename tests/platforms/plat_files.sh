@@ -152,7 +152,9 @@ for verb in show sim; do
   if [ $verb = show ]; then run=(platform show); else run=(sim --algo ring --size 1M --platform); fi
   bad "bad_xml.xml:7:" "${run[@]}" "$dir/bad_xml.xml"
   bad 'bad_attr.xml:9:36: SimGrid cannot load it: Invalid XML (XML input line 9, state 86): Bad attribute `lat'"'"' in `link'"'"' element start tag.' "${run[@]}" "$dir/bad_attr.xml"
-  bad 'bad_number.xml:9:29: SimGrid cannot load it: cannot parse number:fast: expected a number with its unit' "${run[@]}" "$dir/bad_number.xml"
+  bad 'bad_number.xml:9:29: SimGrid cannot load it: cannot parse number:fast: expected a number, with its unit' "${run[@]}" "$dir/bad_number.xml"
+  bad 'bad_number2.xml:9:32: SimGrid cannot load it: cannot parse number:fast' "${run[@]}" "$dir/bad_number2.xml"
+  bad 'bad_attr_tab.xml:9:36: SimGrid cannot load it' "${run[@]}" "$dir/bad_attr_tab.xml"
   bad 'bad_simgrid.xml:10:42: SimGrid cannot load it: Link not found: nosuchlink: no <link id="nosuchlink"> is declared' "${run[@]}" "$dir/bad_simgrid.xml"
   bad "zerobw.xml:9: link zero has bandwidth 0" "${run[@]}" "$dir/zerobw.xml"
   bad "infbw.xml:9: link zero has bandwidth inf B/s: a bandwidth must be a finite number" "${run[@]}" "$dir/infbw.xml"
