@@ -5,6 +5,7 @@
  * since), the units line, rows, the closing lines, and the collective of a
  * table whose program is unknown.
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -109,7 +110,7 @@ int nl_row(nl_parser_t *P, const char *s)
     const char *ts, *te;
     int st = CS_OK;
     double ignored;
-    const char *tpos[2] = {NULL, NULL};
+    const char *tpos[2] = {NULL, NULL}, *tend[2] = {NULL, NULL};
     r.oop.present = 1;
     /* alltoall of 2020-2022 printed an empty operation under "redop": a row
      * one word short, in a table with an op column, has none */
@@ -136,9 +137,9 @@ int nl_row(nl_parser_t *P, const char *s)
         case NL_C_ROOT: st = nl_int(P, ts, te, &r.root, col_what[k]); break;
         case NL_C_TIME:
             m->present = 1;
-            tpos[m == &r.ip] = ts;
+            tpos[m == &r.ip] = ts, tend[m == &r.ip] = te;
             st = nl_double(P, ts, te, &m->time_us, col_what[k]);
-            if (st == CS_OK && !(m->time_us >= 0)) /* a hand-edited row */
+            if (st == CS_OK && !(m->time_us >= 0 && isfinite(m->time_us))) /* a hand-edited row */
                 st = nl_expected(P, ts, "a time of zero or more");
             m->time_us *= t->time_ms ? 1000.0 : 1.0;
             break;
@@ -171,6 +172,36 @@ int nl_row(nl_parser_t *P, const char *s)
             char what[96];
             snprintf(what, sizeof(what), "a time that %llu bytes can take (at most 100 TB/s)",
                      (unsigned long long)r.size);
+            return nl_expected(P, tpos[i], what);
+        }
+    }
+    /* the time and the algorithm bandwidth nccl-tests printed beside it
+     * (size / time, two decimals) agree: a row whose time was changed by
+     * hand, or one column of which went missing so that the next took its
+     * place, would steer a fit with a time the run never had */
+    for (int i = 0; i < 2; i++) {
+        const cs_nccl_meas_t *m = i ? &r.ip : &r.oop;
+        if (!tpos[i] || !m->present || P->cputime || !(m->time_us > 0) || r.size == 0 ||
+            !isfinite(m->algbw_GBps))
+            continue;
+        /* the time as printed is rounded to its last decimal */
+        const char *dot = memchr(tpos[i], '.', (size_t)(tend[i] - tpos[i]));
+        double half = 0.5 * (t->time_ms ? 1000.0 : 1.0);
+        for (const char *d = dot ? dot + 1 : tend[i]; d < tend[i] && isdigit((unsigned char)*d);
+             d++)
+            half /= 10;
+        double lo = (double)r.size / ((m->time_us + half) * 1e3),
+               hi = m->time_us > half ? (double)r.size / ((m->time_us - half) * 1e3) : HUGE_VAL;
+        if (m->algbw_GBps < lo * 0.99 - 0.006 || m->algbw_GBps > hi * 1.01 + 0.006) {
+            char what[200];
+            snprintf(what, sizeof(what),
+                     "a time that agrees with the row's size %llu B and algbw %.2f GB/s (about "
+                     "%.4g %s; one of the three was changed)",
+                     (unsigned long long)r.size, m->algbw_GBps,
+                     m->algbw_GBps > 0 ? (double)r.size / (m->algbw_GBps * 1e3) /
+                                             (t->time_ms ? 1000.0 : 1.0)
+                                       : 0.0,
+                     t->time_ms ? "ms" : "us");
             return nl_expected(P, tpos[i], what);
         }
     }

@@ -49,8 +49,11 @@ out = []
 for line in open(sys.argv[1]):
     f = line.split()
     if f and f[0] == "67108864":
-        for i in (5, 9):  # out-of-place and in-place time
-            line = line.replace(f[i], "%.2f" % (float(f[i]) * 1.15), 1)
+        for i in (5, 9):  # out-of-place and in-place time, algbw and busbw with them
+            f[i] = "%.2f" % (float(f[i]) * 1.15)
+            f[i + 1] = "%.2f" % (float(f[i + 1]) / 1.15)
+            f[i + 2] = "%.2f" % (float(f[i + 2]) / 1.15)
+        line = "  " + "  ".join(f) + "\n"
     out.append(line)
 open(sys.argv[2], "w").writelines(out)
 PY
@@ -229,7 +232,25 @@ grep -v "^# NCCL version" h200.log >nover.log
     bad "another GPU: $(grep -v ' B: ' gpu.err | tail -2)"
 
 # --- a hand-edited table whose sizes are out of order: reported, no crash -----------------
-sed '0,/^  8589934592/s/^  8589934592 /   858993459 /' "$logs/xxrjun-h100-2nodes-g8.log" >order.log
+# a size changed alone no longer agrees with its row's time and algbw: refused
+sed '0,/^  8589934592/s/^  8589934592 /   858993459 /' "$logs/xxrjun-h100-2nodes-g8.log" >size.log
+"$cs" validate --nccl-tests size.log --platform hgx-h100:nodes=2 >/dev/null 2>size.err; rc=$?
+[ $rc = 2 ] && grep -q "size.log:29:[0-9]*: expected a time that agrees with the row's size 858993459 B and algbw" size.err &&
+    ok || bad "a size edited alone: rc $rc $(tail -2 size.err)"
+# the size with its bandwidths (a row of the run's at another size): out of order
+python3 - "$logs/xxrjun-h100-2nodes-g8.log" order.log <<'PY'
+import sys
+out, done = [], False
+for line in open(sys.argv[1]):
+    f = line.split()
+    if f and f[0] == "8589934592" and not done:
+        f[0] = "858993459"
+        for i in (6, 7, 10, 11):
+            f[i] = "%.2f" % (float(f[i]) * 858993459 / 8589934592)
+        line, done = "   " + "  ".join(f) + "\n", True
+    out.append(line)
+open(sys.argv[2], "w").writelines(out)
+PY
 grep -q '^   858993459 ' order.log || bad "order.log: the edit did not apply"
 "$cs" validate --nccl-tests order.log --platform hgx-h100:nodes=2 >order.out 2>order.err; rc=$?
 [ $rc = 0 ] && grep -q "order.log:29 alltoall 819 MiB: .*off the line through its neighbours" order.out &&

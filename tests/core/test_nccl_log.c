@@ -317,7 +317,7 @@ static int variants(void)
         "0:            8   2  float  none  -1  12.90  0.00  0.00  0  12.87  0.00  0.00  0  "
         "1.0  2.0  3.0  4.0  2025-01-01 12:00:00\n"
         "[0] #      bytes             N    type    root     time  algbw  busbw      res\n"
-        "[0]            8             2   float       1    0.010   0.80   0.80    0e+00\n",
+        "[0]            8             2   float       1    0.010   0.00   0.00    0e+00\n",
         &err);
     CS_TEST_REQUIRE(log && log->ntables == 3, "three tables: %s", err.msg);
     const cs_nccl_run_t *t = &log->tables[0];
@@ -387,14 +387,18 @@ static void malformed(void)
          "       0   1e-30    0.01    0.01       0\n# Out of bounds values : 0 OK\n",
          "t.log:3:88: expected a time that 1048576 bytes can take (at most 100 TB/s), found "
          "'1e-30'"},
+        {"x\n%s     1048576        262144     float     sum      -1    12.5   83.89   83.89"
+         "       0     9.0    0.01    0.01       0\n# Out of bounds values : 0 OK\n",
+         "t.log:3:90: expected a time that agrees with the row's size 1048576 B and algbw 0.01 "
+         "GB/s (about 1.049e+05 us; one of the three was changed), found '9.0'"},
         {"%s     1048576        262144     float     sum      -1    12.5\n"
-         "     2097152        524288     float     sum      -1    13.5   0.1   0.1   0   13.5"
+         "     2097152        524288     float     sum      -1    20971.5   0.1   0.1   0   20971.5"
          "   0.1   0.1   0\n",
          "t.log:2:61: expected an algorithm bandwidth, found the end of the line"},
-        {"%s  8  2  float  sum  -1  1.0  0.0  0.0  0  1.0  0.0  0.0  0  7\n"
+        {"%s  8  2  float  sum  -1  8.0  0.0  0.0  0  8.0  0.0  0.0  0  7\n"
          "# Avg bus bandwidth : 1\n",
          "t.log:2:61: expected the end of the row, found '7'"},
-        {"%s  8  2  float  sum  -1  1.0  0.0  0.0  zero  1.0  0.0  0.0  0\n"
+        {"%s  8  2  float  sum  -1  8.0  0.0  0.0  zero  8.0  0.0  0.0  0\n"
          "# Out of bounds values : 0 OK\n",
          "t.log:2:40: expected a number of wrong elements or N/A, found 'zero'"},
         {"#  Rank  0 Group  0 Pid 1 at h device 0 [0x00] X\n",
@@ -414,7 +418,7 @@ static void malformed(void)
         {"# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(fact)\n",
          "t.log:1:50: expected '(factor)' or '(bytes)', found '(fact)'"},
         {"# nThread 1 minBytes 8 maxBytes 8\n", "t.log:1:34: expected 'nGpus'"},
-        {"%s  8  2  float  sum  -1  1.0  0.0  0.0  0  1.0  0.0  0.0  0\n"
+        {"%s  8  2  float  sum  -1  8.0  0.0  0.0  0  8.0  0.0  0.0  0\n"
          "# Out of bounds values : many OK\n",
          "t.log:3:26: expected a count, found 'many'"},
         {"%s# Avg bus bandwidth 1.5\n", "t.log:2:21: expected ':', found '1.5'"},
