@@ -571,6 +571,16 @@ static int build_table(cs_nset_t *s, cs_ntab_t *v, const char *log)
         snprintf(rest, sizeof(rest), "%s", strchr(said, ',') ? strchr(said, ',') : "");
         snprintf(said, sizeof(said), "NCCL %.16s (the model's default)%.100s", v->nc.k->version,
                  rest);
+    } else if (strcmp(v->nc.version, v->nc.k->version) != 0 || v->nc.k->rccl) {
+        /* another version's constants simulate it: said with it, where a
+         * report kept in a file has it (stderr said it too) */
+        char rest[sizeof(said)];
+        const char *c = strchr(said, ')');
+        snprintf(rest, sizeof(rest), "%s", c ? c : ")");
+        char head[sizeof(said)];
+        snprintf(head, sizeof(head), "%.*s", c ? (int)(c - said) : (int)strlen(said), said);
+        snprintf(said, sizeof(said), "%.60s; simulated as %s %.16s)%.60s", head,
+                 v->nc.k->lib, v->nc.k->version, rest + 1);
     }
     snprintf(v->note, sizeof(v->note), "%s: %s:%u, %s, %d ranks on %d node%s in the log, %s "
              "%s, %s", v->label, log, t->line, cs_nccl_coll_name(t->coll), v->nranks, v->nnodes,

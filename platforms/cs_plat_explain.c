@@ -183,6 +183,15 @@ static int column_of(const char *path, int line, const char *words)
                 if (p > buf && isspace((unsigned char)p[-1]) && *e == '=')
                     hit = p;
             }
+            /* a link not found: the id that names it (a route's src or dst
+             * may read the same) */
+            for (int i = 0; nf && !hit && i < 2; i++) {
+                char pat[160];
+                snprintf(pat, sizeof(pat), i ? "id='%s'" : "id=\"%s\"", tok);
+                const char *p = strstr(buf, pat);
+                if (p)
+                    hit = p + 4;
+            }
             /* a quoted value: a number's attribute first */
             static const char *const numeric[] = {"bandwidth", "latency", "speed", NULL};
             for (int i = 0; is_num && !hit && numeric[i]; i++) {
@@ -223,6 +232,9 @@ void cs__pfile_explain(const cs__pfile_t *f, const char *shown, int line, const 
             why_link_ctn(f, x, &line, why, sizeof(why));
         }
     }
+    if (strncmp(words, "unknown unit", 12) == 0)
+        snprintf(why, sizeof(why), "expected a unit right after the number, without a blank "
+                                   "(a bandwidth 25GBps or 200Gbps, a latency 1us, a speed 1Gf)");
     if (strncmp(words, "cannot parse number", 19) == 0)
         snprintf(why, sizeof(why), "expected a number, with its unit (a bandwidth 25GBps or "
                                    "200Gbps, a latency 1us, a speed 1Gf)");

@@ -155,6 +155,8 @@ for verb in show sim; do
   bad 'bad_number.xml:9:29: SimGrid cannot load it: cannot parse number:fast: expected a number, with its unit' "${run[@]}" "$dir/bad_number.xml"
   bad 'bad_number2.xml:9:32: SimGrid cannot load it: cannot parse number:fast' "${run[@]}" "$dir/bad_number2.xml"
   bad 'bad_attr_tab.xml:9:36: SimGrid cannot load it' "${run[@]}" "$dir/bad_attr_tab.xml"
+  bad 'bad_ctn_host.xml:10:42: SimGrid cannot load it: Link not found: b' "${run[@]}" "$dir/bad_ctn_host.xml"
+  bad 'bad_unit.xml:9: SimGrid cannot load it: unknown unit:  us: expected a unit right after the number' "${run[@]}" "$dir/bad_unit.xml"
   bad 'bad_simgrid.xml:10:42: SimGrid cannot load it: Link not found: nosuchlink: no <link id="nosuchlink"> is declared' "${run[@]}" "$dir/bad_simgrid.xml"
   bad "zerobw.xml:9: link zero has bandwidth 0" "${run[@]}" "$dir/zerobw.xml"
   bad "infbw.xml:9: link zero has bandwidth inf B/s: a bandwidth must be a finite number" "${run[@]}" "$dir/infbw.xml"
