@@ -69,15 +69,16 @@
 #define RIDGE 0.02
 /* the network's fixed cost (net.base) a hundredth of it: NCCL's base
  * latency is a few microseconds, and the fixed cost the network adds can
- * be tens of times that (two HGX H100 nodes, one GPU each: 100-300 us over
- * 32 MiB to 512 MiB), which the sizes must be free to say; it still costs
- * a factor of 10 what the sizes lose being off by a few % at noise level */
+ * be tens of times that (two HGX H100 nodes, one GPU each: about 100 us
+ * over 32 MiB to 512 MiB), which the sizes must be free to say; it still
+ * costs a factor of 10 what the sizes lose being off by a few % at noise
+ * level */
 #define RIDGE_NET_BASE 2e-4
 /* the network's fixed cost is determined by a block whose sizes the
- * network's rate determines, that its per-step latency does not explain
- * (under a tenth of every size), spanning this much in time and at least
- * NET_BASE_ROWS sizes: a constant then differs from a rate by far more than
- * the noise */
+ * network's rate determines, at least NET_BASE_ROWS distinct sizes spanning
+ * NET_BASE_SPAN in time (a constant then differs from a rate by far more
+ * than the noise), where no pair's sizes determine the network's per-step
+ * latency (sensitivities) */
 #define NET_BASE_SPAN 4.0
 #define NET_BASE_ROWS 3
 #define FIT_TOL CS_NSET_TOL      /* sizes fitted within 5 % */
