@@ -465,7 +465,7 @@ static void sensitivities(const cs_nset_t *sub, const double *jac, const double 
             double lo = HUGE_VAL, hi = 0;
             uint64_t sz[NET_BASE_ROWS];
             int nsz = 0; /* distinct sizes, up to NET_BASE_ROWS */
-            for (int t = 0, o = 0; t < sub->ntab; o += sub->tab[t++]->n)
+            for (int t = 0; t < sub->ntab; t++)
                 for (int k = 0; k < sub->tab[t]->n; k++)
                     if (block_of(sub->tab[t], k, b, nb, perpair) == i) {
                         lo = fmin(lo, sub->tab[t]->meas[k]);
