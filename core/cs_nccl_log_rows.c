@@ -120,6 +120,19 @@ int nl_row(nl_parser_t *P, const char *s)
     for (int c = 0; c < P->ncols; c++)
         want += P->col[c] == NL_C_STAMP; /* a date and a time */
     skip_op = t->has_op_col && words == want - 1;
+    /* ...and where the op should stand a number (the root) follows: a word
+     * short elsewhere (a bandwidth gone) leaves the op in its place */
+    for (int c = 0, w = 0; skip_op && c < P->ncols; c++) {
+        if (P->col[c] != NL_C_OP)
+            continue;
+        const char *q = s;
+        for (int i = 0; i <= c && nl_token(q, P->end, &ts, &te); i++, q = te)
+            w = i;
+        skip_op = w == c && te > ts &&
+                  (isdigit((unsigned char)*ts) ||
+                   (*ts == '-' && te - ts > 1 && isdigit((unsigned char)ts[1])));
+        break;
+    }
     for (int c = 0; c < P->ncols && st == CS_OK; c++, s = te) {
         int k = P->col[c];
         if (k == NL_C_OP && skip_op) {
@@ -127,8 +140,10 @@ int nl_row(nl_parser_t *P, const char *s)
             continue;
         }
         cs_nccl_meas_t *m = P->place[c] ? &r.ip : &r.oop;
-        if (!nl_token(s, P->end, &ts, &te))
-            return nl_expected(P, te, col_what[k]);
+        if (!nl_token(s, P->end, &ts, &te)) {
+            st = nl_expected(P, te, col_what[k]);
+            break;
+        }
         switch (k) {
         case NL_C_SIZE: st = nl_u64(P, ts, te, &r.size, col_what[k]); break;
         case NL_C_COUNT: st = nl_u64(P, ts, te, &r.count, col_what[k]); break;
@@ -156,8 +171,18 @@ int nl_row(nl_parser_t *P, const char *s)
                 st = nl_double(P, ts, te, &ignored, col_what[k]);
         }
     }
-    if (st != CS_OK)
+    if (st != CS_OK) {
+        /* a word short of the header, the first mismatch may lie after the
+         * column that went missing: say so */
+        if (words < want && !skip_op && P->err && P->err->code == CS_ERR_PARSE) {
+            size_t n = strlen(P->err->msg);
+            snprintf(P->err->msg + n, sizeof(P->err->msg) - n,
+                     " (the row has %d words where the column header has %d: a column may be "
+                     "missing at or before this one)",
+                     words, want);
+        }
         return st;
+    }
     if (nl_token(s, P->end, &ts, &te))
         return nl_expected(P, ts, "the end of the row");
     /* a time no link can reach: its size over it past 100 TB/s (a

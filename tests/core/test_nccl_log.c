@@ -391,6 +391,10 @@ static void malformed(void)
          "       0     9.0    0.01    0.01       0\n# Out of bounds values : 0 OK\n",
          "t.log:3:90: expected a time that agrees with the row's size 1048576 B and algbw 0.01 "
          "GB/s (about 1.049e+05 us; one of the three was changed), found '9.0'"},
+        {"x\n%s     1048576        262144     float     sum      -1    12.5   83.89   83.89       0    12.5   83.89       0\n# Out of bounds values : 0 OK\n",
+         "t.log:3:109: expected a number of wrong elements or N/A, found the end of the "
+         "line (the row has 12 words where the column header has 13: a column may be missing at "
+         "or before this one)"},
         {"%s     1048576        262144     float     sum      -1    12.5\n"
          "     2097152        524288     float     sum      -1    20971.5   0.1   0.1   0   20971.5"
          "   0.1   0.1   0\n",
