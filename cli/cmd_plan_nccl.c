@@ -41,15 +41,20 @@ static const char *dominant(const cs_planner_terms_t *t, double total, char *buf
         term = "bandwidth", most = t->bw_s;
     if (t->sw_s > most)
         term = "switch", most = t->sw_s;
+    /* the terms are what each would cost alone; the simulation overlaps
+     * them (channels, pieces), so one may exceed the time simulated */
+    const char *over = most > total * 1.05 ? " (the simulation overlaps it)" : "";
     if (strcmp(term, "latency") == 0)
-        snprintf(buf, len, "latency dominates: %s of %.2f us (bandwidth %s%s%s)", lat,
-                 total * 1e6, bw, t->sw_kind[0] ? "; switch " : "", t->sw_kind[0] ? sw : "");
+        snprintf(buf, len, "latency dominates: %s of %.2f us%s (bandwidth %s%s%s)", lat,
+                 total * 1e6, over, bw, t->sw_kind[0] ? "; switch " : "",
+                 t->sw_kind[0] ? sw : "");
     else if (strcmp(term, "bandwidth") == 0)
-        snprintf(buf, len, "bandwidth dominates: %s, of %.2f us (latency %s%s%s)", bw,
-                 total * 1e6, lat, t->sw_kind[0] ? "; switch " : "", t->sw_kind[0] ? sw : "");
+        snprintf(buf, len, "bandwidth dominates: %s, of %.2f us%s (latency %s%s%s)", bw,
+                 total * 1e6, over, lat, t->sw_kind[0] ? "; switch " : "",
+                 t->sw_kind[0] ? sw : "");
     else
-        snprintf(buf, len, "the switch dominates: %s, of %.2f us (latency %s; bandwidth %s)", sw,
-                 total * 1e6, lat, bw);
+        snprintf(buf, len, "the switch dominates: %s, of %.2f us%s (latency %s; bandwidth %s)",
+                 sw, total * 1e6, over, lat, bw);
     return term;
 }
 
@@ -85,7 +90,7 @@ static void compare(const cs_planner_t *p, int k, versus_t *v)
         nccl_slower = 0;
     const cs_planner_terms_t *t = nccl_slower ? &n->terms : &b->terms[k];
     double ts = nccl_slower ? v->tn : v->tb;
-    char who[256], why[600];
+    char who[256], why[640];
     if (same)
         snprintf(who, sizeof(who), "collstep's %s%s%s is as fast as NCCL's %s/%s (%.3fx)", b->algo,
                  b->params[0] ? " " : "", b->params, cs_nccl_algo_name(n->algo),
