@@ -361,6 +361,24 @@ static double median_abs_err(const cs_nset_t *sub, const double *pred)
 
 enum { TIE_BINDS = 1, TIE_NET = 2, TIE_NET_BASE = 3 };
 
+/* Whether block i's rows move its parameters qa and qb alike: their
+ * Jacobian columns over those rows within 0.995 of parallel. */
+static int moves_alike(const cs_nset_t *sub, const double *jac, const block_t *b, int nb,
+                       int perpair, int i, int qa, int qb)
+{
+    size_t T = (size_t)sub->total;
+    double dot = 0, na = 0, nq = 0;
+    for (int t = 0, o = 0; t < sub->ntab; o += sub->tab[t++]->n)
+        for (int k = 0; k < sub->tab[t]->n; k++) {
+            if (block_of(sub->tab[t], k, b, nb, perpair) != i)
+                continue;
+            size_t x = (size_t)o + (size_t)k;
+            double a = jac[(size_t)qa * T + x], d = jac[(size_t)qb * T + x];
+            dot += a * d, na += a * a, nq += d * d;
+        }
+    return dot > 0.995 * sqrt(na * nq);
+}
+
 /* The sensitivities of the blocks' factors and which are determined
  * (pred: the current times, for the direction a tie is broken in). */
 static void sensitivities(const cs_nset_t *sub, const double *jac, const double *jup,
@@ -485,16 +503,7 @@ static void sensitivities(const cs_nset_t *sub, const double *jac, const double 
             for (int q = 0; b[i].det[qb] && q < NK * b[i].ncls; q++) {
                 if (q / NK == c || q % NK == CS_NCCL_FIT_BW || !b[i].det[q])
                     continue;
-                double dot = 0, n0 = 0, n2 = 0;
-                for (int t = 0, o = 0; t < sub->ntab; o += sub->tab[t++]->n)
-                    for (int k = 0; k < sub->tab[t]->n; k++) {
-                        if (block_of(sub->tab[t], k, b, nb, perpair) != i)
-                            continue;
-                        size_t x = (size_t)o + (size_t)k;
-                        double a = jac[(size_t)qb * T + x], d = jac[(size_t)q * T + x];
-                        dot += a * d, n0 += a * a, n2 += d * d;
-                    }
-                if (dot > 0.995 * sqrt(n0 * n2)) {
+                if (moves_alike(sub, jac, b, nb, perpair, i, qb, q)) {
                     b[i].det[q] = 0;
                     b[i].tied[q] = TIE_NET_BASE;
                 }
@@ -511,16 +520,7 @@ static void sensitivities(const cs_nset_t *sub, const double *jac, const double 
             int ql = NK * c + CS_NCCL_FIT_LAT, qb = NK * c + CS_NCCL_FIT_BASE;
             if (!b[i].det[ql] || !b[i].det[qb])
                 continue;
-            double dot = 0, nl = 0, nb2 = 0;
-            for (int t = 0, o = 0; t < sub->ntab; o += sub->tab[t++]->n)
-                for (int k = 0; k < sub->tab[t]->n; k++) {
-                    if (block_of(sub->tab[t], k, b, nb, perpair) != i)
-                        continue;
-                    size_t x = (size_t)o + (size_t)k;
-                    double a = jac[(size_t)ql * T + x], d = jac[(size_t)qb * T + x];
-                    dot += a * d, nl += a * a, nb2 += d * d;
-                }
-            if (dot > 0.995 * sqrt(nl * nb2)) {
+            if (moves_alike(sub, jac, b, nb, perpair, i, ql, qb)) {
                 b[i].det[qb] = 0;
                 b[i].tied[qb] = TIE_BINDS;
             }
