@@ -270,6 +270,14 @@ typedef struct cs_cli_nccl {
     int pick_algo[CS_CLI_MAX_SIZES], pick_proto[CS_CLI_MAX_SIZES];
     double pick_us[CS_CLI_MAX_SIZES];
     char pick_name[CS_CLI_MAX_SIZES][32], pick_params[CS_CLI_MAX_SIZES][192];
+    const cs_platform_t *plat;   /* the platform of the last setup */
+    int hosts_first;             /* 1: its ranks are on the platform's first hosts, in
+                                    any order: rank_at[i] is the rank on host i (<= 16) */
+    int rank_at[16];
+    int hosts_same;              /* 1: rank r is on the platform's host r, every r */
+    int orders_local, orders_channels; /* orders[] holds NCCL's rings for these (0: none
+                                          asked yet since the setup; "": none apply) */
+    char orders[96];
 } cs_cli_nccl_t;
 void cs_cli_nccl_init(cs_cli_nccl_t *c);
 void cs_cli_nccl_fini(cs_cli_nccl_t *c);

@@ -9,6 +9,9 @@
 #include <string.h>
 
 #include "cli.h"
+#ifdef CS_HAVE_PLAN
+#include "cs_planner.h"
+#endif
 
 #ifdef CS_HAVE_MODEL
 
@@ -95,10 +98,90 @@ int cs_cli_nccl_setup(const char *cmd, cs_cli_nccl_t *c, const cs_platform_t *pl
         snprintf(noted, sizeof(noted), "%s", c->version);
     }
     c->sys.dtype = c->dtype, c->sys.op = c->op;
+    /* NCCL's rings on one node follow its links (cs_cli_nccl_picks): the
+     * link analysis reads the platform's first hosts */
+    c->plat = plat;
+    c->orders_local = c->orders_channels = 0;
+    c->hosts_first = c->hosts_same = 0;
+    char **first = NULL;
+    int nr = (int)(sizeof(c->rank_at) / sizeof(c->rank_at[0]));
+    if (cs_sim_hosts(plat, NULL, nranks, &first, &err) == CS_OK) {
+        c->hosts_same = 1;
+        for (int r = 0; r < nranks && c->hosts_same; r++)
+            c->hosts_same = strcmp(first[r], hosts[r]) == 0;
+        c->hosts_first = nranks <= nr;
+        for (int i = 0; i < nranks && c->hosts_first; i++) {
+            c->rank_at[i] = -1;
+            for (int r = 0; r < nranks && c->rank_at[i] < 0; r++)
+                if (strcmp(first[i], hosts[r]) == 0)
+                    c->rank_at[i] = r;
+            c->hosts_first = c->rank_at[i] >= 0;
+        }
+        cs_sim_hosts_free(first, nranks);
+    }
     for (int t = 0; t < CS_PLAT_MAX_TIERS; t++)
         c->scale[t] = c->sys.tier_scale[t];
     fprintf(stderr, "collstep %s: --model nccl: %s\n", cmd, c->sys.note);
     return CS_EXIT_OK;
+}
+
+/* NCCL's rings on nodes that are no switch domain follow the links its
+ * search finds (search.cc), not the ranks' order: on a DGX-1's hybrid cube
+ * mesh a ring in rank order crosses PCIe where NCCL's rings use only
+ * NVLink, and across nodes they leave and enter through different NICs.
+ * The planner's link analysis finds such rings (cs_planner_nccl_orders,
+ * once per setup and shape); 1 when c->orders holds them for NCCL's Ring
+ * pick with these params.  An analysis that fails leaves the ranks'
+ * order, said once. */
+static int nccl_orders(const char *cmd, cs_cli_nccl_t *c, const char *params)
+{
+#ifdef CS_HAVE_PLAN
+    int P = c->sys.nranks, L = P, K = 0;
+    const char *v;
+    if (c->sys.mesh || !c->plat)
+        return 0;
+    if (c->sys.nnodes > 1) {
+        if (!(v = strstr(params, "local=")) || (L = (int)strtol(v + 6, NULL, 10)) < 3 ||
+            L > 16 || !(v = strstr(params, "channels=")))
+            return 0;
+        K = (int)strtol(v + 9, NULL, 10);
+    } else if (P < 3 || P > 16) {
+        return 0;
+    }
+    if (c->orders_local != L || c->orders_channels != K) {
+        c->orders_local = L, c->orders_channels = K;
+        c->orders[0] = '\0';
+        if (L == P ? !c->hosts_first : !c->hosts_same) {
+            fprintf(stderr, "collstep %s: note: NCCL's Ring is simulated in the ranks' order: "
+                            "its rings over the nodes' links are found among the platform's "
+                            "first %d hosts%s, and the ranks are not %s\n",
+                    cmd, P, L == P ? "" : " in their order", L == P ? "all on them" : "so");
+            return 0;
+        }
+        cs_err_t err;
+        cs_err_clear(&err);
+        if (cs_planner_nccl_orders(c->plat, P, L, K, c->orders, sizeof(c->orders), &err) !=
+            CS_OK) {
+            fprintf(stderr, "collstep %s: note: NCCL's Ring is simulated in the ranks' order: "
+                            "%s\n", cmd, err.msg);
+            c->orders[0] = '\0';
+        }
+        /* one node: the rings visit hosts (the platform's order), the ranks
+         * on them in any order */
+        for (char *o = c->orders; L == P && *o; o++) {
+            int d = *o >= '0' && *o <= '9' ? *o - '0' : *o >= 'a' && *o <= 'z' ? *o - 'a' + 10
+                                                                                : -1;
+            if (d >= 0 && d < P) {
+                int r = c->rank_at[d];
+                *o = (char)(r < 10 ? '0' + r : 'a' + r - 10);
+            }
+        }
+    }
+    return c->orders[0] != '\0';
+#else
+    (void)cmd, (void)c, (void)params;
+    return 0;
+#endif
 }
 
 int cs_cli_nccl_picks(const char *cmd, cs_cli_nccl_t *c, cs_coll_t coll, const uint64_t *sizes,
@@ -131,6 +214,10 @@ int cs_cli_nccl_picks(const char *cmd, cs_cli_nccl_t *c, cs_coll_t coll, const u
         c->pick_us[k] = us;
         cs_nccl_as_sched(&c->sys, coll, a, p, sizes[k], c->pick_name[k], sizeof(c->pick_name[k]),
                          c->pick_params[k], sizeof(c->pick_params[k]));
+        if (strcmp(c->pick_name[k], "ring") == 0 && coll != CS_COLL_REDUCE &&
+            nccl_orders(cmd, c, c->pick_params[k]))
+            cs_planner_ring_orders_params(c->pick_params[k], sizeof(c->pick_params[k]),
+                                          c->orders);
         memset(&picks[k], 0, sizeof(picks[k]));
         picks[k].algo = c->pick_name[k];
         picks[k].params = c->pick_params[k];

@@ -707,16 +707,10 @@ static int simulate(void *ctx)
 #ifdef CS_HAVE_MODEL
         char mbuf[64];
         const cs_cli_nccl_t *nc = &s->a.nccl;
-        /* plan runs NCCL's Ring over its link analysis's rings on one node
-         * without a switch (planner/plan_nccl.c): say so where it would */
-        int plan_rings = a->model == CS_SIM_NCCL && nc->npicks > 0 && nc->sys.nnodes == 1 &&
-                         !nc->sys.nvls && !nc->sys.mesh &&
-                         strcmp(nc->pick_name[kof[i]], "ring") == 0 &&
-                         sc->desc.coll != CS_COLL_REDUCE;
         if (a->model == CS_SIM_NCCL && nc->npicks > 0 && nc->pick_us[kof[i]] > 0 &&
             inst[i].time * 1e6 > 2 * nc->pick_us[kof[i]])
             fprintf(stderr, "collstep sim: note: %llu B: the simulation of NCCL's choice takes "
-                            "%.2f us, more than twice its tuner's %.2f us: %s%s\n",
+                            "%.2f us, more than twice its tuner's %.2f us: %s\n",
                     (unsigned long long)inst[i].bytes, inst[i].time * 1e6, nc->pick_us[kof[i]],
                     s->plat->nccl_fit[0]
                         ? "the platform's fitted terms (its collstep_nccl_fit property) slow the "
@@ -724,10 +718,7 @@ static int simulate(void *ctx)
                           "not see them; or the schedule standing for the choice does not follow "
                           "NCCL's paths here (docs/nccl-model.md, \"What it does not model\")"
                         : "the schedule standing for it does not follow NCCL's paths here "
-                          "(docs/nccl-model.md, \"What it does not model\")",
-                    plan_rings ? "; `collstep plan --model nccl` simulates NCCL's rings over "
-                                 "the links its analysis finds"
-                               : "");
+                          "(docs/nccl-model.md, \"What it does not model\")");
         if (a->model == CS_SIM_NCCL) {
             snprintf(mbuf, sizeof(mbuf), "nccl-%s:%s/%s", s->a.nccl.k->version,
                      cs_nccl_algo_name(s->a.nccl.inst_algo[2 * i]),

@@ -99,7 +99,8 @@ static void add_orders(cs_planner_t *p, const cs_algo_t *a)
  * enters and leaves a group by a GPU of its own and so by its own rail:
  * rotated in the ranks' order or, where the link analysis found a ring
  * other than that order in the group, that ring rotated (`orders`). */
-static void add_rails(cs_planner_t *p, const cs_algo_t *a, const char *base)
+static void add_rails(const cs_platform_t *plat, cs_planner_t *p, const cs_algo_t *a,
+                      const char *base)
 {
     if (p->ntiers < 2)
         return;
@@ -113,6 +114,22 @@ static void add_rails(cs_planner_t *p, const cs_algo_t *a, const char *base)
     int k = (int)floor(t->group_bw / u->rank_bw + 0.5);
     if (k < 2)
         return;
+    /* nodes that are no switch domain: a ring per rail, each a path over
+     * the node's links between two GPUs near the rail, as NCCL's search
+     * makes them (cs__planner_node_rings) */
+    char cut[CS_PLANNER_RING_ORDERS] = "";
+    cs_err_t e;
+    cs_err_clear(&e);
+    if (!sw && g <= CS__RING_MAX && declares(a, "orders", NULL) &&
+        cs__planner_node_rings(plat, P, g, k, cut, sizeof(cut), &e) == CS_OK && cut[0]) {
+        char w[CS_PLANNER_RING_ORDERS + 40];
+        snprintf(w, sizeof(w), "orders=%s,local=%d", cut, g);
+        add_maps(p, a->name, w, 0, 1);
+        if (declares(a, "nchunks", NULL)) {
+            snprintf(w, sizeof(w), "orders=%s,local=%d,nchunks=4", cut, g);
+            add_maps(p, a->name, w, 0, 1);
+        }
+    }
     int ring = !sw && p->nrings > 0 && p->ring_group == g;
     for (int j = 0; ring && j < g; j++)
         ring = p->ring_orders[j] != (j < 10 ? '0' + j : 'a' + j - 10);
@@ -214,7 +231,7 @@ int cs__planner_candidates(const cs_platform_t *plat, cs_planner_t *p, cs_err_t 
                 }
             }
         if (declares(a, "channels", NULL) && declares(a, "local", NULL))
-            add_rails(p, a, base);
+            add_rails(plat, p, a, base);
         if (declares(a, "inflight", NULL)) /* 4 exchanges at once, and all of them */
             for (int w = 4; w >= 0; w -= 4) {
                 if ((w == 4 && P - 1 <= 4) || P <= 2) /* the same as all (or the default) */

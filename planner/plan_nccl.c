@@ -7,6 +7,7 @@
  * numbers over the cost model's rounds and routes (plan_cost.c).
  */
 #define _GNU_SOURCE
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -454,36 +455,351 @@ static int nccl_body(void *ctx, int fd, cs_err_t *err)
     return cs__planner_nccl_simulate(a[0], a[1], a[2]);
 }
 
+int cs_planner_ring_orders_params(char *params, size_t cap, const char *orders)
+{
+    if (!orders || !*orders || strstr(params, "orders="))
+        return 0;
+    unsigned long long nk = 1;
+    long local = 1;
+    const char *c = strstr(params, "nchunks=");
+    if (c)
+        nk = strtoull(c + 8, NULL, 10);
+    if ((c = strstr(params, "local=")) != NULL)
+        local = strtol(c + 6, NULL, 10);
+    char v[256], l[32] = "";
+    if (local > 1)
+        snprintf(l, sizeof(l), "local=%ld,", local);
+    int w = snprintf(v, sizeof(v), "nchunks=%llu,%sorders=%s", nk ? nk : 1, l, orders);
+    if (w <= 0 || (size_t)w >= sizeof(v) || (size_t)w >= cap)
+        return 0;
+    memcpy(params, v, (size_t)w + 1);
+    return 1;
+}
+
 /* NCCL's rings follow the links its search finds (search.cc): on one node
  * that is no switch domain (DGX-1's hybrid cube mesh, a PCIe box) a ring in
  * the ranks' order crosses slow paths NCCL's never takes.  Where the link
  * analysis found rings over disjoint links in all of the ranks, NCCL's
  * Ring is simulated over them (`orders`), its pipelining kept. */
-static void nccl_rings(cs_planner_t *p, const cs__planner_model_t *m)
+static int one_node_rings(const cs_planner_t *p, int nnodes)
 {
-    if (m->sys.nnodes != 1 || p->nrings < 2 || p->ring_switch || p->ring_group != p->ranks ||
-        !p->ring_orders[0])
+    return nnodes == 1 && p->nrings >= 2 && !p->ring_switch && p->ring_group == p->ranks &&
+           p->ring_orders[0];
+}
+
+/* ---- NCCL's rings over the links of its nodes ----------------------------- */
+
+/* Across nodes each of NCCL's rings runs through every node as a path over
+ * the node's links, entering at one GPU and leaving at another, near its
+ * NICs (search.cc: a ring graph is NET -> GPUs -> NET).  Here a path is one
+ * of the node's rings over disjoint links (the link analysis of one node)
+ * cut open between two neighbours: it enters each node at its first GPU
+ * and leaves at its last, and the hop from one node's last to the next
+ * node's first is a route across the network.  Of the cycles found, the
+ * channels' paths and their cuts are chosen so that these hops share the
+ * fewest links (the most of them on a link the least, then the sum of the
+ * squares of the links' loads, then the fewest links): on a DGX-1 (4 NICs,
+ * each shared by two GPUs) four rings that leave and enter through four
+ * different NICs, each entering and leaving a node by its NIC's two GPUs. */
+
+#define HOP_MAX_LINKS 32
+#define CUT_EXHAUSTIVE 4000000.0
+
+typedef struct hops {
+    int L, nl;                    /* GPUs per node, distinct links */
+    int *n;                       /* n[a * L + b]: links of the route node 0's a -> node 1's b */
+    int *id;                      /* id[(a * L + b) * HOP_MAX_LINKS + i] */
+} hops_t;
+
+typedef struct cut_search {
+    const hops_t *h;
+    int ncyc, K, L;
+    const int *cyc;               /* ncyc x L members */
+    int *load;                    /* per link */
+    int pick[CS__RING_MAX], rot[CS__RING_MAX];
+    int best_pick[CS__RING_MAX], best_rot[CS__RING_MAX];
+    long long best[3];            /* max load, sum of squares, links; best[0] < 0: none */
+} cut_search_t;
+
+static const int *hop_of(const cut_search_t *S, int c, int r, int *n)
+{
+    const int *o = S->cyc + (size_t)c * (size_t)S->L;
+    int exit = o[(r + S->L - 1) % S->L], entry = o[r];
+    int k = exit * S->L + entry;
+    *n = S->h->n[k];
+    return S->h->id + (size_t)k * HOP_MAX_LINKS;
+}
+
+static void cut_score(const cut_search_t *S, long long v[3])
+{
+    v[0] = v[1] = v[2] = 0;
+    for (int i = 0; i < S->h->nl; i++) {
+        long long x = S->load[i];
+        v[0] = x > v[0] ? x : v[0];
+        v[1] += x * x;
+        v[2] += x;
+    }
+}
+
+static int score_less(const long long a[3], const long long b[3])
+{
+    return b[0] < 0 || a[0] < b[0] || (a[0] == b[0] && (a[1] < b[1] || (a[1] == b[1] &&
+                                                                       a[2] < b[2])));
+}
+
+static void cut_take(cut_search_t *S, int c, int r, int sign)
+{
+    int n;
+    const int *id = hop_of(S, c, r, &n);
+    for (int i = 0; i < n; i++)
+        S->load[id[i]] += sign;
+}
+
+/* every choice of K cycles (in order) and cuts */
+static void cut_all(cut_search_t *S, int k, int from)
+{
+    if (k == S->K) {
+        long long v[3];
+        cut_score(S, v);
+        if (score_less(v, S->best)) {
+            memcpy(S->best, v, sizeof(v));
+            memcpy(S->best_pick, S->pick, sizeof(S->pick));
+            memcpy(S->best_rot, S->rot, sizeof(S->rot));
+        }
         return;
+    }
+    for (int c = from; c <= S->ncyc - (S->K - k); c++)
+        for (int r = 0; r < S->L; r++) {
+            S->pick[k] = c, S->rot[k] = r;
+            cut_take(S, c, r, 1);
+            cut_all(S, k + 1, c + 1);
+            cut_take(S, c, r, -1);
+        }
+}
+
+/* one ring at a time, each the cycle and cut that add the least */
+static void cut_greedy(cut_search_t *S)
+{
+    int used[CS__RING_MAX] = {0};
+    for (int k = 0; k < S->K; k++) {
+        long long bk[3] = {-1, 0, 0};
+        int bc = -1, br = 0;
+        for (int c = 0; c < S->ncyc; c++)
+            for (int r = 0; r < S->L && !used[c]; r++) {
+                long long v[3];
+                cut_take(S, c, r, 1);
+                cut_score(S, v);
+                cut_take(S, c, r, -1);
+                if (score_less(v, bk))
+                    memcpy(bk, v, sizeof(v)), bc = c, br = r;
+            }
+        used[bc] = 1;
+        S->best_pick[k] = bc, S->best_rot[k] = br;
+        cut_take(S, bc, br, 1);
+    }
+    cut_score(S, S->best);
+}
+
+static int digit_of(char ch)
+{
+    return ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'z' ? ch - 'a' + 10 : -1;
+}
+
+/* The routes from node 0's GPUs to node 1's (the platform's hosts L..2L-1),
+ * their links numbered. */
+static int read_hops(const cs_platform_t *plat, int L, hops_t *h, cs_err_t *err)
+{
+    char **hosts = NULL;
+    const char **names = NULL;
+    int st = cs_sim_hosts(plat, NULL, 2 * L, &hosts, err), cap = 0;
+    h->L = L, h->nl = 0;
+    h->n = calloc((size_t)L * (size_t)L, sizeof(int));
+    h->id = calloc((size_t)L * (size_t)L * HOP_MAX_LINKS, sizeof(int));
+    if (st == CS_OK && (!h->n || !h->id))
+        st = cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    for (int a = 0; a < L && st == CS_OK; a++)
+        for (int b = 0; b < L && st == CS_OK; b++) {
+            cs_sim_link_t l[HOP_MAX_LINKS];
+            int n = 0;
+            if ((st = cs_sim_route(hosts[a], hosts[L + b], l, HOP_MAX_LINKS, &n, err)) != CS_OK)
+                break;
+            if (n > HOP_MAX_LINKS) {
+                st = cs_err_set(err, CS_ERR_UNSUPPORTED, "the route from %s to %s has %d "
+                                "links, more than %d", hosts[a], hosts[L + b], n,
+                                HOP_MAX_LINKS);
+                break;
+            }
+            int k = a * L + b;
+            h->n[k] = n;
+            for (int i = 0; i < n; i++) {
+                int j = 0;
+                while (j < h->nl && strcmp(names[j], l[i].name) != 0)
+                    j++;
+                if (j == h->nl) {
+                    if (h->nl == cap) {
+                        const char **v = realloc(names, sizeof(*v) * (size_t)(cap ? 2 * cap : 64));
+                        if (!v) {
+                            st = cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+                            break;
+                        }
+                        names = v, cap = cap ? 2 * cap : 64;
+                    }
+                    names[h->nl++] = l[i].name;
+                }
+                h->id[(size_t)k * HOP_MAX_LINKS + i] = j;
+            }
+        }
+    free(names);
+    if (hosts)
+        cs_sim_hosts_free(hosts, 2 * L);
+    return st;
+}
+
+/* Node paths for `channels` rings across nodes of L GPUs from the cycles of
+ * p->ring_orders, written back there as `orders` of L digits each ("" when
+ * there is no cycle). */
+static int cut_rings(const cs_platform_t *plat, cs_planner_t *p, int channels, cs_err_t *err)
+{
+    int L = p->ranks, ncyc = 0, cyc[CS__RING_MAX * CS__RING_MAX];
+    for (const char *o = p->ring_orders; *o && ncyc < CS__RING_MAX; ncyc++) {
+        for (int i = 0; i < L; i++)
+            cyc[ncyc * L + i] = digit_of(*o++);
+        if (*o == '+')
+            o++;
+    }
+    p->ring_orders[0] = '\0';
+    int K = channels < ncyc ? channels : ncyc;
+    if (K < 1)
+        return CS_OK;
+    hops_t h = {0};
+    int st = read_hops(plat, L, &h, err);
+    cut_search_t S = {&h, ncyc, K, L, cyc, NULL, {0}, {0}, {0}, {0}, {-1, 0, 0}};
+    if (st == CS_OK && !(S.load = calloc((size_t)h.nl + 1, sizeof(int))))
+        st = cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    if (st == CS_OK) {
+        double n = pow((double)L, (double)K);
+        for (int i = 0; i < K; i++) /* x C(ncyc, K) */
+            n *= (double)(ncyc - i) / (double)(i + 1);
+        if (n <= CUT_EXHAUSTIVE)
+            cut_all(&S, 0, 0);
+        else
+            cut_greedy(&S);
+        char *o = p->ring_orders;
+        for (int k = 0; k < K; k++) {
+            if (k)
+                *o++ = '+';
+            for (int i = 0; i < L; i++) {
+                int d = cyc[S.best_pick[k] * L + (S.best_rot[k] + i) % L];
+                *o++ = (char)(d < 10 ? '0' + d : 'a' + d - 10);
+            }
+        }
+        *o = '\0';
+    }
+    free(S.load);
+    free(h.n);
+    free(h.id);
+    return st;
+}
+
+int cs__planner_node_rings(const cs_platform_t *plat, int nranks, int local, int channels,
+                           char *orders, size_t cap, cs_err_t *err)
+{
+    if (cap)
+        orders[0] = '\0';
+    if (local < 3 || local > CS__RING_MAX || local > nranks || nranks % local != 0 ||
+        (nranks > local && channels < 1))
+        return CS_OK;
+    cs_planner_t *p = cs__planner_alloc(local);
+    if (!p)
+        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    p->coll = CS_COLL_ALLREDUCE;
+    p->model = CS_SIM_IDEAL;
+    int st = cs__planner_topology(plat, p, err);
+    /* one ring over disjoint links is every GPU's one link to a switch (an
+     * HGX node as the presets draw it): the ranks' order serves */
+    if (st == CS_OK && (p->ring_switch || p->ring_group != local || p->nrings < 2))
+        p->ring_orders[0] = '\0';
+    else if (st == CS_OK && nranks > local)
+        st = cut_rings(plat, p, channels, err);
+    if (st == CS_OK && strlen(p->ring_orders) < cap)
+        memcpy(orders, p->ring_orders, strlen(p->ring_orders) + 1);
+    cs_planner_free(p);
+    return st;
+}
+
+static void nccl_rings(cs_planner_t *p, const cs__planner_model_t *m, const cs_platform_t *plat)
+{
+    if (p->coll == CS_COLL_REDUCE || m->sys.mesh)
+        return;
+    /* across nodes: the rings of one node, cut (cs_planner_nccl_orders) */
+    char across[CS_PLANNER_RING_ORDERS] = "";
+    int done = m->sys.nnodes == 1;
     for (int k = 0; k < p->nsizes; k++) {
         cs_planner_nccl_t *x = &p->nccl_pick[k];
-        if (strcmp(x->sched, "ring") != 0 || strstr(x->params, "orders=") ||
-            p->coll == CS_COLL_REDUCE)
+        if (strcmp(x->sched, "ring") != 0)
             continue;
-        unsigned long long nk = 1;
-        const char *c = strstr(x->params, "nchunks=");
-        if (c)
-            nk = strtoull(c + 8, NULL, 10);
-        char v[sizeof(x->params)];
-        int w = snprintf(v, sizeof(v), "nchunks=%llu,orders=%s", nk ? nk : 1, p->ring_orders);
-        if (w > 0 && (size_t)w < sizeof(v))
-            memcpy(x->params, v, (size_t)w + 1);
+        if (m->sys.nnodes == 1) {
+            if (one_node_rings(p, 1))
+                cs_planner_ring_orders_params(x->params, sizeof(x->params), p->ring_orders);
+            continue;
+        }
+        const char *l = strstr(x->params, "local="), *c = strstr(x->params, "channels=");
+        if (!l || !c)
+            continue;
+        if (!done) {
+            cs_err_t e;
+            cs_err_clear(&e);
+            done = 1;
+            if (cs_planner_nccl_orders(plat, p->ranks, (int)strtol(l + 6, NULL, 10),
+                                       (int)strtol(c + 9, NULL, 10), across, sizeof(across),
+                                       &e) != CS_OK)
+                across[0] = '\0';
+        }
+        cs_planner_ring_orders_params(x->params, sizeof(x->params), across);
     }
+}
+
+/* ---- NCCL's rings for sim and validate ------------------------------------ */
+
+typedef struct orders_arg {
+    const cs_platform_t *plat;
+    int nranks, local, channels;
+    char orders[CS_PLANNER_RING_ORDERS];
+} orders_arg_t;
+
+static int orders_body(void *ctx, void *out, cs_err_t *err)
+{
+    orders_arg_t *a = ctx;
+    cs_sim_opts_t so;
+    cs_sim_opts_init(&so);
+    int st = cs_sim_run(a->plat, &so, NULL, 0, err); /* loads the platform: routes answer */
+    if (st == CS_OK)
+        st = cs__planner_node_rings(a->plat, a->nranks, a->local, a->channels, out,
+                                    sizeof(a->orders), err);
+    return st;
+}
+
+int cs_planner_nccl_orders(const cs_platform_t *plat, int nranks, int local, int channels,
+                           char *orders, size_t cap, cs_err_t *err)
+{
+    if (cap)
+        orders[0] = '\0';
+    if (local < 3 || local > CS__RING_MAX || local > nranks || nranks % local != 0 ||
+        (nranks > local && channels < 1))
+        return CS_OK;
+    orders_arg_t a = {plat, nranks, local, channels, ""};
+    int st = cs_child_call("the analysis of the platform's links", orders_body, &a, a.orders,
+                           sizeof(a.orders), err);
+    a.orders[sizeof(a.orders) - 1] = '\0';
+    if (st == CS_OK && strlen(a.orders) < cap)
+        memcpy(orders, a.orders, strlen(a.orders) + 1);
+    return st;
 }
 
 int cs__planner_nccl_run(const cs_platform_t *plat, const cs__planner_model_t *m, cs_planner_t *p,
                          double seconds, cs_err_t *err)
 {
-    nccl_rings(p, m);
+    nccl_rings(p, m, plat);
     void *a[3] = {(void *)(uintptr_t)plat, (void *)(uintptr_t)m, p};
     cs_child_t c;
     cs_err_t ce;

@@ -118,10 +118,22 @@ check "every switch operation traced" grep -q '"switch":"n0-nvs","ops":64,' \
   >"$tmp/prod" 2>/dev/null
 check "prod: Ring, not NVLS" grep -q '"nccl-2.29.7:Ring/Simple"' "$tmp/prod"
 # a simulation far from NCCL's tuner says so (DGX-1's hybrid cube mesh:
-# rings in rank order)
-"$collstep" sim --platform dgx1-v100-ib100:nodes=1 --model nccl --algo nccl --size 1G >/dev/null \
-  2>"$tmp/merr"
+# NCCL's Ring broadcast simulated as one chain in the ranks' order)
+"$collstep" sim --platform dgx1-v100-ib100:nodes=1 --model nccl --algo nccl --coll broadcast \
+  --size 1G >/dev/null 2>"$tmp/merr"
 check "note when far from the tuner" grep -q 'more than twice its tuner' "$tmp/merr"
+# NCCL's rings over a DGX-1's NVLinks visit GPUs, whatever ranks a map puts
+# on them: with ranks 0 and 1 swapped the same rings, in the ranks' names
+printf 'n0-g1\nn0-g0\nn0-g2\nn0-g3\nn0-g4\nn0-g5\nn0-g6\nn0-g7\n' >"$tmp/swap.map"
+"$collstep" sim --platform dgx1-v100-ib100:nodes=1 --model nccl --algo nccl --size 1G \
+  --map "$tmp/swap.map" >/dev/null 2>"$tmp/swerr"
+check "map: the rings in the ranks' names" grep -q 'simulated as ring nchunks=11,orders=10237564+10326754+12674503+13054762+14576230+14657320$' "$tmp/swerr"
+check "map: no note" sh -c "! grep -q 'more than twice' '$tmp/swerr'"
+# across nodes a map must keep the platform's order, or the ranks' order is simulated, said
+printf 'n0-g1\nn0-g0\nn0-g2\nn0-g3\nn0-g4\nn0-g5\nn0-g6\nn0-g7\nn1-g0\nn1-g1\nn1-g2\nn1-g3\nn1-g4\nn1-g5\nn1-g6\nn1-g7\n' >"$tmp/swap2.map"
+"$collstep" sim --platform dgx1-v100-ib100:nodes=2 --model nccl --algo nccl --size 1G \
+  --map "$tmp/swap2.map" >/dev/null 2>"$tmp/sw2err"
+check "map across nodes: said" grep -q "NCCL's Ring is simulated in the ranks' order: its rings over the nodes' links are found among the platform's first 16 hosts in their order, and the ranks are not so" "$tmp/sw2err"
 # MI300X's full xGMI mesh: NCCL's rings over all 7 links of each GPU (7
 # ring orders using every directed link once), within 5 % of RCCL's tuner
 # on one node, and entering and leaving each node by 7 different GPUs
