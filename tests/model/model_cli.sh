@@ -134,6 +134,13 @@ printf 'n0-g1\nn0-g0\nn0-g2\nn0-g3\nn0-g4\nn0-g5\nn0-g6\nn0-g7\nn1-g0\nn1-g1\nn1
 "$collstep" sim --platform dgx1-v100-ib100:nodes=2 --model nccl --algo nccl --size 1G \
   --map "$tmp/swap2.map" >/dev/null 2>"$tmp/sw2err"
 check "map across nodes: said" grep -q "NCCL's Ring is simulated in the ranks' order: its rings over the nodes' links are found among the platform's first 16 hosts in their order, and the ranks are not so" "$tmp/sw2err"
+# a user's file whose links name no tier: NCCL's model says its figures are PCIe's
+sed -E 's|<host id="(gpu[0-9])" speed="5Tf"/>|<host id="\1" speed="5Tf"><prop id="gpu" value="p100"/></host>|' \
+  "$(dirname "$0")/../planner/xml/dgx1_p100.xml" >"$tmp/untagged.xml"
+"$collstep" sim --platform "$tmp/untagged.xml" --model nccl --algo nccl --size 1M >/dev/null \
+  2>"$tmp/unterr"
+check "untagged links: said" grep -q "no link is tagged as NVLink or PCIe (a tier property), so NCCL's figures are PCIe's" "$tmp/unterr"
+check "tagged links (a preset): not said" sh -c "! grep -q 'no link is tagged' '$tmp/merr'"
 # MI300X's full xGMI mesh: NCCL's rings over all 7 links of each GPU (7
 # ring orders using every directed link once), within 5 % of RCCL's tuner
 # on one node, and entering and leaving each node by 7 different GPUs
