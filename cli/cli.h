@@ -275,8 +275,9 @@ typedef struct cs_cli_nccl {
                                     any order: rank_at[i] is the rank on host i (<= 16) */
     int rank_at[16];
     int hosts_same;              /* 1: rank r is on the platform's host r, every r */
-    int orders_local, orders_channels; /* orders[] holds NCCL's rings for these (0: none
-                                          asked yet since the setup; "": none apply) */
+    int orders_local, orders_channels, orders_tree; /* orders[] holds NCCL's rings (tree:
+                                          its Tree's chains) for these (local 0: none asked
+                                          yet since the setup; "": none apply) */
     char orders[96];
 } cs_cli_nccl_t;
 void cs_cli_nccl_init(cs_cli_nccl_t *c);

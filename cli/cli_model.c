@@ -101,7 +101,7 @@ int cs_cli_nccl_setup(const char *cmd, cs_cli_nccl_t *c, const cs_platform_t *pl
     /* NCCL's rings on one node follow its links (cs_cli_nccl_picks): the
      * link analysis reads the platform's first hosts */
     c->plat = plat;
-    c->orders_local = c->orders_channels = 0;
+    c->orders_local = c->orders_channels = c->orders_tree = 0;
     c->hosts_first = c->hosts_same = 0;
     char **first = NULL;
     int nr = (int)(sizeof(c->rank_at) / sizeof(c->rank_at[0]));
@@ -133,23 +133,23 @@ int cs_cli_nccl_setup(const char *cmd, cs_cli_nccl_t *c, const cs_platform_t *pl
  * once per setup and shape); 1 when c->orders holds them for NCCL's Ring
  * pick with these params.  An analysis that fails leaves the ranks'
  * order, said once. */
-static int nccl_orders(const char *cmd, cs_cli_nccl_t *c, const char *params)
+static int nccl_orders(const char *cmd, cs_cli_nccl_t *c, const char *params, int tree)
 {
 #ifdef CS_HAVE_PLAN
     int P = c->sys.nranks, L = P, K = 0;
     const char *v;
-    if (c->sys.mesh || !c->plat)
+    if ((c->sys.mesh && !tree) || !c->plat) /* a mesh's rings are the model's (sched) */
         return 0;
     if (c->sys.nnodes > 1) {
         if (!(v = strstr(params, "local=")) || (L = (int)strtol(v + 6, NULL, 10)) < 3 ||
             L > 16 || !(v = strstr(params, "channels=")))
             return 0;
         K = (int)strtol(v + 9, NULL, 10);
-    } else if (P < 3 || P > 16) {
+    } else if (P < 3 || P > 16 || tree) {
         return 0;
     }
-    if (c->orders_local != L || c->orders_channels != K) {
-        c->orders_local = L, c->orders_channels = K;
+    if (c->orders_local != L || c->orders_channels != K || c->orders_tree != tree) {
+        c->orders_local = L, c->orders_channels = K, c->orders_tree = tree;
         c->orders[0] = '\0';
         if (L == P ? !c->hosts_first : !c->hosts_same) {
             fprintf(stderr, "collstep %s: note: NCCL's Ring is simulated in the ranks' order: "
@@ -160,7 +160,7 @@ static int nccl_orders(const char *cmd, cs_cli_nccl_t *c, const char *params)
         }
         cs_err_t err;
         cs_err_clear(&err);
-        if (cs_planner_nccl_orders(c->plat, P, L, K, c->orders, sizeof(c->orders), &err) !=
+        if (cs_planner_nccl_orders(c->plat, P, L, K, tree, c->orders, sizeof(c->orders), &err) !=
             CS_OK) {
             fprintf(stderr, "collstep %s: note: NCCL's Ring is simulated in the ranks' order: "
                             "%s\n", cmd, err.msg);
@@ -179,7 +179,7 @@ static int nccl_orders(const char *cmd, cs_cli_nccl_t *c, const char *params)
     }
     return c->orders[0] != '\0';
 #else
-    (void)cmd, (void)c, (void)params;
+    (void)cmd, (void)c, (void)params, (void)tree;
     return 0;
 #endif
 }
@@ -214,8 +214,9 @@ int cs_cli_nccl_picks(const char *cmd, cs_cli_nccl_t *c, cs_coll_t coll, const u
         c->pick_us[k] = us;
         cs_nccl_as_sched(&c->sys, coll, a, p, sizes[k], c->pick_name[k], sizeof(c->pick_name[k]),
                          c->pick_params[k], sizeof(c->pick_params[k]));
-        if (strcmp(c->pick_name[k], "ring") == 0 && coll != CS_COLL_REDUCE &&
-            nccl_orders(cmd, c, c->pick_params[k]))
+        int tree = strcmp(c->pick_name[k], "dbtree") == 0;
+        if ((tree || strcmp(c->pick_name[k], "ring") == 0) && coll != CS_COLL_REDUCE &&
+            nccl_orders(cmd, c, c->pick_params[k], tree))
             cs_planner_ring_orders_params(c->pick_params[k], sizeof(c->pick_params[k]),
                                           c->orders);
         memset(&picks[k], 0, sizeof(picks[k]));

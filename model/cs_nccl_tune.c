@@ -489,6 +489,12 @@ void cs_nccl_step_costs(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, con
     for (int c = 0; c < CS_SIM_HW_COUNT; c++)
         out->lat[c] *= 1e-6 / pieces;
     out->base_lat = k->base_lat[algo][proto] * 1e-6;
+    /* a connection's buffer: NCCL_STEPS steps of the protocol's (init.cc:
+     * DEFAULT_BUFFSIZE 4 MiB, DEFAULT_LL128_BUFFSIZE 120 x 640 x 8 x 8 B of
+     * lines with 120 B of data in 128, DEFAULT_LL_BUFFSIZE 8 x 512 x 8 x 16
+     * B of lines with half data) */
+    static const double step_bytes[CS_NCCL_NPROTOS] = {32768.0, 576000.0, 524288.0};
+    out->step_bytes = step_bytes[pp];
     /* protocols' wire efficiency: LL carries 8 bytes of data in 16, LL128
      * 120 in 128 */
     double eff = pp == CS_NCCL_LL ? 0.5 : pp == CS_NCCL_LL128 ? 120.0 / 128.0 : 1.0;
@@ -498,6 +504,16 @@ void cs_nccl_step_costs(const cs_nccl_consts_t *k, const cs_nccl_sys_t *sys, con
     int ch = sched_param(s, "channels", 1);
     if (ch < 1)
         ch = 1;
+    /* orders name a channel each (ring, dbtree) */
+    const char *ord = strstr(s->params, "orders=");
+    if (ord && (ord == s->params || ord[-1] == ' ' || ord[-1] == ',') &&
+        strncmp(ord + 7, "none", 4) != 0) {
+        int n = 1;
+        for (const char *c = ord + 7; *c && *c != ' ' && *c != ','; c++)
+            n += *c == '+' || *c == ':' || *c == '/';
+        if (n > ch)
+            ch = n;
+    }
     double share = ch > g->nch && g->nch > 0 ? g->nch : ch;
     cs_nccl_sys_t one = *sys;
     double bi = bus_bw(k, &one, coll, pa, pp, g->bw_intra);

@@ -283,23 +283,26 @@ int cs_planner_ring(const cs_planner_t *p);
 /* NCCL's rings for a simulation of NCCL's choice (the planner's NCCL row,
  * `sim` and `validate` with --algo nccl) on nodes of `local` GPUs (3 to
  * 16; nranks a multiple) that are no switch domain (a DGX-1's hybrid cube
- * mesh, a PCIe box): the rings over disjoint links that the link analysis
- * of the platform's first `local` hosts finds, as the flat ring's `orders`
- * value in orders[] (at most cap bytes), else "" (also where it finds one
- * ring only: every GPU's one link to a switch).  On one node (nranks ==
- * local) every ring found; across nodes
- * `channels` of them (or as many as were found), each cut open where the
- * hops from one node to the next (node 0's hosts to node 1's: the
- * platform's hosts local..2 local-1) share the fewest links.  The analysis
- * runs in a child process (SimGrid loads a platform once per process).
- * CS_OK, or why the analysis failed. */
+ * mesh, a PCIe box, an xGMI mesh): the rings over disjoint links that the
+ * link analysis of the platform's first `local` hosts finds, as the flat
+ * ring's `orders` value in orders[] (at most cap bytes), else "" (also
+ * where it finds one ring only: every GPU's one link to a switch).  On one
+ * node (nranks == local) every ring found; across nodes `channels` of them
+ * (or as many as were found), each cut open into a path through every
+ * node where the hops from one node to the next (node 0's hosts to node
+ * 1's: the platform's hosts local..2 local-1) share the fewest links: a
+ * ring leaves a node by its path's last GPU and enters the next by its
+ * first; with tree set, the chains of NCCL's Tree (dbtree's `orders`),
+ * whose first GPU, the head, talks to the other nodes both ways.  The
+ * analysis runs in a child process (SimGrid loads a platform once per
+ * process).  CS_OK, or why the analysis failed. */
 int cs_planner_nccl_orders(const struct cs_platform *plat, int nranks, int local, int channels,
-                           char *orders, size_t cap, cs_err_t *err);
+                           int tree, char *orders, size_t cap, cs_err_t *err);
 /* NCCL's Ring pick's parameters (`nchunks=N`, across nodes `nchunks=N,
- * channels=C,local=L`) rewritten to run over those rings (`nchunks=N,
- * orders=O`, `nchunks=N,local=L,orders=O`): 1 when rewritten, 0 when
- * params already name orders, orders is empty or the result does not fit
- * in cap. */
+ * channels=C,local=L`; its Tree's `local=L,channels=C,nchunks=N`)
+ * rewritten to run over those rings or chains (`nchunks=N,orders=O`,
+ * `nchunks=N,local=L,orders=O`): 1 when rewritten, 0 when params already
+ * name orders, orders is empty or the result does not fit in cap. */
 int cs_planner_ring_orders_params(char *params, size_t cap, const char *orders);
 
 /* The plan as a tuning table for `platform` (cs_tuning.h): one entry per

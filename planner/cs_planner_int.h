@@ -38,7 +38,7 @@ int cs__planner_topology(const struct cs_platform *plat, cs_planner_t *p, cs_err
 /* cs_planner_nccl_orders's work, in a process where the platform is
  * loaded (the planner's analysis child, or one of its own). */
 int cs__planner_node_rings(const struct cs_platform *plat, int nranks, int local, int channels,
-                           char *orders, size_t cap, cs_err_t *err);
+                           int tree, char *orders, size_t cap, cs_err_t *err);
 /* The link analysis (plan_links.c), after the tiers and their groups'
  * egress: p->links (each rank's links out and in, the rings), rank order
  * 1 (the first ring in every group) when it differs from the platform's,

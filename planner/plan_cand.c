@@ -121,7 +121,9 @@ static void add_rails(const cs_platform_t *plat, cs_planner_t *p, const cs_algo_
     cs_err_t e;
     cs_err_clear(&e);
     if (!sw && g <= CS__RING_MAX && declares(a, "orders", NULL) &&
-        cs__planner_node_rings(plat, P, g, k, cut, sizeof(cut), &e) == CS_OK && cut[0]) {
+        cs__planner_node_rings(plat, P, g, k, strcmp(a->name, "dbtree") == 0, cut, sizeof(cut),
+                               &e) == CS_OK &&
+        cut[0]) {
         char w[CS_PLANNER_RING_ORDERS + 40];
         snprintf(w, sizeof(w), "orders=%s,local=%d", cut, g);
         add_maps(p, a->name, w, 0, 1);

@@ -513,7 +513,7 @@ typedef struct hops {
 
 typedef struct cut_search {
     const hops_t *h;
-    int ncyc, K, L;
+    int ncyc, K, L, tree;
     const int *cyc;               /* ncyc x L members */
     int *load;                    /* per link */
     int pick[CS__RING_MAX], rot[CS__RING_MAX];
@@ -524,7 +524,9 @@ typedef struct cut_search {
 static const int *hop_of(const cut_search_t *S, int c, int r, int *n)
 {
     const int *o = S->cyc + (size_t)c * (size_t)S->L;
-    int exit = o[(r + S->L - 1) % S->L], entry = o[r];
+    /* a ring leaves by its last and enters by its first; a tree's chains
+     * talk across nodes through their heads, the first, both ways */
+    int exit = S->tree ? o[r] : o[(r + S->L - 1) % S->L], entry = o[r];
     int k = exit * S->L + entry;
     *n = S->h->n[k];
     return S->h->id + (size_t)k * HOP_MAX_LINKS;
@@ -655,10 +657,11 @@ static int read_hops(const cs_platform_t *plat, int L, hops_t *h, cs_err_t *err)
     return st;
 }
 
-/* Node paths for `channels` rings across nodes of L GPUs from the cycles of
- * p->ring_orders, written back there as `orders` of L digits each ("" when
- * there is no cycle). */
-static int cut_rings(const cs_platform_t *plat, cs_planner_t *p, int channels, cs_err_t *err)
+/* Node paths for `channels` rings (tree: a tree's chains) across nodes of L
+ * GPUs from the cycles of p->ring_orders, written back there as `orders`
+ * of L digits each ("" when there is no cycle). */
+static int cut_rings(const cs_platform_t *plat, cs_planner_t *p, int channels, int tree,
+                     cs_err_t *err)
 {
     int L = p->ranks, ncyc = 0, cyc[CS__RING_MAX * CS__RING_MAX];
     for (const char *o = p->ring_orders; *o && ncyc < CS__RING_MAX; ncyc++) {
@@ -673,7 +676,7 @@ static int cut_rings(const cs_platform_t *plat, cs_planner_t *p, int channels, c
         return CS_OK;
     hops_t h = {0};
     int st = read_hops(plat, L, &h, err);
-    cut_search_t S = {&h, ncyc, K, L, cyc, NULL, {0}, {0}, {0}, {0}, {-1, 0, 0}};
+    cut_search_t S = {&h, ncyc, K, L, tree, cyc, NULL, {0}, {0}, {0}, {0}, {-1, 0, 0}};
     if (st == CS_OK && !(S.load = calloc((size_t)h.nl + 1, sizeof(int))))
         st = cs_err_set(err, CS_ERR_NOMEM, "out of memory");
     if (st == CS_OK) {
@@ -702,7 +705,7 @@ static int cut_rings(const cs_platform_t *plat, cs_planner_t *p, int channels, c
 }
 
 int cs__planner_node_rings(const cs_platform_t *plat, int nranks, int local, int channels,
-                           char *orders, size_t cap, cs_err_t *err)
+                           int tree, char *orders, size_t cap, cs_err_t *err)
 {
     if (cap)
         orders[0] = '\0';
@@ -720,7 +723,7 @@ int cs__planner_node_rings(const cs_platform_t *plat, int nranks, int local, int
     if (st == CS_OK && (p->ring_switch || p->ring_group != local || p->nrings < 2))
         p->ring_orders[0] = '\0';
     else if (st == CS_OK && nranks > local)
-        st = cut_rings(plat, p, channels, err);
+        st = cut_rings(plat, p, channels, tree, err);
     if (st == CS_OK && strlen(p->ring_orders) < cap)
         memcpy(orders, p->ring_orders, strlen(p->ring_orders) + 1);
     cs_planner_free(p);
@@ -729,14 +732,17 @@ int cs__planner_node_rings(const cs_platform_t *plat, int nranks, int local, int
 
 static void nccl_rings(cs_planner_t *p, const cs__planner_model_t *m, const cs_platform_t *plat)
 {
-    if (p->coll == CS_COLL_REDUCE || m->sys.mesh)
+    if (p->coll == CS_COLL_REDUCE)
         return;
-    /* across nodes: the rings of one node, cut (cs_planner_nccl_orders) */
-    char across[CS_PLANNER_RING_ORDERS] = "";
-    int done = m->sys.nnodes == 1;
+    /* across nodes: the rings (the trees' chains) of one node, cut
+     * (cs_planner_nccl_orders) */
+    char across[2][CS_PLANNER_RING_ORDERS] = {"", ""};
+    int done[2] = {0, 0};
     for (int k = 0; k < p->nsizes; k++) {
         cs_planner_nccl_t *x = &p->nccl_pick[k];
-        if (strcmp(x->sched, "ring") != 0)
+        int tree = strcmp(x->sched, "dbtree") == 0;
+        /* a mesh's rings are the model's own (cs_nccl_as_sched) */
+        if ((strcmp(x->sched, "ring") != 0 || m->sys.mesh) && !(tree && m->sys.nnodes > 1))
             continue;
         if (m->sys.nnodes == 1) {
             if (one_node_rings(p, 1))
@@ -746,16 +752,16 @@ static void nccl_rings(cs_planner_t *p, const cs__planner_model_t *m, const cs_p
         const char *l = strstr(x->params, "local="), *c = strstr(x->params, "channels=");
         if (!l || !c)
             continue;
-        if (!done) {
+        if (!done[tree]) {
             cs_err_t e;
             cs_err_clear(&e);
-            done = 1;
+            done[tree] = 1;
             if (cs_planner_nccl_orders(plat, p->ranks, (int)strtol(l + 6, NULL, 10),
-                                       (int)strtol(c + 9, NULL, 10), across, sizeof(across),
-                                       &e) != CS_OK)
-                across[0] = '\0';
+                                       (int)strtol(c + 9, NULL, 10), tree, across[tree],
+                                       sizeof(across[tree]), &e) != CS_OK)
+                across[tree][0] = '\0';
         }
-        cs_planner_ring_orders_params(x->params, sizeof(x->params), across);
+        cs_planner_ring_orders_params(x->params, sizeof(x->params), across[tree]);
     }
 }
 
@@ -763,7 +769,7 @@ static void nccl_rings(cs_planner_t *p, const cs__planner_model_t *m, const cs_p
 
 typedef struct orders_arg {
     const cs_platform_t *plat;
-    int nranks, local, channels;
+    int nranks, local, channels, tree;
     char orders[CS_PLANNER_RING_ORDERS];
 } orders_arg_t;
 
@@ -774,20 +780,20 @@ static int orders_body(void *ctx, void *out, cs_err_t *err)
     cs_sim_opts_init(&so);
     int st = cs_sim_run(a->plat, &so, NULL, 0, err); /* loads the platform: routes answer */
     if (st == CS_OK)
-        st = cs__planner_node_rings(a->plat, a->nranks, a->local, a->channels, out,
+        st = cs__planner_node_rings(a->plat, a->nranks, a->local, a->channels, a->tree, out,
                                     sizeof(a->orders), err);
     return st;
 }
 
 int cs_planner_nccl_orders(const cs_platform_t *plat, int nranks, int local, int channels,
-                           char *orders, size_t cap, cs_err_t *err)
+                           int tree, char *orders, size_t cap, cs_err_t *err)
 {
     if (cap)
         orders[0] = '\0';
     if (local < 3 || local > CS__RING_MAX || local > nranks || nranks % local != 0 ||
         (nranks > local && channels < 1))
         return CS_OK;
-    orders_arg_t a = {plat, nranks, local, channels, ""};
+    orders_arg_t a = {plat, nranks, local, channels, tree != 0, ""};
     int st = cs_child_call("the analysis of the platform's links", orders_body, &a, a.orders,
                            sizeof(a.orders), err);
     a.orders[sizeof(a.orders) - 1] = '\0';

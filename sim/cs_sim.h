@@ -156,6 +156,10 @@ typedef struct cs_sim_nccl {
                                         charges (cs_nccl_step_costs); 0: none */
     int fused;      /* 1: the ranks reduce as the data arrives (NCCL's kernels reduce in the
                        copy, and its rates include it): reductions cost no time of their own */
+    double step_bytes; /* bytes of one of the 8 steps (NCCL_STEPS) of a connection's buffer
+                          in the protocol's data: a message holds ceil(bytes / step_bytes)
+                          of them from its start until its receive takes it, so up to 8
+                          small messages of a channel are under way at once; 0: one */
 } cs_sim_nccl_t;
 
 /* The class of a tier name (CS_SIM_HW_*). */

@@ -302,25 +302,73 @@ static dag_chan_t *chan_of(dag_t *D, int r, const cs__op_t *o)
     return ch == CS__NONE32 ? NULL : &D->cur->chans[ch];
 }
 
-/* Model nccl: NCCL's connections.  A sender writes into buffer slots the
- * receiver set aside when the connection was made, so its message moves
- * as soon as it is posted, whether or not the receive is (the receive
- * finds it there), and its latency is on the message's path: the
- * receiver has it that much after its bytes have moved, while the sender
- * is done when they have left.  One message of a channel at a time is
- * moving or waiting for its receive (one slot). */
+/* Model nccl: NCCL's connections.  A sender writes into the buffer the
+ * receiver set aside when the connection was made (NCCL_STEPS = 8 steps of
+ * a protocol's buffer: Simple 512 KiB, LL128 562.5 KiB, LL 32 KiB of data
+ * each), so its message moves as soon as it is posted and the buffer has
+ * room, whether or not the receive is (the receive finds it there), and
+ * its latency is on the message's path: the receiver has it that much
+ * after its bytes have moved, while the sender is done when they have
+ * left.  A message holds ceil(bytes / step) of the 8 steps (all of them
+ * when larger) from its start until its receive takes it; a channel's
+ * messages move one after the other. */
+#define DAG_NCCL_STEPS 8
+
 static int eager(const dag_t *D)
 {
     return D->eager;
 }
 
-/* Start c's posted send into its free slot. */
+/* Buffer steps a message of `bytes` holds. */
+static uint32_t steps_of(const dag_t *D, double bytes)
+{
+    if (!(D->step_bytes > 0))
+        return DAG_NCCL_STEPS;
+    double n = ceil(bytes / D->step_bytes);
+    return n < 1 ? 1 : n > DAG_NCCL_STEPS ? DAG_NCCL_STEPS : (uint32_t)n;
+}
+
+/* c's posted send can start: nothing moving and room in the buffer. */
+static int can_start(const dag_t *D, const dag_chan_t *c)
+{
+    return c->send != CS__NONE32 && !c->moving &&
+           c->used + steps_of(D, c->sbytes) <= DAG_NCCL_STEPS;
+}
+
+/* Start c's posted send into the receiver's buffer. */
 static void start_eager(dag_t *D, dag_chan_t *c)
 {
     uint32_t s = c->send;
     c->send = CS__NONE32;
-    c->slot = 1;
+    c->moving = steps_of(D, c->sbytes);
+    c->used += c->moving;
     start_p2p(D, c, s, CS__NONE32);
+}
+
+/* A message arrived before its receive: to the end of c's waiting ones. */
+static int wait_push(dag_t *D, dag_chan_t *c, uint32_t ss, uint32_t need, double arr,
+                     double t0, double t1)
+{
+    uint32_t w = D->wfree;
+    if (w == CS__NONE32) {
+        if (D->nwait == D->capwait) {
+            uint32_t cap = D->capwait ? 2 * D->capwait : 1024;
+            dag_wait_t *v = realloc(D->wait, sizeof(*v) * cap);
+            if (!v)
+                return -1;
+            D->wait = v, D->capwait = cap;
+        }
+        w = D->nwait++;
+    } else {
+        D->wfree = D->wait[w].next;
+    }
+    D->wait[w] = (dag_wait_t){CS__NONE32, ss, need, arr, t0, t1};
+    if (c->wtail == CS__NONE32)
+        c->whead = w;
+    else
+        D->wait[c->wtail].next = w;
+    c->wtail = w;
+    return 0;
 }
 
 static void post_send(dag_t *D, int r, uint32_t i)
@@ -332,7 +380,7 @@ static void post_send(dag_t *D, int r, uint32_t i)
     c->send = i;
     c->sbytes = o->bytes + restart_bytes(D, r, i, o->bytes);
     if (eager(D)) {
-        if (c->slot == 0)
+        if (can_start(D, c))
             start_eager(D, c);
     } else if (c->rcount) {
         match(D, c);
@@ -348,11 +396,18 @@ static void post_recv(dag_t *D, int r, uint32_t i)
     dag_chan_t *c = chan_of(D, r, o);
     if (!c)
         return;
-    if (eager(D) && c->slot == 2) {
-        /* its message is there: the slot is free again */
-        c->slot = 0;
-        deliver(D, c, c->ss, i, c->arr, c->t0, c->t1);
-        if (c->send != CS__NONE32)
+    if (eager(D) && c->whead != CS__NONE32) {
+        /* its message is there: its buffer steps are free again */
+        uint32_t w = c->whead;
+        dag_wait_t m = D->wait[w];
+        c->whead = m.next;
+        if (c->whead == CS__NONE32)
+            c->wtail = CS__NONE32;
+        D->wait[w].next = D->wfree;
+        D->wfree = w;
+        c->used -= m.need;
+        deliver(D, c, m.ss, i, m.arr, m.t0, m.t1);
+        if (can_start(D, c))
             start_eager(D, c);
         return;
     }
@@ -500,19 +555,20 @@ static void on_p2p(dag_t *D, dag_xfer_t *x)
         const cs__prog_t *p = D->I.prog;
         dag_chan_t *c = chan_of(D, s, so);
         double arr = now + D->I.in->nccl->lat[p->mclass[p->mbox_base[s] + so->mbx]];
+        uint32_t need = c->moving;
+        c->moving = 0;
         if (!c->rcount) {
-            c->slot = 2;
-            c->ss = si;
-            c->arr = arr;
-            c->t0 = start;
-            c->t1 = now;
-            return;
+            if (wait_push(D, c, si, need, arr, start, now) != 0) {
+                D->run->failed = CS_ERR_NOMEM;
+                return;
+            }
+        } else {
+            di = c->rhead;
+            c->rhead = --c->rcount ? op_of(D, d, di)->chan_next : CS__NONE32;
+            c->used -= need;
+            deliver(D, c, si, di, arr, start, now);
         }
-        di = c->rhead;
-        c->rhead = --c->rcount ? op_of(D, d, di)->chan_next : CS__NONE32;
-        c->slot = 0;
-        deliver(D, c, si, di, arr, start, now);
-        if (c->send != CS__NONE32)
+        if (can_start(D, c))
             start_eager(D, c);
         return;
     }
@@ -738,8 +794,11 @@ static void inst_begin(dag_t *D)
     for (uint64_t c = 0; c < D->cur->nchans; c++) {
         D->cur->chans[c].send = D->cur->chans[c].rhead = CS__NONE32;
         D->cur->chans[c].rcount = 0;
-        D->cur->chans[c].slot = 0;
+        D->cur->chans[c].used = D->cur->chans[c].moving = 0;
+        D->cur->chans[c].whead = D->cur->chans[c].wtail = CS__NONE32;
     }
+    D->nwait = 0;
+    D->wfree = CS__NONE32;
     if (I->prog->nswops) {
         memset(D->cur->sw, 0, sizeof(dag_swop_t) * I->prog->nswops);
         memset(D->cur->g_busy, 0, D->cur->ngq);
@@ -766,6 +825,7 @@ static void inst_begin(dag_t *D)
          * messages: eager ones beside the switch's transfers are not worked
          * out yet (docs/nccl-model.md) */
         cs__sg_p2p_eager = D->eager = in->nccl && I->prog->mclass && I->prog->nswops == 0;
+        D->step_bytes = in->nccl ? in->nccl->step_bytes : 0;
         base = cs__nccl_start_delay(in->nccl);
     }
     if (base > 0) {
@@ -842,6 +902,7 @@ out:
         free(D.chunks[c]);
     free(D.chunks);
     free(D.ev);
+    free(D.wait);
     free(D.dp);
     free(D.rk);
     return st;

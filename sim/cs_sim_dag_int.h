@@ -31,13 +31,20 @@ typedef struct dag_chan {
     uint32_t send;   /* the posted send waiting for its receive, CS__NONE32 */
     uint32_t rhead;  /* first posted receive not yet matched (if rcount) */
     uint32_t rcount; /* posted receives not yet matched */
-    uint32_t slot;   /* model nccl: 0 free, 1 a message moving, 2 one arrived before its
-                        receive was posted */
+    /* model nccl: the receiver's buffer of NCCL_STEPS steps (cs_sim_dag.c) */
+    uint32_t used;   /* steps held by the message moving and those waiting */
+    uint32_t moving; /* steps of the message moving, 0: none */
+    uint32_t whead, wtail; /* messages arrived before their receive (D->wait), oldest first */
     double sbytes;   /* the posted send's bytes (restart included) */
-    uint32_t ss;     /* slot 2: the sender's step */
-    uint32_t spare;
-    double arr, t0, t1; /* slot 2: when its latency has passed, its transfer's start and end */
 } dag_chan_t;
+
+/* Model nccl: a message that arrived before its receive was posted. */
+typedef struct dag_wait {
+    uint32_t next;      /* the channel's next, or the free list's */
+    uint32_t ss;        /* the sender's step */
+    uint32_t need;      /* buffer steps it holds */
+    double arr, t0, t1; /* when its latency has passed, its transfer's start and end */
+} dag_wait_t;
 
 /* One switch operation, for the instance running. */
 typedef struct dag_swop {
@@ -104,6 +111,9 @@ struct dag {
     dag_timer_t t_stream;
     dag_timer_t t_arrive; /* model nccl: a message's latency after its bytes */
     int eager;            /* the instance's messages are eager (cs_sim_dag.c) */
+    double step_bytes;    /* eager: a buffer step's bytes (0: a message holds them all) */
+    dag_wait_t *wait;     /* eager: messages waiting for their receive (a pool) */
+    uint32_t nwait, capwait, wfree;
     void **chunks;
     size_t nchunks, capchunks;
     uint64_t nxfers, maxflight, flight;

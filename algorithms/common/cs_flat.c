@@ -95,60 +95,6 @@ static int ring_member(int P, long L, long K, int c, int m, const int *perm)
     return (int)(first + (m - first + (long)c * len / K) % len);
 }
 
-/* Parse orders = O1+O2+... (see cs_flat.h) for groups of L ranks: *perm
- * (K x L, malloc'ed) and *K; NULL when the parameter is absent. */
-static int parse_orders(cs_params_t *params, const cs_param_desc_t *table, int P, long *L,
-                        long *K, int **perm, cs_err_t *err)
-{
-    const char *v;
-    *perm = NULL;
-    /* absent: not read, so the schedule's parameters (its provenance) do
-     * not list it */
-    if (cs_param_desc_find(table, "orders") == NULL || cs_params_get(params, "orders") == NULL)
-        return CS_OK;
-    int st = cs_params_list(params, table, "orders", &v, err);
-    if (st != CS_OK || strcmp(v, "none") == 0)
-        return st;
-    long len = *L > 1 ? *L : P, n = 1;
-    for (const char *c = v; *c; c++)
-        n += *c == '+' || *c == ':' || *c == '/';
-    if (*K > 1 && *K != n)
-        return cs_err_set(err, CS_ERR_PARSE, "parameter orders=%s: %ld orders for channels=%ld",
-                          v, n, *K);
-    if (len > 36 || P % len != 0)
-        return cs_err_set(err, CS_ERR_PARSE, "parameter orders=%s: groups of %ld ranks do not "
-                          "%s", v, len, len > 36 ? "fit base-36 digits (at most 36)"
-                          : "divide the ranks");
-    int *pm = malloc(sizeof(int) * (size_t)(n * len));
-    if (pm == NULL)
-        return cs_err_set(err, CS_ERR_NOMEM, "out of memory");
-    const char *c = v;
-    for (long k = 0; k < n; k++) {
-        unsigned seen[2] = {0, 0};
-        long i = 0;
-        for (; *c && *c != '+' && *c != ':' && *c != '/'; c++, i++) {
-            int d = *c >= '0' && *c <= '9' ? *c - '0' : *c >= 'a' && *c <= 'z' ? *c - 'a' + 10 : 99;
-            if (i >= len || d >= len || (seen[d / 32] >> (d % 32) & 1)) {
-                free(pm);
-                return cs_err_set(err, CS_ERR_PARSE, "parameter orders=%s: order %ld is not a "
-                                  "permutation of %ld base-36 digits (0 to %ld)", v, k + 1, len,
-                                  len - 1);
-            }
-            seen[d / 32] |= 1u << (d % 32);
-            pm[k * len + i] = d;
-        }
-        if (i != len) {
-            free(pm);
-            return cs_err_set(err, CS_ERR_PARSE, "parameter orders=%s: order %ld has %ld ranks, "
-                              "not %ld", v, k + 1, i, len);
-        }
-        if (*c)
-            c++;
-    }
-    *L = len, *K = n, *perm = pm;
-    return CS_OK;
-}
-
 int cs__flat_build(const cs_coll_desc_t *desc, cs_params_t *params, const cs_param_desc_t *table,
                    cs__ph_alg_t a, cs_sched_t **out, cs_err_t *err)
 {
@@ -162,7 +108,7 @@ int cs__flat_build(const cs_coll_desc_t *desc, cs_params_t *params, const cs_par
     }
     int *perm = NULL;
     if (st == CS_OK)
-        st = parse_orders(params, table, desc->nranks, &L, &K, &perm, err);
+        st = cs__gen_orders(params, table, desc->nranks, &L, &K, &perm, err);
     long depth = 0;
     if (st == CS_OK && cs_param_desc_find(table, "depth") != NULL)
         st = cs_params_int(params, table, "depth", &depth, err);

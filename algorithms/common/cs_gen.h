@@ -55,4 +55,14 @@ int cs__gen_a2a_start(cs_sched_t *s, int r, uint32_t P, uint32_t k, int inplace,
  * (unless err already holds one) and returns the failure. */
 int cs__gen_finish(cs_sched_t *s, int st, cs_sched_t **out, cs_err_t *err);
 
+/* The `orders` parameter (O1+O2+..., one order per channel; '+', ':' or
+ * '/' between them), when table declares it and params give it: each order
+ * a permutation of a group's L members in base-36 digits (0-9 then a-z;
+ * L = *L when > 1, else P; L <= 36 and divides P).  *perm: K x L members
+ * (malloc'ed; NULL when absent or "none"), *L and *K set from it (*K > 1
+ * on entry: the count must match).  CS_ERR_PARSE naming the order that is
+ * wrong. */
+int cs__gen_orders(cs_params_t *params, const cs_param_desc_t *table, int P, long *L, long *K,
+                   int **perm, cs_err_t *err);
+
 #endif /* CS_GEN_H */

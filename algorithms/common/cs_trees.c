@@ -14,6 +14,7 @@ void cs__tree_knomial(cs__tree_t *t, int nranks, int root, int radix)
     t->radix = radix < 2 ? 2 : radix;
     t->mirror = 0;
     t->local = t->which = t->chain = t->nchains = 0;
+    t->perm = t->inv = NULL;
 }
 
 void cs__tree_chain(cs__tree_t *t, int nranks, int root)
@@ -24,6 +25,7 @@ void cs__tree_chain(cs__tree_t *t, int nranks, int root)
     t->radix = 2;
     t->mirror = 0;
     t->local = t->which = t->chain = t->nchains = 0;
+    t->perm = t->inv = NULL;
 }
 
 void cs__tree_dbtree(cs__tree_t *t, int nranks, int which)
@@ -35,6 +37,7 @@ void cs__tree_dbtree(cs__tree_t *t, int nranks, int which)
     t->mirror = which != 0 && nranks % 2 == 0;
     t->root = (which != 0 && nranks % 2 == 1 && nranks > 1) ? 1 : 0;
     t->local = t->which = t->chain = t->nchains = 0;
+    t->perm = t->inv = NULL;
 }
 
 void cs__tree_nodes(cs__tree_t *t, int nranks, int local, int which, int chain, int nchains)
@@ -48,6 +51,15 @@ void cs__tree_nodes(cs__tree_t *t, int nranks, int local, int which, int chain, 
     t->which = which != 0;
     t->nchains = nchains < 1 ? 1 : nchains;
     t->chain = chain < 0 ? 0 : chain % t->nchains;
+    t->perm = t->inv = NULL;
+}
+
+void cs__tree_nodes_ordered(cs__tree_t *t, int nranks, int local, int which, const int *perm,
+                            const int *inv)
+{
+    cs__tree_nodes(t, nranks, local, which, 0, 1);
+    t->perm = perm;
+    t->inv = inv;
 }
 
 /* ---- nodes: a chain in each node, a double binary tree over the nodes ---- */
@@ -65,11 +77,17 @@ static int node_shift(const cs__tree_t *t, int n)
     return (int)((long long)t->chain * n / t->nchains);
 }
 
+/* Rank of chain member i (0: the head) of the node starting at first. */
+static int node_member(const cs__tree_t *t, int first, int n, int i)
+{
+    return first + (t->perm ? t->perm[i] : (node_shift(t, n) + i) % n);
+}
+
 static int node_head(const cs__tree_t *t, int j)
 {
     int first, n;
     node_span(t, j, &first, &n);
-    return first + node_shift(t, n);
+    return node_member(t, first, n, 0);
 }
 
 /* The tree over the nodes. */
@@ -82,6 +100,8 @@ static void node_tree(const cs__tree_t *t, cs__tree_t *nt)
 static int node_index(const cs__tree_t *t, int r, int *first, int *n)
 {
     node_span(t, r / t->local, first, n);
+    if (t->inv)
+        return t->inv[r - *first];
     return (r - *first - node_shift(t, *n) + *n) % *n;
 }
 
@@ -89,7 +109,7 @@ static int nodes_parent(const cs__tree_t *t, int r)
 {
     int first, n, i = node_index(t, r, &first, &n);
     if (i > 0)
-        return first + (node_shift(t, n) + i - 1) % n;
+        return node_member(t, first, n, i - 1);
     cs__tree_t nt;
     node_tree(t, &nt);
     int pj = cs__tree_parent(&nt, r / t->local);
@@ -110,7 +130,7 @@ static int nodes_children(const cs__tree_t *t, int r, int *child, int cap)
     }
     if (i + 1 < n) {
         if (k < cap)
-            child[k] = first + (node_shift(t, n) + i + 1) % n;
+            child[k] = node_member(t, first, n, i + 1);
         k++;
     }
     return k;

@@ -46,7 +46,10 @@
  *     all of a node's traffic across nodes goes through its head (NCCL's
  *     pattern TREE), and chains with different heads leave a node through
  *     different GPUs and their NICs.  Positions are not defined (pos and
- *     rank are the identity; subtree_end is not for this kind).
+ *     rank are the identity; subtree_end is not for this kind).  Ordered
+ *     (cs__tree_nodes_ordered): the chain visits every node's members in
+ *     a given order, its first member the head (NCCL's tree chains follow
+ *     the links its search finds: a DGX-1's NVLinks).
  *
  * cs__tree_children lists children in broadcast order: the child with the
  * largest subtree first.  Reductions consume them in reverse order.
@@ -95,6 +98,9 @@ typedef struct cs_tree {
     int radix;  /* k-nomial only */
     int mirror; /* dbtree: position = P-1-rank */
     int local, which, chain, nchains; /* nodes only */
+    const int *perm, *inv; /* nodes only, or NULL: the chain's order in every node (a
+                              permutation of 0..local-1, perm[0] the head; local
+                              divides nranks) and its inverse */
 } cs__tree_t;
 
 /* Initialise a tree (no allocation, nothing to free). */
@@ -104,6 +110,11 @@ void cs__tree_chain(cs__tree_t *t, int nranks, int root);
 void cs__tree_dbtree(cs__tree_t *t, int nranks, int which);
 /* which = 0 or 1, chain k of nchains K >= 1 (0 <= k < K), local >= 1. */
 void cs__tree_nodes(cs__tree_t *t, int nranks, int local, int which, int chain, int nchains);
+/* The same with chain order perm in every node (member i of the chain is
+ * rank first + perm[i]; inv its inverse; both borrowed, local divides
+ * nranks). */
+void cs__tree_nodes_ordered(cs__tree_t *t, int nranks, int local, int which, const int *perm,
+                            const int *inv);
 
 int cs__tree_pos(const cs__tree_t *t, int rank);
 int cs__tree_rank(const cs__tree_t *t, int pos);

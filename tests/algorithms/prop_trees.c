@@ -27,6 +27,7 @@
  *     is the default schedule.
  * (P = 1536 and 27,648 schedules: test_scale.c.)
  */
+#include <string.h>
 #include "algo_test.h"
 #include "common/cs_trees.h"
 
@@ -255,6 +256,63 @@ static void test_nodes(void)
             used += gpus[g];
         CS_TEST_CHECK(used == K, "dbtree %s: %d GPUs of a node send across nodes", prm, used);
         cs_sched_destroy(s);
+    }
+    /* ordered chains: member i of a node's chain is first + perm[i], the
+     * head perm[0] talks across nodes (2 nodes of 8, chain 0 2 1 3 7 5 6 4) */
+    {
+        const int perm[8] = {0, 2, 1, 3, 7, 5, 6, 4};
+        int inv[8];
+        for (int i = 0; i < 8; i++)
+            inv[perm[i]] = i;
+        for (int w = 0; w < 2; w++) {
+            cs__tree_nodes_ordered(&t, 16, 8, w, perm, inv);
+            check_tree(&t, "nodes ordered");
+            for (int r = 0; r < 16; r++) {
+                int first = r / 8 * 8, i = inv[r - first], par = cs__tree_parent(&t, r);
+                if (i > 0)
+                    CS_TEST_CHECK(par == first + perm[i - 1], "ordered: parent of %d is %d", r,
+                                  par);
+                else
+                    CS_TEST_CHECK(par == -1 || par == (first ? 0 : 8), "ordered: head %d -> %d",
+                                  r, par);
+            }
+        }
+    }
+    /* the schedule over orders: every chain's hops inside a node are its
+     * order's neighbours, and only its head sends across nodes */
+    {
+        const char *prm = "local=8,orders=01237564+32675401,nchunks=2";
+        cs_sched_t *s = at_build_ok(CS_COLL_ALLREDUCE, "dbtree", 16, 0, 0, prm);
+        if (s) {
+            at_verify(s, prm);
+            const char *ord[2] = {"01237564", "32675401"};
+            for (int r = 0; r < 16; r++)
+                for (uint32_t i = 0; i < s->ranks[r].nsteps; i++) {
+                    const cs_step_t *st = &s->ranks[r].steps[i];
+                    if (st->kind != CS_STEP_SEND)
+                        continue;
+                    const char *o = ord[st->chan / 2];
+                    int a = (int)(strchr(o, '0' + r % 8) - o);
+                    if (st->peer / 8 != r / 8) {
+                        CS_TEST_CHECK(a == 0, "orders: %d (chain %d) sends across nodes", r,
+                                      st->chan / 2);
+                    } else {
+                        int b = (int)(strchr(o, '0' + st->peer % 8) - o);
+                        CS_TEST_CHECK(a - b == 1 || b - a == 1, "orders: %d -> %d in chain %s", r,
+                                      st->peer, o);
+                    }
+                }
+            cs_sched_destroy(s);
+        }
+        const char *bad[2] = {"local=8,orders=0123756", "local=8,channels=3,orders=01237564+32675401"};
+        for (int k = 0; k < 2; k++) {
+            cs_sched_t *x = NULL;
+            cs_err_t e = {0};
+            int st2 = at_build(at_find(CS_COLL_ALLREDUCE, "dbtree"), 16, 0, 0, bad[k], &x, &e);
+            CS_TEST_CHECK(st2 == CS_ERR_PARSE && x == NULL, "dbtree %s: %s", bad[k],
+                          cs_status_name(st2));
+            cs_sched_destroy(x);
+        }
     }
     cs_sched_t *a = at_build_ok(CS_COLL_ALLREDUCE, "dbtree", 13, 0, 0, "local=1,channels=1");
     cs_sched_t *b = at_build_ok(CS_COLL_ALLREDUCE, "dbtree", 13, 0, 0, NULL);

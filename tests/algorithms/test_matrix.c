@@ -94,6 +94,10 @@ static const struct {
     {CS_COLL_REDUCE_SCATTER, "ring", 5, "nchunks=4"},
     {CS_COLL_ALLGATHER, "ring", 5, "nchunks=4"},
     /* hier: two and three tiers, every inner algorithm, degenerate tiers */
+    /* dbtree's chains in given orders: one node, two, five */
+    {CS_COLL_ALLREDUCE, "dbtree", 4, "orders=2013"},
+    {CS_COLL_ALLREDUCE, "dbtree", 8, "local=4,orders=0213+3120,nchunks=2"},
+    {CS_COLL_ALLREDUCE, "dbtree", 20, "local=4,orders=1302"},
     {CS_COLL_ALLREDUCE, "hier", 6, "dims=2x3"},
     {CS_COLL_ALLREDUCE, "hier", 6, "dims=3x2"},
     {CS_COLL_ALLREDUCE, "hier", 12, "dims=3x2x2"},

@@ -141,6 +141,24 @@ sed -E 's|<host id="(gpu[0-9])" speed="5Tf"/>|<host id="\1" speed="5Tf"><prop id
   2>"$tmp/unterr"
 check "untagged links: said" grep -q "no link is tagged as NVLink or PCIe (a tier property), so NCCL's figures are PCIe's" "$tmp/unterr"
 check "tagged links (a preset): not said" sh -c "! grep -q 'no link is tagged' '$tmp/merr'"
+# NCCL's Tree across nodes that are no switch domain: each channel's chain a
+# path over the node's links (the link analysis's rings cut at a head near
+# a NIC of its own), not the ranks' order (which crosses PCIe on a DGX-1 and
+# puts every chain of an MI300X node on the same 7 xGMI links: twice the
+# tuner's time): 32 DGX-1 at 64 MiB and 4 MI300X nodes at 32 MiB within
+# 20 % of the tuner
+for spec in dgx1-v100-ib100:nodes=32,64M mi300x:nodes=4,32M; do
+  "$collstep" sim --platform "${spec%,*}" --model nccl --algo nccl --size "${spec#*,}" \
+    --format csv >"$tmp/tree.csv" 2>"$tmp/trerr"
+  check "$spec: Tree over the node's links, near the tuner" python3 - "$tmp/tree.csv" "$tmp/trerr" <<'PY'
+import csv, re, sys
+r = list(csv.DictReader(open(sys.argv[1])))[0]
+err = open(sys.argv[2]).read()
+assert re.search(r"picks Tree/\S+ \(its tuner: [0-9.]+ us\), simulated as dbtree nchunks=\d+,local=8,orders=[0-9]{8}(\+[0-9]{8})+$", err, re.M), err
+t = float(re.search(r"its tuner: ([0-9.]+) us", err).group(1))
+assert abs(float(r["time_us"]) / t - 1) <= 0.2, (r["time_us"], t)
+PY
+done
 # MI300X's full xGMI mesh: NCCL's rings over all 7 links of each GPU (7
 # ring orders using every directed link once), within 5 % of RCCL's tuner
 # on one node, and entering and leaving each node by 7 different GPUs

@@ -48,10 +48,10 @@ for n in rows:
     # within 5 % at 1 GiB; at 64 MiB the simulation overlaps what the
     # tuner adds up (the latency of 30 steps across nodes: 15 % of it)
     assert abs(n["time_us"] / n["tuner_us"] - 1) <= (0.05 if n["tuner_us"] > 1e4 else 0.1), n
-# collstep's best is at least as fast as NCCL's choice (it has those rings)
+# collstep's best is as fast as NCCL's choice, within 1 % (it has those rings)
 best = [min(r["time_us"] for r in s["ranking"] if r.get("choice") == "collstep")
         for s in sizes]
-assert all(b <= n["time_us"] * 1.001 for b, n in zip(best, rows)), (best, rows)
+assert all(b <= n["time_us"] * 1.01 for b, n in zip(best, rows)), (best, rows)
 PY
   "$collstep" sim --platform dgx1-v100-ib100:nodes=$n --model nccl --algo nccl --size 64M,1G \
     --format json >"$tmp/d${n}s" 2>"$tmp/d${n}serr"
