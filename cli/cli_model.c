@@ -138,7 +138,7 @@ static int nccl_orders(const char *cmd, cs_cli_nccl_t *c, const char *params, in
 #ifdef CS_HAVE_PLAN
     int P = c->sys.nranks, L = P, K = 0;
     const char *v;
-    if ((c->sys.mesh && !tree) || !c->plat) /* a mesh's rings are the model's (sched) */
+    if (strstr(params, "orders=") || !c->plat) /* a mesh's rings are the model's (sched) */
         return 0;
     if (c->sys.nnodes > 1) {
         if (!(v = strstr(params, "local=")) || (L = (int)strtol(v + 6, NULL, 10)) < 3 ||
@@ -214,8 +214,10 @@ int cs_cli_nccl_picks(const char *cmd, cs_cli_nccl_t *c, cs_coll_t coll, const u
         c->pick_us[k] = us;
         cs_nccl_as_sched(&c->sys, coll, a, p, sizes[k], c->pick_name[k], sizeof(c->pick_name[k]),
                          c->pick_params[k], sizeof(c->pick_params[k]));
+        /* Ring (its broadcast a chain, on one node) and Tree over the links */
         int tree = strcmp(c->pick_name[k], "dbtree") == 0;
-        if ((tree || strcmp(c->pick_name[k], "ring") == 0) && coll != CS_COLL_REDUCE &&
+        int chain = strcmp(c->pick_name[k], "chain") == 0 && c->sys.nnodes == 1;
+        if ((tree || chain || strcmp(c->pick_name[k], "ring") == 0) && coll != CS_COLL_REDUCE &&
             nccl_orders(cmd, c, c->pick_params[k], tree))
             cs_planner_ring_orders_params(c->pick_params[k], sizeof(c->pick_params[k]),
                                           c->orders);

@@ -263,7 +263,20 @@ void cs_nccl_as_sched(const cs_nccl_sys_t *sys, cs_coll_t coll, int algo, int pr
         break;
     default:
         if (coll == CS_COLL_BROADCAST) {
+            /* NCCL's Ring broadcast moves one step of its buffer per chunk
+             * (BROADCAST_CHUNKSTEPS 1) on each channel: that many pieces
+             * per channel follow each other down the chain (at least the
+             * generator's 8: LL and LL128 stream their lines through a
+             * rank as they arrive), up to what a simulation takes in
+             * seconds */
+            int nch = sys->graph[CS_NCCL_RING].nch > 0 ? sys->graph[CS_NCCL_RING].nch : 1;
+            double per = (double)bytes / (nch * tree_chunk(proto));
+            uint64_t k = per > 8 ? (uint64_t)(per + 0.999999) : 8;
+            uint64_t most = 200000u / ((uint64_t)(sys->nranks > 0 ? sys->nranks : 1) * nch);
+            if (k > most)
+                k = most;
             snprintf(name, nlen, "chain");
+            snprintf(params, plen, "nchunks=%llu", (unsigned long long)(k < 1 ? 1 : k));
         } else if (coll == CS_COLL_ALLTOALL) {
             /* a window of NCCL's that leaves at most 4 rounds of peers is
              * simulated as every peer at once (inflight=0): the ranks' links bind

@@ -459,17 +459,16 @@ int cs_planner_ring_orders_params(char *params, size_t cap, const char *orders)
 {
     if (!orders || !*orders || strstr(params, "orders="))
         return 0;
-    unsigned long long nk = 1;
     long local = 1;
     const char *c = strstr(params, "nchunks=");
-    if (c)
-        nk = strtoull(c + 8, NULL, 10);
+    char v[256], l[32] = "", nk[32] = "";
+    if (c) /* absent: the generator's default */
+        snprintf(nk, sizeof(nk), "nchunks=%llu,", strtoull(c + 8, NULL, 10));
     if ((c = strstr(params, "local=")) != NULL)
         local = strtol(c + 6, NULL, 10);
-    char v[256], l[32] = "";
     if (local > 1)
         snprintf(l, sizeof(l), "local=%ld,", local);
-    int w = snprintf(v, sizeof(v), "nchunks=%llu,%sorders=%s", nk ? nk : 1, l, orders);
+    int w = snprintf(v, sizeof(v), "%s%sorders=%s", nk, l, orders);
     if (w <= 0 || (size_t)w >= sizeof(v) || (size_t)w >= cap)
         return 0;
     memcpy(params, v, (size_t)w + 1);
@@ -741,8 +740,11 @@ static void nccl_rings(cs_planner_t *p, const cs__planner_model_t *m, const cs_p
     for (int k = 0; k < p->nsizes; k++) {
         cs_planner_nccl_t *x = &p->nccl_pick[k];
         int tree = strcmp(x->sched, "dbtree") == 0;
-        /* a mesh's rings are the model's own (cs_nccl_as_sched) */
-        if ((strcmp(x->sched, "ring") != 0 || m->sys.mesh) && !(tree && m->sys.nnodes > 1))
+        /* a mesh's rings are the model's own (cs_nccl_as_sched); Ring's
+         * broadcast a chain along them, on one node */
+        int chain = strcmp(x->sched, "chain") == 0 && m->sys.nnodes == 1;
+        if ((strcmp(x->sched, "ring") != 0 || m->sys.mesh) && !(tree && m->sys.nnodes > 1) &&
+            !chain)
             continue;
         if (m->sys.nnodes == 1) {
             if (one_node_rings(p, 1))

@@ -14,13 +14,27 @@
  * per step:  T = (P + S - 2) (alpha + n beta / S),  which tends to n beta
  * for large n and S: bandwidth-optimal, latency linear in P.  Every P >= 1,
  * every root, in place or not.
+ *
+ * Orders (orders = O1+O2+..., one per channel, each a permutation of the P
+ * ranks in base-36 digits, so P <= 36): the vector is K windows of S
+ * segments, and window c flows down chain c, which visits the ranks in
+ * order Oc read cyclically from the root: NCCL's Ring broadcast on rings
+ * that follow the links (a DGX-1's NVLinks; `collstep sim --algo nccl`
+ * takes them from its link analysis).  Each chain runs on its message
+ * channel c.
  */
+#include <stdlib.h>
+
+#include "common/cs_gen.h"
 #include "common/cs_trees.h"
 #include "cs_algo.h"
 
 static const cs_param_desc_t params_desc[] = {
     CS_PARAM_INT_ROW("nchunks", "8", 1, 65536, "pipelining segments (chunks of the vector)"),
     CS_PARAM_INT_ROW("segments", "8", 1, 65536, "the same as nchunks (its former name)"),
+    CS_PARAM_LIST_ROW("orders", "none", 1, 64,
+                      "one chain per channel, each over a part of the vector, through the ranks "
+                      "in the order written from the root on (base-36 digits: 01237564+02674513)"),
     CS_PARAM_END,
 };
 
@@ -44,13 +58,52 @@ static int segments(cs_params_t *params, long *nseg, cs_err_t *err)
 
 static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **out, cs_err_t *err)
 {
-    long nseg;
+    long nseg, L = 1, K = 1;
+    int *perm = NULL, P = desc->nranks;
     int st = segments(params, &nseg, err);
+    if (st == CS_OK)
+        st = cs__gen_orders(params, params_desc, P, &L, &K, &perm, err);
     if (st != CS_OK)
         return st;
-    cs__tree_t t;
-    cs__tree_chain(&t, desc->nranks, desc->root);
-    return cs__tree_gen(desc, &t, (uint32_t)nseg, CS__TREE_OP_BCAST, out, err);
+    if (!perm) {
+        cs__tree_t t;
+        cs__tree_chain(&t, P, desc->root);
+        return cs__tree_gen(desc, &t, (uint32_t)nseg, CS__TREE_OP_BCAST, out, err);
+    }
+    /* orders: chain c moves window c of the vector along order c, read
+     * cyclically from the root (a one-node chain of the ordered kind) */
+    int *inv = malloc(sizeof(int) * (size_t)(K * P));
+    cs_sched_t *s = NULL;
+    if (!inv)
+        st = cs_err_set(err, CS_ERR_NOMEM, "out of memory");
+    else if ((unsigned long)K * (unsigned long)nseg > UINT32_MAX / 2)
+        st = cs_err_set(err, CS_ERR_RANGE, "%ld chains x %ld segments is too many chunks", K,
+                        nseg);
+    else
+        s = cs__gen_create(desc, (uint32_t)(K * nseg), err, &st);
+    for (long c = 0; c < K && s && st == CS_OK; c++) {
+        int *o = perm + c * P, *in = inv + c * P, j0 = 0, rot[64];
+        while (o[j0] != desc->root)
+            j0++;
+        for (int i = 0; i < P; i++)
+            rot[i] = o[(j0 + i) % P];
+        for (int i = 0; i < P; i++)
+            o[i] = rot[i], in[rot[i]] = i;
+        cs__tree_t t;
+        cs__tree_nodes_ordered(&t, P, P, 0, o, in);
+        cs__tree_pipe_t pp = {.chan = (int)c,
+                              .first = (uint32_t)(c * nseg),
+                              .count = (uint32_t)nseg,
+                              .nseg = (uint32_t)nseg,
+                              .src = desc->inplace ? CS_BUF_OUT : CS_BUF_IN,
+                              .dst = CS_BUF_OUT};
+        st = cs__tree_run(s, &t, pp, CS__TREE_OP_BCAST, err);
+    }
+    free(perm);
+    free(inv);
+    if (!s)
+        return st;
+    return cs__gen_finish(s, st, out, err);
 }
 
 static double cost(const cs_coll_desc_t *desc, cs_params_t *params, double bytes,

@@ -94,6 +94,9 @@ static const struct {
     {CS_COLL_REDUCE_SCATTER, "ring", 5, "nchunks=4"},
     {CS_COLL_ALLGATHER, "ring", 5, "nchunks=4"},
     /* hier: two and three tiers, every inner algorithm, degenerate tiers */
+    /* broadcast chains in given orders (from every root) */
+    {CS_COLL_BROADCAST, "chain", 8, "orders=01237564+02674513,nchunks=3"},
+    {CS_COLL_BROADCAST, "chain", 5, "orders=31420"},
     /* dbtree's chains in given orders: one node, two, five */
     {CS_COLL_ALLREDUCE, "dbtree", 4, "orders=2013"},
     {CS_COLL_ALLREDUCE, "dbtree", 8, "local=4,orders=0213+3120,nchunks=2"},

@@ -117,11 +117,25 @@ check "every switch operation traced" grep -q '"switch":"n0-nvs","ops":64,' \
 "$collstep" sim --platform "$H" --model nccl --algo nccl --size 1G --op prod --format csv \
   >"$tmp/prod" 2>/dev/null
 check "prod: Ring, not NVLS" grep -q '"nccl-2.29.7:Ring/Simple"' "$tmp/prod"
-# a simulation far from NCCL's tuner says so (DGX-1's hybrid cube mesh:
-# NCCL's Ring broadcast simulated as one chain in the ranks' order)
-"$collstep" sim --platform dgx1-v100-ib100:nodes=1 --model nccl --algo nccl --coll broadcast \
+# a simulation far from NCCL's tuner says so (two HGX nodes: NCCL's Ring
+# broadcast simulated as one chain, through one NIC of each node where
+# NCCL's channels use all 8)
+"$collstep" sim --platform hgx-h100:nodes=2 --model nccl --algo nccl --coll broadcast \
   --size 1G >/dev/null 2>"$tmp/merr"
 check "note when far from the tuner" grep -q 'more than twice its tuner' "$tmp/merr"
+# NCCL's Ring broadcast on one DGX-1 node: a chain along each of the rings
+# over the NVLinks, within 5 % of the tuner at 1 GiB (in the ranks' order
+# over one chain of 8 pieces: 20 times its time)
+"$collstep" sim --platform dgx1-v100-ib100:nodes=1 --model nccl --algo nccl --coll broadcast \
+  --size 1G --format csv >"$tmp/bc.csv" 2>"$tmp/bcerr"
+check "dgx-1 broadcast: chains over the rings, near the tuner" python3 - "$tmp/bc.csv" "$tmp/bcerr" <<'PY'
+import csv, re, sys
+r = list(csv.DictReader(open(sys.argv[1])))[0]
+err = open(sys.argv[2]).read()
+assert re.search(r"simulated as chain nchunks=\d+,orders=01237564\+", err), err
+t = float(re.search(r"its tuner: ([0-9.]+) us", err).group(1))
+assert abs(float(r["time_us"]) / t - 1) <= 0.05, (r["time_us"], t)
+PY
 # NCCL's rings over a DGX-1's NVLinks visit GPUs, whatever ranks a map puts
 # on them: with ranks 0 and 1 swapped the same rings, in the ranks' names
 printf 'n0-g1\nn0-g0\nn0-g2\nn0-g3\nn0-g4\nn0-g5\nn0-g6\nn0-g7\n' >"$tmp/swap.map"
