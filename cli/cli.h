@@ -275,10 +275,13 @@ typedef struct cs_cli_nccl {
                                     any order: rank_at[i] is the rank on host i (<= 16) */
     int rank_at[16];
     int hosts_same;              /* 1: rank r is on the platform's host r, every r */
-    int orders_local, orders_channels, orders_tree; /* orders[] holds NCCL's rings (tree:
-                                          its Tree's chains) for these (local 0: none asked
-                                          yet since the setup; "": none apply) */
-    char orders[96];
+    struct cs_cli_across {       /* NCCL's rings [0] and its Tree's chains [1] over the
+                                    nodes' links (cs_cli_nccl_picks) */
+        int local, channels;     /* orders holds them for these (local 0: not asked yet
+                                    since the setup) */
+        char orders[96];         /* "": none apply */
+    } across[2];
+    int orders_noted;            /* the ranks' order was said to be kept */
 } cs_cli_nccl_t;
 void cs_cli_nccl_init(cs_cli_nccl_t *c);
 void cs_cli_nccl_fini(cs_cli_nccl_t *c);

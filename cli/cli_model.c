@@ -101,7 +101,8 @@ int cs_cli_nccl_setup(const char *cmd, cs_cli_nccl_t *c, const cs_platform_t *pl
     /* NCCL's rings on one node follow its links (cs_cli_nccl_picks): the
      * link analysis reads the platform's first hosts */
     c->plat = plat;
-    c->orders_local = c->orders_channels = c->orders_tree = 0;
+    memset(c->across, 0, sizeof(c->across));
+    c->orders_noted = 0;
     c->hosts_first = c->hosts_same = 0;
     char **first = NULL;
     int nr = (int)(sizeof(c->rank_at) / sizeof(c->rank_at[0]));
@@ -137,8 +138,10 @@ static int nccl_orders(const char *cmd, cs_cli_nccl_t *c, const char *params, in
 {
 #ifdef CS_HAVE_PLAN
     int P = c->sys.nranks, L = P, K = 0;
-    const char *v;
-    if (strstr(params, "orders=") || !c->plat) /* a mesh's rings are the model's (sched) */
+    const char *v, *what = tree ? "Tree chains" : "rings";
+    /* a mesh's rings are the model's own (cs_nccl_as_sched); a reducing
+     * NVLink switch makes every order NCCL's */
+    if (strstr(params, "orders=") || !c->plat || c->sys.nvls)
         return 0;
     if (c->sys.nnodes > 1) {
         if (!(v = strstr(params, "local=")) || (L = (int)strtol(v + 6, NULL, 10)) < 3 ||
@@ -148,27 +151,32 @@ static int nccl_orders(const char *cmd, cs_cli_nccl_t *c, const char *params, in
     } else if (P < 3 || P > 16 || tree) {
         return 0;
     }
-    if (c->orders_local != L || c->orders_channels != K || c->orders_tree != tree) {
-        c->orders_local = L, c->orders_channels = K, c->orders_tree = tree;
-        c->orders[0] = '\0';
-        if (L == P ? !c->hosts_first : !c->hosts_same) {
-            fprintf(stderr, "collstep %s: note: NCCL's Ring is simulated in the ranks' order: "
-                            "its rings over the nodes' links are found among the platform's "
-                            "first %d hosts%s, and the ranks are not %s\n",
-                    cmd, P, L == P ? "" : " in their order", L == P ? "all on them" : "so");
-            return 0;
-        }
+    struct cs_cli_across *x = &c->across[tree != 0];
+    if (x->local != L || x->channels != K) {
+        x->local = L, x->channels = K;
+        x->orders[0] = '\0';
         cs_err_t err;
         cs_err_clear(&err);
-        if (cs_planner_nccl_orders(c->plat, P, L, K, tree, c->orders, sizeof(c->orders), &err) !=
+        if (cs_planner_nccl_orders(c->plat, P, L, K, tree, x->orders, sizeof(x->orders), &err) !=
             CS_OK) {
-            fprintf(stderr, "collstep %s: note: NCCL's Ring is simulated in the ranks' order: "
-                            "%s\n", cmd, err.msg);
-            c->orders[0] = '\0';
+            x->orders[0] = '\0';
+            if (!c->orders_noted++)
+                fprintf(stderr, "collstep %s: note: NCCL's %s over the nodes' links are "
+                                "simulated in the ranks' order: %s\n", cmd, what, err.msg);
         }
-        /* one node: the rings visit hosts (the platform's order), the ranks
-         * on them in any order */
-        for (char *o = c->orders; L == P && *o; o++) {
+        /* they were found among the platform's first hosts: on one node
+         * the ranks on them in any order, across nodes in that order */
+        if (x->orders[0] && (L == P ? !c->hosts_first : !c->hosts_same)) {
+            x->orders[0] = '\0';
+            if (!c->orders_noted++)
+                fprintf(stderr, "collstep %s: note: NCCL's %s over the nodes' links are "
+                                "simulated in the ranks' order: they are found among the "
+                                "platform's first %d hosts%s, and the ranks are not %s\n",
+                        cmd, what, P, L == P ? "" : " in their order",
+                        L == P ? "all on them" : "so");
+        }
+        /* one node: the rings visit hosts (the platform's order) */
+        for (char *o = x->orders; L == P && *o; o++) {
             int d = *o >= '0' && *o <= '9' ? *o - '0' : *o >= 'a' && *o <= 'z' ? *o - 'a' + 10
                                                                                 : -1;
             if (d >= 0 && d < P) {
@@ -177,7 +185,7 @@ static int nccl_orders(const char *cmd, cs_cli_nccl_t *c, const char *params, in
             }
         }
     }
-    return c->orders[0] != '\0';
+    return x->orders[0] != '\0';
 #else
     (void)cmd, (void)c, (void)params, (void)tree;
     return 0;
@@ -217,10 +225,14 @@ int cs_cli_nccl_picks(const char *cmd, cs_cli_nccl_t *c, cs_coll_t coll, const u
         /* Ring (its broadcast a chain, on one node) and Tree over the links */
         int tree = strcmp(c->pick_name[k], "dbtree") == 0;
         int chain = strcmp(c->pick_name[k], "chain") == 0 && c->sys.nnodes == 1;
+#ifdef CS_HAVE_PLAN
         if ((tree || chain || strcmp(c->pick_name[k], "ring") == 0) && coll != CS_COLL_REDUCE &&
             nccl_orders(cmd, c, c->pick_params[k], tree))
             cs_planner_ring_orders_params(c->pick_params[k], sizeof(c->pick_params[k]),
-                                          c->orders);
+                                          c->across[tree].orders);
+#else
+        (void)tree, (void)chain;
+#endif
         memset(&picks[k], 0, sizeof(picks[k]));
         picks[k].algo = c->pick_name[k];
         picks[k].params = c->pick_params[k];

@@ -1392,7 +1392,7 @@ void cs_ntab_why(const cs_ntab_t *t, int k, char *buf, size_t len)
              p, a, z, t->pred[k] > t->meas[k] ? "slow" : "fast");
 }
 
-char *cs_nset_unfit_text(const cs_nset_t *s, double tol)
+char *cs_nset_unfit_text(const cs_nset_t *s, double tol, const char *verb)
 {
     char *un = NULL;
     size_t unlen = 0;
@@ -1400,7 +1400,7 @@ char *cs_nset_unfit_text(const cs_nset_t *s, double tol)
     if (!mf)
         return NULL;
     if (!cs_nset_unfit(s, tol, "", mf))
-        fprintf(mf, "every size fitted within %.0f %%\n", tol * 100);
+        fprintf(mf, "every size %s within %.0f %%\n", verb, tol * 100);
     if (fclose(mf) != 0) {
         free(un);
         return NULL;
@@ -1504,11 +1504,14 @@ int cs_nset_report(const cs_nset_t *s, const cs_cli_report_t *rep, const char *t
     /* the model of the report's header: tables of collstep's own algorithms
      * (every one) run under theirs; "measured by collstep run" where each
      * table says so */
-    int own = 0, run = 0, sim = 0;
+    int own = 0, run = 0, sim = 0, simsrc = 0;
     for (int i = 0; i < s->ntab; i++) {
+        const char *src = s->tab[i]->t->cs_source;
         own += s->tab[i]->own;
-        run += s->tab[i]->own && s->tab[i]->t->cs_source[0] == 'r';
-        sim += s->tab[i]->own && s->tab[i]->t->cs_source[0] == 's';
+        run += s->tab[i]->own && src[0] == 'r';
+        sim += s->tab[i]->own && src[0] == 's';
+        /* sim's tables of NCCL's choice too */
+        simsrc += !strcmp(src, "sim") || !strcmp(src, "nccl");
     }
     cs_sim_model_t model = own == s->ntab ? s->tab[0]->model : CS_SIM_NCCL;
     v = (cs_validate_t){.coll = s->tab[0]->coll, .nranks = s->tab[0]->nranks, .nnodes = 1,
@@ -1517,10 +1520,11 @@ int cs_nset_report(const cs_nset_t *s, const cs_cli_report_t *rep, const char *t
                         .ngroups = s->nlogs, .group = (const char **)s->logs, .how = how,
                         .why = (const char *const *)why, .terms = terms, .notes = notes,
                         .nplats = 1,
-                        .transport = run == s->ntab   ? "collstep run (nccl-tests layout)"
-                                     : sim == s->ntab ? "collstep sim (nccl-tests layout)"
-                                     : own == s->ntab ? "collstep (nccl-tests layout)"
-                                                      : "nccl-tests",
+                        .transport = run == s->ntab      ? "collstep run (nccl-tests layout)"
+                                     : sim == s->ntab    ? "collstep sim (nccl-tests layout)"
+                                     : simsrc == s->ntab ? "collstep sim (nccl-tests layout)"
+                                     : own == s->ntab    ? "collstep (nccl-tests layout)"
+                                                         : "nccl-tests",
                         .iters = 1};
     v.plats[0] = (cs_validate_plat_t){s->platform, model, s->plat, NULL, NULL};
     if (cs_validate_alloc(&v, &err) != CS_OK)

@@ -151,8 +151,9 @@ void cs_ntab_why(const cs_ntab_t *t, int k, char *buf, size_t len);
 int cs_nset_unfit(const cs_nset_t *s, double tol, const char *prefix, FILE *f);
 
 /* The same as text (malloc'ed; NULL when out of memory), or "every size
- * fitted within N %" when none is off. */
-char *cs_nset_unfit_text(const cs_nset_t *s, double tol);
+ * VERB within N %" when none is off (VERB: "fitted" for calibrate,
+ * "predicted" for validate). */
+char *cs_nset_unfit_text(const cs_nset_t *s, double tol, const char *verb);
 
 #endif /* CS_HAVE_MODEL */
 #endif /* CS_CLI_NTAB_H */

@@ -578,6 +578,15 @@ void cs_cli_params_effective(const cs_algo_t *a, const cs_params_t *given, char 
 {
     size_t l = 0;
     buf[0] = '\0';
+    /* orders given: as many channels (ring, dbtree: channels=1 is their default) */
+    int norders = 0;
+    char nb[16];
+    for (int i = 0; given && i < given->n; i++)
+        if (!strcmp(given->kv[i].key, "orders") && strcmp(given->kv[i].value, "none") != 0) {
+            norders = 1;
+            for (const char *c = given->kv[i].value; *c; c++)
+                norders += *c == '+' || *c == ':' || *c == '/';
+        }
     for (const cs_param_desc_t *d = a ? a->params : NULL; d && d->key && l < len; d++) {
         const char *v = d->def;
         for (int i = 0; given && i < given->n; i++)
@@ -585,6 +594,10 @@ void cs_cli_params_effective(const cs_algo_t *a, const cs_params_t *given, char 
                 v = given->kv[i].value;
         if (v == d->def && d->def && !strcmp(d->def, "none"))
             continue; /* an option left off (ring's orders): not part of what ran */
+        if (v == d->def && norders > 0 && !strcmp(d->key, "channels")) {
+            snprintf(nb, sizeof(nb), "%d", norders);
+            v = nb;
+        }
         l += (size_t)snprintf(buf + l, len - l, "%s%s=%s", l ? " " : "", d->key, v);
     }
 }

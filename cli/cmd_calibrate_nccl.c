@@ -1076,7 +1076,7 @@ static void summary(fitrun_t *r, char **text)
         PUTB("\n");
     }
     PUTB("%s", r->said);
-    char *un = cs_nset_unfit_text(&r->s, FIT_TOL);
+    char *un = cs_nset_unfit_text(&r->s, FIT_TOL, "fitted");
     if (un)
         PUTB("%s", un);
     free(un);

@@ -550,7 +550,7 @@ int cs_cli_calibrate_tiers(cs_nset_t *s, char **summary, char *factors, size_t f
     if (stopped)
         PUT("the fit stopped after %d steps while still improving: the factors above may not "
             "be the best the logs allow\n", MAX_ITERS);
-    char *un = cs_nset_unfit_text(s, 0.05);
+    char *un = cs_nset_unfit_text(s, 0.05, "fitted");
     if (un)
         PUT("%s", un);
     free(un);

@@ -168,6 +168,12 @@ void cs_cli_plan_nccl_table(FILE *f, const cs_planner_t *p, int k)
         fprintf(f, "; collstep's best %s %.2f us", p->cands[v.best].algo, v.tb * 1e6);
     if (v.tn >= 0 && v.tb > 0)
         fprintf(f, "; speed-up over NCCL %.2fx", v.tn / v.tb);
+    /* as sim says: a speed-up over a simulation far from NCCL's own model
+     * is a speed-up over the schedule standing for NCCL's choice */
+    if (v.tn >= 0 && n->tuner_s > 0 && v.tn > 2 * n->tuner_s)
+        fprintf(f, " (the simulation of NCCL's choice takes more than twice its tuner's time: "
+                   "the schedule standing for it does not follow NCCL's paths here, "
+                   "docs/nccl-model.md)");
     fprintf(f, "\nwhy:  %s\n", v.text);
 }
 

@@ -368,7 +368,8 @@ static int build(sim_t *s)
     if (cs_platform_open(a->platform, &s->plat, &err) != CS_OK)
         return cs_cli_usage_error("sim", "%s", err.msg);
     char note[2048];
-    if (cs_platform_shared_note(s->plat, a->model == CS_SIM_IDEAL, note, sizeof(note)))
+    /* the nccl model loads the file as the ideal model does (cs_sim_run) */
+    if (cs_platform_shared_note(s->plat, a->model != CS_SIM_CALIBRATED, note, sizeof(note)))
         fprintf(stderr, "collstep sim: note: %s (%s model): %s\n", a->platform,
                 cs_sim_model_name(a->model), note);
     int rc = CS_EXIT_OK;

@@ -163,7 +163,7 @@ int cs_cli_validate_nccl(int argc, char **argv)
      * in json's "notes", after each table's note line, which a table shows
      * above its rows), and on stderr where the report is not a table on
      * the terminal */
-    char *un = rc == CS_EXIT_OK ? cs_nset_unfit_text(&s, CS_NSET_TOL) : NULL, *notes = NULL;
+    char *un = rc == CS_EXIT_OK ? cs_nset_unfit_text(&s, CS_NSET_TOL, "predicted") : NULL, *notes = NULL;
     if (rc == CS_EXIT_OK && !un)
         rc = cs_cli_usage_error("validate", "%s", "out of memory");
     if (rc == CS_EXIT_OK && o.rep.fmt == CS_FMT_JSON) {

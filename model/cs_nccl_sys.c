@@ -384,13 +384,12 @@ int cs_nccl_sys_from(const cs_platform_t *plat, char *const *hosts, int nranks,
                  " %d x %.1f GB/s", sys->graph[CS_NCCL_NVLS].nch, sys->graph[CS_NCCL_NVLS].bw_intra);
     /* a file whose links name no tier: NCCL's figures are those of PCIe,
      * while the simulation runs its links as written */
-    int tagged = 0;
+    int tagged = 0; /* a class inside a node: NVLink, xGMI, PCIe */
     for (int t = 0; t < plat->ntiers; t++)
-        tagged |= cs_sim_hw_class(plat->tiers[t].name) != CS_SIM_HW_NET ||
-                  strcmp(plat->tiers[t].name, "nic") == 0;
+        tagged |= cs_sim_hw_class(plat->tiers[t].name) != CS_SIM_HW_NET;
     if (plat->is_file && !tagged && g->links > 0)
         snprintf(sys->note + strlen(sys->note), sizeof(sys->note) - strlen(sys->note),
-                 "; no link is tagged as NVLink or PCIe (a tier property), so NCCL's figures "
-                 "are PCIe's: tag them as docs/platforms.md shows");
+                 "; no link is tagged as NVLink, xGMI or PCIe (a tier property), so NCCL's "
+                 "figures are PCIe's: tag them as docs/platforms.md shows");
     return CS_OK;
 }

@@ -729,10 +729,11 @@ int cs__planner_node_rings(const cs_platform_t *plat, int nranks, int local, int
     return st;
 }
 
-static void nccl_rings(cs_planner_t *p, const cs__planner_model_t *m, const cs_platform_t *plat)
+static int nccl_rings(cs_planner_t *p, const cs__planner_model_t *m, const cs_platform_t *plat,
+                      cs_err_t *err)
 {
-    if (p->coll == CS_COLL_REDUCE)
-        return;
+    if (p->coll == CS_COLL_REDUCE || m->sys.nvls) /* a reducing switch: any order is NCCL's */
+        return CS_OK;
     /* across nodes: the rings (the trees' chains) of one node, cut
      * (cs_planner_nccl_orders) */
     char across[2][CS_PLANNER_RING_ORDERS] = {"", ""};
@@ -758,13 +759,22 @@ static void nccl_rings(cs_planner_t *p, const cs__planner_model_t *m, const cs_p
             cs_err_t e;
             cs_err_clear(&e);
             done[tree] = 1;
-            if (cs_planner_nccl_orders(plat, p->ranks, (int)strtol(l + 6, NULL, 10),
-                                       (int)strtol(c + 9, NULL, 10), tree, across[tree],
-                                       sizeof(across[tree]), &e) != CS_OK)
+            int st = cs_planner_nccl_orders(plat, p->ranks, (int)strtol(l + 6, NULL, 10),
+                                            (int)strtol(c + 9, NULL, 10), tree, across[tree],
+                                            sizeof(across[tree]), &e);
+            if (st == CS_ERR_INTERRUPTED)
+                return cs_err_set(err, st, "%s", e.msg);
+            if (st != CS_OK) { /* said in the header's note */
                 across[tree][0] = '\0';
+                size_t n = strlen(p->nccl_note);
+                snprintf(p->nccl_note + n, sizeof(p->nccl_note) - n,
+                         "; %s in the ranks' order: %.80s", tree ? "Tree's chains" : "rings",
+                         e.msg);
+            }
         }
         cs_planner_ring_orders_params(x->params, sizeof(x->params), across[tree]);
     }
+    return CS_OK;
 }
 
 /* ---- NCCL's rings for sim and validate ------------------------------------ */
@@ -795,6 +805,10 @@ int cs_planner_nccl_orders(const cs_platform_t *plat, int nranks, int local, int
     if (local < 3 || local > CS__RING_MAX || local > nranks || nranks % local != 0 ||
         (nranks > local && channels < 1))
         return CS_OK;
+    /* across nodes the groups of local ranks must be the platform's nodes
+     * (its innermost dimension), whose first two the analysis reads */
+    if (nranks > local && (plat->ndims < 1 || plat->dims[0] != local))
+        return CS_OK;
     orders_arg_t a = {plat, nranks, local, channels, tree != 0, ""};
     int st = cs_child_call("the analysis of the platform's links", orders_body, &a, a.orders,
                            sizeof(a.orders), err);
@@ -807,7 +821,9 @@ int cs_planner_nccl_orders(const cs_platform_t *plat, int nranks, int local, int
 int cs__planner_nccl_run(const cs_platform_t *plat, const cs__planner_model_t *m, cs_planner_t *p,
                          double seconds, cs_err_t *err)
 {
-    nccl_rings(p, m, plat);
+    int rs = nccl_rings(p, m, plat, err);
+    if (rs != CS_OK)
+        return rs;
     void *a[3] = {(void *)(uintptr_t)plat, (void *)(uintptr_t)m, p};
     cs_child_t c;
     cs_err_t ce;

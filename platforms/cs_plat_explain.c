@@ -218,6 +218,47 @@ static int column_of(const char *path, int line, const char *words)
     return col;
 }
 
+/* 1 when the file holds `needle`. */
+static int file_has(const char *path, const char *needle)
+{
+    FILE *fp = path ? fopen(path, "r") : NULL;
+    if (!fp)
+        return 0;
+    char *buf = NULL;
+    size_t cap = 0;
+    int found = 0;
+    while (!found && getline(&buf, &cap, fp) >= 0)
+        found = strstr(buf, needle) != NULL;
+    free(buf);
+    fclose(fp);
+    return found;
+}
+
+/* The first line of the file holding an element <tag ... attr="v" (or
+ * 'v'), 0 when none; *col: the column of v there. */
+static int line_of(const char *path, const char *tag, const char *attr, const char *v, int *col)
+{
+    FILE *fp = path ? fopen(path, "r") : NULL;
+    if (!fp)
+        return 0;
+    char *buf = NULL, p1[300], p2[300];
+    size_t cap = 0;
+    int n = 0, found = 0;
+    snprintf(p1, sizeof(p1), "%s=\"%s\"", attr, v);
+    snprintf(p2, sizeof(p2), "%s='%s'", attr, v);
+    while (!found && getline(&buf, &cap, fp) >= 0) {
+        n++;
+        const char *t = strstr(buf, tag), *a = t ? strstr(t, p1) : NULL;
+        if (t && !a)
+            a = strstr(t, p2);
+        if ((found = a != NULL))
+            *col = (int)(a - buf) + (int)strlen(attr) + 3;
+    }
+    free(buf);
+    fclose(fp);
+    return found ? n : 0;
+}
+
 void cs__pfile_explain(const cs__pfile_t *f, const char *shown, int line, const char *words,
                        int ideal, char *out, size_t len)
 {
@@ -232,6 +273,22 @@ void cs__pfile_explain(const cs__pfile_t *f, const char *shown, int line, const 
             why_link_ctn(f, x, &line, why, sizeof(why));
         }
     }
+    /* SimGrid seals a zone at its end tag and names no line of its own for
+     * a <host_link> to a host the zone lacks: the <host_link>'s */
+    int col = 0;
+    if (f && sscanf(words, "Host not found: '%255[^']'", x) == 1) {
+        int at = line_of(f->fname, "<host_link", "id", x, &col);
+        if (at > 0)
+            line = at;
+        snprintf(why, sizeof(why), "expected the id of a host of the zone%s%s", at > 0 ? " in "
+                 "this <host_link>" : "", file_has(f->fname, "<cluster") ? " (a <cluster>'s "
+                 "hosts are named prefix, number, suffix: its radical's numbers)" : "");
+    }
+    /* SimGrid's own words say the opposite ("does name") */
+    if (sscanf(words, "Route dst='%255[^']' does name a node", x) == 1 ||
+        sscanf(words, "Route src='%255[^']' does name a node", x) == 1)
+        snprintf(why, sizeof(why), "no host, router or zone of the file is named '%s': a "
+                 "route's src and dst must name one", x);
     if (strncmp(words, "unknown unit", 12) == 0)
         snprintf(why, sizeof(why), "expected a unit right after the number, without a blank "
                                    "(a bandwidth 25GBps or 200Gbps, a latency 1us, a speed 1Gf)");
@@ -239,7 +296,8 @@ void cs__pfile_explain(const cs__pfile_t *f, const char *shown, int line, const 
         snprintf(why, sizeof(why), "expected a number, with its unit (a bandwidth 25GBps or "
                                    "200Gbps, a latency 1us, a speed 1Gf)");
     char where[64] = "";
-    int col = f ? column_of(f->fname, line, words) : 0;
+    if (!col)
+        col = f ? column_of(f->fname, line, words) : 0;
     if (line > 0 && col > 0)
         snprintf(where, sizeof(where), ":%d:%d", line, col);
     else if (line > 0)

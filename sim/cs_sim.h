@@ -158,8 +158,9 @@ typedef struct cs_sim_nccl {
                        copy, and its rates include it): reductions cost no time of their own */
     double step_bytes; /* bytes of one of the 8 steps (NCCL_STEPS) of a connection's buffer
                           in the protocol's data: a message holds ceil(bytes / step_bytes)
-                          of them from its start until its receive takes it, so up to 8
-                          small messages of a channel are under way at once; 0: one */
+                          of them (all 8 when larger) from its start until its receive
+                          takes it, so up to 8 small messages of a channel have moved or are
+                          moving (one at a time) before their receives; 0: one message */
 } cs_sim_nccl_t;
 
 /* The class of a tier name (CS_SIM_HW_*). */
@@ -245,7 +246,8 @@ typedef struct cs_sim_observer {
  * CS_SIM_ENGINE_DEFAULT picks dag where the SimGrid loaded has that fix
  * (cs_sim_engine_fast), actors otherwise, and dag under CS_SIM_NCCL, whose
  * messages between ranks are eager there as NCCL's connections are (a send
- * moves into a slot of its channel whether or not its receive is posted,
+ * moves into its receiver's buffer of 8 steps, cs_sim_nccl_t.step_bytes,
+ * while there is room, whether or not its receive is posted,
  * the sender is done when its bytes have moved, the receiver the route's
  * NCCL latency later; schedules with switch operations keep rendezvous
  * messages): cs_sim_run refuses actors asked for with CS_SIM_NCCL

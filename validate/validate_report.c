@@ -113,10 +113,15 @@ static void print_table(const cs_validate_t *v, cs_validate_row_t *rows, FILE *f
             double m = v->meas[j].med, q = v->pred[(size_t)p * n + j];
             double algbw = m > 0 ? (double)b / m / 1e9 : 0;
             const char *how = how_of(v, j);
-            fprintf(f, "  %-8s %10llu %11llu %6s %5s %8.4f %8.4f %12.1f %7.1f %12.1f %+8.1f%s%s\n",
+            /* one measurement per size (a log's row): no spread to show */
+            char sp[16] = "-";
+            if (v->iters > 1)
+                snprintf(sp, sizeof(sp), "%.1f",
+                         m > 0 ? (v->meas[j].p90 - v->meas[j].p10) / m * 100 : 0);
+            fprintf(f, "  %-8s %10llu %11llu %6s %5s %8.4f %8.4f %12.1f %7s %12.1f %+8.1f%s%s\n",
                     v->algo[a], (unsigned long long)b, (unsigned long long)count_of(v, a, b),
                     cs_dtype_name(c.dtype), redop_of(c), algbw, algbw * busbw_factor(v, a),
-                    m * 1e6, m > 0 ? (v->meas[j].p90 - v->meas[j].p10) / m * 100 : 0, q * 1e6,
+                    m * 1e6, sp, q * 1e6,
                     m > 0 && fabs(round((q - m) / m * 1000)) > 0 ? (q - m) / m * 100 : 0.0,
                     /* 0.0, not -0.0, where it prints as zero */
                     how[0] ? "  " : "", how);

@@ -153,7 +153,7 @@ sed -E 's|<host id="(gpu[0-9])" speed="5Tf"/>|<host id="\1" speed="5Tf"><prop id
   "$(dirname "$0")/../planner/xml/dgx1_p100.xml" >"$tmp/untagged.xml"
 "$collstep" sim --platform "$tmp/untagged.xml" --model nccl --algo nccl --size 1M >/dev/null \
   2>"$tmp/unterr"
-check "untagged links: said" grep -q "no link is tagged as NVLink or PCIe (a tier property), so NCCL's figures are PCIe's" "$tmp/unterr"
+check "untagged links: said" grep -q "no link is tagged as NVLink, xGMI or PCIe (a tier property), so NCCL's figures are PCIe's" "$tmp/unterr"
 check "tagged links (a preset): not said" sh -c "! grep -q 'no link is tagged' '$tmp/merr'"
 # NCCL's Tree across nodes that are no switch domain: each channel's chain a
 # path over the node's links (the link analysis's rings cut at a head near
