@@ -718,6 +718,11 @@ static int simulate(void *ctx)
                           "simulation, and NCCL's tuner, which knows NCCL's figures only, does "
                           "not see them; or the schedule standing for the choice does not follow "
                           "NCCL's paths here (docs/nccl-model.md, \"What it does not model\")"
+                    : s->plat->is_file
+                        ? "the file's links may carry less than the GPU's own NVLink, which "
+                          "NCCL's tuner counts, or the schedule standing for the choice does "
+                          "not follow NCCL's paths here (docs/nccl-model.md, \"What it does "
+                          "not model\")"
                         : "the schedule standing for it does not follow NCCL's paths here "
                           "(docs/nccl-model.md, \"What it does not model\")");
         if (a->model == CS_SIM_NCCL) {

@@ -387,6 +387,12 @@ int cs_nccl_sys_from(const cs_platform_t *plat, char *const *hosts, int nranks,
     int tagged = 0; /* a class inside a node: NVLink, xGMI, PCIe */
     for (int t = 0; t < plat->ntiers; t++)
         tagged |= cs_sim_hw_class(plat->tiers[t].name) != CS_SIM_HW_NET;
+    /* a file's NVLink: NCCL's tuner counts the GPU's own links (NVML's
+     * count), not the file's, which the simulation runs */
+    if (plat->is_file && tagged && nvl_tier >= 0 && sys->gpu_nvlink > 0)
+        snprintf(sys->note + strlen(sys->note), sizeof(sys->note) - strlen(sys->note),
+                 "; the tuner counts the %s's own %d NVLinks (%.1f GB/s per GPU), whatever "
+                 "the file's links carry", g->name, g->links, sys->gpu_nvlink);
     if (plat->is_file && !tagged && g->links > 0)
         snprintf(sys->note + strlen(sys->note), sizeof(sys->note) - strlen(sys->note),
                  "; no link is tagged as NVLink, xGMI or PCIe (a tier property), so NCCL's "
