@@ -71,7 +71,7 @@ typedef struct val {
 } val_t;
 
 static const char usage_text[] =
-    "usage: collstep validate --platform SPEC --coll COLL --algo A[,B...] --size SIZES\n"
+    "usage: collstep validate --platform SPEC [--coll COLL] --algo A[,B...] --size SIZES\n"
     "                         [options]\n"
     "       (start like collstep run: mpirun -np N, srun --mpi=pmix, or RANK,\n"
     "        WORLD_SIZE, MASTER_ADDR, MASTER_PORT for every process)\n"
