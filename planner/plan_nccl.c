@@ -703,13 +703,20 @@ static int cut_rings(const cs_platform_t *plat, cs_planner_t *p, int channels, i
     return st;
 }
 
-int cs__planner_node_rings(const cs_platform_t *plat, int nranks, int local, int channels,
-                           int tree, char *orders, size_t cap, cs_err_t *err)
+/* Whether rings of nodes of `local` ranks can be asked for (orders[]
+ * emptied either way). */
+static int rings_apply(int nranks, int local, int channels, char *orders, size_t cap)
 {
     if (cap)
         orders[0] = '\0';
-    if (local < 3 || local > CS__RING_MAX || local > nranks || nranks % local != 0 ||
-        (nranks > local && channels < 1))
+    return local >= 3 && local <= CS__RING_MAX && local <= nranks && nranks % local == 0 &&
+           (nranks == local || channels >= 1);
+}
+
+int cs__planner_node_rings(const cs_platform_t *plat, int nranks, int local, int channels,
+                           int tree, char *orders, size_t cap, cs_err_t *err)
+{
+    if (!rings_apply(nranks, local, channels, orders, cap))
         return CS_OK;
     cs_planner_t *p = cs__planner_alloc(local);
     if (!p)
@@ -800,10 +807,7 @@ static int orders_body(void *ctx, void *out, cs_err_t *err)
 int cs_planner_nccl_orders(const cs_platform_t *plat, int nranks, int local, int channels,
                            int tree, char *orders, size_t cap, cs_err_t *err)
 {
-    if (cap)
-        orders[0] = '\0';
-    if (local < 3 || local > CS__RING_MAX || local > nranks || nranks % local != 0 ||
-        (nranks > local && channels < 1))
+    if (!rings_apply(nranks, local, channels, orders, cap))
         return CS_OK;
     /* across nodes the groups of local ranks must be the platform's nodes
      * (its innermost dimension), whose first two the analysis reads */
