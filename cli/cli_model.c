@@ -131,7 +131,7 @@ int cs_cli_nccl_setup(const char *cmd, cs_cli_nccl_t *c, const cs_platform_t *pl
  * mesh a ring in rank order crosses PCIe where NCCL's rings use only
  * NVLink, and across nodes they leave and enter through different NICs.
  * The planner's link analysis finds such rings (cs_planner_nccl_orders,
- * once per setup and shape); 1 when c->orders holds them for NCCL's Ring
+ * once per setup and shape); 1 when c->across[tree].orders holds them for its Ring
  * pick with these params.  An analysis that fails leaves the ranks'
  * order, said once. */
 static int nccl_orders(const char *cmd, cs_cli_nccl_t *c, const char *params, int tree)

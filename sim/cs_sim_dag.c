@@ -33,7 +33,7 @@
  * steps' chan_next), so matching costs O(1) and no memory per step.
  *
  * Memory: per step only the compiled program (cs__op_t) as with actors;
- * per rank a dag_rank_t; per channel direction 64 bytes; per transfer in
+ * per rank a dag_rank_t; per channel direction 48 bytes; per transfer in
  * flight one dag_xfer_t from a pool, plus SimGrid's comm.
  */
 #include <math.h>
