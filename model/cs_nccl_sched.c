@@ -276,7 +276,13 @@ void cs_nccl_as_sched(const cs_nccl_sys_t *sys, cs_coll_t coll, int algo, int pr
             if (k > most)
                 k = most;
             snprintf(name, nlen, "chain");
-            snprintf(params, plen, "nchunks=%llu", (unsigned long long)(k < 1 ? 1 : k));
+            /* across nodes NCCL's rings leave through different NICs, as
+             * the allreduce's below */
+            if (sys->nnodes > 1 && ch > 1)
+                snprintf(params, plen, "nchunks=%llu,channels=%d,local=%d",
+                         (unsigned long long)(k < 1 ? 1 : k), ch < local ? ch : local, local);
+            else
+                snprintf(params, plen, "nchunks=%llu", (unsigned long long)(k < 1 ? 1 : k));
         } else if (coll == CS_COLL_ALLTOALL) {
             /* a window of NCCL's that leaves at most 4 rounds of peers is
              * simulated as every peer at once (inflight=0): the ranks' links bind

@@ -749,8 +749,8 @@ static int nccl_rings(cs_planner_t *p, const cs__planner_model_t *m, const cs_pl
         cs_planner_nccl_t *x = &p->nccl_pick[k];
         int tree = strcmp(x->sched, "dbtree") == 0;
         /* a mesh's rings are the model's own (cs_nccl_as_sched); Ring's
-         * broadcast a chain along them, on one node */
-        int chain = strcmp(x->sched, "chain") == 0 && m->sys.nnodes == 1;
+         * broadcast a chain along each */
+        int chain = strcmp(x->sched, "chain") == 0;
         if ((strcmp(x->sched, "ring") != 0 || m->sys.mesh) && !(tree && m->sys.nnodes > 1) &&
             !chain)
             continue;

@@ -15,13 +15,16 @@
  * for large n and S: bandwidth-optimal, latency linear in P.  Every P >= 1,
  * every root, in place or not.
  *
- * Orders (orders = O1+O2+..., one per channel, each a permutation of the P
- * ranks in base-36 digits, so P <= 36): the vector is K windows of S
- * segments, and window c flows down chain c, which visits the ranks in
- * order Oc read cyclically from the root: NCCL's Ring broadcast on rings
- * that follow the links (a DGX-1's NVLinks; `collstep sim --algo nccl`
- * takes them from its link analysis).  Each chain runs on its message
- * channel c.
+ * Channels (channels = K > 1, or one per order): the vector is K windows
+ * of S segments, and window c flows down chain c on message channel c:
+ * channel c's ring read cyclically from the root, as NCCL's Ring broadcast
+ * runs on its ring channels.  The ring is the flat ring's (cs_flat.h):
+ * groups of `local` ranks in order, each rotated by c local / K (across
+ * HGX nodes each chain leaves a node by a GPU and NIC of its own), or
+ * visited in order Oc of orders = O1+O2+... (a permutation of a group's
+ * members in base-36 digits, all P ranks with local = 1: a DGX-1's rings
+ * over NVLink, which `collstep sim --algo nccl` takes from its link
+ * analysis).
  */
 #include <stdlib.h>
 
@@ -32,9 +35,16 @@
 static const cs_param_desc_t params_desc[] = {
     CS_PARAM_INT_ROW("nchunks", "8", 1, 65536, "pipelining segments (chunks of the vector)"),
     CS_PARAM_INT_ROW("segments", "8", 1, 65536, "the same as nchunks (its former name)"),
+    CS_PARAM_INT_ROW("channels", "1", 1, 64,
+                     "chains over parts of the vector at once, each along a ring of its own "
+                     "read from the root"),
+    CS_PARAM_INT_ROW("local", "1", 1, 65536,
+                     "ranks per node: channel c's ring visits each group of local ranks "
+                     "rotated by c*local/channels (as the flat ring's channels)"),
     CS_PARAM_LIST_ROW("orders", "none", 1, 64,
-                      "one chain per channel, each over a part of the vector, through the ranks "
-                      "in the order written from the root on (base-36 digits: 01237564+02674513)"),
+                      "one ring per channel, each group of local ranks (all the ranks with "
+                      "local=1) visited as written, read from the root (base-36 digits: "
+                      "01237564+02674513)"),
     CS_PARAM_END,
 };
 
@@ -56,25 +66,42 @@ static int segments(cs_params_t *params, long *nseg, cs_err_t *err)
     return CS_OK;
 }
 
+/* Rank at position m of channel c's ring: groups of L ranks (the last one
+ * shorter when L does not divide P) in order, each visited in its order
+ * of perm (K x L members, L dividing P) or rotated by c len / K. */
+static int ring_rank(int P, long L, long K, long c, int m, const int *perm)
+{
+    if (L <= 1)
+        return m;
+    long first = (m / L) * L, len = P - first < L ? P - first : L;
+    if (perm)
+        return (int)(first + perm[c * L + (m - first)]);
+    return (int)(first + (m - first + c * len / K) % len);
+}
+
 static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **out, cs_err_t *err)
 {
     long nseg, L = 1, K = 1;
     int *perm = NULL, P = desc->nranks;
     int st = segments(params, &nseg, err);
     if (st == CS_OK)
+        st = cs_params_int(params, params_desc, "channels", &K, err);
+    if (st == CS_OK)
+        st = cs_params_int(params, params_desc, "local", &L, err);
+    if (st == CS_OK)
         st = cs__gen_orders(params, params_desc, P, &L, &K, &perm, err);
     if (st != CS_OK)
         return st;
-    if (!perm) {
+    if (!perm && K == 1) {
         cs__tree_t t;
         cs__tree_chain(&t, P, desc->root);
         return cs__tree_gen(desc, &t, (uint32_t)nseg, CS__TREE_OP_BCAST, out, err);
     }
-    /* orders: chain c moves window c of the vector along order c, read
+    /* chain c moves window c of the vector along channel c's ring, read
      * cyclically from the root (a one-node chain of the ordered kind) */
-    int *inv = malloc(sizeof(int) * (size_t)(K * P));
+    int *seq = malloc(sizeof(int) * (size_t)P * 2), *inv = seq ? seq + P : NULL;
     cs_sched_t *s = NULL;
-    if (!inv)
+    if (!seq)
         st = cs_err_set(err, CS_ERR_NOMEM, "out of memory");
     else if ((unsigned long)K * (unsigned long)nseg > UINT32_MAX / 2)
         st = cs_err_set(err, CS_ERR_RANGE, "%ld chains x %ld segments is too many chunks", K,
@@ -82,15 +109,15 @@ static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **o
     else
         s = cs__gen_create(desc, (uint32_t)(K * nseg), err, &st);
     for (long c = 0; c < K && s && st == CS_OK; c++) {
-        int *o = perm + c * P, *in = inv + c * P, j0 = 0, rot[64];
-        while (o[j0] != desc->root)
+        int j0 = 0;
+        while (ring_rank(P, L, K, c, j0, perm) != desc->root)
             j0++;
-        for (int i = 0; i < P; i++)
-            rot[i] = o[(j0 + i) % P];
-        for (int i = 0; i < P; i++)
-            o[i] = rot[i], in[rot[i]] = i;
+        for (int i = 0; i < P; i++) {
+            seq[i] = ring_rank(P, L, K, c, (j0 + i) % P, perm);
+            inv[seq[i]] = i;
+        }
         cs__tree_t t;
-        cs__tree_nodes_ordered(&t, P, P, 0, o, in);
+        cs__tree_nodes_ordered(&t, P, P, 0, seq, inv);
         cs__tree_pipe_t pp = {.chan = (int)c,
                               .first = (uint32_t)(c * nseg),
                               .count = (uint32_t)nseg,
@@ -100,7 +127,7 @@ static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **o
         st = cs__tree_run(s, &t, pp, CS__TREE_OP_BCAST, err);
     }
     free(perm);
-    free(inv);
+    free(seq);
     if (!s)
         return st;
     return cs__gen_finish(s, st, out, err);

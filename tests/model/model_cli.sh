@@ -117,12 +117,24 @@ check "every switch operation traced" grep -q '"switch":"n0-nvs","ops":64,' \
 "$collstep" sim --platform "$H" --model nccl --algo nccl --size 1G --op prod --format csv \
   >"$tmp/prod" 2>/dev/null
 check "prod: Ring, not NVLS" grep -q '"nccl-2.29.7:Ring/Simple"' "$tmp/prod"
-# a simulation far from NCCL's tuner says so (two HGX nodes: NCCL's Ring
-# broadcast simulated as one chain, through one NIC of each node where
-# NCCL's channels use all 8)
-"$collstep" sim --platform hgx-h100:nodes=2 --model nccl --algo nccl --coll broadcast \
-  --size 1G >/dev/null 2>"$tmp/merr"
+# a simulation far from NCCL's tuner says so (4 DGX-1 at 1 MiB: NCCL's
+# Tree, latency-bound, 340 us simulated against 159 in its tuner)
+"$collstep" sim --platform dgx1-v100-ib100:nodes=4 --model nccl --algo nccl --size 1M \
+  >/dev/null 2>"$tmp/merr"
 check "note when far from the tuner" grep -q 'more than twice its tuner' "$tmp/merr"
+# NCCL's Ring broadcast across nodes: a chain along each ring channel, read
+# from the root, each leaving a node by its own GPU and NIC (2 HGX nodes at
+# 1 GiB within 10 % of the tuner; one chain through one NIC: 7.5 times it)
+"$collstep" sim --platform hgx-h100:nodes=2 --model nccl --algo nccl --coll broadcast \
+  --size 1G --format csv >"$tmp/bc2.csv" 2>"$tmp/bc2err"
+check "hgx x 2 broadcast: a chain per ring channel, near the tuner" python3 - "$tmp/bc2.csv" "$tmp/bc2err" <<'PY'
+import csv, re, sys
+r = list(csv.DictReader(open(sys.argv[1])))[0]
+err = open(sys.argv[2]).read()
+assert re.search(r"simulated as chain nchunks=\d+,channels=8,local=8$", err, re.M), err
+t = float(re.search(r"its tuner: ([0-9.]+) us", err).group(1))
+assert abs(float(r["time_us"]) / t - 1) <= 0.1, (r["time_us"], t)
+PY
 # NCCL's Ring broadcast on one DGX-1 node: a chain along each of the rings
 # over the NVLinks, within 5 % of the tuner at 1 GiB (in the ranks' order
 # over one chain of 8 pieces: 20 times its time)
