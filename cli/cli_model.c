@@ -138,7 +138,7 @@ static int nccl_orders(const char *cmd, cs_cli_nccl_t *c, const char *params, in
 {
 #ifdef CS_HAVE_PLAN
     int P = c->sys.nranks, L = P, K = 0;
-    const char *v, *what = tree ? "Tree chains" : "rings";
+    const char *v;
     /* a mesh's rings are the model's own (cs_nccl_as_sched); a reducing
      * NVLink switch makes every order NCCL's */
     if (strstr(params, "orders=") || !c->plat || c->sys.nvls)
@@ -161,19 +161,18 @@ static int nccl_orders(const char *cmd, cs_cli_nccl_t *c, const char *params, in
             CS_OK) {
             x->orders[0] = '\0';
             if (!c->orders_noted++)
-                fprintf(stderr, "collstep %s: note: NCCL's %s over the nodes' links are "
-                                "simulated in the ranks' order: %s\n", cmd, what, err.msg);
+                fprintf(stderr, "collstep %s: note: NCCL's rings and trees over the nodes' "
+                                "links are simulated in the ranks' order: %s\n", cmd, err.msg);
         }
         /* they were found among the platform's first hosts: on one node
          * the ranks on them in any order, across nodes in that order */
         if (x->orders[0] && (L == P ? !c->hosts_first : !c->hosts_same)) {
             x->orders[0] = '\0';
             if (!c->orders_noted++)
-                fprintf(stderr, "collstep %s: note: NCCL's %s over the nodes' links are "
-                                "simulated in the ranks' order: they are found among the "
-                                "platform's first %d hosts%s, and the ranks are not %s\n",
-                        cmd, what, P, L == P ? "" : " in their order",
-                        L == P ? "all on them" : "so");
+                fprintf(stderr, "collstep %s: note: NCCL's rings and trees over the nodes' "
+                                "links are simulated in the ranks' order: they are found among "
+                                "the platform's first %d hosts%s, and the ranks are not %s\n",
+                        cmd, P, L == P ? "" : " in their order", L == P ? "all on them" : "so");
         }
         /* one node: the rings visit hosts (the platform's order) */
         for (char *o = x->orders; L == P && *o; o++) {

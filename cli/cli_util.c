@@ -594,6 +594,8 @@ void cs_cli_params_effective(const cs_algo_t *a, const cs_params_t *given, char 
                 v = given->kv[i].value;
         if (v == d->def && d->def && !strcmp(d->def, "none"))
             continue; /* an option left off (ring's orders): not part of what ran */
+        if (v == d->def && !strcmp(d->key, "segments"))
+            continue; /* a former name (chain's nchunks), not given: nchunks says it */
         if (v == d->def && norders > 0 && !strcmp(d->key, "channels")) {
             snprintf(nb, sizeof(nb), "%d", norders);
             v = nb;

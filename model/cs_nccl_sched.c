@@ -270,19 +270,24 @@ void cs_nccl_as_sched(const cs_nccl_sys_t *sys, cs_coll_t coll, int algo, int pr
              * rank as they arrive), up to what a simulation takes in
              * seconds */
             int nch = sys->graph[CS_NCCL_RING].nch > 0 ? sys->graph[CS_NCCL_RING].nch : 1;
+            /* across nodes NCCL's rings leave through different NICs, as
+             * the allreduce's below: that many chains */
+            int chains = sys->nnodes > 1 && ch > 1 ? (ch < local ? ch : local) : 1;
             double per = (double)bytes / (nch * tree_chunk(proto));
-            uint64_t k = per > 8 ? (uint64_t)(per + 0.999999) : 8;
-            uint64_t most = 200000u / ((uint64_t)(sys->nranks > 0 ? sys->nranks : 1) * nch);
+            uint64_t k = per > 1 ? (uint64_t)(per + 0.999999) : 1;
+            uint64_t most = 200000u / ((uint64_t)(sys->nranks > 0 ? sys->nranks : 1) * chains);
             if (k > most)
                 k = most;
+            if (k > 65536) /* the generator's bound */
+                k = 65536;
+            if (k < 8)
+                k = 8;
             snprintf(name, nlen, "chain");
-            /* across nodes NCCL's rings leave through different NICs, as
-             * the allreduce's below */
-            if (sys->nnodes > 1 && ch > 1)
-                snprintf(params, plen, "nchunks=%llu,channels=%d,local=%d",
-                         (unsigned long long)(k < 1 ? 1 : k), ch < local ? ch : local, local);
+            if (chains > 1)
+                snprintf(params, plen, "nchunks=%llu,channels=%d,local=%d", (unsigned long long)k,
+                         chains, local);
             else
-                snprintf(params, plen, "nchunks=%llu", (unsigned long long)(k < 1 ? 1 : k));
+                snprintf(params, plen, "nchunks=%llu", (unsigned long long)k);
         } else if (coll == CS_COLL_ALLTOALL) {
             /* a window of NCCL's that leaves at most 4 rounds of peers is
              * simulated as every peer at once (inflight=0): the ranks' links bind

@@ -218,45 +218,102 @@ static int column_of(const char *path, int line, const char *words)
     return col;
 }
 
-/* 1 when the file holds `needle`. */
-static int file_has(const char *path, const char *needle)
+/* The file's lines with XML comments blanked (kept across lines in
+ * *in_comment), so that a commented-out element is not taken for one. */
+static void uncomment(char *line, int *in_comment)
+{
+    for (char *c = line; *c;) {
+        if (*in_comment) {
+            char *e = strstr(c, "-->");
+            char *stop = e ? e + 3 : c + strlen(c);
+            memset(c, ' ', (size_t)(stop - c));
+            if (e)
+                *in_comment = 0;
+            c = stop;
+        } else {
+            char *o = strstr(c, "<!--");
+            if (!o)
+                break;
+            *in_comment = 1;
+            c = o;
+        }
+    }
+}
+
+/* 1 when an element <tag (outside comments) is in the file. */
+static int file_has(const char *path, const char *tag)
 {
     FILE *fp = path ? fopen(path, "r") : NULL;
     if (!fp)
         return 0;
     char *buf = NULL;
     size_t cap = 0;
-    int found = 0;
-    while (!found && getline(&buf, &cap, fp) >= 0)
-        found = strstr(buf, needle) != NULL;
+    int found = 0, com = 0;
+    while (!found && getline(&buf, &cap, fp) >= 0) {
+        uncomment(buf, &com);
+        found = strstr(buf, tag) != NULL;
+    }
     free(buf);
     fclose(fp);
     return found;
 }
 
-/* The first line of the file holding an element <tag ... attr="v" (or
- * 'v'), 0 when none; *col: the column of v there. */
+/* In s, attr = "v" (or 'v'; blanks around '=' allowed): where v starts. */
+static const char *attr_value(const char *s, const char *attr, const char *v)
+{
+    size_t al = strlen(attr), vl = strlen(v);
+    for (const char *p = s; (p = strstr(p, attr)) != NULL; p += al) {
+        if (p > s && !isspace((unsigned char)p[-1]))
+            continue;
+        const char *q = p + al;
+        while (isspace((unsigned char)*q))
+            q++;
+        if (*q++ != '=')
+            continue;
+        while (isspace((unsigned char)*q))
+            q++;
+        if ((*q == '"' || *q == '\'') && strncmp(q + 1, v, vl) == 0 && q[1 + vl] == *q)
+            return q + 1;
+    }
+    return NULL;
+}
+
+/* The first line of the file holding an element <tag ... attr="v" outside
+ * comments (on the tag's line), 0 when none; *col: the column of v there. */
 static int line_of(const char *path, const char *tag, const char *attr, const char *v, int *col)
 {
     FILE *fp = path ? fopen(path, "r") : NULL;
     if (!fp)
         return 0;
-    char *buf = NULL, p1[300], p2[300];
+    char *buf = NULL;
     size_t cap = 0;
-    int n = 0, found = 0;
-    snprintf(p1, sizeof(p1), "%s=\"%s\"", attr, v);
-    snprintf(p2, sizeof(p2), "%s='%s'", attr, v);
+    int n = 0, found = 0, com = 0;
     while (!found && getline(&buf, &cap, fp) >= 0) {
         n++;
-        const char *t = strstr(buf, tag), *a = t ? strstr(t, p1) : NULL;
-        if (t && !a)
-            a = strstr(t, p2);
+        uncomment(buf, &com);
+        const char *t = strstr(buf, tag), *a = t ? attr_value(t, attr, v) : NULL;
         if ((found = a != NULL))
-            *col = (int)(a - buf) + (int)strlen(attr) + 3;
+            *col = (int)(a - buf) + 1;
     }
     free(buf);
     fclose(fp);
     return found ? n : 0;
+}
+
+/* The name quoted in SimGrid's words between `pre` and `post` (the whole
+ * of it, quotes inside included): 1 and out filled, 0 when they do not
+ * read so or it does not fit. */
+static int quoted(const char *words, const char *pre, const char *post, char *out, size_t len)
+{
+    size_t pl = strlen(pre);
+    if (strncmp(words, pre, pl) != 0)
+        return 0;
+    const char *e = strstr(words + pl, post);
+    if (!e || (size_t)(e - (words + pl)) >= len)
+        return 0;
+    memcpy(out, words + pl, (size_t)(e - (words + pl)));
+    out[e - (words + pl)] = '\0';
+    return 1;
 }
 
 void cs__pfile_explain(const cs__pfile_t *f, const char *shown, int line, const char *words,
@@ -276,7 +333,7 @@ void cs__pfile_explain(const cs__pfile_t *f, const char *shown, int line, const 
     /* SimGrid seals a zone at its end tag and names no line of its own for
      * a <host_link> to a host the zone lacks: the <host_link>'s */
     int col = 0;
-    if (f && sscanf(words, "Host not found: '%255[^']'", x) == 1) {
+    if (f && quoted(words, "Host not found: '", "'", x, sizeof(x))) {
         int at = line_of(f->fname, "<host_link", "id", x, &col);
         if (at > 0)
             line = at;
@@ -285,8 +342,8 @@ void cs__pfile_explain(const cs__pfile_t *f, const char *shown, int line, const 
                  "hosts are named prefix, number, suffix: its radical's numbers)" : "");
     }
     /* SimGrid's own words say the opposite ("does name") */
-    if (sscanf(words, "Route dst='%255[^']' does name a node", x) == 1 ||
-        sscanf(words, "Route src='%255[^']' does name a node", x) == 1)
+    if (quoted(words, "Route dst='", "' does name a node", x, sizeof(x)) ||
+        quoted(words, "Route src='", "' does name a node", x, sizeof(x)))
         snprintf(why, sizeof(why), "no host, router or zone of the file is named '%s': a "
                  "route's src and dst must name one", x);
     if (strncmp(words, "unknown unit", 12) == 0)

@@ -166,12 +166,14 @@ static void csv_row(const cs_validate_t *v, FILE *f, int p, int j, int first)
     double m = x->med, q = v->pred[(size_t)p * n + j];
     double algbw = m > 0 ? (double)b / m / 1e9 : 0;
     cs_validate_case_t c = case_of(v, a);
-    fprintf(f, "%s,\"%s\",%s,%llu,%llu,%s,%d,%d,\"%s\",\"%s\",%s,%.3f,%.2f,%.3f,%.3f,%.3f,%.3f,"
+    char sp[24] = ""; /* one measurement per size (a log's row): no spread, empty */
+    if (v->iters > 1)
+        snprintf(sp, sizeof(sp), "%.2f", m > 0 ? (x->p90 - x->p10) / m * 100 : 0);
+    fprintf(f, "%s,\"%s\",%s,%llu,%llu,%s,%d,%d,\"%s\",\"%s\",%s,%.3f,%s,%.3f,%.3f,%.3f,%.3f,"
                "%.3f,%.3f,%.6f,%.6f", v->algo[a], v->params[a], cs_coll_name(c.coll),
             (unsigned long long)b, (unsigned long long)count_of(v, a, b), cs_dtype_name(c.dtype),
             c.nranks, c.nnodes, v->transport, v->plats[p].spec,
-            cs_sim_model_name(v->plats[p].model), m * 1e6,
-            m > 0 ? (x->p90 - x->p10) / m * 100 : 0, x->lo * 1e6, x->hi * 1e6, x->cpu * 1e6,
+            cs_sim_model_name(v->plats[p].model), m * 1e6, sp, x->lo * 1e6, x->hi * 1e6, x->cpu * 1e6,
             x->runq * 1e6, q * 1e6, m > 0 ? (q - m) / m * 100 : 0, algbw,
             algbw * busbw_factor(v, a));
     if (v->cases) /* the group, the operator and what was simulated */
@@ -225,13 +227,15 @@ static void json_row(const cs_validate_t *v, FILE *f, int p, int j, int first)
     cs_json_write_str(f, v->transport);
     fprintf(f, ",\"platform\":");
     cs_json_write_str(f, v->plats[p].spec);
-    fprintf(f, ",\"model\":\"%s\",\"measured_us\":%.3f,\"spread_pct\":%.2f,"
+    char sp[24] = "null"; /* one measurement per size (a log's row): no spread */
+    if (v->iters > 1)
+        snprintf(sp, sizeof(sp), "%.2f", m > 0 ? (x->p90 - x->p10) / m * 100 : 0);
+    fprintf(f, ",\"model\":\"%s\",\"measured_us\":%.3f,\"spread_pct\":%s,"
                "\"measured_min_us\":%.3f,\"measured_max_us\":%.3f,\"iters\":%ld,"
                "\"start_skew_us\":%.3f,\"cpu_us\":%.3f,\"runq_wait_us\":%.3f,"
                "\"predicted_us\":%.3f,\"error_pct\":%.3f,\"algbw_GBps\":%.6f,"
                "\"busbw_GBps\":%.6f}",
-            cs_sim_model_name(v->plats[p].model), m * 1e6,
-            m > 0 ? (x->p90 - x->p10) / m * 100 : 0, x->lo * 1e6, x->hi * 1e6, v->iters,
+            cs_sim_model_name(v->plats[p].model), m * 1e6, sp, x->lo * 1e6, x->hi * 1e6, v->iters,
             x->skew * 1e6, x->cpu * 1e6, x->runq * 1e6, q * 1e6, m > 0 ? (q - m) / m * 100 : 0,
             m > 0 ? (double)b / m / 1e9 : 0,
             (m > 0 ? (double)b / m / 1e9 : 0) * busbw_factor(v, a));

@@ -159,7 +159,7 @@ check "map: no note" sh -c "! grep -q 'more than twice' '$tmp/swerr'"
 printf 'n0-g1\nn0-g0\nn0-g2\nn0-g3\nn0-g4\nn0-g5\nn0-g6\nn0-g7\nn1-g0\nn1-g1\nn1-g2\nn1-g3\nn1-g4\nn1-g5\nn1-g6\nn1-g7\n' >"$tmp/swap2.map"
 "$collstep" sim --platform dgx1-v100-ib100:nodes=2 --model nccl --algo nccl --size 1G \
   --map "$tmp/swap2.map" >/dev/null 2>"$tmp/sw2err"
-check "map across nodes: said" grep -q "NCCL's rings over the nodes' links are simulated in the ranks' order: they are found among the platform's first 16 hosts in their order, and the ranks are not so" "$tmp/sw2err"
+check "map across nodes: said" grep -q "NCCL's rings and trees over the nodes' links are simulated in the ranks' order: they are found among the platform's first 16 hosts in their order, and the ranks are not so" "$tmp/sw2err"
 # a user's file whose links name no tier: NCCL's model says its figures are PCIe's
 sed -E 's|<host id="(gpu[0-9])" speed="5Tf"/>|<host id="\1" speed="5Tf"><prop id="gpu" value="p100"/></host>|' \
   "$(dirname "$0")/../planner/xml/dgx1_p100.xml" >"$tmp/untagged.xml"

@@ -159,6 +159,8 @@ for verb in show sim; do
   bad 'bad_unit.xml:9: SimGrid cannot load it: unknown unit:  us: expected a unit right after the number' "${run[@]}" "$dir/bad_unit.xml"
   # SimGrid reports at the zone's end tag: the <host_link>'s line and column
   bad "bad_hostlink_host.xml:10:18: SimGrid cannot load it: Host not found: 'g5': expected the id of a host of the zone in this <host_link>" "${run[@]}" "$dir/bad_hostlink_host.xml"
+  # a commented-out <host_link> and blanks around '=' do not mislead it
+  bad "bad_hostlink_comment.xml:11:20: SimGrid cannot load it: Host not found: 'g5': expected the id of a host of the zone in this <host_link>" "${run[@]}" "$dir/bad_hostlink_comment.xml"
   # SimGrid's words say the opposite ("does name a node"): said plainly
   bad "bad_route_dst.xml:18:24: SimGrid cannot load it: Route dst='g9' does name a node. Existing netpoints: 'g0','g1','g2','g3': no host, router or zone of the file is named 'g9'" "${run[@]}" "$dir/bad_route_dst.xml"
   bad 'bad_simgrid.xml:10:42: SimGrid cannot load it: Link not found: nosuchlink: no <link id="nosuchlink"> is declared' "${run[@]}" "$dir/bad_simgrid.xml"
