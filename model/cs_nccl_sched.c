@@ -273,6 +273,8 @@ void cs_nccl_as_sched(const cs_nccl_sys_t *sys, cs_coll_t coll, int algo, int pr
             /* across nodes NCCL's rings leave through different NICs, as
              * the allreduce's below: that many chains */
             int chains = sys->nnodes > 1 && ch > 1 ? (ch < local ? ch : local) : 1;
+            if (chains > 64) /* the generator's bound */
+                chains = 64;
             double per = (double)bytes / (nch * tree_chunk(proto));
             uint64_t k = per > 1 ? (uint64_t)(per + 0.999999) : 1;
             uint64_t most = 200000u / ((uint64_t)(sys->nranks > 0 ? sys->nranks : 1) * chains);

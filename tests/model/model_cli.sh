@@ -127,6 +127,10 @@ check "note when far from the tuner" grep -q 'more than twice its tuner' "$tmp/m
 # 1 GiB within 10 % of the tuner; one chain through one NIC: 7.5 times it)
 "$collstep" sim --platform hgx-h100:nodes=2 --model nccl --algo nccl --coll broadcast \
   --size 1G --format csv >"$tmp/bc2.csv" 2>"$tmp/bc2err"
+# more ring channels than the chain generator takes (NVL72 racks: 72): at most 64 chains
+"$collstep" sim --platform gb200-nvl72:racks=2 --model nccl --algo nccl --coll broadcast \
+  --size 64M >/dev/null 2>"$tmp/bc72err"
+check "nvl72 x 2 broadcast: runs, 64 chains" grep -q "simulated as chain nchunks=[0-9]*,channels=64,local=72$" "$tmp/bc72err"
 check "hgx x 2 broadcast: a chain per ring channel, near the tuner" python3 - "$tmp/bc2.csv" "$tmp/bc2err" <<'PY'
 import csv, re, sys
 r = list(csv.DictReader(open(sys.argv[1])))[0]
