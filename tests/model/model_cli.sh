@@ -7,6 +7,20 @@
 . "$(dirname "$0")/../cli/usage_checks.sh"
 bad() { expect_usage sim "$@"; } # EXPECTED-TEXT ARGS...
 
+# near_tuner WHAT CSV STDERR PATTERN TOL: sim --format csv's one row within TOL
+# (a fraction) of the time NCCL's tuner gives on stderr, whose lines match
+# PATTERN (a Python regular expression; "" for any)
+near_tuner() {
+  check "$1" python3 - "$2" "$3" "$4" "$5" <<'PY'
+import csv, re, sys
+r = list(csv.DictReader(open(sys.argv[1])))[0]
+err = open(sys.argv[2]).read()
+assert re.search(sys.argv[3], err, re.M), err
+t = float(re.search(r"its tuner: ([0-9.]+) us", err).group(1))
+assert abs(float(r["time_us"]) / t - 1) <= float(sys.argv[4]), (r["time_us"], t)
+PY
+}
+
 H=hgx-h200
 bad "need --model nccl" --platform "$H" --algo ring --size 1M --nccl-version 2.20.5
 bad "need --model nccl" --platform "$H" --algo nccl --size 1M
@@ -131,27 +145,15 @@ check "note when far from the tuner" grep -q 'more than twice its tuner' "$tmp/m
 "$collstep" sim --platform gb200-nvl72:racks=2 --model nccl --algo nccl --coll broadcast \
   --size 64M >/dev/null 2>"$tmp/bc72err"
 check "nvl72 x 2 broadcast: runs, 64 chains" grep -q "simulated as chain nchunks=[0-9]*,channels=64,local=72$" "$tmp/bc72err"
-check "hgx x 2 broadcast: a chain per ring channel, near the tuner" python3 - "$tmp/bc2.csv" "$tmp/bc2err" <<'PY'
-import csv, re, sys
-r = list(csv.DictReader(open(sys.argv[1])))[0]
-err = open(sys.argv[2]).read()
-assert re.search(r"simulated as chain nchunks=\d+,channels=8,local=8$", err, re.M), err
-t = float(re.search(r"its tuner: ([0-9.]+) us", err).group(1))
-assert abs(float(r["time_us"]) / t - 1) <= 0.1, (r["time_us"], t)
-PY
+near_tuner "hgx x 2 broadcast: a chain per ring channel, near the tuner" "$tmp/bc2.csv" \
+  "$tmp/bc2err" 'simulated as chain nchunks=\d+,channels=8,local=8$' 0.1
 # NCCL's Ring broadcast on one DGX-1 node: a chain along each of the rings
 # over the NVLinks, within 5 % of the tuner at 1 GiB (in the ranks' order
 # over one chain of 8 pieces: 20 times its time)
 "$collstep" sim --platform dgx1-v100-ib100:nodes=1 --model nccl --algo nccl --coll broadcast \
   --size 1G --format csv >"$tmp/bc.csv" 2>"$tmp/bcerr"
-check "dgx-1 broadcast: chains over the rings, near the tuner" python3 - "$tmp/bc.csv" "$tmp/bcerr" <<'PY'
-import csv, re, sys
-r = list(csv.DictReader(open(sys.argv[1])))[0]
-err = open(sys.argv[2]).read()
-assert re.search(r"simulated as chain nchunks=\d+,orders=01237564\+", err), err
-t = float(re.search(r"its tuner: ([0-9.]+) us", err).group(1))
-assert abs(float(r["time_us"]) / t - 1) <= 0.05, (r["time_us"], t)
-PY
+near_tuner "dgx-1 broadcast: chains over the rings, near the tuner" "$tmp/bc.csv" "$tmp/bcerr" \
+  'simulated as chain nchunks=\d+,orders=01237564\+' 0.05
 # NCCL's rings over a DGX-1's NVLinks visit GPUs, whatever ranks a map puts
 # on them: with ranks 0 and 1 swapped the same rings, in the ranks' names
 printf 'n0-g1\nn0-g0\nn0-g2\nn0-g3\nn0-g4\nn0-g5\nn0-g6\nn0-g7\n' >"$tmp/swap.map"
@@ -180,14 +182,8 @@ check "tagged links (a preset): not said" sh -c "! grep -q 'no link is tagged' '
 for spec in dgx1-v100-ib100:nodes=32,64M mi300x:nodes=4,32M; do
   "$collstep" sim --platform "${spec%,*}" --model nccl --algo nccl --size "${spec#*,}" \
     --format csv >"$tmp/tree.csv" 2>"$tmp/trerr"
-  check "$spec: Tree over the node's links, near the tuner" python3 - "$tmp/tree.csv" "$tmp/trerr" <<'PY'
-import csv, re, sys
-r = list(csv.DictReader(open(sys.argv[1])))[0]
-err = open(sys.argv[2]).read()
-assert re.search(r"picks Tree/\S+ \(its tuner: [0-9.]+ us\), simulated as dbtree nchunks=\d+,local=8,orders=[0-9]{8}(\+[0-9]{8})+$", err, re.M), err
-t = float(re.search(r"its tuner: ([0-9.]+) us", err).group(1))
-assert abs(float(r["time_us"]) / t - 1) <= 0.2, (r["time_us"], t)
-PY
+  near_tuner "$spec: Tree over the node's links, near the tuner" "$tmp/tree.csv" "$tmp/trerr" \
+    'picks Tree/\S+ \(its tuner: [0-9.]+ us\), simulated as dbtree nchunks=\d+,local=8,orders=[0-9]{8}(\+[0-9]{8})+$' 0.2
 done
 # MI300X's full xGMI mesh: NCCL's rings over all 7 links of each GPU (7
 # ring orders using every directed link once), within 5 % of RCCL's tuner
@@ -198,12 +194,7 @@ for n in 1 2; do
   check "mi300x x $n: the mesh's ring orders" grep -q 'channels=7 .*orders=04276531+24167350+15263407+72546013+57036214+61743205+47512306' "$tmp/mx$n"
   check "mi300x x $n: no note" sh -c "! grep -q 'more than twice' '$tmp/mx${n}err'"
 done
-check "mi300x: within 5 % of RCCL's tuner on one node" python3 - "$tmp/mx1" "$tmp/mx1err" <<'PY'
-import csv, re, sys
-r = list(csv.DictReader(open(sys.argv[1])))[0]
-t = float(re.search(r"its tuner: ([0-9.]+) us", open(sys.argv[2]).read()).group(1))
-assert abs(float(r["time_us"]) / t - 1) <= 0.05, (r["time_us"], t)
-PY
+near_tuner "mi300x: within 5 % of RCCL's tuner on one node" "$tmp/mx1" "$tmp/mx1err" "" 0.05
 
 # a ring across nodes pays the network's latency where its data crosses nodes
 # (NCCL's connections: eager messages, the latency on the data's path), as
