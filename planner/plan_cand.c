@@ -81,18 +81,9 @@ static void add_orders(cs_planner_t *p, const cs_algo_t *a)
         snprintf(loc, sizeof(loc), ",local=%d", p->ring_group);
     snprintf(v, sizeof(v), "orders=%s%s", p->ring_orders, loc);
     add_maps(p, a->name, v, 0, 1);
-    const char *def = NULL;
-    if (declares(a, "nchunks", &def)) {
+    if (declares(a, "nchunks", NULL)) {
         snprintf(v, sizeof(v), "orders=%s%s,nchunks=4", p->ring_orders, loc);
         add_maps(p, a->name, v, 0, 1);
-        /* a pipelined generator (a chain's 8 pieces, dbtree's 16): 64 times
-         * its pieces too, whose fill a large collective hides (NCCL's
-         * broadcast moves 512 KiB pieces: 342 per ring at 1 GiB on a DGX-1) */
-        long d = def ? strtol(def, NULL, 10) : 1;
-        if (d >= 8) {
-            snprintf(v, sizeof(v), "orders=%s%s,nchunks=%ld", p->ring_orders, loc, 64 * d);
-            add_maps(p, a->name, v, 0, 1);
-        }
     }
     if (p->nrings > 1) {
         snprintf(v, sizeof(v), "orders=%.*s%s", p->ring_group, p->ring_orders, loc);
