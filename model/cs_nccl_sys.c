@@ -89,10 +89,11 @@ static const char *xml_attr(const char *el, const char *name, char *buf, size_t 
 /* A file's `gpu` property (the first one outside comments), else the GPU
  * of the preset a file exported by `collstep platform export` came from
  * (its `collstep_spec` property). */
-static const char *file_gpu(const char *xml, char *buf, size_t len)
+static const char *file_gpu(const char *xml, char *buf, size_t len, const char **at)
 {
     char id[32], spec[256];
     const char *from = NULL;
+    *at = NULL;
     for (const char *p = xml; p && (p = strchr(p, '<')) != NULL; p++) {
         if (strncmp(p, "<!--", 4) == 0) {
             if ((p = strstr(p, "-->")) == NULL)
@@ -102,8 +103,10 @@ static const char *file_gpu(const char *xml, char *buf, size_t len)
         if (strncmp(p, "<prop", 5) != 0 || !strchr(" \t\r\n", p[5]) ||
             !xml_attr(p, "id", id, sizeof(id)))
             continue;
-        if (strcmp(id, "gpu") == 0)
+        if (strcmp(id, "gpu") == 0) {
+            *at = p;
             return xml_attr(p, "value", buf, len);
+        }
         if (!from && strcmp(id, "collstep_spec") == 0 && xml_attr(p, "value", spec, sizeof(spec)))
             from = preset_gpu(spec, buf, len);
     }
@@ -192,18 +195,30 @@ int cs_nccl_sys_from(const cs_platform_t *plat, char *const *hosts, int nranks,
         if (st != CS_OK)
             return st;
     }
-    const char *gname = plat->is_file ? file_gpu(plat->xml, buf, sizeof(buf))
+    const char *at = NULL;
+    const char *gname = plat->is_file ? file_gpu(plat->xml, buf, sizeof(buf), &at)
                                       : preset_gpu(plat->spec[0] ? plat->spec : plat->name, buf,
                                                    sizeof(buf));
     const gpu_info_t *g = gpu_find(gname);
-    if (!g)
+    if (!g) {
+        /* the property's line and column in the file */
+        char where[48] = "";
+        if (at) {
+            int line = 1;
+            const char *bol = plat->xml;
+            for (const char *c = plat->xml; c < at; c++)
+                if (*c == '\n')
+                    line++, bol = c + 1;
+            snprintf(where, sizeof(where), ":%d:%d", line, (int)(at - bol) + 1);
+        }
         return cs_err_set(err, CS_ERR_INVAL,
-                          "%s: --model nccl needs the GPU: %s%s%s; give the hosts a property "
+                          "%s%s: --model nccl needs the GPU: %s%s%s; give the hosts a property "
                           "<prop id=\"gpu\" value=\"h100\"/> (known: p100 v100 a100 h100 h200 "
                           "b200 gb200 mi300x)",
-                          plat->spec[0] ? plat->spec : plat->name,
+                          plat->spec[0] ? plat->spec : plat->name, where,
                           gname ? "unknown GPU '" : "the platform names none",
                           gname ? gname : "", gname ? "'" : "");
+    }
     snprintf(sys->gpu, sizeof(sys->gpu), "%s", g->name);
     sys->nranks = nranks;
     sys->cc = g->cc;

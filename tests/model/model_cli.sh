@@ -35,6 +35,9 @@ bad "no value after '='" --platform "$H" --algo ring --param "nchunks= 3" --size
 # a file that does not name its GPU
 bad "needs the GPU" --platform "$(dirname "$0")/../sim/hgx8_nvls.xml" --model nccl --algo ring \
   --size 1M
+# a GPU the model does not know: the property's line and column
+bad "badgpu.xml:5:62: --model nccl needs the GPU: unknown GPU 'h999'" \
+  --platform "$(dirname "$0")/badgpu.xml" --model nccl --algo ring --size 1M
 
 "$collstep" sim --platform "$H" --model nccl --algo nccl --size 64K,2M,1G --format csv \
   >"$tmp/csv" 2>"$tmp/err"
