@@ -221,6 +221,11 @@ void cs_cli_plan_nccl_json(FILE *f, const cs_planner_t *p, int k)
                 busbw(p, k, n->sim_s));
     else
         fprintf(f, "null, \"source\": \"none\", \"busbw_GBps\": null");
+    /* as the table's caveat: more than twice the tuner's time, the schedule
+     * standing for NCCL's choice does not follow NCCL's paths */
+    if (p->nccl)
+        fprintf(f, ", \"far_from_tuner\": %s",
+                n->sim_s >= 0 && n->tuner_s > 0 && n->sim_s > 2 * n->tuner_s ? "true" : "false");
     fprintf(f, ", \"algo\": \"%s\", \"params\": ", n->sched);
     cs_json_write_str(f, n->params);
     char sched[200];

@@ -48,6 +48,7 @@ for n in rows:
     # within 5 % at 1 GiB; at 64 MiB the simulation overlaps what the
     # tuner adds up (the latency of 30 steps across nodes: 15 % of it)
     assert abs(n["time_us"] / n["tuner_us"] - 1) <= (0.05 if n["tuner_us"] > 1e4 else 0.1), n
+    assert n["far_from_tuner"] is False, n
 # collstep's best is as fast as NCCL's choice, within 1 % (it has those rings)
 best = [min(r["time_us"] for r in s["ranking"] if r.get("choice") == "collstep")
         for s in sizes]
