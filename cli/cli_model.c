@@ -221,12 +221,12 @@ int cs_cli_nccl_picks(const char *cmd, cs_cli_nccl_t *c, cs_coll_t coll, const u
         c->pick_us[k] = us;
         cs_nccl_as_sched(&c->sys, coll, a, p, sizes[k], c->pick_name[k], sizeof(c->pick_name[k]),
                          c->pick_params[k], sizeof(c->pick_params[k]));
-        /* Ring (its broadcast a chain per ring) and Tree over the links */
+        /* Ring (its broadcast and reduce a chain per ring) and Tree over the links */
         int tree = strcmp(c->pick_name[k], "dbtree") == 0;
         int chain = strcmp(c->pick_name[k], "chain") == 0;
 #ifdef CS_HAVE_PLAN
-        if ((tree || chain || strcmp(c->pick_name[k], "ring") == 0) && coll != CS_COLL_REDUCE &&
-            nccl_orders(cmd, c, c->pick_params[k], tree))
+        if ((tree || chain || strcmp(c->pick_name[k], "ring") == 0) &&
+            (coll != CS_COLL_REDUCE || chain) && nccl_orders(cmd, c, c->pick_params[k], tree))
             cs_planner_ring_orders_params(c->pick_params[k], sizeof(c->pick_params[k]),
                                           c->across[tree].orders);
 #else

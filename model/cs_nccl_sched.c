@@ -262,9 +262,10 @@ void cs_nccl_as_sched(const cs_nccl_sys_t *sys, cs_coll_t coll, int algo, int pr
         snprintf(name, nlen, "%s", coll == CS_COLL_REDUCE_SCATTER ? "rhalving" : "bruck");
         break;
     default:
-        if (coll == CS_COLL_BROADCAST) {
-            /* NCCL's Ring broadcast moves one step of its buffer per chunk
-             * (BROADCAST_CHUNKSTEPS 1) on each channel: that many pieces
+        if (coll == CS_COLL_BROADCAST || coll == CS_COLL_REDUCE) {
+            /* NCCL's Ring broadcast and reduce: a chain along each ring
+             * from (to) the root, one step of its buffer per chunk
+             * (BROADCAST_CHUNKSTEPS, REDUCE_CHUNKSTEPS 1) on each channel: that many pieces
              * per channel follow each other down the chain (at least the
              * generator's 8: LL and LL128 stream their lines through a
              * rank as they arrive), up to what a simulation takes in

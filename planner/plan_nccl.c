@@ -739,7 +739,7 @@ int cs__planner_node_rings(const cs_platform_t *plat, int nranks, int local, int
 static int nccl_rings(cs_planner_t *p, const cs__planner_model_t *m, const cs_platform_t *plat,
                       cs_err_t *err)
 {
-    if (p->coll == CS_COLL_REDUCE || m->sys.nvls) /* a reducing switch: any order is NCCL's */
+    if (m->sys.nvls) /* a reducing switch: any order is NCCL's */
         return CS_OK;
     /* across nodes: the rings (the trees' chains) of one node, cut
      * (cs_planner_nccl_orders) */

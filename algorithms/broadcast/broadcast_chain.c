@@ -66,71 +66,21 @@ static int segments(cs_params_t *params, long *nseg, cs_err_t *err)
     return CS_OK;
 }
 
-/* Rank at position m of channel c's ring: groups of L ranks (the last one
- * shorter when L does not divide P) in order, each visited in its order
- * of perm (K x L members, L dividing P) or rotated by c len / K. */
-static int ring_rank(int P, long L, long K, long c, int m, const int *perm)
-{
-    if (L <= 1)
-        return m;
-    long first = (m / L) * L, len = P - first < L ? P - first : L;
-    if (perm)
-        return (int)(first + perm[c * L + (m - first)]);
-    return (int)(first + (m - first + c * len / K) % len);
-}
-
 static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **out, cs_err_t *err)
 {
     long nseg, L = 1, K = 1;
-    int *perm = NULL, P = desc->nranks;
+    int *perm = NULL;
     int st = segments(params, &nseg, err);
     if (st == CS_OK)
         st = cs_params_int(params, params_desc, "channels", &K, err);
     if (st == CS_OK)
         st = cs_params_int(params, params_desc, "local", &L, err);
     if (st == CS_OK)
-        st = cs__gen_orders(params, params_desc, P, &L, &K, &perm, err);
-    if (st != CS_OK)
-        return st;
-    if (!perm && K == 1) {
-        cs__tree_t t;
-        cs__tree_chain(&t, P, desc->root);
-        return cs__tree_gen(desc, &t, (uint32_t)nseg, CS__TREE_OP_BCAST, out, err);
-    }
-    /* chain c moves window c of the vector along channel c's ring, read
-     * cyclically from the root (a one-node chain of the ordered kind) */
-    int *seq = malloc(sizeof(int) * (size_t)P * 2), *inv = seq ? seq + P : NULL;
-    cs_sched_t *s = NULL;
-    if (!seq)
-        st = cs_err_set(err, CS_ERR_NOMEM, "out of memory");
-    else if ((unsigned long)K * (unsigned long)nseg > UINT32_MAX / 2)
-        st = cs_err_set(err, CS_ERR_RANGE, "%ld chains x %ld segments is too many chunks", K,
-                        nseg);
-    else
-        s = cs__gen_create(desc, (uint32_t)(K * nseg), err, &st);
-    for (long c = 0; c < K && s && st == CS_OK; c++) {
-        int j0 = 0;
-        while (ring_rank(P, L, K, c, j0, perm) != desc->root)
-            j0++;
-        for (int i = 0; i < P; i++) {
-            seq[i] = ring_rank(P, L, K, c, (j0 + i) % P, perm);
-            inv[seq[i]] = i;
-        }
-        cs__tree_t t;
-        cs__tree_nodes_ordered(&t, P, P, 0, seq, inv);
-        cs__tree_pipe_t pp = {.chan = (int)c,
-                              .first = (uint32_t)(c * nseg),
-                              .count = (uint32_t)nseg,
-                              .nseg = (uint32_t)nseg,
-                              .src = desc->inplace ? CS_BUF_OUT : CS_BUF_IN,
-                              .dst = CS_BUF_OUT};
-        st = cs__tree_run(s, &t, pp, CS__TREE_OP_BCAST, err);
-    }
+        st = cs__gen_orders(params, params_desc, desc->nranks, &L, &K, &perm, err);
+    if (st == CS_OK)
+        st = cs__tree_chains(desc, nseg, K, L, perm, CS__TREE_OP_BCAST, out, err);
     free(perm);
-    free(seq);
-    if (!s)
-        return st;
-    return cs__gen_finish(s, st, out, err);
+    return st;
 }
 
 static double cost(const cs_coll_desc_t *desc, cs_params_t *params, double bytes,

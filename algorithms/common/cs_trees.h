@@ -187,6 +187,15 @@ int cs__tree_run(cs_sched_t *s, const cs__tree_t *t, cs__tree_pipe_t p, cs__tree
                  cs_err_t *err);
 int cs__tree_gen(const cs_coll_desc_t *desc, const cs__tree_t *t, uint32_t nseg, cs__tree_op_t op,
                  cs_sched_t **out, cs_err_t *err);
+/* Chains along rings (broadcast and reduce `chain`): the vector is K
+ * windows of nseg segments, window c moving along channel c's ring read
+ * cyclically from the root (op BCAST down it, REDUCE up it), on message
+ * channel c.  The ring is the flat ring's (cs_flat.h): groups of L ranks
+ * in order, each visited in its order of perm (K x L members, L dividing
+ * P; L = P for one group) or rotated by c L / K.  K = 1 without perm: the
+ * one chain in the ranks' order from the root. */
+int cs__tree_chains(const cs_coll_desc_t *desc, long nseg, long K, long L, const int *perm,
+                    cs__tree_op_t op, cs_sched_t **out, cs_err_t *err);
 int cs__tree_gen_knomial(const cs_coll_desc_t *desc, cs_params_t *params, int root,
                          cs__tree_op_t op, cs_sched_t **out, cs_err_t *err);
 

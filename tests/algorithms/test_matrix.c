@@ -100,6 +100,10 @@ static const struct {
     {CS_COLL_BROADCAST, "chain", 16, "channels=4,local=8,nchunks=2"},
     {CS_COLL_BROADCAST, "chain", 13, "channels=3,local=4"},
     {CS_COLL_BROADCAST, "chain", 16, "local=8,orders=01237564+32675401"},
+    /* reduce chains the same way, toward the root */
+    {CS_COLL_REDUCE, "chain", 8, "orders=01237564+02674513,nchunks=3"},
+    {CS_COLL_REDUCE, "chain", 16, "channels=4,local=8,nchunks=2"},
+    {CS_COLL_REDUCE, "chain", 13, "channels=3,local=4"},
     /* dbtree's chains in given orders: one node, two, five */
     {CS_COLL_ALLREDUCE, "dbtree", 4, "orders=2013"},
     {CS_COLL_ALLREDUCE, "dbtree", 8, "local=4,orders=0213+3120,nchunks=2"},
