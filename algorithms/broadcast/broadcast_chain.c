@@ -35,16 +35,7 @@
 static const cs_param_desc_t params_desc[] = {
     CS_PARAM_INT_ROW("nchunks", "8", 1, 65536, "pipelining segments (chunks of the vector)"),
     CS_PARAM_INT_ROW("segments", "8", 1, 65536, "the same as nchunks (its former name)"),
-    CS_PARAM_INT_ROW("channels", "1", 1, 64,
-                     "chains over parts of the vector at once, each along a ring of its own "
-                     "read from the root"),
-    CS_PARAM_INT_ROW("local", "1", 1, 65536,
-                     "ranks per node: channel c's ring visits each group of local ranks "
-                     "rotated by c*local/channels (as the flat ring's channels)"),
-    CS_PARAM_LIST_ROW("orders", "none", 1, 64,
-                      "one ring per channel, each group of local ranks (all the ranks with "
-                      "local=1) visited as written, read from the root (base-36 digits: "
-                      "01237564+02674513)"),
+    CS__TREE_CHAIN_ROWS,
     CS_PARAM_END,
 };
 
@@ -72,11 +63,7 @@ static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **o
     int *perm = NULL;
     int st = segments(params, &nseg, err);
     if (st == CS_OK)
-        st = cs_params_int(params, params_desc, "channels", &K, err);
-    if (st == CS_OK)
-        st = cs_params_int(params, params_desc, "local", &L, err);
-    if (st == CS_OK)
-        st = cs__gen_orders(params, params_desc, desc->nranks, &L, &K, &perm, err);
+        st = cs__tree_chain_params(params, params_desc, desc->nranks, &K, &L, &perm, err);
     if (st == CS_OK)
         st = cs__tree_chains(desc, nseg, K, L, perm, CS__TREE_OP_BCAST, out, err);
     free(perm);

@@ -610,3 +610,15 @@ int cs__tree_chains(const cs_coll_desc_t *desc, long nseg, long K, long L, const
         return st;
     return cs__gen_finish(s, st, out, err);
 }
+
+int cs__tree_chain_params(cs_params_t *params, const cs_param_desc_t *table, int P, long *K,
+                          long *L, int **perm, cs_err_t *err)
+{
+    *perm = NULL;
+    int st = cs_params_int(params, table, "channels", K, err);
+    if (st == CS_OK)
+        st = cs_params_int(params, table, "local", L, err);
+    if (st == CS_OK)
+        st = cs__gen_orders(params, table, P, L, K, perm, err);
+    return st;
+}

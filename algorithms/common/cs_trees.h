@@ -196,6 +196,22 @@ int cs__tree_gen(const cs_coll_desc_t *desc, const cs__tree_t *t, uint32_t nseg,
  * one chain in the ranks' order from the root. */
 int cs__tree_chains(const cs_coll_desc_t *desc, long nseg, long K, long L, const int *perm,
                     cs__tree_op_t op, cs_sched_t **out, cs_err_t *err);
+/* The chains generators' rows (after their nchunks) and their reading:
+ * *K channels, *L local and *perm the orders (cs__gen_orders: malloc'ed,
+ * NULL without them). */
+#define CS__TREE_CHAIN_ROWS                                                                     \
+    CS_PARAM_INT_ROW("channels", "1", 1, 64,                                                    \
+                     "chains over parts of the vector at once, each along a ring of its own "  \
+                     "read from the root"),                                                     \
+        CS_PARAM_INT_ROW("local", "1", 1, 65536,                                                \
+                         "ranks per node: channel c's ring visits each group of local ranks "  \
+                         "rotated by c*local/channels (as the flat ring's channels)"),          \
+        CS_PARAM_LIST_ROW("orders", "none", 1, 64,                                              \
+                          "one ring per channel, each group of local ranks (all the ranks "    \
+                          "with local=1) visited as written, read from the root (base-36 "     \
+                          "digits: 01237564+02674513)")
+int cs__tree_chain_params(cs_params_t *params, const cs_param_desc_t *table, int P, long *K,
+                          long *L, int **perm, cs_err_t *err);
 int cs__tree_gen_knomial(const cs_coll_desc_t *desc, cs_params_t *params, int root,
                          cs__tree_op_t op, cs_sched_t **out, cs_err_t *err);
 
