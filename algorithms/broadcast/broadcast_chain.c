@@ -26,9 +26,6 @@
  * over NVLink, which `collstep sim --algo nccl` takes from its link
  * analysis).
  */
-#include <stdlib.h>
-
-#include "common/cs_gen.h"
 #include "common/cs_trees.h"
 #include "cs_algo.h"
 
@@ -59,15 +56,9 @@ static int segments(cs_params_t *params, long *nseg, cs_err_t *err)
 
 static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **out, cs_err_t *err)
 {
-    long nseg, L = 1, K = 1;
-    int *perm = NULL;
+    long nseg;
     int st = segments(params, &nseg, err);
-    if (st == CS_OK)
-        st = cs__tree_chain_params(params, params_desc, desc->nranks, &K, &L, &perm, err);
-    if (st == CS_OK)
-        st = cs__tree_chains(desc, nseg, K, L, perm, CS__TREE_OP_BCAST, out, err);
-    free(perm);
-    return st;
+    return st == CS_OK ? cs__tree_chains(desc, params, params_desc, nseg, CS__TREE_OP_BCAST, out, err) : st;
 }
 
 static double cost(const cs_coll_desc_t *desc, cs_params_t *params, double bytes,

@@ -567,8 +567,8 @@ static int ring_rank(int P, long L, long K, long c, int m, const int *perm)
     return (int)(first + (m - first + c * len / K) % len);
 }
 
-int cs__tree_chains(const cs_coll_desc_t *desc, long nseg, long K, long L, const int *perm,
-                    cs__tree_op_t op, cs_sched_t **out, cs_err_t *err)
+static int chains(const cs_coll_desc_t *desc, long nseg, long K, long L, const int *perm,
+                  cs__tree_op_t op, cs_sched_t **out, cs_err_t *err)
 {
     int P = desc->nranks, st = CS_OK;
     if (!perm && K == 1) {
@@ -611,14 +611,18 @@ int cs__tree_chains(const cs_coll_desc_t *desc, long nseg, long K, long L, const
     return cs__gen_finish(s, st, out, err);
 }
 
-int cs__tree_chain_params(cs_params_t *params, const cs_param_desc_t *table, int P, long *K,
-                          long *L, int **perm, cs_err_t *err)
+int cs__tree_chains(const cs_coll_desc_t *desc, cs_params_t *params, const cs_param_desc_t *table,
+                    long nseg, cs__tree_op_t op, cs_sched_t **out, cs_err_t *err)
 {
-    *perm = NULL;
-    int st = cs_params_int(params, table, "channels", K, err);
+    long K = 1, L = 1;
+    int *perm = NULL;
+    int st = cs_params_int(params, table, "channels", &K, err);
     if (st == CS_OK)
-        st = cs_params_int(params, table, "local", L, err);
+        st = cs_params_int(params, table, "local", &L, err);
     if (st == CS_OK)
-        st = cs__gen_orders(params, table, P, L, K, perm, err);
+        st = cs__gen_orders(params, table, desc->nranks, &L, &K, &perm, err);
+    if (st == CS_OK)
+        st = chains(desc, nseg, K, L, perm, op, out, err);
+    free(perm);
     return st;
 }

@@ -187,18 +187,17 @@ int cs__tree_run(cs_sched_t *s, const cs__tree_t *t, cs__tree_pipe_t p, cs__tree
                  cs_err_t *err);
 int cs__tree_gen(const cs_coll_desc_t *desc, const cs__tree_t *t, uint32_t nseg, cs__tree_op_t op,
                  cs_sched_t **out, cs_err_t *err);
-/* Chains along rings (broadcast and reduce `chain`): the vector is K
- * windows of nseg segments, window c moving along channel c's ring read
- * cyclically from the root (op BCAST down it, REDUCE up it), on message
- * channel c.  The ring is the flat ring's (cs_flat.h): groups of L ranks
- * in order, each visited in its order of perm (K x L members, L dividing
- * P; L = P for one group) or rotated by c L / K.  K = 1 without perm: the
- * one chain in the ranks' order from the root. */
-int cs__tree_chains(const cs_coll_desc_t *desc, long nseg, long K, long L, const int *perm,
-                    cs__tree_op_t op, cs_sched_t **out, cs_err_t *err);
-/* The chains generators' rows (after their nchunks) and their reading:
- * *K channels, *L local and *perm the orders (cs__gen_orders: malloc'ed,
- * NULL without them). */
+/* Chains along rings (broadcast and reduce `chain`), their channels, local
+ * and orders read from params through table (CS__TREE_CHAIN_ROWS): the
+ * vector is K windows of nseg segments, window c moving along channel c's
+ * ring read cyclically from the root (op BCAST down it, REDUCE up it), on
+ * message channel c.  The ring is the flat ring's (cs_flat.h): groups of
+ * `local` ranks in order, each visited in its order of `orders` (a group's
+ * members; all P ranks with local = 1) or rotated by c local / K.  One
+ * channel without orders: the one chain in the ranks' order from the root. */
+int cs__tree_chains(const cs_coll_desc_t *desc, cs_params_t *params, const cs_param_desc_t *table,
+                    long nseg, cs__tree_op_t op, cs_sched_t **out, cs_err_t *err);
+/* The chains generators' rows, after their nchunks. */
 #define CS__TREE_CHAIN_ROWS                                                                     \
     CS_PARAM_INT_ROW("channels", "1", 1, 64,                                                    \
                      "chains over parts of the vector at once, each along a ring of its own "  \
@@ -210,8 +209,6 @@ int cs__tree_chains(const cs_coll_desc_t *desc, long nseg, long K, long L, const
                           "one ring per channel, each group of local ranks (all the ranks "    \
                           "with local=1) visited as written, read from the root (base-36 "     \
                           "digits: 01237564+02674513)")
-int cs__tree_chain_params(cs_params_t *params, const cs_param_desc_t *table, int P, long *K,
-                          long *L, int **perm, cs_err_t *err);
 int cs__tree_gen_knomial(const cs_coll_desc_t *desc, cs_params_t *params, int root,
                          cs__tree_op_t op, cs_sched_t **out, cs_err_t *err);
 

@@ -26,9 +26,6 @@
  * Bandwidth-optimal for large n and S, latency linear in P.  Every P >= 1,
  * every root, in place or not; non-root ranks use out as their accumulator.
  */
-#include <stdlib.h>
-
-#include "common/cs_gen.h"
 #include "common/cs_trees.h"
 #include "cs_algo.h"
 
@@ -40,15 +37,9 @@ static const cs_param_desc_t params_desc[] = {
 
 static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **out, cs_err_t *err)
 {
-    long nseg, L = 1, K = 1;
-    int *perm = NULL;
+    long nseg;
     int st = cs_params_int(params, params_desc, "nchunks", &nseg, err);
-    if (st == CS_OK)
-        st = cs__tree_chain_params(params, params_desc, desc->nranks, &K, &L, &perm, err);
-    if (st == CS_OK)
-        st = cs__tree_chains(desc, nseg, K, L, perm, CS__TREE_OP_REDUCE, out, err);
-    free(perm);
-    return st;
+    return st == CS_OK ? cs__tree_chains(desc, params, params_desc, nseg, CS__TREE_OP_REDUCE, out, err) : st;
 }
 
 static double cost(const cs_coll_desc_t *desc, cs_params_t *params, double bytes,
