@@ -277,12 +277,26 @@ static unsigned type_bytes(const char *t)
     return 0;
 }
 
+/* Whether every row checked its out-of-place results and none its in-place
+ * ones (#wrong N/A): what sendrecv_perf prints, where the collectives that
+ * reduce check both or, with validation off (-c 0), neither. */
+static int unchecked_in_place(const cs_nccl_run_t *t)
+{
+    for (int i = 0; i < t->nrows; i++)
+        if (!t->rows[i].oop.present || !t->rows[i].ip.present || t->rows[i].oop.wrong < 0 ||
+            t->rows[i].ip.wrong >= 0)
+            return 0;
+    return 1;
+}
+
 /* From the columns: the operation (none, a reduction, or nothing: alltoall
  * of 2020-2022), the root, the bytes a row moves per element counted (1 for
  * allreduce, broadcast, reduce and sendrecv; the rank count where count is
  * per rank), and busbw / algbw (2(n-1)/n for allreduce, (n-1)/n for
  * reduce-scatter and allgather, 1 for sendrecv and hypercube), read on the
- * largest row (the least rounded).  Gather against scatter, and allgather
+ * largest row (the least rounded).  Sendrecv prints an operation and no
+ * root, as all-reduce does: on 2 ranks, where both have busbw = algbw, its
+ * unchecked in-place results tell it.  Gather against scatter, and allgather
  * against alltoall in the layout of 2022 on, cannot be told apart. */
 void nl_infer_coll(cs_nccl_run_t *t)
 {
@@ -301,6 +315,10 @@ void nl_infer_coll(cs_nccl_run_t *t)
         c = CS_NCCL_ALLTOALL;
     else if (reduces && rooted)
         c = CS_NCCL_REDUCE;
+    else if (reduces && per == 1 && one && (n > 2 || (n == 2 && unchecked_in_place(t))))
+        c = CS_NCCL_SENDRECV; /* sendrecv prints an operation too: busbw = algbw, which
+                                 all-reduce's is only on 2 ranks, where sendrecv alone
+                                 leaves its in-place results unchecked */
     else if (reduces)
         c = per == 1 ? CS_NCCL_ALL_REDUCE
             : blocks || part ? CS_NCCL_REDUCE_SCATTER

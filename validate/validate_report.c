@@ -85,6 +85,27 @@ static const char *how_of(const cs_validate_t *v, int j)
     return v->how && v->how[j] ? v->how[j] : "";
 }
 
+/* A summary line of the table: "-" for a group or schedule without rows
+ * (a log whose tables were all skipped), not a perfect 0.0 */
+static void stats_line(FILE *f, const char *name, const cs_validate_stats_t *s)
+{
+    if (s->n > 0)
+        fprintf(f, "#  %-9s %8.1f %8.1f %8.1f\n", name, s->median, s->geomean, s->worst);
+    else
+        fprintf(f, "#  %-9s %8s %8s %8s  (no rows)\n", name, "-", "-", "-");
+}
+
+/* The summary's figures in JSON: null where there are no rows */
+static void stats_json(FILE *f, const cs_validate_stats_t *s)
+{
+    if (s->n > 0)
+        fprintf(f, ",\"rows\":%d,\"median_abs_error_pct\":%.3f,\"geomean_abs_error_pct\":%.3f,"
+                   "\"worst_abs_error_pct\":%.3f}", s->n, s->median, s->geomean, s->worst);
+    else
+        fprintf(f, ",\"rows\":0,\"median_abs_error_pct\":null,\"geomean_abs_error_pct\":null,"
+                   "\"worst_abs_error_pct\":null}");
+}
+
 static void print_table(const cs_validate_t *v, cs_validate_row_t *rows, FILE *f)
 {
     int n = v->nalgo * v->nsizes;
@@ -131,11 +152,9 @@ static void print_table(const cs_validate_t *v, cs_validate_row_t *rows, FILE *f
             cs_validate_stats_t s = stats(v, rows, p, a < v->nalgo ? a : -1);
             for (int g = 0; a == v->nalgo && v->cases && g < v->ngroups; g++) {
                 cs_validate_stats_t gs = group_stats(v, rows, p, g);
-                fprintf(f, "#  %-9s %8.1f %8.1f %8.1f\n", v->group[g], gs.median, gs.geomean,
-                        gs.worst);
+                stats_line(f, v->group[g], &gs);
             }
-            fprintf(f, "#  %-9s %8.1f %8.1f %8.1f\n", a < v->nalgo ? v->algo[a] : "overall",
-                    s.median, s.geomean, s.worst);
+            stats_line(f, a < v->nalgo ? v->algo[a] : "overall", &s);
         }
         if (p + 1 < v->nplats)
             fprintf(f, "\n");
@@ -253,9 +272,8 @@ static void print_json(const cs_validate_t *v, cs_validate_row_t *rows, FILE *f)
             cs_json_write_str(f, v->group[g]);
             fprintf(f, ",\"platform\":");
             cs_json_write_str(f, v->plats[p].spec);
-            fprintf(f, ",\"model\":\"%s\",\"rows\":%d,\"median_abs_error_pct\":%.3f,"
-                       "\"geomean_abs_error_pct\":%.3f,\"worst_abs_error_pct\":%.3f}",
-                    cs_sim_model_name(v->plats[p].model), s.n, s.median, s.geomean, s.worst);
+            fprintf(f, ",\"model\":\"%s\"", cs_sim_model_name(v->plats[p].model));
+            stats_json(f, &s);
         }
         for (int a = 0; a <= v->nalgo; a++, first = 0) {
             cs_validate_stats_t s = stats(v, rows, p, a < v->nalgo ? a : -1);
@@ -263,9 +281,8 @@ static void print_json(const cs_validate_t *v, cs_validate_row_t *rows, FILE *f)
             cs_json_write_str(f, a < v->nalgo ? v->algo[a] : "overall");
             fprintf(f, ",\"platform\":");
             cs_json_write_str(f, v->plats[p].spec);
-            fprintf(f, ",\"model\":\"%s\",\"rows\":%d,\"median_abs_error_pct\":%.3f,"
-                       "\"geomean_abs_error_pct\":%.3f,\"worst_abs_error_pct\":%.3f}",
-                    cs_sim_model_name(v->plats[p].model), s.n, s.median, s.geomean, s.worst);
+            fprintf(f, ",\"model\":\"%s\"", cs_sim_model_name(v->plats[p].model));
+            stats_json(f, &s);
         }
     }
     fprintf(f, "]");

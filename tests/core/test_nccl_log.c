@@ -603,6 +603,51 @@ static void nothing_moves(void)
     cs_nccl_log_destroy(log);
 }
 
+/* Sendrecv's columns are all-reduce's (an operation, no root) with busbw =
+ * algbw: a log without its program line is read as sendrecv where that
+ * rules all-reduce out (more than 2 ranks), and on 2 ranks where its
+ * in-place results are unchecked (N/A) and its out-of-place ones checked;
+ * 2 ranks that checked both are all-reduce's. */
+static void sendrecv_from_columns(void)
+{
+    static const char dev2[] =
+        "#  Rank  0 Group  0 Pid 1 on a device  0 [0000:1b:00] NVIDIA H100 80GB HBM3\n"
+        "#  Rank  1 Group  0 Pid 2 on b device  0 [0000:1b:00] NVIDIA H100 80GB HBM3\n";
+    static const char dev3[] =
+        "#  Rank  2 Group  0 Pid 3 on c device  0 [0000:1b:00] NVIDIA H100 80GB HBM3\n";
+    static const char head[] =
+        "#       size         count      type   redop    root     time   algbw   busbw  #wrong"
+        "     time   algbw   busbw  #wrong\n";
+    struct {
+        int three;
+        const char *row;
+        cs_nccl_coll_t want;
+    } cases[] = {
+        {1, "    33554432       4194304    double     sum      -1   838.43   40.02   40.02       0"
+            "   787.24   42.62   42.62       0\n", CS_NCCL_SENDRECV},
+        {0, "    33554432       4194304    double     sum      -1   838.43   40.02   40.02       0"
+            "   787.24   42.62   42.62     N/A\n", CS_NCCL_SENDRECV},
+        {0, "    33554432       4194304    double     sum      -1   838.43   40.02   40.02       0"
+            "   787.24   42.62   42.62       0\n", CS_NCCL_ALL_REDUCE},
+        {0, "    33554432       4194304    double     sum      -1   838.43   40.02   40.02     N/A"
+            "   787.24   42.62   42.62     N/A\n", CS_NCCL_ALL_REDUCE},
+        {1, "    33554432       8388608     float     sum      -1   838.43   40.02   53.36       0"
+            "   787.24   42.62   56.83       0\n", CS_NCCL_ALL_REDUCE},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char text[2048];
+        snprintf(text, sizeof(text), "%s%s%s%s", dev2, cases[i].three ? dev3 : "", head,
+                 cases[i].row);
+        cs_err_t err;
+        cs_nccl_log_t *log = parse(text, &err);
+        CS_TEST_CHECK(log && log->ntables == 1 && log->tables[0].coll == cases[i].want,
+                      "case %zu: %s, want %s (%s)", i,
+                      log ? cs_nccl_coll_name(log->tables[0].coll) : err.msg,
+                      cs_nccl_coll_name(cases[i].want), log ? log->tables[0].coll_from : "");
+        cs_nccl_log_destroy(log);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1)
@@ -616,6 +661,7 @@ int main(int argc, char **argv)
     round_trip();
     variants();
     nothing_moves();
+    sendrecv_from_columns();
     malformed();
     cut_short();
     return cs_test_finish();
