@@ -24,9 +24,14 @@ static double busbw(const cs_planner_t *p, int k, double t)
  * or "switch", with its words in buf. */
 static const char *dominant(const cs_planner_terms_t *t, double total, char *buf, size_t len)
 {
-    char lat[160], bw[200], sw[160];
-    snprintf(lat, sizeof(lat), "%.0f step%s x %.2f us + %.2f us base = %.2f us", t->steps,
-             t->steps == 1 ? "" : "s", t->step_s * 1e6, t->base_s * 1e6, t->lat_s * 1e6);
+    char lat[240], bw[200], sw[160], ops[96] = "";
+    /* the switch's operations, each a step's latency (the rank with the
+     * most: one after another, where the simulation pipelines them) */
+    if (t->sw_ops > 0 && t->sw_op_s > 0)
+        snprintf(ops, sizeof(ops), " + %.0f switch operation%s x %.2f us", t->sw_ops,
+                 t->sw_ops == 1 ? "" : "s", t->sw_op_s * 1e6);
+    snprintf(lat, sizeof(lat), "%.0f step%s x %.2f us + %.2f us base%s = %.2f us", t->steps,
+             t->steps == 1 ? "" : "s", t->step_s * 1e6, t->base_s * 1e6, ops, t->lat_s * 1e6);
     if (t->tier[0])
         snprintf(bw, sizeof(bw), "%.2f us, most on the platform's %s links at %.1f GB/s per message (%s)",
                  t->bw_s * 1e6, t->tier, t->tier_rate / 1e9,
@@ -43,7 +48,11 @@ static const char *dominant(const cs_planner_terms_t *t, double total, char *buf
         term = "switch", most = t->sw_s;
     /* the terms are what each would cost alone; the simulation overlaps
      * them (channels, pieces), so one may exceed the time simulated */
-    const char *over = most > total * 1.05 ? " (the simulation overlaps it)" : "";
+    int any_over = t->lat_s > total * 1.05 || t->bw_s > total * 1.05 ||
+                   (t->sw_kind[0] && t->sw_s > total * 1.05);
+    const char *over = any_over ? " simulated (each term counts its rounds or operations one "
+                                  "after another, which the simulation overlaps)"
+                                : " simulated";
     if (strcmp(term, "latency") == 0)
         snprintf(buf, len, "latency dominates: %s of %.2f us%s (bandwidth %s%s%s)", lat,
                  total * 1e6, over, bw, t->sw_kind[0] ? "; switch " : "",
@@ -63,7 +72,7 @@ typedef struct versus {
     double tn, tb;         /* NCCL's simulated time, collstep's best's; < 0: unknown */
     const char *slower;    /* "nccl", "collstep", NULL: unknown */
     const char *term;      /* the slower one's dominant term, NULL: unknown */
-    char text[900];
+    char text[2048];
 } versus_t;
 
 static void compare(const cs_planner_t *p, int k, versus_t *v)
@@ -90,7 +99,7 @@ static void compare(const cs_planner_t *p, int k, versus_t *v)
         nccl_slower = 0;
     const cs_planner_terms_t *t = nccl_slower ? &n->terms : &b->terms[k];
     double ts = nccl_slower ? v->tn : v->tb;
-    char who[256], why[640];
+    char who[256], why[1536];
     if (same)
         snprintf(who, sizeof(who), "collstep's %s%s%s is as fast as NCCL's %s/%s (%.3fx)", b->algo,
                  b->params[0] ? " " : "", b->params, cs_nccl_algo_name(n->algo),
@@ -184,10 +193,10 @@ static void terms_json(FILE *f, const cs_planner_terms_t *t)
         return;
     }
     fprintf(f, "{\"paid_as\": \"%s/%s\", \"latency_us\": %.3f, \"steps\": %.0f, "
-               "\"step_latency_us\": %.4f, \"base_latency_us\": %.3f, \"bandwidth_us\": %.3f, "
-               "\"tier\": ",
+               "\"step_latency_us\": %.4f, \"base_latency_us\": %.3f, \"switch_ops\": %.0f, "
+               "\"switch_op_latency_us\": %.4f, \"bandwidth_us\": %.3f, \"tier\": ",
             cs_nccl_algo_name(t->algo), cs_nccl_proto_name(t->proto), t->lat_s * 1e6, t->steps,
-            t->step_s * 1e6, t->base_s * 1e6, t->bw_s * 1e6);
+            t->step_s * 1e6, t->base_s * 1e6, t->sw_ops, t->sw_op_s * 1e6, t->bw_s * 1e6);
     cs_json_write_str(f, t->tier);
     fprintf(f, ", \"tier_GBps\": %.3f, \"capped\": %s, \"switch_us\": %.3f, \"switch\": ",
             t->tier_rate / 1e9, t->capped ? "true" : "false", t->sw_s * 1e6);

@@ -123,7 +123,9 @@ typedef struct cs_planner_terms {
     double base_s;       /* NCCL's base latency, once per collective (NVLS's included) */
     double steps;        /* rounds of messages one after another */
     double step_s;       /* NCCL's per-step latency, on average over those rounds */
-    double lat_s;        /* base_s + steps x step_s (+ switch operations' latency) */
+    double sw_ops;       /* switch operations of the rank with the most */
+    double sw_op_s;      /* NCCL's latency per switch operation (NVLS: a Simple step's) */
+    double lat_s;        /* base_s + steps x step_s + sw_ops x sw_op_s */
     double bw_s;         /* the rounds' bandwidth time */
     char tier[16];       /* the tier of the link that bounds the rounds longest */
     double tier_rate;    /* bytes/s of one message there */

@@ -376,6 +376,8 @@ void cs__planner_terms(cs__planner_net_t *net, const cs_platform_t *plat, const 
      * pieces' C-th each, one round after another): the part the
      * simulation pays at the start (hid_lat) is not counted again */
     t->base_s = c->base_lat;
+    t->sw_ops = ops;
+    t->sw_op_s = c->sw_lat;
     t->lat_s = c->base_lat + lat_sum + ops * c->sw_lat;
     t->ok = 1;
 }

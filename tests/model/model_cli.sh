@@ -144,10 +144,10 @@ check "note when far from the tuner" grep -q 'more than twice its tuner' "$tmp/m
 # 1 GiB within 10 % of the tuner; one chain through one NIC: 7.5 times it)
 "$collstep" sim --platform hgx-h100:nodes=2 --model nccl --algo nccl --coll broadcast \
   --size 1G --format csv >"$tmp/bc2.csv" 2>"$tmp/bc2err"
-# more ring channels than the chain generator takes (NVL72 racks: 72): at most 64 chains
+# NVL72 racks: a chain per ring channel (15), each leaving its rack by its own NIC
 "$collstep" sim --platform gb200-nvl72:racks=2 --model nccl --algo nccl --coll broadcast \
   --size 64M >/dev/null 2>"$tmp/bc72err"
-check "nvl72 x 2 broadcast: runs, 64 chains" grep -q "simulated as chain nchunks=[0-9]*,channels=64,local=72$" "$tmp/bc72err"
+check "nvl72 x 2 broadcast: runs, 15 chains" grep -q "simulated as chain nchunks=[0-9]*,channels=15,local=72$" "$tmp/bc72err"
 near_tuner "hgx x 2 broadcast: a chain per ring channel, near the tuner" "$tmp/bc2.csv" \
   "$tmp/bc2err" 'simulated as chain nchunks=\d+,channels=8,local=8$' 0.1
 # NCCL's Ring broadcast on one DGX-1 node: a chain along each of the rings
@@ -244,6 +244,18 @@ check "long parameters kept whole" grep -q "orders=01234567:02461357:04152637:07
     >"$tmp/proto" 2>/dev/null
 check "one header per protocol (Ring/LL128 for 1 MiB, Ring/Simple for 256 MiB)" \
     awk '/^# allreduce/ { h = $0 } /^ +1048576 / { a = (h ~ /Ring\/LL128$/) } /^ +268435456 / { b = (h ~ /Ring\/Simple$/) } END { exit !(a && b) }' "$tmp/proto"
+
+# NCCL's rings across nodes: one per NIC, as many as the GPUs' NVLinks carry
+# (each carries all rings but the one leaving by its GPU) and at most NCCL's
+# search's channels: 8 x 48 GB/s across HGX nodes, and across NVL72 racks
+# (72 NICs a rack) 15 x 48 (720 GB/s), where 72 channels were beyond NCCL's
+# and the schedule's 64
+"$collstep" sim --platform hgx-h100:nodes=2 --model nccl --algo nccl --size 1G >/dev/null 2>"$tmp/sys1"
+check "ring 8 x 48 across HGX nodes" grep -q "ring 8 x 48.0 GB/s" "$tmp/sys1"
+"$collstep" sim --platform gb200-nvl72:racks=2 --model nccl --algo nccl --coll allgather --size 1G \
+    >"$tmp/ag2" 2>"$tmp/sys2"
+check "ring 15 x 48 across NVL72 racks" grep -q "ring 15 x 48.0 GB/s" "$tmp/sys2"
+check "NCCL's allgather across NVL72 racks simulated" grep -q "^ *1073741760 " "$tmp/ag2"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
