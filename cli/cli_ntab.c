@@ -63,6 +63,15 @@ int cs_nset_version_opt(const char *cmd, const char *arg, const char **version)
     return cs_cli_nccl_opt(cmd, &probe, CS_CLI_NCCL_VERSION, arg);
 }
 
+int cs_nset_once(const char *cmd, const char *flag, const char **slot, const char *arg)
+{
+    if (*slot && strcmp(*slot, arg) != 0)
+        return cs_cli_usage_error(cmd, "%s given twice ('%s', then '%s'): give it once", flag,
+                                  *slot, arg);
+    *slot = arg;
+    return CS_EXIT_OK;
+}
+
 int cs_nset_check_report(const char *cmd, const char *flag, const char *path, int force)
 {
     cs_err_t err;
@@ -319,13 +328,21 @@ static int place(cs_nset_t *s, cs_ntab_t *v, const char *log, const int *node_of
             idx = (uint64_t)j * (uint64_t)D + (uint64_t)i;
         }
         if (idx >= p->ndevices) {
-            rc = cs_cli_usage_error(s->cmd, "%s:%u: the table's %d ranks on %d node%s need %s "
-                                            "%s; %s has %llu %s: give a platform with at least "
-                                            "as many (e.g. more nodes)",
-                                    log, v->t->line, v->nranks, nn, nn == 1 ? "" : "s",
-                                    D > 0 ? "that many nodes of" : "as many devices on",
-                                    s->platform, s->platform, (unsigned long long)p->ndevices,
-                                    p->rank_noun[0] ? p->rank_noun : "devices");
+            if (D > 0)
+                rc = cs_cli_usage_error(
+                    s->cmd, "%s:%u: the table's %d ranks are on %d nodes, and a log's nodes map "
+                            "to the platform's nodes in order; %s has %llu nodes (of %d %s): "
+                            "give a platform with at least %d nodes",
+                    log, v->t->line, v->nranks, nn, s->platform,
+                    (unsigned long long)(p->ndevices / (uint64_t)D), D,
+                    p->rank_noun[0] ? p->rank_noun : "devices", nn);
+            else
+                rc = cs_cli_usage_error(s->cmd, "%s:%u: the table's %d ranks need as many "
+                                                "devices; %s has %llu %s: give a platform with "
+                                                "at least as many",
+                                        log, v->t->line, v->nranks, s->platform,
+                                        (unsigned long long)p->ndevices,
+                                        p->rank_noun[0] ? p->rank_noun : "devices");
             break;
         }
         if (!(v->map[r] = strdup(p->hosts[idx])))
@@ -774,6 +791,11 @@ static int add_table(cs_nset_t *s, int l, const cs_nccl_run_t *t, char **gnames,
 {
     const char *log = s->logs[l];
     cs_coll_t coll;
+    if (!t->nrows) {
+        skip(s, log, t, t->cut_line ? "no rows: the log is cut inside its first row"
+                                    : "no rows: the run stopped before its first size");
+        return 1;
+    }
     if (cs_nccl_coll_to_cs(t->coll, &coll) != CS_OK) {
         skip(s, log, t, t->coll == CS_NCCL_UNKNOWN
                             ? "the log does not say which collective it measured"
@@ -782,10 +804,6 @@ static int add_table(cs_nset_t *s, int l, const cs_nccl_run_t *t, char **gnames,
     }
     if (s->colls && !(coll < 32 && (s->colls >> coll) & 1)) {
         skip(s, log, t, "not among --coll");
-        return 1;
-    }
-    if (!t->nrows) {
-        skip(s, log, t, "no rows");
         return 1;
     }
     /* collstep's tables that are not one algorithm of its own, nor NCCL's */

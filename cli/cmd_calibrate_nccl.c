@@ -150,8 +150,8 @@ static int parse_opt(void *ctx, int c, const char *arg)
     switch (c) {
     case 'L':
         return cs_nset_add_log("calibrate", "--from-nccl-tests", o->logs, &o->nlogs, MAX_LOGS, arg);
-    case 'P': o->platform = arg; return CS_EXIT_OK;
-    case 'G': o->groups = arg; return CS_EXIT_OK;
+    case 'P': return cs_nset_once("calibrate", "--platform", &o->platform, arg);
+    case 'G': return cs_nset_once("calibrate", "--groups", &o->groups, arg);
     case 'V': return cs_nset_version_opt("calibrate", arg, &o->version);
     case 1002: return cs_nset_choice_opt("calibrate", 0, arg, &o->algo);
     case 1003: return cs_nset_choice_opt("calibrate", 1, arg, &o->proto);
@@ -159,8 +159,8 @@ static int parse_opt(void *ctx, int c, const char *arg)
     case 1011: return cs_nset_filter_opt("calibrate", 1, arg, &o->filt);
     case 1012: return cs_nset_filter_opt("calibrate", 2, arg, &o->filt);
     case 'f': return cs_cli_parse_format("calibrate", arg, &o->rep.fmt);
-    case 'o': o->output = arg; return CS_EXIT_OK;
-    case 'R': o->rep.output = arg; return CS_EXIT_OK;
+    case 'o': return cs_nset_once("calibrate", "-o", &o->output, arg);
+    case 'R': return cs_nset_once("calibrate", "--report", &o->rep.output, arg);
     case 'F': o->force = o->rep.force = 1; return CS_EXIT_OK;
     default: return CS_EXIT_USAGE;
     }
@@ -1086,9 +1086,13 @@ static void summary(fitrun_t *r, char **text)
 
 /* ---- writing --------------------------------------------------------------------- */
 
-/* xml with every collstep_nccl_fit property removed, `prop` after the top
- * zone's start tag and `comment` before it.  NULL when out of memory or
- * when the text has no <zone>. */
+/* The start of the report comment write_platform puts before the zone */
+#define FIT_COMMENT "<!--\ncollstep calibrate from nccl-tests logs:"
+
+/* xml with every `id` property removed, and the report comment of an
+ * earlier fit (FIT_COMMENT) with it, `prop` after the top zone's start tag
+ * and `comment` before it.  NULL when out of memory or when the text has
+ * no <zone>. */
 static char *xml_with_fit(const char *xml, const char *id, const char *prop, const char *comment)
 {
     size_t len = strlen(xml);
@@ -1101,6 +1105,12 @@ static char *xml_with_fit(const char *xml, const char *id, const char *prop, con
         if (strncmp(p, "<!--", 4) == 0) {
             const char *e = strstr(p, "-->");
             size_t n = e ? (size_t)(e + 3 - p) : strlen(p);
+            if (e && strncmp(p, FIT_COMMENT, strlen(FIT_COMMENT)) == 0) {
+                p += n; /* the earlier fit's report: replaced below */
+                if (*p == '\n')
+                    p++;
+                continue;
+            }
             memcpy(t + o, p, n), o += n, p += n;
             continue;
         }

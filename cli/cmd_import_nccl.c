@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -173,6 +174,29 @@ static void json_table(const char *path, const cs_nccl_run_t *t)
     printf("}");
 }
 
+/* A table without rows, or whose sweep stops short of its maxBytes
+ * without nccl-tests' closing lines (a run killed or out of time), said on
+ * stderr as validate and calibrate say it. */
+static void say_short(const char *path, const cs_nccl_run_t *t)
+{
+    if (!t->nrows) {
+        fprintf(stderr, "collstep import: %s:%u: the table has no rows (%s)\n", path, t->line,
+                t->cut_line ? "the log is cut inside its first row"
+                            : "the run stopped before its first size");
+        return;
+    }
+    if (t->max_bytes && t->rows[t->nrows - 1].size < t->max_bytes && t->oob_values < 0 &&
+        !isfinite(t->avg_busbw)) {
+        char a[32], z[32];
+        cs_cli_size_text(t->rows[t->nrows - 1].size, a, sizeof(a));
+        cs_cli_size_text(t->max_bytes, z, sizeof(z));
+        fprintf(stderr, "collstep import: %s:%u: the table ends at %s, short of its maxBytes (%s), "
+                        "without nccl-tests' closing lines: the run was likely cut (killed, out "
+                        "of time)\n",
+                path, t->rows[t->nrows - 1].line, a, z);
+    }
+}
+
 int cs_cli_import_nccl(int argc, char **argv)
 {
     static const struct option opts[] = {{"format", required_argument, 0, 'f'},
@@ -192,23 +216,33 @@ int cs_cli_import_nccl(int argc, char **argv)
         help(stderr);
         return CS_EXIT_USAGE;
     }
+    /* every log read before anything is printed: a log that does not read
+     * leaves no partial report (nor JSON of the others) behind */
+    int nl = argc - optind;
+    cs_nccl_log_t **logs = calloc((size_t)nl, sizeof(*logs));
+    if (!logs)
+        return cs_cli_usage_error("import", "%s", "out of memory");
+    for (int a = optind; a < argc; a++) {
+        cs_err_t err = {0};
+        int st = cs_nccl_log_load(argv[a], &logs[a - optind], &err);
+        if (st != CS_OK) {
+            fprintf(stderr, "collstep import: %s\n", err.msg);
+            for (int i = 0; i < nl; i++)
+                cs_nccl_log_destroy(logs[i]);
+            free(logs);
+            return cs_cli_input_exit_code(argv[a], st);
+        }
+    }
     if (json)
         printf("[");
     for (int a = optind, k = 0; a < argc; a++) {
-        cs_err_t err = {0};
-        cs_nccl_log_t *log = NULL;
-        int st = cs_nccl_log_load(argv[a], &log, &err);
-        if (st != CS_OK) {
-            if (json)
-                printf("]\n");
-            fprintf(stderr, "collstep import: %s\n", err.msg);
-            return cs_cli_input_exit_code(argv[a], st);
-        }
+        cs_nccl_log_t *log = logs[a - optind];
         if (!json)
             printf("%s%s: %d table%s\n", a > optind ? "\n" : "", argv[a], log->ntables,
                    log->ntables == 1 ? "" : "s");
         cs_nccl_log_say_cuts(log, argv[a], "collstep import: ", stderr);
         for (int i = 0; i < log->ntables; i++, k++) {
+            say_short(argv[a], &log->tables[i]);
             if (json) {
                 printf("%s\n ", k ? "," : "");
                 json_table(argv[a], &log->tables[i]);
@@ -218,6 +252,7 @@ int cs_cli_import_nccl(int argc, char **argv)
         }
         cs_nccl_log_destroy(log);
     }
+    free(logs);
     if (json)
         printf("\n]\n");
     return ferror(stdout) ? CS_EXIT_RUNTIME : CS_EXIT_OK;

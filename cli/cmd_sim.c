@@ -372,6 +372,12 @@ static int build(sim_t *s)
     if (cs_platform_shared_note(s->plat, a->model != CS_SIM_CALIBRATED, note, sizeof(note)))
         fprintf(stderr, "collstep sim: note: %s (%s model): %s\n", a->platform,
                 cs_sim_model_name(a->model), note);
+    /* terms fitted to nccl-tests logs serve the nccl model only */
+    if (s->plat->nccl_fit[0] && a->model != CS_SIM_NCCL)
+        fprintf(stderr, "collstep sim: note: %s carries terms fitted to nccl-tests logs "
+                        "(collstep_nccl_fit, line %d), which only --model nccl applies; the %s "
+                        "model runs on the file's links as written\n",
+                a->platform, s->plat->nccl_fit_line, cs_sim_model_name(a->model));
     int rc = CS_EXIT_OK;
     if (a->map && cs_platform_map_read(a->map, &s->map, &s->nmap, &err) != CS_OK)
         rc = cs_cli_usage_error("sim", "--map: %s", err.msg);

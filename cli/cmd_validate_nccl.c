@@ -54,8 +54,9 @@ static void help(FILE *f)
             "else the ideal one.\n"
             "\n"
             "  --nccl-tests LOG     a log (repeatable; further LOGs may follow as operands)\n"
-            "  --platform SPEC      platform to predict with (XML file or preset); it needs\n"
-            "                       as many devices as the tables have ranks\n"
+            "  --platform SPEC      platform to predict with (XML file or preset): the logs'\n"
+            "                       nodes map to its nodes in order, so it needs at least\n"
+            "                       as many nodes, each with the devices a log's node uses\n"
             "  --groups FILE        the node of each rank for tables without a device block:\n"
             "                       lines NAME (one rank), NAME N, NAME:N or NAME slots=N\n"
             "                       (N ranks; an Open MPI hostfile), ranks in order\n"
@@ -90,8 +91,8 @@ static int parse_opt(void *ctx, int c, const char *arg)
     switch (c) {
     case 'L':
         return cs_nset_add_log("validate", "--nccl-tests", o->logs, &o->nlogs, MAX_LOGS, arg);
-    case 'P': o->platform = arg; return CS_EXIT_OK;
-    case 'G': o->groups = arg; return CS_EXIT_OK;
+    case 'P': return cs_nset_once("validate", "--platform", &o->platform, arg);
+    case 'G': return cs_nset_once("validate", "--groups", &o->groups, arg);
     case 'V': return cs_nset_version_opt("validate", arg, &o->version);
     case 1002: return cs_nset_choice_opt("validate", 0, arg, &o->algo);
     case 1003: return cs_nset_choice_opt("validate", 1, arg, &o->proto);
@@ -99,7 +100,7 @@ static int parse_opt(void *ctx, int c, const char *arg)
     case 1011: return cs_nset_filter_opt("validate", 1, arg, &o->filt);
     case 1012: return cs_nset_filter_opt("validate", 2, arg, &o->filt);
     case 'f': return cs_cli_parse_format("validate", arg, &o->rep.fmt);
-    case 'o': o->rep.output = arg; return CS_EXIT_OK;
+    case 'o': return cs_nset_once("validate", "-o", &o->rep.output, arg);
     case 'F': o->rep.force = 1; return CS_EXIT_OK;
     default: return CS_EXIT_USAGE;
     }
