@@ -863,10 +863,11 @@ static int add_table(cs_nset_t *s, int l, const cs_nccl_run_t *t, char **gnames,
         return 1;
     }
     if ((uint64_t)nranks > s->plat->ndevices)
-        return cs_cli_usage_error(s->cmd, "%s:%u: the table has %d ranks but %s has %llu %s: "
-                                          "give a platform with at least as many (e.g. more "
-                                          "nodes)",
-                                  log, t->line, nranks, s->platform,
+        return cs_cli_usage_error(s->cmd, "%s:%u: the table has %d ranks on %d node%s but %s "
+                                          "has %llu %s: give a platform with at least as many, "
+                                          "and as many nodes (e.g. more nodes)",
+                                  log, t->line, nranks, t->nnodes > 0 ? t->nnodes : 1,
+                                  t->nnodes > 1 ? "s" : "", s->platform,
                                   (unsigned long long)s->plat->ndevices,
                                   s->plat->rank_noun[0] ? s->plat->rank_noun : "devices");
     cs_ntab_t *v = calloc(1, sizeof(*v));

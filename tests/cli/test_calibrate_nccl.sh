@@ -277,7 +277,7 @@ grep -v "^#  Rank  *[1-9]" one.log >one-rank.log # the device block of rank 0 al
 "$cs" calibrate --from-nccl-tests one-rank.log --platform hgx-h100 -o r.xml 2>one.err; rc=$?
 [ $rc = 2 ] && grep -q "one rank" one.err && [ ! -e r.xml ] && ok || bad "one rank: rc $rc $(tail -2 one.err)"
 "$cs" calibrate --from-nccl-tests two.log --platform hgx-h100 -o r.xml 2>few.err; rc=$?
-[ $rc = 2 ] && grep -q "16 ranks but hgx-h100 has 8" few.err && [ ! -e r.xml ] && ok ||
+[ $rc = 2 ] && grep -q "16 ranks on 2 nodes but hgx-h100 has 8" few.err && [ ! -e r.xml ] && ok ||
     bad "too few devices: rc $rc $(tail -2 few.err)"
 echo "user data" >mine.xml
 "$cs" calibrate --from-nccl-tests one.log --platform hgx-h100 -o mine.xml 2>own.err; rc=$?

@@ -102,4 +102,16 @@ mkdir -p adir.log
 [ $rc = 2 ] && grep -q "expected table or json" err && ok || bad "--format csv: rc $rc"
 "$cs" import nccl-tests >/dev/null 2>&1; [ $? = 2 ] && ok || bad "no log: not exit 2"
 "$cs" import nccl-tests --help | grep -q "^usage: collstep import nccl-tests LOG" && ok || bad "--help"
+# a log that does not read leaves no report of the others (no partial JSON)
+"$cs" import nccl-tests --format json "$logs/perfkit-k80-2hosts.log" bad.log >out 2>err; rc=$?
+[ $rc = 2 ] && [ ! -s out ] && ok || bad "partial output on an error: rc $rc, $(wc -c <out) bytes"
+# a sweep cut short of its maxBytes, and a table without rows, are said
+printf '#  Rank  0 Group  0 Pid 1 on a device  0 [0x1b] NVIDIA H100 80GB HBM3\n#  Rank  1 Group  0 Pid 2 on b device  0 [0x1b] NVIDIA H100 80GB HBM3\n# nThread 1 nGpus 1 minBytes 1048576 maxBytes 4194304 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong\n     1048576        262144     float     sum      -1    50.00   20.97   20.97      0    50.00   20.97   20.97      0\n' >short.log
+"$cs" import nccl-tests short.log >/dev/null 2>err
+grep -q "short.log:5: the table ends at 1 MiB, short of its maxBytes (4 MiB)" err && ok ||
+    bad "cut sweep not said: $(cat err)"
+head -4 short.log >norows.log
+"$cs" import nccl-tests norows.log >/dev/null 2>err
+grep -q "norows.log:.*the table has no rows (the run stopped before its first size)" err && ok ||
+    bad "table without rows not said: $(cat err)"
 finish

@@ -322,7 +322,7 @@ sed 's|collstep_nccl_fit" value="|collstep_nccl_fit" value="nvlink.bse=2 |' g4.x
 
 # --- refusals ----------------------------------------------------------------------------
 "$cs" validate --nccl-tests "$logs/a3mega-h100-2nodes.md" --platform hgx-h100 >/dev/null 2>few.err; rc=$?
-[ $rc = 2 ] && grep -q "a3mega-h100-2nodes.md:9: the table has 16 ranks but hgx-h100 has 8 " few.err &&
+[ $rc = 2 ] && grep -q "a3mega-h100-2nodes.md:9: the table has 16 ranks on 2 nodes but hgx-h100 has 8 " few.err &&
     ok || bad "too few devices: rc $rc $(cat few.err)"
 "$cs" validate --nccl-tests missing.log --platform hgx-h100 >/dev/null 2>miss.err; rc=$?
 [ $rc = 2 ] && grep -q "missing.log" miss.err && ok || bad "unreadable: rc $rc $(cat miss.err)"
@@ -358,4 +358,18 @@ printf 'srun: job 12 queued\nhello\n' >none.log
     bad "no table: rc $rc $(cat none.err)"
 "$cs" validate --nccl-tests h200.log >/dev/null 2>np.err; rc=$?
 [ $rc = 2 ] && grep -q -- "--platform" np.err && ok || bad "no platform: rc $rc"
+# a single-valued option given twice is refused, not the last one taken
+"$cs" validate --nccl-tests h200.log --platform hgx-h100 --platform hgx-h100:nodes=2 >/dev/null \
+    2>twice.err; rc=$?
+[ $rc = 2 ] && grep -q -- "--platform given twice ('hgx-h100', then 'hgx-h100:nodes=2')" twice.err &&
+    ok || bad "--platform twice: rc $rc $(cat twice.err)"
+"$cs" calibrate --from-nccl-tests h200.log --platform hgx-h100 -o a1.xml -o a2.xml >/dev/null \
+    2>twice.err; rc=$?
+[ $rc = 2 ] && grep -q -- "-o given twice" twice.err && [ ! -e a1.xml ] && [ ! -e a2.xml ] && ok ||
+    bad "-o twice: rc $rc $(cat twice.err)"
+# a log's nodes beyond the platform's: said as nodes
+"$cs" validate --nccl-tests "$logs/issue309-h100-4nodes.log" --platform hgx-h100:nodes=2 >/dev/null \
+    2>nodes.err; rc=$?
+[ $rc = 2 ] && grep -q "has 32 ranks on 4 nodes but hgx-h100:nodes=2 has 16 [A-Za-z]*: give a platform with at least as many, and as many nodes" nodes.err &&
+    ok || bad "too few nodes: rc $rc $(cat nodes.err)"
 finish
