@@ -285,6 +285,19 @@ void cs_nccl_as_sched(const cs_nccl_sys_t *sys, cs_coll_t coll, int algo, int pr
                 k = 65536;
             if (k < 8)
                 k = 8;
+            /* LL and LL128 forward each line as it arrives, where a piece
+             * moves whole from rank to rank: a chain of H hops in P pieces
+             * takes (H + P - 1) / P times its bytes' time, and at 8 pieces
+             * over 16 ranks 2.75 (2 HGX nodes at 64 KiB: 120 us against
+             * the tuner's 51).  At least 4 pieces per hop keep that under
+             * 1.25 (83 us), within what a simulation takes in seconds */
+            if (proto != CS_NCCL_SIMPLE) {
+                uint64_t want = 4u * (uint64_t)(sys->nranks > 1 ? sys->nranks - 1 : 1);
+                if (want > most)
+                    want = most;
+                if (k < want)
+                    k = want;
+            }
             snprintf(name, nlen, "chain");
             if (chains > 1)
                 snprintf(params, plen, "nchunks=%llu,channels=%d,local=%d", (unsigned long long)k,

@@ -150,6 +150,12 @@ check "note when far from the tuner" grep -q 'more than twice its tuner' "$tmp/m
 check "nvl72 x 2 broadcast: runs, 15 chains" grep -q "simulated as chain nchunks=[0-9]*,channels=15,local=72$" "$tmp/bc72err"
 near_tuner "hgx x 2 broadcast: a chain per ring channel, near the tuner" "$tmp/bc2.csv" \
   "$tmp/bc2err" 'simulated as chain nchunks=\d+,channels=8,local=8$' 0.1
+# LL streams its lines through the chain: at least 4 pieces per hop (2 HGX
+# nodes at 64 KiB: 83 us against the tuner's 51; 8 pieces took 120)
+"$collstep" sim --platform hgx-h100:nodes=2 --model nccl --algo nccl --coll broadcast \
+  --size 64K --format csv >"$tmp/bcll.csv" 2>"$tmp/bcllerr"
+near_tuner "hgx x 2 broadcast with LL: pieces that stream" "$tmp/bcll.csv" "$tmp/bcllerr" \
+  'picks Ring/LL .*simulated as chain nchunks=60,channels=8,local=8$' 0.7
 # NCCL's Ring broadcast on one DGX-1 node: a chain along each of the rings
 # over the NVLinks, within 5 % of the tuner at 1 GiB (in the ranks' order
 # over one chain of 8 pieces: 20 times its time)
