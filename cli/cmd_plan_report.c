@@ -6,6 +6,7 @@
  * same plan prints the same bytes.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -398,8 +399,29 @@ static int write_table(const cs_cli_plan_out_t *a, const cs_planner_t *p)
             cs_out_abort(o);
     }
     cs_tuning_free(t);
-    if (st == CS_OK)
+    if (st == CS_OK) {
+        /* a table names collstep's algorithms only: the sizes where NCCL's
+         * own choice, simulated under the same model, is faster */
+        char list[512] = "";
+        size_t n = 0;
+        double worst = 1;
+        for (int k = 0; p->nccl && k < p->nsizes; k++) {
+            int c = cs_planner_choice(p, k);
+            double tn = p->nccl_pick[k].sim_s, tc = c >= 0 ? p->cands[c].sim_s[k] : -1;
+            if (tn > 0 && tc > tn * 1.02 && n < sizeof(list) - 40) {
+                char b[32];
+                cs_cli_size_text(p->sizes[k], b, sizeof(b));
+                n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", n ? ", " : "", b);
+                worst = fmax(worst, tc / tn);
+            }
+        }
+        if (n)
+            fprintf(stderr, "collstep plan: note: -o %s: at %s the table's choice is slower than "
+                            "NCCL's own (up to %.2fx, as simulated): a tuning table names "
+                            "collstep's algorithms only; leave those sizes to NCCL\n",
+                    a->output, list, worst);
         return CS_EXIT_OK;
+    }
     if (!err.msg[0])
         snprintf(err.msg, sizeof(err.msg), "out of memory");
     fprintf(stderr, "collstep plan: -o %s: %s\n", a->output, err.msg);
