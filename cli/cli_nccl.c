@@ -6,6 +6,9 @@
 #include <string.h>
 
 #include "cli_nccl.h"
+#ifdef CS_HAVE_MODEL
+#include "cs_nccl.h"
+#endif
 
 int cs_cli_nccl_check_sizes(const char *cmd, const char *size_arg, const uint64_t *asked, int n)
 {
@@ -33,9 +36,15 @@ int cs_cli_nccl_table(const char *cmd, const cs_platform_t *p, const char *const
         fprintf(stderr, "collstep %s: %s\n", cmd, err.msg);
         return CS_EXIT_RUNTIME;
     }
+    /* a preset's devices (named after it) and a file's without a
+     * device_name: the GPU's name as nccl-tests prints it, where known */
+    const char *gpu = NULL;
+#ifdef CS_HAVE_MODEL
+    gpu = cs_nccl_device_name(p);
+#endif
     for (int r = 0; r < ranks; r++)
-        if (!(*devs)[r][0]) {
-            char *g = strdup("simulated device");
+        if (!(*devs)[r][0] || (!p->is_file && gpu)) {
+            char *g = strdup(gpu ? gpu : "simulated device");
             if (!g) {
                 cs_platform_names_free(*devs, ranks);
                 fprintf(stderr, "collstep %s: out of memory\n", cmd);

@@ -201,6 +201,12 @@ typedef struct cs_nccl_sys {
                           choice is NCCL's) */
 } cs_nccl_sys_t;
 
+/* The name CUDA (or ROCm) gives the platform's GPU, as nvidia-smi and
+ * nccl-tests' device block print it ("NVIDIA H100 80GB HBM3"), from the
+ * preset or the file's `gpu` property; NULL when the platform names no
+ * GPU collstep knows. */
+const char *cs_nccl_device_name(const cs_platform_t *plat);
+
 /* Derive the system for `nranks` ranks on hosts[] (the simulation's rank
  * hosts).  The GPU comes from the platform (a preset's GPU, or a `gpu`
  * property on the XML's hosts: h100, h200, b200, gb200, a100, v100, p100,

@@ -121,6 +121,28 @@ static const gpu_info_t *gpu_find(const char *name)
     return NULL;
 }
 
+const char *cs_nccl_device_name(const cs_platform_t *plat)
+{
+    /* as the drivers name the parts these presets have (nccl-tests logs
+     * print them so: "Tesla V100-SXM2-16GB", "NVIDIA H100 80GB HBM3") */
+    static const struct {
+        const char *gpu, *name;
+    } names[] = {{"p100", "Tesla P100-SXM2-16GB"},  {"v100", "Tesla V100-SXM2-16GB"},
+                 {"a100", "NVIDIA A100-SXM4-80GB"}, {"h100", "NVIDIA H100 80GB HBM3"},
+                 {"h200", "NVIDIA H200"},           {"b200", "NVIDIA B200"},
+                 {"gb200", "NVIDIA GB200"},         {"mi300x", "AMD Instinct MI300X"}};
+    char buf[32];
+    const char *at = NULL, *spec = plat->spec[0] ? plat->spec : plat->name;
+    const char *g = plat->is_file ? (plat->xml ? file_gpu(plat->xml, buf, sizeof(buf), &at) : NULL)
+                                  : preset_gpu(spec, buf, sizeof(buf));
+    if (g && strcasecmp(g, "p100") == 0 && !plat->is_file && strstr(spec, "pcie"))
+        return "Tesla P100-PCIE-16GB";
+    for (size_t i = 0; g && i < sizeof(names) / sizeof(names[0]); i++)
+        if (strcasecmp(names[i].gpu, g) == 0)
+            return names[i].name;
+    return NULL;
+}
+
 /* search.cc's speed arrays (GB/s per channel) */
 static const double sp_intra_old[] = {40, 30, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3, 0};
 static const double sp_intra_90[] = {60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3, 0};

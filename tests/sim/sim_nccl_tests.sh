@@ -51,11 +51,15 @@ grep '^#  Rank' map.out >map.got
 check "devices of a map" diff map.want map.got
 check "one size: nccl-tests' default step" \
   grep -q '^# nThread 1 nGpus 1 minBytes 1048576 maxBytes 1048576 step: 1048576(bytes) ' map.out
-# a preset: its name is the device name
+# a preset: its GPU as the driver names it
 "$collstep" sim --platform x86-p100-pcie-10gbe:nodes=2 --algo ring --size 1M \
   --format nccl-tests >preset.out 2>err
-check "preset: 8 devices named by the preset" \
-  test "$(grep -c '^#  Rank .* \[0000:00:00\] x86-p100-pcie-10gbe$' preset.out)" -eq 8
+check "preset: 8 devices named as the driver names the GPU" \
+  test "$(grep -c '^#  Rank .* \[0000:00:00\] Tesla P100-PCIE-16GB$' preset.out)" -eq 8
+"$collstep" sim --platform hgx-h100:nodes=1,gpu=h200 --algo ring --size 1M \
+  --format nccl-tests >preset2.out 2>err
+check "preset: its gpu= parameter's GPU" \
+  test "$(grep -c '^#  Rank .* \[0000:00:00\] NVIDIA H200$' preset2.out)" -eq 8
 
 # a preset's GPUs as nccl-tests names them: their node and their number there
 # (hosts n0-g3 -> "on n0 device 3"), read back as 2 nodes, and a rank map
