@@ -330,11 +330,12 @@ static int place(cs_nset_t *s, cs_ntab_t *v, const char *log, const int *node_of
         if (idx >= p->ndevices) {
             if (D > 0)
                 rc = cs_cli_usage_error(
-                    s->cmd, "%s:%u: the table's %d ranks are on %d nodes, and a log's nodes map "
-                            "to the platform's nodes in order; %s has %llu nodes (of %d %s): "
-                            "give a platform with at least %d nodes",
-                    log, v->t->line, v->nranks, nn, s->platform,
-                    (unsigned long long)(p->ndevices / (uint64_t)D), D,
+                    s->cmd, "%s:%u: the table's %d ranks are on %d node%s, and a log's nodes "
+                            "map to the platform's nodes in order; %s has %llu node%s (of %d "
+                            "%s): give a platform with at least %d nodes",
+                    log, v->t->line, v->nranks, nn, nn == 1 ? "" : "s", s->platform,
+                    (unsigned long long)(p->ndevices / (uint64_t)D),
+                    p->ndevices / (uint64_t)D == 1 ? "" : "s", D,
                     p->rank_noun[0] ? p->rank_noun : "devices", nn);
             else
                 rc = cs_cli_usage_error(s->cmd, "%s:%u: the table's %d ranks need as many "
@@ -791,19 +792,20 @@ static int add_table(cs_nset_t *s, int l, const cs_nccl_run_t *t, char **gnames,
 {
     const char *log = s->logs[l];
     cs_coll_t coll;
+    int known = cs_nccl_coll_to_cs(t->coll, &coll) == CS_OK;
+    if (known && s->colls && !(coll < 32 && (s->colls >> coll) & 1)) {
+        skip(s, log, t, "not among --coll");
+        return 1;
+    }
     if (!t->nrows) {
         skip(s, log, t, t->cut_line ? "no rows: the log is cut inside its first row"
                                     : "no rows: the run stopped before its first size");
         return 1;
     }
-    if (cs_nccl_coll_to_cs(t->coll, &coll) != CS_OK) {
+    if (!known) {
         skip(s, log, t, t->coll == CS_NCCL_UNKNOWN
                             ? "the log does not say which collective it measured"
                             : "collstep has no such collective");
-        return 1;
-    }
-    if (s->colls && !(coll < 32 && (s->colls >> coll) & 1)) {
-        skip(s, log, t, "not among --coll");
         return 1;
     }
     /* collstep's tables that are not one algorithm of its own, nor NCCL's */
@@ -863,13 +865,17 @@ static int add_table(cs_nset_t *s, int l, const cs_nccl_run_t *t, char **gnames,
         return 1;
     }
     if ((uint64_t)nranks > s->plat->ndevices)
-        return cs_cli_usage_error(s->cmd, "%s:%u: the table has %d ranks on %d node%s but %s "
-                                          "has %llu %s: give a platform with at least as many, "
-                                          "and as many nodes (e.g. more nodes)",
-                                  log, t->line, nranks, t->nnodes > 0 ? t->nnodes : 1,
-                                  t->nnodes > 1 ? "s" : "", s->platform,
+    {
+        char on[32] = ""; /* the device block's nodes (none without one: --groups says) */
+        if (t->nnodes > 0)
+            snprintf(on, sizeof(on), " on %d node%s", t->nnodes, t->nnodes > 1 ? "s" : "");
+        return cs_cli_usage_error(s->cmd, "%s:%u: the table has %d ranks%s but %s has %llu %s: "
+                                          "give a platform with at least as many, and as many "
+                                          "nodes (e.g. more nodes)",
+                                  log, t->line, nranks, on, s->platform,
                                   (unsigned long long)s->plat->ndevices,
                                   s->plat->rank_noun[0] ? s->plat->rank_noun : "devices");
+    }
     cs_ntab_t *v = calloc(1, sizeof(*v));
     if (!v)
         return cs_cli_usage_error(s->cmd, "%s", "out of memory");

@@ -1086,11 +1086,25 @@ static void summary(fitrun_t *r, char **text)
 
 /* ---- writing --------------------------------------------------------------------- */
 
-/* The start of the report comment write_platform puts before the zone */
+/* The start of the report comment write_platform puts before the zone,
+ * and in its first line what it fitted: FIT_KIND_NCCL (collstep_nccl_fit)
+ * or FIT_KIND_FACTORS (collstep_factors) */
 #define FIT_COMMENT "<!--\ncollstep calibrate from nccl-tests logs:"
+#define FIT_KIND_NCCL "terms of the nccl model"
+#define FIT_KIND_FACTORS "tier factors of the calibrated model"
+
+/* Whether the comment at p is the report of an earlier fit of property id */
+static int fit_report(const char *p, const char *id)
+{
+    if (strncmp(p, FIT_COMMENT, strlen(FIT_COMMENT)) != 0)
+        return 0;
+    const char *kind = strcmp(id, "collstep_factors") == 0 ? FIT_KIND_FACTORS : FIT_KIND_NCCL;
+    const char *nl = strchr(p + 5, '\n'), *at = strstr(p + 5, kind);
+    return at && (!nl || at < nl);
+}
 
 /* xml with every `id` property removed, and the report comment of an
- * earlier fit (FIT_COMMENT) with it, `prop` after the top zone's start tag
+ * earlier fit of it (fit_report), `prop` after the top zone's start tag
  * and `comment` before it.  NULL when out of memory or when the text has
  * no <zone>. */
 static char *xml_with_fit(const char *xml, const char *id, const char *prop, const char *comment)
@@ -1105,7 +1119,7 @@ static char *xml_with_fit(const char *xml, const char *id, const char *prop, con
         if (strncmp(p, "<!--", 4) == 0) {
             const char *e = strstr(p, "-->");
             size_t n = e ? (size_t)(e + 3 - p) : strlen(p);
-            if (e && strncmp(p, FIT_COMMENT, strlen(FIT_COMMENT)) == 0) {
+            if (e && fit_report(p, id)) {
                 p += n; /* the earlier fit's report: replaced below */
                 if (*p == '\n')
                     p++;
@@ -1180,8 +1194,7 @@ static int write_platform(fitrun_t *r, const char *sum, const char *factors)
     size_t o = (size_t)snprintf(c, cap, "collstep calibrate from nccl-tests logs: %s with the "
                                         "%s fitted to\n",
                                 r->o->platform,
-                                factors ? "tier factors of the calibrated model"
-                                        : "terms of the nccl model");
+                                factors ? FIT_KIND_FACTORS : FIT_KIND_NCCL);
     for (int l = 0; l < r->o->nlogs && o < cap; l++)
         o += (size_t)snprintf(c + o, cap - o, "  %s\n", r->o->logs[l]);
     if (o < cap)

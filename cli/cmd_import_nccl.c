@@ -220,8 +220,10 @@ int cs_cli_import_nccl(int argc, char **argv)
      * leaves no partial report (nor JSON of the others) behind */
     int nl = argc - optind;
     cs_nccl_log_t **logs = calloc((size_t)nl, sizeof(*logs));
-    if (!logs)
-        return cs_cli_usage_error("import", "%s", "out of memory");
+    if (!logs) {
+        fprintf(stderr, "collstep import: out of memory\n");
+        return CS_EXIT_RUNTIME;
+    }
     for (int a = optind; a < argc; a++) {
         cs_err_t err = {0};
         int st = cs_nccl_log_load(argv[a], &logs[a - optind], &err);

@@ -404,17 +404,24 @@ static int write_table(const cs_cli_plan_out_t *a, const cs_planner_t *p)
          * own choice, simulated under the same model, is faster */
         char list[512] = "";
         size_t n = 0;
+        int more = 0;
         double worst = 1;
         for (int k = 0; p->nccl && k < p->nsizes; k++) {
             int c = cs_planner_choice(p, k);
             double tn = p->nccl_pick[k].sim_s, tc = c >= 0 ? p->cands[c].sim_s[k] : -1;
-            if (tn > 0 && tc > tn * 1.02 && n < sizeof(list) - 40) {
-                char b[32];
-                cs_cli_size_text(p->sizes[k], b, sizeof(b));
-                n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", n ? ", " : "", b);
-                worst = fmax(worst, tc / tn);
+            if (!(tn > 0 && tc > tn * 1.02))
+                continue;
+            worst = fmax(worst, tc / tn);
+            if (n >= sizeof(list) - 40) {
+                more++;
+                continue;
             }
+            char b[32];
+            cs_cli_size_text(p->sizes[k], b, sizeof(b));
+            n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", n ? ", " : "", b);
         }
+        if (more)
+            snprintf(list + n, sizeof(list) - n, " and %d more size%s", more, more == 1 ? "" : "s");
         if (n)
             fprintf(stderr, "collstep plan: note: -o %s: at %s the table's choice is slower than "
                             "NCCL's own (up to %.2fx, as simulated): a tuning table names "

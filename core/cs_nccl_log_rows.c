@@ -277,14 +277,15 @@ static unsigned type_bytes(const char *t)
     return 0;
 }
 
-/* Whether every row checked its out-of-place results and none its in-place
- * ones (#wrong N/A): what sendrecv_perf prints, where the collectives that
- * reduce check both or, with validation off (-c 0), neither. */
-static int unchecked_in_place(const cs_nccl_run_t *t)
+/* Whether no row checked its in-place results (#wrong N/A), as
+ * sendrecv_perf prints them, and with `oop` also every row its out-of-place
+ * ones: where the collectives that reduce check both or, with validation off
+ * (-c 0), neither. */
+static int unchecked_in_place(const cs_nccl_run_t *t, int oop)
 {
     for (int i = 0; i < t->nrows; i++)
-        if (!t->rows[i].oop.present || !t->rows[i].ip.present || t->rows[i].oop.wrong < 0 ||
-            t->rows[i].ip.wrong >= 0)
+        if (!t->rows[i].oop.present || !t->rows[i].ip.present || t->rows[i].ip.wrong >= 0 ||
+            (oop && t->rows[i].oop.wrong < 0))
             return 0;
     return 1;
 }
@@ -315,10 +316,13 @@ void nl_infer_coll(cs_nccl_run_t *t)
         c = CS_NCCL_ALLTOALL;
     else if (reduces && rooted)
         c = CS_NCCL_REDUCE;
-    else if (reduces && per == 1 && one && (n > 2 || (n == 2 && unchecked_in_place(t))))
-        c = CS_NCCL_SENDRECV; /* sendrecv prints an operation too: busbw = algbw, which
-                                 all-reduce's is only on 2 ranks, where sendrecv alone
-                                 leaves its in-place results unchecked */
+    else if (reduces && per == 1 && one && r->oop.algbw_GBps >= 1.0 && n >= 2 &&
+             unchecked_in_place(t, n == 2))
+        c = CS_NCCL_SENDRECV; /* sendrecv prints an operation too: busbw = algbw (read
+                                 where 2 decimals cannot round a ratio to 1), which
+                                 all-reduce's is only on 2 ranks, and its in-place
+                                 results unchecked (on 2 ranks the out-of-place ones
+                                 checked: all-reduce with validation off checks none) */
     else if (reduces)
         c = per == 1 ? CS_NCCL_ALL_REDUCE
             : blocks || part ? CS_NCCL_REDUCE_SCATTER

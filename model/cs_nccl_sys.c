@@ -135,7 +135,13 @@ const char *cs_nccl_device_name(const cs_platform_t *plat)
     const char *at = NULL, *spec = plat->spec[0] ? plat->spec : plat->name;
     const char *g = plat->is_file ? (plat->xml ? file_gpu(plat->xml, buf, sizeof(buf), &at) : NULL)
                                   : preset_gpu(spec, buf, sizeof(buf));
-    if (g && strcasecmp(g, "p100") == 0 && !plat->is_file && strstr(spec, "pcie"))
+    /* the PCIe P100 preset, or a file exported from it without a gpu of its own */
+    const char *from = plat->is_file && plat->xml && !at
+                           ? strstr(plat->xml, "\"collstep_spec\" value=\"")
+                           : NULL;
+    if (g && strcasecmp(g, "p100") == 0 &&
+        (plat->is_file ? from && strncmp(from + 23, "x86-p100-pcie", 13) == 0
+                       : strstr(spec, "pcie") != NULL))
         return "Tesla P100-PCIE-16GB";
     for (size_t i = 0; g && i < sizeof(names) / sizeof(names[0]); i++)
         if (strcasecmp(names[i].gpu, g) == 0)

@@ -287,4 +287,14 @@ echo "user data" >mine.xml
 "$cs" calibrate --from-nccl-tests one.log --platform hgx-h100 -o - >dash.out 2>dash.err; rc=$?
 [ $rc = 2 ] && grep -q "written to a file" dash.err && [ ! -e ./- ] && ok ||
     bad "-o -: rc $rc, a file named '-': $([ -e ./- ] && echo yes || echo no) $(tail -2 dash.err)"
+# a refit on a fitted platform: the earlier fit's report comment replaced,
+# another kind's (tier factors) kept
+{ sed -n '1,/<zone/{/<zone/!p}' fit.xml
+  printf '<!--\ncollstep calibrate from nccl-tests logs: x.xml with the tier factors of the calibrated model fitted to\n  a.log\n-->\n'
+  sed -n '/<zone/,$p' fit.xml; } >fit2base.xml
+"$cs" calibrate --from-nccl-tests one.log --platform fit2base.xml -o refit.xml >/dev/null 2>refit.err; rc=$?
+[ $rc = 0 ] && [ "$(grep -c 'with the terms of the nccl model fitted to' refit.xml)" = 1 ] &&
+    [ "$(grep -c 'with the tier factors of the calibrated model fitted to' refit.xml)" = 1 ] &&
+    grep -q "^  one.log$" refit.xml && ok ||
+    bad "refit's report comments: rc $rc, $(grep -c 'collstep calibrate from' refit.xml) $(tail -2 refit.err)"
 finish

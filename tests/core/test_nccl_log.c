@@ -605,9 +605,10 @@ static void nothing_moves(void)
 
 /* Sendrecv's columns are all-reduce's (an operation, no root) with busbw =
  * algbw: a log without its program line is read as sendrecv where that
- * rules all-reduce out (more than 2 ranks), and on 2 ranks where its
- * in-place results are unchecked (N/A) and its out-of-place ones checked;
- * 2 ranks that checked both are all-reduce's. */
+ * rules all-reduce out (more than 2 ranks) and no in-place result was
+ * checked, and on 2 ranks where its in-place results are unchecked (N/A)
+ * and its out-of-place ones checked; 2 ranks that checked both are
+ * all-reduce's, and so is a ratio of bandwidths rounded to 0.01. */
 static void sendrecv_from_columns(void)
 {
     static const char dev2[] =
@@ -624,7 +625,15 @@ static void sendrecv_from_columns(void)
         cs_nccl_coll_t want;
     } cases[] = {
         {1, "    33554432       4194304    double     sum      -1   838.43   40.02   40.02       0"
-            "   787.24   42.62   42.62       0\n", CS_NCCL_SENDRECV},
+            "   787.24   42.62   42.62     N/A\n", CS_NCCL_SENDRECV},
+        {1, "    33554432       4194304    double     sum      -1   838.43   40.02   40.02     N/A"
+            "   787.24   42.62   42.62     N/A\n", CS_NCCL_SENDRECV},
+        /* in place checked: not sendrecv's (all-reduce's columns, its ratio wrong) */
+        {1, "    33554432       4194304    double     sum      -1   838.43   40.02   40.02       0"
+            "   787.24   42.62   42.62       0\n", CS_NCCL_ALL_REDUCE},
+        /* a latency sweep's last row: 0.01 GB/s both, a ratio rounding made */
+        {1, "         128            32     float     sum      -1    16.00    0.01    0.01     N/A"
+            "    16.00    0.01    0.01     N/A\n", CS_NCCL_ALL_REDUCE},
         {0, "    33554432       4194304    double     sum      -1   838.43   40.02   40.02       0"
             "   787.24   42.62   42.62     N/A\n", CS_NCCL_SENDRECV},
         {0, "    33554432       4194304    double     sum      -1   838.43   40.02   40.02       0"
