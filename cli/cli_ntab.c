@@ -72,16 +72,6 @@ int cs_nset_once(const char *cmd, const char *flag, const char **slot, const cha
     return CS_EXIT_OK;
 }
 
-int cs_nset_sweep_cut(const cs_nccl_run_t *t, char *last, char *max, size_t len)
-{
-    if (!(t->nrows && t->max_bytes && t->rows[t->nrows - 1].size < t->max_bytes &&
-          t->oob_values < 0 && !isfinite(t->avg_busbw)))
-        return 0;
-    cs_cli_size_text(t->rows[t->nrows - 1].size, last, len);
-    cs_cli_size_text(t->max_bytes, max, len);
-    return 1;
-}
-
 int cs_nset_check_report(const char *cmd, const char *flag, const char *path, int force)
 {
     cs_err_t err;
@@ -494,12 +484,15 @@ static int take_rows(cs_nset_t *s, cs_ntab_t *v, const char *log)
     }
     /* a sweep that stops short of its maxBytes without nccl-tests' closing
      * lines: the run was cut (killed, out of time); its rows are compared */
-    char a[32], z[32];
-    if (cs_nset_sweep_cut(t, a, z, sizeof(a)))
+    if (cs_nccl_run_cut_short(t)) {
+        char a[32], z[32];
+        cs_cli_size_text(t->rows[t->nrows - 1].size, a, sizeof(a));
+        cs_cli_size_text(t->max_bytes, z, sizeof(z));
         fprintf(stderr, "collstep %s: %s:%u: the table ends at %s, short of its maxBytes (%s), "
                         "without nccl-tests' closing lines: the run was likely cut (killed, out "
                         "of time); the rows it has are compared\n",
                 s->cmd, log, t->rows[t->nrows - 1].line, a, z);
+    }
     return 0;
 }
 

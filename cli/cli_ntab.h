@@ -84,10 +84,7 @@ int cs_nset_version_opt(const char *cmd, const char *arg, const char **version);
 /* A single-valued option: *slot = arg, or a usage error (exit 2) when it
  * was given before with another value (the last would win unseen). */
 int cs_nset_once(const char *cmd, const char *flag, const char **slot, const char *arg);
-/* Whether table t's sweep stops short of its maxBytes without nccl-tests'
- * closing lines (a run killed or out of time): 1, with its last size and
- * maxBytes as text in last and max (len bytes each). */
-int cs_nset_sweep_cut(const cs_nccl_run_t *t, char *last, char *max, size_t len);
+
 /* The report's path (FLAG names it in messages; NULL: standard output):
  * refused before any work when it exists and is not a report collstep
  * wrote, unless `force`. */

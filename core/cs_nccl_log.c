@@ -672,3 +672,9 @@ void cs_nccl_log_destroy(cs_nccl_log_t *log)
     free(log->tables);
     free(log);
 }
+
+int cs_nccl_run_cut_short(const cs_nccl_run_t *t)
+{
+    return t->nrows > 0 && t->max_bytes && t->rows[t->nrows - 1].size < t->max_bytes &&
+           t->oob_values < 0 && !isfinite(t->avg_busbw);
+}

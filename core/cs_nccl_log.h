@@ -192,6 +192,10 @@ void cs_nccl_log_destroy(cs_nccl_log_t *log);
  * and its tables'), one line each on f after `prefix`. */
 void cs_nccl_log_say_cuts(const cs_nccl_log_t *log, const char *path, const char *prefix,
                           FILE *f);
+/* Whether table t's sweep stops short of its maxBytes without nccl-tests'
+ * closing lines (`# Out of bounds values`, `# Avg bus bandwidth`): a run
+ * killed or out of time. */
+int cs_nccl_run_cut_short(const cs_nccl_run_t *t);
 
 #ifdef __cplusplus
 }

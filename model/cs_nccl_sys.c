@@ -378,15 +378,19 @@ int cs_nccl_sys_from(const cs_platform_t *plat, char *const *hosts, int nranks,
         /* each ring leaves by a NIC of its own: the NICs' capacity bounds
          * them (search.cc stops once nChannels x speed reaches it: 8 x 48
          * GB/s on an HGX node), and the GPUs' NVLinks: a ring enters its
-         * node at one GPU and leaves at another, so each GPU's NVLink
-         * carries all the rings but the one leaving (or entering) by it,
-         * (local - 1) / local of them (on an HGX node 7 x 48 of its 370.8
-         * GB/s); at most NCCL's search's channels (MAXCHANNELS / 2) */
-        double total_nic = nics * nicbw * (1 + 1e-3);
-        if (type_intra == CS_SIM_HW_NVLINK && sys->gpu_nvlink > 0 && local > 1)
-            total_nic = fmin(total_nic, sys->gpu_nvlink * local / (local - 1.0) * (1 + 1e-3));
-        search(spn, nicbw, total_nic, nics < maxch ? nics : maxch, 0, 0, &ring.nch,
-               &ring.bw_intra);
+         * node at one GPU and leaves at another, so a GPU's NVLink carries
+         * every ring but the one leaving (or entering) by its own NIC:
+         * where every GPU has a NIC and a ring, (local - 1) / local of
+         * them (on an HGX node 7 x 48 of its 370.8 GB/s), else all of them
+         * on a GPU that none leaves by; at most NCCL's search's channels
+         * (MAXCHANNELS / 2) */
+        double total_nic = nics * nicbw * (1 + 1e-3), nvl = sys->gpu_nvlink * (1 + 1e-3);
+        int lim = nics < maxch ? nics : maxch, nvlink = type_intra == CS_SIM_HW_NVLINK &&
+                                                          sys->gpu_nvlink > 0 && local > 1;
+        search(spn, nicbw, nvlink ? fmin(total_nic, nvl * local / (local - 1.0)) : total_nic,
+               lim, 0, 0, &ring.nch, &ring.bw_intra);
+        if (nvlink && ring.nch < local) /* a GPU no ring leaves by carries them all */
+            search(spn, nicbw, fmin(total_nic, nvl), lim, 0, 0, &ring.nch, &ring.bw_intra);
         dup_channels(g->cc, &ring.nch, &ring.bw_intra, maxch);
     }
     ring.bw_inter = ring.bw_intra;
