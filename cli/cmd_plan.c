@@ -295,6 +295,17 @@ typedef struct plan_job {
     char **argv;
 } plan_job_t;
 
+/* The sizes the plan ran, said where they differ from those asked (as sim
+ * says them: whole float elements, per rank for the collectives that move
+ * blocks, rounded down as nccl-tests does) */
+static void say_rounded(const plan_job_t *j, const cs_planner_t *p)
+{
+    uint64_t v[CS_PLANNER_MAX_SIZES];
+    int n = j->o->nsizes;
+    memcpy(v, j->o->sizes, sizeof(uint64_t) * (size_t)n);
+    (void)cs_cli_sizes_round("plan", j->o->coll, p->ranks, CS_DT_F32, 1, v, &n, NULL);
+}
+
 static int plan_work(void *ctx)
 {
     const plan_job_t *j = ctx;
@@ -307,6 +318,7 @@ static int plan_work(void *ctx)
         fprintf(stderr, "collstep plan: %s\n", err.msg);
         return cs_cli_exit_code(st);
     }
+    say_rounded(j, p);
     fprintf(stderr, "collstep plan: planned in %.1f s, %d simulation%s at a time\n", p->seconds,
             j->o->jobs, j->o->jobs == 1 ? "" : "s");
     cs_cli_plan_out_t out = {a->fmt, a->show, a->output, a->force, j->asked, j->nasked};
@@ -328,6 +340,7 @@ static int plan_ranks(const plan_job_t *j, cs_cli_plan_dist_t *d)
     int rc = cs_cli_plan_dist_gather(d, st, p, &whole);
     cs_planner_free(p);
     if (rc == CS_EXIT_OK && whole) {
+        say_rounded(j, whole);
         fprintf(stderr, "collstep plan: planned on %d ranks in %.1f s (rank 0: %d simulation%s "
                         "at a time)\n", j->o->nshards, whole->seconds, j->o->jobs,
                 j->o->jobs == 1 ? "" : "s");

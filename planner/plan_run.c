@@ -414,8 +414,26 @@ int cs_planner_run(const cs_planner_opts_t *o, cs_planner_t **out, cs_err_t *err
     snprintf(p->platform, sizeof(p->platform), "%s", o->platform);
     p->model = o->model;
     p->coll = o->coll;
-    p->nsizes = o->nsizes;
-    memcpy(p->sizes, o->sizes, sizeof(uint64_t) * (size_t)o->nsizes);
+    /* the sizes as they move: whole float elements (per rank for the
+     * collectives that move blocks), rounded down as nccl-tests and `collstep
+     * sim` round them, each once */
+    p->nsizes = 0;
+    for (int k = 0; k < o->nsizes; k++) {
+        uint64_t count = cs_coll_block_count(o->coll, P, o->sizes[k], sizeof(float));
+        uint64_t v = count * sizeof(float) * (cs_coll_blocked(o->coll) ? (uint64_t)P : 1);
+        if (v == 0) {
+            st = cs_err_set(err, CS_ERR_INVAL, "--size %llu: %s on %d ranks moves whole blocks "
+                            "of one float element per rank (%d bytes); nothing would move",
+                            (unsigned long long)o->sizes[k], cs_coll_name(o->coll), P,
+                            (int)sizeof(float) * P);
+            goto fail;
+        }
+        int dup = 0;
+        for (int j = 0; j < p->nsizes && !dup; j++)
+            dup = p->sizes[j] == v;
+        if (!dup)
+            p->sizes[p->nsizes++] = v;
+    }
     p->shard = o->nshards > 1 ? o->shard : 0;
     p->nshards = o->nshards > 1 ? o->nshards : 1;
     p->input = cs__planner_input(o, plat, P);
