@@ -511,6 +511,9 @@ int cs_cli_check_outputs(const char *cmd, const char *out_file, const char *trac
 
 /* "collstep CMD: message" on stderr; returns CS_EXIT_USAGE. */
 int cs_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A single-valued option: *slot = arg, or a usage error (exit 2) when it
+ * was given before with another value (the last would win unseen). */
+int cs_cli_once(const char *cmd, const char *flag, const char **slot, const char *arg);
 
 /* Held usage errors, for the ranks other than 0 of a live command (run,
  * validate) in a step every rank takes alike, building the schedules: rank

@@ -63,15 +63,6 @@ int cs_nset_version_opt(const char *cmd, const char *arg, const char **version)
     return cs_cli_nccl_opt(cmd, &probe, CS_CLI_NCCL_VERSION, arg);
 }
 
-int cs_nset_once(const char *cmd, const char *flag, const char **slot, const char *arg)
-{
-    if (*slot && strcmp(*slot, arg) != 0)
-        return cs_cli_usage_error(cmd, "%s given twice ('%s', then '%s'): give it once", flag,
-                                  *slot, arg);
-    *slot = arg;
-    return CS_EXIT_OK;
-}
-
 int cs_nset_check_report(const char *cmd, const char *flag, const char *path, int force)
 {
     cs_err_t err;

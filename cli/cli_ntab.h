@@ -81,9 +81,7 @@ typedef struct cs_nset {
 int cs_nset_add_log(const char *cmd, const char *flag, const char **logs, int *n, int max,
                     const char *arg);
 int cs_nset_version_opt(const char *cmd, const char *arg, const char **version);
-/* A single-valued option: *slot = arg, or a usage error (exit 2) when it
- * was given before with another value (the last would win unseen). */
-int cs_nset_once(const char *cmd, const char *flag, const char **slot, const char *arg);
+
 
 /* The report's path (FLAG names it in messages; NULL: standard output):
  * refused before any work when it exists and is not a report collstep

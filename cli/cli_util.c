@@ -1007,3 +1007,12 @@ int cs_cli_report(const char *cmd, const cs_cli_report_t *r, cs_result_t *rows, 
     fprintf(stderr, "collstep %s: %s\n", cmd, err.msg[0] ? err.msg : "cannot write the results");
     return cs_cli_exit_code(st);
 }
+
+int cs_cli_once(const char *cmd, const char *flag, const char **slot, const char *arg)
+{
+    if (*slot && strcmp(*slot, arg) != 0)
+        return cs_cli_usage_error(cmd, "%s given twice ('%s', then '%s'): give it once", flag,
+                                  *slot, arg);
+    *slot = arg;
+    return CS_EXIT_OK;
+}

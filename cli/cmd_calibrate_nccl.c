@@ -150,8 +150,8 @@ static int parse_opt(void *ctx, int c, const char *arg)
     switch (c) {
     case 'L':
         return cs_nset_add_log("calibrate", "--from-nccl-tests", o->logs, &o->nlogs, MAX_LOGS, arg);
-    case 'P': return cs_nset_once("calibrate", "--platform", &o->platform, arg);
-    case 'G': return cs_nset_once("calibrate", "--groups", &o->groups, arg);
+    case 'P': return cs_cli_once("calibrate", "--platform", &o->platform, arg);
+    case 'G': return cs_cli_once("calibrate", "--groups", &o->groups, arg);
     case 'V': return cs_nset_version_opt("calibrate", arg, &o->version);
     case 1002: return cs_nset_choice_opt("calibrate", 0, arg, &o->algo);
     case 1003: return cs_nset_choice_opt("calibrate", 1, arg, &o->proto);
@@ -159,8 +159,8 @@ static int parse_opt(void *ctx, int c, const char *arg)
     case 1011: return cs_nset_filter_opt("calibrate", 1, arg, &o->filt);
     case 1012: return cs_nset_filter_opt("calibrate", 2, arg, &o->filt);
     case 'f': return cs_cli_parse_format("calibrate", arg, &o->rep.fmt);
-    case 'o': return cs_nset_once("calibrate", "-o", &o->output, arg);
-    case 'R': return cs_nset_once("calibrate", "--report", &o->rep.output, arg);
+    case 'o': return cs_cli_once("calibrate", "-o", &o->output, arg);
+    case 'R': return cs_cli_once("calibrate", "--report", &o->rep.output, arg);
     case 'F': o->force = o->rep.force = 1; return CS_EXIT_OK;
     default: return CS_EXIT_USAGE;
     }
@@ -1135,8 +1135,11 @@ static char *xml_with_fit(const char *xml, const char *id, const char *prop, con
                 p = e + 2;
                 while (*p == ' ' || *p == '\t')
                     p++;
-                if (*p == '\n')
+                if (*p == '\n') { /* its line whole: the indentation before it too */
                     p++;
+                    while (o > 0 && (t[o - 1] == ' ' || t[o - 1] == '\t'))
+                        o--;
+                }
                 continue;
             }
         }

@@ -129,9 +129,9 @@ static int parse_opt(void *ctx, int c, const char *arg)
 {
     args_t *a = ctx;
     switch (c) {
-    case 'P': a->platform = arg; return CS_EXIT_OK;
+    case 'P': return cs_cli_once("plan", "--platform", &a->platform, arg);
     case 's': a->size = arg; return CS_EXIT_OK;
-    case 'o': a->output = arg; return CS_EXIT_OK;
+    case 'o': return cs_cli_once("plan", "-o", &a->output, arg);
     case 'F': a->force = 1; return CS_EXIT_OK;
     case 'A': a->all = 1; return CS_EXIT_OK;
     case 1004: return cs_cli_parse_long("plan", "--candidates", arg, 1, 1000000, &a->candidates);

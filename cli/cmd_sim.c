@@ -158,7 +158,7 @@ static int parse_opt(void *ctx, int c, const char *arg)
 {
     args_t *a = ctx;
     switch (c) {
-    case 'P': a->platform = arg; return CS_EXIT_OK;
+    case 'P': return cs_cli_once("sim", "--platform", &a->platform, arg);
     case 'c': return cs_cli_parse_coll("sim", arg, &a->coll);
     case 'a': a->algos = arg; return CS_EXIT_OK;
     case 'S': a->schedule = arg; return CS_EXIT_OK;
@@ -174,7 +174,7 @@ static int parse_opt(void *ctx, int c, const char *arg)
         return CS_EXIT_OK;
     case 'M': a->map = arg; return CS_EXIT_OK;
     case 'f': return cs_cli_parse_format_nccl("sim", arg, &a->rep.fmt);
-    case 'o': a->rep.output = arg; return CS_EXIT_OK;
+    case 'o': return cs_cli_once("sim", "-o", &a->rep.output, arg);
     case 'F': a->rep.force = 1; return CS_EXIT_OK;
     case 'C': a->rep.compare_on = 1, a->rep.compare = arg; return CS_EXIT_OK;
     case 'V': a->no_verify = 1; return CS_EXIT_OK;

@@ -91,8 +91,8 @@ static int parse_opt(void *ctx, int c, const char *arg)
     switch (c) {
     case 'L':
         return cs_nset_add_log("validate", "--nccl-tests", o->logs, &o->nlogs, MAX_LOGS, arg);
-    case 'P': return cs_nset_once("validate", "--platform", &o->platform, arg);
-    case 'G': return cs_nset_once("validate", "--groups", &o->groups, arg);
+    case 'P': return cs_cli_once("validate", "--platform", &o->platform, arg);
+    case 'G': return cs_cli_once("validate", "--groups", &o->groups, arg);
     case 'V': return cs_nset_version_opt("validate", arg, &o->version);
     case 1002: return cs_nset_choice_opt("validate", 0, arg, &o->algo);
     case 1003: return cs_nset_choice_opt("validate", 1, arg, &o->proto);
@@ -100,7 +100,7 @@ static int parse_opt(void *ctx, int c, const char *arg)
     case 1011: return cs_nset_filter_opt("validate", 1, arg, &o->filt);
     case 1012: return cs_nset_filter_opt("validate", 2, arg, &o->filt);
     case 'f': return cs_cli_parse_format("validate", arg, &o->rep.fmt);
-    case 'o': return cs_nset_once("validate", "-o", &o->rep.output, arg);
+    case 'o': return cs_cli_once("validate", "-o", &o->rep.output, arg);
     case 'F': o->rep.force = 1; return CS_EXIT_OK;
     default: return CS_EXIT_USAGE;
     }

@@ -675,6 +675,15 @@ void cs_nccl_log_destroy(cs_nccl_log_t *log)
 
 int cs_nccl_run_cut_short(const cs_nccl_run_t *t)
 {
-    return t->nrows > 0 && t->max_bytes && t->rows[t->nrows - 1].size < t->max_bytes &&
-           t->oob_values < 0 && !isfinite(t->avg_busbw);
+    if (!(t->nrows > 0 && t->max_bytes && t->rows[t->nrows - 1].size < t->max_bytes &&
+          t->oob_values < 0 && !isfinite(t->avg_busbw)))
+        return 0;
+    /* the sweep's next size (-f FACTOR or -i BYTES) past maxBytes: the last
+     * one ran, whatever -e said (-b 1M -e 10000000 -f 2 ends at 8 MiB) */
+    uint64_t last = t->rows[t->nrows - 1].size;
+    if (t->step_factor == 1 && t->step > 1)
+        return last * t->step <= t->max_bytes;
+    if (t->step_factor == 0 && t->step > 0)
+        return last + t->step <= t->max_bytes;
+    return 1;
 }

@@ -110,6 +110,10 @@ printf '#  Rank  0 Group  0 Pid 1 on a device  0 [0x1b] NVIDIA H100 80GB HBM3\n#
 "$cs" import nccl-tests short.log >/dev/null 2>err
 grep -q "short.log:5: the table ends at 1 MiB, short of its maxBytes (4 MiB)" err && ok ||
     bad "cut sweep not said: $(cat err)"
+# a sweep whose next size is past maxBytes ended where it should: not cut
+sed 's/maxBytes 4194304 step: 2(factor)/maxBytes 1500000 step: 2(factor)/' short.log >ended.log
+"$cs" import nccl-tests ended.log >/dev/null 2>err
+! grep -q "short of its maxBytes" err && ok || bad "a whole sweep said cut: $(cat err)"
 head -4 short.log >norows.log
 "$cs" import nccl-tests norows.log >/dev/null 2>err
 grep -q "norows.log:.*the table has no rows (the run stopped before its first size)" err && ok ||

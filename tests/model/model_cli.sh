@@ -30,6 +30,9 @@ bad "--nccl-version: expected a version like 2.26.2, found 'two' (the model's ta
 bad "stands alone" --platform "$H" --model nccl --algo ring,nccl --size 1M
 bad "--param does not apply to --algo nccl" --platform "$H" --model nccl --algo nccl --param inflight=1 --size 1M
 bad "--param does not apply to --algo nccl" --platform "$H" --model nccl --algo nccl --param ring:nchunks=2 --size 1M
+# a single-valued option given twice: refused, not the last one taken
+bad "--platform given twice ('hgx-h200', then 'hgx-h100')" --platform "$H" --platform hgx-h100 --algo ring --size 1M
+bad "-o given twice" --platform "$H" --algo ring --size 1M -o "$tmp/o1" -o "$tmp/o2"
 # a blank after '=' in --param: said as such
 bad "no value after '='" --platform "$H" --algo ring --param "nchunks= 3" --size 1M
 # a file that does not name its GPU
