@@ -322,8 +322,8 @@ static int place(cs_nset_t *s, cs_ntab_t *v, const char *log, const int *node_of
             if (D > 0)
                 rc = cs_cli_usage_error(
                     s->cmd, "%s:%u: the table's %d ranks are on %d node%s, and a log's nodes "
-                            "map to the platform's nodes in order; %s has %llu node%s (of %d "
-                            "%s): give a platform with at least %d nodes",
+                            "map to the platform's nodes in order; %s has %llu node%s (%d "
+                            "%s each): give a platform with at least %d nodes",
                     log, v->t->line, v->nranks, nn, nn == 1 ? "" : "s", s->platform,
                     (unsigned long long)(p->ndevices / (uint64_t)D),
                     p->ndevices / (uint64_t)D == 1 ? "" : "s", D,

@@ -82,7 +82,7 @@ static const char usage_text[] =
     "and worst |error|.\n"
     "\n"
     "  --platform SPEC[@MODEL]  platform to predict with (XML file or preset) and\n"
-    "                       its model (ideal, default, calibrated or nccl: NCCL's\n"
+    "                       its model (ideal, the default; calibrated; or nccl: NCCL's\n"
     "                       per-step costs, for GPU runs; see collstep sim --help);\n"
     "                       repeat for more\n"
     "                       predictions side by side (at most %d), the first is the\n"
