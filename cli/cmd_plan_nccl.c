@@ -100,18 +100,20 @@ static void compare(const cs_planner_t *p, int k, versus_t *v)
     const cs_planner_terms_t *t = nccl_slower ? &n->terms : &b->terms[k];
     double ts = nccl_slower ? v->tn : v->tb;
     char who[256], why[1536];
+    /* AMD GPUs run RCCL, which the model stands for with its own constants */
+    const char *lib = strncmp(p->nccl_note, "RCCL", 4) == 0 ? "RCCL" : "NCCL";
     if (same)
-        snprintf(who, sizeof(who), "collstep's %s%s%s is as fast as NCCL's %s/%s (%.3fx)", b->algo,
-                 b->params[0] ? " " : "", b->params, cs_nccl_algo_name(n->algo),
+        snprintf(who, sizeof(who), "collstep's %s%s%s is as fast as %s's %s/%s (%.3fx)", b->algo,
+                 b->params[0] ? " " : "", b->params, lib, cs_nccl_algo_name(n->algo),
                  cs_nccl_proto_name(n->proto), v->tn / v->tb);
     else if (nccl_slower)
-        snprintf(who, sizeof(who), "NCCL's %s/%s (as %s%s%s) is %.2fx slower than collstep's %s",
-                 cs_nccl_algo_name(n->algo), cs_nccl_proto_name(n->proto), n->sched,
+        snprintf(who, sizeof(who), "%s's %s/%s (as %s%s%s) is %.2fx slower than collstep's %s",
+                 lib, cs_nccl_algo_name(n->algo), cs_nccl_proto_name(n->proto), n->sched,
                  n->params[0] ? " " : "", n->params, v->tn / v->tb, b->algo);
     else
-        snprintf(who, sizeof(who), "collstep's %s%s%s is %.2fx slower than NCCL's %s/%s", b->algo,
-                 b->params[0] ? " " : "", b->params, v->tb / v->tn, cs_nccl_algo_name(n->algo),
-                 cs_nccl_proto_name(n->proto));
+        snprintf(who, sizeof(who), "collstep's %s%s%s is %.2fx slower than %s's %s/%s", b->algo,
+                 b->params[0] ? " " : "", b->params, v->tb / v->tn, lib,
+                 cs_nccl_algo_name(n->algo), cs_nccl_proto_name(n->proto));
     v->slower = same ? "neither" : nccl_slower ? "nccl" : "collstep";
     if (!t->ok) {
         snprintf(v->text, sizeof(v->text), "%s; its terms are unknown (too many messages)", who);
