@@ -117,6 +117,10 @@ int cs_cli_parse_size(const char *s, uint64_t *out);
 /* And back: "16 MiB", "1 KiB", "8 B", "1.5 KiB" (the largest binary unit,
  * 3 digits where it is not whole). */
 void cs_cli_size_text(uint64_t b, char *buf, size_t len);
+/* Whether an nccl-tests table's sweep was cut short of its maxBytes
+ * (cs_nccl_run_cut_short): 1, with the sentence that says so in buf. */
+struct cs_nccl_run;
+int cs_cli_nccl_cut_text(const struct cs_nccl_run *t, char *buf, size_t len);
 /* "SIZE" or "SIZE:MAX[:FACTOR]" -> min, max, factor (default 2). 0 or -1. */
 int cs_cli_parse_sweep(const char *s, uint64_t *min, uint64_t *max, double *factor);
 /* The --size grammar of every subcommand: a comma-separated list of items,

@@ -475,15 +475,10 @@ static int take_rows(cs_nset_t *s, cs_ntab_t *v, const char *log)
     }
     /* a sweep that stops short of its maxBytes without nccl-tests' closing
      * lines: the run was cut (killed, out of time); its rows are compared */
-    if (cs_nccl_run_cut_short(t)) {
-        char a[32], z[32];
-        cs_cli_size_text(t->rows[t->nrows - 1].size, a, sizeof(a));
-        cs_cli_size_text(t->max_bytes, z, sizeof(z));
-        fprintf(stderr, "collstep %s: %s:%u: the table ends at %s, short of its maxBytes (%s), "
-                        "without nccl-tests' closing lines: the run was likely cut (killed, out "
-                        "of time); the rows it has are compared\n",
-                s->cmd, log, t->rows[t->nrows - 1].line, a, z);
-    }
+    char cut[256];
+    if (cs_cli_nccl_cut_text(t, cut, sizeof(cut)))
+        fprintf(stderr, "collstep %s: %s:%u: %s; the rows it has are compared\n", s->cmd, log,
+                t->rows[t->nrows - 1].line, cut);
     return 0;
 }
 

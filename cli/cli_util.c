@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cs_nccl_log.h"
 #include "cs_dtype.h"
 #include "cs_intr.h"
 #include "cs_log.h"
@@ -1015,4 +1016,16 @@ int cs_cli_once(const char *cmd, const char *flag, const char **slot, const char
                                   *slot, arg);
     *slot = arg;
     return CS_EXIT_OK;
+}
+
+int cs_cli_nccl_cut_text(const struct cs_nccl_run *t, char *buf, size_t len)
+{
+    if (!cs_nccl_run_cut_short(t))
+        return 0;
+    char a[32], z[32];
+    cs_cli_size_text(t->rows[t->nrows - 1].size, a, sizeof(a));
+    cs_cli_size_text(t->max_bytes, z, sizeof(z));
+    snprintf(buf, len, "the table ends at %s, short of its maxBytes (%s), without nccl-tests' "
+                       "closing lines: the run was likely cut (killed, out of time)", a, z);
+    return 1;
 }

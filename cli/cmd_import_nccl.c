@@ -185,15 +185,9 @@ static void say_short(const char *path, const cs_nccl_run_t *t)
                             : "the run stopped before its first size");
         return;
     }
-    if (cs_nccl_run_cut_short(t)) {
-        char a[32], z[32];
-        cs_cli_size_text(t->rows[t->nrows - 1].size, a, sizeof(a));
-        cs_cli_size_text(t->max_bytes, z, sizeof(z));
-        fprintf(stderr, "collstep import: %s:%u: the table ends at %s, short of its maxBytes (%s), "
-                        "without nccl-tests' closing lines: the run was likely cut (killed, out "
-                        "of time)\n",
-                path, t->rows[t->nrows - 1].line, a, z);
-    }
+    char cut[256];
+    if (cs_cli_nccl_cut_text(t, cut, sizeof(cut)))
+        fprintf(stderr, "collstep import: %s:%u: %s\n", path, t->rows[t->nrows - 1].line, cut);
 }
 
 int cs_cli_import_nccl(int argc, char **argv)

@@ -267,15 +267,14 @@ void cs_nccl_as_sched(const cs_nccl_sys_t *sys, cs_coll_t coll, int algo, int pr
              * from (to) the root, one step of its buffer per chunk
              * (BROADCAST_CHUNKSTEPS, REDUCE_CHUNKSTEPS 1) on each channel: that many pieces
              * per channel follow each other down the chain (at least the
-             * generator's 8: LL and LL128 stream their lines through a
-             * rank as they arrive), up to what a simulation takes in
-             * seconds */
+             * generator's 8, and more for LL and LL128 below), up to what
+             * a simulation takes in seconds */
             int nch = sys->graph[CS_NCCL_RING].nch > 0 ? sys->graph[CS_NCCL_RING].nch : 1;
             /* across nodes NCCL's rings leave through different NICs, as
-             * the allreduce's below: that many chains */
+             * the allreduce's below: that many chains (at most the channels
+             * NCCL's search makes, cs_nccl_sys_from: within the generator's
+             * 64) */
             int chains = sys->nnodes > 1 && ch > 1 ? (ch < local ? ch : local) : 1;
-            if (chains > 64) /* the generator's bound */
-                chains = 64;
             double per = (double)bytes / (nch * tree_chunk(proto));
             uint64_t k = per > 1 ? (uint64_t)(per + 0.999999) : 1;
             uint64_t most = 200000u / ((uint64_t)(sys->nranks > 0 ? sys->nranks : 1) * chains);

@@ -39,7 +39,9 @@ static int build(const cs_coll_desc_t *desc, cs_params_t *params, cs_sched_t **o
 {
     long nseg;
     int st = cs_params_int(params, params_desc, "nchunks", &nseg, err);
-    return st == CS_OK ? cs__tree_chains(desc, params, params_desc, nseg, CS__TREE_OP_REDUCE, out, err) : st;
+    if (st != CS_OK)
+        return st;
+    return cs__tree_chains(desc, params, params_desc, nseg, CS__TREE_OP_REDUCE, out, err);
 }
 
 static double cost(const cs_coll_desc_t *desc, cs_params_t *params, double bytes,
